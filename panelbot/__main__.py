@@ -1,0 +1,3 @@
+from panelbot.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,39 @@
+"""The offline backend: each answering panelist's verbatim quotes, no network, no key."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from panelbot.backends.base import AnswerEvent, AnswerRequest, SpeakerDone, TextDelta
+from panelbot.config import Config
+from panelbot.panel import Panel
+
+
+def quotes_text(quotes: list) -> str:
+    """The verbatim answer: each quote followed by its id, one paragraph each."""
+    return "\n\n".join(f"\u201c{sq.quote.text}\u201d [{sq.quote.id}]" for sq in quotes)
+
+
+class OfflineBackend:
+    name = "offline"
+
+    def __init__(self, config: Config | None = None, panel: Panel | None = None) -> None:
+        self.config = config
+        self.panel = panel
+
+    @property
+    def label(self) -> str:
+        return "offline quotes"
+
+    async def answer(self, request: AnswerRequest) -> AsyncIterator[AnswerEvent]:
+        route = request.route
+        if route.abstained:
+            return
+        for speaker in route.speakers:
+            quotes = route.quotes_for(speaker)
+            text = quotes_text(quotes)
+            yield TextDelta(speaker, text)
+            yield SpeakerDone(speaker, text, quotes)
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,274 @@
+"""Configuration: the shipped config.yaml, overlaid by the user's, validated here and nowhere else.
+
+Order (later wins): bundled ``config.yaml`` < user config (``$PANELBOT_CONFIG`` or the platform config dir)
+< an explicit ``--config FILE`` < environment variables < command-line flags (applied by the caller).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from panelbot import paths
+from panelbot.errors import ConfigError
+from panelbot.yaml_lines import line_of, load_yaml, strip_lines
+
+API_KEY_ENV_VARS = ("PANELBOT_API_KEY", "OPENAI_API_KEY")
+DEFAULT_KEYS = {
+    "send": "enter",
+    "newline": "ctrl+j",
+    "cancel": "escape",
+    "export": "ctrl+e",
+    "help": "f1",
+    "quit": "ctrl+q",
+    "copy": "ctrl+y",
+    "toggle_sidebar": "ctrl+b",
+    "command_palette": "ctrl+p",
+}
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    top_k: int = 3
+    # Minimum in-scope evidence (see router) below which the panel abstains.
+    scope_floor: float = 1.0
+    # A second panelist joins when their best quote scores at least this fraction of the first's.
+    both_ratio: float = 0.8
+    # Minimum quote score (0-100) for a quote to be shown at all.
+    min_quote_score: float = 8.0
+    # rapidfuzz ratio needed for a typo to count as a match of a panel word.
+    typo_ratio: float = 84.0
+
+
+@dataclass(frozen=True)
+class BackendSettings:
+    name: str = "offline"  # "offline", "openai" or a third-party entry point name
+    base_url: str = ""
+    model: str = ""
+    api_key: str = field(default="", repr=False)
+    api_key_source: str = ""
+    connect_timeout: float = 5.0
+    read_timeout: float = 60.0
+    total_timeout: float = 180.0
+    max_tokens: int = 400
+    temperature: float = 0.3
+    seed: int | None = None
+    max_retries: int = 2
+    stream: bool = True
+
+
+@dataclass(frozen=True)
+class TuiSettings:
+    theme: str = "textual-dark"
+    keys: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_KEYS))
+
+
+@dataclass(frozen=True)
+class Config:
+    panel: str = "minimax-m3"
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    backend: BackendSettings = field(default_factory=BackendSettings)
+    tui: TuiSettings = field(default_factory=TuiSettings)
+    sources: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def with_backend(self, **changes: Any) -> Config:
+        return replace(self, backend=replace(self.backend, **changes))
+
+
+# ----------------------------------------------------------------------------------------------- parsing
+
+_SECTIONS = {"panel", "retrieval", "backend", "tui"}
+
+
+def _number(section: str, key: str, val: Any, path: str, line: int | None, *, integer: bool = False,
+            lo: float | None = None, hi: float | None = None) -> Any:
+    ok = isinstance(val, (int, float)) and not isinstance(val, bool)
+    if integer:
+        ok = ok and isinstance(val, int)
+    if ok and lo is not None and val < lo:
+        ok = False
+    if ok and hi is not None and val > hi:
+        ok = False
+    if not ok:
+        kind = "a whole number" if integer else "a number"
+        rng = f" between {lo} and {hi}" if lo is not None and hi is not None else (
+            f" >= {lo}" if lo is not None else "")
+        raise ConfigError(f"{section}.{key} must be {kind}{rng}, got {val!r}", path, line)
+    return val
+
+
+def _merge_section(obj: Any, current: Any, section: str, spec: dict[str, tuple], path: str) -> Any:
+    if obj is None:
+        return current
+    if not isinstance(obj, dict):
+        raise ConfigError(f"{section} must be a mapping", path, None)
+    line = line_of(obj)
+    changes: dict[str, Any] = {}
+    for key, val in obj.items():
+        if key == "__line__":
+            continue
+        if key not in spec:
+            raise ConfigError(
+                f"unknown setting {section}.{key} (known: {', '.join(sorted(spec))})", path, line
+            )
+        kind, *limits = spec[key]
+        if kind == "str":
+            if val is None:
+                val = ""
+            if not isinstance(val, str):
+                raise ConfigError(f"{section}.{key} must be text, got {val!r}", path, line)
+        elif kind == "bool":
+            if not isinstance(val, bool):
+                raise ConfigError(f"{section}.{key} must be true or false, got {val!r}", path, line)
+        elif kind == "int":
+            _number(section, key, val, path, line, integer=True, lo=limits[0], hi=limits[1])
+        elif kind == "int?":
+            if val is not None:
+                _number(section, key, val, path, line, integer=True)
+        elif kind == "float":
+            _number(section, key, val, path, line, lo=limits[0], hi=limits[1])
+            val = float(val)
+        changes[key] = val
+    return replace(current, **changes)
+
+
+_RETRIEVAL_SPEC = {
+    "top_k": ("int", 1, 50),
+    "scope_floor": ("float", 0.0, 100.0),
+    "both_ratio": ("float", 0.0, 1.0),
+    "min_quote_score": ("float", 0.0, 100.0),
+    "typo_ratio": ("float", 50.0, 100.0),
+}
+_BACKEND_SPEC = {
+    "name": ("str",),
+    "base_url": ("str",),
+    "model": ("str",),
+    "api_key": ("str",),
+    "connect_timeout": ("float", 0.01, 600.0),
+    "read_timeout": ("float", 0.01, 3600.0),
+    "total_timeout": ("float", 0.01, 7200.0),
+    "max_tokens": ("int", 1, 1_000_000),
+    "temperature": ("float", 0.0, 2.0),
+    "seed": ("int?",),
+    "max_retries": ("int", 0, 10),
+    "stream": ("bool",),
+}
+
+
+def _apply_file(cfg: Config, path: Path) -> Config:
+    data = load_yaml(path)
+    if data is None:
+        return cfg
+    spath = str(path)
+    if not isinstance(data, dict):
+        raise ConfigError("the config must be a mapping of settings", spath, 1)
+    for key in data:
+        if key != "__line__" and key not in _SECTIONS:
+            raise ConfigError(
+                f"unknown section {key!r} (known: {', '.join(sorted(_SECTIONS))})", spath, line_of(data)
+            )
+    changes: dict[str, Any] = {}
+    warnings = list(cfg.warnings)
+    if "panel" in data:
+        if not isinstance(data["panel"], str) or not data["panel"].strip():
+            raise ConfigError("panel must be a panel name", spath, line_of(data))
+        changes["panel"] = data["panel"].strip()
+    changes["retrieval"] = _merge_section(data.get("retrieval"), cfg.retrieval, "retrieval",
+                                          _RETRIEVAL_SPEC, spath)
+    backend = _merge_section(data.get("backend"), cfg.backend, "backend", _BACKEND_SPEC, spath)
+    if isinstance(data.get("backend"), dict) and data["backend"].get("api_key"):
+        backend = replace(backend, api_key_source=f"config file {spath}")
+        if _readable_by_others(path):
+            warnings.append(
+                f"{spath} holds an API key and is readable by other users; run: chmod 600 {spath}"
+            )
+    changes["backend"] = backend
+    tui = data.get("tui")
+    if tui is not None:
+        if not isinstance(tui, dict):
+            raise ConfigError("tui must be a mapping", spath, line_of(data))
+        keys = dict(cfg.tui.keys)
+        theme = cfg.tui.theme
+        for k, v in tui.items():
+            if k == "__line__":
+                continue
+            if k == "theme":
+                if not isinstance(v, str) or not v:
+                    raise ConfigError("tui.theme must be a theme name", spath, line_of(tui))
+                theme = v
+            elif k == "keys":
+                if not isinstance(v, dict):
+                    raise ConfigError("tui.keys must map binding ids to keys", spath, line_of(tui))
+                for bid, key in v.items():
+                    if bid == "__line__":
+                        continue
+                    if bid not in DEFAULT_KEYS:
+                        raise ConfigError(
+                            f"unknown key binding id {bid!r} (known: {', '.join(DEFAULT_KEYS)})",
+                            spath, line_of(v))
+                    if not isinstance(key, str) or not key.strip():
+                        raise ConfigError(f"tui.keys.{bid} must be a key name like 'ctrl+e'",
+                                          spath, line_of(v))
+                    keys[bid] = key.strip()
+            else:
+                raise ConfigError(f"unknown setting tui.{k} (known: keys, theme)", spath, line_of(tui))
+        changes["tui"] = TuiSettings(theme=theme, keys=keys)
+    return replace(cfg, **changes, sources=cfg.sources + (spath,), warnings=tuple(warnings))
+
+
+def _readable_by_others(path: Path) -> bool:
+    try:
+        return bool(path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH))
+    except OSError:
+        return False
+
+
+def load_config(explicit: str | Path | None = None, *, environ: dict[str, str] | None = None) -> Config:
+    """Build the effective configuration. Raises ConfigError (file and line) on a bad file."""
+    env = os.environ if environ is None else environ
+    cfg = Config()
+    default = paths.default_config_path()
+    if default.is_file():
+        cfg = _apply_file(cfg, default)
+    user = paths.user_config_path()
+    if user.is_file():
+        cfg = _apply_file(cfg, user)
+    if explicit is not None:
+        p = Path(explicit).expanduser()
+        if not p.is_file():
+            raise ConfigError("config file not found", str(p))
+        cfg = _apply_file(cfg, p)
+    # Environment: the usual OpenAI variables plus panelbot's own.
+    b = cfg.backend
+    changes: dict[str, Any] = {}
+    for var in ("PANELBOT_BASE_URL", "OPENAI_BASE_URL"):
+        if env.get(var) and not b.base_url:
+            changes["base_url"] = env[var]
+            break
+    if env.get("PANELBOT_MODEL") and not b.model:
+        changes["model"] = env["PANELBOT_MODEL"]
+    if not b.api_key:
+        for var in API_KEY_ENV_VARS:
+            if env.get(var):
+                changes["api_key"] = env[var]
+                changes["api_key_source"] = f"${var}"
+                break
+    if env.get("PANELBOT_BACKEND"):
+        changes["name"] = env["PANELBOT_BACKEND"]
+    if changes:
+        cfg = cfg.with_backend(**changes)
+    return cfg
+
+
+def as_dict(cfg: Config) -> dict[str, Any]:
+    """The effective settings for display, with the API key masked."""
+    from dataclasses import asdict
+
+    d = asdict(cfg)
+    if d["backend"].get("api_key"):
+        d["backend"]["api_key"] = "***"
+    return strip_lines(d)

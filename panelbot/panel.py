@@ -1,0 +1,413 @@
+"""The panel: personas, host questions, transcript turns and the quote bank, loaded from persona_data.
+
+A panel is a directory holding ``panel.yaml`` (title, host, panelists), ``quotes.yaml`` (the quote bank) and,
+optionally, ``questions.yaml`` (the host's questions), ``turns.yaml`` (the segmented transcript) and the raw
+captions file named by ``source``. Loading validates everything first and builds the Panel only when all of it
+is sound: an error names the file, the line and the entry, and nothing is half-loaded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from panelbot import paths
+from panelbot.errors import DataError, PanelNotFound
+from panelbot.yaml_lines import line_of, load_yaml
+
+FORMAT_VERSION = 1
+_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+_PANEL_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+@dataclass(frozen=True)
+class Persona:
+    id: str
+    name: str
+    role: str = ""
+    organisation: str = ""
+    colour: str = ""
+    covers: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    voice: str = ""
+    bio: str = ""
+
+    @property
+    def title(self) -> str:
+        """'VP of Kernels, Together AI' style one-liner."""
+        return ", ".join(p for p in (self.role, self.organisation) if p)
+
+
+@dataclass(frozen=True)
+class HostQuestion:
+    id: str
+    text: str
+    turn: int | None = None
+    asked_to: tuple[str, ...] = ()
+    answered_by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Turn:
+    index: int
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Quote:
+    id: str
+    speaker: str
+    text: str
+    question: str | None = None
+    turn: int | None = None
+    sentences: tuple[int, int] | None = None
+    topics: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+
+
+@dataclass
+class Panel:
+    name: str
+    title: str
+    path: Path
+    status: str
+    host: Persona | None
+    panelists: dict[str, Persona]
+    quotes: list[Quote]
+    questions: list[HostQuestion] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
+    vocabulary: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    topics: tuple[str, ...] = ()
+    source: Path | None = None
+
+    def __post_init__(self) -> None:
+        self._quotes = {q.id: q for q in self.quotes}
+        self._questions = {q.id: q for q in self.questions}
+
+    def quote(self, quote_id: str) -> Quote | None:
+        return self._quotes.get(quote_id)
+
+    def question(self, question_id: str | None) -> HostQuestion | None:
+        return self._questions.get(question_id) if question_id else None
+
+    def turn(self, index: int | None) -> Turn | None:
+        if index is None or not 0 <= index < len(self.turns):
+            return None
+        return self.turns[index]
+
+    def quotes_by(self, speaker: str) -> list[Quote]:
+        return [q for q in self.quotes if q.speaker == speaker]
+
+    def persona(self, speaker_id: str) -> Persona | None:
+        if self.host and speaker_id == self.host.id:
+            return self.host
+        return self.panelists.get(speaker_id)
+
+    def display_name(self, speaker_id: str) -> str:
+        p = self.persona(speaker_id)
+        return p.name if p else speaker_id
+
+    def context(self, quote_id: str) -> tuple[HostQuestion | None, Turn | None, Quote | None]:
+        """The host question and the panelist's whole answer around a quote."""
+        q = self.quote(quote_id)
+        if q is None:
+            return None, None, None
+        return self.question(q.question), self.turn(q.turn), q
+
+
+@dataclass(frozen=True)
+class PanelInfo:
+    name: str
+    title: str
+    path: Path
+    status: str
+    panelists: tuple[str, ...]
+    quotes: int
+
+
+# ----------------------------------------------------------------------------------------------- finding
+
+
+def find_panel_dir(name_or_path: str) -> Path:
+    """Resolve a panel name (searched in paths.panel_search_dirs()) or a directory path."""
+    if not name_or_path or not name_or_path.strip():
+        raise PanelNotFound("empty panel name")
+    candidate = Path(name_or_path).expanduser()
+    if ("/" in name_or_path or name_or_path.startswith(".")) and candidate.is_dir():
+        return candidate
+    if _PANEL_NAME_RE.match(name_or_path):
+        for base in paths.panel_search_dirs():
+            d = base / name_or_path
+            if (d / "panel.yaml").is_file():
+                return d
+    if candidate.is_dir() and (candidate / "panel.yaml").is_file():
+        return candidate
+    names = ", ".join(p.name for p in list_panels()) or "none"
+    raise PanelNotFound(f"unknown panel {name_or_path!r} (installed: {names})")
+
+
+def list_panels() -> list[PanelInfo]:
+    """Installed panels (first of each name wins, in search order). Broken ones are listed with status 'error'."""
+    seen: dict[str, PanelInfo] = {}
+    for base in paths.panel_search_dirs():
+        if not base.is_dir():
+            continue
+        for d in sorted(base.iterdir()):
+            if d.name in seen or not (d / "panel.yaml").is_file():
+                continue
+            try:
+                p = load_panel(d)
+                seen[d.name] = PanelInfo(
+                    d.name, p.title, d, p.status, tuple(p.panelists), len(p.quotes)
+                )
+            except DataError as exc:
+                seen[d.name] = PanelInfo(d.name, str(exc), d, "error", (), 0)
+    return list(seen.values())
+
+
+# ----------------------------------------------------------------------------------------------- loading
+
+
+class _Checker:
+    """Collects the first problem with file/line context."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, msg: str, node: Any = None, line: int | None = None) -> None:
+        raise DataError(msg, str(self.path), line if line is not None else line_of(node))
+
+    def mapping(self, node: Any, what: str, line: int | None = None) -> dict:
+        if not isinstance(node, dict):
+            self.fail(f"{what} must be a mapping, got {type(node).__name__}", line=line)
+        return node
+
+    def seq(self, node: Any, what: str, line: int | None = None) -> list:
+        if node is None:
+            return []
+        if not isinstance(node, list):
+            self.fail(f"{what} must be a list, got {type(node).__name__}", line=line)
+        return node
+
+    def text(self, node: dict, key: str, what: str, *, required: bool = True) -> str:
+        val = node.get(key)
+        if val is None or (isinstance(val, str) and not val.strip()):
+            if required:
+                self.fail(f"{what}: missing field {key!r}", node)
+            return ""
+        if isinstance(val, (int, float)) and not isinstance(val, bool):
+            val = str(val)
+        if not isinstance(val, str):
+            self.fail(f"{what}: field {key!r} must be text, got {type(val).__name__}", node)
+        return val.strip()
+
+    def strings(self, node: dict, key: str, what: str) -> tuple[str, ...]:
+        val = node.get(key)
+        if val is None:
+            return ()
+        if isinstance(val, str):
+            val = [val]
+        if not isinstance(val, list) or not all(isinstance(v, (str, int, float)) for v in val):
+            self.fail(f"{what}: field {key!r} must be a list of text", node)
+        return tuple(str(v).strip() for v in val if str(v).strip())
+
+    def integer(self, node: dict, key: str, what: str) -> int | None:
+        val = node.get(key)
+        if val is None:
+            return None
+        if isinstance(val, bool) or not isinstance(val, int) or val < 0:
+            self.fail(f"{what}: field {key!r} must be a whole number >= 0", node)
+        return val
+
+    def ident(self, node: dict, key: str, what: str) -> str:
+        val = self.text(node, key, what)
+        if not _ID_RE.match(val):
+            self.fail(f"{what}: {key} {val!r} must be lowercase letters, digits, '-', '_' or '.'", node)
+        return val
+
+
+def _persona(c: _Checker, node: Any, what: str) -> Persona:
+    node = c.mapping(node, what)
+    pid = c.ident(node, "id", what)
+    what = f"{what} {pid!r}"
+    return Persona(
+        id=pid,
+        name=c.text(node, "name", what),
+        role=c.text(node, "role", what, required=False),
+        organisation=c.text(node, "organisation", what, required=False)
+        or c.text(node, "organization", what, required=False),
+        colour=c.text(node, "colour", what, required=False)
+        or c.text(node, "color", what, required=False),
+        covers=c.strings(node, "covers", what),
+        keywords=c.strings(node, "keywords", what),
+        voice=c.text(node, "voice", what, required=False),
+        bio=c.text(node, "bio", what, required=False),
+    )
+
+
+def load_panel(name_or_path: str | Path) -> Panel:
+    """Load and validate a panel by name or directory. Raises DataError / PanelNotFound."""
+    directory = (
+        Path(name_or_path) if isinstance(name_or_path, Path) else find_panel_dir(name_or_path)
+    )
+    panel_file = directory / "panel.yaml"
+    if not panel_file.is_file():
+        raise DataError("not a panel directory (no panel.yaml)", str(directory))
+    c = _Checker(panel_file)
+    meta = load_yaml(panel_file)
+    meta = c.mapping(meta, "panel.yaml", line=1)
+    fmt = meta.get("format", FORMAT_VERSION)
+    if fmt != FORMAT_VERSION:
+        c.fail(f"unsupported format {fmt!r} (this panelbot reads format {FORMAT_VERSION})", meta)
+    title = c.text(meta, "title", "panel")
+    status = c.text(meta, "status", "panel", required=False) or "curated"
+    if status not in ("draft", "curated"):
+        c.fail(f"status must be 'draft' or 'curated', got {status!r}", meta)
+    host = None
+    if meta.get("host") is not None:
+        host = _persona(c, meta["host"], "host")
+    panelists: dict[str, Persona] = {}
+    raw_panelists = c.seq(meta.get("panelists"), "panelists", line=line_of(meta))
+    if not raw_panelists:
+        c.fail("panel has no panelists", meta)
+    for node in raw_panelists:
+        p = _persona(c, node, "panelist")
+        if p.id in panelists or (host and host.id == p.id):
+            c.fail(f"duplicate speaker id {p.id!r}", node)
+        panelists[p.id] = p
+    vocabulary: dict[str, tuple[str, ...]] = {}
+    vocab_node = meta.get("vocabulary")
+    if vocab_node is not None:
+        vocab_node = c.mapping(vocab_node, "vocabulary", line=line_of(meta))
+        for key, val in vocab_node.items():
+            if key == "__line__":
+                continue
+            if isinstance(val, str):
+                val = [val]
+            if not isinstance(val, list) or not all(isinstance(v, str) for v in val):
+                c.fail(f"vocabulary {key!r} must map to a list of text", vocab_node)
+            vocabulary[str(key)] = tuple(val)
+    topics = c.strings(meta, "topics", "panel")
+    source = None
+    src_name = c.text(meta, "source", "panel", required=False)
+    if src_name:
+        source = directory / src_name
+        if not source.is_file():
+            c.fail(f"source file {src_name!r} does not exist", meta)
+
+    speakers = set(panelists) | ({host.id} if host else set())
+
+    # turns.yaml (optional)
+    turns: list[Turn] = []
+    tfile = directory / "turns.yaml"
+    if tfile.is_file():
+        tc = _Checker(tfile)
+        for i, node in enumerate(tc.seq(load_yaml(tfile), "turns.yaml", line=1)):
+            node = tc.mapping(node, f"turn {i}")
+            sp = tc.text(node, "speaker", f"turn {i}")
+            if sp not in speakers and sp != "unknown":
+                tc.fail(f"turn {i}: unknown speaker {sp!r} (panel speakers: {', '.join(sorted(speakers))})", node)
+            turns.append(Turn(i, sp, tc.text(node, "text", f"turn {i}")))
+
+    # questions.yaml (optional)
+    questions: list[HostQuestion] = []
+    qfile = directory / "questions.yaml"
+    if qfile.is_file():
+        qc = _Checker(qfile)
+        seen_q: set[str] = set()
+        for i, node in enumerate(qc.seq(load_yaml(qfile), "questions.yaml", line=1)):
+            node = qc.mapping(node, f"question #{i + 1}")
+            qid = qc.ident(node, "id", f"question #{i + 1}")
+            what = f"question {qid!r}"
+            if qid in seen_q:
+                qc.fail(f"duplicate question id {qid!r}", node)
+            seen_q.add(qid)
+            turn = qc.integer(node, "turn", what)
+            if turn is not None and turns and turn >= len(turns):
+                qc.fail(f"{what}: turn {turn} is past the end of turns.yaml ({len(turns)} turns)", node)
+            for key in ("asked_to", "answered_by"):
+                for sp in qc.strings(node, key, what):
+                    if sp not in panelists:
+                        qc.fail(f"{what}: unknown speaker {sp!r} in {key}", node)
+            questions.append(
+                HostQuestion(
+                    qid,
+                    qc.text(node, "text", what),
+                    turn,
+                    qc.strings(node, "asked_to", what),
+                    qc.strings(node, "answered_by", what),
+                )
+            )
+
+    # quotes.yaml (required)
+    quotes: list[Quote] = []
+    bfile = directory / "quotes.yaml"
+    if not bfile.is_file():
+        raise DataError("missing quotes.yaml (the quote bank)", str(directory))
+    bc = _Checker(bfile)
+    raw_quotes = bc.seq(load_yaml(bfile), "quotes.yaml", line=1)
+    if not raw_quotes:
+        bc.fail("the quote bank is empty", line=1)
+    seen_ids: set[str] = set()
+    qids = {q.id for q in questions}
+    for i, node in enumerate(raw_quotes):
+        node = bc.mapping(node, f"quote #{i + 1}")
+        qid = bc.ident(node, "id", f"quote #{i + 1}")
+        what = f"quote {qid!r}"
+        if qid in seen_ids:
+            bc.fail(f"duplicate quote id {qid!r}", node)
+        seen_ids.add(qid)
+        speaker = bc.text(node, "speaker", what)
+        if speaker not in panelists:
+            bc.fail(f"{what}: unknown speaker {speaker!r} (panelists: {', '.join(panelists)})", node)
+        question = bc.text(node, "question", what, required=False) or None
+        if question and questions and question not in qids:
+            bc.fail(f"{what}: unknown question {question!r}", node)
+        turn = bc.integer(node, "turn", what)
+        if turn is not None and turns and turn >= len(turns):
+            bc.fail(f"{what}: turn {turn} is past the end of turns.yaml", node)
+        sentences = node.get("sentences")
+        span = None
+        if sentences is not None:
+            if (
+                not isinstance(sentences, list)
+                or len(sentences) != 2
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in sentences)
+                or not 0 <= sentences[0] < sentences[1]
+            ):
+                bc.fail(f"{what}: sentences must be [first, end) with 0 <= first < end", node)
+            span = (sentences[0], sentences[1])
+        quotes.append(
+            Quote(
+                id=qid,
+                speaker=speaker,
+                text=bc.text(node, "text", what),
+                question=question,
+                turn=turn,
+                sentences=span,
+                topics=bc.strings(node, "topics", what),
+                keywords=bc.strings(node, "keywords", what),
+            )
+        )
+    return Panel(
+        name=directory.name,
+        title=title,
+        path=directory,
+        status=status,
+        host=host,
+        panelists=panelists,
+        quotes=quotes,
+        questions=questions,
+        turns=turns,
+        vocabulary=vocabulary,
+        topics=topics,
+        source=source,
+    )
+
+
+def speakers_of(panel: Panel) -> Iterable[str]:
+    return panel.panelists.keys()

@@ -1,0 +1,47 @@
+"""What the router returns: plain data, JSON-ready."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from panelbot.panel import Quote
+
+
+@dataclass(frozen=True)
+class ScoredQuote:
+    quote: Quote
+    score: float  # 0-100, higher is better
+    reason: str = ""  # why it was chosen, e.g. "matched: kv cache, growing; answers q12"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.quote.id,
+            "speaker": self.quote.speaker,
+            "text": self.quote.text,
+            "score": round(self.score, 1),
+        }
+
+
+@dataclass
+class RouteResult:
+    question: str
+    speakers: list[str]  # answer order; [] when abstained
+    abstained: bool
+    quotes: list[ScoredQuote]  # best first, across the answering speakers; [] when abstained
+    reason: str
+    addressed: list[str] = field(default_factory=list)  # speakers named in the question
+    suggestions: list[str] = field(default_factory=list)  # host questions / topics to offer
+    scope: float = 0.0  # in-scope evidence
+
+    def quotes_for(self, speaker: str) -> list[ScoredQuote]:
+        return [sq for sq in self.quotes if sq.quote.speaker == speaker]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "speakers": list(self.speakers),
+            "abstained": self.abstained,
+            "quotes": [sq.to_dict() for sq in self.quotes],
+            "reason": self.reason,
+        }
