@@ -1,0 +1,110 @@
+"""Markdown export of a conversation: who said what, the quotes behind each answer, with their ids.
+
+Writing is atomic (a temp file in the same directory, fsync, then rename) and never replaces an existing
+file unless the caller says so: ``write_export(..., overwrite=False)`` raises :class:`FileExistsError`,
+and the TUI asks the person before calling again with ``overwrite=True``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from panelbot.text import strip_control
+
+
+@dataclass(frozen=True)
+class ExportMessage:
+    role: str  # "user", "assistant", "decline", "search", "error"
+    speaker: str  # display name ("" for the user)
+    text: str
+    quote_ids: list[str] = field(default_factory=list)
+
+
+def _clean(text: str) -> str:
+    return strip_control(text).strip()
+
+
+def _quote_block(text: str) -> str:
+    return "\n".join("> " + line if line else ">" for line in text.splitlines())
+
+
+def conversation_markdown(
+    title: str,
+    panel_title: str,
+    messages: Iterable[ExportMessage],
+    *,
+    quote_lookup: Callable[[str], tuple[str, str] | None] | None = None,
+    exported_at: datetime | None = None,
+) -> str:
+    """Render the conversation. ``quote_lookup(id) -> (speaker name, verbatim text)`` adds a sources list."""
+    when = (exported_at or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    out = [f"# {_clean(title) or 'Conversation'}", "", f"Panel: {_clean(panel_title)}  ", f"Exported: {when}", ""]
+    for msg in messages:
+        text = _clean(msg.text)
+        if msg.role == "user":
+            out += ["## You", "", text, ""]
+            continue
+        who = _clean(msg.speaker) or "Panel"
+        label = {"decline": f"{who} (declines)", "search": "Quote search", "error": "Error"}.get(
+            msg.role, who
+        )
+        out += [f"### {label}", "", text, ""]
+        ids = [i for i in msg.quote_ids if i]
+        if ids:
+            out.append("Sources:")
+            out.append("")
+            for qid in ids:
+                found = quote_lookup(qid) if quote_lookup else None
+                if found:
+                    speaker, quote = found
+                    out.append(f"- `{_clean(qid)}` ({_clean(speaker)}): \u201c{_clean(quote)}\u201d")
+                else:
+                    out.append(f"- `{_clean(qid)}`")
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def default_export_name(title: str, when: datetime | None = None) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:40] or "conversation"
+    stamp = (when or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M%S")
+    return f"panelbot-{slug}-{stamp}.md"
+
+
+def write_export(path: str | Path, text: str, *, overwrite: bool = False) -> Path:
+    """Write ``text`` to ``path`` atomically. Raises FileExistsError rather than replace a file unasked."""
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise IsADirectoryError(f"{target} is a directory")
+    if not overwrite and target.exists():
+        raise FileExistsError(f"{target} already exists")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if overwrite:
+            os.replace(tmp, target)
+        else:
+            # link() fails if the name appeared meanwhile: no window in which another file is clobbered.
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                raise FileExistsError(f"{target} already exists") from None
+            except OSError:  # a filesystem without hard links
+                if target.exists():
+                    raise FileExistsError(f"{target} already exists") from None
+                os.replace(tmp, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    return target

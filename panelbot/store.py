@@ -1,0 +1,220 @@
+"""Conversation history: SQLite in the user's data directory (``paths.history_db_path()``).
+
+Plain Python (no Textual) so ``panelbot history`` stays fast. The database carries a schema version and
+applies migrations in order on open; it runs in WAL mode and commits every message on its own the moment it
+is written, so a crash or a kill in the middle of an answer loses no earlier message.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from panelbot.errors import PanelbotError
+
+SCHEMA_VERSION = 2
+
+# Each step takes the database from version N-1 to N. Never edit a released step: append a new one.
+MIGRATIONS: dict[int, Sequence[str]] = {
+    1: (
+        """CREATE TABLE conversations (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            title TEXT NOT NULL,
+            panel TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            role TEXT NOT NULL,
+            speaker TEXT NOT NULL DEFAULT '',
+            text TEXT NOT NULL,
+            quote_ids TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL
+        )""",
+    ),
+    2: (
+        "ALTER TABLE messages ADD COLUMN meta TEXT NOT NULL DEFAULT '{}'",
+        "CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, id)",
+    ),
+}
+
+
+class StoreError(PanelbotError):
+    """The history database cannot be opened or is from a newer panelbot."""
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    id: int
+    title: str
+    panel: str
+    started_at: str
+    updated_at: str
+    message_count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: int
+    conversation_id: int
+    role: str  # "user", "assistant" (a panelist's answer), "decline", "search", "error"
+    speaker: str  # panelist id for answers; "" for the user
+    text: str
+    quote_ids: list[str] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+    created_at: str = ""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class ConversationStore:
+    """The conversation database. One connection; every write is its own committed transaction."""
+
+    def __init__(self, path: str | Path, *, clock: Callable[[], str] = _now) -> None:
+        self.path = Path(path)
+        self._clock = clock
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # isolation_level=None: autocommit; we open explicit transactions where needed.
+            self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=5.0)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # durable across process crashes in WAL mode
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the history database ({exc})") from exc
+
+    # ------------------------------------------------------------------------------------------ schema
+
+    def schema_version(self) -> int:
+        row = self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name='schema_version'"
+        ).fetchone()
+        if row is None:
+            return 0
+        row = self._db.execute("SELECT version FROM schema_version").fetchone()
+        return int(row[0]) if row else 0
+
+    def _migrate(self) -> None:
+        current = self.schema_version()
+        if current > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: history is schema version {current}, newer than this panelbot "
+                f"understands ({SCHEMA_VERSION}); upgrade panelbot"
+            )
+        if current == SCHEMA_VERSION:
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            for version in range(current + 1, SCHEMA_VERSION + 1):
+                for statement in MIGRATIONS[version]:
+                    self._db.execute(statement)
+            self._db.execute("DELETE FROM schema_version")
+            self._db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
+    # ------------------------------------------------------------------------------------------ writes
+
+    def new_conversation(self, panel: str, title: str) -> int:
+        now = self._clock()
+        cur = self._db.execute(
+            "INSERT INTO conversations (title, panel, started_at, updated_at) VALUES (?, ?, ?, ?)",
+            (title.strip() or "(untitled)", panel, now, now),
+        )
+        return int(cur.lastrowid or 0)
+
+    def add_message(
+        self,
+        conv_id: int,
+        role: str,
+        speaker: str,
+        text: str,
+        quote_ids: Sequence[str] = (),
+        meta: dict[str, Any] | None = None,
+    ) -> int:
+        """Append one message and commit it before returning."""
+        now = self._clock()
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            cur = self._db.execute(
+                "INSERT INTO messages (conversation_id, role, speaker, text, quote_ids, meta, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (conv_id, role, speaker, text, json.dumps(list(quote_ids)),
+                 json.dumps(meta or {}, sort_keys=True), now),
+            )
+            self._db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv_id))
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        return int(cur.lastrowid or 0)
+
+    def delete_conversation(self, conv_id: int) -> None:
+        self._db.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
+
+    # ------------------------------------------------------------------------------------------ reads
+
+    def list_conversations(self) -> list[ConversationSummary]:
+        """Newest first."""
+        rows = self._db.execute(
+            """SELECT c.id, c.title, c.panel, c.started_at, c.updated_at, COUNT(m.id)
+               FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id
+               GROUP BY c.id ORDER BY c.updated_at DESC, c.id DESC"""
+        ).fetchall()
+        return [ConversationSummary(int(r[0]), r[1], r[2], r[3], r[4], int(r[5])) for r in rows]
+
+    def conversation(self, conv_id: int) -> ConversationSummary | None:
+        for summary in self.list_conversations():
+            if summary.id == conv_id:
+                return summary
+        return None
+
+    def last_conversation_id(self) -> int | None:
+        row = self._db.execute(
+            "SELECT id FROM conversations ORDER BY updated_at DESC, id DESC LIMIT 1"
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def messages(self, conv_id: int) -> list[StoredMessage]:
+        rows = self._db.execute(
+            "SELECT id, conversation_id, role, speaker, text, quote_ids, meta, created_at"
+            " FROM messages WHERE conversation_id = ? ORDER BY id",
+            (conv_id,),
+        ).fetchall()
+        return [
+            StoredMessage(int(r[0]), int(r[1]), r[2], r[3], r[4], _json(r[5], []), _json(r[6], {}), r[7])
+            for r in rows
+        ]
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> ConversationStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _json(raw: str, default: Any) -> Any:
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError):
+        return default
+    return value if isinstance(value, type(default)) else default

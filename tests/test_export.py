@@ -1,0 +1,64 @@
+"""Markdown export: content, atomic write, never clobbering a file unasked."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from panelbot.export import ExportMessage, conversation_markdown, default_export_name, write_export
+
+WHEN = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
+
+
+def _md() -> str:
+    msgs = [
+        ExportMessage("user", "", "How big is the KV cache?\x1b[31m"),
+        ExportMessage("assistant", "Dan", "\u201cIt grows.\u201d [dan-007]", ["dan-007"]),
+        ExportMessage("decline", "Host", "We didn't cover that; ask about RL."),
+    ]
+    lookup = {"dan-007": ("Dan", "It grows.")}.get
+    return conversation_markdown("KV cache", "Agents at Scale", msgs, quote_lookup=lookup, exported_at=WHEN)
+
+
+def test_markdown_has_speakers_quotes_and_ids() -> None:
+    md = _md()
+    assert md.startswith("# KV cache\n")
+    assert "Panel: Agents at Scale" in md
+    assert "## You\n\nHow big is the KV cache?\n" in md
+    assert "\x1b" not in md
+    assert "### Dan" in md
+    assert "- `dan-007` (Dan): \u201cIt grows.\u201d" in md
+    assert "### Host (declines)" in md
+    assert "2026-11-30 09:00 UTC" in md
+
+
+def test_default_name() -> None:
+    assert default_export_name("What is M3? [bold]", WHEN) == "panelbot-what-is-m3-bold-20261130-090000.md"
+    assert default_export_name("", WHEN).startswith("panelbot-conversation-")
+
+
+def test_write_creates_file_and_leaves_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "sub" / "out.md"
+    assert write_export(target, "hello\n") == target
+    assert target.read_text() == "hello\n"
+    assert os.listdir(target.parent) == ["out.md"]
+
+
+def test_never_clobbers_without_overwrite(tmp_path: Path) -> None:
+    target = tmp_path / "out.md"
+    target.write_text("precious")
+    with pytest.raises(FileExistsError):
+        write_export(target, "new")
+    assert target.read_text() == "precious"
+    assert os.listdir(tmp_path) == ["out.md"]
+    write_export(target, "new", overwrite=True)
+    assert target.read_text() == "new"
+    assert os.listdir(tmp_path) == ["out.md"]
+
+
+def test_directory_target_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(IsADirectoryError):
+        write_export(tmp_path, "x")
