@@ -1,7 +1,8 @@
 """Every place panelbot reads or writes, in one module.
 
 Panels are looked up, in order, in: directories listed in ``$PANELBOT_PANELS`` (os.pathsep separated),
-the user's data directory (``<user data>/panels``), and the panels shipped with panelbot.
+``./persona_data`` in the working directory, the user's data directory (``<user data>/panels``), and the
+panels shipped with panelbot.
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ def panel_search_dirs() -> list[Path]:
     env = os.environ.get("PANELBOT_PANELS")
     if env:
         dirs.extend(Path(p) for p in env.split(os.pathsep) if p)
+    local = Path.cwd() / "persona_data"
+    if local.is_dir() and local.resolve() != bundled_panels_dir().resolve():
+        dirs.append(local)
     dirs.append(user_data_dir() / "panels")
     dirs.append(bundled_panels_dir())
     return dirs

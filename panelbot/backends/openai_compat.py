@@ -1,0 +1,103 @@
+"""The OpenAI-compatible backend: each answering panelist speaks in new words, grounded in their own quotes.
+
+Tokens stream as :class:`TextDelta` events (sanitised: model output is untrusted text), then a
+:class:`SpeakerDone` carries the verified citations. When generation fails the SpeakerDone has ``error`` set
+and its text is the panelist's verbatim quotes, so the user always gets an answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+
+from panelbot.backends.base import AnswerEvent, AnswerRequest, BackendError, SpeakerDone, TextDelta
+from panelbot.backends.offline import quotes_text
+from panelbot.config import Config
+from panelbot.llm.client import ChatClient
+from panelbot.llm.prompt import PromptBudget, build_messages
+from panelbot.llm.verify import verify_answer
+from panelbot.panel import Panel
+from panelbot.text import strip_control
+
+# An escape sequence that may still be incomplete at the end of a piece (held back until the next one).
+_PARTIAL_ESC_RE = re.compile(r"(?:\x1b(?:\[[0-?]*[ -/]*|[\]PX^_][^\x07\x1b]{0,256})?|\r)\Z")
+
+
+class StreamSanitizer:
+    """strip_control for text arriving in pieces: an escape sequence split across pieces is still removed."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        text = self._held + piece
+        m = _PARTIAL_ESC_RE.search(text)
+        if m:
+            self._held, text = text[m.start():], text[: m.start()]
+        else:
+            self._held = ""
+        return strip_control(text)
+
+    def flush(self) -> str:
+        text, self._held = self._held, ""
+        return strip_control(text)
+
+
+class OpenAICompatBackend:
+    name = "openai"
+
+    def __init__(self, config: Config, panel: Panel | None = None, *, client: ChatClient | None = None,
+                 budget: PromptBudget | None = None) -> None:
+        self.config = config
+        self.panel = panel
+        self.client = client or ChatClient(config.backend)
+        self.budget = budget or PromptBudget()
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatBackend({self.client!r})"
+
+    @property
+    def label(self) -> str:
+        return self.client.model or self.client.url
+
+    async def answer(self, request: AnswerRequest) -> AsyncIterator[AnswerEvent]:
+        route = request.route
+        if route.abstained:
+            return
+        panel = request.panel
+        earlier: list[tuple[str, str]] = []
+        for speaker in route.speakers:
+            scored = route.quotes_for(speaker)
+            quotes = [sq.quote for sq in scored]
+            messages = build_messages(panel, speaker, quotes, request.question, request.history,
+                                      earlier, self.budget)
+            sanitizer = StreamSanitizer()
+            parts: list[str] = []
+            error: str | None = None
+            try:
+                async for piece in self.client.stream(messages):
+                    clean = sanitizer.feed(piece)
+                    if clean:
+                        parts.append(clean)
+                        yield TextDelta(speaker, clean)
+                tail = sanitizer.flush()
+                if tail:
+                    parts.append(tail)
+                    yield TextDelta(speaker, tail)
+            except BackendError as exc:
+                error = str(exc)
+            text = "".join(parts).strip()
+            if error is None and not text:
+                error = f"{self.client.url}: the model returned an empty answer"
+            if error is not None:
+                fallback = quotes_text(scored)
+                yield SpeakerDone(speaker, fallback, scored, error=error)
+                earlier.append((speaker, fallback))
+                continue
+            check = verify_answer(text, quotes, panel.display_name(speaker))
+            yield SpeakerDone(speaker, text, scored, citations=check.citations, grounded=check.grounded,
+                              unsupported_sentences=check.unsupported_sentences)
+            earlier.append((speaker, text))
+
+    async def aclose(self) -> None:
+        await self.client.aclose()

@@ -1,0 +1,130 @@
+"""Raw auto-captions -> clean speaker turns.
+
+YouTube-style "rolling" captions repeat each caption line two or three times and mark a change of speaker
+with ``>>`` (not always reliably). This module undoes that:
+
+* :func:`dedupe_words` collapses the rolling repeats (a phrase of 3+ words repeated back to back, or a one- or
+  two-word phrase repeated three or more times) without dropping any spoken word;
+* :func:`split_turns` cuts the de-duplicated words into turns at ``>>``;
+* :func:`clean_quote_text` removes caption stutters ("the the", "you just you just") and fillers ("um").
+
+Nothing here knows about any particular panel.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SPEAKER_MARK = ">>"
+# A phrase this long repeated back to back is a caption artefact, not speech.
+_MIN_ECHO = 3
+_MAX_ECHO = 80
+
+
+@dataclass
+class RawTurn:
+    """A stretch of captions between two ``>>`` marks."""
+
+    text: str
+    index: int  # position among the raw turns
+
+
+def read_captions(text: str) -> tuple[str, str]:
+    """Split a captions file into (title, body). The title is a first line followed by a blank line."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
+    lines = text.split("\n")
+    if (
+        len(lines) > 2
+        and lines[0].strip()
+        and not lines[1].strip()
+        and SPEAKER_MARK not in lines[0]
+        and len(lines[0].split()) <= 30
+    ):
+        return lines[0].strip(), "\n".join(lines[2:])
+    return "", text
+
+
+def _echo(words: list[str], i: int, k: int) -> bool:
+    """Do the k words at i repeat the k words just before i?"""
+    return i >= k and i + k <= len(words) and words[i : i + k] == words[i - k : i]
+
+
+def dedupe_words(words: list[str]) -> list[str]:
+    """Collapse rolling-caption repeats, keeping one copy of every phrase.
+
+    At each position the longest phrase that repeats the words just before it is skipped. Phrases of one or
+    two words only count when they occur three or more times in a row, so a spoken "really really" stays.
+    """
+    out: list[str] = []
+    n = len(words)
+    i = 0
+    while i < n:
+        skip = 0
+        for k in range(min(_MAX_ECHO, i, n - i), 0, -1):
+            if _echo(words, i, k) and (
+                k >= _MIN_ECHO or _echo(words, i - k, k) or _echo(words, i + k, k)
+            ):
+                skip = k
+                break
+        if skip:
+            i += skip
+        else:
+            out.append(words[i])
+            i += 1
+    return out
+
+
+def dedupe_text(body: str) -> str:
+    return " ".join(dedupe_words(body.split()))
+
+
+def split_turns(body: str) -> list[RawTurn]:
+    """De-duplicate and cut at ``>>``. Empty turns are dropped; text outside any mark is the first turn."""
+    words = dedupe_words(body.replace(SPEAKER_MARK, f" {SPEAKER_MARK} ").split())
+    turns: list[RawTurn] = []
+    cur: list[str] = []
+    for w in words:
+        if w == SPEAKER_MARK:
+            if cur:
+                turns.append(RawTurn(" ".join(cur), len(turns)))
+            cur = []
+        else:
+            cur.append(w)
+    if cur:
+        turns.append(RawTurn(" ".join(cur), len(turns)))
+    return turns
+
+
+_FILLER_RE = re.compile(r"(?<![\w'])(?:um+|uh+|erm|hmm+)(?![\w'])[,.]?\s*", re.IGNORECASE)
+
+
+def clean_quote_text(text: str) -> str:
+    """Remove caption stutters and fillers, keep every other word as spoken."""
+    text = _FILLER_RE.sub("", text)
+    toks = text.split()
+    changed = True
+    while changed:
+        changed = False
+        for k in (3, 2, 1):
+            out: list[str] = []
+            i = 0
+            while i < len(toks):
+                if (
+                    i >= k
+                    and [t.lower() for t in toks[i : i + k]]
+                    == [t.lower() for t in out[-k:]]
+                    and not re.search(r"[.!?]$", out[-1])
+                ):
+                    i += k
+                    changed = True
+                    continue
+                out.append(toks[i])
+                i += 1
+            toks = out
+    text = " ".join(toks)
+    text = re.sub(r"\s+([,.!?])", r"\1", text)
+    text = re.sub(r"^[,.\s]+", "", text)
+    if text and text[0].islower():
+        text = text[0].upper() + text[1:]
+    return text.strip()

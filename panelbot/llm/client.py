@@ -1,0 +1,446 @@
+"""An async client for OpenAI-compatible ``POST {base_url}/chat/completions``.
+
+Streams with server-sent events and falls back to a plain JSON reply when a server doesn't stream. It retries
+429/503 a bounded number of times honouring ``Retry-After``, applies connect, read and total timeouts, caps an
+endless answer, closes the connection when the consumer stops or is cancelled, and turns every failure into
+one :class:`LLMError` line naming the URL and the cause. The API key goes only to the configured base URL
+(redirects are never followed, proxies from the environment are ignored) and never appears in a message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import json
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from panelbot import __version__
+from panelbot.backends.base import BackendError
+from panelbot.config import BackendSettings
+from panelbot.errors import ConfigError
+from panelbot.llm.sse import SSEParser
+from panelbot.text import strip_control
+
+RETRY_STATUSES = (429, 503)
+MAX_RETRY_WAIT = 30.0  # never sleep longer than this for one Retry-After
+MAX_ERROR_BODY = 64 * 1024
+_END = object()
+
+
+class LLMError(BackendError):
+    """One clear line: ``URL: cause``. ``kind`` is a short machine-readable tag (e.g. 'auth', 'timeout')."""
+
+    def __init__(self, url: str, cause: str, kind: str = "error") -> None:
+        self.url = url
+        self.cause = cause
+        self.kind = kind
+        super().__init__(f"{url}: {cause}")
+
+
+class _Retry(Exception):
+    def __init__(self, error: LLMError, after: float | None) -> None:
+        self.error = error
+        self.after = after
+
+
+def chat_url(base_url: str) -> str:
+    """``{base_url}/chat/completions``; ConfigError for a URL that is not http(s)://host[...]."""
+    return _endpoint(base_url, "chat/completions")
+
+
+def _endpoint(base_url: str, path: str) -> str:
+    base = (base_url or "").strip().rstrip("/")
+    if not base:
+        raise ConfigError(
+            "no endpoint configured: pass --base-url, set backend.base_url or OPENAI_BASE_URL"
+        )
+    parts = urlsplit(base)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"backend.base_url must look like http(s)://host[:port]/v1, got {base!r}")
+    if parts.username or parts.password:
+        raise ConfigError("backend.base_url must not hold credentials; use PANELBOT_API_KEY")
+    return f"{base}/{path}"
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date); None if absent/bad."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    now = time.time() if now is None else now
+    return max(0.0, when.timestamp() - now)
+
+
+def answer_char_cap(max_tokens: int) -> int:
+    """The most characters accepted before an answer counts as endless (a token is ~4 characters)."""
+    return max(2000, max_tokens * 12)
+
+
+class ChatClient:
+    """One endpoint, one model. ``stream(messages)`` yields the answer's text pieces as they arrive."""
+
+    def __init__(
+        self,
+        settings: BackendSettings,
+        *,
+        sleep: Callable[[float], Awaitable[Any]] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.url = chat_url(settings.base_url)
+        self.model = settings.model
+        self.max_chars = answer_char_cap(settings.max_tokens)
+        self._sleep = sleep or asyncio.sleep
+        self._http: httpx.AsyncClient | None = None
+
+    def __repr__(self) -> str:  # never the key
+        return f"ChatClient(url={self.url!r}, model={self.model!r})"
+
+    # ------------------------------------------------------------------------------------------ plumbing
+
+    def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            s = self.settings
+            self._http = httpx.AsyncClient(
+                timeout=httpx.Timeout(
+                    connect=s.connect_timeout, read=s.read_timeout, write=s.read_timeout,
+                    pool=s.connect_timeout,
+                ),
+                follow_redirects=False,
+                trust_env=False,
+            )
+        return self._http
+
+    def _headers(self, *, stream: bool) -> dict[str, str]:
+        h = {
+            "Accept": "text/event-stream" if stream else "application/json",
+            "User-Agent": f"panelbot/{__version__}",
+        }
+        if self.settings.api_key:
+            h["Authorization"] = f"Bearer {self.settings.api_key}"
+        return h
+
+    def _fail(self, cause: str, kind: str = "error", url: str | None = None) -> LLMError:
+        return LLMError(url or self.url, self._redact(cause), kind)
+
+    def _redact(self, text: str) -> str:
+        key = self.settings.api_key
+        if key:
+            text = text.replace(key, "***")
+            if len(key) >= 8:  # servers often echo a prefix or suffix of a wrong key
+                text = text.replace(key[:8], "***").replace(key[-6:], "***")
+        return " ".join(strip_control(text).split())
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    # ------------------------------------------------------------------------------------------ public
+
+    async def stream(self, messages: list[dict[str, str]]) -> AsyncIterator[str]:
+        """Yield text pieces; raise LLMError on any failure. Stopping early closes the connection."""
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        task = asyncio.ensure_future(self._produce(messages, queue))
+        try:
+            while True:
+                item = await queue.get()
+                if item is _END:
+                    break
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    async def complete(self, messages: list[dict[str, str]]) -> str:
+        """The whole answer as one string."""
+        return "".join([piece async for piece in self.stream(messages)])
+
+    async def _produce(self, messages: list[dict[str, str]], queue: asyncio.Queue[Any]) -> None:
+        total = self.settings.total_timeout
+        try:
+            await asyncio.wait_for(self._run(messages, queue.put_nowait), timeout=total)
+        except asyncio.TimeoutError:
+            queue.put_nowait(self._fail(f"no complete answer within {total:g} s (total timeout)",
+                                        "timeout"))
+        except LLMError as exc:
+            queue.put_nowait(exc)
+        except Exception as exc:  # anything unforeseen still ends as one line, never a traceback
+            queue.put_nowait(self._fail(f"unexpected failure: {type(exc).__name__}: {exc}"))
+        else:
+            queue.put_nowait(_END)
+
+    # ------------------------------------------------------------------------------------------ requests
+
+    async def _run(self, messages: list[dict[str, str]], emit: Callable[[str], None]) -> None:
+        if not self.model:
+            self.model = await self._discover_model()
+        stream = self.settings.stream
+        attempt = 0
+        while True:
+            try:
+                await self._attempt(messages, emit, stream=stream)
+                return
+            except _Retry as r:
+                if r.error.kind == "stream-unsupported":
+                    stream = False
+                    continue
+                if attempt >= self.settings.max_retries:
+                    raise r.error from None
+                wait = r.after if r.after is not None else 0.5 * 2**attempt
+                if wait > MAX_RETRY_WAIT:
+                    raise self._fail(f"{r.error.cause}; the server asks to retry after {wait:g} s",
+                                     r.error.kind) from None
+                attempt += 1
+                await self._sleep(wait)
+
+    async def _discover_model(self) -> str:
+        url = _endpoint(self.settings.base_url, "models")
+        try:
+            resp = await self._client().get(url, headers=self._headers(stream=False))
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc, started=False, url=url) from None
+        if resp.status_code != 200:
+            raise self._status_error(resp.status_code, resp.content, url=url)
+        try:
+            ids = [m["id"] for m in resp.json()["data"] if isinstance(m.get("id"), str)]
+        except (ValueError, KeyError, TypeError):
+            ids = []
+        if not ids:
+            raise self._fail("no model set and the server lists none: pass --model or set "
+                             "backend.model / PANELBOT_MODEL", "config", url=url)
+        return ids[0]
+
+    def _body(self, messages: list[dict[str, str]], stream: bool) -> dict[str, Any]:
+        s = self.settings
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "stream": stream,
+            "max_tokens": s.max_tokens,
+            "temperature": s.temperature,
+        }
+        if s.seed is not None:
+            body["seed"] = s.seed
+        return body
+
+    async def _attempt(self, messages: list[dict[str, str]], emit: Callable[[str], None], *,
+                       stream: bool) -> None:
+        started = False
+        try:
+            async with self._client().stream(
+                "POST", self.url, json=self._body(messages, stream), headers=self._headers(stream=stream)
+            ) as resp:
+                if resp.status_code != 200:
+                    body = await self._read_capped(resp, MAX_ERROR_BODY, truncate=True)
+                    err = self._status_error(resp.status_code, body, location=resp.headers.get("location"))
+                    if resp.status_code in RETRY_STATUSES:
+                        raise _Retry(err, parse_retry_after(resp.headers.get("retry-after")))
+                    if stream and resp.status_code == 400 and b"stream" in body.lower():
+                        raise _Retry(LLMError(self.url, "no streaming", "stream-unsupported"), 0)
+                    raise err
+                started = True
+                ctype = resp.headers.get("content-type", "")
+                if "text/event-stream" in ctype:
+                    await self._read_sse(resp, emit)
+                else:
+                    await self._read_json(resp, ctype, emit)
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc, started=started) from None
+
+    async def _read_capped(self, resp: httpx.Response, cap: int, *, truncate: bool = False) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in resp.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > cap:
+                if truncate:
+                    break
+                raise self._fail(f"the reply is larger than {cap} bytes; cut off", "endless")
+        return b"".join(chunks)[:cap] if truncate else b"".join(chunks)
+
+    # ------------------------------------------------------------------------------------------ replies
+
+    async def _read_json(self, resp: httpx.Response, ctype: str, emit: Callable[[str], None]) -> None:
+        """A non-streamed reply (the server ignored or refused stream: true)."""
+        raw = await self._read_capped(resp, self.max_chars * 8 + MAX_ERROR_BODY)
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            shown = ctype.split(";")[0] or "no content type"
+            raise self._fail(
+                f"the reply is not JSON ({shown}); is base_url an OpenAI-compatible endpoint "
+                "(usually ending in /v1)?", "protocol") from None
+        text = self._choice_text(data, key="message")
+        if text is None:
+            raise self._fail(self._no_choice_cause(data), "protocol")
+        if len(text) > self.max_chars:
+            emit(text[: self.max_chars])
+            raise self._fail(f"the answer is longer than {self.max_chars} characters; cut off", "endless")
+        emit(text)
+
+    async def _read_sse(self, resp: httpx.Response, emit: Callable[[str], None]) -> None:
+        parser = SSEParser()
+        produced = 0
+        empty_choices = False
+
+        def handle(data: str) -> bool:
+            nonlocal produced, empty_choices
+            done, text, empty = self._sse_event(data)
+            empty_choices = empty_choices or empty
+            if text:
+                room = self.max_chars - produced
+                if len(text) > room:
+                    emit(text[:room])
+                    raise self._fail(
+                        f"the answer went past {self.max_chars} characters without ending; cut off",
+                        "endless")
+                produced += len(text)
+                emit(text)
+            return done
+
+        finished = False
+        async for chunk in resp.aiter_text():
+            if any([handle(ev.data) for ev in parser.feed(chunk)]):
+                finished = True
+                break
+        if not finished:
+            finished = any([handle(ev.data) for ev in parser.finish()])
+        if not finished:
+            raise self._fail("the stream ended before the answer was complete (truncated)", "protocol")
+        if produced == 0 and empty_choices:
+            raise self._fail("the server returned no choices", "protocol")
+
+    def _sse_event(self, data: str) -> tuple[bool, str, bool]:
+        """(finished, text, had empty choices) for one event's data."""
+        if data.strip() == "[DONE]":
+            return True, "", False
+        try:
+            obj = json.loads(data)
+        except ValueError:
+            raise self._fail(f"malformed event in the stream (not JSON): {data[:60]!r}", "protocol") from None
+        if not isinstance(obj, dict):
+            raise self._fail("malformed event in the stream (not an object)", "protocol")
+        if "error" in obj:
+            raise self._fail(f"the server reported an error mid-stream: {_error_message(obj)}", "server")
+        choices = obj.get("choices")
+        if not isinstance(choices, list):
+            raise self._fail("malformed event in the stream (no 'choices')", "protocol")
+        if not choices:
+            return False, "", True
+        choice = choices[0] if isinstance(choices[0], dict) else {}
+        delta = choice.get("delta") or {}
+        text = delta.get("content") if isinstance(delta, dict) else None
+        if not isinstance(text, str):
+            text = ""
+        return bool(choice.get("finish_reason")), text, False
+
+    @staticmethod
+    def _choice_text(data: Any, *, key: str) -> str | None:
+        if not isinstance(data, dict) or not isinstance(data.get("choices"), list) or not data["choices"]:
+            return None
+        choice = data["choices"][0]
+        if not isinstance(choice, dict) or not isinstance(choice.get(key), dict):
+            return None
+        content = choice[key].get("content")
+        return content if isinstance(content, str) else None
+
+    @staticmethod
+    def _no_choice_cause(data: Any) -> str:
+        if isinstance(data, dict) and "error" in data:
+            return f"the server reported an error: {_error_message(data)}"
+        if isinstance(data, dict) and data.get("choices") == []:
+            return "the server returned no choices"
+        return "the reply holds no answer (no choices[0].message.content)"
+
+    # ------------------------------------------------------------------------------------------ errors
+
+    def _status_error(self, status: int, body: bytes, *, url: str | None = None,
+                      location: str | None = None) -> LLMError:
+        detail = ""
+        with contextlib.suppress(ValueError):
+            detail = _error_message(json.loads(body))
+        suffix = f" ({detail})" if detail else ""
+        if status in (401, 403):
+            if self.settings.api_key:
+                src = self.settings.api_key_source or "the configured key"
+                cause = f"HTTP {status}: the API key was refused; it is wrong or lacks access (from {src})"
+            else:
+                cause = (f"HTTP {status}: no API key is set; set PANELBOT_API_KEY or OPENAI_API_KEY")
+            return self._fail(cause, "auth", url)  # the server's text may echo the key: leave it out
+        if status == 404:
+            return self._fail(f"HTTP 404: unknown model {self.model!r} or wrong base URL "
+                              f"(it usually ends in /v1){suffix}", "not-found", url)
+        if status == 429:
+            return self._fail(f"HTTP 429: rate limited{suffix}", "rate-limit", url)
+        if 300 <= status < 400:
+            where = f" to {location}" if location else ""
+            return self._fail(f"HTTP {status}: redirected{where}; not followed (the key goes only to "
+                              "the configured base URL)", "redirect", url)
+        if status >= 500:
+            return self._fail(f"HTTP {status}: the server failed{suffix}", "server", url)
+        return self._fail(f"HTTP {status}: request refused{suffix}", "http", url)
+
+    def _transport_error(self, exc: httpx.HTTPError, *, started: bool, url: str | None = None) -> LLMError:
+        s = self.settings
+        text = str(exc)
+        low = text.lower()
+        if isinstance(exc, httpx.ConnectTimeout):
+            return self._fail(f"could not connect within {s.connect_timeout:g} s (connect timeout)",
+                              "timeout", url)
+        if isinstance(exc, httpx.ReadTimeout):
+            if started:
+                return self._fail(f"the server stalled mid-answer: nothing for {s.read_timeout:g} s "
+                                  "(read timeout)", "timeout", url)
+            return self._fail(f"no reply within {s.read_timeout:g} s (read timeout)", "timeout", url)
+        if isinstance(exc, httpx.TimeoutException):
+            return self._fail(f"timed out ({type(exc).__name__})", "timeout", url)
+        if isinstance(exc, httpx.ConnectError):
+            host = urlsplit(url or self.url).hostname or "?"
+            if any(m in low for m in ("name or service not known", "nodename nor servname",
+                                      "temporary failure in name resolution", "no address associated",
+                                      "getaddrinfo failed", "name resolution")):
+                return self._fail(f"unknown host {host!r} (the name does not resolve)", "dns", url)
+            if "refused" in low or "errno 111" in low:
+                return self._fail("connection refused: is the server running on that port?",
+                                  "refused", url)
+            return self._fail(f"could not connect: {text or type(exc).__name__}", "connect", url)
+        if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
+            if started:
+                return self._fail("the server closed the connection mid-answer (truncated)",
+                                  "protocol", url)
+            return self._fail(f"the server closed the connection: {text or type(exc).__name__}",
+                              "protocol", url)
+        return self._fail(f"{type(exc).__name__}: {text}", "http", url)
+
+
+def _error_message(obj: Any) -> str:
+    """The human part of an OpenAI-style error object, shortened."""
+    if isinstance(obj, dict):
+        err = obj.get("error", obj)
+        msg = (err.get("message") or err.get("detail") or "") if isinstance(err, dict) else err
+        if not msg and "detail" in obj:
+            msg = obj["detail"]
+        msg = str(msg) if msg else ""
+        return msg[:200]
+    return ""

@@ -1,0 +1,104 @@
+"""Check a generated answer against the quotes it was given.
+
+- Every ``[id]`` must name one of the answering speaker's retrieved quotes (case is ignored).
+- Text in double quotation marks must appear, normalised, in a quote cited in the same sentence.
+- Sentences that cite nothing are listed as unsupported.
+- ``grounded`` is true only when at least one citation is valid and none is invalid.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from panelbot.backends.base import Citation
+from panelbot.panel import Quote
+from panelbot.text import normalize_for_match, split_sentences
+
+# A bracket not followed by "(" (that would be a Markdown link), holding no brackets or newlines.
+_BRACKET_RE = re.compile(r"\[([^\[\]\n]{1,80})\](?!\()")
+_TOKEN_SPLIT_RE = re.compile(r"[,;\s]+")
+# Sentence punctuation written before the citations ("claim. [a-1] Next") moves after them.
+_CITE_AFTER_STOP_RE = re.compile(r"([.!?])((?:[ \t]*\[[^\[\]\n]{1,80}\](?!\())+)")
+_QUOTED_RE = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d")
+
+
+@dataclass
+class Verification:
+    citations: list[Citation] = field(default_factory=list)  # each cited id once, in order of first use
+    grounded: bool = False
+    unsupported_sentences: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # why a citation is invalid, one line each
+
+
+def cited_ids(text: str) -> list[str]:
+    """Every citation token in ``text``, in order, repeats kept."""
+    ids: list[str] = []
+    for m in _BRACKET_RE.finditer(text):
+        for tok in _TOKEN_SPLIT_RE.split(m.group(1)):
+            tok = tok.strip(":#*'\"`")
+            if tok:
+                ids.append(tok)
+    return ids
+
+
+def sentences_of(text: str) -> list[str]:
+    """Sentences with their citations attached (a citation-only fragment joins the sentence before)."""
+    text = _CITE_AFTER_STOP_RE.sub(lambda m: f"{m.group(2)}{m.group(1)}", text)
+    out: list[str] = []
+    for line in text.splitlines():
+        for sent in split_sentences(line):
+            if out and not _BRACKET_RE.sub("", sent).strip(" .!?;:,-*"):
+                out[-1] = f"{out[-1]} {sent}"
+            else:
+                out.append(sent)
+    return out
+
+
+def _contains(haystack_norm: str, needle: str) -> bool:
+    n = normalize_for_match(needle)
+    return not n or f" {n} " in f" {haystack_norm} "
+
+
+def verify_answer(text: str, sources: Sequence[Quote], speaker_name: str = "this speaker") -> Verification:
+    """Verify ``text`` against ``sources`` (the answering speaker's retrieved quotes only)."""
+    by_id = {q.id.lower(): q for q in sources}
+    norm = {qid: normalize_for_match(q.text) for qid, q in by_id.items()}
+    order: list[str] = []
+    valid: dict[str, bool] = {}
+    problems: list[str] = []
+    unsupported: list[str] = []
+
+    def mark(cid: str, ok: bool, why: str = "") -> None:
+        if cid not in valid:
+            order.append(cid)
+            valid[cid] = ok
+        else:
+            valid[cid] = valid[cid] and ok
+        if why and why not in problems:
+            problems.append(why)
+
+    for sent in sentences_of(text):
+        ids = cited_ids(sent)
+        quoted = [a or b for a, b in _QUOTED_RE.findall(_BRACKET_RE.sub("", sent))]
+        if not ids:
+            unsupported.append(sent)
+            for span in quoted:
+                problems.append(f"quoted \u201c{span.strip()}\u201d cites no source")
+            continue
+        known = [i for i in ids if i.lower() in by_id]
+        for cid in ids:
+            if cid.lower() not in by_id:
+                mark(cid, False, f"[{cid}] is not one of {speaker_name}'s sources for this answer")
+        for span in quoted:
+            if not any(_contains(norm[k.lower()], span) for k in known):
+                for k in known:
+                    mark(by_id[k.lower()].id, False,
+                         f"quoted \u201c{span.strip()}\u201d does not appear in [{by_id[k.lower()].id}]")
+        for k in known:
+            mark(by_id[k.lower()].id, True)
+
+    citations = [Citation(cid, valid[cid]) for cid in order]
+    grounded = any(c.valid for c in citations) and all(c.valid for c in citations)
+    return Verification(citations, grounded, unsupported, problems)

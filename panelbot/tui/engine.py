@@ -1,0 +1,130 @@
+"""The TUI's link to the engine: router, backend, declines, targets and slash commands.
+
+Plain Python (no Textual), so it is cheap to import and easy to test. The backend is chosen in exactly one
+place, :func:`make_backend`, which uses the backend registry when it is installed and the offline backend
+otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from panelbot.backends.base import Backend
+from panelbot.config import Config
+from panelbot.panel import Panel
+from panelbot.results import RouteResult
+from panelbot.text import strip_control
+
+# ------------------------------------------------------------------------------------------- backend
+
+
+def make_backend(config: Config, panel: Panel) -> tuple[Backend, str | None]:
+    """The configured backend, or the offline one with a one-line reason when that is not possible."""
+    from panelbot.backends.offline import OfflineBackend
+
+    if config.backend.name in ("", "offline"):
+        return OfflineBackend(config, panel), None
+    try:
+        from panelbot.backends.registry import get_backend
+    except ImportError:
+        return OfflineBackend(config, panel), (
+            f"backend {config.backend.name!r} is not available in this build; answering with offline quotes"
+        )
+    try:
+        return get_backend(config.backend.name, config, panel), None
+    except Exception as exc:  # a bad name, a missing URL: say so, keep working offline
+        return OfflineBackend(config, panel), f"backend {config.backend.name!r}: {exc}; answering with offline quotes"
+
+
+def make_router(panel: Panel, config: Config) -> Any:
+    from panelbot.router import Router
+
+    return Router(panel, config.retrieval)
+
+
+def decline(panel: Panel, result: RouteResult) -> str:
+    """The panel's polite, in-character decline, offering topics it did cover."""
+    try:
+        from panelbot.answer import decline_text
+    except ImportError:  # the engine's own wording is preferred; this keeps the app usable without it
+        topics = ", ".join(result.suggestions[:3] or panel.topics[:3])
+        offer = f" We did talk about {topics}." if topics else ""
+        return f"That's not something this panel covered, so we'd rather not guess.{offer}"
+    return decline_text(panel, result)
+
+
+# ------------------------------------------------------------------------------------------- targets
+
+
+@dataclass(frozen=True)
+class Target:
+    value: str  # what Router.route(target=...) takes
+    label: str
+
+
+def targets(panel: Panel | None) -> list[Target]:
+    """Auto, each panelist, then everyone ('Both' for a pair), built from the panel."""
+    out = [Target("auto", "Auto")]
+    if panel is None:
+        return out
+    for pid, persona in panel.panelists.items():
+        out.append(Target(pid, strip_control(persona.name.split()[0] if persona.name else pid, keep_newlines=False)))
+    if len(panel.panelists) > 1:
+        out.append(Target("both", "Both" if len(panel.panelists) == 2 else "All"))
+    return out
+
+
+def resolve_target(panel: Panel | None, word: str) -> str | None:
+    """'dan', 'Dan', a panelist id, 'both', 'all' or 'auto' -> a target value; None if unknown."""
+    w = word.strip().lower()
+    if w in ("auto", "both"):
+        return w
+    if w == "all" and panel is not None and len(panel.panelists) > 1:
+        return "both"
+    if panel is None:
+        return None
+    for t in targets(panel):
+        if w in (t.value.lower(), t.label.lower()):
+            return t.value
+    for pid, persona in panel.panelists.items():
+        if w == persona.name.lower():
+            return pid
+    return None
+
+
+# ------------------------------------------------------------------------------------------- commands
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    name: str
+    usage: str
+    help: str
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("ask", "/ask auto|dan|olive|both [QUESTION]", "choose who answers (and ask at once)"),
+    CommandSpec("quote", "/quote QUERY", "search the quote bank"),
+    CommandSpec("source", "/source ID", "open a quote in the context of the talk"),
+    CommandSpec("export", "/export [PATH]", "save the conversation as Markdown"),
+    CommandSpec("clear", "/clear", "start a new conversation"),
+    CommandSpec("panel", "/panel NAME", "switch to another installed panel"),
+    CommandSpec("help", "/help", "keys and commands"),
+)
+COMMAND_NAMES = {c.name for c in COMMANDS}
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    arg: str
+
+
+def parse_command(line: str) -> Command | None:
+    """'/ask dan' -> Command('ask', 'dan'); None when the line is not a slash command."""
+    text = line.strip()
+    if not text.startswith("/") or text.startswith("//"):
+        return None
+    head, _, rest = text[1:].partition(" ")
+    return Command(head.lower(), rest.strip())

@@ -1,0 +1,1 @@
+"""Modal screens, imported only when first opened."""

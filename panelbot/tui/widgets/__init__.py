@@ -1,0 +1,1 @@
+"""The main screen's building blocks, one module per pane."""

@@ -1,0 +1,107 @@
+"""The conversation: questions, answers labelled and coloured by speaker, declines, notices."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Static
+
+from panelbot.panel import Panel
+from panelbot.results import ScoredQuote
+from panelbot.tui.render import answer_body, plain, safe, speaker_colour
+
+
+class UserMessage(Static):
+    def __init__(self, text: str) -> None:
+        body = Text("You  ", style="bold")
+        body.append(safe(text))
+        super().__init__(body, classes="user-message")
+
+
+class Notice(Static):
+    """A line from the app itself: errors, search results, export confirmations."""
+
+    def __init__(self, text: str | Text, kind: str = "info") -> None:
+        body = text if isinstance(text, Text) else plain(text)
+        super().__init__(body, classes=f"notice -{kind}")
+
+
+class AnswerBlock(Static):
+    """One speaker's answer. Streams: ``append`` per delta, ``finish`` with the whole text at the end."""
+
+    class Picked(Message):
+        def __init__(self, block: AnswerBlock) -> None:
+            super().__init__()
+            self.block = block
+
+    def __init__(self, panel: Panel | None, speaker: str, *, label: str | None = None,
+                 kind: str = "answer", quotes: list[ScoredQuote] | None = None) -> None:
+        super().__init__("", classes=f"answer -{kind}")
+        self.panel = panel
+        self.speaker = speaker
+        self.kind = kind
+        self.text = ""
+        self.quotes: list[ScoredQuote] = list(quotes or [])
+        self.status = ""
+        self.colour = speaker_colour(panel, speaker)
+        name = label or (panel.display_name(speaker) if panel else speaker)
+        self.border_title = safe(name, one_line=True)
+        self.styles.border_left = ("thick", self.colour)
+        self.styles.border_title_color = self.colour
+
+    def on_mount(self) -> None:
+        self._refresh_body()
+
+    def _refresh_body(self) -> None:
+        body = answer_body(self.text) if self.text else Text("\u2026", style="dim")
+        if self.status:
+            body.append("\n" + safe(self.status), style="italic dim")
+        self.update(body)
+
+    def append(self, delta: str) -> None:
+        self.text += safe(delta)
+        self._refresh_body()
+
+    def finish(self, text: str, quotes: list[ScoredQuote] | None = None, status: str = "") -> None:
+        """The final full update after the stream: the backend's whole, sanitised answer."""
+        self.text = safe(text)
+        if quotes is not None:
+            self.quotes = list(quotes)
+        self.status = status
+        self._refresh_body()
+
+    def mark(self, status: str) -> None:
+        self.status = status
+        self._refresh_body()
+
+    def on_click(self) -> None:
+        self.post_message(self.Picked(self))
+
+
+class ChatLog(VerticalScroll):
+    """Scrolls to the newest message as messages arrive."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.can_focus = False
+
+    def _add(self, widget: Static) -> Static:
+        self.mount(widget)
+        self.call_after_refresh(self.scroll_end, animate=False)
+        return widget
+
+    def add_user(self, text: str) -> UserMessage:
+        return self._add(UserMessage(text))  # type: ignore[return-value]
+
+    def add_notice(self, text: str | Text, kind: str = "info") -> Notice:
+        return self._add(Notice(text, kind))  # type: ignore[return-value]
+
+    def add_answer(self, panel: Panel | None, speaker: str, **kwargs: object) -> AnswerBlock:
+        return self._add(AnswerBlock(panel, speaker, **kwargs))  # type: ignore[arg-type,return-value]
+
+    def answers(self) -> list[AnswerBlock]:
+        return list(self.query(AnswerBlock))
+
+    async def clear(self) -> None:
+        await self.remove_children()

@@ -1,0 +1,79 @@
+"""The question input: Enter sends, a newline key that works everywhere (Ctrl+J), history on up/down."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import TextArea
+
+
+class Prompt(TextArea):
+    """Multi-line input. Up on the first line / down on the last line walk the question history."""
+
+    BINDINGS = [
+        Binding("enter", "submit", "Send", id="send", priority=True),
+        Binding("ctrl+j", "newline", "New line", id="newline", show=False, priority=True),
+        Binding("up", "history(-1)", show=False),
+        Binding("down", "history(1)", show=False),
+    ]
+
+    class Submitted(Message):
+        def __init__(self, prompt: Prompt, text: str) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.text = text
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            compact=True,
+            placeholder="Ask the panel anything  (Enter send \u00b7 Ctrl+J new line \u00b7 /help)",
+            **kwargs,  # type: ignore[arg-type]
+        )
+        self.history: list[str] = []
+        self._history_pos: int | None = None
+        self._draft = ""
+
+    def action_submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        self.post_message(self.Submitted(self, text))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def remember(self, text: str) -> None:
+        text = text.strip()
+        if text and (not self.history or self.history[-1] != text):
+            self.history.append(text)
+        self._history_pos = None
+
+    def set_text(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def action_history(self, step: int) -> None:
+        row = self.cursor_location[0]
+        last_row = self.document.line_count - 1
+        at_edge = (step < 0 and row == 0) or (step > 0 and row == last_row)
+        if not at_edge or not self.history:
+            self.action_cursor_up() if step < 0 else self.action_cursor_down()
+            return
+        if self._history_pos is None:
+            if step > 0:
+                return
+            self._draft = self.text
+            pos = len(self.history) - 1
+        else:
+            pos = self._history_pos + step
+        if pos < 0:
+            pos = 0
+        if pos >= len(self.history):
+            self._history_pos = None
+            self.set_text(self._draft)
+            return
+        self._history_pos = pos
+        self.set_text(self.history[pos])
