@@ -45,16 +45,18 @@ class AnswerBlock(Static):
         self.quotes: list[ScoredQuote] = list(quotes or [])
         self.status = ""
         self.colour = speaker_colour(panel, speaker)
-        name = label or (panel.display_name(speaker) if panel else speaker)
-        self.border_title = safe(name, one_line=True)
+        self.label = safe(label or (panel.display_name(speaker) if panel else speaker), one_line=True)
         self.styles.border_left = ("thick", self.colour)
-        self.styles.border_title_color = self.colour
 
     def on_mount(self) -> None:
         self._refresh_body()
 
     def _refresh_body(self) -> None:
-        body = answer_body(self.text) if self.text else Text("\u2026", style="dim")
+        body = Text(self.label, style=f"bold {self.colour}")
+        if self.kind == "decline":
+            body.append("  (declines)", style="dim")
+        body.append("\n")
+        body.append_text(answer_body(self.text) if self.text else Text("\u2026", style="dim"))
         if self.status:
             body.append("\n" + safe(self.status), style="italic dim")
         self.update(body)

@@ -32,7 +32,7 @@ class Prompt(TextArea):
             placeholder="Ask the panel anything  (Enter send \u00b7 Ctrl+J new line \u00b7 /help)",
             **kwargs,  # type: ignore[arg-type]
         )
-        self.history: list[str] = []
+        self.question_history: list[str] = []
         self._history_pos: int | None = None
         self._draft = ""
 
@@ -47,8 +47,8 @@ class Prompt(TextArea):
 
     def remember(self, text: str) -> None:
         text = text.strip()
-        if text and (not self.history or self.history[-1] != text):
-            self.history.append(text)
+        if text and (not self.question_history or self.question_history[-1] != text):
+            self.question_history.append(text)
         self._history_pos = None
 
     def set_text(self, text: str) -> None:
@@ -59,21 +59,21 @@ class Prompt(TextArea):
         row = self.cursor_location[0]
         last_row = self.document.line_count - 1
         at_edge = (step < 0 and row == 0) or (step > 0 and row == last_row)
-        if not at_edge or not self.history:
+        if not at_edge or not self.question_history:
             self.action_cursor_up() if step < 0 else self.action_cursor_down()
             return
         if self._history_pos is None:
             if step > 0:
                 return
             self._draft = self.text
-            pos = len(self.history) - 1
+            pos = len(self.question_history) - 1
         else:
             pos = self._history_pos + step
         if pos < 0:
             pos = 0
-        if pos >= len(self.history):
+        if pos >= len(self.question_history):
             self._history_pos = None
             self.set_text(self._draft)
             return
         self._history_pos = pos
-        self.set_text(self.history[pos])
+        self.set_text(self.question_history[pos])

@@ -27,7 +27,7 @@ class SourcesList(OptionList):
     def show(self, panel: Panel | None, quotes: list[ScoredQuote], title: str = "Sources") -> None:
         self.panel = panel
         self.quotes = list(quotes)
-        self.border_title = title
+        self.border_title = Content(title)
         self.clear_options()
         if not quotes:
             self.add_option(Option(Content("No quotes behind this answer."), disabled=True))

@@ -1,0 +1,622 @@
+"""The panelbot terminal app: ask the panel, see who answers in whose words, dig into the sources."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Static
+from textual.worker import Worker
+
+from panelbot.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
+from panelbot.config import Config
+from panelbot.errors import PanelbotError
+from panelbot.panel import Panel, PanelInfo
+from panelbot.results import RouteResult, ScoredQuote
+from panelbot.store import ConversationStore
+from panelbot.tui import engine
+from panelbot.tui.render import plain, safe
+from panelbot.tui.widgets.chat import AnswerBlock, ChatLog
+from panelbot.tui.widgets.panelists import PanelistsPane
+from panelbot.tui.widgets.prompt import Prompt
+from panelbot.tui.widgets.sources import SourcesList
+from panelbot.tui.widgets.suggestions import SuggestionsList
+
+NARROW_WIDTH = 110  # below this the side panes collapse; the toggle key flips between chat and panes
+
+
+def _palette_provider() -> type:
+    from panelbot.tui.palette import PanelbotCommands
+
+    return PanelbotCommands
+
+
+class PanelbotApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "panelbot"
+    COMMANDS = App.COMMANDS | {_palette_provider}
+    ENABLE_COMMAND_PALETTE = True
+
+    # Every binding has an id; config.tui.keys remaps them through Textual's keymap.
+    BINDINGS: ClassVar[list[Binding]] = [  # type: ignore[assignment]
+        Binding("escape", "cancel", "Stop", id="cancel", show=False),
+        Binding("ctrl+e", "export", "Export", id="export", priority=True),
+        Binding("f1", "help", "Help", id="help", priority=True),
+        Binding("ctrl+y", "copy", "Copy", id="copy", priority=True),
+        Binding("ctrl+b", "toggle_sidebar", "Panes", id="toggle_sidebar", priority=True),
+        Binding("ctrl+p", "command_palette", "Commands", id="command_palette", show=False, priority=True),
+        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+    ]
+
+    def __init__(
+        self,
+        config: Config | None = None,
+        panel_name: str | None = None,
+        resume: bool = False,
+        *,
+        config_error: str | None = None,
+        store: ConversationStore | None = None,
+        backend: Backend | None = None,
+        router_factory: Callable[[Panel, Config], Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.config = config or Config()
+        self._startup_notices: list[tuple[str, str]] = []
+        if config_error:
+            self._startup_notices.append((f"Config problem: {config_error} (using the defaults)", "error"))
+        for warning in self.config.warnings:
+            self._startup_notices.append((warning, "warning"))
+        self._router_factory = router_factory or engine.make_router
+        self._fixed_backend = backend
+        self.panel: Panel | None = None
+        self.router: Any = None
+        self.backend: Backend | None = None
+        self.target = "auto"
+        self.resume = resume
+        self.conversation_id: int | None = None
+        self.history: list[Message] = []
+        self.last_quotes: list[ScoredQuote] = []
+        self._pending_question: str | None = None
+        self._answer_worker: Worker[None] | None = None
+        self._panes_shown = True  # wide: side panes visible; narrow: panes replace the chat
+        self._narrow = False
+        self._store = store
+        self._store_error: str | None = None
+        self._load_panel(panel_name or self.config.panel, initial=True)
+        try:
+            self.set_keymap(dict(self.config.tui.keys))
+        except Exception as exc:  # a key string Textual can't use: keep the defaults
+            self._startup_notices.append((f"tui.keys: {exc}", "warning"))
+
+    # ------------------------------------------------------------------------------------------ setup
+
+    @property
+    def store(self) -> ConversationStore | None:
+        if self._store is None and self._store_error is None:
+            from panelbot import paths
+
+            try:
+                self._store = ConversationStore(paths.history_db_path())
+            except PanelbotError as exc:
+                self._store_error = str(exc)
+                self.chat_notice(f"History is off: {exc}", "error")
+        return self._store
+
+    def _load_panel(self, name: str, *, initial: bool = False) -> bool:
+        from panelbot.panel import load_panel
+
+        try:
+            panel = load_panel(name)
+            router = self._router_factory(panel, self.config)
+        except PanelbotError as exc:
+            message = f"Cannot load panel {name!r}: {exc}"
+            if initial:
+                self._startup_notices.append((message + "  Use /panel NAME to pick another.", "error"))
+            else:
+                self.chat_notice(message, "error")
+            return False
+        except Exception as exc:  # anything else from loading: a message, never a traceback
+            message = f"Cannot load panel {name!r}: {type(exc).__name__}: {exc}"
+            if initial:
+                self._startup_notices.append((message, "error"))
+            else:
+                self.chat_notice(message, "error")
+            return False
+        self.panel, self.router = panel, router
+        if self._fixed_backend is not None:
+            self.backend = self._fixed_backend
+        else:
+            self.backend, warning = engine.make_backend(self.config, panel)
+            if warning and initial:
+                self._startup_notices.append((warning, "warning"))
+            elif warning:
+                self.chat_notice(warning, "warning")
+        self.target = "auto"
+        return True
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._header_text(), id="header")
+        with Horizontal(id="body"):
+            with Vertical(id="sidebar"):
+                yield PanelistsPane(self.panel, self.target, id="panelists")
+                yield SuggestionsList(self.panel, id="suggestions")
+            with Vertical(id="main"):
+                yield ChatLog(id="chat")
+                yield Prompt(id="prompt")
+            yield SourcesList(id="sources")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        theme = self.config.tui.theme
+        if theme in self.available_themes:
+            self.theme = theme
+        else:
+            self._startup_notices.append((f"unknown theme {theme!r}; using textual-dark", "warning"))
+        self._apply_layout(self.size.width)
+        self.query_one(SourcesList).show(self.panel, [])
+        for text, kind in self._startup_notices:
+            self.chat_notice(text, kind)
+        self._startup_notices.clear()
+        if self.resume:
+            self._resume_last()
+        elif self.panel is not None and not self.query(AnswerBlock):
+            self._welcome()
+        self.query_one(Prompt).focus()
+
+    def _header_text(self) -> Text:
+        text = Text(" ")
+        text.append(safe(self.panel.title, one_line=True) if self.panel else "panelbot: no panel", style="bold")
+        mode = self.backend.label if self.backend else "offline quotes"
+        text.append("   \u00b7   ", style="dim")
+        text.append(safe(mode, one_line=True), style="italic")
+        return text
+
+    def _refresh_header(self) -> None:
+        self.query_one("#header", Static).update(self._header_text())
+
+    def _welcome(self) -> None:
+        assert self.panel is not None
+        names = " and ".join(safe(p.name, one_line=True) for p in self.panel.panelists.values())
+        text = Text(f"Ask {names} anything about the talk. ", style="")
+        text.append("Answers are their own words, with quote ids; pick a source to read it in context.",
+                    style="dim")
+        self.chat_notice(text, "welcome")
+
+    # ------------------------------------------------------------------------------------------ layout
+
+    def on_resize(self) -> None:
+        self._apply_layout(self.size.width)
+
+    def _apply_layout(self, width: int) -> None:
+        narrow = width < NARROW_WIDTH
+        if narrow != self._narrow:
+            self._narrow = narrow
+            self._panes_shown = not narrow
+        body = self.query_one("#body")
+        body.set_class(narrow, "-narrow")
+        body.set_class(self._panes_shown, "-panes")
+
+    def action_toggle_sidebar(self) -> None:
+        self._panes_shown = not self._panes_shown
+        self.query_one("#body").set_class(self._panes_shown, "-panes")
+        if self._narrow and not self._panes_shown:
+            self.query_one(Prompt).focus()
+
+    # ------------------------------------------------------------------------------------------ helpers
+
+    def chat_notice(self, text: str | Text, kind: str = "info") -> None:
+        try:
+            chat = self.query_one(ChatLog)
+        except Exception:  # not mounted yet
+            self._startup_notices.append((text if isinstance(text, str) else text.plain, kind))
+            return
+        chat.add_notice(text, kind)
+
+    def installed_panels(self) -> list[PanelInfo]:
+        from panelbot.panel import list_panels
+
+        try:
+            return list_panels()
+        except Exception:
+            return []
+
+    def set_target(self, target: str) -> None:
+        self.target = target
+        self.query_one(PanelistsPane).select(target)
+
+    def on_panelists_pane_target_changed(self, event: PanelistsPane.TargetChanged) -> None:
+        self.target = event.target
+
+    def _save(self, role: str, speaker: str, text: str, quote_ids: list[str] | None = None,
+              meta: dict[str, Any] | None = None, *, title: str = "") -> None:
+        store = self.store
+        if store is None or self.panel is None:
+            return
+        try:
+            if self.conversation_id is None:
+                self.conversation_id = store.new_conversation(self.panel.name, title or text[:80])
+            store.add_message(self.conversation_id, role, speaker, text, quote_ids or [], meta or {})
+        except Exception as exc:
+            self.chat_notice(f"Could not save to history: {exc}", "error")
+
+    @property
+    def answering(self) -> bool:
+        return self._answer_worker is not None and self._answer_worker.is_running
+
+    # ------------------------------------------------------------------------------------------ input
+
+    def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
+        text = event.text
+        if engine.parse_command(text) is not None:
+            event.prompt.remember(text)
+            event.prompt.clear()
+            self.run_command_line(text)
+            return
+        if self.ask(text):
+            event.prompt.clear()
+
+    def on_suggestions_list_ask(self, event: SuggestionsList.Ask) -> None:
+        self.ask(event.question)
+
+    def on_sources_list_chosen(self, event: SourcesList.Chosen) -> None:
+        self.open_source(event.quote_id)
+
+    def on_answer_block_picked(self, event: AnswerBlock.Picked) -> None:
+        block = event.block
+        if block.quotes:
+            self.last_quotes = block.quotes
+            self.query_one(SourcesList).show(self.panel, block.quotes, f"Sources: {block.label}")
+
+    def ask(self, question: str, target: str | None = None) -> bool:
+        """Route and answer a question. False (and the text stays in the input) when it can't be asked."""
+        question = safe(question).strip()
+        if not question:
+            return False
+        if self.panel is None or self.router is None:
+            self.chat_notice("No panel is loaded. Use /panel NAME (see the command palette for installed panels).",
+                             "error")
+            return False
+        if self.answering:
+            self.notify("Still answering; press Esc to stop it first.", severity="warning", markup=False)
+            return False
+        prompt = self.query_one(Prompt)
+        prompt.remember(question)
+        chat = self.query_one(ChatLog)
+        chat.add_user(question)
+        target = target or self.target
+        self._save("user", "", question, meta={"target": target}, title=question[:80])
+        try:
+            route: RouteResult = self.router.route(question, target=target)
+        except Exception as exc:
+            self.chat_notice(f"Could not route the question: {exc}", "error")
+            return True
+        self.history.append(Message("user", question))
+        if route.abstained:
+            self._show_decline(route)
+            return True
+        self.last_quotes = list(route.quotes)
+        self.query_one(SourcesList).show(self.panel, route.quotes)
+        self._pending_question = question
+        self._answer_worker = self._stream_answer(question, route, target, list(self.history[:-1]))
+        return True
+
+    def _show_decline(self, route: RouteResult) -> None:
+        assert self.panel is not None
+        text = engine.decline(self.panel, route)
+        host = self.panel.host
+        speaker = host.id if host else "panel"
+        label = host.name if host else "The panel"
+        block = self.query_one(ChatLog).add_answer(self.panel, speaker, label=label, kind="decline")
+        block.finish(text)
+        self.query_one(SourcesList).show(self.panel, [], "Sources: none (declined)")
+        self.last_quotes = []
+        self._save("decline", speaker, text, meta={"reason": route.reason})
+        self.history.append(Message(speaker, text))
+
+    @work(exclusive=True, group="answer", exit_on_error=False)
+    async def _stream_answer(self, question: str, route: RouteResult, target: str,
+                             history: list[Message]) -> None:
+        """Consume the backend's events; Esc cancels this worker."""
+        assert self.panel is not None and self.backend is not None
+        chat = self.query_one(ChatLog)
+        blocks: dict[str, AnswerBlock] = {}
+        done: set[str] = set()
+        request = AnswerRequest(question, self.panel, route, history)
+        try:
+            async for event in self.backend.answer(request):
+                block = blocks.get(event.speaker)
+                if block is None:
+                    block = blocks[event.speaker] = chat.add_answer(
+                        self.panel, event.speaker, quotes=route.quotes_for(event.speaker))
+                if isinstance(event, TextDelta):
+                    block.append(event.text)
+                    chat.scroll_end(animate=False)
+                elif isinstance(event, SpeakerDone):
+                    status = ""
+                    if event.error:
+                        status = f"(generation failed: {event.error}; showing the quotes)"
+                    elif event.grounded is False:
+                        status = "(some sentences could not be matched to a quote)"
+                    block.finish(event.text, event.quotes or block.quotes, status)
+                    done.add(event.speaker)
+                    ids = [sq.quote.id for sq in block.quotes]
+                    meta: dict[str, Any] = {"target": target}
+                    if event.error:
+                        meta["error"] = event.error
+                    if event.grounded is not None:
+                        meta["grounded"] = event.grounded
+                    self._save("assistant", event.speaker, block.text, ids, meta)
+                    self.history.append(Message(event.speaker, block.text))
+        except asyncio.CancelledError:
+            for speaker, block in blocks.items():
+                if speaker not in done:
+                    block.mark("(stopped)")
+                    if block.text:
+                        self._save("assistant", speaker, block.text, [sq.quote.id for sq in block.quotes],
+                                   {"cancelled": True})
+            prompt = self.query_one(Prompt)
+            if not prompt.text.strip():
+                prompt.set_text(question)
+            self.notify("Stopped. The question is back in the input.", markup=False)
+            raise
+        except Exception as exc:  # backend down, bad response: a message, never a traceback
+            message = safe(str(exc) or type(exc).__name__, one_line=True)
+            self.chat_notice(f"The answer failed: {message}", "error")
+            self._save("error", "", message)
+        finally:
+            self._pending_question = None
+            chat.scroll_end(animate=False)
+
+    def action_cancel(self) -> None:
+        if self.answering and self._answer_worker is not None:
+            self._answer_worker.cancel()
+
+    # ------------------------------------------------------------------------------------------ commands
+
+    def run_command_line(self, line: str) -> None:
+        cmd = engine.parse_command(line)
+        if cmd is None:
+            return
+        handler = getattr(self, f"_cmd_{cmd.name}", None) if cmd.name in engine.COMMAND_NAMES else None
+        if handler is None:
+            names = ", ".join(f"/{c.name}" for c in engine.COMMANDS)
+            self.chat_notice(f"Unknown command /{cmd.name}. Commands: {names}", "error")
+            return
+        handler(cmd.arg)
+
+    def _cmd_ask(self, arg: str) -> None:
+        word, _, question = arg.partition(" ")
+        target = engine.resolve_target(self.panel, word) if word else None
+        if target is None:
+            options = "|".join(t.value for t in engine.targets(self.panel))
+            self.chat_notice(f"Usage: /ask {options} [QUESTION]", "error")
+            return
+        if question.strip():
+            self.set_target(target)
+            self.ask(question, target)
+        else:
+            self.set_target(target)
+            label = next((t.label for t in engine.targets(self.panel) if t.value == target), target)
+            self.notify(f"Questions now go to: {label}", markup=False)
+
+    def _cmd_quote(self, arg: str) -> None:
+        if not arg:
+            self.chat_notice("Usage: /quote QUERY", "error")
+            return
+        if self.router is None:
+            self.chat_notice("No panel is loaded.", "error")
+            return
+        try:
+            hits: list[ScoredQuote] = self.router.search(arg, k=5)
+        except Exception as exc:
+            self.chat_notice(f"Search failed: {exc}", "error")
+            return
+        text = Text("Quotes matching ", style="bold")
+        text.append(safe(arg, one_line=True), style="bold italic")
+        if not hits:
+            text.append(": none.", style="bold")
+        for sq in hits:
+            name = self.panel.display_name(sq.quote.speaker) if self.panel else sq.quote.speaker
+            text.append("\n[" + safe(sq.quote.id, one_line=True) + "] ", style="bold")
+            text.append(safe(name, one_line=True) + ": ")
+            text.append("\u201c" + safe(sq.quote.text, one_line=True) + "\u201d")
+        self.chat_notice(text, "search")
+        self.last_quotes = hits
+        self.query_one(SourcesList).show(self.panel, hits, f"Search: {safe(arg, one_line=True)[:30]}")
+        self._save("search", "", text.plain, [sq.quote.id for sq in hits], {"query": arg})
+
+    def _cmd_source(self, arg: str) -> None:
+        if not arg:
+            self.chat_notice("Usage: /source ID (the id in square brackets after a quote)", "error")
+            return
+        self.open_source(arg.strip().strip("[]"))
+
+    def _cmd_export(self, arg: str) -> None:
+        self.export(arg or None)
+
+    def _cmd_clear(self, arg: str) -> None:
+        self.action_cancel()
+        self.conversation_id = None
+        self.history = []
+        self.last_quotes = []
+        self.query_one(ChatLog).remove_children()
+        self.query_one(SourcesList).show(self.panel, [])
+        self.notify("New conversation.", markup=False)
+
+    def _cmd_panel(self, arg: str) -> None:
+        if not arg:
+            names = ", ".join(safe(p.name, one_line=True) for p in self.installed_panels()) or "none"
+            self.chat_notice(f"Usage: /panel NAME (installed: {names})", "error")
+            return
+        if self.answering:
+            self.action_cancel()
+        if not self._load_panel(arg):
+            return
+        self.conversation_id = None
+        self.history = []
+        self.last_quotes = []
+        self.query_one(ChatLog).remove_children()
+        sidebar = self.query_one("#sidebar")
+        self.query_one(PanelistsPane).remove()
+        self.query_one(SuggestionsList).remove()
+        sidebar.mount(PanelistsPane(self.panel, self.target, id="panelists"))
+        sidebar.mount(SuggestionsList(self.panel, id="suggestions"))
+        self.query_one(SourcesList).show(self.panel, [])
+        self._refresh_header()
+        self._welcome()
+
+    def _cmd_help(self, arg: str) -> None:
+        self.action_help()
+
+    # ------------------------------------------------------------------------------------------ actions
+
+    def action_help(self) -> None:
+        from panelbot.tui.screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss()
+            return
+        keys = {b.id: b.key for _, b in self._bindings if b.id}
+        keys.update(self.config.tui.keys)
+        self.push_screen(HelpScreen(keys))
+
+    def open_source(self, quote_id: str) -> None:
+        if self.panel is None or self.panel.quote(quote_id) is None:
+            self.chat_notice(f"No quote with id {quote_id!r} in this panel.", "error")
+            return
+        from panelbot.tui.screens.context import ContextScreen
+
+        self.push_screen(ContextScreen(self.panel, quote_id))
+
+    def action_copy(self) -> None:
+        payload_fn = getattr(self.screen, "copy_payload", None)
+        payload = payload_fn() if callable(payload_fn) else None
+        if payload is None:
+            sources = self.query_one(SourcesList)
+            sq = sources.highlighted_quote() if sources.has_focus else None
+            if sq is not None:
+                payload = (sq.quote.text, f"quote {sq.quote.id}")
+        if payload is None:
+            answers = self.query_one(ChatLog).answers()
+            if answers:
+                payload = (answers[-1].text, "the last answer")
+        if payload is None:
+            self.notify("Nothing to copy yet.", markup=False)
+            return
+        self.copy_text(*payload)
+
+    def copy_text(self, text: str, what: str) -> None:
+        try:
+            self.copy_to_clipboard(text)
+        except Exception as exc:  # no terminal / clipboard: say so, don't crash
+            self.notify(f"Could not copy: {exc}", severity="warning", markup=False)
+            return
+        self.notify(f"Copied {what} (OSC 52).", markup=False)
+
+    def action_toggle_dark(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+
+    def action_export(self) -> None:
+        self.export(None)
+
+    def export(self, path: str | None) -> None:
+        from datetime import datetime, timezone
+
+        from panelbot.export import ExportMessage, conversation_markdown, default_export_name
+
+        store = self.store
+        if self.conversation_id is None or store is None or self.panel is None:
+            self.notify("Nothing to export yet: ask a question first.", markup=False)
+            return
+        panel = self.panel
+        summary = store.conversation(self.conversation_id)
+        title = summary.title if summary else "Conversation"
+        messages = [
+            ExportMessage(m.role, panel.display_name(m.speaker) if m.speaker else "", m.text, m.quote_ids)
+            for m in store.messages(self.conversation_id)
+        ]
+
+        def lookup(qid: str) -> tuple[str, str] | None:
+            q = panel.quote(qid)
+            return (panel.display_name(q.speaker), q.text) if q else None
+
+        text = conversation_markdown(title, panel.title, messages, quote_lookup=lookup)
+        now = datetime.now(timezone.utc)
+        target = Path(path).expanduser() if path else Path.cwd() / default_export_name(title, now)
+        self._write_export(target, text, overwrite=False)
+
+    def _write_export(self, target: Path, text: str, *, overwrite: bool) -> None:
+        from panelbot.export import write_export
+
+        try:
+            written = write_export(target, text, overwrite=overwrite)
+        except FileExistsError:
+            from panelbot.tui.screens.confirm import ConfirmScreen
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._write_export(target, text, overwrite=True)
+                else:
+                    self.notify("Export cancelled; the file was left as it was.", markup=False)
+
+            self.push_screen(ConfirmScreen(f"{target} exists. Overwrite it?"), answered)
+            return
+        except OSError as exc:
+            self.chat_notice(f"Export failed: {exc}", "error")
+            return
+        self.chat_notice(f"Exported the conversation to {written}", "info")
+
+    # ------------------------------------------------------------------------------------------ resume
+
+    def _resume_last(self) -> None:
+        store = self.store
+        cid = store.last_conversation_id() if store else None
+        if store is None or cid is None:
+            self.chat_notice("No earlier conversation to resume; starting a new one.", "info")
+            if self.panel is not None:
+                self._welcome()
+            return
+        summary = store.conversation(cid)
+        if (summary and self.panel is not None and summary.panel != self.panel.name
+                and not self._load_panel(summary.panel)):
+            return
+        if self.panel is None:
+            return
+        self.conversation_id = cid
+        chat = self.query_one(ChatLog)
+        chat.add_notice(plain(f"Resumed: {summary.title if summary else cid}"), "info")
+        for m in store.messages(cid):
+            if m.role == "user":
+                chat.add_user(m.text)
+                self.query_one(Prompt).remember(m.text)
+                self.history.append(Message("user", m.text))
+            elif m.role in ("assistant", "decline"):
+                quotes = [ScoredQuote(q, 0.0, "from history") for qid in m.quote_ids
+                          if (q := self.panel.quote(qid)) is not None]
+                label = None
+                if m.role == "decline":
+                    label = self.panel.host.name if self.panel.host else "The panel"
+                block = chat.add_answer(self.panel, m.speaker, quotes=quotes, label=label,
+                                        kind="decline" if m.role == "decline" else "answer")
+                block.finish(m.text, quotes, "(stopped)" if m.meta.get("cancelled") else "")
+                self.history.append(Message(m.speaker, m.text))
+                if quotes:
+                    self.last_quotes = quotes
+            else:
+                chat.add_notice(plain(m.text), "error" if m.role == "error" else "search")
+        self.query_one(SourcesList).show(self.panel, self.last_quotes)
+
+    async def on_unmount(self) -> None:
+        if self.backend is not None:
+            with contextlib.suppress(Exception):
+                await self.backend.aclose()
+        if self._store is not None:
+            self._store.close()

@@ -1,0 +1,60 @@
+"""The command palette: the slash commands, targets, panels and suggested questions, fuzzy-searchable."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.markup import escape
+
+from panelbot.tui.engine import targets
+from panelbot.tui.render import safe
+
+if TYPE_CHECKING:
+    from panelbot.tui.app import PanelbotApp
+
+
+class PanelbotCommands(Provider):
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        app: PanelbotApp = self.app  # type: ignore[assignment]
+        cmds: list[tuple[str, Callable[[], object], str]] = []
+        for t in targets(app.panel):
+            cmds.append((f"Ask: {t.label}", partial(app.set_target, t.value), f"/ask {t.value}"))
+        cmds += [
+            ("Export conversation", app.action_export, "/export: save as Markdown"),
+            ("Clear conversation", partial(app.run_command_line, "/clear"), "/clear: start afresh"),
+            ("Help", app.action_help, "/help: keys and commands"),
+            ("Copy answer", app.action_copy, "copy the last answer (OSC 52)"),
+            ("Toggle side panes", app.action_toggle_sidebar, "panelists, suggestions and sources"),
+            ("Toggle light / dark theme", app.action_toggle_dark, "switch between light and dark"),
+        ]
+        for info in app.installed_panels():
+            name = safe(info.name, one_line=True)
+            cmds.append((f"Panel: {name}", partial(app.run_command_line, f"/panel {info.name}"),
+                         safe(info.title, one_line=True)))
+        if app.panel is not None:
+            for q in app.panel.questions:
+                text = safe(q.text, one_line=True)
+                cmds.append((f"Ask: {text}", partial(app.ask, text), "suggested question"))
+        return cmds
+
+    async def discover(self) -> Hits:
+        for name, callback, help_text in self._commands():
+            if name.startswith("Ask: ") and len(name) > 20:
+                continue  # suggested questions appear when searching
+            yield DiscoveryHit(Content(name), callback, text=name, help=escape(help_text))
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, callback, help_text in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                # Not matcher.highlight(): it parses its argument as markup, and names are untrusted.
+                _, offsets = matcher.fuzzy_search.match(query, name)
+                prompt = Content(name)
+                for offset in offsets:
+                    prompt = prompt.stylize("reverse", offset, offset + 1)
+                yield Hit(score, prompt, callback, text=name, help=escape(help_text))

@@ -1,0 +1,48 @@
+"""A quote in context: the host's question and the panelist's whole answer, the quote highlighted."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from panelbot.panel import Panel
+from panelbot.tui.render import highlight_quote, plain, safe, speaker_colour
+
+
+class ContextScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q", "dismiss", "Close")]
+
+    def __init__(self, panel: Panel, quote_id: str) -> None:
+        super().__init__()
+        self.panel = panel
+        self.quote_id = quote_id
+
+    def compose(self) -> ComposeResult:
+        question, turn, quote = self.panel.context(self.quote_id)
+        with VerticalScroll(id="context-body") as body:
+            body.border_title = Content(f"Source {safe(self.quote_id, one_line=True)}")
+            body.border_subtitle = "Esc to close"
+            if quote is None:
+                yield Static(plain(f"No quote with id {self.quote_id}"))
+                return
+            host = self.panel.host.name if self.panel.host else "Host"
+            if question is not None:
+                q = Text(safe(host, one_line=True) + ": ", style="bold")
+                q.append(safe(question.text))
+                yield Static(q, classes="context-question")
+            colour = speaker_colour(self.panel, quote.speaker)
+            yield Static(Text(safe(self.panel.display_name(quote.speaker), one_line=True), style=f"bold {colour}"))
+            if turn is not None:
+                yield Static(highlight_quote(turn.text, quote.text), classes="context-turn")
+            else:
+                yield Static(highlight_quote(quote.text, quote.text), classes="context-turn")
+
+    def copy_payload(self) -> tuple[str, str] | None:
+        """What the copy key copies while this screen is open: the quote."""
+        quote = self.panel.quote(self.quote_id)
+        return (quote.text, f"quote {quote.id}") if quote else None

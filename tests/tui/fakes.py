@@ -1,0 +1,94 @@
+"""Stand-ins for tests: a keyword router over any panel, and backends that stream slowly or fail."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from panelbot.backends.base import AnswerEvent, AnswerRequest, BackendError, SpeakerDone, TextDelta
+from panelbot.panel import Panel
+from panelbot.results import RouteResult, ScoredQuote
+from panelbot.text import words
+
+STOP = {"the", "a", "an", "how", "do", "you", "what", "is", "are", "with", "to", "of", "and", "make"}
+
+
+class KeywordRouter:
+    """Scores quotes by shared words. Enough to drive the UI before (or without) the real router."""
+
+    def __init__(self, panel: Panel, settings: object = None) -> None:
+        self.panel = panel
+
+    def search(self, query: str, k: int = 5) -> list[ScoredQuote]:
+        q = set(words(query)) - STOP
+        scored = []
+        for quote in self.panel.quotes:
+            shared = q & set(words(quote.text))
+            if shared:
+                scored.append(ScoredQuote(quote, 20.0 * len(shared), "matched: " + ", ".join(sorted(shared))))
+        scored.sort(key=lambda sq: -sq.score)
+        return scored[:k]
+
+    def route(self, question: str, target: str = "auto") -> RouteResult:
+        hits = self.search(question, k=10)
+        if target not in ("auto", "both"):
+            hits = [h for h in hits if h.quote.speaker == target] or [
+                ScoredQuote(q, 10.0, "asked directly") for q in self.panel.quotes_by(target)[:1]
+            ]
+        if not hits:
+            return RouteResult(question, [], True, [], "out of scope",
+                               suggestions=list(self.panel.topics))
+        speakers: list[str] = []
+        for h in hits:
+            if h.quote.speaker not in speakers:
+                speakers.append(h.quote.speaker)
+        if target == "auto":
+            speakers = speakers[:1]
+        if target == "both":
+            speakers = list(self.panel.panelists)
+            for sp in speakers:
+                if not any(h.quote.speaker == sp for h in hits):
+                    hits.append(ScoredQuote(self.panel.quotes_by(sp)[0], 5.0, "asked directly"))
+        quotes = [h for h in hits if h.quote.speaker in speakers][:3]
+        return RouteResult(question, speakers, False, quotes, "keyword match")
+
+
+class SlowBackend:
+    """Streams a few tokens then waits until released (for testing Esc)."""
+
+    name = "slow"
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.started = asyncio.Event()
+
+    @property
+    def label(self) -> str:
+        return "test-model-7b"
+
+    async def answer(self, request: AnswerRequest) -> AsyncIterator[AnswerEvent]:
+        speaker = request.route.speakers[0]
+        for token in ("Memory ", "is ", "the [bold]game[/bold] "):
+            yield TextDelta(speaker, token)
+        self.started.set()
+        await self.release.wait()
+        yield TextDelta(speaker, "done.")
+        yield SpeakerDone(speaker, "Memory is the [bold]game[/bold] done.", request.route.quotes_for(speaker))
+
+    async def aclose(self) -> None:
+        return None
+
+
+class DownBackend:
+    name = "down"
+
+    @property
+    def label(self) -> str:
+        return "down-model"
+
+    async def answer(self, request: AnswerRequest) -> AsyncIterator[AnswerEvent]:
+        raise BackendError("http://127.0.0.1:9/v1: connection refused [/]")
+        yield  # pragma: no cover
+
+    async def aclose(self) -> None:
+        return None
