@@ -404,7 +404,7 @@ class ChatClient:
     def _transport_error(self, exc: httpx.HTTPError, *, started: bool, url: str | None = None) -> LLMError:
         s = self.settings
         text = str(exc)
-        low = text.lower()
+        low = " ".join(str(e) for e in _chain(exc)).lower()
         if isinstance(exc, httpx.ConnectTimeout):
             return self._fail(f"could not connect within {s.connect_timeout:g} s (connect timeout)",
                               "timeout", url)
@@ -421,7 +421,7 @@ class ChatClient:
                                       "temporary failure in name resolution", "no address associated",
                                       "getaddrinfo failed", "name resolution")):
                 return self._fail(f"unknown host {host!r} (the name does not resolve)", "dns", url)
-            if "refused" in low or "errno 111" in low:
+            if "refused" in low or any(isinstance(e, ConnectionRefusedError) for e in _chain(exc)):
                 return self._fail("connection refused: is the server running on that port?",
                                   "refused", url)
             return self._fail(f"could not connect: {text or type(exc).__name__}", "connect", url)
@@ -432,6 +432,16 @@ class ChatClient:
             return self._fail(f"the server closed the connection: {text or type(exc).__name__}",
                               "protocol", url)
         return self._fail(f"{type(exc).__name__}: {text}", "http", url)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """The exception and its causes (anyio hides 'connection refused' a few levels down)."""
+    out: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and len(out) < 10:
+        out.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return out
 
 
 def _error_message(obj: Any) -> str:

@@ -21,6 +21,7 @@ _BRACKET_RE = re.compile(r"\[([^\[\]\n]{1,80})\](?!\()")
 _TOKEN_SPLIT_RE = re.compile(r"[,;\s]+")
 # Sentence punctuation written before the citations ("claim. [a-1] Next") moves after them.
 _CITE_AFTER_STOP_RE = re.compile(r"([.!?])((?:[ \t]*\[[^\[\]\n]{1,80}\](?!\())+)")
+_LIST_MARKER_RE = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*\u2022])\s+")
 _QUOTED_RE = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d")
 
 
@@ -44,10 +45,11 @@ def cited_ids(text: str) -> list[str]:
 
 
 def sentences_of(text: str) -> list[str]:
-    """Sentences with their citations attached (a citation-only fragment joins the sentence before)."""
-    text = _CITE_AFTER_STOP_RE.sub(lambda m: f"{m.group(2)}{m.group(1)}", text)
+    """Sentences with their citations attached, one line or list item at a time (list markers dropped;
+    a citation-only fragment joins the sentence before)."""
     out: list[str] = []
     for line in text.splitlines():
+        line = _CITE_AFTER_STOP_RE.sub(lambda m: f"{m.group(2)}{m.group(1)}", _LIST_MARKER_RE.sub("", line))
         for sent in split_sentences(line):
             if out and not _BRACKET_RE.sub("", sent).strip(" .!?;:,-*"):
                 out[-1] = f"{out[-1]} {sent}"

@@ -1,0 +1,280 @@
+"""A scripted OpenAI-compatible HTTP server on 127.0.0.1 for fault tests (a real socket, not a mock).
+
+The behaviour is chosen by the URL: base URL ``http://127.0.0.1:PORT/b/<behaviour>/v1``. Every request is
+recorded (path, headers, JSON body). Loops are bounded and stop when the server stops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULT_ANSWER = "I said the KV cache grows with context [dan-1]. It is \"a memory problem\" [dan-1]."
+
+
+@dataclass
+class Seen:
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class FakeState:
+    answer: str = DEFAULT_ANSWER
+    retry_after: str = "0"
+    redirect_to: str = ""
+    requests: list[Seen] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    disconnected: threading.Event = field(default_factory=threading.Event)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+def _chunk(content: str | None = None, finish: str | None = None, choices: bool = True) -> dict:
+    if not choices:
+        return {"id": "x", "object": "chat.completion.chunk", "choices": []}
+    delta = {} if content is None else {"content": content}
+    return {"id": "x", "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+def tokens(text: str) -> list[str]:
+    """Split text into word-ish pieces that join back to it exactly."""
+    out, cur = [], ""
+    for ch in text:
+        cur += ch
+        if ch == " ":
+            out.append(cur)
+            cur = ""
+    if cur:
+        out.append(cur)
+    return out
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: FakeHTTPServer
+    protocol_version = "HTTP/1.0"  # the body ends when the connection closes: truncation is real
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        return
+
+    @property
+    def st(self) -> FakeState:
+        return self.server.state
+
+    def _behaviour(self) -> str:
+        parts = self.path.split("/")
+        return parts[2] if len(parts) > 2 and parts[1] == "b" else "ok"
+
+    def _record(self) -> Any:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw
+        self.st.requests.append(Seen(self.path, dict(self.headers.items()), body))
+        return body
+
+    def _send(self, status: int, body: bytes | str, ctype: str = "application/json",
+              headers: dict[str, str] | None = None) -> None:
+        data = body.encode() if isinstance(body, str) else body
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(obj), headers=headers)
+
+    def _sse_start(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+
+    def _event(self, obj: Any) -> bool:
+        """Write one event; False when the client has gone."""
+        data = obj if isinstance(obj, str) else json.dumps(obj)
+        try:
+            self.wfile.write(f"data: {data}\n\n".encode())
+            self.wfile.flush()
+            return True
+        except (BrokenPipeError, ConnectionResetError):
+            self.st.disconnected.set()
+            return False
+
+    def _stream_answer(self, text: str, *, done: bool = True) -> None:
+        self._sse_start()
+        for piece in tokens(text):
+            if not self._event(_chunk(piece)):
+                return
+        if done:
+            self._event(_chunk(finish="stop"))
+            self._event("[DONE]")
+
+    def _completion(self, text: str) -> dict:
+        return {"id": "x", "object": "chat.completion", "model": "fake",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                             "finish_reason": "stop"}]}
+
+    def do_GET(self) -> None:
+        self._record()
+        if self.path.endswith("/models"):
+            self._json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+        else:
+            self._json(404, {"error": {"message": "not found"}})
+
+    def do_POST(self) -> None:  # noqa: C901 - one branch per scripted behaviour
+        body = self._record()
+        b = self._behaviour()
+        n = self.st.counts[b] = self.st.counts.get(b, 0) + 1
+        stream = isinstance(body, dict) and body.get("stream")
+        answer = self.st.answer
+        if b == "ok":
+            if stream:
+                self._stream_answer(answer)
+            else:
+                self._json(200, self._completion(answer))
+        elif b == "json-only":  # ignores stream: true
+            self._json(200, self._completion(answer))
+        elif b == "no-stream-400":
+            if stream:
+                self._json(400, {"error": {"message": "stream is not supported by this server"}})
+            else:
+                self._json(200, self._completion(answer))
+        elif b == "stall-headers":
+            self.st.stop.wait(30)
+        elif b == "stall-mid":
+            self._sse_start()
+            self._event(_chunk("I said "))
+            self.st.stop.wait(30)
+        elif b == "slow":
+            self._sse_start()
+            for i in range(600):
+                if self.st.stop.is_set() or not self._event(_chunk(f"w{i} ")):
+                    return
+                self.st.stop.wait(0.05)
+        elif b == "endless":
+            self._sse_start()
+            for _ in range(200_000):
+                if self.st.stop.is_set() or not self._event(_chunk("more ")):
+                    return
+        elif b in ("429", "503", "500"):
+            self._json(int(b), {"error": {"message": f"status {b}"}},
+                       headers={"Retry-After": self.st.retry_after} if b != "500" else None)
+        elif b in ("429-once", "503-once"):
+            if n == 1:
+                self._json(int(b[:3]), {"error": {"message": "busy"}},
+                           headers={"Retry-After": self.st.retry_after})
+            else:
+                self._stream_answer(answer)
+        elif b in ("401", "403"):
+            auth = self.headers.get("authorization", "")
+            self._json(int(b), {"error": {"message": f"Incorrect API key provided: {auth}"}})
+        elif b == "404":
+            model = body.get("model") if isinstance(body, dict) else None
+            self._json(404, {"error": {"message": f"The model `{model}` does not exist"}})
+        elif b == "html":
+            self._send(200, "<html><body>Welcome to nginx!</body></html>", "text/html")
+        elif b == "malformed":
+            self._sse_start()
+            self._event(_chunk("Hello "))
+            self._event("{not json at all")
+            self._event("[DONE]")
+        elif b == "truncated":
+            self._stream_answer("I said the KV cache ", done=False)
+        elif b == "cut-mid-event":
+            self._sse_start()
+            self._event(_chunk("Hello "))
+            self.wfile.write(b'data: {"choices": [{"delta": {"cont')
+        elif b == "empty-choices":
+            if stream:
+                self._sse_start()
+                self._event(_chunk(choices=False))
+                self._event("[DONE]")
+            else:
+                self._json(200, {"id": "x", "object": "chat.completion", "choices": []})
+        elif b == "error-event":
+            self._sse_start()
+            self._event({"error": {"message": "model overloaded"}})
+        elif b == "redirect":
+            self._send(307, "", headers={"Location": self.st.redirect_to})
+        elif b == "crlf":  # CRLF line endings, comments, a multi-chunk event
+            self._sse_start()
+            self.wfile.write(b": keep-alive\r\n\r\n")
+            for piece in tokens(answer):
+                self.wfile.write(f"data: {json.dumps(_chunk(piece))}\r\n\r\n".encode())
+                self.wfile.flush()
+            self.wfile.write(b"data: [DONE]\r\n\r\n")
+        else:
+            self._json(500, {"error": {"message": f"unknown behaviour {b}"}})
+
+
+class FakeHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.state = FakeState()
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self.server_address[1]
+
+    def url(self, behaviour: str = "ok") -> str:
+        return f"http://127.0.0.1:{self.port}/b/{behaviour}/v1"
+
+    def reset(self) -> None:
+        stop = self.state.stop
+        stop.set()
+        self.state = FakeState()
+
+    def start(self) -> FakeHTTPServer:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self.state.stop.set()
+        self.shutdown()
+        self.server_close()
+
+
+def refused_port() -> int:
+    """A loopback port that was just free: connecting to it is refused."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def unanswering_port():
+    """A loopback port whose accept queue is full, so a new connection never completes (connect timeout)."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(0)
+    port = srv.getsockname()[1]
+    fillers = []
+    try:
+        for _ in range(4):
+            c = socket.socket()
+            c.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                c.connect(("127.0.0.1", port))
+            fillers.append(c)
+        yield port
+    finally:
+        for c in fillers:
+            c.close()
+        srv.close()

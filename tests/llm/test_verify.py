@@ -1,0 +1,92 @@
+"""Citation verification: ids from the speaker's own retrieved quotes, quotation marks checked, uncited
+sentences marked, grounded only with >= 1 valid and no invalid citation."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from panelbot.backends.base import Citation
+from panelbot.llm.verify import cited_ids, sentences_of, verify_answer
+from panelbot.panel import Panel
+
+from .conftest import make_panel
+
+PANEL: Panel = make_panel()
+DAN = PANEL.quotes_by("dan")
+
+
+def check(text: str):
+    return verify_answer(text, DAN, "Dan")
+
+
+def test_valid_citations_ground_the_answer() -> None:
+    v = check("Long agents are a memory problem [dan-1]. We fuse kernels [dan-2].")
+    assert v.citations == [Citation("dan-1", True), Citation("dan-2", True)]
+    assert v.grounded and v.unsupported_sentences == [] and v.problems == []
+
+
+def test_invented_id_is_invalid_and_ungrounds() -> None:
+    v = check("Memory matters [dan-1]. Also I invented this [dan-99].")
+    assert Citation("dan-99", False) in v.citations and not v.grounded
+    assert "[dan-99] is not one of Dan's sources" in v.problems[0]
+
+
+def test_another_speakers_quote_is_invalid() -> None:
+    v = check("Rewards must be verifiable [olive-1].")
+    assert v.citations == [Citation("olive-1", False)] and not v.grounded
+
+
+def test_no_citation_at_all_is_not_grounded_and_marked() -> None:
+    v = check("Memory is the problem. Kernels help.")
+    assert not v.grounded and v.citations == []
+    assert v.unsupported_sentences == ["Memory is the problem.", "Kernels help."]
+
+
+def test_uncited_sentence_marked_but_answer_still_grounded() -> None:
+    v = check("Memory is the problem [dan-1]. Honestly I love this stuff.")
+    assert v.grounded and v.unsupported_sentences == ["Honestly I love this stuff."]
+
+
+def test_quotation_must_appear_in_the_cited_quote() -> None:
+    ok = check('I called it "a memory problem more than a compute problem" [dan-1].')
+    assert ok.grounded
+    curly = check("I said \u201cthe KV cache grows with context\u201d [dan-1].")
+    assert curly.grounded
+    bad = check('I called it "a solved problem" [dan-1].')
+    assert bad.citations == [Citation("dan-1", False)] and not bad.grounded
+    assert "does not appear in [dan-1]" in bad.problems[0]
+    wrong_source = check('I said "we fuse attention kernels" [dan-1].')
+    assert not wrong_source.grounded
+
+
+def test_citation_after_the_full_stop_belongs_to_that_sentence() -> None:
+    assert sentences_of("Memory first. [dan-1] Kernels next. [dan-2]") == [
+        "Memory first [dan-1].", "Kernels next [dan-2]."]
+    assert check("Memory first. [dan-1] Kernels next. [dan-2]").unsupported_sentences == []
+
+
+def test_citation_forms() -> None:
+    assert cited_ids("a [dan-1, dan-2] b [DAN-1][dan-2] [link](http://x) [1]") == [
+        "dan-1", "dan-2", "DAN-1", "dan-2", "1"]
+    v = check("Memory [DAN-1]. Numbers [1].")
+    assert v.citations == [Citation("dan-1", True), Citation("1", False)]
+
+
+def test_bullet_lines_are_separate_sentences() -> None:
+    v = check("- memory bound [dan-1]\n- kernels fused\n2. [dan-2] \"We fuse attention kernels\"")
+    assert v.unsupported_sentences == ["kernels fused"] and v.grounded
+
+
+ids = st.sampled_from(["dan-1", "dan-2", "olive-1", "dan-99", "x"])
+prose = st.text(st.characters(blacklist_characters="[]\"\u201c\u201d", blacklist_categories=("Cs",)),
+                max_size=40)
+
+
+@given(st.lists(st.tuples(prose, st.lists(ids, max_size=2)), max_size=6))
+def test_grounded_iff_some_valid_and_none_invalid(parts: list[tuple[str, list[str]]]) -> None:
+    text = " ".join(p + "".join(f" [{i}]" for i in cs) + "." for p, cs in parts)
+    v = check(text)
+    used = {i for _, cs in parts for i in cs}
+    assert {c.id for c in v.citations} == used
+    assert v.grounded == (bool(used) and used <= {"dan-1", "dan-2"})
