@@ -1,0 +1,406 @@
+"""Question -> who answers, which quotes, with scores and a short reason.
+
+Retrieval is BM25 over fielded quote documents (the quote's words, its curated keywords and topics, and the host
+question it answers), with three additions that plain BM25 lacks:
+
+* the panel's own vocabulary (``vocabulary:`` in panel.yaml) maps variants to one term ("reinforcement
+  learning" -> "rl", "KB cache" -> "kv cache") in quotes and questions alike;
+* typo tolerance: a query word that is not a panel word is matched to panel words within one or two edits
+  (same first letter, four letters or more, so "jam" never becomes "am");
+* adjacent-word pairs are terms too, so "sparse attention" outranks "sparse" and "attention" apart.
+
+Scope (answer or abstain) is decided separately from the match scores, which on a small bank always find
+*something*: the question must carry evidence that it is about the panel's subject -- words of the panel's
+own vocabulary (curated keywords and topics count fully, words that merely occur in a quote less, generic
+English words little) or a panelist addressed by name.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Levenshtein
+
+from panelbot.config import RetrievalSettings
+from panelbot.lexicon import common_words, stem, stopwords
+from panelbot.panel import Panel, Quote
+from panelbot.results import RouteResult, ScoredQuote
+from panelbot.text import fold, words
+
+# field weights: the quote's own words, its curated keywords/topics, the host question it answers
+W_TEXT, W_KEYWORDS, W_QUESTION = 1.0, 1.6, 0.7
+K1, B = 1.2, 0.6
+BIGRAM_BOOST = 1.5
+
+BOTH_WORDS = re.compile(
+    r"\b(?:both(?: of you)?|each of you|you two|all of you|everyone on the panel|the whole panel|"
+    r"ask both|both panelists|either of you)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class _Term:
+    token: str
+    weight: float  # 1.0 exact; < 1 for a typo match
+    source: str  # the query word it came from
+
+
+class _Normalizer:
+    """Applies the panel's vocabulary (variant phrase -> canonical phrase) and tokenises to stemmed terms."""
+
+    def __init__(self, vocabulary: dict[str, tuple[str, ...]]) -> None:
+        pairs: list[tuple[str, str]] = []
+        for canonical, variants in vocabulary.items():
+            canon = " ".join(words(canonical))
+            for v in variants:
+                vv = " ".join(words(v))
+                if vv and vv != canon:
+                    pairs.append((vv, canon))
+        pairs.sort(key=lambda p: -len(p[0]))
+        self._pairs = pairs
+        if pairs:
+            alts = "|".join(re.escape(v) for v, _ in pairs)
+            self._re: re.Pattern[str] | None = re.compile(rf"(?<![\w.'])(?:{alts})(?![\w'])")
+            self._map = dict(pairs)
+        else:
+            self._re = None
+            self._map = {}
+        self.canonical_terms = {
+            t for canon in vocabulary for t in self.unigrams(" ".join(words(canon)))
+        }
+
+    def normalise(self, text: str) -> str:
+        s = " ".join(words(text))
+        if self._re is not None:
+            s = self._re.sub(lambda m: self._map[m.group(0)], s)
+        return s
+
+    @staticmethod
+    def unigrams(normalised: str) -> list[str]:
+        sw = stopwords()
+        return [stem(w) for w in normalised.split() if w not in sw and len(w) > 1]
+
+    def terms(self, text: str) -> list[str]:
+        """Stemmed content words plus adjacent pairs ("kv_cach")."""
+        uni = self.unigrams(self.normalise(text))
+        return uni + [f"{a}_{b}" for a, b in zip(uni, uni[1:])]
+
+
+class QuoteIndex:
+    """An inverted index over the quote bank (BM25F-style field weights)."""
+
+    def __init__(self, panel: Panel, normalizer: _Normalizer) -> None:
+        self.panel = panel
+        self.norm = normalizer
+        self.quotes: list[Quote] = panel.quotes
+        postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        lengths: list[float] = []
+        qtext = {q.id: q.text for q in panel.questions}
+        for i, q in enumerate(self.quotes):
+            tf: Counter[str] = Counter()
+            for t in normalizer.terms(q.text):
+                tf[t] += W_TEXT
+            for kw in (*q.keywords, *q.topics):
+                for t in normalizer.terms(kw):
+                    tf[t] += W_KEYWORDS
+            if q.question and q.question in qtext:
+                for t in normalizer.terms(qtext[q.question]):
+                    tf[t] += W_QUESTION
+            lengths.append(sum(tf.values()))
+            for t, w in tf.items():
+                postings[t].append((i, w))
+        self.postings = dict(postings)
+        self.n = len(self.quotes)
+        self.avg_len = (sum(lengths) / self.n) if self.n else 1.0
+        self.lengths = lengths
+        self.idf = {
+            t: math.log(1 + (self.n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in self.postings.items()
+        }
+        vocab = [t for t in self.postings if "_" not in t]
+        self.vocab_by_initial: dict[str, list[str]] = defaultdict(list)
+        for t in vocab:
+            self.vocab_by_initial[t[0]].append(t)
+
+    def fuzzy(self, token: str, typo_ratio: float) -> list[tuple[str, float]]:
+        """Panel terms within a typo of ``token`` (same first letter, 4+ letters)."""
+        if len(token) < 4 or not token.isalpha():
+            return []
+        cands = self.vocab_by_initial.get(token[0], [])
+        if not cands:
+            return []
+        max_edits = 1 if len(token) <= 6 else 2
+        hits = process.extract(
+            token, cands, scorer=Levenshtein.distance, score_cutoff=max_edits, limit=3
+        )
+        out = []
+        for cand, dist, _ in hits:
+            if len(cand) < 4 or abs(len(cand) - len(token)) > max_edits:
+                continue
+            ratio = fuzz.ratio(token, cand)
+            if dist <= 1 or ratio >= typo_ratio:
+                out.append((cand, 0.8 if dist == 1 else 0.65))
+        return out
+
+    def score(self, terms: list[_Term], allowed: set[str] | None = None) -> dict[int, float]:
+        """BM25 scores of quotes (indices) for weighted terms; optionally only some speakers'."""
+        scores: dict[int, float] = defaultdict(float)
+        for term in terms:
+            plist = self.postings.get(term.token)
+            if not plist:
+                continue
+            idf = self.idf[term.token] * term.weight * (BIGRAM_BOOST if "_" in term.token else 1.0)
+            for i, tf in plist:
+                if allowed is not None and self.quotes[i].speaker not in allowed:
+                    continue
+                denom = tf + K1 * (1 - B + B * self.lengths[i] / self.avg_len)
+                scores[i] += idf * tf * (K1 + 1) / denom
+        return scores
+
+    def max_score(self, terms: list[_Term]) -> float:
+        """An upper bound for normalising scores to 0-100: every term matched well."""
+        total = 0.0
+        for term in terms:
+            if term.token in self.idf:
+                boost = BIGRAM_BOOST if "_" in term.token else 1.0
+                total += self.idf[term.token] * term.weight * boost * 1.6
+        return total
+
+
+class Router:
+    """Routes questions to panelists and retrieves their quotes. Build once per panel; queries are cheap."""
+
+    def __init__(self, panel: Panel, settings: RetrievalSettings | None = None) -> None:
+        self.panel = panel
+        self.settings = settings or RetrievalSettings()
+        self.norm = _Normalizer(panel.vocabulary)
+        self.index = QuoteIndex(panel, self.norm)
+        self._common = frozenset(stem(w) for w in common_words())
+        # curated subject vocabulary: persona keywords/covers, quote keywords/topics, panel topics, vocabulary
+        curated: set[str] = set(self.norm.canonical_terms)
+        for p in panel.panelists.values():
+            for kw in (*p.keywords, *p.covers):
+                curated.update(self.norm.unigrams(self.norm.normalise(kw)))
+        for q in panel.quotes:
+            for kw in (*q.keywords, *q.topics):
+                curated.update(self.norm.unigrams(self.norm.normalise(kw)))
+        for t in panel.topics:
+            curated.update(self.norm.unigrams(self.norm.normalise(t)))
+        self.curated = frozenset(curated)
+        # per-speaker expertise terms
+        self.expertise: dict[str, frozenset[str]] = {}
+        for pid, p in panel.panelists.items():
+            terms: set[str] = set()
+            for kw in (*p.keywords, *p.covers):
+                terms.update(self.norm.terms(kw))
+            self.expertise[pid] = frozenset(terms)
+        self._name_res = {
+            pid: re.compile(
+                rf"(?:@{re.escape(pid)}\b|(?<![\w@]){re.escape(fold(p.name))}(?![\w'])"
+                rf"|(?<![\w@]){re.escape(pid)}(?![\w']))",
+                re.IGNORECASE,
+            )
+            for pid, p in panel.panelists.items()
+        }
+
+    # ------------------------------------------------------------------------------------------- parts
+
+    def addressed(self, question: str) -> tuple[list[str], bool]:
+        """Panelists named in the question (in order of mention), and whether it asks for both/all."""
+        folded = fold(question)
+        hits: list[tuple[int, str]] = []
+        for pid, rx in self._name_res.items():
+            m = rx.search(folded)
+            if m and self._is_address(folded, m):
+                hits.append((m.start(), pid))
+        hits.sort()
+        return [pid for _, pid in hits], bool(BOTH_WORDS.search(question))
+
+    @staticmethod
+    def _is_address(folded: str, m: re.Match[str]) -> bool:
+        """'Olive, ...', '@olive', 'ask Olive', 'what does Olive think' -- not 'olive oil'."""
+        if m.group(0).startswith("@"):
+            return True
+        after = folded[m.end() : m.end() + 12]
+        if re.match(r"\s+(?:oil|oils|tree|trees|green|garden|branch|pizza|tapenade)\b", after):
+            return False
+        return True
+
+    def query_terms(self, question: str) -> tuple[list[_Term], list[str], list[str]]:
+        """Terms with typo expansion; also the content words matched and unmatched (for scope)."""
+        normalised = self.norm.normalise(question)
+        uni = self.norm.unigrams(normalised)
+        names = {fold(p.name) for p in self.panel.panelists.values()} | set(self.panel.panelists)
+        uni = [u for u in uni if u not in names]
+        terms: list[_Term] = []
+        matched: list[str] = []
+        unmatched: list[str] = []
+        resolved: list[list[str]] = []
+        for u in uni:
+            if u in self.index.postings:
+                terms.append(_Term(u, 1.0, u))
+                matched.append(u)
+                resolved.append([u])
+                continue
+            fz = self.index.fuzzy(u, self.settings.typo_ratio) if u not in self._common else []
+            if fz:
+                for cand, w in fz:
+                    terms.append(_Term(cand, w, u))
+                matched.append(fz[0][0])
+                resolved.append([c for c, _ in fz])
+            else:
+                unmatched.append(u)
+                resolved.append([u])
+        for a, b in zip(resolved, resolved[1:]):
+            for x in a:
+                for y in b:
+                    bg = f"{x}_{y}"
+                    if bg in self.index.postings:
+                        terms.append(_Term(bg, 1.0, bg))
+        return terms, matched, unmatched
+
+    def scope(self, matched: list[str], unmatched: list[str], addressed: list[str]) -> float:
+        """Evidence that the question is about the panel's subject (see module doc)."""
+        evidence = 0.0
+        for t in set(matched):
+            if t in self.curated:
+                evidence += 0.5 if t in self._common else 1.0
+            elif t in self._common:
+                evidence += 0.2
+            else:
+                evidence += 0.6
+        if addressed:
+            evidence += 0.6
+        total = len(set(matched)) + len(set(unmatched))
+        if total and evidence < 2 * self.settings.scope_floor:
+            # many words the panel never used dilute weak evidence
+            coverage = len(set(matched)) / total
+            evidence *= 0.5 + 0.5 * coverage
+        return evidence
+
+    # ------------------------------------------------------------------------------------------- API
+
+    def search(self, query: str, k: int = 5, speakers: set[str] | None = None) -> list[ScoredQuote]:
+        """The k best quotes for a query: no routing, no abstention."""
+        terms, _, _ = self.query_terms(query)
+        return self._top(terms, k, speakers)
+
+    def _top(self, terms: list[_Term], k: int, speakers: set[str] | None) -> list[ScoredQuote]:
+        scores = self.index.score(terms, speakers)
+        if not scores:
+            return []
+        top = self.index.max_score(terms) or 1.0
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        out = []
+        for i, s in ranked:
+            q = self.index.quotes[i]
+            out.append(ScoredQuote(q, min(100.0, 100.0 * s / top), self._why(q, terms)))
+        return out
+
+    def _why(self, q: Quote, terms: list[_Term]) -> str:
+        qterms = set(self.norm.terms(q.text))
+        kw = set()
+        for k in (*q.keywords, *q.topics):
+            kw.update(self.norm.terms(k))
+        hit_text = sorted({t.source.replace("_", " ") for t in terms if t.token in qterms})
+        hit_kw = sorted({t.source.replace("_", " ") for t in terms if t.token in kw and t.token not in qterms})
+        parts = []
+        if hit_text:
+            parts.append("words: " + ", ".join(hit_text[:5]))
+        if hit_kw:
+            parts.append("topics: " + ", ".join(hit_kw[:4]))
+        hq = self.panel.question(q.question)
+        if hq:
+            parts.append(f"answers {hq.id}")
+        return "; ".join(parts) or "closest available"
+
+    def route(self, question: str, target: str = "auto") -> RouteResult:
+        """Decide who answers and with which quotes; abstain when the panel never touched the subject."""
+        question = question.strip()
+        ids = list(self.panel.panelists)
+        k = self.settings.top_k
+        terms, matched, unmatched = self.query_terms(question)
+        addressed, both = self.addressed(question)
+        target = (target or "auto").lower()
+        if target not in ("auto", "both") and target not in ids:
+            raise ValueError(f"unknown target {target!r}")
+        evidence = self.scope(matched, unmatched, addressed)
+        in_scope = evidence >= self.settings.scope_floor and bool(terms)
+        if not in_scope:
+            return RouteResult(
+                question=question,
+                speakers=[],
+                abstained=True,
+                quotes=[],
+                reason="off-topic: the question shares nothing with what the panel discussed"
+                if not matched
+                else "off-topic: too little of the question is about what the panel discussed",
+                addressed=addressed,
+                suggestions=self.suggestions(),
+                scope=evidence,
+            )
+        # per-speaker retrieval
+        per: dict[str, list[ScoredQuote]] = {
+            pid: self._top(terms, max(k, 3), {pid}) for pid in ids
+        }
+        strength = {pid: self._strength(pid, per[pid], terms) for pid in ids}
+        ranked = sorted(ids, key=lambda p: -strength[p])
+        if target == "both" or (target == "auto" and (both or len(addressed) > 1)):
+            speakers = [p for p in ranked if per[p]] if not addressed or both else addressed
+            reason = "asked of both panelists" if target == "both" or both else "addressed by name"
+        elif target != "auto":
+            speakers, reason = [target], f"asked of {self.panel.display_name(target)} (target)"
+        elif addressed:
+            speakers = addressed[:1]
+            reason = f"addressed to {self.panel.display_name(addressed[0])} by name"
+        else:
+            first = ranked[0]
+            speakers = [first]
+            reason = f"{self.panel.display_name(first)}'s subject and best-matching quotes"
+            if len(ranked) > 1:
+                second = ranked[1]
+                s1 = per[first][0].score if per[first] else 0.0
+                s2 = per[second][0].score if per[second] else 0.0
+                if s1 > 0 and s2 >= self.settings.both_ratio * s1 and self._both_spoke(per, first, second):
+                    speakers.append(second)
+                    reason = "both panelists spoke to this"
+        speakers = [p for p in speakers if per.get(p)]
+        if not speakers:
+            return RouteResult(question, [], True, [], "no quote matches the question",
+                               addressed, self.suggestions(), evidence)
+        if len(speakers) == 1:
+            quotes = per[speakers[0]][:k]
+        else:
+            each = max(1, math.ceil(k / len(speakers)))
+            quotes = [sq for p in speakers for sq in per[p][:each]]
+            quotes.sort(key=lambda sq: -sq.score)
+        floor = self.settings.min_quote_score
+        kept = [sq for sq in quotes if sq.score >= floor] or quotes[:1]
+        return RouteResult(question, speakers, False, kept, reason, addressed, [], evidence)
+
+    def _strength(self, pid: str, quotes: list[ScoredQuote], terms: list[_Term]) -> float:
+        """How well a panelist fits: their best quotes plus their stated expertise."""
+        if not quotes:
+            return 0.0
+        s = quotes[0].score + 0.3 * (quotes[1].score if len(quotes) > 1 else 0.0)
+        exp = self.expertise.get(pid, frozenset())
+        bonus = sum(5.0 * t.weight for t in terms if t.token in exp)
+        return s + min(bonus, 20.0)
+
+    def _both_spoke(self, per: dict[str, list[ScoredQuote]], a: str, b: str) -> bool:
+        """Both speakers' best quotes answer the same host question, or both are strong matches."""
+        qa = per[a][0].quote.question
+        qb = per[b][0].quote.question
+        return (qa is not None and qa == qb) or per[b][0].score >= 35.0
+
+    def suggestions(self, n: int = 3) -> list[str]:
+        """Topics and a few of the host's questions to offer when abstaining."""
+        topics = list(self.panel.topics[:6])
+        qs = [q.text for q in self.panel.questions if q.answered_by]
+        step = max(1, len(qs) // n) if qs else 1
+        picks = qs[2::step][:n] if len(qs) > 2 else qs[:n]
+        return topics + picks
