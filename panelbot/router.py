@@ -43,6 +43,13 @@ BOTH_WORDS = re.compile(
 )
 
 
+_NUMBER_WORDS = {
+    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+    "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "fourteen": "14", "hundred": "100",
+    "thousand": "1000", "million": "1m",
+}
+
+
 @dataclass(frozen=True)
 class _Term:
     token: str
@@ -55,10 +62,14 @@ class _Normalizer:
 
     def __init__(self, vocabulary: dict[str, tuple[str, ...]]) -> None:
         pairs: list[tuple[str, str]] = []
+
+        def norm_words(t: str) -> str:
+            return " ".join(_NUMBER_WORDS.get(w, w) for w in words(t))
+
         for canonical, variants in vocabulary.items():
-            canon = " ".join(words(canonical))
+            canon = norm_words(canonical)
             for v in variants:
-                vv = " ".join(words(v))
+                vv = norm_words(v)
                 if vv and vv != canon:
                     pairs.append((vv, canon))
         pairs.sort(key=lambda p: -len(p[0]))
@@ -74,8 +85,11 @@ class _Normalizer:
             t for canon in vocabulary for t in self.unigrams(" ".join(words(canon)))
         }
 
-    def normalise(self, text: str) -> str:
-        s = " ".join(words(text))
+    def normalise(self, text: str, fix: dict[str, str] | None = None) -> str:
+        toks = [_NUMBER_WORDS.get(w, w) for w in words(text)]
+        if fix:
+            toks = [fix.get(w, w) for w in toks]
+        s = " ".join(toks)
         if self._re is not None:
             s = self._re.sub(lambda m: self._map[m.group(0)], s)
         return s
@@ -198,6 +212,21 @@ class Router:
             for kw in (*p.keywords, *p.covers):
                 terms.update(self.norm.terms(kw))
             self.expertise[pid] = frozenset(terms)
+        # every word the panel uses, for correcting typos before vocabulary mapping
+        lexicon: Counter[str] = Counter()
+        texts: list[str] = [q.text for q in panel.quotes] + [q.text for q in panel.questions]
+        texts += [k for q in panel.quotes for k in (*q.keywords, *q.topics)]
+        texts += [k for p in panel.panelists.values() for k in (*p.keywords, *p.covers)]
+        texts += [f"{c} {' '.join(v)}" for c, v in panel.vocabulary.items()] + list(panel.topics)
+        for t in texts:
+            lexicon.update(w for w in words(t) if len(w) >= 4 and w.isalpha())
+        self.lexicon = lexicon
+        self._lex_by_initial: dict[str, list[str]] = defaultdict(list)
+        for w in lexicon:
+            self._lex_by_initial[w[0]].append(w)
+        self._name_stems = {stem(fold(p.name)) for p in panel.panelists.values()} | {
+            stem(pid) for pid in panel.panelists
+        }
         self._name_res = {
             pid: re.compile(
                 rf"(?:@{re.escape(pid)}\b|(?<![\w@]){re.escape(fold(p.name))}(?![\w'])"
@@ -230,12 +259,31 @@ class Router:
             return False
         return True
 
+    def corrections(self, question: str) -> dict[str, str]:
+        """Misspelt words -> the panel word they most likely mean ("reinforcment" -> "reinforcement").
+
+        Only words the panel never uses and that are not ordinary English are corrected, within one edit
+        (two for words of 7+ letters), keeping the first letter."""
+        sw, common = stopwords(), common_words()
+        fixes: dict[str, str] = {}
+        for w in set(words(question)):
+            if len(w) < 4 or not w.isalpha() or w in self.lexicon or w in sw or w in common:
+                continue
+            cands = self._lex_by_initial.get(w[0])
+            if not cands:
+                continue
+            max_edits = 1 if len(w) <= 6 else 2
+            hits = process.extract(w, cands, scorer=Levenshtein.distance, score_cutoff=max_edits,
+                                   limit=5)
+            if hits:
+                best = min(hits, key=lambda h: (h[1], -self.lexicon[h[0]], h[0]))
+                fixes[w] = best[0]
+        return fixes
+
     def query_terms(self, question: str) -> tuple[list[_Term], list[str], list[str]]:
         """Terms with typo expansion; also the content words matched and unmatched (for scope)."""
-        normalised = self.norm.normalise(question)
-        uni = self.norm.unigrams(normalised)
-        names = {fold(p.name) for p in self.panel.panelists.values()} | set(self.panel.panelists)
-        uni = [u for u in uni if u not in names]
+        normalised = self.norm.normalise(question, self.corrections(question))
+        uni = [u for u in self.norm.unigrams(normalised) if u not in self._name_stems]
         terms: list[_Term] = []
         matched: list[str] = []
         unmatched: list[str] = []
@@ -328,7 +376,7 @@ class Router:
         target = (target or "auto").lower()
         if target not in ("auto", "both") and target not in ids:
             raise ValueError(f"unknown target {target!r}")
-        evidence = self.scope(matched, unmatched, addressed)
+        evidence = self.scope(matched, unmatched, addressed or (ids if both else []))
         in_scope = evidence >= self.settings.scope_floor and bool(terms)
         if not in_scope:
             return RouteResult(
@@ -395,7 +443,9 @@ class Router:
         """Both speakers' best quotes answer the same host question, or both are strong matches."""
         qa = per[a][0].quote.question
         qb = per[b][0].quote.question
-        return (qa is not None and qa == qb) or per[b][0].score >= 35.0
+        return (qa is not None and qa == qb) or (
+            per[b][0].score >= 0.9 * per[a][0].score and per[b][0].score >= 40.0
+        )
 
     def suggestions(self, n: int = 3) -> list[str]:
         """Topics and a few of the host's questions to offer when abstaining."""
