@@ -463,12 +463,14 @@ class PanelbotApp(App[int]):
         self.conversation_id = None
         self.history = []
         self.last_quotes = []
-        self.query_one(ChatLog).remove_children()
+        self.call_later(self._rebuild_for_panel)
+
+    async def _rebuild_for_panel(self) -> None:
+        await self.query_one(ChatLog).remove_children()
         sidebar = self.query_one("#sidebar")
-        self.query_one(PanelistsPane).remove()
-        self.query_one(SuggestionsList).remove()
-        sidebar.mount(PanelistsPane(self.panel, self.target, id="panelists"))
-        sidebar.mount(SuggestionsList(self.panel, id="suggestions"))
+        await sidebar.remove_children()
+        await sidebar.mount_all([PanelistsPane(self.panel, self.target, id="panelists"),
+                                 SuggestionsList(self.panel, id="suggestions")])
         self.query_one(SourcesList).show(self.panel, [])
         self._refresh_header()
         self._welcome()

@@ -36,3 +36,31 @@ def make_app() -> Callable[..., Any]:
         return PanelbotApp(config, kwargs.pop("panel_name", panel), kwargs.pop("resume", False), **kwargs)
 
     return factory
+
+
+async def type_and_send(pilot: Any, text: str) -> None:
+    """Put text in the input and press the send key (Enter), then let the answer finish."""
+    from panelbot.tui.widgets.prompt import Prompt
+
+    prompt = pilot.app.query_one(Prompt)
+    prompt.focus()
+    prompt.load_text(text)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def settle(pilot: Any) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def chat_text(app: Any) -> str:
+    """Everything rendered in the chat log, as plain text."""
+    from panelbot.tui.widgets.chat import ChatLog
+
+    parts = []
+    for child in app.query_one(ChatLog).children:
+        visual = child.render()
+        parts.append(getattr(visual, "plain", str(visual)))
+    return "\n".join(parts)

@@ -1,0 +1,243 @@
+"""Pilot tests: every key binding, remapping through config, input history, Esc cancelling an answer."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from panelbot.config import Config, TuiSettings
+from panelbot.store import ConversationStore
+from panelbot.tui.widgets.chat import AnswerBlock
+from panelbot.tui.widgets.prompt import Prompt
+from panelbot.tui.widgets.sources import SourcesList
+
+from .conftest import chat_text, settle, type_and_send
+from .fakes import DownBackend, SlowBackend
+
+pytestmark = pytest.mark.asyncio
+
+
+def config_with_keys(**keys: str) -> Config:
+    cfg = Config(panel="tiny")
+    return replace(cfg, tui=TuiSettings(keys={**cfg.tui.keys, **keys}))
+
+
+async def test_newline_key_does_not_send(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        prompt = app.query_one(Prompt)
+        prompt.focus()
+        await pilot.press("a", "ctrl+j", "b")
+        assert prompt.text == "a\nb"
+        assert not app.query(AnswerBlock)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "You  a\nb" in chat_text(app)
+        assert prompt.text == ""
+
+
+async def test_input_history_up_down(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "how do you make kernels fast")
+        await type_and_send(pilot, "how do you train agents")
+        prompt = app.query_one(Prompt)
+        await pilot.press("d", "r", "a", "f", "t")
+        await pilot.press("up")
+        assert prompt.text == "how do you train agents"
+        await pilot.press("up")
+        assert prompt.text == "how do you make kernels fast"
+        await pilot.press("up")
+        assert prompt.text == "how do you make kernels fast"
+        await pilot.press("down")
+        assert prompt.text == "how do you train agents"
+        await pilot.press("down")
+        assert prompt.text == "draft"
+
+
+async def test_escape_cancels_a_streaming_answer(make_app, isolated_env: Path) -> None:
+    backend = SlowBackend()
+    app = make_app(backend=backend)
+    async with app.run_test(size=(130, 36)) as pilot:
+        assert "test-model-7b" in str(app.query_one("#header").render())
+        prompt = app.query_one(Prompt)
+        prompt.load_text("how do you make kernels fast")
+        await pilot.press("enter")
+        await backend.started.wait()
+        await pilot.pause()
+        assert app.answering
+        (block,) = app.query(AnswerBlock)
+        assert block.text == "Memory is the [bold]game[/bold] "
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not app.answering
+        assert block.text == "Memory is the [bold]game[/bold] "  # what came is kept
+        assert block.status == "(stopped)"
+        assert prompt.text == "how do you make kernels fast"  # the question is back
+    store = ConversationStore(isolated_env / "history.sqlite3")
+    msgs = store.messages(store.last_conversation_id())
+    assert [m.role for m in msgs] == ["user", "assistant"]
+    assert msgs[1].meta == {"cancelled": True}
+
+
+async def test_streamed_answer_gets_final_full_update(make_app) -> None:
+    backend = SlowBackend()
+    app = make_app(backend=backend)
+    async with app.run_test(size=(130, 36)) as pilot:
+        app.query_one(Prompt).load_text("how do you make kernels fast")
+        await pilot.press("enter")
+        await backend.started.wait()
+        backend.release.set()
+        await settle(pilot)
+        (block,) = app.query(AnswerBlock)
+        assert block.text == "Memory is the [bold]game[/bold] done."
+        assert block.status == ""
+        assert "Memory is the [bold]game[/bold] done." in chat_text(app)
+
+
+async def test_backend_down_is_a_message(make_app) -> None:
+    app = make_app(backend=DownBackend())
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "how do you make kernels fast")
+        text = chat_text(app)
+        assert "The answer failed: http://127.0.0.1:9/v1: connection refused [/]" in text
+        assert app.is_running
+
+
+async def test_help_key(make_app) -> None:
+    from panelbot.tui.screens.help import HelpScreen
+
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_quit_key(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_remapped_keys(make_app, tmp_path: Path) -> None:
+    from panelbot.tui.screens.help import HelpScreen
+
+    app = make_app(config=config_with_keys(help="f2", quit="ctrl+x", export="ctrl+s", newline="ctrl+n"))
+    async with app.run_test(size=(130, 36)) as pilot:
+        prompt = app.query_one(Prompt)
+        await pilot.press("a", "ctrl+n", "b")
+        assert prompt.text == "a\nb"
+        prompt.clear()
+        await pilot.press("f1")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await type_and_send(pilot, "how do you make kernels fast")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert list(tmp_path.glob("panelbot-*.md"))
+        await pilot.press("ctrl+x")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_copy_answer_source_and_context(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await pilot.press("ctrl+y")
+        await type_and_send(pilot, "how do you make kernels fast")
+        await pilot.press("ctrl+y")
+        assert app.clipboard == app.query(AnswerBlock).last().text
+        sources = app.query_one(SourcesList)
+        sources.focus()
+        await pilot.press("ctrl+y")
+        assert app.clipboard == sources.quotes[0].quote.text
+        await type_and_send(pilot, "/source olive-002")
+        await pilot.press("ctrl+y")
+        assert app.clipboard == "The reward has to come from real environments, not from a judge model."
+
+
+async def test_copy_without_a_terminal_does_not_crash(make_app, monkeypatch) -> None:
+    app = make_app()
+
+    def broken(text: str) -> None:
+        raise OSError("no clipboard here")
+
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "how do you make kernels fast")
+        monkeypatch.setattr(app, "copy_to_clipboard", broken)
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert app.is_running
+        assert any("Could not copy" in str(n.message) for n in app._notifications)
+
+
+async def test_toggle_side_panes_wide_and_narrow(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        sidebar, sources, main = app.query_one("#sidebar"), app.query_one("#sources"), app.query_one("#main")
+        assert sidebar.display and sources.display and main.display
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert not sidebar.display and not sources.display and main.display
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert sidebar.display and sources.display
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        sidebar, sources, main = app.query_one("#sidebar"), app.query_one("#sources"), app.query_one("#main")
+        assert not sidebar.display and not sources.display and main.display
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert sidebar.display and sources.display and not main.display
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert main.display and app.query_one(Prompt).has_focus
+
+
+async def test_command_palette(make_app) -> None:
+    from textual.command import CommandPalette
+
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"Ask: Olive")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.target == "olive"
+        assert app.query_one("#target-olive").value is True
+
+
+async def test_command_palette_runs_commands(make_app, tmp_path: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "how do you make kernels fast")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Export conversation")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert list(tmp_path.glob("panelbot-*.md"))
+        dark = app.current_theme.dark
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Toggle light")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.current_theme.dark is not dark
