@@ -1,0 +1,83 @@
+"""Shared fixtures for the core tests: an isolated environment and a subprocess CLI runner.
+
+Kept generic on purpose; tests/tui and tests/llm have their own conftest files that override these names.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+SHIPPED_PANEL = REPO / "persona_data" / "minimax-m3"
+
+# Variables that would let the developer's own setup leak into a test run.
+_LEAKY_ENV = (
+    "PANELBOT_PANELS", "PANELBOT_BACKEND", "PANELBOT_BASE_URL", "PANELBOT_MODEL", "PANELBOT_API_KEY",
+    "OPENAI_API_KEY", "OPENAI_BASE_URL", "PANELBOT_DEBUG_SPEAKERS",
+)
+
+
+@pytest.fixture
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Point panelbot's data dir and user config at tmp paths; returns the environment for subprocesses."""
+    data = tmp_path / "data"
+    monkeypatch.setenv("PANELBOT_DATA_DIR", str(data))
+    monkeypatch.setenv("PANELBOT_CONFIG", str(tmp_path / "no-user-config.yaml"))
+    for var in _LEAKY_ENV:
+        monkeypatch.delenv(var, raising=False)
+    env = dict(os.environ)
+    env["PYTHONIOENCODING"] = "utf-8"
+    return env
+
+
+@pytest.fixture
+def run_cli(isolated_env: dict[str, str], tmp_path: Path) -> Callable[..., subprocess.CompletedProcess]:
+    """Run ``python -m panelbot ARGS`` in a subprocess (cwd: a fresh tmp dir unless given)."""
+    work = tmp_path / "cwd"
+    work.mkdir(exist_ok=True)
+
+    def run(*args: str, stdin: str | None = None, cwd: Path | None = None,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "panelbot", *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            cwd=str(cwd or work),
+            env={**isolated_env, **(env or {})},
+            timeout=120,
+        )
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def shipped_captions() -> str:
+    return (SHIPPED_PANEL / "captions.txt").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    return TESTS / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def shipped_panel():
+    from panelbot.panel import load_panel
+
+    return load_panel(SHIPPED_PANEL)
+
+
+@pytest.fixture(scope="session")
+def router(shipped_panel):
+    from panelbot.router import Router
+
+    return Router(shipped_panel)
