@@ -55,7 +55,7 @@ def test_shipped_speaker_ids_are_lowercase_names_host_or_unknown(shipped) -> Non
 
 def test_shipped_turns_alternate_no_two_neighbours_by_same_known_speaker(shipped) -> None:
     _, turns, _ = shipped
-    for a, b in zip(turns, turns[1:]):
+    for a, b in zip(turns, turns[1:], strict=False):
         assert not (a.speaker == b.speaker and a.speaker != UNKNOWN), (a.text[:60], b.text[:60])
 
 
