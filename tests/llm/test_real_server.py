@@ -1,0 +1,115 @@
+"""Against a real OpenAI-compatible server (llama-cpp-python + Gemma 3 270M; see .ci/llm_server.sh).
+
+Runs only when PANELBOT_TEST_LLM_URL is set. Deterministic (temperature 0, fixed seed). The 270M model writes
+poor answers and cites badly, so these tests assert the protocol and the verification, never the prose.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from panelbot.backends.base import AnswerRequest, SpeakerDone, TextDelta
+from panelbot.backends.openai_compat import OpenAICompatBackend
+from panelbot.llm.client import ChatClient, LLMError
+from panelbot.llm.prompt import build_messages
+from panelbot.llm.verify import verify_answer
+from panelbot.panel import Quote
+
+from .conftest import config_for, make_panel, make_route, run, settings
+
+URL = os.environ.get("PANELBOT_TEST_LLM_URL", "")
+pytestmark = [pytest.mark.llm_server,
+              pytest.mark.skipif(not URL, reason="PANELBOT_TEST_LLM_URL not set (see .ci/llm_server.sh)")]
+
+PANEL = make_panel()
+DAN = PANEL.quotes_by("dan")
+QUESTIONS = ["Why are long-running agents hard to serve?", "What do you do about GPU memory?"]
+
+
+def real(**kw):
+    base = dict(model="", api_key="", read_timeout=120.0, total_timeout=300.0, max_tokens=96,
+                temperature=0.0, seed=7)
+    base.update(kw)
+    return settings(URL, **base)
+
+
+def pieces(question: str, **kw) -> list[str]:
+    async def go() -> list[str]:
+        client = ChatClient(real(**kw))
+        try:
+            return [p async for p in client.stream(build_messages(PANEL, "dan", DAN, question))]
+        finally:
+            await client.aclose()
+
+    return run(go())
+
+
+def test_streams_and_is_deterministic() -> None:
+    first = pieces(QUESTIONS[0])
+    assert len(first) > 1 and "".join(first).strip()
+    assert pieces(QUESTIONS[0]) == first  # temperature 0 + seed: the same tokens again
+
+
+def test_non_streamed_request_gives_the_same_answer() -> None:
+    assert "".join(pieces(QUESTIONS[0], stream=False)) == "".join(pieces(QUESTIONS[0]))
+
+
+def test_max_tokens_caps_the_answer_without_error() -> None:
+    short = "".join(pieces(QUESTIONS[0], max_tokens=4))
+    assert short.strip() and len(short) < len("".join(pieces(QUESTIONS[0])))
+
+
+def test_wrong_path_is_a_clear_404() -> None:
+    with pytest.raises(LLMError) as info:
+        run(ChatClient(settings(URL.removesuffix("/v1") + "/nope", model="x", api_key="")).complete(
+            [{"role": "user", "content": "hi"}]))
+    assert info.value.kind == "not-found" and "HTTP 404" in str(info.value)
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_backend_verifies_the_real_answer(question: str) -> None:
+    async def go() -> list:
+        backend = OpenAICompatBackend(config_for(URL, **{**real().__dict__, "base_url": URL}), PANEL)
+        try:
+            return [e async for e in backend.answer(AnswerRequest(question, PANEL, make_route(PANEL)))]
+        finally:
+            await backend.aclose()
+
+    events = run(go())
+    done = events[-1]
+    assert isinstance(done, SpeakerDone) and done.error is None
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)).strip() == done.text
+    allowed = {q.id for q in DAN}
+    for c in done.citations:
+        if c.id.lower() not in allowed:
+            assert not c.valid, f"invented id {c.id} passed verification"
+    assert done.grounded == (any(c.valid for c in done.citations)
+                             and all(c.valid for c in done.citations))
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_verifier_catches_ids_the_model_was_not_given(question: str) -> None:
+    """Give the model sources under fresh ids, then check its real answer against the *original* ids:
+    every id it cites is one the verifier must reject (and it must never call the answer grounded)."""
+    renamed = [Quote(f"src-{i}", "dan", q.text) for i, q in enumerate(DAN, 1)]
+    text = "".join(p for p in pieces_for(renamed, question))
+    v = verify_answer(text, DAN, "Dan")
+    assert v.grounded is False
+    assert all(not c.valid for c in v.citations)
+    # ... and against the sources it was really given, anything but a src-N id is still rejected.
+    given = {q.id for q in renamed}
+    w = verify_answer(text, renamed, "Dan")
+    assert all(not c.valid for c in w.citations if c.id.lower() not in given)
+
+
+def pieces_for(sources: list[Quote], question: str) -> list[str]:
+    async def go() -> list[str]:
+        client = ChatClient(real())
+        try:
+            return [p async for p in client.stream(build_messages(PANEL, "dan", sources, question))]
+        finally:
+            await client.aclose()
+
+    return run(go())
