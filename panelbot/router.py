@@ -5,7 +5,8 @@ question it answers), with three additions that plain BM25 lacks:
 
 * the panel's own vocabulary (``vocabulary:`` in panel.yaml) maps variants to one term ("reinforcement
   learning" -> "rl", "KB cache" -> "kv cache") in quotes and questions alike;
-* typo tolerance: a query word that is not a panel word is matched to panel words within one or two edits
+* typo tolerance: a query word that is not a panel word is matched to panel words within one or two edits (a swap of
+  neighbouring letters counts as one)
   (same first letter, four letters or more, so "jam" never becomes "am");
 * adjacent-word pairs are terms too, so "sparse attention" outranks "sparse" and "attention" apart.
 
@@ -19,11 +20,12 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from panelbot.config import RetrievalSettings
 from panelbot.lexicon import common_words, stem, stopwords
@@ -35,6 +37,7 @@ from panelbot.text import fold, words
 W_TEXT, W_KEYWORDS, W_QUESTION = 1.0, 1.6, 0.7
 K1, B = 1.2, 0.6
 BIGRAM_BOOST = 1.5
+RERANK = 60  # candidates whose own text is checked for the question's word pairs
 
 BOTH_WORDS = re.compile(
     r"\b(?:both(?: of you)?|each of you|you two|all of you|everyone on the panel|the whole panel|"
@@ -101,44 +104,72 @@ class _Normalizer:
 
     def terms(self, text: str) -> list[str]:
         """Stemmed content words plus adjacent pairs ("kv_cach")."""
-        uni = self.unigrams(self.normalise(text))
-        return uni + [f"{a}_{b}" for a, b in zip(uni, uni[1:])]
+        return self.terms_of_words(words(text))
+
+    def terms_of_words(self, toks: list[str], *, pairs: bool = True) -> list[str]:
+        s = " ".join(_NUMBER_WORDS.get(w, w) for w in toks)
+        if self._re is not None:
+            s = self._re.sub(lambda m: self._map[m.group(0)], s)
+        uni = self.unigrams(s)
+        return uni + [f"{a}_{b}" for a, b in zip(uni, uni[1:])] if pairs else uni
 
 
 class QuoteIndex:
-    """An inverted index over the quote bank (BM25F-style field weights)."""
+    """An inverted index over the quote bank (BM25F-style field weights).
+
+    Postings are kept as compact arrays (quote indices and weighted term frequencies) so that a bank of
+    100,000 quotes stays within a few hundred MB.
+    """
 
     def __init__(self, panel: Panel, normalizer: _Normalizer) -> None:
         self.panel = panel
         self.norm = normalizer
         self.quotes: list[Quote] = panel.quotes
-        postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        docs: dict[str, list[int]] = defaultdict(list)
+        tfs: dict[str, list[float]] = defaultdict(list)
         lengths: list[float] = []
-        qtext = {q.id: q.text for q in panel.questions}
+        self.lexicon: Counter[str] = Counter()  # surface words, for typo correction
+        self.keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
+        qterms = {q.id: normalizer.terms(q.text) for q in panel.questions}
+        kw_cache: dict[str, list[str]] = {}
         for i, q in enumerate(self.quotes):
-            tf: Counter[str] = Counter()
-            for t in normalizer.terms(q.text):
-                tf[t] += W_TEXT
+            surface = words(q.text)
+            self.lexicon.update(surface)
+            tf: Counter[str] = Counter(normalizer.terms_of_words(surface, pairs=False))
             for kw in (*q.keywords, *q.topics):
-                for t in normalizer.terms(kw):
+                kt = kw_cache.get(kw)
+                if kt is None:
+                    kt = kw_cache[kw] = normalizer.terms(kw)
+                    self.lexicon.update(words(kw))
+                    self.keyword_terms.update(t for t in kt if "_" not in t)
+                for t in kt:
                     tf[t] += W_KEYWORDS
-            if q.question and q.question in qtext:
-                for t in normalizer.terms(qtext[q.question]):
+            if q.question in qterms:
+                for t in qterms[q.question]:
                     tf[t] += W_QUESTION
             lengths.append(sum(tf.values()))
             for t, w in tf.items():
-                postings[t].append((i, w))
-        self.postings = dict(postings)
+                docs[t].append(i)
+                tfs[t].append(w)
+        self.postings: dict[str, tuple[array, array]] = {
+            t: (array("i", docs[t]), array("f", tfs[t])) for t in docs
+        }
+        del docs, tfs
         self.n = len(self.quotes)
         self.avg_len = (sum(lengths) / self.n) if self.n else 1.0
-        self.lengths = lengths
+        self.norm_len = array("f", (K1 * (1 - B + B * ln / self.avg_len) for ln in lengths))
         self.idf = {
-            t: math.log(1 + (self.n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in self.postings.items()
+            t: math.log(1 + (self.n - len(p[0]) + 0.5) / (len(p[0]) + 0.5))
+            for t, p in self.postings.items()
         }
-        vocab = [t for t in self.postings if "_" not in t]
         self.vocab_by_initial: dict[str, list[str]] = defaultdict(list)
-        for t in vocab:
-            self.vocab_by_initial[t[0]].append(t)
+        for t in self.postings:
+            if "_" not in t:
+                self.vocab_by_initial[t[0]].append(t)
+        self.speaker_of = [q.speaker for q in self.quotes]
+        for w in [w for w in self.lexicon if len(w) < 4 or not w.isalpha()]:
+            del self.lexicon[w]
+        self._pairs_cache: dict[int, frozenset[str]] = {}
 
     def fuzzy(self, token: str, typo_ratio: float) -> list[tuple[str, float]]:
         """Panel terms within a typo of ``token`` (same first letter, 4+ letters)."""
@@ -149,7 +180,7 @@ class QuoteIndex:
             return []
         max_edits = 1 if len(token) <= 6 else 2
         hits = process.extract(
-            token, cands, scorer=Levenshtein.distance, score_cutoff=max_edits, limit=3
+            token, cands, scorer=OSA.distance, score_cutoff=max_edits, limit=3
         )
         out = []
         for cand, dist, _ in hits:
@@ -161,27 +192,59 @@ class QuoteIndex:
         return out
 
     def score(self, terms: list[_Term], allowed: set[str] | None = None) -> dict[int, float]:
-        """BM25 scores of quotes (indices) for weighted terms; optionally only some speakers'."""
+        """BM25 scores of quotes (indices) for weighted terms; optionally only some speakers'.
+
+        Word pairs are indexed from keywords, topics and host questions; pairs in a quote's own text are
+        checked only for the best candidates (cheap, and keeps a 100k-quote index small)."""
         scores: dict[int, float] = defaultdict(float)
+        norm_len, speaker_of = self.norm_len, self.speaker_of
+        pairs: list[_Term] = []
         for term in terms:
+            if "_" in term.token:
+                pairs.append(term)
             plist = self.postings.get(term.token)
             if not plist:
                 continue
             idf = self.idf[term.token] * term.weight * (BIGRAM_BOOST if "_" in term.token else 1.0)
-            for i, tf in plist:
-                if allowed is not None and self.quotes[i].speaker not in allowed:
+            scale = idf * (K1 + 1)
+            for i, tf in zip(*plist):
+                if allowed is not None and speaker_of[i] not in allowed:
                     continue
-                denom = tf + K1 * (1 - B + B * self.lengths[i] / self.avg_len)
-                scores[i] += idf * tf * (K1 + 1) / denom
+                scores[i] += scale * tf / (tf + norm_len[i])
+        if pairs and scores:
+            best = sorted(scores, key=scores.__getitem__, reverse=True)[:RERANK]
+            for i in best:
+                text_pairs = self._text_pairs(i)
+                for term in pairs:
+                    if term.token in text_pairs:
+                        idf = self.pair_idf(term.token) * term.weight * BIGRAM_BOOST
+                        scores[i] += idf * (K1 + 1) * W_TEXT / (W_TEXT + norm_len[i])
         return scores
+
+    def _text_pairs(self, i: int) -> frozenset[str]:
+        cached = self._pairs_cache.get(i)
+        if cached is None:
+            terms = self.norm.terms(self.quotes[i].text)
+            cached = frozenset(t for t in terms if "_" in t)
+            if len(self._pairs_cache) > 4096:
+                self._pairs_cache.clear()
+            self._pairs_cache[i] = cached
+        return cached
+
+    def pair_idf(self, token: str) -> float:
+        if token in self.idf:
+            return self.idf[token]
+        a, _, b = token.partition("_")
+        return (self.idf.get(a, 0.0) + self.idf.get(b, 0.0)) / 2
 
     def max_score(self, terms: list[_Term]) -> float:
         """An upper bound for normalising scores to 0-100: every term matched well."""
         total = 0.0
         for term in terms:
-            if term.token in self.idf:
-                boost = BIGRAM_BOOST if "_" in term.token else 1.0
-                total += self.idf[term.token] * term.weight * boost * 1.6
+            if "_" in term.token:
+                total += self.pair_idf(term.token) * term.weight * BIGRAM_BOOST * 1.6
+            elif term.token in self.idf:
+                total += self.idf[term.token] * term.weight * 1.6
         return total
 
 
@@ -199,9 +262,7 @@ class Router:
         for p in panel.panelists.values():
             for kw in (*p.keywords, *p.covers):
                 curated.update(self.norm.unigrams(self.norm.normalise(kw)))
-        for q in panel.quotes:
-            for kw in (*q.keywords, *q.topics):
-                curated.update(self.norm.unigrams(self.norm.normalise(kw)))
+        curated.update(self.index.keyword_terms)
         for t in panel.topics:
             curated.update(self.norm.unigrams(self.norm.normalise(t)))
         self.curated = frozenset(curated)
@@ -213,9 +274,8 @@ class Router:
                 terms.update(self.norm.terms(kw))
             self.expertise[pid] = frozenset(terms)
         # every word the panel uses, for correcting typos before vocabulary mapping
-        lexicon: Counter[str] = Counter()
-        texts: list[str] = [q.text for q in panel.quotes] + [q.text for q in panel.questions]
-        texts += [k for q in panel.quotes for k in (*q.keywords, *q.topics)]
+        lexicon: Counter[str] = Counter(self.index.lexicon)
+        texts: list[str] = [q.text for q in panel.questions]
         texts += [k for p in panel.panelists.values() for k in (*p.keywords, *p.covers)]
         texts += [f"{c} {' '.join(v)}" for c, v in panel.vocabulary.items()] + list(panel.topics)
         for t in texts:
@@ -273,7 +333,7 @@ class Router:
             if not cands:
                 continue
             max_edits = 1 if len(w) <= 6 else 2
-            hits = process.extract(w, cands, scorer=Levenshtein.distance, score_cutoff=max_edits,
+            hits = process.extract(w, cands, scorer=OSA.distance, score_cutoff=max_edits,
                                    limit=5)
             if hits:
                 best = min(hits, key=lambda h: (h[1], -self.lexicon[h[0]], h[0]))
@@ -306,8 +366,8 @@ class Router:
         for a, b in zip(resolved, resolved[1:]):
             for x in a:
                 for y in b:
-                    bg = f"{x}_{y}"
-                    if bg in self.index.postings:
+                    if x in self.index.postings and y in self.index.postings:
+                        bg = f"{x}_{y}"
                         terms.append(_Term(bg, 1.0, bg))
         return terms, matched, unmatched
 
@@ -443,9 +503,7 @@ class Router:
         """Both speakers' best quotes answer the same host question, or both are strong matches."""
         qa = per[a][0].quote.question
         qb = per[b][0].quote.question
-        return (qa is not None and qa == qb) or (
-            per[b][0].score >= 0.9 * per[a][0].score and per[b][0].score >= 40.0
-        )
+        return qa is not None and qa == qb
 
     def suggestions(self, n: int = 3) -> list[str]:
         """Topics and a few of the host's questions to offer when abstaining."""

@@ -38,6 +38,8 @@ _WORD_RE = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 
 def fold(text: str) -> str:
     """Lowercase, strip accents, unify quotes and dashes."""
+    if text.isascii():
+        return text.lower()
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
