@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
@@ -171,13 +172,15 @@ class PanelbotApp(App[int]):
             self._welcome()
         self.query_one(Prompt).focus()
 
-    def _header_text(self) -> Text:
-        text = Text(" ")
-        text.append(safe(self.panel.title, one_line=True) if self.panel else "panelbot: no panel", style="bold")
+    def _header_text(self) -> Table:
+        """Panel title (cut with an ellipsis when narrow) on the left, the answer mode on the right."""
+        grid = Table.grid(expand=True, padding=(0, 1))
+        grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        grid.add_column(justify="right", no_wrap=True)
+        title = safe(self.panel.title, one_line=True) if self.panel else "panelbot: no panel"
         mode = self.backend.label if self.backend else "offline quotes"
-        text.append("   \u00b7   ", style="dim")
-        text.append(safe(mode, one_line=True), style="italic")
-        return text
+        grid.add_row(Text(title, style="bold"), Text(safe(mode, one_line=True), style="italic"))
+        return grid
 
     def _refresh_header(self) -> None:
         self.query_one("#header", Static).update(self._header_text())
@@ -185,9 +188,10 @@ class PanelbotApp(App[int]):
     def _welcome(self) -> None:
         assert self.panel is not None
         names = " and ".join(safe(p.name, one_line=True) for p in self.panel.panelists.values())
-        text = Text(f"Ask {names} anything about the talk. ", style="")
-        text.append("Answers are their own words, with quote ids; pick a source to read it in context.",
-                    style="dim")
+        text = Text()
+        text.append(f"Ask {names} anything about the talk.\n", style="bold")
+        text.append("Answers are their own words, with quote ids. Pick a source to read it in context; "
+                    "F1 for keys and commands.")
         self.chat_notice(text, "welcome")
 
     # ------------------------------------------------------------------------------------------ layout

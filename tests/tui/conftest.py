@@ -64,3 +64,14 @@ def chat_text(app: Any) -> str:
         visual = child.render()
         parts.append(getattr(visual, "plain", str(visual)))
     return "\n".join(parts)
+
+
+def header_text(app: Any, width: int = 200) -> str:
+    """The header as plain text, rendered at the given width."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
+    console.print(app.query_one("#header").content)
+    return console.export_text()

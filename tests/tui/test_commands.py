@@ -11,7 +11,7 @@ from panelbot.tui.widgets.chat import AnswerBlock
 from panelbot.tui.widgets.panelists import PanelistsPane
 from panelbot.tui.widgets.sources import SourcesList
 
-from .conftest import chat_text, settle, type_and_send
+from .conftest import chat_text, header_text, settle, type_and_send
 
 pytestmark = pytest.mark.asyncio
 
@@ -179,7 +179,7 @@ async def test_panel_switch_and_missing_panel(make_app, tmp_path: Path, monkeypa
         await type_and_send(pilot, "/panel other")
         await pilot.pause()
         assert app.panel.name == "other"
-        assert "Other Panel" in str(app.query_one("#header").render())
+        assert "Other Panel" in header_text(app)
         await type_and_send(pilot, "how do you make kernels fast")
         assert app.query(AnswerBlock)
 

@@ -13,7 +13,7 @@ from panelbot.tui.widgets.chat import AnswerBlock
 from panelbot.tui.widgets.prompt import Prompt
 from panelbot.tui.widgets.sources import SourcesList
 
-from .conftest import chat_text, settle, type_and_send
+from .conftest import chat_text, header_text, settle, type_and_send
 from .fakes import DownBackend, SlowBackend
 
 pytestmark = pytest.mark.asyncio
@@ -61,7 +61,7 @@ async def test_escape_cancels_a_streaming_answer(make_app, isolated_env: Path) -
     backend = SlowBackend()
     app = make_app(backend=backend)
     async with app.run_test(size=(130, 36)) as pilot:
-        assert "test-model-7b" in str(app.query_one("#header").render())
+        assert "test-model-7b" in header_text(app)
         prompt = app.query_one(Prompt)
         prompt.load_text("how do you make kernels fast")
         await pilot.press("enter")

@@ -10,7 +10,7 @@ import pytest
 
 from panelbot.tui.widgets.chat import AnswerBlock
 
-from .conftest import chat_text, type_and_send
+from .conftest import chat_text, header_text, type_and_send
 
 MARKUP = "[bold]loud[/bold] [/] [link=https://evil.example]click[/link] [red]x"
 
@@ -19,8 +19,8 @@ MARKUP = "[bold]loud[/bold] [/] [link=https://evil.example]click[/link] [red]x"
 async def test_markup_in_panel_data_and_input_is_literal(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:
-        header = app.query_one("#header").render()
-        assert "Tiny Panel [bold]Test[/bold]" in str(header)
+        assert "Tiny Panel [bold]Test[/bold]" in header_text(app)
+        assert "offline quotes" in header_text(app, 40)  # the mode stays when the title is cut
         await type_and_send(pilot, "/ask dan whole game really " + MARKUP + "\x1b[31m\x07")
         text = chat_text(app)
         assert "You  whole game really " + MARKUP in text

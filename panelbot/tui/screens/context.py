@@ -26,7 +26,7 @@ class ContextScreen(ModalScreen[None]):
         question, turn, quote = self.panel.context(self.quote_id)
         with VerticalScroll(id="context-body") as body:
             body.border_title = Content(f"Source {safe(self.quote_id, one_line=True)}")
-            body.border_subtitle = "Esc to close"
+            body.border_subtitle = "Esc close \u00b7 Ctrl+Y copy quote"
             if quote is None:
                 yield Static(plain(f"No quote with id {self.quote_id}"))
                 return

@@ -52,7 +52,8 @@ class AnswerBlock(Static):
         self._refresh_body()
 
     def _refresh_body(self) -> None:
-        body = Text(self.label, style=f"bold {self.colour}")
+        body = Text()
+        body.append(self.label, style=f"bold {self.colour}")
         if self.kind == "decline":
             body.append("  (declines)", style="dim")
         body.append("\n")

@@ -18,9 +18,11 @@ class SuggestionsList(OptionList):
             self.question = question
 
     def __init__(self, panel: Panel | None, **kwargs: object) -> None:
-        options = [
-            Option(Content(safe(q.text, one_line=True)), id=q.id) for q in (panel.questions if panel else [])
-        ]
+        options: list[Option | None] = []
+        for q in panel.questions if panel else []:
+            if options:
+                options.append(None)  # a separator between questions
+            options.append(Option(Content(safe(q.text, one_line=True)), id=q.id))
         super().__init__(*options, **kwargs)  # type: ignore[arg-type]
         self.panel = panel
         self.border_title = "Suggested questions"
