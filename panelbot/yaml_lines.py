@@ -12,12 +12,15 @@ from panelbot.errors import DataError
 LINE_KEY = "__line__"
 
 
-class _LineLoader(yaml.SafeLoader):
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: ~10x faster
+
+
+class _LineLoader(_Base):  # type: ignore[misc,valid-type]
     pass
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    mapping = yaml.SafeLoader.construct_mapping(loader, node, deep=True)
+    mapping = yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep=True)
     seen: set = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=True)
