@@ -156,6 +156,14 @@ def load_eval_set(path: str, panel: Panel) -> list[EvalItem]:
     return items
 
 
+def _hit(item: EvalItem, quotes: list) -> bool:
+    """Is an expected quote (by id, or by a phrase it contains) among these?"""
+    if item.quotes and any(sq.quote.id in item.quotes for sq in quotes):
+        return True
+    want = normalize_for_match(item.text) if item.text else ""
+    return bool(want) and any(want in normalize_for_match(sq.quote.text) for sq in quotes)
+
+
 def evaluate(router: Router, items: list[EvalItem]) -> Report:
     rep = Report()
     for it in items:
@@ -186,16 +194,9 @@ def evaluate(router: Router, items: list[EvalItem]) -> Report:
                 rep.first_speaker_ok += 1
             if it.quotes or it.text:
                 rep.with_quotes += 1
-
-                def hit(sq_list: list) -> bool:
-                    if it.quotes and any(sq.quote.id in it.quotes for sq in sq_list):
-                        return True
-                    want = normalize_for_match(it.text) if it.text else ""
-                    return bool(want) and any(want in normalize_for_match(sq.quote.text) for sq in sq_list)
-
-                if hit(res.quotes[:1]):
+                if _hit(it, res.quotes[:1]):
                     rep.r1 += 1
-                if hit(res.quotes[:3]):
+                if _hit(it, res.quotes[:3]):
                     rep.r3 += 1
                 elif not res.abstained:
                     ok = False

@@ -65,10 +65,7 @@ def _split_long(sentence: str, limit: int = MAX_QUOTE_WORDS) -> list[str]:
     cur: list[str] = []
     for tok in toks:
         cur.append(tok)
-        if len(cur) >= limit * 0.6 and tok.endswith(","):
-            parts.append(" ".join(cur))
-            cur = []
-        elif len(cur) >= limit:
+        if len(cur) >= limit * 0.6 and tok.endswith(",") or len(cur) >= limit:
             parts.append(" ".join(cur))
             cur = []
     if cur:
@@ -212,14 +209,14 @@ def build_draft(captions: str, name: str) -> Draft:
         raise DataError("no answer could be attributed to a named panelist; nothing to build a bank from")
     name_words = {w for n in names for w in words(n)}
     kws = _keywords([q["text"] for q in quotes], top=6, exclude=name_words)
-    for q, kw in zip(quotes, kws):
+    for q, kw in zip(quotes, kws, strict=False):
         q["keywords"] = kw
         q["topics"] = kw[:2]
     # personas
     by_speaker = {p: " ".join(q["text"] for q in quotes if q["speaker"] == p) for p in ids}
     persona_kws = _keywords([by_speaker[p] for p in ids], top=15, exclude=name_words)
     panelists = []
-    for k, (pid, disp) in enumerate(zip(ids, names)):
+    for k, (pid, disp) in enumerate(zip(ids, names, strict=False)):
         intro = next((t.text for t in turns if t.speaker == pid and t.why == "introduces themselves"), "")
         role, org = _role_from_intro(intro)
         panelists.append({

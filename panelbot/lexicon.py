@@ -6,13 +6,13 @@ English words (wordfreq, CC BY-SA 4.0), used to tell generic words from a panel'
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from panelbot.text import words
 
 
-@lru_cache(maxsize=None)
+@cache
 def _wordlist(name: str) -> frozenset[str]:
     text = resources.files("panelbot.data").joinpath(name).read_text(encoding="utf-8")
     return frozenset(

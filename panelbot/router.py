@@ -111,7 +111,7 @@ class _Normalizer:
         if self._re is not None:
             s = self._re.sub(lambda m: self._map[m.group(0)], s)
         uni = self.unigrams(s)
-        return uni + [f"{a}_{b}" for a, b in zip(uni, uni[1:])] if pairs else uni
+        return uni + [f"{a}_{b}" for a, b in zip(uni, uni[1:], strict=False)] if pairs else uni
 
 
 class QuoteIndex:
@@ -207,7 +207,7 @@ class QuoteIndex:
                 continue
             idf = self.idf[term.token] * term.weight * (BIGRAM_BOOST if "_" in term.token else 1.0)
             scale = idf * (K1 + 1)
-            for i, tf in zip(*plist):
+            for i, tf in zip(*plist, strict=False):
                 if allowed is not None and speaker_of[i] not in allowed:
                     continue
                 scores[i] += scale * tf / (tf + norm_len[i])
@@ -315,9 +315,7 @@ class Router:
         if m.group(0).startswith("@"):
             return True
         after = folded[m.end() : m.end() + 12]
-        if re.match(r"\s+(?:oil|oils|tree|trees|green|garden|branch|pizza|tapenade)\b", after):
-            return False
-        return True
+        return not re.match(r"\s+(?:oil|oils|tree|trees|green|garden|branch|pizza|tapenade)\b", after)
 
     def corrections(self, question: str) -> dict[str, str]:
         """Misspelt words -> the panel word they most likely mean ("reinforcment" -> "reinforcement").
@@ -363,7 +361,7 @@ class Router:
             else:
                 unmatched.append(u)
                 resolved.append([u])
-        for a, b in zip(resolved, resolved[1:]):
+        for a, b in zip(resolved, resolved[1:], strict=False):
             for x in a:
                 for y in b:
                     if x in self.index.postings and y in self.index.postings:

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import re
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
-
-from panelbot.captions import RawTurn
 from functools import lru_cache
 
+from panelbot.captions import RawTurn
 from panelbot.lexicon import common_words, content_words, stem, stopwords
 
 HOST = "host"

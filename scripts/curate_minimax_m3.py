@@ -83,7 +83,7 @@ def main(captions_path: str, out: str = "persona_data/minimax-m3") -> None:
                 q["keywords"] = prev.get("keywords", [])
             quotes.append(q)
     fresh = [q for q in quotes if "keywords" not in q]
-    for q, kw in zip(fresh, _keywords([q["text"] for q in fresh], top=6)):
+    for q, kw in zip(fresh, _keywords([q["text"] for q in fresh], top=6), strict=False):
         q["keywords"], q["topics"] = kw, kw[:2]
     for t in turns:
         t["text"] = clean_quote_text(t["text"]) if t["speaker"] != "host" else t["text"]
