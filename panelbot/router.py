@@ -60,57 +60,78 @@ class _Term:
     source: str  # the query word it came from
 
 
+def _trie_regex(phrases: list[str]) -> str:
+    """One alternation, factored as a character trie, so matching costs about one pass over the text
+    instead of one try per phrase at every position. Longer phrases win (greedy alternatives first)."""
+    trie: dict = {}
+    for p in phrases:
+        node = trie
+        for ch in p:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        end = "" in node
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if end else body
+
+    return build(trie) or "(?!)"
+
+
+class _TermMap(dict):
+    """word -> stemmed term ('' for stopwords and single letters), filled on first sight."""
+
+    def __missing__(self, w: str) -> str:
+        term = "" if w in stopwords() or (len(w) < 2 and not w.isdigit()) else stem(w)
+        self[w] = term
+        return term
+
+
 class _Normalizer:
-    """Applies the panel's vocabulary (variant phrase -> canonical phrase) and tokenises to stemmed terms."""
+    """Applies the panel's vocabulary (variant phrase -> canonical phrase) and number words ("three" -> "3")
+    in one regex pass, then tokenises to stemmed terms."""
 
     def __init__(self, vocabulary: dict[str, tuple[str, ...]]) -> None:
-        pairs: list[tuple[str, str]] = []
+        mapping: dict[str, str] = {w: d for w, d in _NUMBER_WORDS.items()}
 
-        def norm_words(t: str) -> str:
-            return " ".join(_NUMBER_WORDS.get(w, w) for w in words(t))
+        def with_numbers(t: str) -> str:
+            return " ".join(_NUMBER_WORDS.get(w, w) for w in t.split())
 
         for canonical, variants in vocabulary.items():
-            canon = norm_words(canonical)
-            for v in variants:
-                vv = norm_words(v)
-                if vv and vv != canon:
-                    pairs.append((vv, canon))
-        pairs.sort(key=lambda p: -len(p[0]))
-        self._pairs = pairs
-        if pairs:
-            alts = "|".join(re.escape(v) for v, _ in pairs)
-            self._re: re.Pattern[str] | None = re.compile(rf"(?<![\w.'])(?:{alts})(?![\w'])")
-            self._map = dict(pairs)
-        else:
-            self._re = None
-            self._map = {}
+            canon = with_numbers(" ".join(words(canonical)))
+            for v in (*variants, canonical):
+                raw = " ".join(words(v))
+                for form in (raw, with_numbers(raw)):
+                    if form and form != canon:
+                        mapping.setdefault(form, canon)
+        self._re = re.compile(rf"(?<![\w.'])(?:{_trie_regex(list(mapping))})(?![\w'])")
+        self._map = mapping
+        self._terms = _TermMap()
         self.canonical_terms = {
-            t for canon in vocabulary for t in self.unigrams(" ".join(words(canon)))
+            t for canon in vocabulary for t in self.unigrams(with_numbers(" ".join(words(canon))))
         }
 
+    def _sub(self, s: str) -> str:
+        return self._re.sub(lambda m: self._map[m.group(0)], s)
+
     def normalise(self, text: str, fix: dict[str, str] | None = None) -> str:
-        toks = [_NUMBER_WORDS.get(w, w) for w in words(text)]
+        toks = words(text)
         if fix:
             toks = [fix.get(w, w) for w in toks]
-        s = " ".join(toks)
-        if self._re is not None:
-            s = self._re.sub(lambda m: self._map[m.group(0)], s)
-        return s
+        return self._sub(" ".join(toks))
 
-    @staticmethod
-    def unigrams(normalised: str) -> list[str]:
-        sw = stopwords()
-        return [stem(w) for w in normalised.split() if w not in sw and len(w) > 1]
+    def unigrams(self, normalised: str) -> list[str]:
+        return [t for t in map(self._terms.__getitem__, normalised.split()) if t]
 
     def terms(self, text: str) -> list[str]:
         """Stemmed content words plus adjacent pairs ("kv_cach")."""
         return self.terms_of_words(words(text))
 
     def terms_of_words(self, toks: list[str], *, pairs: bool = True) -> list[str]:
-        s = " ".join(_NUMBER_WORDS.get(w, w) for w in toks)
-        if self._re is not None:
-            s = self._re.sub(lambda m: self._map[m.group(0)], s)
-        uni = self.unigrams(s)
+        uni = self.unigrams(self._sub(" ".join(toks)))
         return uni + [f"{a}_{b}" for a, b in zip(uni, uni[1:], strict=False)] if pairs else uni
 
 
