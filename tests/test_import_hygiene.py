@@ -1,0 +1,85 @@
+"""``ask --offline``, ``quote`` and the core modules must not pull in Textual or httpx (start-up time)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("textual", "httpx", "httpcore")
+
+_RUN_MAIN = """
+import io, json, sys
+from contextlib import redirect_stdout, redirect_stderr
+argv = json.loads(sys.argv[1])
+import panelbot.cli
+code = None
+if argv is not None:
+    buf, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(buf), redirect_stderr(err):
+        try:
+            code = panelbot.cli.main(argv)
+        except SystemExit as exc:
+            code = exc.code
+heavy = sorted({m.split(".")[0] for m in sys.modules} & set(json.loads(sys.argv[2])))
+print(json.dumps({"code": code, "heavy": heavy}))
+"""
+
+
+def _loaded(isolated_env: dict[str, str], argv: list[str] | None) -> dict:
+    r = subprocess.run(
+        [sys.executable, "-c", _RUN_MAIN, json.dumps(argv), json.dumps(list(HEAVY))],
+        capture_output=True, text=True, env=isolated_env, timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        None,  # just `import panelbot.cli`
+        ["ask", "--offline", "How do you deal with a KV cache that keeps growing?"],
+        ["ask", "--offline", "--json", "best pizza in Naples?"],
+        ["quote", "-n", "3", "sparse attention"],
+        ["quote", "--json", "open source"],
+        ["--help"],
+        ["ask", "--help"],
+        ["panels"],
+    ],
+)
+def test_cli_paths_do_not_import_textual_or_httpx(isolated_env, argv) -> None:
+    got = _loaded(isolated_env, argv)
+    if argv is not None:
+        assert got["code"] in (0, None)
+    assert got["heavy"] == []
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["captions", "speakers", "ingest", "panel", "router", "config", "evaluation", "text", "answer",
+     "results", "lexicon", "errors", "paths", "yaml_lines"],
+)
+def test_core_modules_do_not_import_textual(isolated_env, module: str) -> None:
+    code = (
+        f"import sys, panelbot.{module}; "
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(HEAVY)!r}))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=isolated_env,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+def test_importtime_of_ask_offline(isolated_env) -> None:
+    """Cross-check with ``python -X importtime`` through the real entry point."""
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "panelbot", "ask", "--offline", "kv cache"],
+        capture_output=True, text=True, env=isolated_env, timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in r.stderr.splitlines() if "|" in line}
+    assert "rapidfuzz" in imported and "yaml" in imported
+    assert not imported & set(HEAVY)
