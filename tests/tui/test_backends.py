@@ -1,0 +1,77 @@
+"""The generated path through the real OpenAI-compatible backend against a scripted local server."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from panelbot.config import Config
+from panelbot.tui import engine
+from panelbot.tui.widgets.chat import AnswerBlock
+
+from .conftest import chat_text, header_text, type_and_send
+
+pytestmark = pytest.mark.asyncio
+
+
+def _fakeserver():
+    """tests/llm/fakeserver.py, loaded by path (tests/ is not a package)."""
+    name = "panelbot_tui_fakeserver"
+    if name not in sys.modules:
+        path = Path(__file__).parents[1] / "llm" / "fakeserver.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@pytest.fixture
+def server():
+    srv = _fakeserver().FakeHTTPServer().start()
+    yield srv
+    srv.close()
+
+
+def openai_config(url: str) -> Config:
+    return Config(panel="minimax-m3").with_backend(
+        name="openai", base_url=url, model="tiny-test-model", max_retries=0, connect_timeout=2,
+        read_timeout=5, total_timeout=10)
+
+
+async def test_streamed_generated_answer(make_app, server) -> None:
+    app = make_app("minimax-m3", config=openai_config(server.url("ok")), router_factory=engine.make_router)
+    async with app.run_test(size=(130, 36)) as pilot:
+        assert "tiny-test-model" in header_text(app)
+        await type_and_send(pilot, "How does the KV cache grow with long context?")
+        blocks = list(app.query(AnswerBlock))
+        assert blocks and blocks[0].speaker == "dan"
+        assert "KV cache grows with context" in blocks[0].text
+        assert server.state.requests  # it really went over HTTP
+
+
+async def test_backend_down_falls_back_to_quotes_with_a_message(make_app) -> None:
+    port = _fakeserver().refused_port()
+    app = make_app("minimax-m3", config=openai_config(f"http://127.0.0.1:{port}/v1"),
+                   router_factory=engine.make_router)
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "How does the KV cache grow with long context?")
+        (block, *_) = app.query(AnswerBlock)
+        assert "generation failed" in block.status
+        assert "[dan-" in block.text  # the verbatim quotes instead
+        assert app.is_running
+        assert "Traceback" not in chat_text(app)
+
+
+async def test_unknown_backend_is_a_warning_and_offline_answers(make_app) -> None:
+    cfg = Config(panel="tiny").with_backend(name="no-such-backend")
+    app = make_app(config=cfg)
+    async with app.run_test(size=(130, 36)) as pilot:
+        assert "no-such-backend" in chat_text(app)
+        assert "offline quotes" in header_text(app)
+        await type_and_send(pilot, "how do you make kernels fast")
+        assert app.query(AnswerBlock)
