@@ -43,6 +43,41 @@ class StreamSanitizer:
         return strip_control(text)
 
 
+class ThinkFilter:
+    """Drops ``<think>…</think>`` reasoning that some models (MiniMax's among them) put in the answer text,
+    as it streams: a tag split across pieces is held back until it is complete."""
+
+    OPEN, CLOSE = "<think>", "</think>"
+
+    def __init__(self) -> None:
+        self._buf = ""
+        self._inside = False
+
+    def feed(self, piece: str) -> str:
+        self._buf += piece
+        out: list[str] = []
+        while self._buf:
+            tag = self.CLOSE if self._inside else self.OPEN
+            at = self._buf.find(tag)
+            if at >= 0:
+                if not self._inside:
+                    out.append(self._buf[:at])
+                self._buf = self._buf[at + len(tag):]
+                self._inside = not self._inside
+                continue
+            keep = next((k for k in range(min(len(tag) - 1, len(self._buf)), 0, -1)
+                         if tag.startswith(self._buf[-k:])), 0)
+            if not self._inside:
+                out.append(self._buf[: len(self._buf) - keep])
+            self._buf = self._buf[len(self._buf) - keep:]
+            break
+        return "".join(out)
+
+    def flush(self) -> str:
+        text, self._buf = ("" if self._inside else self._buf), ""
+        return text
+
+
 class OpenAICompatBackend:
     name = "openai"
 
@@ -71,16 +106,16 @@ class OpenAICompatBackend:
             quotes = [sq.quote for sq in scored]
             messages = build_messages(panel, speaker, quotes, request.question, request.history,
                                       earlier, self.budget)
-            sanitizer = StreamSanitizer()
+            sanitizer, think = StreamSanitizer(), ThinkFilter()
             parts: list[str] = []
             error: str | None = None
             try:
                 async for piece in self.client.stream(messages):
-                    clean = sanitizer.feed(piece)
+                    clean = think.feed(sanitizer.feed(piece))
                     if clean:
                         parts.append(clean)
                         yield TextDelta(speaker, clean)
-                tail = sanitizer.flush()
+                tail = think.feed(sanitizer.flush()) + think.flush()
                 if tail:
                     parts.append(tail)
                     yield TextDelta(speaker, tail)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from panelbot.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
 from panelbot.backends.offline import quotes_text
-from panelbot.backends.openai_compat import OpenAICompatBackend, StreamSanitizer
+from panelbot.backends.openai_compat import OpenAICompatBackend, StreamSanitizer, ThinkFilter
 
 from .conftest import SECRET, config_for, make_route, run
 from .fakeserver import DEFAULT_ANSWER, FakeHTTPServer
@@ -95,3 +97,34 @@ def test_sanitizer_handles_sequences_split_across_pieces() -> None:
     s = StreamSanitizer()
     pieces = ["a\x1b", "[3", "1mb\x1b]0;t", "itle\x07c\r", "\nd"]
     assert "".join(s.feed(p) for p in pieces) + s.flush() == "abc\nd"
+
+
+def test_think_blocks_are_dropped_even_when_split() -> None:
+    f = ThinkFilter()
+    pieces = ["<thi", "nk>plan: cite dan-1</th", "ink>Memory <", "b>is</b> the wall [dan-1]. <think>x"]
+    assert "".join(f.feed(p) for p in pieces) + f.flush() == "Memory <b>is</b> the wall [dan-1]. "
+
+
+def test_reasoning_in_the_answer_is_not_shown_or_verified(fake: FakeHTTPServer, panel) -> None:
+    fake.state.answer = "<think> The user asks about [dan-99] memory. </think>Memory is the wall [dan-1]."
+    done = collect(fake.url("ok"), panel)[-1]
+    assert done.text == "Memory is the wall [dan-1]." and done.grounded is True
+
+
+_pieces_alphabet = st.sampled_from(["a", " ", "\x1b", "[", "3", "1", "m", "]", "0", ";", "\x07", "\r", "\n",
+                                    "<", "think", ">", "</", "t", "\u202e"])
+
+
+@given(st.lists(_pieces_alphabet, max_size=40), st.data())
+def test_stream_filters_do_not_depend_on_how_the_text_is_split(parts: list[str], data: st.DataObject) -> None:
+    text = "".join(parts)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
+    chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]  # noqa: B905
+
+    def through(pieces: list[str]) -> str:
+        s, t = StreamSanitizer(), ThinkFilter()
+        return "".join(t.feed(s.feed(p)) for p in pieces) + t.feed(s.flush()) + t.flush()
+
+    out = through(chunks)
+    assert out == through([text])
+    assert not any(ch in out for ch in "\x1b\x07\r\u202e")

@@ -87,6 +87,17 @@ def test_abstention_makes_no_model_call(fake: FakeHTTPServer) -> None:
     assert d["suggestions"] == ["What did Dan say about kernels?"]
 
 
+def test_after_a_failure_the_conversation_goes_on(fake: FakeHTTPServer) -> None:
+    code, out, err = ask(config_for(fake.url("503-once"), max_retries=0), questions=["q1", "q2"],
+                         json_out=True)
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert code == 3 and err.count("\n") == 1 and "HTTP 503" in err
+    assert first["error"] and first["answer"].startswith("\u201cThe KV cache")
+    assert second["error"] is None and second["answer"] == DEFAULT_ANSWER and second["grounded"] is True
+    later = fake.state.requests[1].body["messages"][0]["content"]
+    assert "Audience member: q1" in later and "Dan: \u201cThe KV cache" in later
+
+
 def test_config_error_exit_2() -> None:
     code, _, err = ask(config_for(""))
     assert code == 2 and err.startswith("panelbot: error: no endpoint configured")
