@@ -22,7 +22,7 @@ import math
 import re
 from array import array
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
@@ -37,6 +37,7 @@ from panelbot.text import fold, words
 W_TEXT, W_KEYWORDS, W_QUESTION = 1.0, 1.6, 0.7
 K1, B = 1.2, 0.6
 BIGRAM_BOOST = 1.5
+MIN_COVERAGE = 0.6  # below this share of panel evidence, the question is mostly about something else
 RERANK = 60  # candidates whose own text is checked for the question's word pairs
 
 BOTH_WORDS = re.compile(
@@ -82,46 +83,94 @@ def _trie_regex(phrases: list[str]) -> str:
 
 
 class _TermMap(dict):
-    """word -> stemmed term ('' for stopwords and single letters), filled on first sight."""
+    """word -> stemmed term ('' for stopwords and single letters), read through stem-level synonyms;
+    filled on first sight."""
+
+    def __init__(self, synonyms: dict[str, str]) -> None:
+        super().__init__()
+        self.synonyms = synonyms
 
     def __missing__(self, w: str) -> str:
-        term = "" if w in stopwords() or (len(w) < 2 and not w.isdigit()) else stem(w)
+        if w in stopwords() or (len(w) < 2 and not w.isdigit()):
+            term = ""
+        else:
+            term = stem(w)
+            term = self.synonyms.get(term, term)
         self[w] = term
         return term
+
+
+def thesaurus() -> list[list[str]]:
+    """The general synonym groups shipped in panelbot/data/thesaurus.txt (first entry = the term)."""
+    from importlib import resources
+
+    text = resources.files("panelbot.data").joinpath("thesaurus.txt").read_text(encoding="utf-8")
+    groups = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            groups.append([e.strip() for e in line.split(",") if e.strip()])
+    return groups
+
+
+@dataclass
+class _Query:
+    terms: list[_Term]  # weighted terms to score with (typo expansions and word pairs included)
+    matched: list[str]  # the question's content terms the panel uses
+    unmatched: list[str]  # ... and those it never uses
+    phrases: set[str]  # terms that came from a multi-word vocabulary phrase
+    corrected: set[str] = field(default_factory=set)  # terms reached only by correcting a typo
 
 
 class _Normalizer:
     """Applies the panel's vocabulary (variant phrase -> canonical phrase) and number words ("three" -> "3")
     in one regex pass, then tokenises to stemmed terms."""
 
-    def __init__(self, vocabulary: dict[str, tuple[str, ...]]) -> None:
-        mapping: dict[str, str] = {w: d for w, d in _NUMBER_WORDS.items()}
+    def __init__(self, vocabulary: dict[str, tuple[str, ...]], *, general: bool = True) -> None:
+        mapping: dict[str, str] = {}
+        synonyms: dict[str, str] = {}
 
         def with_numbers(t: str) -> str:
             return " ".join(_NUMBER_WORDS.get(w, w) for w in t.split())
 
-        for canonical, variants in vocabulary.items():
+        groups: list[tuple[str, tuple[str, ...]]] = list(vocabulary.items())  # the panel's own first
+        if general:
+            groups += [(g[0], tuple(g[1:])) for g in thesaurus()]
+        for canonical, variants in groups:
             canon = with_numbers(" ".join(words(canonical)))
+            canon_stem = stem(canon) if " " not in canon else None
             for v in (*variants, canonical):
                 raw = " ".join(words(v))
                 for form in (raw, with_numbers(raw)):
-                    if form and form != canon:
+                    if form and (form != canon or " " in canon):  # canonical phrases map to themselves
                         mapping.setdefault(form, canon)
+                if canon_stem and raw and " " not in raw:
+                    synonyms.setdefault(stem(raw), canon_stem)
+        mapping.update({w: d for w, d in _NUMBER_WORDS.items() if w not in mapping})
         self._re = re.compile(rf"(?<![\w.'])(?:{_trie_regex(list(mapping))})(?![\w'])")
         self._map = mapping
-        self._terms = _TermMap()
+        self._terms = _TermMap(synonyms)
         self.canonical_terms = {
             t for canon in vocabulary for t in self.unigrams(with_numbers(" ".join(words(canon))))
         }
 
-    def _sub(self, s: str) -> str:
-        return self._re.sub(lambda m: self._map[m.group(0)], s)
+    def _sub(self, s: str, phrases: set[str] | None = None) -> str:
+        def repl(m: re.Match[str]) -> str:
+            out = self._map[m.group(0)]
+            if phrases is not None and " " in m.group(0):
+                phrases.update(self.unigrams(out))
+            return out
 
-    def normalise(self, text: str, fix: dict[str, str] | None = None) -> str:
+        return self._re.sub(repl, s)
+
+    def normalise(self, text: str, fix: dict[str, str] | None = None,
+                  phrases: set[str] | None = None) -> str:
+        """Vocabulary- and number-mapped text; terms produced from a multi-word phrase ("day zero" ->
+        launch) are added to ``phrases``."""
         toks = words(text)
         if fix:
             toks = [fix.get(w, w) for w in toks]
-        return self._sub(" ".join(toks))
+        return self._sub(" ".join(toks), phrases)
 
     def unigrams(self, normalised: str) -> list[str]:
         return [t for t in map(self._terms.__getitem__, normalised.split()) if t]
@@ -199,7 +248,7 @@ class QuoteIndex:
         cands = self.vocab_by_initial.get(token[0], [])
         if not cands:
             return []
-        max_edits = 1 if len(token) <= 6 else 2
+        max_edits = 1 if len(token) <= 8 else 2
         hits = process.extract(
             token, cands, scorer=OSA.distance, score_cutoff=max_edits, limit=3
         )
@@ -342,7 +391,7 @@ class Router:
         """Misspelt words -> the panel word they most likely mean ("reinforcment" -> "reinforcement").
 
         Only words the panel never uses and that are not ordinary English are corrected, within one edit
-        (two for words of 7+ letters), keeping the first letter."""
+        (two for words of 9+ letters), keeping the first letter."""
         sw, common = stopwords(), common_words()
         fixes: dict[str, str] = {}
         for w in set(words(question)):
@@ -351,7 +400,7 @@ class Router:
             cands = self._lex_by_initial.get(w[0])
             if not cands:
                 continue
-            max_edits = 1 if len(w) <= 6 else 2
+            max_edits = 1 if len(w) <= 8 else 2
             hits = process.extract(w, cands, scorer=OSA.distance, score_cutoff=max_edits,
                                    limit=5)
             if hits:
@@ -359,9 +408,13 @@ class Router:
                 fixes[w] = best[0]
         return fixes
 
-    def query_terms(self, question: str) -> tuple[list[_Term], list[str], list[str]]:
+    def query_terms(self, question: str) -> _Query:
         """Terms with typo expansion; also the content words matched and unmatched (for scope)."""
-        normalised = self.norm.normalise(question, self.corrections(question))
+        phrases: set[str] = set()
+        fixes = self.corrections(question)
+        normalised = self.norm.normalise(question, fixes, phrases)
+        corrected = {t for w in fixes.values() for t in self.norm.unigrams(self.norm.normalise(w))}
+
         uni = [u for u in self.norm.unigrams(normalised) if u not in self._name_stems]
         terms: list[_Term] = []
         matched: list[str] = []
@@ -388,33 +441,45 @@ class Router:
                     if x in self.index.postings and y in self.index.postings:
                         bg = f"{x}_{y}"
                         terms.append(_Term(bg, 1.0, bg))
-        return terms, matched, unmatched
+        return _Query(terms, matched, unmatched, phrases, corrected)
 
-    def scope(self, matched: list[str], unmatched: list[str], addressed: list[str]) -> float:
-        """Evidence that the question is about the panel's subject (see module doc)."""
+    def scope(self, query: _Query, addressed: list[str]) -> float:
+        """Evidence that the question is about the panel's subject (see module doc).
+
+        Matched words count by how much they belong to the panel (curated vocabulary 1.0, or 0.5 when
+        also ordinary English; other panel words 0.6, ordinary ones 0.2); a panelist addressed by name
+        adds 0.6. Words the panel never used dilute it: when they outweigh the matched ones (distinctive
+        words 1.0, ordinary 0.3), the evidence shrinks in proportion."""
         evidence = 0.0
+        phrases, matched, unmatched = query.phrases, query.matched, query.unmatched
+        specific = 0  # matched terms that are not ordinary English
         for t in set(matched):
-            if t in self.curated:
-                evidence += 0.5 if t in self._common else 1.0
-            elif t in self._common:
-                evidence += 0.2
+            if t in phrases:  # a multi-word term of the panel's or the general vocabulary
+                w = 1.0
+            elif t in self.curated:
+                w = 0.5 if t in self._common else 1.0
             else:
-                evidence += 0.6
+                w = 0.2 if t in self._common else 0.6
+            if t in query.corrected and t not in phrases:
+                w *= 0.5  # a guessed spelling is weaker evidence
+            specific += t in phrases or t not in self._common
+            evidence += w
+        if not specific and not addressed and len(set(matched)) < 3:
+            evidence *= 0.5  # only everyday words ("change", "time", "model") matched
         if addressed:
             evidence += 0.6
-        total = len(set(matched)) + len(set(unmatched))
-        if total and evidence < 2 * self.settings.scope_floor:
-            # many words the panel never used dilute weak evidence
-            coverage = len(set(matched)) / total
-            evidence *= 0.5 + 0.5 * coverage
+        against = sum(0.0 if t.isdigit() else 0.3 if t in self._common else 1.0 for t in set(unmatched))
+        if evidence and against:
+            coverage = evidence / (evidence + against)
+            if coverage < MIN_COVERAGE:
+                evidence *= (coverage / MIN_COVERAGE) ** 2
         return evidence
 
     # ------------------------------------------------------------------------------------------- API
 
     def search(self, query: str, k: int = 5, speakers: set[str] | None = None) -> list[ScoredQuote]:
         """The k best quotes for a query: no routing, no abstention."""
-        terms, _, _ = self.query_terms(query)
-        return self._top(terms, k, speakers)
+        return self._top(self.query_terms(query).terms, k, speakers)
 
     def _top(self, terms: list[_Term], k: int, speakers: set[str] | None) -> list[ScoredQuote]:
         scores = self.index.score(terms, speakers)
@@ -450,12 +515,13 @@ class Router:
         question = question.strip()
         ids = list(self.panel.panelists)
         k = self.settings.top_k
-        terms, matched, unmatched = self.query_terms(question)
+        query = self.query_terms(question)
+        terms, matched = query.terms, query.matched
         addressed, both = self.addressed(question)
         target = (target or "auto").lower()
         if target not in ("auto", "both") and target not in ids:
             raise ValueError(f"unknown target {target!r}")
-        evidence = self.scope(matched, unmatched, addressed or (ids if both else []))
+        evidence = self.scope(query, addressed or (ids if both else []))
         in_scope = evidence >= self.settings.scope_floor and bool(terms)
         if not in_scope:
             return RouteResult(
