@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -82,6 +83,28 @@ def test_panel_mode_second_panelist_sees_the_first(fake: FakeHTTPServer, panel) 
     assert "Audience member: earlier question" in first and "Dan: earlier answer" in first
     # Olive was given only her own quotes, so the scripted [dan-1] citations are invalid for her.
     assert dones[1].grounded is False
+
+
+def test_cancelling_an_answer_closes_the_connection(fake: FakeHTTPServer, panel) -> None:
+    async def go() -> int:
+        backend = OpenAICompatBackend(config_for(fake.url("slow")), panel)
+        seen: list[TextDelta] = []
+
+        async def consume() -> None:
+            async for ev in backend.answer(AnswerRequest("q", panel, make_route(panel))):
+                seen.append(ev)
+
+        task = asyncio.ensure_future(consume())
+        while len(seen) < 2:
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await backend.aclose()
+        return len(seen)
+
+    assert run(go()) >= 2
+    assert fake.state.disconnected.wait(5)
 
 
 def test_abstention_makes_no_request(fake: FakeHTTPServer, panel) -> None:

@@ -125,6 +125,8 @@ def test_offline_paths_never_import_httpx_or_textual() -> None:
         "import panelbot.llm_cli, panelbot.backends.registry\n"
         "from panelbot.cli import main\n"
         "assert main(['ask', '--offline', 'what about the kv cache']) == 0\n"
+        "assert main(['quote', 'kv cache']) == 0\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         "bad = [m for m in ('httpx', 'textual') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )
