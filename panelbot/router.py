@@ -561,7 +561,16 @@ class Router:
                 if s1 > 0 and s2 >= self.settings.both_ratio * s1 and self._both_spoke(per, first, second):
                     speakers.append(second)
                     reason = "both panelists spoke to this"
+        silent = [p for p in speakers if not per.get(p)]
         speakers = [p for p in speakers if per.get(p)]
+        if silent and not speakers:
+            # the one asked never spoke to this; whoever did answers, and the reason says so
+            others = [p for p in ranked if per[p] and p not in silent]
+            if others:
+                speakers = others[:1]
+                names = " and ".join(self.panel.display_name(p) for p in silent)
+                reason = (f"{names} didn't speak to this on the panel; "
+                          f"{self.panel.display_name(speakers[0])} did")
         if not speakers:
             return RouteResult(question, [], True, [], "no quote matches the question",
                                addressed, self.suggestions(), evidence)

@@ -116,7 +116,7 @@ def looks_like_question(text: str) -> bool:
     if asks(last):
         return True
     # "... how do you actually go about that? Cuz that seems like a pretty ludicrous task."
-    if len(sents) >= 2 and asks(sents[-2]) and len(last.split()) <= 12:
+    if len(sents) >= 2 and asks(sents[-2]) and len(last.split()) <= 20:
         return True
     # A request in the closing sentence ("Maybe Dan if you can go first.", "... over to you to talk
     # about your role"), also when the captions cut it off mid-sentence.
@@ -144,15 +144,13 @@ class _Profiles:
         return idf * (0.25 if w in _common_stems() else 1.0)
 
     def scores(self, text: str) -> dict[str, float]:
-        """Cosine similarity (x10) of TF-IDF vectors; generic English words count a quarter."""
-        q = Counter(content_words(text))
-        qv = {w: (1 + math.log(c)) * self._weight(w) for w, c in q.items()}
-        qn = math.sqrt(sum(v * v for v in qv.values())) or 1.0
+        """Evidence per panelist from words only *their* profile has (words several panelists use say
+        nothing about who is speaking); rarer words weigh more, ordinary English words a quarter."""
+        words_here = set(content_words(text))
         out = {}
         for p, bag in self.bags.items():
-            bv = {w: (1 + math.log(c)) * self._weight(w) for w, c in bag.items()}
-            bn = math.sqrt(sum(v * v for v in bv.values())) or 1.0
-            out[p] = 10 * sum(v * bv.get(w, 0.0) for w, v in qv.items()) / (qn * bn)
+            others = set().union(*(b for q, b in self.bags.items() if q != p))
+            out[p] = sum(self._weight(w) for w in words_here if w in bag and w not in others)
         return out
 
 
@@ -274,7 +272,7 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
                     second = sc.get(ranked[1], 0.0) if len(ranked) > 1 else 0.0
                     if os.environ.get("PANELBOT_DEBUG_SPEAKERS"):
                         print(t.index, {p: round(v, 2) for p, v in sc.items()}, file=sys.stderr)
-                    if best > 0.5 and best >= 2.0 * second:
+                    if best >= 2.0 and best >= 2.0 * second:
                         st.speaker, st.why = ranked[0], "sounds like their earlier answers"
         # merge with the previous turn when it is the same speaker
         if out and st.speaker == out[-1].speaker and st.speaker != UNKNOWN:

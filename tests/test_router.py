@@ -68,15 +68,12 @@ def test_addressed_detection(router: Router) -> None:
     assert router.addressed("Danger zone") == ([], False)  # a name inside a word is not a name
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a question addressed to a panelist on a subject the panel did discuss (reward hacking, "
-    "discussed by Olive) is declined as 'not something we got into on this panel' (reason 'no quote "
-    "matches the question') because the addressed panelist has no matching quote",
-)
 def test_addressed_in_scope_question_is_not_declined_as_off_topic(router: Router) -> None:
     res = router.route("Dan, what do you think about reward hacking?")
     assert not res.abstained
+    # Dan never spoke to it: the one who did answers, and the reason says so
+    assert res.speakers == ["olive"]
+    assert "Dan didn't speak to this" in res.reason
 
 
 # ----------------------------------------------------------------------------------------------- expertise, typos
