@@ -128,12 +128,15 @@ class _Profiles:
 
     def __init__(self, panelists: list[str]) -> None:
         self.bags: dict[str, Counter[str]] = {p: Counter() for p in panelists}
+        self.identity: dict[str, set[str]] = {p: set() for p in panelists}  # from their own intro
         self.df: Counter[str] = Counter()
         self.docs = 0
 
-    def add(self, speaker: str, text: str) -> None:
+    def add(self, speaker: str, text: str, *, identity: bool = False) -> None:
         if speaker in self.bags:
             self.bags[speaker].update(content_words(text))
+            if identity:
+                self.identity[speaker].update(content_words(text))
 
     def observe(self, text: str) -> None:
         self.docs += 1
@@ -145,18 +148,45 @@ class _Profiles:
 
     def scores(self, text: str) -> dict[str, float]:
         """Evidence per panelist from words only *their* profile has (words several panelists use say
-        nothing about who is speaking); rarer words weigh more, ordinary English words a quarter."""
+        nothing about who is speaking); rarer words weigh more, ordinary English words a quarter, and
+        words from their own self-introduction ("RL", "kernels") three times."""
         words_here = set(content_words(text))
         out = {}
         for p, bag in self.bags.items():
             others = set().union(*(b for q, b in self.bags.items() if q != p))
-            out[p] = sum(self._weight(w) for w in words_here if w in bag and w not in others)
+            out[p] = sum(
+                self._weight(w) * (3.0 if w in self.identity[p] else 1.0)
+                for w in words_here
+                if w in bag and w not in others
+            )
         return out
 
 
 @lru_cache(maxsize=1)
 def _common_stems() -> frozenset[str]:
     return frozenset(stem(w) for w in common_words())
+
+
+def _guess_by_profile(
+    profiles: _Profiles, candidates: list[str], answer: str, question: str
+) -> str | None:
+    """A panelist whose own words the answer clearly uses (2x the next, and enough of them), unless the
+    question was clearly framed for someone else. None when that is not clear."""
+    a = profiles.scores(answer)
+    q = profiles.scores(question)
+    ranked = sorted(candidates, key=lambda p: a.get(p, 0.0), reverse=True)
+    best = a.get(ranked[0], 0.0)
+    second = a.get(ranked[1], 0.0) if len(ranked) > 1 else 0.0
+    if os.environ.get("PANELBOT_DEBUG_SPEAKERS"):
+        print({p: round(v, 2) for p, v in a.items()}, {p: round(v, 2) for p, v in q.items()},
+              answer[:50], file=sys.stderr)
+    if best < 2.0 or best < 2.0 * second:
+        return None
+    q_best = q.get(ranked[0], 0.0)
+    q_other = max((q.get(p, 0.0) for p in ranked[1:]), default=0.0)
+    if q_other >= 3.0 and q_other >= 2.0 * q_best:
+        return None
+    return ranked[0]
 
 
 def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[SpeakerTurn], list[str]]:
@@ -266,14 +296,9 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
                 elif len(candidates) == 1 and (ids and len(candidates) < len(ids)):
                     st.speaker, st.why = candidates[0], "the only panelist left"
                 elif candidates:
-                    sc = profiles.scores(f"{last_question_text} {text}")
-                    ranked = sorted(candidates, key=lambda p: sc.get(p, 0.0), reverse=True)
-                    best = sc.get(ranked[0], 0.0)
-                    second = sc.get(ranked[1], 0.0) if len(ranked) > 1 else 0.0
-                    if os.environ.get("PANELBOT_DEBUG_SPEAKERS"):
-                        print(t.index, {p: round(v, 2) for p, v in sc.items()}, file=sys.stderr)
-                    if best >= 2.0 and best >= 2.0 * second:
-                        st.speaker, st.why = ranked[0], "sounds like their earlier answers"
+                    guess = _guess_by_profile(profiles, candidates, text, last_question_text)
+                    if guess:
+                        st.speaker, st.why = guess, "sounds like their earlier answers"
         # merge with the previous turn when it is the same speaker
         if out and st.speaker == out[-1].speaker and st.speaker != UNKNOWN:
             prev = out[-1]
@@ -293,7 +318,7 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         elif st.speaker != UNKNOWN:
             answered_since_question.append(st.speaker)
             if not st.why.startswith("sounds like"):  # grow profiles from firm evidence only
-                profiles.add(st.speaker, text)
+                profiles.add(st.speaker, text, identity=st.why == "introduces themselves")
         out.append(st)
     # The host's own words about a panelist describe them too: fold them into the profiles is done above
     # by order; nothing more to do here.
