@@ -12,7 +12,8 @@ _ANSI_RE = re.compile(
     \x1b\[[0-?]*[ -/]*[@-~]            # CSI ... final byte
   | \x1b\][^\x07\x1b]*(?:\x07|\x1b\\)? # OSC ... BEL or ST
   | \x1b[PX^_][^\x1b]*(?:\x1b\\)?       # DCS/SOS/PM/APC ... ST
-  | \x1b[@-Z\\-_]                      # other two-byte escapes
+  | \x1b[ -/]+[0-~]                    # nF escapes (ESC ( B ...)
+  | \x1b[0-~]                          # other two-byte escapes (Fp, Fe, Fs: ESC 7, ESC =, ESC c ...)
   | \x9b[0-?]*[ -/]*[@-~]              # 8-bit CSI
     """,
     re.VERBOSE,
@@ -56,7 +57,7 @@ def normalize_for_match(text: str) -> str:
     return " ".join(words(text))
 
 
-_SENT_RE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_SENT_RE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]\u201d\u2019]))\s+(?=[\"'(\[\u201c]?[A-Z0-9])")
 
 
 def split_sentences(text: str) -> list[str]:

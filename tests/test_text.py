@@ -29,12 +29,6 @@ def test_strip_control_removes(raw: str, clean: str) -> None:
     assert strip_control(raw) == clean
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (minor): two-byte escapes whose final byte is a digit or lowercase letter (ESC c reset, "
-    "ESC 7/8 save/restore cursor, ESC = keypad) keep their final byte as visible junk: the ESC is "
-    "dropped as a control character but the sequence is not matched as a whole",
-)
 @pytest.mark.parametrize("raw", ["\x1bcreset", "\x1b7save\x1b8", "\x1b=pad"])
 def test_strip_control_removes_fp_and_fs_escapes_whole(raw: str) -> None:
     assert strip_control(raw) in ("reset", "save", "pad")
@@ -79,12 +73,6 @@ def test_split_sentences() -> None:
     assert split_sentences("  ") == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: split_sentences swallows closing quotes/brackets after a sentence end (its split regex "
-    "consumes them as separator), so 'He said \"go.\" Then' loses the closing quote -- ingest quotes are "
-    "then not verbatim",
-)
 def test_split_sentences_keeps_closing_quotes() -> None:
     assert split_sentences('He said "go." Then left.') == ['He said "go."', "Then left."]
     assert split_sentences("It works (mostly.) Next one.") == ["It works (mostly.)", "Next one."]
