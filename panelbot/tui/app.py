@@ -240,14 +240,17 @@ class PanelbotApp(App[int]):
         self.target = event.target
 
     def _save(self, role: str, speaker: str, text: str, quote_ids: list[str] | None = None,
-              meta: dict[str, Any] | None = None, *, title: str = "") -> None:
+              meta: dict[str, Any] | None = None, *, title: str = "", conv_id: int | None = None) -> None:
+        """Commit one message now (to ``conv_id``, else the current conversation, started on demand)."""
         store = self.store
         if store is None or self.panel is None:
             return
         try:
-            if self.conversation_id is None:
-                self.conversation_id = store.new_conversation(self.panel.name, title or text[:80])
-            store.add_message(self.conversation_id, role, speaker, text, quote_ids or [], meta or {})
+            if conv_id is None:
+                if self.conversation_id is None:
+                    self.conversation_id = store.new_conversation(self.panel.name, title or text[:80])
+                conv_id = self.conversation_id
+            store.add_message(conv_id, role, speaker, text, quote_ids or [], meta or {})
         except Exception as exc:
             self.chat_notice(f"Could not save to history: {exc}", "error")
 
@@ -333,6 +336,7 @@ class PanelbotApp(App[int]):
         chat = self.query_one(ChatLog)
         blocks: dict[str, AnswerBlock] = {}
         done: set[str] = set()
+        conv_id = self.conversation_id  # /clear or /panel may start another while this one winds down
         request = AnswerRequest(question, self.panel, route, history)
         try:
             async for event in self.backend.answer(request):
@@ -357,7 +361,7 @@ class PanelbotApp(App[int]):
                         meta["error"] = event.error
                     if event.grounded is not None:
                         meta["grounded"] = event.grounded
-                    self._save("assistant", event.speaker, block.text, ids, meta)
+                    self._save("assistant", event.speaker, block.text, ids, meta, conv_id=conv_id)
                     self.history.append(Message(event.speaker, block.text))
         except asyncio.CancelledError:
             for speaker, block in blocks.items():
@@ -365,16 +369,17 @@ class PanelbotApp(App[int]):
                     block.mark("(stopped)")
                     if block.text:
                         self._save("assistant", speaker, block.text, [sq.quote.id for sq in block.quotes],
-                                   {"cancelled": True})
-            prompt = self.query_one(Prompt)
-            if not prompt.text.strip():
-                prompt.set_text(question)
-            self.notify("Stopped. The question is back in the input.", markup=False)
+                                   {"cancelled": True}, conv_id=conv_id)
+            if conv_id == self.conversation_id:  # stopped with Esc, not by /clear or /panel
+                prompt = self.query_one(Prompt)
+                if not prompt.text.strip():
+                    prompt.set_text(question)
+                self.notify("Stopped. The question is back in the input.", markup=False)
             raise
         except Exception as exc:  # backend down, bad response: a message, never a traceback
             message = safe(str(exc) or type(exc).__name__, one_line=True)
             self.chat_notice(f"The answer failed: {message}", "error")
-            self._save("error", "", message)
+            self._save("error", "", message, conv_id=conv_id)
         finally:
             self._pending_question = None
             chat.scroll_end(animate=False)

@@ -81,7 +81,7 @@ async def test_quote_search(make_app) -> None:
         assert "Usage: /quote QUERY" in chat_text(app)
 
 
-async def test_source_opens_context(make_app) -> None:
+async def test_source_opens_context_and_so_does_choosing_a_source(make_app) -> None:
     from panelbot.tui.screens.context import ContextScreen
 
     app = make_app()
@@ -96,13 +96,7 @@ async def test_source_opens_context(make_app) -> None:
         assert not isinstance(app.screen, ContextScreen)
         await type_and_send(pilot, "/source nope-9")
         assert "No quote with id 'nope-9'" in chat_text(app)
-
-
-async def test_choosing_a_source_opens_context(make_app) -> None:
-    from panelbot.tui.screens.context import ContextScreen
-
-    app = make_app()
-    async with app.run_test(size=(130, 36)) as pilot:
+        # From the sources pane: highlight and Enter.
         await type_and_send(pilot, "how do you train agents")
         sources = app.query_one(SourcesList)
         sources.focus()

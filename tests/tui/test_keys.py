@@ -111,12 +111,10 @@ async def test_help_key(make_app) -> None:
 
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:
-        await pilot.press("f1")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
-        await pilot.press("f1")
-        await pilot.pause()
-        assert not isinstance(app.screen, HelpScreen)
+        for key, is_open in (("f1", True), ("f1", False), ("f1", True), ("escape", False)):
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen) is is_open
 
 
 async def test_quit_key(make_app) -> None:

@@ -104,28 +104,23 @@ async def test_unknown_theme_is_a_warning(make_app) -> None:
         assert app.theme == "textual-dark"
 
 
-def test_textual_is_imported_only_for_the_tui() -> None:
-    code = (
-        "import sys\n"
-        "import panelbot.config, panelbot.store, panelbot.export, panelbot.panel, panelbot.tui\n"
-        "import panelbot.tui.engine\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
-        "print(bad)\n"
-        "assert not bad, bad\n"
-    )
+def _no_modules_after(imports: str, forbidden: str) -> None:
+    """Import ``imports`` in a fresh interpreter; fail if any module matching ``forbidden`` got loaded."""
+    code = f"import sys\nimport {imports}\nbad = [m for m in sys.modules if {forbidden}]\nassert not bad, bad\n"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=Path(__file__).parents[2])
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_textual_is_imported_only_for_the_tui() -> None:
+    _no_modules_after(
+        "panelbot.config, panelbot.store, panelbot.export, panelbot.panel, panelbot.tui, panelbot.tui.engine",
+        "m.split('.')[0] in ('textual', 'rich')",
+    )
 
 
 def test_screens_are_loaded_lazily() -> None:
-    code = (
-        "import sys\n"
-        "import panelbot.tui.app\n"
-        "lazy = [m for m in ('panelbot.tui.screens.help', 'panelbot.tui.screens.context',\n"
-        "        'panelbot.tui.screens.confirm', 'panelbot.tui.palette', 'panelbot.export') if m in sys.modules]\n"
-        "assert not lazy, lazy\n"
+    _no_modules_after(
+        "panelbot.tui.app",
+        "m.startswith(('panelbot.tui.screens.', 'panelbot.tui.palette', 'panelbot.export'))",
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=Path(__file__).parents[2])
-    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -6,11 +6,12 @@ after checking the new pictures in snapshot_report.html.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from panelbot.config import Config
+from panelbot.config import Config, TuiSettings
 from panelbot.tui.widgets.prompt import Prompt
 
 from .conftest import settle, type_and_send
@@ -40,6 +41,20 @@ async def still(pilot: Any) -> None:
     await pilot.pause()
 
 
+def asking(question: str, *then: str) -> Any:
+    """run_before: ask a question on the shipped panel, then press keys (with the sources pane focused)."""
+
+    async def run_before(pilot: Any) -> None:
+        await still(pilot)
+        await type_and_send(pilot, question)
+        if then:
+            pilot.app.query_one("#sources").focus()
+            await pilot.press(*then)
+        await still(pilot)
+
+    return run_before
+
+
 def test_start_screen(snap_compare, shipped_app) -> None:
     assert snap_compare(shipped_app(), run_before=still, terminal_size=WIDE)
 
@@ -49,31 +64,24 @@ def test_start_screen_80x24(snap_compare, shipped_app) -> None:
 
 
 def test_answer_with_sources(snap_compare, shipped_app) -> None:
-    async def run_before(pilot: Any) -> None:
-        await still(pilot)
-        await type_and_send(pilot, "How does the KV cache grow with long context?")
-        await still(pilot)
-
+    run_before = asking("How does the KV cache grow with long context?")
     assert snap_compare(shipped_app(), run_before=run_before, terminal_size=WIDE)
 
 
-def test_context_view(snap_compare, shipped_app) -> None:
-    async def run_before(pilot: Any) -> None:
-        await still(pilot)
-        await type_and_send(pilot, "How does the KV cache grow with long context?")
-        pilot.app.query_one("#sources").focus()
-        await pilot.press("enter")
-        await still(pilot)
+def test_answer_with_sources_light_theme(snap_compare, shipped_app) -> None:
+    app = shipped_app()
+    app.config = replace(app.config, tui=TuiSettings(theme="textual-light"))
+    run_before = asking("How does the KV cache grow with long context?")
+    assert snap_compare(app, run_before=run_before, terminal_size=WIDE)
 
+
+def test_context_view(snap_compare, shipped_app) -> None:
+    run_before = asking("How does the KV cache grow with long context?", "enter")
     assert snap_compare(shipped_app(), run_before=run_before, terminal_size=WIDE)
 
 
 def test_abstention(snap_compare, shipped_app) -> None:
-    async def run_before(pilot: Any) -> None:
-        await still(pilot)
-        await type_and_send(pilot, "What's your favourite pizza topping?")
-        await still(pilot)
-
+    run_before = asking("What's your favourite pizza topping?")
     assert snap_compare(shipped_app(), run_before=run_before, terminal_size=WIDE)
 
 
