@@ -234,3 +234,50 @@ async def test_history_is_persisted_and_resumed(make_app, isolated_env: Path) ->
     store = ConversationStore(isolated_env / "history.sqlite3")
     assert len(store.list_conversations()) == 1
     assert store.messages(conv.id)[-1].speaker == "olive"
+
+
+async def test_clicking_an_earlier_answer_shows_its_sources(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "how do you make kernels fast")
+        await type_and_send(pilot, "how do you train agents")
+        sources = app.query_one(SourcesList)
+        assert sources.quotes[0].quote.speaker == "olive"
+        first = app.query(AnswerBlock).first()
+        await pilot.click(first)
+        await pilot.pause()
+        assert sources.quotes[0].quote.id == "dan-001"
+
+
+async def test_clear_while_answering_keeps_the_partial_answer_in_its_conversation(
+        make_app, isolated_env: Path) -> None:
+    from panelbot.tui.widgets.prompt import Prompt
+
+    from .fakes import SlowBackend
+
+    backend = SlowBackend()
+    app = make_app(backend=backend)
+    async with app.run_test(size=(130, 36)) as pilot:
+        app.query_one(Prompt).load_text("how do you make kernels fast")
+        await pilot.press("enter")
+        await backend.started.wait()
+        first = app.conversation_id
+        await type_and_send(pilot, "/clear")
+        assert not app.answering
+        assert app.query_one(Prompt).text == ""  # /clear means a fresh start: the question isn't put back
+    store = ConversationStore(isolated_env / "history.sqlite3")
+    (conv,) = store.list_conversations()
+    assert conv.id == first
+    assert [m.meta.get("cancelled") for m in store.messages(first)] == [None, True]
+
+
+async def test_unusable_history_database_is_a_message(make_app, isolated_env: Path) -> None:
+    isolated_env.mkdir(parents=True, exist_ok=True)
+    (isolated_env / "history.sqlite3").write_bytes(b"not a database" * 200)
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "how do you make kernels fast")
+        assert "History is off:" in chat_text(app)
+        assert app.query(AnswerBlock)  # answering still works
+        await type_and_send(pilot, "/export")
+        assert app.is_running
