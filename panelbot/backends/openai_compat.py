@@ -20,7 +20,7 @@ from panelbot.panel import Panel
 from panelbot.text import strip_control
 
 # An escape sequence that may still be incomplete at the end of a piece (held back until the next one).
-_PARTIAL_ESC_RE = re.compile(r"(?:\x1b(?:\[[0-?]*[ -/]*|[\]PX^_][^\x07\x1b]{0,256})?|\r)\Z")
+_PARTIAL_ESC_RE = re.compile(r"(?:\x1b(?:\[[0-?]*[ -/]*|[\]PX^_][^\x07\x1b]{0,256}|[ -/]+)?|\r)\Z")
 
 
 class StreamSanitizer:

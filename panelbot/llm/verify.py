@@ -58,6 +58,17 @@ def sentences_of(text: str) -> list[str]:
     return out
 
 
+def quoted_spans(sentence: str) -> list[str]:
+    """Text in double quotation marks; an unclosed quotation runs to the end of the sentence."""
+    text = _BRACKET_RE.sub("", sentence)
+    spans = [a or b for a, b in _QUOTED_RE.findall(text)]
+    rest = _QUOTED_RE.sub("", text)
+    for mark in ('"', "\u201c"):
+        if mark in rest:
+            spans.append(rest[rest.rindex(mark) + 1 :])
+    return [sp for sp in spans if normalize_for_match(sp)]
+
+
 def _contains(haystack_norm: str, needle: str) -> bool:
     n = normalize_for_match(needle)
     return not n or f" {n} " in f" {haystack_norm} "
@@ -83,7 +94,7 @@ def verify_answer(text: str, sources: Sequence[Quote], speaker_name: str = "this
 
     for sent in sentences_of(text):
         ids = cited_ids(sent)
-        quoted = [a or b for a, b in _QUOTED_RE.findall(_BRACKET_RE.sub("", sent))]
+        quoted = quoted_spans(sent)
         if not ids:
             unsupported.append(sent)
             for span in quoted:

@@ -60,6 +60,13 @@ def test_quotation_must_appear_in_the_cited_quote() -> None:
     assert not wrong_source.grounded
 
 
+def test_unclosed_quotation_is_still_checked() -> None:
+    assert not check('I called it "a solved problem [dan-1].').grounded
+    assert check('I called it "a memory problem [dan-1].').grounded
+    v = check('As I said, "a solved problem." And that is why [dan-1].')
+    assert v.unsupported_sentences and "cites no source" in v.problems[0]
+
+
 def test_citation_after_the_full_stop_belongs_to_that_sentence() -> None:
     assert sentences_of("Memory first. [dan-1] Kernels next. [dan-2]") == [
         "Memory first [dan-1].", "Kernels next [dan-2]."]
