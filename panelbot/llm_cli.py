@@ -121,6 +121,8 @@ class _TextView:
             self._write(f"[the model failed: {d.error}]\n{name}'s own words:\n{_indent(d.text)}\n")
             return
         ids = ", ".join(c.id for c in d.citations)
+        if d.grounded is None:  # a backend that answers with verbatim quotes: nothing to verify
+            return
         if d.grounded:
             self._write(f"[grounded: cites {ids}, each checked against {name}'s quotes]\n")
         else:
@@ -171,7 +173,8 @@ class _JsonView:
             model=backend.label,
             answer=answer,
             citations=[c for a in answers for c in a["citations"]],
-            grounded=bool(dones) and all(a["grounded"] is True for a in answers),
+            grounded=(None if dones and all(a["grounded"] is None for a in answers)
+                      else bool(dones) and all(a["grounded"] is True for a in answers)),
             error="; ".join(errors) if errors else None,
             answers=answers,
         )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,23 @@ def config_for(url: str, **kw: Any) -> Config:
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
+
+
+async def take_then_cancel(stream: AsyncIterator[Any], n: int) -> list[Any]:
+    """Consume ``stream`` in a task, cancel that task after ``n`` items (as Esc does in the app)."""
+    got: list[Any] = []
+
+    async def consume() -> None:
+        async for item in stream:
+            got.append(item)
+
+    task = asyncio.ensure_future(consume())
+    while len(got) < n:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    return got
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -13,7 +12,7 @@ from panelbot.backends.base import AnswerRequest, Backend, Message, SpeakerDone,
 from panelbot.backends.offline import quotes_text
 from panelbot.backends.openai_compat import OpenAICompatBackend, StreamSanitizer, ThinkFilter
 
-from .conftest import SECRET, config_for, make_route, run
+from .conftest import SECRET, config_for, make_route, run, take_then_cancel
 from .fakeserver import DEFAULT_ANSWER, FakeHTTPServer
 
 
@@ -86,24 +85,13 @@ def test_panel_mode_second_panelist_sees_the_first(fake: FakeHTTPServer, panel) 
 
 
 def test_cancelling_an_answer_closes_the_connection(fake: FakeHTTPServer, panel) -> None:
-    async def go() -> int:
+    async def go() -> list:
         backend = OpenAICompatBackend(config_for(fake.url("slow")), panel)
-        seen: list[TextDelta] = []
-
-        async def consume() -> None:
-            async for ev in backend.answer(AnswerRequest("q", panel, make_route(panel))):
-                seen.append(ev)
-
-        task = asyncio.ensure_future(consume())
-        while len(seen) < 2:
-            await asyncio.sleep(0.01)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        got = await take_then_cancel(backend.answer(AnswerRequest("q", panel, make_route(panel))), 2)
         await backend.aclose()
-        return len(seen)
+        return got
 
-    assert run(go()) >= 2
+    assert len(run(go())) >= 2
     assert fake.state.disconnected.wait(5)
 
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from panelbot.errors import ConfigError
 from panelbot.llm.client import ChatClient, LLMError, answer_char_cap, parse_retry_after
 
-from .conftest import SECRET, run, settings
+from .conftest import SECRET, run, settings, take_then_cancel
 from .fakeserver import DEFAULT_ANSWER, FakeHTTPServer, refused_port, unanswering_port
 
 MSGS = [{"role": "user", "content": "hi"}]
@@ -210,23 +208,11 @@ def test_redirect_is_not_followed_so_the_key_stays_home(fake: FakeHTTPServer) ->
 def test_cancelling_the_consumer_closes_the_stream(fake: FakeHTTPServer) -> None:
     async def go() -> list[str]:
         client = ChatClient(settings(fake.url("slow")))
-        got: list[str] = []
-
-        async def consume() -> None:
-            async for p in client.stream(MSGS):
-                got.append(p)
-
-        task = asyncio.ensure_future(consume())
-        while len(got) < 2:
-            await asyncio.sleep(0.01)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        got = await take_then_cancel(client.stream(MSGS), 2)
         await client.aclose()
         return got
 
-    got = run(go())
-    assert got[:2] == ["w0 ", "w1 "]
+    assert run(go())[:2] == ["w0 ", "w1 "]
     assert fake.state.disconnected.wait(5)
 
 

@@ -98,6 +98,13 @@ def test_after_a_failure_the_conversation_goes_on(fake: FakeHTTPServer) -> None:
     assert "Audience member: q1" in later and "Dan: \u201cThe KV cache" in later
 
 
+def test_a_verbatim_backend_gets_no_verdict() -> None:
+    code, out, _ = ask(Config())  # name "offline": the quotes themselves, nothing to verify
+    assert code == 0 and "grounded" not in out and "\u201cThe KV cache grows" in out
+    code, out, _ = ask(Config(), json_out=True)
+    assert json.loads(out)["grounded"] is None
+
+
 def test_config_error_exit_2() -> None:
     code, _, err = ask(config_for(""))
     assert code == 2 and err.startswith("panelbot: error: no endpoint configured")
