@@ -209,10 +209,16 @@ class PanelbotApp(App[int]):
         body.set_class(self._panes_shown, "-panes")
 
     def action_toggle_sidebar(self) -> None:
-        self._panes_shown = not self._panes_shown
-        self.query_one("#body").set_class(self._panes_shown, "-panes")
-        if self._narrow and not self._panes_shown:
+        self._show_panes(not self._panes_shown)
+
+    def _show_panes(self, show: bool) -> None:
+        self._panes_shown = show
+        self.query_one("#body").set_class(show, "-panes")
+        if self._narrow and not show:
             self.query_one(Prompt).focus()
+        elif self._narrow:  # the chat is hidden: put the keyboard in the panes
+            targets = self.query("#target")
+            (targets.first() if targets else self.query_one(SuggestionsList)).focus()
 
     # ------------------------------------------------------------------------------------------ helpers
 
@@ -294,6 +300,8 @@ class PanelbotApp(App[int]):
         if self.answering:
             self.notify("Still answering; press Esc to stop it first.", severity="warning", markup=False)
             return False
+        if self._narrow and self._panes_shown:
+            self._show_panes(False)  # asked from the panes: show the conversation
         prompt = self.query_one(Prompt)
         prompt.remember(question)
         chat = self.query_one(ChatLog)

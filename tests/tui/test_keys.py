@@ -199,9 +199,17 @@ async def test_toggle_side_panes_wide_and_narrow(make_app) -> None:
         await pilot.press("ctrl+b")
         await pilot.pause()
         assert sidebar.display and sources.display and not main.display
+        assert app.query_one("#target").has_focus
         await pilot.press("ctrl+b")
         await pilot.pause()
         assert main.display and app.query_one(Prompt).has_focus
+        # Asking a suggested question from the panes brings the conversation back.
+        await pilot.press("ctrl+b")
+        app.query_one("#suggestions").focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert main.display and not sidebar.display
+        assert app.query(AnswerBlock)
 
 
 async def test_command_palette(make_app) -> None:

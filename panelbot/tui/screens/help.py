@@ -25,9 +25,16 @@ KEY_HELP = (
 )
 
 
+_NAMES = {"escape": "Esc", "enter": "Enter", "tab": "Tab", "space": "Space", "up": "Up", "down": "Down"}
+
+
 def _pretty(key: str) -> str:
-    return ", ".join(k.strip().replace("ctrl+", "Ctrl+").replace("escape", "Esc").replace("enter", "Enter")
-                     .replace("f1", "F1") for k in key.split(","))
+    """'ctrl+j' -> 'Ctrl+J', 'escape' -> 'Esc', 'f1,f2' -> 'F1, F2'."""
+    out = []
+    for combo in key.split(","):
+        parts = [p.strip() for p in combo.strip().split("+")]
+        out.append("+".join(_NAMES.get(p, p.capitalize() if len(p) > 1 else p.upper()) for p in parts))
+    return ", ".join(out)
 
 
 class HelpScreen(ModalScreen[None]):
