@@ -6,6 +6,8 @@
 #   kill "$PANELBOT_LLM_SERVER_PID"
 #
 # Also runnable as `bash .ci/llm_server.sh`: it then prints the URL and leaves the server running.
+# Safe to source from a script running with `set -eu`: a failure returns 1 instead of exiting the caller
+# (so call it as `source .ci/llm_server.sh || echo "no LLM server; real-server tests skip"`).
 # The first install compiles llama.cpp (about 5-7 minutes on 2 cores). On failure it prints why and
 # returns 1 with PANELBOT_TEST_LLM_URL unset, so the real-server tests skip rather than hang.
 
@@ -28,7 +30,10 @@ _panelbot_llm_server() {
         return 1
     fi
     local port
-    port="$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    if ! port="$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"; then
+        echo "llm_server: could not pick a free port" >&2
+        return 1
+    fi
     "$py" -m llama_cpp.server --model "$model" --chat_format gemma --host 127.0.0.1 --port "$port" \
         --n_ctx 4096 --n_threads 2 --seed 7 --verbose false >"$logdir/server.log" 2>&1 &
     local pid=$!
@@ -49,7 +54,7 @@ _panelbot_llm_server() {
     done
     echo "llm_server: the server did not come up; last lines of $logdir/server.log:" >&2
     tail -n 20 "$logdir/server.log" >&2
-    kill "$pid" 2>/dev/null
+    kill "$pid" 2>/dev/null || true
     return 1
 }
 

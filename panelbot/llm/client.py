@@ -351,6 +351,8 @@ class ChatClient:
         choice = choices[0] if isinstance(choices[0], dict) else {}
         delta = choice.get("delta") or {}
         text = delta.get("content") if isinstance(delta, dict) else None
+        if text is None:  # some servers stream completions-style chunks: choices[0].text
+            text = choice.get("text")
         if not isinstance(text, str):
             text = ""
         return bool(choice.get("finish_reason")), text, False

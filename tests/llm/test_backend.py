@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from panelbot.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
@@ -126,6 +126,7 @@ _pieces_alphabet = st.sampled_from(["a", " ", "\x1b", "[", "3", "1", "m", "]", "
                                     "<", "think", ">", "</", "t", "\u202e"])
 
 
+@settings(deadline=None)
 @given(st.lists(_pieces_alphabet, max_size=40), st.data())
 def test_stream_filters_do_not_depend_on_how_the_text_is_split(parts: list[str], data: st.DataObject) -> None:
     text = "".join(parts)

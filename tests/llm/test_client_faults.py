@@ -97,7 +97,7 @@ def test_stall_mid_stream(fake: FakeHTTPServer) -> None:
     pieces: list[str] = []
 
     async def go() -> None:
-        client = ChatClient(settings(fake.url("stall-mid"), read_timeout=0.3))
+        client = ChatClient(settings(fake.url("stall-mid"), read_timeout=1.0))
         try:
             async for p in client.stream(MSGS):
                 pieces.append(p)

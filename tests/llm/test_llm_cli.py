@@ -64,7 +64,7 @@ def test_failure_falls_back_exit_3_with_one_stderr_line(fake: FakeHTTPServer) ->
 
 
 def test_failure_in_text_mode_shows_the_quotes(fake: FakeHTTPServer) -> None:
-    code, out, err = ask(config_for(fake.url("stall-mid"), read_timeout=0.3))
+    code, out, err = ask(config_for(fake.url("stall-mid"), read_timeout=1.0))
     assert code == 3
     assert "[the model failed:" in out and "stalled mid-answer" in out
     assert "Dan's own words:\n  \u201cThe KV cache grows" in out

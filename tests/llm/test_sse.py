@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from panelbot.llm.sse import SSEEvent, SSEParser
@@ -26,12 +26,14 @@ def split(draw: st.DrawFn, text: str) -> list[str]:
     return [text[a:b] for a, b in zip(bounds, bounds[1:])]  # noqa: B905
 
 
+@settings(deadline=None)
 @given(st.text(max_size=200), st.data())
 def test_chunking_never_changes_the_events(text: str, data: st.DataObject) -> None:
     chunks = data.draw(split(text))
     assert parse_chunks(chunks) == parse_chunks([text])
 
 
+@settings(deadline=None)
 @given(st.lists(st.lists(line_text, min_size=1, max_size=3), max_size=6), newline, st.data())
 def test_encoded_events_round_trip(events: list[list[str]], nl: str, data: st.DataObject) -> None:
     wire = ""

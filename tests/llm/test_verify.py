@@ -3,7 +3,7 @@ sentences marked, grounded only with >= 1 valid and no invalid citation."""
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from panelbot.backends.base import Citation
@@ -90,6 +90,7 @@ prose = st.text(st.characters(blacklist_characters="[]\"\u201c\u201d", blacklist
                 max_size=40)
 
 
+@settings(deadline=None)
 @given(st.lists(st.tuples(prose, st.lists(ids, max_size=2)), max_size=6))
 def test_grounded_iff_some_valid_and_none_invalid(parts: list[tuple[str, list[str]]]) -> None:
     text = " ".join(p + "".join(f" [{i}]" for i in cs) + "." for p, cs in parts)
