@@ -38,7 +38,7 @@ class RetrievalSettings:
     # A second panelist joins when their best quote scores at least this fraction of the first's.
     both_ratio: float = 0.8
     # Minimum quote score (0-100) for a quote to be shown at all.
-    min_quote_score: float = 8.0
+    min_quote_score: float = 3.0
     # rapidfuzz ratio needed for a typo to count as a match of a panel word.
     typo_ratio: float = 84.0
 

@@ -34,7 +34,7 @@ from panelbot.results import RouteResult, ScoredQuote
 from panelbot.text import fold, words
 
 # field weights: the quote's own words, its curated keywords/topics, the host question it answers
-W_TEXT, W_KEYWORDS, W_QUESTION = 1.0, 1.6, 0.7
+W_TEXT, W_KEYWORDS, W_QUESTION, W_HOST_TURN = 1.0, 1.6, 0.7, 0.3
 K1, B = 1.2, 0.6
 BIGRAM_BOOST = 1.5
 MIN_COVERAGE = 0.6  # below this share of panel evidence, the question is mostly about something else
@@ -200,7 +200,15 @@ class QuoteIndex:
         lengths: list[float] = []
         self.lexicon: Counter[str] = Counter()  # surface words, for typo correction
         self.keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
-        qterms = {q.id: normalizer.terms(q.text) for q in panel.questions}
+        # a host question's terms: its text, plus (weaker) the host's whole turn around it
+        qterms: dict[str, Counter[str]] = {}
+        for hq in panel.questions:
+            c: Counter[str] = Counter({t: W_QUESTION for t in normalizer.terms(hq.text)})
+            turn = panel.turn(hq.turn)
+            if turn is not None and turn.speaker != "unknown":
+                for t in set(normalizer.terms(turn.text)):
+                    c[t] = max(c[t], W_HOST_TURN)
+            qterms[hq.id] = c
         kw_cache: dict[str, list[str]] = {}
         for i, q in enumerate(self.quotes):
             surface = words(q.text)
@@ -215,8 +223,7 @@ class QuoteIndex:
                 for t in kt:
                     tf[t] += W_KEYWORDS
             if q.question in qterms:
-                for t in qterms[q.question]:
-                    tf[t] += W_QUESTION
+                tf.update(qterms[q.question])
             lengths.append(sum(tf.values()))
             for t, w in tf.items():
                 docs[t].append(i)
@@ -312,9 +319,9 @@ class QuoteIndex:
         total = 0.0
         for term in terms:
             if "_" in term.token:
-                total += self.pair_idf(term.token) * term.weight * BIGRAM_BOOST * 1.6
+                total += 2 * self.pair_idf(term.token) * term.weight * BIGRAM_BOOST * (K1 + 1)  # index + text
             elif term.token in self.idf:
-                total += self.idf[term.token] * term.weight * 1.6
+                total += self.idf[term.token] * term.weight * (K1 + 1)
         return total
 
 
@@ -494,17 +501,29 @@ class Router:
         return out
 
     def _why(self, q: Quote, terms: list[_Term]) -> str:
-        qterms = set(self.norm.terms(q.text))
-        kw = set()
-        for k in (*q.keywords, *q.topics):
-            kw.update(self.norm.terms(k))
-        hit_text = sorted({t.source.replace("_", " ") for t in terms if t.token in qterms})
-        hit_kw = sorted({t.source.replace("_", " ") for t in terms if t.token in kw and t.token not in qterms})
+        """Why a quote was chosen, in the quote's own words: 'says "KV cache", "growing"; keywords:
+        memory; answers q15 (With concurrent requests...)'."""
+        wanted = {t.token for t in terms if "_" not in t.token}
+        said: list[str] = []
+        toks = words(q.text)
+        for i, w in enumerate(toks):
+            term = self.norm.unigrams(self.norm.normalise(w))
+            if term and term[0] in wanted:
+                phrase = w
+                if i + 1 < len(toks):  # show a matched pair as one phrase ("kv cache")
+                    nxt = self.norm.unigrams(self.norm.normalise(toks[i + 1]))
+                    if nxt and nxt[0] in wanted:
+                        phrase = f"{w} {toks[i + 1]}"
+                if not any(phrase in s or s in phrase for s in said):
+                    said.append(phrase)
+        keywords = [k for k in (*q.topics, *q.keywords)
+                    if set(self.norm.unigrams(self.norm.normalise(k))) & wanted
+                    and not any(k.lower() in s.lower() or s.lower() in k.lower() for s in said)]
         parts = []
-        if hit_text:
-            parts.append("words: " + ", ".join(hit_text[:5]))
-        if hit_kw:
-            parts.append("topics: " + ", ".join(hit_kw[:4]))
+        if said:
+            parts.append("says " + ", ".join(f"\u201c{w}\u201d" for w in said[:4]))
+        if keywords:
+            parts.append("about " + ", ".join(dict.fromkeys(keywords[:3])))
         hq = self.panel.question(q.question)
         if hq:
             parts.append(f"answers {hq.id}")
@@ -558,7 +577,9 @@ class Router:
                 second = ranked[1]
                 s1 = per[first][0].score if per[first] else 0.0
                 s2 = per[second][0].score if per[second] else 0.0
-                if s1 > 0 and s2 >= self.settings.both_ratio * s1 and self._both_spoke(per, first, second):
+                if s1 > 0 and s2 >= self.settings.both_ratio * s1 and (
+                    self._both_spoke(per, first, second) or self._both_spoke(per, second, first)
+                ):
                     speakers.append(second)
                     reason = "both panelists spoke to this"
         silent = [p for p in speakers if not per.get(p)]
@@ -580,7 +601,9 @@ class Router:
             each = max(1, math.ceil(k / len(speakers)))
             quotes = [sq for p in speakers for sq in per[p][:each]]
             quotes.sort(key=lambda sq: -sq.score)
-        floor = self.settings.min_quote_score
+        # drop quotes that only share a stray word: absolute floor, and far below the best one
+        best = max(sq.score for sq in quotes)
+        floor = max(self.settings.min_quote_score, 0.3 * best)
         kept = [sq for sq in quotes if sq.score >= floor] or quotes[:1]
         return RouteResult(question, speakers, False, kept, reason, addressed, [], evidence)
 
@@ -594,10 +617,16 @@ class Router:
         return s + min(bonus, 20.0)
 
     def _both_spoke(self, per: dict[str, list[ScoredQuote]], a: str, b: str) -> bool:
-        """Both speakers' best quotes answer the same host question, or both are strong matches."""
-        qa = per[a][0].quote.question
-        qb = per[b][0].quote.question
-        return qa is not None and qa == qb
+        """The second panelist answered the same host question as the first's best quote, and that
+        answer matches nearly as well (the both-panelists questions of the talk, e.g. open source)."""
+        top = per[a][0]
+        if top.quote.question is None:
+            return False
+        return any(
+            sq.quote.question == top.quote.question
+            and sq.score >= self.settings.both_ratio * top.score
+            for sq in per[b][:3]
+        )
 
     def suggestions(self, n: int = 3) -> list[str]:
         """Topics and a few of the host's questions to offer when abstaining."""
