@@ -67,6 +67,7 @@ class Quote:
     sentences: tuple[int, int] | None = None
     topics: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
+    asks: tuple[str, ...] = ()  # questions, in a user's words, that this quote answers (retrieval keys)
 
 
 @dataclass
@@ -391,6 +392,7 @@ def load_panel(name_or_path: str | Path) -> Panel:
                 sentences=span,
                 topics=bc.strings(node, "topics", what),
                 keywords=bc.strings(node, "keywords", what),
+                asks=bc.strings(node, "asks", what),
             )
         )
     return Panel(

@@ -1,7 +1,8 @@
 """Question -> who answers, which quotes, with scores and a short reason.
 
-Retrieval is BM25 over fielded quote documents (the quote's words, its curated keywords and topics, and the host
-question it answers), with three additions that plain BM25 lacks:
+Retrieval is BM25 over fielded quote documents (the quote's words, its curated keywords and topics, the
+questions it answers in a user's words (``asks``), and the host question and turn it answers), with three
+additions that plain BM25 lacks:
 
 * the panel's own vocabulary (``vocabulary:`` in panel.yaml) maps variants to one term ("reinforcement
   learning" -> "rl", "KB cache" -> "kv cache") in quotes and questions alike;
@@ -34,7 +35,7 @@ from panelbot.results import RouteResult, ScoredQuote
 from panelbot.text import fold, words
 
 # field weights: the quote's own words, its curated keywords/topics, the host question it answers
-W_TEXT, W_KEYWORDS, W_QUESTION, W_HOST_TURN = 1.0, 1.6, 0.7, 0.3
+W_TEXT, W_KEYWORDS, W_QUESTION, W_HOST_TURN, W_ASKS = 1.0, 1.6, 0.7, 0.3, 0.8
 K1, B = 1.2, 0.6
 BIGRAM_BOOST = 1.5
 MIN_COVERAGE = 0.6  # below this share of panel evidence, the question is mostly about something else
@@ -224,6 +225,12 @@ class QuoteIndex:
                     tf[t] += W_KEYWORDS
             if q.question in qterms:
                 tf.update(qterms[q.question])
+            if q.asks:
+                ask_terms: Counter[str] = Counter()
+                for a in q.asks:
+                    for t in set(normalizer.terms(a)):
+                        ask_terms[t] = min(ask_terms[t] + W_ASKS, 2 * W_ASKS)
+                tf.update(ask_terms)
             lengths.append(sum(tf.values()))
             for t, w in tf.items():
                 docs[t].append(i)
