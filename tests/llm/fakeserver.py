@@ -208,6 +208,12 @@ class Handler(BaseHTTPRequestHandler):
             self._event({"error": {"message": "model overloaded"}})
         elif b == "redirect":
             self._send(307, "", headers={"Location": self.st.redirect_to})
+        elif b == "dribble":  # one byte per write: events and UTF-8 characters split across reads
+            self._sse_start()
+            wire = "".join(f"data: {json.dumps(_chunk(p), ensure_ascii=False)}\n\n" for p in tokens(answer))
+            for byte in (wire + "data: [DONE]\n\n").encode():
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
         elif b == "crlf":  # CRLF line endings, comments, a multi-chunk event
             self._sse_start()
             self.wfile.write(b": keep-alive\r\n\r\n")

@@ -47,6 +47,11 @@ def test_crlf_comments_and_keepalives(fake: FakeHTTPServer) -> None:
     assert complete(fake.url("crlf")) == DEFAULT_ANSWER
 
 
+def test_events_and_characters_split_across_reads(fake: FakeHTTPServer) -> None:
+    fake.state.answer = "Na\u00efve \u2014 \u201cquoted\u201d \u65e5\u672c [dan-1]."
+    assert complete(fake.url("dribble")) == fake.state.answer
+
+
 def test_server_that_does_not_stream_answers_in_json(fake: FakeHTTPServer) -> None:
     assert complete(fake.url("json-only")) == DEFAULT_ANSWER
 
