@@ -41,6 +41,13 @@ BIGRAM_BOOST = 1.5
 MIN_COVERAGE = 0.6  # below this share of panel evidence, the question is mostly about something else
 RERANK = 60  # candidates whose own text is checked for the question's word pairs
 
+# "How do I fix my router?": a personal how-to, not a question about the panelists' work
+PERSONAL_TASK = re.compile(
+    r"\b(?:how (?:do|can|should|would) i|should i|can i|do i need|i need to|i want to|my|help me|for me)\b",
+    re.IGNORECASE,
+)
+PERSONAL_FACTOR = 0.6
+
 BOTH_WORDS = re.compile(
     r"\b(?:both(?: of you)?|each of you|you two|all of you|everyone on the panel|the whole panel|"
     r"ask both|both panelists|either of you)\b",
@@ -119,7 +126,7 @@ class _Query:
     terms: list[_Term]  # weighted terms to score with (typo expansions and word pairs included)
     matched: list[str]  # the question's content terms the panel uses
     unmatched: list[str]  # ... and those it never uses
-    phrases: set[str]  # terms that came from a multi-word vocabulary phrase
+    phrases: dict[str, float]  # terms from a multi-word vocabulary phrase -> their share of it
     corrected: set[str] = field(default_factory=set)  # terms reached only by correcting a typo
 
 
@@ -155,19 +162,21 @@ class _Normalizer:
             t for canon in vocabulary for t in self.unigrams(with_numbers(" ".join(words(canon))))
         }
 
-    def _sub(self, s: str, phrases: set[str] | None = None) -> str:
+    def _sub(self, s: str, phrases: dict[str, float] | None = None) -> str:
         def repl(m: re.Match[str]) -> str:
             out = self._map[m.group(0)]
             if phrases is not None and " " in m.group(0):
-                phrases.update(self.unigrams(out))
+                terms = self.unigrams(out)
+                for t in terms:  # one phrase is one piece of evidence, however many words it has
+                    phrases[t] = max(phrases.get(t, 0.0), 1.0 / len(terms))
             return out
 
         return self._re.sub(repl, s)
 
     def normalise(self, text: str, fix: dict[str, str] | None = None,
-                  phrases: set[str] | None = None) -> str:
+                  phrases: dict[str, float] | None = None) -> str:
         """Vocabulary- and number-mapped text; terms produced from a multi-word phrase ("day zero" ->
-        launch) are added to ``phrases``."""
+        launch) are recorded in ``phrases`` with their share of that phrase."""
         toks = words(text)
         if fix:
             toks = [fix.get(w, w) for w in toks]
@@ -424,7 +433,7 @@ class Router:
 
     def query_terms(self, question: str) -> _Query:
         """Terms with typo expansion; also the content words matched and unmatched (for scope)."""
-        phrases: set[str] = set()
+        phrases: dict[str, float] = {}
         fixes = self.corrections(question)
         normalised = self.norm.normalise(question, fixes, phrases)
         corrected = {t for w in fixes.values() for t in self.norm.unigrams(self.norm.normalise(w))}
@@ -469,7 +478,7 @@ class Router:
         specific = 0  # matched terms that are not ordinary English
         for t in set(matched):
             if t in phrases:  # a multi-word term of the panel's or the general vocabulary
-                w = 1.0
+                w = phrases[t]
             elif t in self.curated:
                 w = 0.5 if t in self._common else 1.0
             else:
@@ -548,6 +557,8 @@ class Router:
         if target not in ("auto", "both") and target not in ids:
             raise ValueError(f"unknown target {target!r}")
         evidence = self.scope(query, addressed or (ids if both else []))
+        if PERSONAL_TASK.search(question) and not addressed:
+            evidence *= PERSONAL_FACTOR
         in_scope = evidence >= self.settings.scope_floor and bool(terms)
         if not in_scope:
             return RouteResult(
