@@ -44,9 +44,10 @@ class LLMError(BackendError):
 
 
 class _Retry(Exception):
-    def __init__(self, error: LLMError, after: float | None) -> None:
+    def __init__(self, error: LLMError, after: float | None, *, adapted: bool = False) -> None:
         self.error = error
         self.after = after
+        self.adapted = adapted  # the request was changed to suit the server: retry at once, uncounted
 
 
 def chat_url(base_url: str) -> str:
@@ -107,6 +108,7 @@ class ChatClient:
         self.max_chars = answer_char_cap(settings.max_tokens)
         self._sleep = sleep or asyncio.sleep
         self._http: httpx.AsyncClient | None = None
+        self._dropped: set[str] = set()  # request parameters the server refused (see _adapt)
 
     def __repr__(self) -> str:  # never the key
         return f"ChatClient(url={self.url!r}, model={self.model!r})"
@@ -201,8 +203,8 @@ class ChatClient:
                 await self._attempt(messages, emit, stream=stream)
                 return
             except _Retry as r:
-                if r.error.kind == "stream-unsupported":
-                    stream = False
+                if r.adapted:
+                    stream = stream and "stream" not in self._dropped
                     continue
                 if attempt >= self.settings.max_retries:
                     raise r.error from None
@@ -232,16 +234,31 @@ class ChatClient:
 
     def _body(self, messages: list[dict[str, str]], stream: bool) -> dict[str, Any]:
         s = self.settings
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "stream": stream,
-            "max_tokens": s.max_tokens,
-            "temperature": s.temperature,
-        }
-        if s.seed is not None:
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": stream}
+        body["max_completion_tokens" if "max_tokens" in self._dropped else "max_tokens"] = s.max_tokens
+        if "temperature" not in self._dropped:
+            body["temperature"] = s.temperature
+        if s.seed is not None and "seed" not in self._dropped:
             body["seed"] = s.seed
         return body
+
+    def _adapt(self, message: str, stream: bool) -> bool:
+        """A 400 that names a parameter this server or model doesn't take: leave it out (once each).
+
+        Covers servers that can't stream, and models that want ``max_completion_tokens`` instead of
+        ``max_tokens`` or accept no ``temperature`` / ``seed``. True when the request was changed."""
+        unsupported = "support" in message or "unknown" in message or "unrecognized" in message
+        if stream and "stream" in message and "stream" not in self._dropped:
+            self._dropped.add("stream")
+            return True
+        if "max_completion_tokens" in message and "max_tokens" not in self._dropped:
+            self._dropped.add("max_tokens")
+            return True
+        for param in ("temperature", "seed"):
+            if unsupported and param in message and param not in self._dropped:
+                self._dropped.add(param)
+                return True
+        return False
 
     async def _attempt(self, messages: list[dict[str, str]], emit: Callable[[str], None], *,
                        stream: bool) -> None:
@@ -255,8 +272,9 @@ class ChatClient:
                     err = self._status_error(resp.status_code, body, location=resp.headers.get("location"))
                     if resp.status_code in RETRY_STATUSES:
                         raise _Retry(err, parse_retry_after(resp.headers.get("retry-after")))
-                    if stream and resp.status_code == 400 and b"stream" in body.lower():
-                        raise _Retry(LLMError(self.url, "no streaming", "stream-unsupported"), 0)
+                    if resp.status_code == 400 and self._adapt(body.decode("utf-8", "replace").lower(),
+                                                               stream):
+                        raise _Retry(err, 0.0, adapted=True) from None
                     raise err
                 started = True
                 ctype = resp.headers.get("content-type", "")

@@ -144,6 +144,15 @@ class Handler(BaseHTTPRequestHandler):
                 self._stream_answer(answer)
             else:
                 self._json(200, self._completion(answer))
+        elif b == "strict-params":  # like OpenAI's reasoning models
+            if "max_tokens" in body:
+                self._json(400, {"error": {"message": "Unsupported parameter: 'max_tokens' is not supported "
+                                           "with this model. Use 'max_completion_tokens' instead."}})
+            elif body.get("temperature", 1) != 1:
+                self._json(400, {"error": {"message": "Unsupported value: 'temperature' does not support "
+                                           f"{body['temperature']} with this model."}})
+            else:
+                self._stream_answer(answer)
         elif b == "json-only":  # ignores stream: true
             self._json(200, self._completion(answer))
         elif b == "no-stream-400":
@@ -177,6 +186,8 @@ class Handler(BaseHTTPRequestHandler):
                            headers={"Retry-After": self.st.retry_after})
             else:
                 self._stream_answer(answer)
+        elif b == "400":
+            self._json(400, {"error": {"message": "context too long"}})
         elif b in ("401", "403"):
             auth = self.headers.get("authorization", "")
             self._json(int(b), {"error": {"message": f"Incorrect API key provided: {auth}"}})

@@ -61,6 +61,18 @@ def test_server_that_refuses_stream_is_asked_again_without(fake: FakeHTTPServer)
     assert [r.body["stream"] for r in fake.state.requests] == [True, False]
 
 
+def test_parameters_the_model_refuses_are_adapted_once(fake: FakeHTTPServer) -> None:
+    assert complete(fake.url("strict-params")) == DEFAULT_ANSWER
+    last = fake.state.requests[-1].body
+    assert last["max_completion_tokens"] == 100 and "max_tokens" not in last and "temperature" not in last
+    assert fake.state.counts["strict-params"] == 3
+
+
+def test_a_plain_400_is_not_retried(fake: FakeHTTPServer) -> None:
+    err = failure(fake.url("400"))
+    assert "HTTP 400: request refused (context too long)" in err.cause and fake.state.counts["400"] == 1
+
+
 def test_stream_false_setting(fake: FakeHTTPServer) -> None:
     assert complete(fake.url("ok"), stream=False) == DEFAULT_ANSWER
     assert fake.state.requests[0].body["stream"] is False
