@@ -12,6 +12,9 @@ from panelbot.text import strip_control
 
 def decline_text(panel: Panel, result: RouteResult) -> str:
     """An in-character decline that offers what the panel did cover (never a random quote)."""
+    if not result.off_topic:  # the chosen panelist never spoke to it, someone else did
+        reason = strip_control(result.reason, keep_newlines=False)
+        return f"{reason[:1].upper()}{reason[1:]}. Ask them instead, or let panelbot choose (auto)."
     topics = [strip_control(t, keep_newlines=False) for t in panel.topics[:6]]
     questions = [s for s in result.suggestions if s not in panel.topics]
     parts = [

@@ -2,6 +2,7 @@
 
 ``stopwords.txt``: function words and conversational filler. ``common_en.txt``: the 5,000 most frequent
 English words (wordfreq, CC BY-SA 4.0), used to tell generic words from a panel's own vocabulary.
+``english_words.txt``: the 40,000 most frequent (same source), real words that typo correction leaves alone.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ def stopwords() -> frozenset[str]:
 
 def common_words() -> frozenset[str]:
     return _wordlist("common_en.txt")
+
+
+def english_words() -> frozenset[str]:
+    """A larger list of real English words (never treated as typos)."""
+    return _wordlist("english_words.txt")
 
 
 _SUFFIXES = (

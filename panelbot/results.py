@@ -33,6 +33,7 @@ class RouteResult:
     addressed: list[str] = field(default_factory=list)  # speakers named in the question
     suggestions: list[str] = field(default_factory=list)  # host questions / topics to offer
     scope: float = 0.0  # in-scope evidence
+    off_topic: bool = True  # when abstained: off-topic (True) or the chosen panelist never spoke to it
 
     def quotes_for(self, speaker: str) -> list[ScoredQuote]:
         return [sq for sq in self.quotes if sq.quote.speaker == speaker]

@@ -29,7 +29,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from panelbot.config import RetrievalSettings
-from panelbot.lexicon import common_words, stem, stopwords
+from panelbot.lexicon import common_words, english_words, stem, stopwords
 from panelbot.panel import Panel, Quote
 from panelbot.results import RouteResult, ScoredQuote
 from panelbot.text import fold, words
@@ -38,6 +38,8 @@ from panelbot.text import fold, words
 W_TEXT, W_KEYWORDS, W_QUESTION, W_HOST_TURN, W_ASKS = 1.0, 1.6, 0.7, 0.3, 0.8
 K1, B = 1.2, 0.6
 BIGRAM_BOOST = 1.5
+GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
+EVERYDAY_MIN = 3
 MIN_COVERAGE = 0.6  # below this share of panel evidence, the question is mostly about something else
 RERANK = 60  # candidates whose own text is checked for the question's word pairs
 
@@ -415,10 +417,10 @@ class Router:
 
         Only words the panel never uses and that are not ordinary English are corrected, within one edit
         (two for words of 9+ letters), keeping the first letter."""
-        sw, common = stopwords(), common_words()
+        sw, known = stopwords(), english_words()
         fixes: dict[str, str] = {}
         for w in set(words(question)):
-            if len(w) < 4 or not w.isalpha() or w in self.lexicon or w in sw or w in common:
+            if len(w) < 4 or not w.isalpha() or w in self.lexicon or w in sw or w in known:
                 continue
             cands = self._lex_by_initial.get(w[0])
             if not cands:
@@ -469,26 +471,26 @@ class Router:
     def scope(self, query: _Query, addressed: list[str]) -> float:
         """Evidence that the question is about the panel's subject (see module doc).
 
-        Matched words count by how much they belong to the panel (curated vocabulary 1.0, or 0.5 when
-        also ordinary English; other panel words 0.6, ordinary ones 0.2); a panelist addressed by name
-        adds 0.6. Words the panel never used dilute it: when they outweigh the matched ones (distinctive
+        Matched words count by how much they belong to the panel: a vocabulary phrase 1.0; other words
+        that are not ordinary English 1.0 when curated, 0.6 otherwise; ordinary English words 0.5 when
+        curated, 0.2 otherwise, and together at most GENERIC_CAP (halved when nothing else matched); a
+        panelist addressed by name adds 0.6. Words the panel never used dilute it: when they outweigh the matched ones (distinctive
         words 1.0, ordinary 0.3), the evidence shrinks in proportion."""
-        evidence = 0.0
+        specific = 0.0  # panel-specific terms: phrases, and words that are not ordinary English
+        generic = 0.0  # ordinary English words the panel also uses ("change", "time", "model")
         phrases, matched, unmatched = query.phrases, query.matched, query.unmatched
-        specific = 0  # matched terms that are not ordinary English
         for t in set(matched):
+            guess = 0.5 if t in query.corrected and t not in phrases else 1.0  # a typo guess is weaker
             if t in phrases:  # a multi-word term of the panel's or the general vocabulary
-                w = phrases[t]
-            elif t in self.curated:
-                w = 0.5 if t in self._common else 1.0
+                specific += phrases[t]
+            elif t not in self._common:
+                specific += (1.0 if t in self.curated else 0.6) * guess
             else:
-                w = 0.2 if t in self._common else 0.6
-            if t in query.corrected and t not in phrases:
-                w *= 0.5  # a guessed spelling is weaker evidence
-            specific += t in phrases or t not in self._common
-            evidence += w
-        if not specific and not addressed and len(set(matched)) < 3:
-            evidence *= 0.5  # only everyday words ("change", "time", "model") matched
+                generic += (0.5 if t in self.curated else 0.2) * guess
+        evidence = specific + min(generic, GENERIC_CAP)
+        n_generic = sum(1 for t in set(matched) if t in self._common and t not in phrases)
+        if not specific and not addressed and n_generic < EVERYDAY_MIN:
+            evidence *= 0.5  # only a couple of everyday words matched
         if addressed:
             evidence += 0.6
         against = sum(0.0 if t.isdigit() else 0.3 if t in self._common else 1.0 for t in set(unmatched))
@@ -603,11 +605,17 @@ class Router:
         silent = [p for p in speakers if not per.get(p)]
         speakers = [p for p in speakers if per.get(p)]
         if silent and not speakers:
-            # the one asked never spoke to this; whoever did answers, and the reason says so
+            # the one asked never spoke to this; whoever did answers, and the reason says so -- unless
+            # the user picked that panelist explicitly (--to / the selector): then say so and stop
             others = [p for p in ranked if per[p] and p not in silent]
+            names = " and ".join(self.panel.display_name(p) for p in silent)
+            if others and target != "auto":
+                who = " and ".join(self.panel.display_name(p) for p in others)
+                return RouteResult(question, [], True, [],
+                                   f"{names} didn't speak to this on the panel ({who} did)",
+                                   addressed, self.suggestions(), evidence, off_topic=False)
             if others:
                 speakers = others[:1]
-                names = " and ".join(self.panel.display_name(p) for p in silent)
                 reason = (f"{names} didn't speak to this on the panel; "
                           f"{self.panel.display_name(speakers[0])} did")
         if not speakers:

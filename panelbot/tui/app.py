@@ -151,7 +151,9 @@ class PanelbotApp(App[int]):
                 yield SuggestionsList(self.panel, id="suggestions")
             with Vertical(id="main"):
                 yield ChatLog(id="chat")
-                yield Prompt(id="prompt")
+                keys = self.config.tui.keys
+                yield Prompt(engine.key_label(keys.get("send", "enter")),
+                             engine.key_label(keys.get("newline", "ctrl+j")), id="prompt")
             yield SourcesList(id="sources")
         yield Footer()
 

@@ -93,6 +93,20 @@ def resolve_target(panel: Panel | None, word: str) -> str | None:
     return None
 
 
+# ------------------------------------------------------------------------------------------- keys
+
+_KEY_NAMES = {"escape": "Esc", "enter": "Enter", "tab": "Tab", "space": "Space", "up": "Up", "down": "Down"}
+
+
+def key_label(key: str) -> str:
+    """'ctrl+j' -> 'Ctrl+J', 'escape' -> 'Esc', 'f1,f2' -> 'F1, F2'."""
+    out = []
+    for combo in key.split(","):
+        parts = [p.strip() for p in combo.strip().split("+")]
+        out.append("+".join(_KEY_NAMES.get(p, p.capitalize() if len(p) > 1 else p.upper()) for p in parts))
+    return ", ".join(out)
+
+
 # ------------------------------------------------------------------------------------------- commands
 
 

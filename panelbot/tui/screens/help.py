@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from panelbot.tui.engine import COMMANDS
+from panelbot.tui.engine import COMMANDS, key_label
 
 KEY_HELP = (
     ("send", "send the question"),
@@ -25,18 +25,6 @@ KEY_HELP = (
 )
 
 
-_NAMES = {"escape": "Esc", "enter": "Enter", "tab": "Tab", "space": "Space", "up": "Up", "down": "Down"}
-
-
-def _pretty(key: str) -> str:
-    """'ctrl+j' -> 'Ctrl+J', 'escape' -> 'Esc', 'f1,f2' -> 'F1, F2'."""
-    out = []
-    for combo in key.split(","):
-        parts = [p.strip() for p in combo.strip().split("+")]
-        out.append("+".join(_NAMES.get(p, p.capitalize() if len(p) > 1 else p.upper()) for p in parts))
-    return ", ".join(out)
-
-
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,f1", "dismiss", "Close")]
 
@@ -49,7 +37,7 @@ class HelpScreen(ModalScreen[None]):
         keys.add_column(style="bold")
         keys.add_column()
         for bid, what in KEY_HELP:
-            keys.add_row(Text(_pretty(self.keys.get(bid, ""))), Text(what))
+            keys.add_row(Text(key_label(self.keys.get(bid, ""))), Text(what))
         keys.add_row(Text("Up / Down"), Text("earlier questions (on the first / last line)"))
         cmds = Table.grid(padding=(0, 2))
         cmds.add_column(style="bold")

@@ -23,13 +23,13 @@ class Prompt(TextArea):
             self.prompt = prompt
             self.text = text
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, send_key: str = "Enter", newline_key: str = "Ctrl+J", **kwargs: object) -> None:
         super().__init__(
             soft_wrap=True,
             show_line_numbers=False,
             tab_behavior="focus",
             compact=True,
-            placeholder="Ask the panel anything  (Enter send \u00b7 Ctrl+J new line \u00b7 /help)",
+            placeholder=f"Ask the panel anything  ({send_key} send \u00b7 {newline_key} new line \u00b7 /help)",
             **kwargs,  # type: ignore[arg-type]
         )
         self.question_history: list[str] = []
