@@ -34,15 +34,20 @@ def _k(value: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--panel", metavar="NAME", help="panel name or directory (default: from config)")
-    common.add_argument("--config", metavar="FILE", help="extra config file to apply")
+    def shared(default: object) -> argparse.ArgumentParser:
+        # accepted before or after the command; the command's copy must not reset the top-level value
+        sp = argparse.ArgumentParser(add_help=False)
+        sp.add_argument("--panel", metavar="NAME", default=default,
+                        help="panel name or directory (default: from config)")
+        sp.add_argument("--config", metavar="FILE", default=default, help="extra config file to apply")
+        return sp
 
+    common = shared(argparse.SUPPRESS)
     p = _Parser(
         prog="panelbot",
         description="Ask the 'Agents at Scale' panel anything; answers in the panelists' own words. "
         "With no command, opens the terminal app.",
-        parents=[common],
+        parents=[shared(None)],
     )
     p.add_argument("--version", action="version", version=f"panelbot {__version__}")
     p.add_argument("--resume", action="store_true", help="open the terminal app on the last conversation")
