@@ -92,3 +92,28 @@ class DownBackend:
 
     async def aclose(self) -> None:
         return None
+
+
+class PinnedRouter:
+    """Deterministic routing over any panel, for snapshots: they test the screen, not retrieval quality.
+
+    A question mentioning a word picks that panelist's first three quotes containing it (fixed scores and
+    reasons); 'pizza' abstains. So tuning the real router never changes a snapshot.
+    """
+
+    def __init__(self, panel: Panel, settings: object = None) -> None:
+        self.panel = panel
+
+    def search(self, query: str, k: int = 5) -> list[ScoredQuote]:
+        return self.route(query).quotes[:k]
+
+    def route(self, question: str, target: str = "auto") -> RouteResult:
+        if "pizza" in question.lower():
+            suggestions = [q.text for q in self.panel.questions[:3]]
+            return RouteResult(question, [], True, [], "out of scope", suggestions=suggestions)
+        key = "cache" if "cache" in question.lower() else (set(words(question)) - STOP or {""}).pop()
+        hits = [q for q in self.panel.quotes if key in q.text.lower()][:3] or self.panel.quotes[:1]
+        speaker = hits[0].speaker
+        hits = [q for q in hits if q.speaker == speaker]
+        quotes = [ScoredQuote(q, 80.0 - 15 * i, f"mentions '{key}'") for i, q in enumerate(hits)]
+        return RouteResult(question, [speaker], False, quotes, "pinned")

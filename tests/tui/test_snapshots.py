@@ -1,4 +1,4 @@
-"""Snapshots of the shipped panel (minimax-m3, real router, offline backend).
+"""Snapshots of the shipped panel (minimax-m3, offline backend, routing pinned by PinnedRouter).
 
 Cursor blink and animations are off so the SVGs are stable. Update with ``pytest --snapshot-update``
 after checking the new pictures in snapshot_report.html.
@@ -15,6 +15,7 @@ from panelbot.config import Config, TuiSettings
 from panelbot.tui.widgets.prompt import Prompt
 
 from .conftest import settle, type_and_send
+from .fakes import PinnedRouter
 
 WIDE = (130, 36)
 SMALL = (80, 24)
@@ -25,7 +26,7 @@ def shipped_app() -> Any:
     from panelbot.tui.app import PanelbotApp
 
     def factory() -> PanelbotApp:
-        app = PanelbotApp(Config(panel="minimax-m3"), "minimax-m3", False)
+        app = PanelbotApp(Config(panel="minimax-m3"), "minimax-m3", False, router_factory=PinnedRouter)
         app.animation_level = "none"
         return app
 
