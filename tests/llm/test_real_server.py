@@ -113,3 +113,23 @@ def pieces_for(sources: list[Quote], question: str) -> list[str]:
             await client.aclose()
 
     return run(go())
+
+
+def test_cli_end_to_end_with_the_real_panel(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text("backend:\n  temperature: 0\n  seed: 7\n  max_tokens: 64\n  read_timeout: 120\n")
+    code = ("import sys; from panelbot.cli import main; sys.exit(main(sys.argv[1:]))")
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "ask", "--llm", "--config", str(cfg), "--base-url", URL, "--json",
+         "What makes the KV cache hard for long agents?"],
+        cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    assert d["error"] is None and d["answer"].strip() and isinstance(d["grounded"], bool)
+    given = {q["id"] for q in d["quotes"]}
+    assert all(c["valid"] is False for c in d["citations"] if c["id"] not in given)
