@@ -6,7 +6,11 @@ poor answers and cites badly, so these tests assert the protocol and the verific
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -115,12 +119,7 @@ def pieces_for(sources: list[Quote], question: str) -> list[str]:
     return run(go())
 
 
-def test_cli_end_to_end_with_the_real_panel(tmp_path) -> None:
-    import json
-    import subprocess
-    import sys
-    from pathlib import Path
-
+def test_cli_end_to_end_with_the_real_panel(tmp_path: Path) -> None:
     cfg = tmp_path / "config.yaml"
     cfg.write_text("backend:\n  temperature: 0\n  seed: 7\n  max_tokens: 64\n  read_timeout: 120\n")
     code = ("import sys; from panelbot.cli import main; sys.exit(main(sys.argv[1:]))")
