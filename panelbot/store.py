@@ -202,6 +202,15 @@ class ConversationStore:
             for r in rows
         ]
 
+    def recent_questions(self, limit: int = 200, *, exclude: int | None = None) -> list[str]:
+        """The person's last questions across conversations (but ``exclude``), oldest first."""
+        rows = self._db.execute(
+            "SELECT text FROM messages WHERE role = 'user' AND conversation_id IS NOT ?"
+            " ORDER BY id DESC LIMIT ?",
+            (exclude, limit),
+        ).fetchall()
+        return [r[0] for r in reversed(rows)]
+
     def close(self) -> None:
         self._db.close()
 

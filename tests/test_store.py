@@ -112,3 +112,16 @@ def test_killed_process_loses_no_earlier_message(tmp_path: Path) -> None:
     cid = store.last_conversation_id()
     assert cid is not None
     assert [m.text for m in store.messages(cid)] == ["question one", "answer one", "question two"]
+
+
+def test_recent_questions(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "h.sqlite3")
+    a = store.new_conversation("p", "a")
+    store.add_message(a, "user", "", "first")
+    store.add_message(a, "assistant", "dan", "answer")
+    b = store.new_conversation("p", "b")
+    store.add_message(b, "user", "", "second")
+    store.add_message(b, "user", "", "third")
+    assert store.recent_questions() == ["first", "second", "third"]
+    assert store.recent_questions(limit=2) == ["second", "third"]
+    assert store.recent_questions(exclude=b) == ["first"]

@@ -173,6 +173,23 @@ class PanelbotApp(App[int]):
         elif self.panel is not None and not self.query(AnswerBlock):
             self._welcome()
         self.query_one(Prompt).focus()
+        if not self.resume:  # after the first frame: Up recalls questions from earlier sessions too
+            self.call_after_refresh(self._load_question_history)
+
+    def _load_question_history(self) -> None:
+        from panelbot import paths
+
+        if self._store is None and not paths.history_db_path().exists():
+            return  # nothing asked yet: don't create the database just to read it
+        store = self.store
+        if store is None:
+            return
+        prompt = self.query_one(Prompt)
+        try:
+            earlier = store.recent_questions(exclude=self.conversation_id)  # this session's are there
+        except Exception:
+            return
+        prompt.question_history[:0] = earlier
 
     def _header_text(self) -> Table:
         """Panel title (cut with an ellipsis when narrow) on the left, the answer mode on the right."""

@@ -247,3 +247,17 @@ async def test_command_palette_runs_commands(make_app, tmp_path: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert app.current_theme.dark is not dark
+
+
+async def test_up_recalls_questions_from_earlier_sessions(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "how do you make kernels fast")
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await pilot.pause()
+        prompt = app.query_one(Prompt)
+        prompt.focus()
+        await pilot.press("up")
+        assert prompt.text == "how do you make kernels fast"
+        assert app.conversation_id is None  # a new conversation all the same
