@@ -242,21 +242,19 @@ def load_config(explicit: str | Path | None = None, *, environ: dict[str, str] |
         if not p.is_file():
             raise ConfigError("config file not found", str(p))
         cfg = _apply_file(cfg, p)
-    # Environment: the usual OpenAI variables plus panelbot's own.
-    b = cfg.backend
+    # Environment: the usual OpenAI variables plus panelbot's own (panelbot's win); they override files.
     changes: dict[str, Any] = {}
     for var in ("PANELBOT_BASE_URL", "OPENAI_BASE_URL"):
-        if env.get(var) and not b.base_url:
+        if env.get(var):
             changes["base_url"] = env[var]
             break
-    if env.get("PANELBOT_MODEL") and not b.model:
+    if env.get("PANELBOT_MODEL"):
         changes["model"] = env["PANELBOT_MODEL"]
-    if not b.api_key:
-        for var in API_KEY_ENV_VARS:
-            if env.get(var):
-                changes["api_key"] = env[var]
-                changes["api_key_source"] = f"${var}"
-                break
+    for var in API_KEY_ENV_VARS:
+        if env.get(var):
+            changes["api_key"] = env[var]
+            changes["api_key_source"] = f"${var}"
+            break
     if env.get("PANELBOT_BACKEND"):
         changes["name"] = env["PANELBOT_BACKEND"]
     if changes:

@@ -33,7 +33,7 @@ def test_user_then_explicit_then_env_override(user_cfg: Path, tmp_path: Path) ->
                                       "OPENAI_API_KEY": "sk-test"})
     assert cfg.retrieval.top_k == 7  # explicit file wins over user
     assert cfg.retrieval.scope_floor == 2.0 and isinstance(cfg.retrieval.scope_floor, float)
-    assert cfg.backend.model == "m-user"  # env only fills what files left empty
+    assert cfg.backend.model == "m-env"  # the environment overrides config files (flags override both)
     assert cfg.backend.name == "openai"
     assert cfg.backend.api_key == "sk-test" and cfg.backend.api_key_source == "$OPENAI_API_KEY"
     assert str(user_cfg) in cfg.sources and str(extra) in cfg.sources
