@@ -283,12 +283,16 @@ def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_tui(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot.config import load_config
+    from panelbot.config import Config, load_config
+    from panelbot.errors import ConfigError, DataError
 
-    cfg = load_config(args.config)
+    try:
+        cfg, problem = load_config(args.config), None
+    except (ConfigError, DataError) as exc:  # shown inside the app, which runs on the defaults
+        cfg, problem = Config(), str(exc)
     from panelbot.tui import run
 
-    return run(cfg, args.panel, args.resume)
+    return run(cfg, args.panel, args.resume, config_error=problem)
 
 
 COMMANDS = {

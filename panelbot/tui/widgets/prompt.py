@@ -37,6 +37,12 @@ class Prompt(TextArea):
         self._draft = ""
 
     def action_submit(self) -> None:
+        # Enter is a priority binding, handled before key presses already queued for this widget
+        # (typed or pasted in the same burst, e.g. over ssh or from tmux send-keys); submit only after
+        # they have been inserted, so the text is complete.
+        self.call_later(self._submit)
+
+    def _submit(self) -> None:
         text = self.text
         if not text.strip():
             return
