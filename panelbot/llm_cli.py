@@ -17,6 +17,7 @@ from panelbot.backends.base import AnswerRequest, Backend, Message, SpeakerDone,
 from panelbot.backends.offline import quotes_text
 from panelbot.config import Config
 from panelbot.errors import PanelbotError
+from panelbot.llm.verify import verdict
 from panelbot.panel import Panel
 from panelbot.results import RouteResult
 
@@ -120,16 +121,13 @@ class _TextView:
         if d.error:
             self._write(f"[the model failed: {d.error}]\n{name}'s own words:\n{_indent(d.text)}\n")
             return
-        ids = ", ".join(c.id for c in d.citations)
         if d.grounded is None:  # a backend that answers with verbatim quotes: nothing to verify
             return
+        line = verdict(d, name).split("; ")[0]
         if d.grounded:
-            self._write(f"[grounded: cites {ids}, each checked against {name}'s quotes]\n")
+            self._write(f"[{line}]\n")
         else:
-            bad = [c.id for c in d.citations if not c.valid]
-            why = (f"invalid citation(s): {', '.join(bad)}" if bad
-                   else "cites none of the quotes given")
-            self._write(f"[NOT grounded: {why}]\n{name}'s own words:\n{_indent(quotes_text(d.quotes))}\n")
+            self._write(f"[{line}]\n{name}'s own words:\n{_indent(quotes_text(d.quotes))}\n")
         for sent in d.unsupported_sentences[:3]:
             self._write(f"[cites nothing: \u201c{textwrap.shorten(sent, 90)}\u201d]\n")
         more = len(d.unsupported_sentences) - 3

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from panelbot.backends.base import Citation
+from panelbot.backends.base import Citation, SpeakerDone
 from panelbot.panel import Quote
 from panelbot.text import normalize_for_match, split_sentences
 
@@ -115,3 +115,19 @@ def verify_answer(text: str, sources: Sequence[Quote], speaker_name: str = "this
     citations = [Citation(cid, valid[cid]) for cid in order]
     grounded = any(c.valid for c in citations) and all(c.valid for c in citations)
     return Verification(citations, grounded, unsupported, problems)
+
+
+def verdict(done: SpeakerDone, name: str) -> str:
+    """One line saying whether a speaker's generated answer is grounded and why (for CLI and TUI)."""
+    if done.grounded is None:
+        return ""
+    if done.grounded:
+        ids = ", ".join(c.id for c in done.citations)
+        text = f"grounded: cites {ids}, each checked against {name}'s quotes"
+    else:
+        bad = [c.id for c in done.citations if not c.valid]
+        why = f"invalid citation(s): {', '.join(bad)}" if bad else "cites none of the quotes given"
+        text = f"NOT grounded: {why}"
+    if done.unsupported_sentences:
+        text += f"; {len(done.unsupported_sentences)} sentence(s) cite nothing"
+    return text

@@ -18,8 +18,10 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker
 
 from panelbot.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
+from panelbot.backends.offline import quotes_text
 from panelbot.config import Config
 from panelbot.errors import PanelbotError
+from panelbot.llm.verify import verdict
 from panelbot.panel import Panel, PanelInfo
 from panelbot.results import RouteResult, ScoredQuote
 from panelbot.store import ConversationStore
@@ -375,12 +377,16 @@ class PanelbotApp(App[int]):
                     block.append(event.text)
                     chat.scroll_end(animate=False)
                 elif isinstance(event, SpeakerDone):
-                    status = ""
+                    status, text = "", event.text
                     if event.error:
                         status = f"(generation failed: {event.error}; showing the quotes)"
-                    elif event.grounded is False:
-                        status = "(some sentences could not be matched to a quote)"
-                    block.finish(event.text, event.quotes or block.quotes, status)
+                    elif event.grounded is not None:
+                        name = self.panel.display_name(event.speaker)
+                        status = f"({verdict(event, name)})"
+                        if event.grounded is False:  # shown as such, then the verbatim quotes
+                            quotes = event.quotes or block.quotes
+                            text = f"{text}\n\n{name}'s own words:\n\n{quotes_text(quotes)}"
+                    block.finish(text, event.quotes or block.quotes, status)
                     done.add(event.speaker)
                     ids = [sq.quote.id for sq in block.quotes]
                     meta: dict[str, Any] = {"target": target}

@@ -76,3 +76,14 @@ async def test_unknown_backend_is_a_warning_and_offline_answers(make_app) -> Non
         assert "offline quotes" in header_text(app)
         await type_and_send(pilot, "how do you make kernels fast")
         assert app.query(AnswerBlock)
+
+
+async def test_ungrounded_answer_is_shown_as_such_then_the_verbatim_quotes(make_app, server) -> None:
+    server.state.answer = "The cache just grows forever [dan-99]. Nobody stores it anywhere."
+    app = make_app("minimax-m3", config=openai_config(server.url("ok")), router_factory=engine.make_router)
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "How does the KV cache grow with long context?")
+        (block, *_) = app.query(AnswerBlock)
+        assert "NOT grounded" in block.status and "dan-99" in block.status
+        assert "own words:" in block.text
+        assert re.search(r"\[(dan|olive)-\d+\]", block.text.split("own words:")[1])  # real quotes follow
