@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 from array import array
+from itertools import chain
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -207,8 +208,6 @@ class QuoteIndex:
         self.panel = panel
         self.norm = normalizer
         self.quotes: list[Quote] = panel.quotes
-        docs: dict[str, list[int]] = defaultdict(list)
-        tfs: dict[str, list[float]] = defaultdict(list)
         lengths: list[float] = []
         self.lexicon: Counter[str] = Counter()  # surface words, for typo correction
         self.keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
@@ -222,15 +221,17 @@ class QuoteIndex:
                     c[t] = max(c[t], W_HOST_TURN)
             qterms[hq.id] = c
         kw_cache: dict[str, list[str]] = {}
+        postings: dict[str, tuple[list[int], list[float]]] = {}
+        surfaces: list[list[str]] = []
         for i, q in enumerate(self.quotes):
             surface = words(q.text)
-            self.lexicon.update(surface)
+            surfaces.append(surface)
             tf: Counter[str] = Counter(normalizer.terms_of_words(surface, pairs=False))
             for kw in (*q.keywords, *q.topics):
                 kt = kw_cache.get(kw)
                 if kt is None:
                     kt = kw_cache[kw] = normalizer.terms(kw)
-                    self.lexicon.update(words(kw))
+                    surfaces.append(words(kw))
                     self.keyword_terms.update(t for t in kt if "_" not in t)
                 for t in kt:
                     tf[t] += W_KEYWORDS
@@ -244,12 +245,18 @@ class QuoteIndex:
                 tf.update(ask_terms)
             lengths.append(sum(tf.values()))
             for t, w in tf.items():
-                docs[t].append(i)
-                tfs[t].append(w)
+                entry = postings.get(t)
+                if entry is None:
+                    postings[t] = ([i], [w])
+                else:
+                    entry[0].append(i)
+                    entry[1].append(w)
+        self.lexicon.update(chain.from_iterable(surfaces))
+        del surfaces
         self.postings: dict[str, tuple[array, array]] = {
-            t: (array("i", docs[t]), array("f", tfs[t])) for t in docs
+            t: (array("i", d), array("f", w)) for t, (d, w) in postings.items()
         }
-        del docs, tfs
+        del postings
         self.n = len(self.quotes)
         self.avg_len = (sum(lengths) / self.n) if self.n else 1.0
         self.norm_len = array("f", (K1 * (1 - B + B * ln / self.avg_len) for ln in lengths))
