@@ -22,9 +22,9 @@ from __future__ import annotations
 import math
 import re
 from array import array
-from itertools import chain
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from itertools import chain
 
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
