@@ -216,6 +216,15 @@ class _Checker:
             self.fail(f"{what}: field {key!r} must be a list of text", node)
         return tuple(str(v).strip() for v in val if str(v).strip())
 
+    def entry(self, node: Any, kind: str, index: int, seen: set[str]) -> tuple[dict, str, str]:
+        """The i-th list entry as a mapping with a new, well-formed id: (node, id, "kind 'id'")."""
+        node = self.mapping(node, f"{kind} #{index + 1}")
+        eid = self.ident(node, "id", f"{kind} #{index + 1}")
+        if eid in seen:
+            self.fail(f"duplicate {kind} id {eid!r}", node)
+        seen.add(eid)
+        return node, eid, f"{kind} {eid!r}"
+
     def integer(self, node: dict, key: str, what: str) -> int | None:
         val = node.get(key)
         if val is None:
@@ -321,12 +330,7 @@ def load_panel(name_or_path: str | Path) -> Panel:
         qc = _Checker(qfile)
         seen_q: set[str] = set()
         for i, node in enumerate(qc.seq(load_yaml(qfile), "questions.yaml", line=1)):
-            node = qc.mapping(node, f"question #{i + 1}")
-            qid = qc.ident(node, "id", f"question #{i + 1}")
-            what = f"question {qid!r}"
-            if qid in seen_q:
-                qc.fail(f"duplicate question id {qid!r}", node)
-            seen_q.add(qid)
+            node, qid, what = qc.entry(node, "question", i, seen_q)
             turn = qc.integer(node, "turn", what)
             if turn is not None and turns and turn >= len(turns):
                 qc.fail(f"{what}: turn {turn} is past the end of turns.yaml ({len(turns)} turns)", node)
@@ -356,12 +360,7 @@ def load_panel(name_or_path: str | Path) -> Panel:
     seen_ids: set[str] = set()
     qids = {q.id for q in questions}
     for i, node in enumerate(raw_quotes):
-        node = bc.mapping(node, f"quote #{i + 1}")
-        qid = bc.ident(node, "id", f"quote #{i + 1}")
-        what = f"quote {qid!r}"
-        if qid in seen_ids:
-            bc.fail(f"duplicate quote id {qid!r}", node)
-        seen_ids.add(qid)
+        node, qid, what = bc.entry(node, "quote", i, seen_ids)
         speaker = bc.text(node, "speaker", what)
         if speaker not in panelists:
             bc.fail(f"{what}: unknown speaker {speaker!r} (panelists: {', '.join(panelists)})", node)
