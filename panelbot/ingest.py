@@ -151,19 +151,28 @@ def _keywords(texts: list[str], *, top: int, exclude: set[str] | None = None) ->
     return out
 
 
+_ROLE_WORDS = re.compile(
+    r"\b(?:lead|head|vp|director|manager|engineer|researcher|founder|ceo|cto|scientist|professor|"
+    r"president|chief|partner|architect|principal|developer|student)\b",
+    re.IGNORECASE,
+)
+
+
 def _role_from_intro(text: str) -> tuple[str, str]:
-    m = re.search(r"\b(?:I'm|I am) (?:the |a |an )?([A-Z][^.,;]*?(?:lead|head|VP|director|manager|"
-                  r"engineer|researcher|founder|CEO|CTO|scientist|professor)[^.,;]*?)(?:[.,;]| and I)",
-                  text, re.IGNORECASE)
-    if not m:
-        return "", ""
-    role = m.group(1).strip()
-    org = ""
-    mo = re.search(r"\s(?:at|with|from)\s+([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)\s*$", role)
-    if mo:
-        org = mo.group(1)
-        role = role[: mo.start()].strip()
-    return role, org
+    """('VP of Kernels', 'Together AI') from "I'm Dan. I'm the VP of Kernels at Together AI."."""
+    for verb, rest in re.findall(r"\b(?=(I'm|I am|I lead|I run|I head)\s+([^.;!?]+))", text):
+        phrase = re.split(r",|\s+and\s+(?:I|I'm|we|my)\b", rest)[0].strip()
+        phrase = re.sub(r"^(?:the|a|an)\s+", "", phrase)
+        if verb.lower() in ("i lead", "i run", "i head"):
+            phrase = f"Lead of {phrase}" if not _ROLE_WORDS.search(phrase) else phrase
+        if not _ROLE_WORDS.search(phrase):
+            continue
+        role, org = phrase, ""
+        mo = re.search(r"\s(?:at|with|from|for)\s+([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)\s*$", phrase)
+        if mo:
+            role, org = phrase[: mo.start()].strip(), mo.group(1)
+        return role[:1].upper() + role[1:], org
+    return "", ""
 
 
 def build_draft(captions: str, name: str) -> Draft:
