@@ -293,7 +293,14 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
                 addressed = [p for p in last_addressed if p in candidates]
                 if not answered_since_question and addressed:
                     st.speaker, st.why = addressed[-1], "the host handed over to them"
-                elif len(candidates) == 1 and (ids and len(candidates) < len(ids)):
+                elif (
+                    len(candidates) == 1
+                    and ids
+                    and len(candidates) < len(ids)
+                    # after the one the host asked has answered, more turns are a back-and-forth,
+                    # not a round: elimination says nothing about them
+                    and not (last_addressed and last_addressed[-1] in answered_since_question)
+                ):
                     st.speaker, st.why = candidates[0], "the only panelist left"
                 elif candidates:
                     guess = _guess_by_profile(profiles, candidates, text, last_question_text)
