@@ -1,48 +1,43 @@
 """Question -> who answers, which quotes, with scores and a short reason.
 
-Retrieval is BM25 over fielded quote documents (the quote's words, its curated keywords and topics, the
-questions it answers in a user's words (``asks``), and the host question and turn it answers), with three
-additions that plain BM25 lacks:
+Retrieval (``panelbot.index``) is BM25 over fielded quote documents: the quote's words, its curated keywords and
+topics, the questions it answers in a user's words (``asks``), and the host question and turn it answers. On
+top of plain BM25:
 
-* the panel's own vocabulary (``vocabulary:`` in panel.yaml) maps variants to one term ("reinforcement
-  learning" -> "rl", "KB cache" -> "kv cache") in quotes and questions alike;
-* typo tolerance: a query word that is not a panel word is matched to panel words within one or two edits (a swap of
-  neighbouring letters counts as one)
-  (same first letter, four letters or more, so "jam" never becomes "am");
+* vocabulary (``panelbot.vocabulary``): the panel's own ``vocabulary:`` and general synonym groups map variants
+  to one term ("reinforcement learning" -> "rl", "KB cache" -> "kv cache") in quotes and questions alike;
+* typo tolerance: a word that is neither a panel word nor real English is corrected to the panel word within
+  one edit (two for words of 9+ letters; a swap of neighbouring letters counts as one; same first letter);
 * adjacent-word pairs are terms too, so "sparse attention" outranks "sparse" and "attention" apart.
 
+Who answers: a panelist named in the question ("Dan, ...", "@olive", "ask both"), else each panelist's best
+quotes plus their stated expertise; both when the second answered the same host question nearly as well.
+
 Scope (answer or abstain) is decided separately from the match scores, which on a small bank always find
-*something*: the question must carry evidence that it is about the panel's subject -- words of the panel's
-own vocabulary (curated keywords and topics count fully, words that merely occur in a quote less, generic
-English words little) or a panelist addressed by name.
+*something*: the question must carry evidence that it is about the panel's subject (see ``Router.scope``).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from array import array
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from itertools import chain
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from panelbot.config import RetrievalSettings
+from panelbot.index import QuoteIndex, Term
 from panelbot.lexicon import common_words, english_words, stem, stopwords
 from panelbot.panel import Panel, Quote
 from panelbot.results import RouteResult, ScoredQuote
 from panelbot.text import fold, words
+from panelbot.vocabulary import Normalizer
 
-# field weights: the quote's own words, its curated keywords/topics, the host question it answers
-W_TEXT, W_KEYWORDS, W_QUESTION, W_HOST_TURN, W_ASKS = 1.0, 1.6, 0.7, 0.3, 0.8
-K1, B = 1.2, 0.6
-BIGRAM_BOOST = 1.5
 GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
 EVERYDAY_MIN = 3
 MIN_COVERAGE = 0.6  # below this share of panel evidence, the question is mostly about something else
-RERANK = 60  # candidates whose own text is checked for the question's word pairs
 
 # "How do I fix my router?": a personal how-to, not a question about the panelists' work
 PERSONAL_TASK = re.compile(
@@ -58,296 +53,14 @@ BOTH_WORDS = re.compile(
 )
 
 
-_NUMBER_WORDS = {
-    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-    "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "fourteen": "14", "hundred": "100",
-    "thousand": "1000", "million": "1m",
-}
-
-
-@dataclass(frozen=True)
-class _Term:
-    token: str
-    weight: float  # 1.0 exact; < 1 for a typo match
-    source: str  # the query word it came from
-
-
-def _trie_regex(phrases: list[str]) -> str:
-    """One alternation, factored as a character trie, so matching costs about one pass over the text
-    instead of one try per phrase at every position. Longer phrases win (greedy alternatives first)."""
-    trie: dict = {}
-    for p in phrases:
-        node = trie
-        for ch in p:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def build(node: dict) -> str:
-        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
-        end = "" in node
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if end else body
-
-    return build(trie) or "(?!)"
-
-
-class _TermMap(dict):
-    """word -> stemmed term ('' for stopwords and single letters), read through stem-level synonyms;
-    filled on first sight."""
-
-    def __init__(self, synonyms: dict[str, str]) -> None:
-        super().__init__()
-        self.synonyms = synonyms
-
-    def __missing__(self, w: str) -> str:
-        if w in stopwords() or (len(w) < 2 and not w.isdigit()):
-            term = ""
-        else:
-            term = stem(w)
-            term = self.synonyms.get(term, term)
-        self[w] = term
-        return term
-
-
-def thesaurus() -> list[list[str]]:
-    """The general synonym groups shipped in panelbot/data/thesaurus.txt (first entry = the term)."""
-    from importlib import resources
-
-    text = resources.files("panelbot.data").joinpath("thesaurus.txt").read_text(encoding="utf-8")
-    groups = []
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            groups.append([e.strip() for e in line.split(",") if e.strip()])
-    return groups
-
 
 @dataclass
 class _Query:
-    terms: list[_Term]  # weighted terms to score with (typo expansions and word pairs included)
+    terms: list[Term]  # weighted terms to score with (typo expansions and word pairs included)
     matched: list[str]  # the question's content terms the panel uses
     unmatched: list[str]  # ... and those it never uses
     phrases: dict[str, float]  # terms from a multi-word vocabulary phrase -> their share of it
     corrected: set[str] = field(default_factory=set)  # terms reached only by correcting a typo
-
-
-class _Normalizer:
-    """Applies the panel's vocabulary (variant phrase -> canonical phrase) and number words ("three" -> "3")
-    in one regex pass, then tokenises to stemmed terms."""
-
-    def __init__(self, vocabulary: dict[str, tuple[str, ...]], *, general: bool = True) -> None:
-        mapping: dict[str, str] = {}
-        synonyms: dict[str, str] = {}
-
-        def with_numbers(t: str) -> str:
-            return " ".join(_NUMBER_WORDS.get(w, w) for w in t.split())
-
-        groups: list[tuple[str, tuple[str, ...]]] = list(vocabulary.items())  # the panel's own first
-        if general:
-            groups += [(g[0], tuple(g[1:])) for g in thesaurus()]
-        for canonical, variants in groups:
-            canon = with_numbers(" ".join(words(canonical)))
-            canon_stem = stem(canon) if " " not in canon else None
-            for v in (*variants, canonical):
-                raw = " ".join(words(v))
-                for form in (raw, with_numbers(raw)):
-                    if form and (form != canon or " " in canon):  # canonical phrases map to themselves
-                        mapping.setdefault(form, canon)
-                if canon_stem and raw and " " not in raw:
-                    synonyms.setdefault(stem(raw), canon_stem)
-        mapping.update({w: d for w, d in _NUMBER_WORDS.items() if w not in mapping})
-        self._re = re.compile(rf"(?<![\w.'])(?:{_trie_regex(list(mapping))})(?![\w'])")
-        self._map = mapping
-        self._terms = _TermMap(synonyms)
-        self.canonical_terms = {
-            t for canon in vocabulary for t in self.unigrams(with_numbers(" ".join(words(canon))))
-        }
-
-    def _sub(self, s: str, phrases: dict[str, float] | None = None) -> str:
-        def repl(m: re.Match[str]) -> str:
-            out = self._map[m.group(0)]
-            if phrases is not None and " " in m.group(0):
-                terms = self.unigrams(out)
-                for t in terms:  # one phrase is one piece of evidence, however many words it has
-                    phrases[t] = max(phrases.get(t, 0.0), 1.0 / len(terms))
-            return out
-
-        return self._re.sub(repl, s)
-
-    def normalise(self, text: str, fix: dict[str, str] | None = None,
-                  phrases: dict[str, float] | None = None) -> str:
-        """Vocabulary- and number-mapped text; terms produced from a multi-word phrase ("day zero" ->
-        launch) are recorded in ``phrases`` with their share of that phrase."""
-        toks = words(text)
-        if fix:
-            toks = [fix.get(w, w) for w in toks]
-        return self._sub(" ".join(toks), phrases)
-
-    def unigrams(self, normalised: str) -> list[str]:
-        return [t for t in map(self._terms.__getitem__, normalised.split()) if t]
-
-    def terms(self, text: str) -> list[str]:
-        """Stemmed content words plus adjacent pairs ("kv_cach")."""
-        return self.terms_of_words(words(text))
-
-    def terms_of_words(self, toks: list[str], *, pairs: bool = True) -> list[str]:
-        uni = self.unigrams(self._sub(" ".join(toks)))
-        return uni + [f"{a}_{b}" for a, b in zip(uni, uni[1:], strict=False)] if pairs else uni
-
-
-class QuoteIndex:
-    """An inverted index over the quote bank (BM25F-style field weights).
-
-    Postings are kept as compact arrays (quote indices and weighted term frequencies) so that a bank of
-    100,000 quotes stays within a few hundred MB.
-    """
-
-    def __init__(self, panel: Panel, normalizer: _Normalizer) -> None:
-        self.panel = panel
-        self.norm = normalizer
-        self.quotes: list[Quote] = panel.quotes
-        lengths: list[float] = []
-        self.lexicon: Counter[str] = Counter()  # surface words, for typo correction
-        self.keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
-        # a host question's terms: its text, plus (weaker) the host's whole turn around it
-        qterms: dict[str, Counter[str]] = {}
-        for hq in panel.questions:
-            c: Counter[str] = Counter({t: W_QUESTION for t in normalizer.terms(hq.text)})
-            turn = panel.turn(hq.turn)
-            if turn is not None and turn.speaker != "unknown":
-                for t in set(normalizer.terms(turn.text)):
-                    c[t] = max(c[t], W_HOST_TURN)
-            qterms[hq.id] = c
-        kw_cache: dict[str, list[str]] = {}
-        postings: dict[str, tuple[list[int], list[float]]] = {}
-        surfaces: list[list[str]] = []
-        for i, q in enumerate(self.quotes):
-            surface = words(q.text)
-            surfaces.append(surface)
-            tf: Counter[str] = Counter(normalizer.terms_of_words(surface, pairs=False))
-            for kw in (*q.keywords, *q.topics):
-                kt = kw_cache.get(kw)
-                if kt is None:
-                    kt = kw_cache[kw] = normalizer.terms(kw)
-                    surfaces.append(words(kw))
-                    self.keyword_terms.update(t for t in kt if "_" not in t)
-                for t in kt:
-                    tf[t] += W_KEYWORDS
-            if q.question in qterms:
-                tf.update(qterms[q.question])
-            if q.asks:
-                ask_terms: Counter[str] = Counter()
-                for a in q.asks:
-                    for t in set(normalizer.terms(a)):
-                        ask_terms[t] = min(ask_terms[t] + W_ASKS, 2 * W_ASKS)
-                tf.update(ask_terms)
-            lengths.append(sum(tf.values()))
-            for t, w in tf.items():
-                entry = postings.get(t)
-                if entry is None:
-                    postings[t] = ([i], [w])
-                else:
-                    entry[0].append(i)
-                    entry[1].append(w)
-        self.lexicon.update(chain.from_iterable(surfaces))
-        del surfaces
-        self.postings: dict[str, tuple[array, array]] = {
-            t: (array("i", d), array("f", w)) for t, (d, w) in postings.items()
-        }
-        del postings
-        self.n = len(self.quotes)
-        self.avg_len = (sum(lengths) / self.n) if self.n else 1.0
-        self.norm_len = array("f", (K1 * (1 - B + B * ln / self.avg_len) for ln in lengths))
-        self.idf = {
-            t: math.log(1 + (self.n - len(p[0]) + 0.5) / (len(p[0]) + 0.5))
-            for t, p in self.postings.items()
-        }
-        self.vocab_by_initial: dict[str, list[str]] = defaultdict(list)
-        for t in self.postings:
-            if "_" not in t:
-                self.vocab_by_initial[t[0]].append(t)
-        self.speaker_of = [q.speaker for q in self.quotes]
-        for w in [w for w in self.lexicon if len(w) < 4 or not w.isalpha()]:
-            del self.lexicon[w]
-        self._pairs_cache: dict[int, frozenset[str]] = {}
-
-    def fuzzy(self, token: str, typo_ratio: float) -> list[tuple[str, float]]:
-        """Panel terms within a typo of ``token`` (same first letter, 4+ letters)."""
-        if len(token) < 4 or not token.isalpha():
-            return []
-        cands = self.vocab_by_initial.get(token[0], [])
-        if not cands:
-            return []
-        max_edits = 1 if len(token) <= 8 else 2
-        hits = process.extract(
-            token, cands, scorer=OSA.distance, score_cutoff=max_edits, limit=3
-        )
-        out = []
-        for cand, dist, _ in hits:
-            if len(cand) < 4 or abs(len(cand) - len(token)) > max_edits:
-                continue
-            ratio = fuzz.ratio(token, cand)
-            if dist <= 1 or ratio >= typo_ratio:
-                out.append((cand, 0.8 if dist == 1 else 0.65))
-        return out
-
-    def score(self, terms: list[_Term], allowed: set[str] | None = None) -> dict[int, float]:
-        """BM25 scores of quotes (indices) for weighted terms; optionally only some speakers'.
-
-        Word pairs are indexed from keywords, topics and host questions; pairs in a quote's own text are
-        checked only for the best candidates (cheap, and keeps a 100k-quote index small)."""
-        scores: dict[int, float] = defaultdict(float)
-        norm_len, speaker_of = self.norm_len, self.speaker_of
-        pairs: list[_Term] = []
-        for term in terms:
-            if "_" in term.token:
-                pairs.append(term)
-            plist = self.postings.get(term.token)
-            if not plist:
-                continue
-            idf = self.idf[term.token] * term.weight * (BIGRAM_BOOST if "_" in term.token else 1.0)
-            scale = idf * (K1 + 1)
-            for i, tf in zip(*plist, strict=False):
-                if allowed is not None and speaker_of[i] not in allowed:
-                    continue
-                scores[i] += scale * tf / (tf + norm_len[i])
-        if pairs and scores:
-            best = sorted(scores, key=scores.__getitem__, reverse=True)[:RERANK]
-            for i in best:
-                text_pairs = self._text_pairs(i)
-                for term in pairs:
-                    if term.token in text_pairs:
-                        idf = self.pair_idf(term.token) * term.weight * BIGRAM_BOOST
-                        scores[i] += idf * (K1 + 1) * W_TEXT / (W_TEXT + norm_len[i])
-        return scores
-
-    def _text_pairs(self, i: int) -> frozenset[str]:
-        cached = self._pairs_cache.get(i)
-        if cached is None:
-            terms = self.norm.terms(self.quotes[i].text)
-            cached = frozenset(t for t in terms if "_" in t)
-            if len(self._pairs_cache) > 4096:
-                self._pairs_cache.clear()
-            self._pairs_cache[i] = cached
-        return cached
-
-    def pair_idf(self, token: str) -> float:
-        if token in self.idf:
-            return self.idf[token]
-        a, _, b = token.partition("_")
-        return (self.idf.get(a, 0.0) + self.idf.get(b, 0.0)) / 2
-
-    def max_score(self, terms: list[_Term]) -> float:
-        """An upper bound for normalising scores to 0-100: every term matched well."""
-        total = 0.0
-        for term in terms:
-            if "_" in term.token:
-                total += 2 * self.pair_idf(term.token) * term.weight * BIGRAM_BOOST * (K1 + 1)  # index + text
-            elif term.token in self.idf:
-                total += self.idf[term.token] * term.weight * (K1 + 1)
-        return total
 
 
 class Router:
@@ -356,7 +69,7 @@ class Router:
     def __init__(self, panel: Panel, settings: RetrievalSettings | None = None) -> None:
         self.panel = panel
         self.settings = settings or RetrievalSettings()
-        self.norm = _Normalizer(panel.vocabulary)
+        self.norm = Normalizer(panel.vocabulary)
         self.index = QuoteIndex(panel, self.norm)
         self._common = frozenset(stem(w) for w in common_words())
         # curated subject vocabulary: persona keywords/covers, quote keywords/topics, panel topics, vocabulary
@@ -448,20 +161,20 @@ class Router:
         corrected = {t for w in fixes.values() for t in self.norm.unigrams(self.norm.normalise(w))}
 
         uni = [u for u in self.norm.unigrams(normalised) if u not in self._name_stems]
-        terms: list[_Term] = []
+        terms: list[Term] = []
         matched: list[str] = []
         unmatched: list[str] = []
         resolved: list[list[str]] = []
         for u in uni:
             if u in self.index.postings:
-                terms.append(_Term(u, 1.0, u))
+                terms.append(Term(u, 1.0, u))
                 matched.append(u)
                 resolved.append([u])
                 continue
             fz = self.index.fuzzy(u, self.settings.typo_ratio) if u not in self._common else []
             if fz:
                 for cand, w in fz:
-                    terms.append(_Term(cand, w, u))
+                    terms.append(Term(cand, w, u))
                 matched.append(fz[0][0])
                 resolved.append([c for c, _ in fz])
             else:
@@ -472,7 +185,7 @@ class Router:
                 for y in b:
                     if x in self.index.postings and y in self.index.postings:
                         bg = f"{x}_{y}"
-                        terms.append(_Term(bg, 1.0, bg))
+                        terms.append(Term(bg, 1.0, bg))
         return _Query(terms, matched, unmatched, phrases, corrected)
 
     def scope(self, query: _Query, addressed: list[str]) -> float:
@@ -513,7 +226,7 @@ class Router:
         """The k best quotes for a query: no routing, no abstention."""
         return self._top(self.query_terms(query).terms, k, speakers)
 
-    def _top(self, terms: list[_Term], k: int, speakers: set[str] | None) -> list[ScoredQuote]:
+    def _top(self, terms: list[Term], k: int, speakers: set[str] | None) -> list[ScoredQuote]:
         scores = self.index.score(terms, speakers)
         if not scores:
             return []
@@ -525,7 +238,7 @@ class Router:
             out.append(ScoredQuote(q, min(100.0, 100.0 * s / top), self._why(q, terms)))
         return out
 
-    def _why(self, q: Quote, terms: list[_Term]) -> str:
+    def _why(self, q: Quote, terms: list[Term]) -> str:
         """Why a quote was chosen, in the quote's own words: 'says "KV cache", "growing"; keywords:
         memory; answers q15 (With concurrent requests...)'."""
         wanted = {t.token for t in terms if "_" not in t.token}
@@ -640,7 +353,7 @@ class Router:
         kept = [sq for sq in quotes if sq.score >= floor] or quotes[:1]
         return RouteResult(question, speakers, False, kept, reason, addressed, [], evidence)
 
-    def _strength(self, pid: str, quotes: list[ScoredQuote], terms: list[_Term]) -> float:
+    def _strength(self, pid: str, quotes: list[ScoredQuote], terms: list[Term]) -> float:
         """How well a panelist fits: their best quotes plus their stated expertise."""
         if not quotes:
             return 0.0
