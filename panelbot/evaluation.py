@@ -55,7 +55,6 @@ class Report:
     r3: int = 0
     abstained_off: int = 0  # true positives
     abstained_in: int = 0  # wrongly abstained
-    answered_off: int = 0  # should have abstained
     by_kind: dict[str, list[int]] = field(default_factory=dict)  # kind -> [ok, total]
     misses: list[Miss] = field(default_factory=list)
 
@@ -177,7 +176,6 @@ def evaluate(router: Router, items: list[EvalItem]) -> Report:
             if res.abstained:
                 rep.abstained_off += 1
             else:
-                rep.answered_off += 1
                 ok = False
                 rep.misses.append(Miss(it, "answered an off-topic question", got_sp, got_q))
         else:

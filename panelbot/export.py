@@ -31,10 +31,6 @@ def _clean(text: str) -> str:
     return strip_control(text).strip()
 
 
-def _quote_block(text: str) -> str:
-    return "\n".join("> " + line if line else ">" for line in text.splitlines())
-
-
 def conversation_markdown(
     title: str,
     panel_title: str,

@@ -9,7 +9,6 @@ is sound: an error names the file, the line and the entry, and nothing is half-l
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -409,6 +408,3 @@ def load_panel(name_or_path: str | Path) -> Panel:
         source=source,
     )
 
-
-def speakers_of(panel: Panel) -> Iterable[str]:
-    return panel.panelists.keys()

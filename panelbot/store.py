@@ -165,9 +165,6 @@ class ConversationStore:
             raise
         return int(cur.lastrowid or 0)
 
-    def delete_conversation(self, conv_id: int) -> None:
-        self._db.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
-
     # ------------------------------------------------------------------------------------------ reads
 
     def list_conversations(self) -> list[ConversationSummary]:

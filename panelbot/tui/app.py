@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 from textual.worker import Worker
 
+from panelbot.answer import decline_text
 from panelbot.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
 from panelbot.backends.offline import quotes_text
 from panelbot.config import Config
@@ -87,7 +88,6 @@ class PanelbotApp(App[int]):
         self.conversation_id: int | None = None
         self.history: list[Message] = []
         self.last_quotes: list[ScoredQuote] = []
-        self._pending_question: str | None = None
         self._answer_worker: Worker[None] | None = None
         self._panes_shown = True  # wide: side panes visible; narrow: panes replace the chat
         self._narrow = False
@@ -340,13 +340,12 @@ class PanelbotApp(App[int]):
             return True
         self.last_quotes = list(route.quotes)
         self.query_one(SourcesList).show(self.panel, route.quotes)
-        self._pending_question = question
         self._answer_worker = self._stream_answer(question, route, target, list(self.history[:-1]))
         return True
 
     def _show_decline(self, route: RouteResult) -> None:
         assert self.panel is not None
-        text = engine.decline(self.panel, route)
+        text = decline_text(self.panel, route)
         host = self.panel.host
         speaker = host.id if host else "panel"
         label = host.name if host else "The panel"
@@ -414,7 +413,6 @@ class PanelbotApp(App[int]):
             self.chat_notice(f"The answer failed: {message}", "error")
             self._save("error", "", message, conv_id=conv_id)
         finally:
-            self._pending_question = None
             chat.scroll_end(animate=False)
 
     def action_cancel(self) -> None:

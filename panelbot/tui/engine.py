@@ -13,7 +13,6 @@ from typing import Any
 from panelbot.backends.base import Backend
 from panelbot.config import Config
 from panelbot.panel import Panel
-from panelbot.results import RouteResult
 from panelbot.text import strip_control
 
 # ------------------------------------------------------------------------------------------- backend
@@ -41,17 +40,6 @@ def make_router(panel: Panel, config: Config) -> Any:
     from panelbot.router import Router
 
     return Router(panel, config.retrieval)
-
-
-def decline(panel: Panel, result: RouteResult) -> str:
-    """The panel's polite, in-character decline, offering topics it did cover."""
-    try:
-        from panelbot.answer import decline_text
-    except ImportError:  # the engine's own wording is preferred; this keeps the app usable without it
-        topics = ", ".join(result.suggestions[:3] or panel.topics[:3])
-        offer = f" We did talk about {topics}." if topics else ""
-        return f"That's not something this panel covered, so we'd rather not guess.{offer}"
-    return decline_text(panel, result)
 
 
 # ------------------------------------------------------------------------------------------- targets
