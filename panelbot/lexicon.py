@@ -29,6 +29,12 @@ def common_words() -> frozenset[str]:
     return _wordlist("common_en.txt")
 
 
+@lru_cache(maxsize=1)
+def common_stems() -> frozenset[str]:
+    """The stems of common_words(): what a stemmed term is compared with."""
+    return frozenset(stem(w) for w in common_words())
+
+
 def english_words() -> frozenset[str]:
     """A larger list of real English words (never treated as typos)."""
     return _wordlist("english_words.txt")

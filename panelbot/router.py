@@ -29,7 +29,7 @@ from rapidfuzz.distance import OSA
 
 from panelbot.config import RetrievalSettings
 from panelbot.index import QuoteIndex, Term
-from panelbot.lexicon import common_words, english_words, stem, stopwords
+from panelbot.lexicon import common_stems, english_words, stem, stopwords
 from panelbot.panel import Panel, Quote
 from panelbot.results import RouteResult, ScoredQuote
 from panelbot.text import fold, words
@@ -71,7 +71,7 @@ class Router:
         self.settings = settings or RetrievalSettings()
         self.norm = Normalizer(panel.vocabulary)
         self.index = QuoteIndex(panel, self.norm)
-        self._common = frozenset(stem(w) for w in common_words())
+        self._common = common_stems()
         # curated subject vocabulary: persona keywords/covers, quote keywords/topics, panel topics, vocabulary
         curated: set[str] = set(self.norm.canonical_terms)
         for p in panel.panelists.values():

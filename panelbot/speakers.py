@@ -20,15 +20,12 @@ they are the same speaker's.
 from __future__ import annotations
 
 import math
-import os
 import re
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from panelbot.captions import RawTurn
-from panelbot.lexicon import common_words, content_words, stem, stopwords
+from panelbot.lexicon import common_stems, content_words, stopwords
 
 HOST = "host"
 UNKNOWN = "unknown"
@@ -144,7 +141,7 @@ class _Profiles:
 
     def _weight(self, w: str) -> float:
         idf = math.log((1 + self.docs) / (1 + self.df[w])) + 1
-        return idf * (0.25 if w in _common_stems() else 1.0)
+        return idf * (0.25 if w in common_stems() else 1.0)
 
     def scores(self, text: str) -> dict[str, float]:
         """Evidence per panelist from words only *their* profile has (words several panelists use say
@@ -162,11 +159,6 @@ class _Profiles:
         return out
 
 
-@lru_cache(maxsize=1)
-def _common_stems() -> frozenset[str]:
-    return frozenset(stem(w) for w in common_words())
-
-
 def _guess_by_profile(
     profiles: _Profiles, candidates: list[str], answer: str, question: str
 ) -> str | None:
@@ -177,9 +169,6 @@ def _guess_by_profile(
     ranked = sorted(candidates, key=lambda p: a.get(p, 0.0), reverse=True)
     best = a.get(ranked[0], 0.0)
     second = a.get(ranked[1], 0.0) if len(ranked) > 1 else 0.0
-    if os.environ.get("PANELBOT_DEBUG_SPEAKERS"):
-        print({p: round(v, 2) for p, v in a.items()}, {p: round(v, 2) for p, v in q.items()},
-              answer[:50], file=sys.stderr)
     if best < 2.0 or best < 2.0 * second:
         return None
     q_best = q.get(ranked[0], 0.0)
