@@ -39,7 +39,7 @@ class RetrievalSettings:
     both_ratio: float = 0.8
     # Minimum quote score (0-100) for a quote to be shown at all.
     min_quote_score: float = 3.0
-    # rapidfuzz ratio needed for a typo to count as a match of a panel word.
+    # rapidfuzz ratio a two-edit typo needs to be corrected to a panel word.
     typo_ratio: float = 84.0
 
 

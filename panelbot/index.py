@@ -5,11 +5,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter, defaultdict
-from dataclasses import dataclass
 from itertools import chain
-
-from rapidfuzz import fuzz, process
-from rapidfuzz.distance import OSA
 
 from panelbot.panel import Panel, Quote
 from panelbot.text import words
@@ -21,13 +17,6 @@ W_TEXT, W_KEYWORDS, W_QUESTION, W_HOST_TURN, W_ASKS = 1.0, 1.6, 0.7, 0.3, 0.8
 K1, B = 1.2, 0.6
 BIGRAM_BOOST = 1.5
 RERANK = 60  # candidates whose own text is checked for the question's word pairs
-
-
-@dataclass(frozen=True)
-class Term:
-    token: str
-    weight: float  # 1.0 exact; < 1 for a typo match
-    source: str  # the query word it came from
 
 
 class QuoteIndex:
@@ -97,50 +86,26 @@ class QuoteIndex:
             t: math.log(1 + (self.n - len(p[0]) + 0.5) / (len(p[0]) + 0.5))
             for t, p in self.postings.items()
         }
-        self.vocab_by_initial: dict[str, list[str]] = defaultdict(list)
-        for t in self.postings:
-            if "_" not in t:
-                self.vocab_by_initial[t[0]].append(t)
         self.speaker_of = [q.speaker for q in self.quotes]
         for w in [w for w in self.lexicon if len(w) < 4 or not w.isalpha()]:
             del self.lexicon[w]
         self._pairs_cache: dict[int, frozenset[str]] = {}
 
-    def fuzzy(self, token: str, typo_ratio: float) -> list[tuple[str, float]]:
-        """Panel terms within a typo of ``token`` (same first letter, 4+ letters)."""
-        if len(token) < 4 or not token.isalpha():
-            return []
-        cands = self.vocab_by_initial.get(token[0], [])
-        if not cands:
-            return []
-        max_edits = 1 if len(token) <= 8 else 2
-        hits = process.extract(
-            token, cands, scorer=OSA.distance, score_cutoff=max_edits, limit=3
-        )
-        out = []
-        for cand, dist, _ in hits:
-            if len(cand) < 4 or abs(len(cand) - len(token)) > max_edits:
-                continue
-            ratio = fuzz.ratio(token, cand)
-            if dist <= 1 or ratio >= typo_ratio:
-                out.append((cand, 0.8 if dist == 1 else 0.65))
-        return out
-
-    def score(self, terms: list[Term], allowed: set[str] | None = None) -> dict[int, float]:
+    def score(self, terms: list[str], allowed: set[str] | None = None) -> dict[int, float]:
         """BM25 scores of quotes (indices) for weighted terms; optionally only some speakers'.
 
         Word pairs are indexed from keywords, topics and host questions; pairs in a quote's own text are
         checked only for the best candidates (cheap, and keeps a 100k-quote index small)."""
         scores: dict[int, float] = defaultdict(float)
         norm_len, speaker_of = self.norm_len, self.speaker_of
-        pairs: list[Term] = []
+        pairs: list[str] = []
         for term in terms:
-            if "_" in term.token:
+            if "_" in term:
                 pairs.append(term)
-            plist = self.postings.get(term.token)
+            plist = self.postings.get(term)
             if not plist:
                 continue
-            idf = self.idf[term.token] * term.weight * (BIGRAM_BOOST if "_" in term.token else 1.0)
+            idf = self.idf[term] * (BIGRAM_BOOST if "_" in term else 1.0)
             scale = idf * (K1 + 1)
             for i, tf in zip(*plist, strict=False):
                 if allowed is not None and speaker_of[i] not in allowed:
@@ -151,8 +116,8 @@ class QuoteIndex:
             for i in best:
                 text_pairs = self._text_pairs(i)
                 for term in pairs:
-                    if term.token in text_pairs:
-                        idf = self.pair_idf(term.token) * term.weight * BIGRAM_BOOST
+                    if term in text_pairs:
+                        idf = self.pair_idf(term) * BIGRAM_BOOST
                         scores[i] += idf * (K1 + 1) * W_TEXT / (W_TEXT + norm_len[i])
         return scores
 
@@ -172,12 +137,12 @@ class QuoteIndex:
         a, _, b = token.partition("_")
         return (self.idf.get(a, 0.0) + self.idf.get(b, 0.0)) / 2
 
-    def max_score(self, terms: list[Term]) -> float:
+    def max_score(self, terms: list[str]) -> float:
         """An upper bound for normalising scores to 0-100: every term matched well."""
         total = 0.0
         for term in terms:
-            if "_" in term.token:
-                total += 2 * self.pair_idf(term.token) * term.weight * BIGRAM_BOOST * (K1 + 1)  # index + text
-            elif term.token in self.idf:
-                total += self.idf[term.token] * term.weight * (K1 + 1)
+            if "_" in term:
+                total += 2 * self.pair_idf(term) * BIGRAM_BOOST * (K1 + 1)  # index + text
+            elif term in self.idf:
+                total += self.idf[term] * (K1 + 1)
         return total

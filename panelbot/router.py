@@ -24,11 +24,11 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from rapidfuzz import process
+from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from panelbot.config import RetrievalSettings
-from panelbot.index import QuoteIndex, Term
+from panelbot.index import QuoteIndex
 from panelbot.lexicon import common_stems, english_words, stem, stopwords
 from panelbot.panel import Panel, Quote
 from panelbot.results import RouteResult, ScoredQuote
@@ -56,7 +56,7 @@ BOTH_WORDS = re.compile(
 
 @dataclass
 class _Query:
-    terms: list[Term]  # weighted terms to score with (typo expansions and word pairs included)
+    terms: list[str]  # stemmed terms to score with, word pairs ("kv_cach") included
     matched: list[str]  # the question's content terms the panel uses
     unmatched: list[str]  # ... and those it never uses
     phrases: dict[str, float]  # terms from a multi-word vocabulary phrase -> their share of it
@@ -135,8 +135,8 @@ class Router:
     def corrections(self, question: str) -> dict[str, str]:
         """Misspelt words -> the panel word they most likely mean ("reinforcment" -> "reinforcement").
 
-        Only words the panel never uses and that are not ordinary English are corrected, within one edit
-        (two for words of 9+ letters), keeping the first letter."""
+        Only words the panel never uses and that are not real English are corrected, within one edit (two
+        for words of 9+ letters, when still ``typo_ratio`` similar), keeping the first letter."""
         sw, known = stopwords(), english_words()
         fixes: dict[str, str] = {}
         for w in set(words(question)):
@@ -148,44 +148,25 @@ class Router:
             max_edits = 1 if len(w) <= 8 else 2
             hits = process.extract(w, cands, scorer=OSA.distance, score_cutoff=max_edits,
                                    limit=5)
+            hits = [h for h in hits if h[1] <= 1 or fuzz.ratio(w, h[0]) >= self.settings.typo_ratio]
             if hits:
                 best = min(hits, key=lambda h: (h[1], -self.lexicon[h[0]], h[0]))
                 fixes[w] = best[0]
         return fixes
 
     def query_terms(self, question: str) -> _Query:
-        """Terms with typo expansion; also the content words matched and unmatched (for scope)."""
+        """Terms (typos corrected, word pairs added); also the content words matched and unmatched."""
         phrases: dict[str, float] = {}
         fixes = self.corrections(question)
         normalised = self.norm.normalise(question, fixes, phrases)
         corrected = {t for w in fixes.values() for t in self.norm.unigrams(self.norm.normalise(w))}
 
         uni = [u for u in self.norm.unigrams(normalised) if u not in self._name_stems]
-        terms: list[Term] = []
-        matched: list[str] = []
-        unmatched: list[str] = []
-        resolved: list[list[str]] = []
-        for u in uni:
-            if u in self.index.postings:
-                terms.append(Term(u, 1.0, u))
-                matched.append(u)
-                resolved.append([u])
-                continue
-            fz = self.index.fuzzy(u, self.settings.typo_ratio) if u not in self._common else []
-            if fz:
-                for cand, w in fz:
-                    terms.append(Term(cand, w, u))
-                matched.append(fz[0][0])
-                resolved.append([c for c, _ in fz])
-            else:
-                unmatched.append(u)
-                resolved.append([u])
-        for a, b in zip(resolved, resolved[1:], strict=False):
-            for x in a:
-                for y in b:
-                    if x in self.index.postings and y in self.index.postings:
-                        bg = f"{x}_{y}"
-                        terms.append(Term(bg, 1.0, bg))
+        terms = [u for u in uni if u in self.index.postings]
+        matched = list(terms)
+        unmatched = [u for u in uni if u not in self.index.postings]
+        terms += [f"{a}_{b}" for a, b in zip(uni, uni[1:], strict=False)
+                  if a in self.index.postings and b in self.index.postings]
         return _Query(terms, matched, unmatched, phrases, corrected)
 
     def scope(self, query: _Query, addressed: list[str]) -> float:
@@ -226,7 +207,7 @@ class Router:
         """The k best quotes for a query: no routing, no abstention."""
         return self._top(self.query_terms(query).terms, k, speakers)
 
-    def _top(self, terms: list[Term], k: int, speakers: set[str] | None) -> list[ScoredQuote]:
+    def _top(self, terms: list[str], k: int, speakers: set[str] | None) -> list[ScoredQuote]:
         scores = self.index.score(terms, speakers)
         if not scores:
             return []
@@ -238,10 +219,10 @@ class Router:
             out.append(ScoredQuote(q, min(100.0, 100.0 * s / top), self._why(q, terms)))
         return out
 
-    def _why(self, q: Quote, terms: list[Term]) -> str:
+    def _why(self, q: Quote, terms: list[str]) -> str:
         """Why a quote was chosen, in the quote's own words: 'says "KV cache", "growing"; keywords:
         memory; answers q15 (With concurrent requests...)'."""
-        wanted = {t.token for t in terms if "_" not in t.token}
+        wanted = {t for t in terms if "_" not in t}
         said: list[str] = []
         toks = words(q.text)
         for i, w in enumerate(toks):
@@ -353,13 +334,13 @@ class Router:
         kept = [sq for sq in quotes if sq.score >= floor] or quotes[:1]
         return RouteResult(question, speakers, False, kept, reason, addressed, [], evidence)
 
-    def _strength(self, pid: str, quotes: list[ScoredQuote], terms: list[Term]) -> float:
+    def _strength(self, pid: str, quotes: list[ScoredQuote], terms: list[str]) -> float:
         """How well a panelist fits: their best quotes plus their stated expertise."""
         if not quotes:
             return 0.0
         s = quotes[0].score + 0.3 * (quotes[1].score if len(quotes) > 1 else 0.0)
         exp = self.expertise.get(pid, frozenset())
-        bonus = sum(5.0 * t.weight for t in terms if t.token in exp)
+        bonus = sum(5.0 for t in terms if t in exp)
         return s + min(bonus, 20.0)
 
     def _both_spoke(self, per: dict[str, list[ScoredQuote]], a: str, b: str) -> bool:
