@@ -268,6 +268,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot import paths
     from panelbot.store import ConversationStore
+    from panelbot.text import strip_control
 
     path = paths.history_db_path()
     convs = ConversationStore(path).list_conversations() if path.exists() else []
@@ -278,7 +279,8 @@ def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not convs:
         out.write("No saved conversations yet.\n")
     for c in convs:
-        out.write(f"{c.id:>4}  {c.updated_at}  {c.message_count:>3} msgs  {c.panel}  {c.title}\n")
+        line = f"{c.id:>4}  {c.updated_at}  {c.message_count:>3} msgs  {c.panel}  {c.title}"
+        out.write(strip_control(line, keep_newlines=False) + "\n")
     return EXIT_OK
 
 

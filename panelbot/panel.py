@@ -146,8 +146,19 @@ def find_panel_dir(name_or_path: str) -> Path:
                 return d
     if candidate.is_dir() and (candidate / "panel.yaml").is_file():
         return candidate
-    names = ", ".join(p.name for p in list_panels()) or "none"
+    names = ", ".join(panel_names()) or "none"
     raise PanelNotFound(f"unknown panel {name_or_path!r} (installed: {names})")
+
+
+def panel_names() -> list[str]:
+    """Names of installed panels (directories with a panel.yaml), first of each name, without loading them."""
+    seen: dict[str, None] = {}
+    for base in paths.panel_search_dirs():
+        if base.is_dir():
+            for d in sorted(base.iterdir()):
+                if (d / "panel.yaml").is_file():
+                    seen.setdefault(d.name, None)
+    return list(seen)
 
 
 def list_panels() -> list[PanelInfo]:

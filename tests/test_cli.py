@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -195,3 +196,17 @@ def test_nothing_written_outside_the_data_dir(run_cli, tmp_path) -> None:
     for args in (["ask", "kv cache"], ["quote", "kv"], ["panels"], ["history"]):
         _ok(run_cli(*args, env=env))
     assert list(home.rglob("*")) == []
+
+
+def test_history_lists_titles_without_terminal_escapes(run_cli, isolated_env) -> None:
+    from panelbot.store import ConversationStore
+
+    data = Path(isolated_env["PANELBOT_DATA_DIR"])
+    data.mkdir(parents=True, exist_ok=True)
+    store = ConversationStore(data / "history.sqlite3")
+    store.new_conversation("minimax-m3", "kv \x1b[2Jcache\x1b]52;c;aGk=\x07 question")
+    store.close()
+    res = run_cli("history")
+    assert res.returncode == 0, res.stderr
+    assert "\x1b" not in res.stdout and "\x07" not in res.stdout
+    assert "kv cache question" in res.stdout
