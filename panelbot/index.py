@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter, defaultdict
-from itertools import chain
 
 from panelbot.panel import Panel, Quote
 from panelbot.text import words
@@ -44,16 +43,15 @@ class QuoteIndex:
             qterms[hq.id] = c
         kw_cache: dict[str, list[str]] = {}
         postings: dict[str, tuple[list[int], list[float]]] = {}
-        surfaces: list[list[str]] = []
         for i, q in enumerate(self.quotes):
             surface = words(q.text)
-            surfaces.append(surface)
+            self.lexicon.update(surface)  # counted as we go: holding all tokens costs ~300 MB at 100k
             tf: Counter[str] = Counter(normalizer.terms_of_words(surface, pairs=False))
             for kw in (*q.keywords, *q.topics):
                 kt = kw_cache.get(kw)
                 if kt is None:
                     kt = kw_cache[kw] = normalizer.terms(kw)
-                    surfaces.append(words(kw))
+                    self.lexicon.update(words(kw))
                     self.keyword_terms.update(t for t in kt if "_" not in t)
                 for t in kt:
                     tf[t] += W_KEYWORDS
@@ -73,8 +71,6 @@ class QuoteIndex:
                 else:
                     entry[0].append(i)
                     entry[1].append(w)
-        self.lexicon.update(chain.from_iterable(surfaces))
-        del surfaces
         self.postings: dict[str, tuple[array, array]] = {
             t: (array("i", d), array("f", w)) for t, (d, w) in postings.items()
         }
