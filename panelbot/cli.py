@@ -225,7 +225,7 @@ def cmd_panels(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from pathlib import Path
 
-    from panelbot.ingest import build_draft, read_captions_file, segment, write_draft
+    from panelbot.ingest.draft import build_draft, read_captions_file, segment, write_draft
 
     if not args.out and not args.turns_json:
         raise UsageError("ingest needs --out DIR (where to write the panel) and/or --turns-json")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from panelbot.captions import clean_quote_text, read_captions, split_turns
-from panelbot.ingest import _keywords, _question_text, chunk_answer
+from panelbot.ingest.captions import clean_quote_text, read_captions, split_turns
+from panelbot.ingest.draft import _keywords, _question_text, chunk_answer
 
 # raw turn index -> speaker; raw turns merged into one when consecutive with the same speaker.
 # None drops a back-channel turn ("Yeah.", "[laughter]") that would otherwise split an answer.

@@ -1,4 +1,4 @@
-"""Rolling-caption de-duplication, turn splitting and quote cleaning (panelbot.captions)."""
+"""Rolling-caption de-duplication, turn splitting and quote cleaning (panelbot.ingest.captions)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from panelbot.captions import (
+from panelbot.ingest.captions import (
     SPEAKER_MARK,
     clean_quote_text,
     dedupe_text,

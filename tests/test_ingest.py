@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from panelbot.errors import DataError, PanelbotError, UsageError
-from panelbot.ingest import (
+from panelbot.ingest.draft import (
     MAX_QUOTE_WORDS,
     build_draft,
     chunk_answer,

@@ -187,7 +187,7 @@ def test_other_panel_routes_without_dan_or_olive(fixtures_dir) -> None:
     import tempfile
     from pathlib import Path
 
-    from panelbot.ingest import build_draft, write_draft
+    from panelbot.ingest.draft import build_draft, write_draft
     from panelbot.panel import load_panel
 
     caps = (fixtures_dir / "storage_panel_captions.txt").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Speaker attribution without audio (panelbot.speakers), on the shipped captions and a made-up panel."""
+"""Speaker attribution without audio (panelbot.ingest.speakers), on the shipped captions and a made-up panel."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from panelbot.captions import RawTurn, read_captions, split_turns
-from panelbot.ingest import segment
-from panelbot.speakers import (
+from panelbot.ingest.captions import RawTurn, read_captions, split_turns
+from panelbot.ingest.draft import segment
+from panelbot.ingest.speakers import (
     HOST,
     UNKNOWN,
     find_intro_names,

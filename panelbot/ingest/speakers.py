@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from panelbot.captions import RawTurn
+from panelbot.ingest.captions import RawTurn
 from panelbot.lexicon import common_stems, content_words, stopwords
 
 HOST = "host"
