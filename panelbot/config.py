@@ -14,7 +14,7 @@ from typing import Any
 
 from panelbot import paths
 from panelbot.errors import ConfigError
-from panelbot.yaml_lines import line_of, load_yaml, strip_lines
+from panelbot.panel.yaml_lines import line_of, load_yaml, strip_lines
 
 API_KEY_ENV_VARS = ("PANELBOT_API_KEY", "OPENAI_API_KEY")
 DEFAULT_KEYS = {

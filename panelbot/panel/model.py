@@ -1,0 +1,114 @@
+"""The panel model: personas, host questions, transcript turns and the quote bank (plain dataclasses).
+``panelbot.panel.loader`` reads and validates them from persona_data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Persona:
+    id: str
+    name: str
+    role: str = ""
+    organisation: str = ""
+    colour: str = ""
+    covers: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    voice: str = ""
+    bio: str = ""
+
+    @property
+    def title(self) -> str:
+        """'VP of Kernels, Together AI' style one-liner."""
+        return ", ".join(p for p in (self.role, self.organisation) if p)
+
+
+@dataclass(frozen=True)
+class HostQuestion:
+    id: str
+    text: str
+    turn: int | None = None
+    asked_to: tuple[str, ...] = ()
+    answered_by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Turn:
+    index: int
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Quote:
+    id: str
+    speaker: str
+    text: str
+    question: str | None = None
+    turn: int | None = None
+    sentences: tuple[int, int] | None = None
+    topics: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    asks: tuple[str, ...] = ()  # questions, in a user's words, that this quote answers (retrieval keys)
+
+
+@dataclass
+class Panel:
+    name: str
+    title: str
+    path: Path
+    status: str
+    host: Persona | None
+    panelists: dict[str, Persona]
+    quotes: list[Quote]
+    questions: list[HostQuestion] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
+    vocabulary: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    topics: tuple[str, ...] = ()
+    source: Path | None = None
+
+    def __post_init__(self) -> None:
+        self._quotes = {q.id: q for q in self.quotes}
+        self._questions = {q.id: q for q in self.questions}
+
+    def quote(self, quote_id: str) -> Quote | None:
+        return self._quotes.get(quote_id)
+
+    def question(self, question_id: str | None) -> HostQuestion | None:
+        return self._questions.get(question_id) if question_id else None
+
+    def turn(self, index: int | None) -> Turn | None:
+        if index is None or not 0 <= index < len(self.turns):
+            return None
+        return self.turns[index]
+
+    def quotes_by(self, speaker: str) -> list[Quote]:
+        return [q for q in self.quotes if q.speaker == speaker]
+
+    def persona(self, speaker_id: str) -> Persona | None:
+        if self.host and speaker_id == self.host.id:
+            return self.host
+        return self.panelists.get(speaker_id)
+
+    def display_name(self, speaker_id: str) -> str:
+        p = self.persona(speaker_id)
+        return p.name if p else speaker_id
+
+    def context(self, quote_id: str) -> tuple[HostQuestion | None, Turn | None, Quote | None]:
+        """The host question and the panelist's whole answer around a quote."""
+        q = self.quote(quote_id)
+        if q is None:
+            return None, None, None
+        return self.question(q.question), self.turn(q.turn), q
+
+
+@dataclass(frozen=True)
+class PanelInfo:
+    name: str
+    title: str
+    path: Path
+    status: str
+    panelists: tuple[str, ...]
+    quotes: int
