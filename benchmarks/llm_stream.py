@@ -31,7 +31,7 @@ from panelbot.backends.openai_compat import OpenAICompatBackend  # noqa: E402
 from panelbot.config import Config  # noqa: E402
 from panelbot.llm.prompt import build_messages  # noqa: E402
 from panelbot.panel import load_panel  # noqa: E402
-from panelbot.router import Router  # noqa: E402
+from panelbot.retrieval.router import Router  # noqa: E402
 
 QUESTION = "Why is the KV cache a problem for long-running agents?"
 FAKE_TOKENS = 120

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from panelbot.panel import HostQuestion, Panel, Persona, Quote, load_panel
-from panelbot.router import Router
+from panelbot.retrieval.router import Router
 
 
 def synthetic_panel(n: int, seed: int = 7) -> Panel:

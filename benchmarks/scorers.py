@@ -14,9 +14,9 @@ import sys
 
 from rapidfuzz import fuzz, process
 
-from panelbot.evaluation import load_eval_set
 from panelbot.panel import load_panel
-from panelbot.router import Router
+from panelbot.retrieval.evaluation import load_eval_set
+from panelbot.retrieval.router import Router
 
 SCORERS = {
     "ratio": fuzz.ratio,

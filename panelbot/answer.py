@@ -6,7 +6,7 @@ import shutil
 import textwrap
 
 from panelbot.panel import Panel
-from panelbot.results import RouteResult
+from panelbot.retrieval.results import RouteResult
 from panelbot.text import strip_control
 
 

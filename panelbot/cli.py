@@ -133,7 +133,7 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from dataclasses import replace
 
     from panelbot.answer import format_route
-    from panelbot.router import Router
+    from panelbot.retrieval.router import Router
 
     cfg, panel = _load(args)
     if args.k:
@@ -179,7 +179,7 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot.router import Router
+    from panelbot.retrieval.router import Router
     from panelbot.text import strip_control
 
     cfg, panel = _load(args)
@@ -252,8 +252,8 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot.evaluation import evaluate, format_report, load_eval_set
-    from panelbot.router import Router
+    from panelbot.retrieval.evaluation import evaluate, format_report, load_eval_set
+    from panelbot.retrieval.router import Router
 
     cfg, panel = _load(args)
     items = load_eval_set(args.file, panel)

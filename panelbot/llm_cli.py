@@ -19,7 +19,7 @@ from panelbot.config import Config
 from panelbot.errors import PanelbotError
 from panelbot.llm.verify import verdict
 from panelbot.panel import Panel
-from panelbot.results import RouteResult
+from panelbot.retrieval.results import RouteResult
 
 EXIT_OK, EXIT_FALLBACK = 0, 3
 

@@ -78,6 +78,6 @@ def shipped_panel():
 
 @pytest.fixture(scope="session")
 def router(shipped_panel):
-    from panelbot.router import Router
+    from panelbot.retrieval.router import Router
 
     return Router(shipped_panel)

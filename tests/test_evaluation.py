@@ -1,4 +1,4 @@
-"""``panelbot eval``: loading labelled question sets and the metrics (panelbot.evaluation)."""
+"""``panelbot eval``: loading labelled question sets and the metrics (panelbot.retrieval.evaluation)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from panelbot.errors import DataError
-from panelbot.evaluation import evaluate, format_report, load_eval_set
-from panelbot.router import Router
+from panelbot.retrieval.evaluation import evaluate, format_report, load_eval_set
+from panelbot.retrieval.router import Router
 
 SMALL = """\
 - question: "Which GPU kernels matter most for inference speed?"

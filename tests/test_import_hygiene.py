@@ -59,8 +59,8 @@ def test_cli_paths_do_not_import_textual_or_httpx(isolated_env, argv) -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["ingest.captions", "ingest.speakers", "ingest.draft", "panel", "panel.model", "panel.loader", "router", "index", "vocabulary", "config", "evaluation", "text", "answer",
-     "results", "lexicon", "errors", "paths", "panel.yaml_lines"],
+    ["ingest.captions", "ingest.speakers", "ingest.draft", "panel", "panel.model", "panel.loader", "retrieval.router", "retrieval.index", "retrieval.vocabulary", "config", "retrieval.evaluation", "text", "answer",
+     "retrieval.results", "retrieval.lexicon", "errors", "paths", "panel.yaml_lines"],
 )
 def test_core_modules_do_not_import_textual(isolated_env, module: str) -> None:
     code = (

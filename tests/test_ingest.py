@@ -20,7 +20,7 @@ from panelbot.ingest.draft import (
     write_draft,
 )
 from panelbot.panel import load_panel
-from panelbot.router import Router
+from panelbot.retrieval.router import Router
 
 PROPS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

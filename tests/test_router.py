@@ -1,4 +1,4 @@
-"""Routing and retrieval on the shipped panel (panelbot.router)."""
+"""Routing and retrieval on the shipped panel (panelbot.retrieval.router)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from panelbot.router import Router
+from panelbot.retrieval.router import Router
 
 PROPS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

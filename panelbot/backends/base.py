@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from panelbot.panel import Panel
-from panelbot.results import RouteResult, ScoredQuote
+from panelbot.retrieval.results import RouteResult, ScoredQuote
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import yaml
 from panelbot.errors import DataError, UsageError
 from panelbot.ingest.captions import clean_quote_text, read_captions, split_turns
 from panelbot.ingest.speakers import HOST, UNKNOWN, SpeakerTurn, identify_speakers
-from panelbot.lexicon import common_words, content_words, stopwords
+from panelbot.retrieval.lexicon import common_words, content_words, stopwords
 from panelbot.text import split_sentences, strip_control, words
 
 MANIFEST = ".ingest.json"

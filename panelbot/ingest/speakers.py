@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from panelbot.ingest.captions import RawTurn
-from panelbot.lexicon import common_stems, content_words, stopwords
+from panelbot.retrieval.lexicon import common_stems, content_words, stopwords
 
 HOST = "host"
 UNKNOWN = "unknown"

@@ -24,7 +24,7 @@ from panelbot.config import Config
 from panelbot.errors import PanelbotError
 from panelbot.llm.verify import verdict
 from panelbot.panel import Panel, PanelInfo
-from panelbot.results import RouteResult, ScoredQuote
+from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.store import ConversationStore
 from panelbot.tui import engine
 from panelbot.tui.render import plain, safe

@@ -37,7 +37,7 @@ def make_backend(config: Config, panel: Panel) -> tuple[Backend, str | None]:
 
 
 def make_router(panel: Panel, config: Config) -> Any:
-    from panelbot.router import Router
+    from panelbot.retrieval.router import Router
 
     return Router(panel, config.retrieval)
 

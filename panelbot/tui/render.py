@@ -12,7 +12,7 @@ from rich.style import Style
 from rich.text import Text
 
 from panelbot.panel import Panel, Persona
-from panelbot.results import ScoredQuote
+from panelbot.retrieval.results import ScoredQuote
 from panelbot.text import strip_control
 
 QUOTE_ID_RE = re.compile(r"\[([a-z0-9][a-z0-9_.-]*)\]")

@@ -11,7 +11,7 @@ import pytest
 
 from panelbot.config import BackendSettings, Config
 from panelbot.panel import Panel, Persona, Quote
-from panelbot.results import RouteResult, ScoredQuote
+from panelbot.retrieval.results import RouteResult, ScoredQuote
 
 from .fakeserver import FakeHTTPServer
 

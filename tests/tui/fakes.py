@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 from panelbot.backends.base import AnswerEvent, AnswerRequest, BackendError, SpeakerDone, TextDelta
 from panelbot.panel import Panel
-from panelbot.results import RouteResult, ScoredQuote
+from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.text import words
 
 STOP = {"the", "a", "an", "how", "do", "you", "what", "is", "are", "with", "to", "of", "and", "make"}

@@ -8,7 +8,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from panelbot.panel import Panel
-from panelbot.results import ScoredQuote
+from panelbot.retrieval.results import ScoredQuote
 from panelbot.tui.render import answer_body, plain, safe, speaker_colour
 
 

@@ -8,7 +8,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from panelbot.panel import Panel
-from panelbot.results import ScoredQuote
+from panelbot.retrieval.results import ScoredQuote
 from panelbot.tui.render import source_option
 
 

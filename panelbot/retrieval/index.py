@@ -7,8 +7,8 @@ from array import array
 from collections import Counter, defaultdict
 
 from panelbot.panel import Panel, Quote
+from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import words
-from panelbot.vocabulary import Normalizer
 
 # field weights: the quote's own words, its curated keywords/topics, the host question it answers, the host's
 # whole turn around that question, and the questions in a user's words it answers (``asks``)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from importlib import resources
 
-from panelbot.lexicon import stem, stopwords
+from panelbot.retrieval.lexicon import stem, stopwords
 from panelbot.text import words
 
 _NUMBER_WORDS = {

@@ -21,7 +21,7 @@ from typing import Any
 from panelbot.errors import DataError
 from panelbot.panel import Panel
 from panelbot.panel.yaml_lines import line_of, load_yaml
-from panelbot.router import Router
+from panelbot.retrieval.router import Router
 from panelbot.text import normalize_for_match
 
 

@@ -1,10 +1,10 @@
 """Question -> who answers, which quotes, with scores and a short reason.
 
-Retrieval (``panelbot.index``) is BM25 over fielded quote documents: the quote's words, its curated keywords and
+Retrieval (``panelbot.retrieval.index``) is BM25 over fielded quote documents: the quote's words, its curated keywords and
 topics, the questions it answers in a user's words (``asks``), and the host question and turn it answers. On
 top of plain BM25:
 
-* vocabulary (``panelbot.vocabulary``): the panel's own ``vocabulary:`` and general synonym groups map variants
+* vocabulary (``panelbot.retrieval.vocabulary``): the panel's own ``vocabulary:`` and general synonym groups map variants
   to one term ("reinforcement learning" -> "rl", "KB cache" -> "kv cache") in quotes and questions alike;
 * typo tolerance: a word that is neither a panel word nor real English is corrected to the panel word within
   one edit (two for words of 9+ letters; a swap of neighbouring letters counts as one; same first letter);
@@ -28,12 +28,12 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from panelbot.config import RetrievalSettings
-from panelbot.index import QuoteIndex
-from panelbot.lexicon import common_stems, english_words, stem, stopwords
 from panelbot.panel import Panel, Quote
-from panelbot.results import RouteResult, ScoredQuote
+from panelbot.retrieval.index import QuoteIndex
+from panelbot.retrieval.lexicon import common_stems, english_words, stem, stopwords
+from panelbot.retrieval.results import RouteResult, ScoredQuote
+from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import fold, words
-from panelbot.vocabulary import Normalizer
 
 GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
 EVERYDAY_MIN = 3
