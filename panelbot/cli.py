@@ -267,7 +267,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot import paths
-    from panelbot.store import ConversationStore
+    from panelbot.conversation.store import ConversationStore
     from panelbot.text import strip_control
 
     path = paths.history_db_path()

@@ -199,7 +199,7 @@ def test_nothing_written_outside_the_data_dir(run_cli, tmp_path) -> None:
 
 
 def test_history_lists_titles_without_terminal_escapes(run_cli, isolated_env) -> None:
-    from panelbot.store import ConversationStore
+    from panelbot.conversation.store import ConversationStore
 
     data = Path(isolated_env["PANELBOT_DATA_DIR"])
     data.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from panelbot.export import ExportMessage, conversation_markdown, default_export_name, write_export
+from panelbot.conversation.export import (
+    ExportMessage,
+    conversation_markdown,
+    default_export_name,
+    write_export,
+)
 
 WHEN = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 

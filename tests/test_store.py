@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from panelbot.store import MIGRATIONS, SCHEMA_VERSION, ConversationStore, StoreError
+from panelbot.conversation.store import MIGRATIONS, SCHEMA_VERSION, ConversationStore, StoreError
 
 
 def test_round_trip(tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ def test_killed_process_loses_no_earlier_message(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import os
-        from panelbot.store import ConversationStore
+        from panelbot.conversation.store import ConversationStore
         s = ConversationStore({str(path)!r})
         cid = s.new_conversation("p", "q")
         s.add_message(cid, "user", "", "question one")

@@ -21,11 +21,11 @@ from panelbot.answer import decline_text
 from panelbot.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
 from panelbot.backends.offline import quotes_text
 from panelbot.config import Config
+from panelbot.conversation.store import ConversationStore
 from panelbot.errors import PanelbotError
 from panelbot.llm.verify import verdict
 from panelbot.panel import Panel, PanelInfo
 from panelbot.retrieval.results import RouteResult, ScoredQuote
-from panelbot.store import ConversationStore
 from panelbot.tui import engine
 from panelbot.tui.render import plain, safe
 from panelbot.tui.widgets.chat import AnswerBlock, ChatLog
@@ -572,7 +572,11 @@ class PanelbotApp(App[int]):
     def export(self, path: str | None) -> None:
         from datetime import datetime, timezone
 
-        from panelbot.export import ExportMessage, conversation_markdown, default_export_name
+        from panelbot.conversation.export import (
+            ExportMessage,
+            conversation_markdown,
+            default_export_name,
+        )
 
         store = self.store
         if self.conversation_id is None or store is None or self.panel is None:
@@ -596,7 +600,7 @@ class PanelbotApp(App[int]):
         self._write_export(target, text, overwrite=False)
 
     def _write_export(self, target: Path, text: str, *, overwrite: bool) -> None:
-        from panelbot.export import write_export
+        from panelbot.conversation.export import write_export
 
         try:
             written = write_export(target, text, overwrite=overwrite)

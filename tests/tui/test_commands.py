@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from panelbot.store import ConversationStore
+from panelbot.conversation.store import ConversationStore
 from panelbot.tui.widgets.chat import AnswerBlock
 from panelbot.tui.widgets.panelists import PanelistsPane
 from panelbot.tui.widgets.sources import SourcesList

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from panelbot.store import ConversationStore
+from panelbot.conversation.store import ConversationStore
 
 pytestmark = pytest.mark.tmux
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from panelbot.config import Config, TuiSettings
-from panelbot.store import ConversationStore
+from panelbot.conversation.store import ConversationStore
 from panelbot.tui.widgets.chat import AnswerBlock
 from panelbot.tui.widgets.prompt import Prompt
 from panelbot.tui.widgets.sources import SourcesList

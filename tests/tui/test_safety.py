@@ -114,7 +114,7 @@ def _no_modules_after(imports: str, forbidden: str) -> None:
 
 def test_textual_is_imported_only_for_the_tui() -> None:
     _no_modules_after(
-        "panelbot.config, panelbot.store, panelbot.export, panelbot.panel, panelbot.tui, panelbot.tui.engine",
+        "panelbot.config, panelbot.conversation.store, panelbot.conversation.export, panelbot.panel, panelbot.tui, panelbot.tui.engine",
         "m.split('.')[0] in ('textual', 'rich')",
     )
 
@@ -122,5 +122,5 @@ def test_textual_is_imported_only_for_the_tui() -> None:
 def test_screens_are_loaded_lazily() -> None:
     _no_modules_after(
         "panelbot.tui.app",
-        "m.startswith(('panelbot.tui.screens.', 'panelbot.tui.palette', 'panelbot.export'))",
+        "m.startswith(('panelbot.tui.screens.', 'panelbot.tui.palette', 'panelbot.conversation.export'))",
     )
