@@ -26,10 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx  # noqa: E402
 
-from panelbot.backends.base import AnswerRequest, TextDelta  # noqa: E402
-from panelbot.backends.openai_compat import OpenAICompatBackend  # noqa: E402
+from panelbot.answer.backends.base import AnswerRequest, TextDelta  # noqa: E402
+from panelbot.answer.backends.openai_compat import OpenAICompatBackend  # noqa: E402
+from panelbot.answer.llm.prompt import build_messages  # noqa: E402
 from panelbot.config import Config  # noqa: E402
-from panelbot.llm.prompt import build_messages  # noqa: E402
 from panelbot.panel import load_panel  # noqa: E402
 from panelbot.retrieval.router import Router  # noqa: E402
 

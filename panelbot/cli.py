@@ -132,7 +132,7 @@ def _print_json(obj: object, out: TextIO) -> None:
 def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from dataclasses import replace
 
-    from panelbot.answer import format_route
+    from panelbot.answer.compose import format_route
     from panelbot.retrieval.router import Router
 
     cfg, panel = _load(args)

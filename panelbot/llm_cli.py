@@ -12,12 +12,12 @@ import json
 import textwrap
 from typing import Any, TextIO
 
-from panelbot.answer import decline_text, speaker_heading
-from panelbot.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
-from panelbot.backends.offline import quotes_text
+from panelbot.answer.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
+from panelbot.answer.backends.offline import quotes_text
+from panelbot.answer.compose import decline_text, speaker_heading
+from panelbot.answer.llm.verify import verdict
 from panelbot.config import Config
 from panelbot.errors import PanelbotError
-from panelbot.llm.verify import verdict
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
 
@@ -27,7 +27,7 @@ EXIT_OK, EXIT_FALLBACK = 0, 3
 def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Panel, router: Any,
             target: str, out: TextIO, err: TextIO) -> int:
     """Answer each question in turn (a conversation: later questions see earlier answers)."""
-    from panelbot.backends.registry import get_backend
+    from panelbot.answer.backends.registry import get_backend
 
     try:
         backend = get_backend(config.backend.name, config, panel)

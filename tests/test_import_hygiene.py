@@ -59,7 +59,7 @@ def test_cli_paths_do_not_import_textual_or_httpx(isolated_env, argv) -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["ingest.captions", "ingest.speakers", "ingest.draft", "panel", "panel.model", "panel.loader", "retrieval.router", "retrieval.index", "retrieval.vocabulary", "config", "retrieval.evaluation", "text", "answer",
+    ["ingest.captions", "ingest.speakers", "ingest.draft", "panel", "panel.model", "panel.loader", "retrieval.router", "retrieval.index", "retrieval.vocabulary", "config", "retrieval.evaluation", "text", "answer.compose", "answer.events",
      "retrieval.results", "retrieval.lexicon", "errors", "paths", "panel.yaml_lines"],
 )
 def test_core_modules_do_not_import_textual(isolated_env, module: str) -> None:
@@ -83,3 +83,12 @@ def test_importtime_of_ask_offline(isolated_env) -> None:
     imported = {line.split("|")[-1].strip().split(".")[0] for line in r.stderr.splitlines() if "|" in line}
     assert "rapidfuzz" in imported and "yaml" in imported
     assert not imported & set(HEAVY)
+
+
+def test_documented_plugin_import_path_still_works() -> None:
+    """README's "Your own backend": ``from panelbot.backends.base import ...`` must keep working."""
+    from panelbot.answer.backends import base as real
+    from panelbot.backends import base as documented
+
+    for name in ("Backend", "SpeakerDone", "TextDelta", "AnswerRequest", "Citation", "Message", "BackendError"):
+        assert getattr(documented, name) is getattr(real, name)

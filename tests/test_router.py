@@ -135,7 +135,7 @@ def test_olive_oil_does_not_address_olive(router: Router) -> None:
 
 
 def test_decline_offers_covered_topics(shipped_panel, router: Router) -> None:
-    from panelbot.answer import decline_text, format_route
+    from panelbot.answer.compose import decline_text, format_route
 
     res = router.route("best pizza in Naples?")
     text = decline_text(shipped_panel, res)

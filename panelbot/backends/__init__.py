@@ -1,1 +1,1 @@
-"""Answer backends: one small interface (base.Backend); offline quotes and OpenAI-compatible are two of them."""
+"""Compatibility: the documented plugin import path. The backends live in :mod:`panelbot.answer.backends`."""

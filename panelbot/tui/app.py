@@ -17,13 +17,13 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 from textual.worker import Worker
 
-from panelbot.answer import decline_text
-from panelbot.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
-from panelbot.backends.offline import quotes_text
+from panelbot.answer.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
+from panelbot.answer.backends.offline import quotes_text
+from panelbot.answer.compose import decline_text
+from panelbot.answer.llm.verify import verdict
 from panelbot.config import Config
 from panelbot.conversation.store import ConversationStore
 from panelbot.errors import PanelbotError
-from panelbot.llm.verify import verdict
 from panelbot.panel import Panel, PanelInfo
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.tui import engine

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from panelbot.backends.base import Backend
+from panelbot.answer.backends.base import Backend
 from panelbot.config import Config
 from panelbot.panel import Panel
 from panelbot.text import strip_control
@@ -20,12 +20,12 @@ from panelbot.text import strip_control
 
 def make_backend(config: Config, panel: Panel) -> tuple[Backend, str | None]:
     """The configured backend, or the offline one with a one-line reason when that is not possible."""
-    from panelbot.backends.offline import OfflineBackend
+    from panelbot.answer.backends.offline import OfflineBackend
 
     if config.backend.name in ("", "offline"):
         return OfflineBackend(config, panel), None
     try:
-        from panelbot.backends.registry import get_backend
+        from panelbot.answer.backends.registry import get_backend
     except ImportError:
         return OfflineBackend(config, panel), (
             f"backend {config.backend.name!r} is not available in this build; answering with offline quotes"

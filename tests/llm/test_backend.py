@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from panelbot.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
-from panelbot.backends.offline import quotes_text
-from panelbot.backends.openai_compat import OpenAICompatBackend, StreamSanitizer, ThinkFilter
+from panelbot.answer.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
+from panelbot.answer.backends.offline import quotes_text
+from panelbot.answer.backends.openai_compat import OpenAICompatBackend, StreamSanitizer, ThinkFilter
 
 from .conftest import SECRET, config_for, make_route, run, take_then_cancel
 from .fakeserver import DEFAULT_ANSWER, FakeHTTPServer

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from panelbot.answer.llm.client import ChatClient, LLMError, answer_char_cap, parse_retry_after
 from panelbot.errors import ConfigError
-from panelbot.llm.client import ChatClient, LLMError, answer_char_cap, parse_retry_after
 
 from .conftest import SECRET, run, settings, take_then_cancel
 from .fakeserver import DEFAULT_ANSWER, FakeHTTPServer, refused_port, unanswering_port

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from panelbot.backends.base import Message
-from panelbot.llm.prompt import PromptBudget, build_messages
+from panelbot.answer.backends.base import Message
+from panelbot.answer.llm.prompt import PromptBudget, build_messages
 
 from .conftest import make_panel
 

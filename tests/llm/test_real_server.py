@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from panelbot.backends.base import AnswerRequest, SpeakerDone, TextDelta
-from panelbot.backends.openai_compat import OpenAICompatBackend
-from panelbot.llm.client import ChatClient, LLMError
-from panelbot.llm.prompt import build_messages
-from panelbot.llm.verify import verify_answer
+from panelbot.answer.backends.base import AnswerRequest, SpeakerDone, TextDelta
+from panelbot.answer.backends.openai_compat import OpenAICompatBackend
+from panelbot.answer.llm.client import ChatClient, LLMError
+from panelbot.answer.llm.prompt import build_messages
+from panelbot.answer.llm.verify import verify_answer
 from panelbot.panel import Quote
 
 from .conftest import config_for, make_panel, make_route, run, settings

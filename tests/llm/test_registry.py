@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from panelbot.backends.offline import OfflineBackend
-from panelbot.backends.openai_compat import OpenAICompatBackend
-from panelbot.backends.registry import available_backends, get_backend
+from panelbot.answer.backends.offline import OfflineBackend
+from panelbot.answer.backends.openai_compat import OpenAICompatBackend
+from panelbot.answer.backends.registry import available_backends, get_backend
 from panelbot.errors import ConfigError, UsageError
 
 from .conftest import config_for, make_panel
 
 PLUGIN = '''
-from panelbot.backends.base import SpeakerDone, TextDelta
+from panelbot.answer.backends.base import SpeakerDone, TextDelta
 
 class EchoBackend:
     name = "echo"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from panelbot.llm.sse import SSEEvent, SSEParser
+from panelbot.answer.llm.sse import SSEEvent, SSEParser
 
 line_text = st.text(st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=30)
 newline = st.sampled_from(["\n", "\r\n", "\r"])

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from panelbot.backends.base import Citation
-from panelbot.llm.verify import cited_ids, sentences_of, verify_answer
+from panelbot.answer.backends.base import Citation
+from panelbot.answer.llm.verify import cited_ids, sentences_of, verify_answer
 from panelbot.panel import Panel
 
 from .conftest import make_panel

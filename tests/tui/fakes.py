@@ -5,7 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from panelbot.backends.base import AnswerEvent, AnswerRequest, BackendError, SpeakerDone, TextDelta
+from panelbot.answer.backends.base import (
+    AnswerEvent,
+    AnswerRequest,
+    BackendError,
+    SpeakerDone,
+    TextDelta,
+)
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.text import words

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from panelbot.backends.base import AnswerEvent, AnswerRequest, SpeakerDone, TextDelta
+from panelbot.answer.backends.base import AnswerEvent, AnswerRequest, SpeakerDone, TextDelta
 from panelbot.config import Config
 from panelbot.panel import Panel
 

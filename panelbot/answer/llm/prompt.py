@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from panelbot.backends.base import Message
+from panelbot.answer.events import Message
 from panelbot.panel import Panel, Quote
 from panelbot.text import strip_control
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from panelbot.backends.base import Citation, SpeakerDone
+from panelbot.answer.events import Citation, SpeakerDone
 from panelbot.panel import Quote
 from panelbot.text import normalize_for_match, split_sentences
 

@@ -10,12 +10,18 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 
-from panelbot.backends.base import AnswerEvent, AnswerRequest, BackendError, SpeakerDone, TextDelta
-from panelbot.backends.offline import quotes_text
+from panelbot.answer.backends.base import (
+    AnswerEvent,
+    AnswerRequest,
+    BackendError,
+    SpeakerDone,
+    TextDelta,
+)
+from panelbot.answer.backends.offline import quotes_text
+from panelbot.answer.llm.client import ChatClient
+from panelbot.answer.llm.prompt import PromptBudget, build_messages
+from panelbot.answer.llm.verify import verify_answer
 from panelbot.config import Config
-from panelbot.llm.client import ChatClient
-from panelbot.llm.prompt import PromptBudget, build_messages
-from panelbot.llm.verify import verify_answer
 from panelbot.panel import Panel
 from panelbot.text import strip_control
 

@@ -21,10 +21,10 @@ from urllib.parse import urlsplit
 import httpx
 
 from panelbot import __version__
-from panelbot.backends.base import BackendError
+from panelbot.answer.events import BackendError
+from panelbot.answer.llm.sse import SSEParser
 from panelbot.config import BackendSettings
 from panelbot.errors import ConfigError
-from panelbot.llm.sse import SSEParser
 from panelbot.text import strip_control
 
 RETRY_STATUSES = (429, 503)

@@ -1,7 +1,7 @@
-"""Pick a backend by name: 'offline', 'openai', or a third party's entry point in ``panelbot.backends``.
+"""Pick a backend by name: 'offline', 'openai', or a third party's entry point in ``panelbot.answer.backends``.
 
 A plugin registers ``name = "package.module:Class"`` under ``[project.entry-points."panelbot.backends"]``;
-the class is built as ``Class(config, panel)`` and must implement :class:`panelbot.backends.base.Backend`.
+the class is built as ``Class(config, panel)`` and must implement :class:`panelbot.answer.backends.base.Backend`.
 """
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any
 
-from panelbot.backends.base import Backend
+from panelbot.answer.backends.base import Backend
 from panelbot.config import Config
 from panelbot.errors import UsageError
 from panelbot.panel import Panel
 
 GROUP = "panelbot.backends"
 BUILTIN = {
-    "offline": "panelbot.backends.offline:OfflineBackend",
-    "openai": "panelbot.backends.openai_compat:OpenAICompatBackend",
+    "offline": "panelbot.answer.backends.offline:OfflineBackend",
+    "openai": "panelbot.answer.backends.openai_compat:OpenAICompatBackend",
 }
 
 
