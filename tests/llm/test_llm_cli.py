@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from panelbot.cli.llm import ask_llm
 from panelbot.config import Config
-from panelbot.llm_cli import ask_llm
 
 from .conftest import SECRET, config_for, make_panel, make_route
 from .fakeserver import DEFAULT_ANSWER, FakeHTTPServer
@@ -129,7 +129,7 @@ def _run(code: str, **env: str) -> subprocess.CompletedProcess:
 def test_offline_paths_never_import_httpx_or_textual() -> None:
     proc = _run(
         "import sys, io\n"
-        "import panelbot.llm_cli, panelbot.answer.backends.registry\n"
+        "import panelbot.cli.llm, panelbot.answer.backends.registry\n"
         "from panelbot.cli import main\n"
         "assert main(['ask', '--offline', 'what about the kv cache']) == 0\n"
         "assert main(['quote', 'kv cache']) == 0\n"

@@ -16,12 +16,11 @@ from panelbot.answer.backends.base import AnswerRequest, Backend, Message, Speak
 from panelbot.answer.backends.offline import quotes_text
 from panelbot.answer.compose import decline_text, speaker_heading
 from panelbot.answer.llm.verify import verdict
+from panelbot.cli.common import EXIT_FALLBACK, EXIT_OK
 from panelbot.config import Config
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
-
-EXIT_OK, EXIT_FALLBACK = 0, 3
 
 
 def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Panel, router: Any,

@@ -1,0 +1,117 @@
+"""``panelbot ask`` (route a question and answer it: verbatim quotes, or a model with ``--llm``) and
+``panelbot quote`` (the K best quotes, no routing)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from panelbot.cli.common import (
+    EXIT_OK,
+    count_k,
+    load_config_and_panel,
+    print_json,
+    read_questions,
+)
+from panelbot.errors import UsageError
+
+
+def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    ask = sub.add_parser("ask", parents=[common], help="answer a question (offline quotes or a model)",
+                         description="Answer QUESTION ('-' reads one question per line from stdin).")
+    ask.add_argument("question", nargs="+", metavar="QUESTION")
+    mode = ask.add_mutually_exclusive_group()
+    mode.add_argument("--offline", action="store_true", help="verbatim quotes only, no network (default)")
+    mode.add_argument("--llm", action="store_true", help="generate through an OpenAI-compatible endpoint")
+    ask.add_argument("--json", action="store_true", help="print a JSON object (JSON Lines for '-')")
+    ask.add_argument("--to", dest="target", default="auto", metavar="WHO",
+                     help="who answers: auto (default), both, or a panelist id")
+    ask.add_argument("-k", type=count_k, default=None, metavar="K", help="quotes per answer (default: config)")
+    ask.add_argument("--base-url", metavar="URL", help="OpenAI-compatible base URL (implies --llm)")
+    ask.add_argument("--model", metavar="NAME", help="model name (implies --llm)")
+    ask.add_argument("--backend", metavar="NAME", help="answer backend: offline, openai or a plugin")
+    ask.set_defaults(handler=cmd_ask)
+
+    quote = sub.add_parser("quote", parents=[common], help="look up the best matching quotes",
+                           description="The K best quotes for QUERY: no routing, no abstention.")
+    quote.add_argument("query", nargs="+", metavar="QUERY")
+    quote.add_argument("-n", type=count_k, default=5, metavar="K", help="how many quotes (default 5)")
+    quote.add_argument("--speaker", metavar="ID", help="only this panelist's quotes")
+    quote.add_argument("--json", action="store_true", help="print a JSON list")
+    quote.set_defaults(handler=cmd_quote)
+
+
+def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from dataclasses import replace
+
+    from panelbot.answer.compose import format_route
+    from panelbot.retrieval.router import Router
+
+    cfg, panel = load_config_and_panel(args)
+    if args.k:
+        cfg = replace(cfg, retrieval=replace(cfg.retrieval, top_k=args.k))
+    target = args.target.lower()
+    if target not in ("auto", "both", *panel.panelists):
+        raise UsageError(
+            f"--to expects auto, both or one of: {', '.join(panel.panelists)} (got {args.target!r})"
+        )
+    changes = {}
+    if args.base_url:
+        changes["base_url"] = args.base_url
+    if args.model:
+        changes["model"] = args.model
+    if args.backend:
+        changes["name"] = args.backend
+    use_llm = args.llm or (
+        not args.offline and (bool(args.base_url or args.model) or (args.backend or cfg.backend.name) != "offline")
+    )
+    if use_llm and (args.backend or cfg.backend.name) == "offline":
+        changes["name"] = "openai"
+    if changes:
+        cfg = cfg.with_backend(**changes)
+    router = Router(panel, cfg.retrieval)
+    questions = list(read_questions(args.question, sys.stdin))
+    if use_llm:
+        from panelbot.cli.llm import ask_llm
+
+        return ask_llm(questions, json_out=args.json, config=cfg, panel=panel, router=router,
+                       target=target, out=out, err=err)
+    for i, q in enumerate(questions):
+        result = router.route(q, target)
+        if args.json:
+            d = result.to_dict()
+            if result.abstained:
+                d["suggestions"] = result.suggestions
+            print_json(d, out)
+        else:
+            if len(questions) > 1:
+                out.write(("\n" if i else "") + f"Q: {q}\n")
+            out.write(format_route(panel, result) + "\n")
+    return EXIT_OK
+
+
+def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from panelbot.retrieval.router import Router
+    from panelbot.text import strip_control
+
+    cfg, panel = load_config_and_panel(args)
+    query = " ".join(args.query).strip()
+    if not query:
+        raise UsageError("the query is empty")
+    speakers = None
+    if args.speaker:
+        if args.speaker not in panel.panelists:
+            raise UsageError(f"--speaker expects one of: {', '.join(panel.panelists)} (got {args.speaker!r})")
+        speakers = {args.speaker}
+    hits = Router(panel, cfg.retrieval).search(query, args.n, speakers)
+    if args.json:
+        print_json([h.to_dict() for h in hits], out)
+        return EXIT_OK
+    if not hits:
+        out.write("No quote matches that.\n")
+    for h in hits:
+        who = panel.display_name(h.quote.speaker)
+        out.write(f"[{h.quote.id}] {who} ({h.score:.0f}): "
+                  f"\u201c{strip_control(h.quote.text, keep_newlines=False)}\u201d\n")
+    return EXIT_OK
