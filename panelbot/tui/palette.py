@@ -4,22 +4,36 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
+from panelbot.panel import Panel, PanelInfo
 from panelbot.tui.engine import targets
 from panelbot.tui.render import safe
 
-if TYPE_CHECKING:
-    from panelbot.tui.app import PanelbotApp
+
+class PaletteHost(Protocol):
+    """What the palette needs of the app (so this module does not import the app, which imports it)."""
+
+    panel: Panel | None
+
+    def set_target(self, value: str) -> None: ...
+    def run_command_line(self, line: str) -> object: ...
+    def ask(self, question: str) -> object: ...
+    def installed_panels(self) -> list[PanelInfo]: ...
+    def action_export(self) -> object: ...
+    def action_help(self) -> object: ...
+    def action_copy(self) -> object: ...
+    def action_toggle_sidebar(self) -> object: ...
+    def action_toggle_dark(self) -> object: ...
 
 
 class PanelbotCommands(Provider):
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        app: PanelbotApp = self.app  # type: ignore[assignment]
+        app: PaletteHost = self.app  # type: ignore[assignment]
         cmds: list[tuple[str, Callable[[], object], str]] = []
         for t in targets(app.panel):
             cmds.append((f"Ask: {t.label}", partial(app.set_target, t.value), f"/ask {t.value}"))
