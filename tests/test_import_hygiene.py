@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -92,3 +93,36 @@ def test_documented_plugin_import_path_still_works() -> None:
 
     for name in ("Backend", "SpeakerDone", "TextDelta", "AnswerRequest", "Citation", "Message", "BackendError"):
         assert getattr(documented, name) is getattr(real, name)
+
+
+CORE_PACKAGES = ("panelbot.ingest", "panelbot.panel", "panelbot.retrieval")
+FRONT_AND_ANSWER = ("panelbot.answer", "panelbot.tui", "panelbot.cli", "panelbot.serve", "panelbot.backends")
+
+
+def _core_modules() -> list[str]:
+    import pkgutil
+
+    import panelbot
+
+    root = Path(panelbot.__file__).parent
+    names = []
+    for pkg in CORE_PACKAGES:
+        sub = root / pkg.split(".", 1)[1]
+        names.append(pkg)
+        names += [f"{pkg}.{m.name}" for m in pkgutil.iter_modules([str(sub)])]
+    return names
+
+
+@pytest.mark.parametrize("module", _core_modules())
+def test_core_packages_do_not_import_answer_ui_cli_or_servers(isolated_env, module: str) -> None:
+    """ingest, panel and retrieval sit below answering and every front end: importing any of their modules
+    loads nothing from answer/, tui/, cli/, serve/ (and so neither Textual nor httpx)."""
+    code = (
+        f"import sys, {module}; "
+        f"print(sorted(m for m in sys.modules if m.startswith({FRONT_AND_ANSWER!r}) "
+        f"or m.split('.')[0] in {set(HEAVY)!r}))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=isolated_env,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]", f"{module} pulls in {r.stdout.strip()}"
