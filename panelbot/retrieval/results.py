@@ -31,9 +31,11 @@ class RouteResult:
     quotes: list[ScoredQuote]  # best first, across the answering speakers; [] when abstained
     reason: str
     addressed: list[str] = field(default_factory=list)  # speakers named in the question
-    suggestions: list[str] = field(default_factory=list)  # host questions / topics to offer
+    suggestions: list[str] = field(default_factory=list)  # questions to offer, each known to have an answer
     scope: float = 0.0  # in-scope evidence
-    off_topic: bool = True  # when abstained: off-topic (True) or the chosen panelist never spoke to it
+    off_topic: bool = True  # when abstained: off-topic (True), or on the subject but not answerable
+    unstated: str = ""  # when abstained on the subject: the specific the talk never gave ("a price")
+    nearby: list[ScoredQuote] = field(default_factory=list)  # ... and the closest thing it did say
 
     def quotes_for(self, speaker: str) -> list[ScoredQuote]:
         return [sq for sq in self.quotes if sq.quote.speaker == speaker]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+import zlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -30,10 +31,18 @@ from rapidfuzz.distance import OSA
 from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel, Quote
 from panelbot.retrieval.index import QuoteIndex
-from panelbot.retrieval.lexicon import common_stems, english_words, stem, stopwords
+from panelbot.retrieval.lexicon import (
+    Facet,
+    common_stems,
+    english_words,
+    model_names,
+    specific_facets,
+    stem,
+    stopwords,
+)
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.vocabulary import Normalizer
-from panelbot.text import fold, words
+from panelbot.text import fold, normalize_for_match, words
 
 GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
 EVERYDAY_MIN = 3
@@ -47,10 +56,30 @@ PERSONAL_TASK = re.compile(
 PERSONAL_FACTOR = 0.6
 
 BOTH_WORDS = re.compile(
-    r"\b(?:both(?: of you)?|each of you|you two|all of you|everyone on the panel|the whole panel|"
-    r"ask both|both panelists|either of you)\b",
+    r"\b(?:both(?: of you)?|each of you|you two|the two of you|all of you|everyone on the panel|the whole panel|"
+    r"ask both|both panelists|either of you|yourselves|you both|you guys)\b",
     re.IGNORECASE,
 )
+# a matched word that no other word of the question is ever said with ("flush the DNS *cache*") is probably
+# meant in another sense: it counts this much
+OTHER_SENSE = 0.35
+# words said verbatim together in a quote ("day zero", "catch up") add this to its 0-100 score, at most twice
+SURFACE_PAIR_BONUS = 15.0
+NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
+COOCCUR_SCAN = 2000  # quotes per term checked for saying it in their own words (bounds the cost on big banks)
+RERANK_SURFACE = 60  # best candidates checked for the question's verbatim word pairs
+# a quote that cannot stand alone: it continues the sentence before it
+DANGLING = re.compile(r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE)
+PARTICLES = frozenset({"up", "down", "out", "off", "over", "back", "on"})
+# a named panelist "spoke to" a question when their best quote reaches this share of the best overall
+SPOKE_RATIO = 0.4
+SPOKE_MIN = 8.0
+# the organisation a panelist speaks for: questions about it (or its product) lean to them
+ORG_BONUS = 15.0
+# a second panelist joins only when their own words cover this share of what the first's cover
+BOTH_COVERAGE = 0.8
+# a quote shown after the answer's best must reach this share of its score (or continue a kept quote)
+WEAK_SHARE = 0.45
 
 
 
@@ -61,6 +90,11 @@ class _Query:
     unmatched: list[str]  # ... and those it never uses
     phrases: dict[str, float]  # terms from a multi-word vocabulary phrase -> their share of it
     corrected: set[str] = field(default_factory=set)  # terms reached only by correcting a typo
+    seq: list[str] = field(default_factory=list)  # the question's terms in order (matched or not)
+    neutral: set[str] = field(default_factory=set)  # model names and versions: neither for nor against
+    surface: list[str] = field(default_factory=list)  # the question's verbatim word pairs ("day zero")
+    vocab: dict[str, float] = field(default_factory=dict)  # terms reached by one word of the panel's vocabulary
+    runs: dict[str, int] = field(default_factory=dict)  # terms of a multi-word name -> the name's length
 
 
 class Router:
@@ -99,9 +133,29 @@ class Router:
         self._lex_by_initial: dict[str, list[str]] = defaultdict(list)
         for w in lexicon:
             self._lex_by_initial[w[0]].append(w)
+        self._name_words = {fold(p.name) for p in panel.panelists.values()} | set(panel.panelists)
         self._name_stems = {stem(fold(p.name)) for p in panel.panelists.values()} | {
             stem(pid) for pid in panel.panelists
         }
+        # single words of the panel's own vocabulary ("job" -> role, "m3" -> minimax): curated evidence
+        self._vocab_words: dict[str, list[str]] = {}
+        for canonical, variants in panel.vocabulary.items():
+            canon_terms = self.norm.unigrams(self.norm.normalise(canonical))
+            for v in (canonical, *variants):
+                vw = words(v)
+                if len(vw) == 1 and canon_terms:
+                    self._vocab_words.setdefault(vw[0], canon_terms)
+        self._models = model_names()
+        self._docsets: dict[str, frozenset[int]] = {}
+        self._quote_terms: dict[int, frozenset[str]] = {}
+        self._surface_cache: dict[int, str] = {}
+        self._org_terms: dict[str, frozenset[str]] = {}
+        for pid, p in panel.panelists.items():
+            if p.organisation:
+                org = {t for t in self.norm.unigrams(self.norm.normalise(p.organisation)) if t != "ai"}
+                self._org_terms[pid] = frozenset(org)
+        self._suggestion_pool: list[tuple[str, str | None]] | None = None
+        self._verified: dict[str, bool] = {}
         self._name_res = {
             pid: re.compile(
                 rf"(?:@{re.escape(pid)}\b|(?<![\w@]){re.escape(fold(p.name))}(?![\w'])"
@@ -161,67 +215,169 @@ class Router:
         normalised = self.norm.normalise(question, fixes, phrases)
         corrected = {t for w in fixes.values() for t in self.norm.unigrams(self.norm.normalise(w))}
 
+        toks = [fixes.get(w, w) for w in words(question)]
+        vocab: dict[str, float] = {}
+        for w in toks:  # a single word of the panel's own vocabulary is curated evidence
+            for t in self._vocab_words.get(w, ()):
+                vocab.setdefault(t, 1.0 / len(self._vocab_words[w]))
+        neutral = {t for w in toks
+                   if w in self._models or (any(c.isdigit() for c in w) and any(c.isalpha() for c in w))
+                   for t in self.norm.unigrams(self.norm.normalise(w)) if t not in self.index.postings}
         uni = [u for u in self.norm.unigrams(normalised) if u not in self._name_stems]
         terms = [u for u in uni if u in self.index.postings]
         matched = list(terms)
         unmatched = [u for u in uni if u not in self.index.postings]
         terms += [f"{a}_{b}" for a, b in zip(uni, uni[1:], strict=False)
                   if a in self.index.postings and b in self.index.postings]
-        return _Query(terms, matched, unmatched, phrases, corrected)
+        sw = stopwords()
+        surface = [f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False)
+                   if a not in sw and (b not in sw or b in PARTICLES) and a.isalpha() and b.isalpha()
+                   and len(a) + len(b) >= 6 and a not in self._name_words and b not in self._name_words]
+        runs: dict[str, int] = {}
+        for m in NAME_RUN.finditer(question):
+            if m.start() == 0 or question[:m.start()].rstrip()[-1:] in ".?!:":
+                continue  # a capital at the start of a sentence says nothing
+            run = [t for t in self.norm.unigrams(self.norm.normalise(m.group(0)))
+                   if t not in phrases and t not in vocab]
+            for t in run if len(run) > 1 else []:
+                runs[t] = len(run)
+        return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs)
 
     def scope(self, query: _Query, addressed: list[str]) -> float:
         """Evidence that the question is about the panel's subject (see module doc).
 
-        Matched words count by how much they belong to the panel: a vocabulary phrase 1.0; other words
-        that are not ordinary English 1.0 when curated, 0.6 otherwise; ordinary English words 0.5 when
-        curated, 0.2 otherwise, and together at most GENERIC_CAP (halved when nothing else matched); a
-        panelist addressed by name adds 0.6. Words the panel never used dilute it: when they outweigh the matched ones (distinctive
-        words 1.0, ordinary 0.3), the evidence shrinks in proportion."""
+        Matched words count by how much they belong to the panel: a vocabulary phrase 1.0, a word of the
+        panel's own vocabulary 1.0; other words that are not ordinary English 1.0 when curated, 0.6
+        otherwise; ordinary English words 0.5 when curated, 0.2 otherwise, and together at most GENERIC_CAP
+        (halved when nothing else matched); a panelist addressed by name adds 0.6. A single word that no
+        other word of the question is ever said with in the talk is probably meant in another sense ("flush
+        the DNS cache") and counts OTHER_SENSE of that; a run of unknown-to-English panel words ("Las
+        Vegas") is one name. Words the panel never used dilute the evidence: when they outweigh the matched
+        ones (distinctive words 1.0, ordinary 0.3, model names and numbers 0), it shrinks in proportion."""
         specific = 0.0  # panel-specific terms: phrases, and words that are not ordinary English
         generic = 0.0  # ordinary English words the panel also uses ("change", "time", "model")
         phrases, matched, unmatched = query.phrases, query.matched, query.unmatched
+        other_sense = set() if addressed else self._other_sense(query)
+        runs = self._name_runs(query)
         for t in set(matched):
             guess = 0.5 if t in query.corrected and t not in phrases else 1.0  # a typo guess is weaker
+            sense = OTHER_SENSE if t in other_sense else 1.0
             if t in phrases:  # a multi-word term of the panel's or the general vocabulary
                 specific += phrases[t]
+            elif t in query.vocab:
+                specific += query.vocab[t] * sense
             elif t not in self._common:
-                specific += (1.0 if t in self.curated else 0.6) * guess
+                specific += (1.0 if t in self.curated else 0.6) * guess * sense / runs.get(t, 1)
             else:
-                generic += (0.5 if t in self.curated else 0.2) * guess
+                generic += (0.5 if t in self.curated else 0.2) * guess * sense
         evidence = specific + min(generic, GENERIC_CAP)
         n_generic = sum(1 for t in set(matched) if t in self._common and t not in phrases)
         if not specific and not addressed and n_generic < EVERYDAY_MIN:
             evidence *= 0.5  # only a couple of everyday words matched
         if addressed:
             evidence += 0.6
-        against = sum(0.0 if t.isdigit() else 0.3 if t in self._common else 1.0 for t in set(unmatched))
+        against = sum(0.0 if t.isdigit() or t in query.neutral else 0.3 if t in self._common else 1.0
+                      for t in set(unmatched))
         if evidence and against:
             coverage = evidence / (evidence + against)
             if coverage < MIN_COVERAGE:
                 evidence *= (coverage / MIN_COVERAGE) ** 2
         return evidence
 
+    def _docs(self, term: str) -> frozenset[int]:
+        """The quotes that say ``term`` in their own words (not only in curated fields)."""
+        got = self._docsets.get(term)
+        if got is None:
+            plist = self.index.postings.get(term)
+            cands = list(plist[0][:COOCCUR_SCAN]) if plist else []
+            got = frozenset(i for i in cands if term in self._text_terms(i))
+            if len(self._docsets) > 2048:
+                self._docsets.clear()
+            self._docsets[term] = got
+        return got
+
+    def _text_terms(self, i: int) -> frozenset[str]:
+        got = self._quote_terms.get(i)
+        if got is None:
+            got = frozenset(self.norm.unigrams(self.norm.normalise(self.index.quotes[i].text)))
+            if len(self._quote_terms) > 8192:
+                self._quote_terms.clear()
+            self._quote_terms[i] = got
+        return got
+
+    def _other_sense(self, query: _Query) -> set[str]:
+        """Matched single words that none of the question's other distinctive matched words is ever said
+        with in one quote: "cache" in "flush the DNS cache on my laptop". Phrases are never ambiguous."""
+        content = [t for t in dict.fromkeys(query.seq) if t not in query.neutral and not t.isdigit()]
+        matched = [t for t in content if t in self.index.postings]
+        if len(content) < 2 or not matched:
+            return set()
+        supporters = matched
+        runs = self._name_runs(query)
+        out = set()
+        for t in matched:
+            if t in query.phrases:
+                continue
+            docs = self._docs(t)
+            if not any(u != t and not (runs.get(t) and runs.get(u) and self._same_run(query, t, u))
+                       and docs & self._docs(u) for u in supporters):
+                out.add(t)
+        return out
+
+    def _name_runs(self, query: _Query) -> dict[str, int]:
+        """Capitalised words in a row ("Las Vegas") are one name: each of its terms counts 1/len of it
+        (vocabulary terms such as "Together AI" or "KV Cache" are left alone)."""
+        return query.runs
+
+    @staticmethod
+    def _same_run(query: _Query, a: str, b: str) -> bool:
+        seq = query.seq
+        for i in range(len(seq) - 1):
+            if {seq[i], seq[i + 1]} == {a, b}:
+                return True
+        return False
+
     # ------------------------------------------------------------------------------------------- API
 
     def search(self, query: str, k: int = 5, speakers: set[str] | None = None) -> list[ScoredQuote]:
         """The k best quotes for a query: no routing, no abstention."""
-        return self._top(self.query_terms(query).terms, k, speakers)
+        return self._top(self.query_terms(query), k, speakers)
 
-    def _top(self, terms: list[str], k: int, speakers: set[str] | None) -> list[ScoredQuote]:
-        scores = self.index.score(terms, speakers)
-        if not scores:
-            return []
+    def _scores(self, query: _Query, speakers: set[str] | None) -> dict[int, float]:
+        """0-100 scores: BM25 normalised by its upper bound, plus SURFACE_PAIR_BONUS for each of the
+        question's word pairs the quote says verbatim ("day zero", "catch up"), at most two."""
+        terms = query.terms
+        raw = self.index.score(terms, speakers)
+        if not raw:
+            return {}
         top = self.index.max_score(terms) or 1.0
+        scores = {i: 100.0 * s / top for i, s in raw.items()}
+        if query.surface:
+            for i in sorted(scores, key=scores.__getitem__, reverse=True)[:RERANK_SURFACE]:
+                said = self._surface_text(i)
+                hits = sum(1 for pair in query.surface if f" {pair} " in said)
+                if hits:
+                    scores[i] += SURFACE_PAIR_BONUS * min(hits, 2)
+        return {i: min(100.0, s) for i, s in scores.items()}
+
+    def _surface_text(self, i: int) -> str:
+        got = self._surface_cache.get(i)
+        if got is None:
+            got = f" {normalize_for_match(self.index.quotes[i].text)} "
+            if len(self._surface_cache) > 8192:
+                self._surface_cache.clear()
+            self._surface_cache[i] = got
+        return got
+
+    def _top(self, query: _Query, k: int, speakers: set[str] | None) -> list[ScoredQuote]:
+        scores = self._scores(query, speakers)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
-        out = []
-        for i, s in ranked:
-            q = self.index.quotes[i]
-            out.append(ScoredQuote(q, min(100.0, 100.0 * s / top), self._why(q, terms)))
-        return out
+        return [ScoredQuote(self.index.quotes[i], s, self._why(self.index.quotes[i], query.terms))
+                for i, s in ranked]
 
     def _why(self, q: Quote, terms: list[str]) -> str:
-        """Why a quote was chosen, in the quote's own words: 'says "KV cache", "growing"; keywords:
-        memory; answers q15 (With concurrent requests...)'."""
+        """Why a quote was chosen, in the quote's own words: 'says "KV cache", "growing"; about memory;
+        answers the host's "With concurrent requests that are 500 thousand…"'."""
         wanted = {t for t in terms if "_" not in t}
         said: list[str] = []
         toks = words(q.text)
@@ -245,12 +401,22 @@ class Router:
             parts.append("about " + ", ".join(dict.fromkeys(keywords[:3])))
         hq = self.panel.question(q.question)
         if hq:
-            parts.append(f"answers {hq.id}")
+            text = " ".join(hq.text.split())
+            short = text if len(text) <= 60 else text[:59].rsplit(" ", 1)[0] + "\u2026"
+            parts.append(f"answers the host's \u201c{short}\u201d")
         return "; ".join(parts) or "closest available"
 
     def route(self, question: str, target: str = "auto") -> RouteResult:
-        """Decide who answers and with which quotes; abstain when the panel never touched the subject."""
+        """Decide who answers and with which quotes; abstain when the panel never touched the subject,
+        and say so when the question asks for a specific (a price, a context length) the talk never gave."""
+        return self._route(question, target, suggest=True)
+
+    def _route(self, question: str, target: str, *, suggest: bool) -> RouteResult:
         question = question.strip()
+
+        def offer() -> list[str]:
+            return self.suggestions(question=question) if suggest else []
+
         ids = list(self.panel.panelists)
         k = self.settings.top_k
         query = self.query_terms(question)
@@ -264,84 +430,150 @@ class Router:
             evidence *= PERSONAL_FACTOR
         in_scope = evidence >= self.settings.scope_floor and bool(terms)
         if not in_scope:
-            return RouteResult(
-                question=question,
-                speakers=[],
-                abstained=True,
-                quotes=[],
-                reason="off-topic: the question shares nothing with what the panel discussed"
-                if not matched
-                else "off-topic: too little of the question is about what the panel discussed",
-                addressed=addressed,
-                suggestions=self.suggestions(),
-                scope=evidence,
-            )
+            reason = ("off-topic: the question shares nothing with what the panel discussed" if not matched
+                      else "off-topic: too little of the question is about what the panel discussed")
+            return RouteResult(question, [], True, [], reason, addressed, offer(),
+                               evidence)
         # per-speaker retrieval
-        per: dict[str, list[ScoredQuote]] = {
-            pid: self._top(terms, max(k, 3), {pid}) for pid in ids
-        }
-        strength = {pid: self._strength(pid, per[pid], terms) for pid in ids}
+        scores = {pid: self._scores(query, {pid}) for pid in ids}
+        per: dict[str, list[ScoredQuote]] = {}
+        for pid in ids:
+            ranked_ids = sorted(scores[pid].items(), key=lambda kv: (-kv[1], kv[0]))[: max(k, 3)]
+            per[pid] = [ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
+                        for i, sc in ranked_ids]
+        strength = {pid: self._strength(pid, per[pid], query) for pid in ids}
         ranked = sorted(ids, key=lambda p: -strength[p])
+        best_any = max((per[p][0].score for p in ids if per[p]), default=0.0)
+        spoke = {p: bool(per[p]) and per[p][0].score >= max(SPOKE_MIN, SPOKE_RATIO * best_any) for p in ids}
+
+        explicit: list[str] = []  # who was asked (by name, --to or the selector); [] = auto
         if target == "both" or (target == "auto" and (both or len(addressed) > 1)):
-            speakers = [p for p in ranked if per[p]] if not addressed or both else addressed
-            reason = "asked of both panelists" if target == "both" or both else "addressed by name"
+            explicit = [p for p in ranked] if (target == "both" or both or not addressed) else addressed
+            how = "asked of both panelists" if target == "both" or both else "addressed by name"
         elif target != "auto":
-            speakers, reason = [target], f"asked of {self.panel.display_name(target)} (target)"
+            explicit, how = [target], f"asked of {self.panel.display_name(target)} (target)"
         elif addressed:
-            speakers = addressed[:1]
-            reason = f"addressed to {self.panel.display_name(addressed[0])} by name"
+            explicit, how = addressed[:1], f"addressed to {self.panel.display_name(addressed[0])} by name"
+        if explicit:
+            speakers = [p for p in explicit if spoke[p]]
+            silent = [p for p in explicit if not spoke[p]]
+            names = " and ".join(self.panel.display_name(p) for p in silent)
+            reason = how
+            if not speakers:
+                others = [p for p in ranked if spoke[p] and p not in explicit]
+                if others:  # hand over to the one who did speak to it, and say so
+                    speakers = others[:1]
+                    reason = (f"{names} didn't speak to this on the panel; "
+                              f"{self.panel.display_name(speakers[0])} did")
+                else:  # nobody really did: the one asked answers with what they have
+                    speakers = [p for p in explicit if per[p]][:1]
+            elif silent:
+                reason = f"{how}; {names} didn't speak to this on the panel"
         else:
             first = ranked[0]
             speakers = [first]
             reason = f"{self.panel.display_name(first)}'s subject and best-matching quotes"
-            if len(ranked) > 1:
-                second = ranked[1]
-                s1 = per[first][0].score if per[first] else 0.0
-                s2 = per[second][0].score if per[second] else 0.0
-                if s1 > 0 and s2 >= self.settings.both_ratio * s1 and (
-                    self._both_spoke(per, first, second) or self._both_spoke(per, second, first)
-                ):
-                    speakers.append(second)
-                    reason = "both panelists spoke to this"
-        silent = [p for p in speakers if not per.get(p)]
+            if len(ranked) > 1 and self._both_answered(query, per, first, ranked[1]):
+                speakers.append(ranked[1])
+                reason = "both panelists spoke to this"
         speakers = [p for p in speakers if per.get(p)]
-        if silent and not speakers:
-            # the one asked never spoke to this; whoever did answers, and the reason says so -- unless
-            # the user picked that panelist explicitly (--to / the selector): then say so and stop
-            others = [p for p in ranked if per[p] and p not in silent]
-            names = " and ".join(self.panel.display_name(p) for p in silent)
-            if others and target != "auto":
-                who = " and ".join(self.panel.display_name(p) for p in others)
-                return RouteResult(question, [], True, [],
-                                   f"{names} didn't speak to this on the panel ({who} did)",
-                                   addressed, self.suggestions(), evidence, off_topic=False)
-            if others:
-                speakers = others[:1]
-                reason = (f"{names} didn't speak to this on the panel; "
-                          f"{self.panel.display_name(speakers[0])} did")
         if not speakers:
             return RouteResult(question, [], True, [], "no quote matches the question",
-                               addressed, self.suggestions(), evidence)
-        if len(speakers) == 1:
-            quotes = per[speakers[0]][:k]
-        else:
-            each = max(1, math.ceil(k / len(speakers)))
-            quotes = [sq for p in speakers for sq in per[p][:each]]
-            quotes.sort(key=lambda sq: -sq.score)
-        # drop quotes that only share a stray word: absolute floor, and far below the best one
-        best = max(sq.score for sq in quotes)
-        floor = max(self.settings.min_quote_score, 0.3 * best)
-        kept = [sq for sq in quotes if sq.score >= floor] or quotes[:1]
-        return RouteResult(question, speakers, False, kept, reason, addressed, [], evidence)
+                               addressed, offer(), evidence)
+        quotes: list[ScoredQuote] = []
+        each = k if len(speakers) == 1 else max(1, math.ceil(k / len(speakers)))
+        for p in speakers:
+            quotes += self._answer_quotes(per[p][:each], scores[p], terms)
+        quotes.sort(key=lambda sq: -sq.score)
+        facet = self._unstated(question, quotes)
+        if facet is not None:
+            return RouteResult(question, [], True, [], f"the talk never gave {facet.label}", addressed,
+                               offer(), evidence, off_topic=False,
+                               unstated=facet.label, nearby=quotes[:1])
+        return RouteResult(question, speakers, False, quotes, reason, addressed, [], evidence)
 
-    def _strength(self, pid: str, quotes: list[ScoredQuote], terms: list[str]) -> float:
-        """How well a panelist fits: their best quotes plus their stated expertise."""
+    def _answer_quotes(self, top: list[ScoredQuote], scores: dict[int, float],
+                       terms: list[str]) -> list[ScoredQuote]:
+        """One panelist's quotes for an answer: the best, the others that score at least WEAK_SHARE of it
+        or continue a kept quote, and the sentence before a kept quote that cannot stand alone ("But ...",
+        "How do you send it ...")."""
+        if not top:
+            return []
+        best = top[0].score
+        floor = max(self.settings.min_quote_score, 0.3 * best)
+        kept = [top[0]]
+        for sq in top[1:]:
+            if sq.score >= max(floor, WEAK_SHARE * best) or (
+                    sq.score >= floor and any(self._adjacent(q.quote, sq.quote) for q in kept)):
+                kept.append(sq)
+        index_of = {id(q): i for i, q in enumerate(self.index.quotes)}
+        ids = {sq.quote.id for sq in kept}
+        for sq in list(kept):
+            if not DANGLING.match(sq.quote.text):
+                continue
+            i = index_of.get(id(sq.quote))
+            prev = self.index.quotes[i - 1] if i else None
+            lead = scores.get(i - 1, 0.0) if i else 0.0
+            if prev is not None and prev.id not in ids and self._adjacent(prev, sq.quote) \
+                    and lead >= self.settings.min_quote_score:
+                kept.append(ScoredQuote(prev, lead, self._why(prev, terms) + "; leads in to " + sq.quote.id))
+                ids.add(prev.id)
+        return kept
+
+    @staticmethod
+    def _adjacent(a: Quote, b: Quote) -> bool:
+        """Quote a ends where quote b starts, in the same turn."""
+        if a.turn is None or a.turn != b.turn or not a.sentences or not b.sentences:
+            return False
+        return a.sentences[1] == b.sentences[0] or b.sentences[1] == a.sentences[0]
+
+    def _unstated(self, question: str, quotes: list[ScoredQuote]) -> Facet | None:
+        """The specific the question asks for (a price, a context length...) when no quote states it."""
+        for facet in specific_facets():
+            if facet.asks.search(question):
+                if any(facet.states.search(sq.quote.text) for sq in quotes):
+                    return None
+                return facet
+        return None
+
+    def _strength(self, pid: str, quotes: list[ScoredQuote], query: _Query) -> float:
+        """How well a panelist fits: their best quotes, their stated expertise, and their organisation
+        when the question is about it (or its product: "What is M3?")."""
         if not quotes:
             return 0.0
         s = quotes[0].score + 0.3 * (quotes[1].score if len(quotes) > 1 else 0.0)
         exp = self.expertise.get(pid, frozenset())
-        bonus = sum(5.0 for t in terms if t in exp)
-        return s + min(bonus, 20.0)
+        bonus = sum(5.0 for t in query.terms if t in exp)
+        s += min(bonus, 20.0)
+        about = set(query.matched)
+        org = self._org_terms.get(pid, frozenset())
+        others = set().union(*(o for p, o in self._org_terms.items() if p != pid)) if self._org_terms else set()
+        if org and org <= about and not (others and others <= about):
+            s += ORG_BONUS
+        return s
+
+    def _both_answered(self, query: _Query, per: dict[str, list[ScoredQuote]], a: str, b: str) -> bool:
+        """The second panelist joins only when they really answered it too: their best quote scores nearly
+        as well (``both_ratio``) and either answers the same host question as the first's best, or says,
+        in their own words, most of what the first's best quote says of the question."""
+        if not per[a] or not per[b]:
+            return False
+        top_a, top_b = per[a][0], per[b][0]
+        if top_b.score < self.settings.both_ratio * top_a.score:
+            return False
+        if self._both_spoke(per, a, b) or self._both_spoke(per, b, a):
+            return True
+        said_a, said_b = self._said(query, top_a.quote), self._said(query, top_b.quote)
+        distinctive = {t for t in said_b if " " in t or t not in self._common or t in query.phrases}
+        return (len(said_b) >= 2 and bool(distinctive)
+                and len(said_b) >= BOTH_COVERAGE * len(said_a))
+
+    def _said(self, query: _Query, quote: Quote) -> set[str]:
+        """The question's terms and verbatim word pairs that a quote says in its own words."""
+        i = self.index.quotes.index(quote)
+        said = (set(query.matched) - query.neutral) & self._text_terms(i)
+        text = self._surface_text(i)
+        return said | {pair for pair in query.surface if f" {pair} " in text}
 
     def _both_spoke(self, per: dict[str, list[ScoredQuote]], a: str, b: str) -> bool:
         """The second panelist answered the same host question as the first's best quote, and that
@@ -355,10 +587,60 @@ class Router:
             for sq in per[b][:3]
         )
 
-    def suggestions(self, n: int = 3) -> list[str]:
-        """Topics and a few of the host's questions to offer when abstaining."""
-        topics = list(self.panel.topics[:6])
-        qs = [q.text for q in self.panel.questions if q.answered_by]
-        step = max(1, len(qs) // n) if qs else 1
-        picks = qs[2::step][:n] if len(qs) > 2 else qs[:n]
-        return topics + picks
+    def suggestions(self, n: int = 3, question: str = "") -> list[str]:
+        """Two or three questions in a user's words (the curated ``asks``; the host's questions for a panel
+        without them) that this router answers with the quote they were written for: offered when
+        declining. Alternates between panelists; which ones depends on the question, so repeated declines
+        do not repeat the same three."""
+        pool = self._pool()
+        if not pool:
+            return []
+        out: list[str] = []
+        start = zlib.crc32(question.encode("utf-8", "replace")) % len(pool)
+        for j in range(len(pool)):
+            ask, qid = pool[(start + j) % len(pool)]
+            if ask not in out and self._answers(ask, qid):
+                out.append(ask)
+                if len(out) == n:
+                    break
+        return out
+
+    def _pool(self) -> list[tuple[str, str | None]]:
+        """(question, the quote id it must find) candidates, interleaved across panelists."""
+        if self._suggestion_pool is None:
+            by_speaker: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
+            for q in self.panel.quotes:
+                for ask in q.asks:
+                    text = _as_question(ask)
+                    if 12 <= len(text) <= 70:
+                        by_speaker[q.speaker].append((text, q.id))
+            if not by_speaker:  # a draft panel: the host's questions, first sentence with a question mark
+                for hq in self.panel.questions:
+                    if hq.answered_by:
+                        text = _as_question(hq.text)
+                        if 12 <= len(text) <= 90:
+                            by_speaker[hq.answered_by[0]].append((text, None))
+            lists = [by_speaker[p] for p in self.panel.panelists if by_speaker.get(p)]
+            self._suggestion_pool = [lst[i] for i in range(max(map(len, lists), default=0))
+                                     for lst in lists if i < len(lst)]
+        return self._suggestion_pool
+
+    def _answers(self, ask: str, quote_id: str | None) -> bool:
+        got = self._verified.get(ask)
+        if got is None:
+            res = self._route(ask, "auto", suggest=False)
+            ids = [sq.quote.id for sq in res.quotes]
+            got = not res.abstained and (quote_id is None or quote_id in ids)
+            self._verified[ask] = got
+        return got
+
+
+def _as_question(text: str) -> str:
+    """A suggestion as a user would type it: one question, capitalised, with its question mark; the host's
+    hand-overs ("Maybe Dan if you can go first.") dropped."""
+    text = " ".join(text.split())
+    parts = [p for p in re.split(r"(?<=[?.!])\s+", text) if p.endswith("?")]
+    text = (parts[0] if parts else text).strip()
+    if text and not text.endswith("?"):
+        text = text.rstrip(".!") + "?"
+    return text[:1].upper() + text[1:]
