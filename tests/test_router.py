@@ -139,8 +139,10 @@ def test_decline_offers_covered_topics(shipped_panel, router: Router) -> None:
 
     res = router.route("best pizza in Naples?")
     text = decline_text(shipped_panel, res)
-    assert "KV cache" in text and "open source" in text
-    assert format_route(shipped_panel, res, width=80).startswith("That's not something")
+    assert "Dan covered inference and GPU kernels" in text and "Olive, post-training" in text  # both
+    assert len(text.splitlines()) == 2  # one line of topics, one of questions to try
+    assert format_route(shipped_panel, res, width=80).startswith("Not something the panel got into")
+    assert len(format_route(shipped_panel, res, width=80).splitlines()) <= 4
 
 
 # ----------------------------------------------------------------------------------------------- quotes
@@ -219,7 +221,8 @@ def test_route_never_crashes_and_is_consistent(router: Router, question: str, ta
     res = router.route(question, target)
     _check_result(res, question)
     if not res.abstained and target in ("dan", "olive"):
-        assert res.speakers == [target]
+        # the one asked answers, or hands over to the one who spoke to it, and the reason says so
+        assert res.speakers == [target] or "didn't speak to this" in res.reason
 
 
 @PROPS

@@ -1,30 +1,111 @@
-"""Turning a RouteResult into words for people: the verbatim answer and the polite decline."""
+"""Turning a RouteResult into words for people: the verbatim answer and the polite decline.
+
+An answer's quotes are shown in the order they were said, and quotes that follow one another in the talk are
+merged into one passage (cited with all their ids), so an answer reads like the panelist speaking rather than
+a ranked list. The RouteResult itself keeps its quotes best first, for scores and the sources pane.
+"""
 
 from __future__ import annotations
 
 import shutil
 import textwrap
+from dataclasses import dataclass
 
-from panelbot.panel import Panel
-from panelbot.retrieval.results import RouteResult
+from panelbot.panel import Panel, Quote
+from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.text import strip_control
 
 
+@dataclass(frozen=True)
+class Passage:
+    """Consecutive quotes of one speaker, as one piece of text."""
+
+    speaker: str
+    text: str
+    ids: tuple[str, ...]
+    score: float  # the best of its quotes
+
+    def cited(self) -> str:
+        """'“text” [dan-22] [dan-23]'."""
+        return f"\u201c{self.text}\u201d " + " ".join(f"[{i}]" for i in self.ids)
+
+
+def _said_at(q: Quote) -> tuple[int, int]:
+    """Where a quote was said: (turn, first sentence); quotes without positions keep their given order."""
+    if q.turn is None or not q.sentences:
+        return (1 << 30, 0)
+    return (q.turn, q.sentences[0])
+
+
+def _follows(a: Quote, b: Quote) -> bool:
+    return (a.turn is not None and a.turn == b.turn and bool(a.sentences) and bool(b.sentences)
+            and a.sentences[1] == b.sentences[0])  # type: ignore[index]
+
+
+def passages(quotes: list[ScoredQuote]) -> list[Passage]:
+    """The quotes in spoken order, each quote once, neighbours in the talk merged into one passage."""
+    seen: set[str] = set()
+    unique = []
+    for sq in quotes:
+        if sq.quote.id not in seen:
+            seen.add(sq.quote.id)
+            unique.append(sq)
+    ordered = sorted(enumerate(unique), key=lambda p: (_said_at(p[1].quote), p[0]))
+    out: list[Passage] = []
+    last: Quote | None = None
+    for _, sq in ordered:
+        q = sq.quote
+        text = strip_control(q.text, keep_newlines=False).strip()
+        if out and last is not None and last.speaker == q.speaker and _follows(last, q):
+            prev = out[-1]
+            out[-1] = Passage(prev.speaker, f"{prev.text} {text}", (*prev.ids, q.id), max(prev.score, sq.score))
+        else:
+            out.append(Passage(q.speaker, text, (q.id,), sq.score))
+        last = q
+    return out
+
+
+def quotes_text(quotes: list[ScoredQuote]) -> str:
+    """The verbatim answer: passages in spoken order, each followed by its ids, one paragraph each."""
+    return "\n\n".join(p.cited() for p in passages(quotes))
+
+
+def _topics(panel: Panel, per_speaker: int = 2) -> list[tuple[str, list[str]]]:
+    """What each panelist covered (their ``covers``; the panel's topics when nobody lists any)."""
+    out = []
+    for p in panel.panelists.values():
+        covers = [strip_control(c, keep_newlines=False) for c in p.covers[:per_speaker]]
+        if covers:
+            out.append((strip_control(p.name, keep_newlines=False), covers))
+    return out
+
+
+def _nearby(panel: Panel, sq: ScoredQuote) -> str:
+    q = sq.quote
+    about = q.topics[0] if q.topics else " ".join(q.text.split()[:8]) + "\u2026"
+    return (f"{strip_control(panel.display_name(q.speaker), keep_newlines=False)} talked about "
+            f"{strip_control(about, keep_newlines=False)} [{q.id}]")
+
+
 def decline_text(panel: Panel, result: RouteResult) -> str:
-    """An in-character decline that offers what the panel did cover (never a random quote)."""
-    if not result.off_topic:  # the chosen panelist never spoke to it, someone else did
+    """A short decline (one or two lines): what the talk did cover, from every panelist, or what it said
+    nearby, and two or three questions that do have an answer."""
+    if result.unstated:
+        first = f"The talk never gave {strip_control(result.unstated, keep_newlines=False)}"
+        first += f"; nearby, {_nearby(panel, result.nearby[0])}." if result.nearby else "."
+    elif not result.off_topic:
         reason = strip_control(result.reason, keep_newlines=False)
-        return f"{reason[:1].upper()}{reason[1:]}. Ask them instead, or let panelbot choose (auto)."
-    topics = [strip_control(t, keep_newlines=False) for t in panel.topics[:6]]
-    questions = [s for s in result.suggestions if s not in panel.topics]
-    parts = [
-        "That's not something we got into on this panel, so we'd rather not guess."
-    ]
-    if topics:
-        parts.append("We talked about " + _join(topics) + ".")
-    if questions:
-        parts.append("You could ask, for example: " + " / ".join(f"\u201c{q}\u201d" for q in questions[:3]))
-    return " ".join(parts)
+        first = f"{reason[:1].upper()}{reason[1:]}."
+    else:
+        topics = _topics(panel)
+        covered = "; ".join(f"{name} covered {_join(c)}" if i == 0 else f"{name}, {_join(c)}"
+                            for i, (name, c) in enumerate(topics))
+        first = "Not something the panel got into." + (f" {covered}." if covered else "")
+    parts = [first]
+    if result.suggestions:  # two here keep it to two lines; front ends may offer all of them to pick
+        parts.append("Try: " + " \u00b7 ".join(
+            f"\u201c{strip_control(s, keep_newlines=False)}\u201d" for s in result.suggestions[:2]))
+    return "\n".join(parts)
 
 
 def _join(items: list[str]) -> str:
@@ -42,19 +123,18 @@ def speaker_heading(panel: Panel, speaker: str) -> str:
 
 
 def format_route(panel: Panel, result: RouteResult, *, width: int | None = None) -> str:
-    """Plain-text rendering for the terminal: who answers, each quote with its id and score."""
+    """Plain-text rendering for the terminal: who answers, their passages in spoken order with ids."""
     width = width or min(100, shutil.get_terminal_size((100, 24)).columns)
-    lines: list[str] = []
     if result.abstained:
-        lines.append(textwrap.fill(decline_text(panel, result), width))
-        return "\n".join(lines)
+        return "\n".join(textwrap.fill(line, width) for line in decline_text(panel, result).splitlines())
+    lines: list[str] = []
     for speaker in result.speakers:
+        quotes = result.quotes_for(speaker)
+        if not quotes:  # never a heading with nothing under it
+            continue
         lines.append(f"{speaker_heading(panel, speaker)}:")
-        for sq in result.quotes_for(speaker):
-            body = strip_control(sq.quote.text, keep_newlines=False)
-            lines.append(textwrap.fill(
-                f"\u201c{body}\u201d [{sq.quote.id}]", width, initial_indent="  ", subsequent_indent="  "
-            ))
+        for p in passages(quotes):
+            lines.append(textwrap.fill(p.cited(), width, initial_indent="  ", subsequent_indent="  "))
         lines.append("")
     lines.append(f"({strip_control(result.reason, keep_newlines=False)})")
     return "\n".join(lines)

@@ -83,6 +83,9 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             d = result.to_dict()
             if result.abstained:
                 d["suggestions"] = result.suggestions
+                if result.unstated:
+                    d["unstated"] = result.unstated
+                    d["nearby"] = [sq.to_dict() for sq in result.nearby]
             print_json(d, out)
         else:
             if len(questions) > 1:

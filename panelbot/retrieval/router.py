@@ -72,8 +72,7 @@ RERANK_SURFACE = 60  # best candidates checked for the question's verbatim word 
 DANGLING = re.compile(r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE)
 PARTICLES = frozenset({"up", "down", "out", "off", "over", "back", "on"})
 # a named panelist "spoke to" a question when their best quote reaches this share of the best overall
-SPOKE_RATIO = 0.4
-SPOKE_MIN = 8.0
+SPOKE_RATIO = 0.3
 # the organisation a panelist speaks for: questions about it (or its product) lean to them
 ORG_BONUS = 15.0
 # a second panelist joins only when their own words cover this share of what the first's cover
@@ -230,9 +229,16 @@ class Router:
         terms += [f"{a}_{b}" for a, b in zip(uni, uni[1:], strict=False)
                   if a in self.index.postings and b in self.index.postings]
         sw = stopwords()
+        pair_terms = set(terms)
+
+        def scored_already(a: str, b: str) -> bool:  # an indexed word pair ("kv cache") is scored by BM25
+            ta, tb = self.norm.unigrams(self.norm.normalise(a)), self.norm.unigrams(self.norm.normalise(b))
+            return len(ta) == 1 and len(tb) == 1 and f"{ta[0]}_{tb[0]}" in pair_terms
+
         surface = [f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False)
                    if a not in sw and (b not in sw or b in PARTICLES) and a.isalpha() and b.isalpha()
-                   and len(a) + len(b) >= 6 and a not in self._name_words and b not in self._name_words]
+                   and len(a) + len(b) >= 6 and a not in self._name_words and b not in self._name_words
+                   and not scored_already(a, b)]
         runs: dict[str, int] = {}
         for m in NAME_RUN.finditer(question):
             if m.start() == 0 or question[:m.start()].rstrip()[-1:] in ".?!:":
@@ -332,10 +338,7 @@ class Router:
     @staticmethod
     def _same_run(query: _Query, a: str, b: str) -> bool:
         seq = query.seq
-        for i in range(len(seq) - 1):
-            if {seq[i], seq[i + 1]} == {a, b}:
-                return True
-        return False
+        return any({seq[i], seq[i + 1]} == {a, b} for i in range(len(seq) - 1))
 
     # ------------------------------------------------------------------------------------------- API
 
@@ -354,11 +357,25 @@ class Router:
         scores = {i: 100.0 * s / top for i, s in raw.items()}
         if query.surface:
             for i in sorted(scores, key=scores.__getitem__, reverse=True)[:RERANK_SURFACE]:
-                said = self._surface_text(i)
-                hits = sum(1 for pair in query.surface if f" {pair} " in said)
+                hits = self._surface_hits(query, i)
                 if hits:
                     scores[i] += SURFACE_PAIR_BONUS * min(hits, 2)
         return {i: min(100.0, s) for i, s in scores.items()}
+
+    def _surface_hits(self, query: _Query, i: int) -> int:
+        """How many of the question's word runs ("day zero", "open weight models") quote i says verbatim;
+        overlapping pairs of one run count once."""
+        said = self._surface_text(i)
+        hits, prev_end = 0, ""
+        for pair in query.surface:
+            if f" {pair} " in said:
+                first = pair.split(" ", 1)[0]
+                if first != prev_end:
+                    hits += 1
+                prev_end = pair.rsplit(" ", 1)[-1]
+            else:
+                prev_end = ""
+        return hits
 
     def _surface_text(self, i: int) -> str:
         got = self._surface_cache.get(i)
@@ -444,7 +461,8 @@ class Router:
         strength = {pid: self._strength(pid, per[pid], query) for pid in ids}
         ranked = sorted(ids, key=lambda p: -strength[p])
         best_any = max((per[p][0].score for p in ids if per[p]), default=0.0)
-        spoke = {p: bool(per[p]) and per[p][0].score >= max(SPOKE_MIN, SPOKE_RATIO * best_any) for p in ids}
+        floor = max(self.settings.min_quote_score, SPOKE_RATIO * best_any)
+        spoke = {p: bool(per[p]) and per[p][0].score >= floor for p in ids}
 
         explicit: list[str] = []  # who was asked (by name, --to or the selector); [] = auto
         if target == "both" or (target == "auto" and (both or len(addressed) > 1)):
@@ -564,9 +582,11 @@ class Router:
         if self._both_spoke(per, a, b) or self._both_spoke(per, b, a):
             return True
         said_a, said_b = self._said(query, top_a.quote), self._said(query, top_b.quote)
-        distinctive = {t for t in said_b if " " in t or t not in self._common or t in query.phrases}
-        return (len(said_b) >= 2 and bool(distinctive)
-                and len(said_b) >= BOTH_COVERAGE * len(said_a))
+        orgs = set().union(*self._org_terms.values()) if self._org_terms else set()
+        shared = said_a & said_b
+        distinctive = {t for t in shared
+                       if (" " in t or t not in self._common or t in query.phrases) and t not in orgs}
+        return len(shared) >= 2 and bool(distinctive) and len(said_b) >= BOTH_COVERAGE * len(said_a)
 
     def _said(self, query: _Query, quote: Quote) -> set[str]:
         """The question's terms and verbatim word pairs that a quote says in its own words."""

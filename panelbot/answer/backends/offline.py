@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from panelbot.answer.backends.base import AnswerEvent, AnswerRequest, SpeakerDone, TextDelta
+from panelbot.answer.compose import quotes_text
 from panelbot.config import Config
 from panelbot.panel import Panel
 
-
-def quotes_text(quotes: list) -> str:
-    """The verbatim answer: each quote followed by its id, one paragraph each."""
-    return "\n\n".join(f"\u201c{sq.quote.text}\u201d [{sq.quote.id}]" for sq in quotes)
+__all__ = ["OfflineBackend", "quotes_text"]
 
 
 class OfflineBackend:
@@ -31,6 +29,8 @@ class OfflineBackend:
             return
         for speaker in route.speakers:
             quotes = route.quotes_for(speaker)
+            if not quotes:  # never an empty section
+                continue
             text = quotes_text(quotes)
             yield TextDelta(speaker, text)
             yield SpeakerDone(speaker, text, quotes)
