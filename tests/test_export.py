@@ -35,7 +35,8 @@ def test_markdown_has_speakers_quotes_and_ids() -> None:
     assert "## You\n\nHow big is the KV cache?\n" in md
     assert "\x1b" not in md
     assert "### Dan" in md
-    assert "- `dan-007` (Dan): \u201cIt grows.\u201d" in md
+    assert "- `dan-007` (Dan)\n" in md  # its words are in the answer: listed by id, not written twice
+    assert md.count("It grows.") == 1
     assert "### Host (declines)" in md
     assert "2026-11-30 09:00 UTC" in md
 
@@ -45,8 +46,31 @@ def test_default_name() -> None:
     assert default_export_name("", WHEN).startswith("panelbot-conversation-")
 
 
+def test_quote_not_in_the_answer_text_is_written_out_once() -> None:
+    msgs = [
+        ExportMessage("assistant", "Dan", "In my words.", ["dan-007", "dan-007"]),
+        ExportMessage("assistant", "Dan", "Again.", ["dan-007"]),
+    ]
+    lookup = {"dan-007": ("Dan", "It grows.")}.get
+    md = conversation_markdown("KV", "P", msgs, quote_lookup=lookup, exported_at=WHEN)
+    assert md.count("\u201cIt grows.\u201d") == 1
+    assert md.count("- `dan-007` (Dan)") == 2  # once per answer that used it
+
+
+def test_empty_messages_make_no_section() -> None:
+    md = conversation_markdown("KV", "P", [ExportMessage("assistant", "Olive", "  ", [])], exported_at=WHEN)
+    assert "### Olive" not in md
+
+
+def test_write_refuses_a_missing_directory(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no such directory"):
+        write_export(tmp_path / "typo" / "out.md", "hello\n")
+    assert not (tmp_path / "typo").exists()
+
+
 def test_write_creates_file_and_leaves_no_temp(tmp_path: Path) -> None:
     target = tmp_path / "sub" / "out.md"
+    target.parent.mkdir()
     assert write_export(target, "hello\n") == target
     assert target.read_text() == "hello\n"
     assert os.listdir(target.parent) == ["out.md"]

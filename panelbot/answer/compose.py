@@ -87,9 +87,9 @@ def _nearby(panel: Panel, sq: ScoredQuote) -> str:
             f"{strip_control(about, keep_newlines=False)} [{q.id}]")
 
 
-def decline_text(panel: Panel, result: RouteResult) -> str:
+def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> str:
     """A short decline (one or two lines): what the talk did cover, from every panelist, or what it said
-    nearby, and two or three questions that do have an answer."""
+    nearby, and questions that do have an answer (``suggest=False``: a front end offers them itself)."""
     if result.unstated:
         first = f"The talk never gave {strip_control(result.unstated, keep_newlines=False)}"
         first += f"; nearby, {_nearby(panel, result.nearby[0])}." if result.nearby else "."
@@ -102,7 +102,7 @@ def decline_text(panel: Panel, result: RouteResult) -> str:
                             for i, (name, c) in enumerate(topics))
         first = "Not something the panel got into." + (f" {covered}." if covered else "")
     parts = [first]
-    if result.suggestions:  # two here keep it to two lines; front ends may offer all of them to pick
+    if suggest and result.suggestions:  # two here keep it to two lines; front ends may offer all of them to pick
         parts.append("Try: " + " \u00b7 ".join(
             f"\u201c{strip_control(s, keep_newlines=False)}\u201d" for s in result.suggestions[:2]))
     return "\n".join(parts)

@@ -42,8 +42,11 @@ def conversation_markdown(
     """Render the conversation. ``quote_lookup(id) -> (speaker name, verbatim text)`` adds a sources list."""
     when = (exported_at or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     out = [f"# {_clean(title) or 'Conversation'}", "", f"Panel: {_clean(panel_title)}  ", f"Exported: {when}", ""]
+    listed: set[str] = set()  # each quote's text is written once
     for msg in messages:
         text = _clean(msg.text)
+        if not text and not msg.quote_ids:
+            continue  # never an empty section
         if msg.role == "user":
             out += ["## You", "", text, ""]
             continue
@@ -52,15 +55,21 @@ def conversation_markdown(
             msg.role, who
         )
         out += [f"### {label}", "", text, ""]
-        ids = [i for i in msg.quote_ids if i]
+        ids = list(dict.fromkeys(i for i in msg.quote_ids if i))
         if ids:
             out.append("Sources:")
             out.append("")
+            flat = " ".join(text.split())
             for qid in ids:
                 found = quote_lookup(qid) if quote_lookup else None
                 if found:
                     speaker, quote = found
-                    out.append(f"- `{_clean(qid)}` ({_clean(speaker)}): \u201c{_clean(quote)}\u201d")
+                    quote = _clean(quote)
+                    if qid in listed or " ".join(quote.split()) in flat:  # already written out above
+                        out.append(f"- `{_clean(qid)}` ({_clean(speaker)})")
+                    else:
+                        out.append(f"- `{_clean(qid)}` ({_clean(speaker)}): \u201c{quote}\u201d")
+                    listed.add(qid)
                 else:
                     out.append(f"- `{_clean(qid)}`")
             out.append("")
@@ -80,7 +89,8 @@ def write_export(path: str | Path, text: str, *, overwrite: bool = False) -> Pat
         raise IsADirectoryError(f"{target} is a directory")
     if not overwrite and target.exists():
         raise FileExistsError(f"{target} already exists")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.parent.is_dir():  # a typo in the path should not create directories
+        raise FileNotFoundError(f"{target.parent}: no such directory")
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     tmp = Path(tmp_name)
     try:

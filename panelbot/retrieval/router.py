@@ -625,6 +625,22 @@ class Router:
                     break
         return out
 
+    def example_questions(self) -> list[str]:
+        """One question in a user's words per host question of the talk, in the order they were asked, each
+        known to be answered by its own quote (the host's question itself when no ``asks`` fit)."""
+        out: list[str] = []
+        for hq in self.panel.questions:
+            if not hq.answered_by:
+                continue
+            found = next((text for q in self.panel.quotes if q.question == hq.id for ask in q.asks
+                          if 12 <= len(text := _as_question(ask)) <= 70 and self._answers(text, q.id)), None)
+            if found is None:
+                text = _as_question(hq.text)
+                found = text if self._answers(text, None) else None
+            if found and found not in out:
+                out.append(found)
+        return out
+
     def _pool(self) -> list[tuple[str, str | None]]:
         """(question, the quote id it must find) candidates, interleaved across panelists."""
         if self._suggestion_pool is None:

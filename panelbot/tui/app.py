@@ -31,8 +31,9 @@ from panelbot.tui.render import plain, safe
 from panelbot.tui.widgets.chat import AnswerBlock, ChatLog
 from panelbot.tui.widgets.panelists import PanelistsPane
 from panelbot.tui.widgets.prompt import Prompt
+from panelbot.tui.widgets.sidepane import ToInput
 from panelbot.tui.widgets.sources import SourcesList
-from panelbot.tui.widgets.suggestions import SuggestionsList
+from panelbot.tui.widgets.suggestions import DeclineChoices, SuggestionsList
 
 NARROW_WIDTH = 110  # below this the side panes collapse; the toggle key flips between chat and panes
 
@@ -299,6 +300,16 @@ class PanelbotApp(App[int]):
 
     def on_suggestions_list_ask(self, event: SuggestionsList.Ask) -> None:
         self.ask(event.question)
+        self.query_one(Prompt).focus()
+
+    def on_to_input(self, event: ToInput) -> None:
+        """A key typed in a side pane goes to the question input (and Esc there returns to it)."""
+        if self._narrow and self._panes_shown:
+            self._show_panes(False)
+        prompt = self.query_one(Prompt)
+        prompt.focus()
+        if event.text:
+            prompt.insert(event.text)
 
     def on_sources_list_chosen(self, event: SourcesList.Chosen) -> None:
         self.open_source(event.quote_id)
@@ -349,8 +360,11 @@ class PanelbotApp(App[int]):
         host = self.panel.host
         speaker = host.id if host else "panel"
         label = host.name if host else "The panel"
-        block = self.query_one(ChatLog).add_answer(self.panel, speaker, label=label, kind="decline")
-        block.finish(text)
+        chat = self.query_one(ChatLog)
+        block = chat.add_answer(self.panel, speaker, label=label, kind="decline")
+        block.finish(decline_text(self.panel, route, suggest=False))
+        if route.suggestions:  # the questions to try, selectable
+            chat.mount(DeclineChoices(route.suggestions[:3], classes="decline-choices"))
         self.query_one(SourcesList).show(self.panel, [], "Sources: none (declined)")
         self.last_quotes = []
         self._save("decline", speaker, text, meta={"reason": route.reason})
@@ -439,8 +453,7 @@ class PanelbotApp(App[int]):
             options = "|".join(t.value for t in engine.targets(self.panel))
             self.chat_notice(f"Usage: /ask {options} [QUESTION]", "error")
             return
-        if question.strip():
-            self.set_target(target)
+        if question.strip():  # a one-off: this question goes to them, the selector stays as it was
             self.ask(question, target)
         else:
             self.set_target(target)
@@ -487,9 +500,10 @@ class PanelbotApp(App[int]):
         self.conversation_id = None
         self.history = []
         self.last_quotes = []
-        self.query_one(ChatLog).remove_children()
+        chat = self.query_one(ChatLog)
+        chat.remove_children()
+        chat.add_notice("New conversation started; the last one is kept in history.", "info")
         self.query_one(SourcesList).show(self.panel, [])
-        self.notify("New conversation.", markup=False)
 
     def _cmd_panel(self, arg: str) -> None:
         if not arg:

@@ -69,7 +69,7 @@ def source_option(panel: Panel | None, sq: ScoredQuote, width: int = 160) -> Tex
     text.append("  ")
     text.append(safe(name, one_line=True), style=colour)
     if sq.score:
-        text.append(f"  {sq.score:.0f}", style="dim")
+        text.append(f"  match {sq.score:.0f}/100", style="dim")
     if sq.reason:
         text.append("\n" + safe(sq.reason, one_line=True), style="dim italic")
     snippet = safe(q.text, one_line=True)

@@ -11,6 +11,11 @@ from textual.widgets import RadioButton, RadioSet, Static
 from panelbot.panel import Panel
 from panelbot.tui.engine import targets
 from panelbot.tui.render import persona_card
+from panelbot.tui.widgets.sidepane import TypeThrough
+
+
+class TargetSet(TypeThrough, RadioSet):
+    """The Auto / each panelist / Both radio set: exactly one is on at any time."""
 
 
 class PanelistsPane(VerticalScroll):
@@ -34,22 +39,28 @@ class PanelistsPane(VerticalScroll):
         for persona in self.panel.panelists.values():
             yield Static(persona_card(self.panel, persona), classes="persona")
         yield Static(Content("Who answers"), classes="section-title")
-        with RadioSet(id="target"):
+        with TargetSet(id="target"):
             for t in targets(self.panel):
                 yield RadioButton(Content(t.label), value=t.value == self.target, id=f"target-{t.value}")
 
     def select(self, target: str) -> None:
-        """Set the selector from code (e.g. /ask dan) without echoing a change back."""
+        """Set the selector from code (e.g. /ask dan). The radio set switches the previous button off
+        itself; the change is not echoed back as a TargetChanged, the caller already knows."""
         self.target = target
         try:
             button = self.query_one(f"#target-{target}", RadioButton)
         except Exception:
             return
-        with self.prevent(RadioSet.Changed, RadioButton.Changed):
-            button.value = True
+        button.value = True
+
+    def selected(self) -> list[str]:
+        """The targets whose button is on (exactly one, unless something is wrong)."""
+        return [b.id.removeprefix("target-") for b in self.query(RadioButton) if b.value and b.id]
 
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
         event.stop()
-        button_id = event.pressed.id or ""
-        self.target = button_id.removeprefix("target-") or "auto"
-        self.post_message(self.TargetChanged(self.target))
+        target = (event.pressed.id or "").removeprefix("target-") or "auto"
+        if target == self.target:
+            return  # set from code by select()
+        self.target = target
+        self.post_message(self.TargetChanged(target))

@@ -15,6 +15,8 @@ class Prompt(TextArea):
         Binding("ctrl+j", "newline", "New line", id="newline", show=False, priority=True),
         Binding("up", "history(-1)", show=False),
         Binding("down", "history(1)", show=False),
+        Binding("pageup", "scroll_chat(-1)", "Scroll up", show=False),
+        Binding("pagedown", "scroll_chat(1)", "Scroll down", show=False),
     ]
 
     class Submitted(Message):
@@ -47,6 +49,13 @@ class Prompt(TextArea):
         if not text.strip():
             return
         self.post_message(self.Submitted(self, text))
+
+    def action_scroll_chat(self, pages: int) -> None:
+        """PageUp / PageDown scroll the conversation while the focus stays here."""
+        from panelbot.tui.widgets.chat import ChatLog
+
+        for chat in self.screen.query(ChatLog):
+            chat.scroll_page_up(animate=False) if pages < 0 else chat.scroll_page_down(animate=False)
 
     def action_newline(self) -> None:
         self.insert("\n")

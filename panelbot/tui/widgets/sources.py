@@ -10,9 +10,10 @@ from textual.widgets.option_list import Option
 from panelbot.panel import Panel
 from panelbot.retrieval.results import ScoredQuote
 from panelbot.tui.render import source_option
+from panelbot.tui.widgets.sidepane import TypeThrough
 
 
-class SourcesList(OptionList):
+class SourcesList(TypeThrough, OptionList):
     class Chosen(Message):
         def __init__(self, quote_id: str) -> None:
             super().__init__()
