@@ -113,9 +113,14 @@ class PinnedRouter:
     def search(self, query: str, k: int = 5) -> list[ScoredQuote]:
         return self.route(query).quotes[:k]
 
+    def example_questions(self) -> list[str]:
+        """The first curated ``asks`` of each quote that has them (the host's questions otherwise)."""
+        asks = [q.asks[0] for q in self.panel.quotes if q.asks]
+        return asks[:8] or [q.text for q in self.panel.questions]
+
     def route(self, question: str, target: str = "auto") -> RouteResult:
         if "pizza" in question.lower():
-            suggestions = [q.text for q in self.panel.questions[:3]]
+            suggestions = self.example_questions()[:3]
             return RouteResult(question, [], True, [], "out of scope", suggestions=suggestions)
         key = "cache" if "cache" in question.lower() else (set(words(question)) - STOP or {""}).pop()
         hits = [q for q in self.panel.quotes if key in q.text.lower()][:3] or self.panel.quotes[:1]
