@@ -28,6 +28,17 @@ def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Pane
     """Answer each question in turn (a conversation: later questions see earlier answers)."""
     from panelbot.answer.backends.registry import get_backend
 
+    if config.backend.name == "openai" and not config.backend.base_url.strip():
+        # As documented: no endpoint means the verbatim quotes, one line saying why, and exit 3 -- the
+        # same as an endpoint that fails, so a script sees one "answered without the model" status.
+        from panelbot.answer.backends.offline import OfflineBackend
+
+        status = asyncio.run(_ask_all(OfflineBackend(config, panel), questions, json_out=json_out,
+                                      panel=panel, router=router, target=target, out=out, err=err,
+                                      no_model=NO_ENDPOINT))
+        if status == EXIT_FALLBACK:  # something was answered (declines need no model)
+            err.write(f"panelbot: {NO_ENDPOINT}; answered with the panelists' own words\n")
+        return status
     try:
         backend = get_backend(config.backend.name, config, panel)
     except PanelbotError as exc:
@@ -37,8 +48,11 @@ def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Pane
                                 target=target, out=out, err=err))
 
 
+NO_ENDPOINT = "no model endpoint configured (pass --base-url or set OPENAI_BASE_URL)"
+
+
 async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, panel: Panel, router: Any,
-                   target: str, out: TextIO, err: TextIO) -> int:
+                   target: str, out: TextIO, err: TextIO, no_model: str | None = None) -> int:
     history: list[Message] = []
     status = EXIT_OK
     try:
@@ -55,11 +69,15 @@ async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, pa
                 if isinstance(event, TextDelta):
                     view.delta(event)
                 else:
+                    if no_model and json_out:  # the offline stand-in: JSON says why (text: stderr)
+                        event.error = no_model
                     dones.append(event)
                     view.done(event)
             view.finish(route, dones, backend)
+            if no_model and dones:
+                status = EXIT_FALLBACK
             errors = list(dict.fromkeys(d.error for d in dones if d.error))
-            for e in errors:
+            for e in errors if not no_model else ():
                 err.write(f"panelbot: the model failed: {e}; answered with the panelists' own words\n")
             if errors:
                 status = EXIT_FALLBACK
@@ -78,7 +96,7 @@ def _abstain(panel: Panel, route: RouteResult, json_out: bool, out: TextIO) -> N
         d.update(suggestions=route.suggestions, answer=text, citations=[], grounded=None, error=None)
         out.write(json.dumps(d, ensure_ascii=False) + "\n")
     else:
-        out.write(textwrap.fill(text, 100) + "\n")
+        out.write("\n".join(textwrap.fill(line, 100) for line in text.splitlines()) + "\n")
     out.flush()
 
 

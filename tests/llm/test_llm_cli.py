@@ -105,9 +105,16 @@ def test_a_verbatim_backend_gets_no_verdict() -> None:
     assert json.loads(out)["grounded"] is None
 
 
-def test_config_error_exit_2() -> None:
-    code, _, err = ask(config_for(""))
-    assert code == 2 and err.startswith("panelbot: error: no endpoint configured")
+def test_no_endpoint_answers_with_the_quotes_and_exit_3() -> None:
+    # as the README says: the verbatim quotes, one line on stderr saying why, exit 3
+    code, out, err = ask(config_for(""))
+    assert code == 3 and "\u201cThe KV cache grows" in out and "[dan-" in out
+    assert err.count("\n") == 1 and err.startswith("panelbot: no model endpoint configured")
+    code, out, err = ask(config_for(""), json_out=True)
+    d = json.loads(out)
+    assert code == 3 and d["error"].startswith("no model endpoint configured") and "[dan-" in d["answer"]
+    code, out, err = ask(config_for(""), abstained=True)  # a decline needs no model: nothing degraded
+    assert code == 0 and err == ""
 
 
 def test_panel_mode_and_conversation(fake: FakeHTTPServer) -> None:
