@@ -236,3 +236,114 @@ def test_search_never_crashes(router: Router, query: str, k: int) -> None:
 def test_route_on_huge_input(router: Router, shipped_captions: str) -> None:
     res = router.route(shipped_captions[:200_000])
     _check_result(res, "")
+
+
+# ----------------------------------------------------------------------------------------------- issue 8
+
+
+@pytest.mark.parametrize("question", [
+    "How do I flush the DNS cache on my laptop?",
+    "How should I evaluate a job offer?",
+    "cheap flights to Las Vegas",
+    "How do I improve the cache hit rate of my Redis server?",
+])
+def test_panel_words_in_another_sense_are_declined(router: Router, question: str) -> None:
+    res = router.route(question)
+    assert res.abstained and res.off_topic, (question, res.speakers)
+    _check_result(res, question)
+
+
+@pytest.mark.parametrize("question, speaker", [
+    ("KV cache for llama3", "dan"),
+    ("reward hacking in GPT5", "olive"),
+    ("sparse attention in Qwen", "dan"),
+])
+def test_an_unknown_model_name_does_not_dilute_an_on_topic_question(router: Router, question: str,
+                                                                    speaker: str) -> None:
+    assert router.route(question).speakers == [speaker]
+
+
+@pytest.mark.parametrize("question, unstated", [
+    ("How much does it cost to serve M3?", "a price"),
+    ("What's the context length of M3?", "a context length"),
+    ("Which GPUs do you run M3 on?", "a hardware model"),
+])
+def test_specifics_the_talk_never_gave_are_declined_with_what_was_said_nearby(
+        shipped_panel, router: Router, question: str, unstated: str) -> None:
+    from panelbot.answer.compose import decline_text
+
+    res = router.route(question)
+    assert res.abstained and not res.off_topic and res.unstated == unstated
+    text = decline_text(shipped_panel, res)
+    assert text.startswith(f"The talk never gave {unstated}")
+    if res.nearby:
+        assert f"[{res.nearby[0].quote.id}]" in text
+    assert 2 <= len(res.suggestions) <= 3
+    _check_result(res, question)
+
+
+def test_a_specific_the_talk_did_give_is_answered(router: Router) -> None:
+    # "10% flop utilization" is a figure Dan gave: a question about GPU utilisation is answered
+    assert router.route("How much of their GPUs' flops do labs actually use?").speakers == ["dan"]
+
+
+@pytest.mark.parametrize("question, named, speaker", [
+    ("how do you design RL environments?", "dan", "olive"),
+    ("how do you deal with the KV cache that keeps growing?", "olive", "dan"),
+])
+def test_hand_over_is_the_same_by_name_and_by_target(router: Router, question: str, named: str,
+                                                     speaker: str) -> None:
+    by_name = router.route(f"{named.title()}, {question}")
+    by_target = router.route(question, named)
+    assert by_name.speakers == by_target.speakers == [speaker]
+    assert "didn't speak to this" in by_name.reason and "didn't speak to this" in by_target.reason
+
+
+def test_both_only_when_both_spoke_to_it(router: Router) -> None:
+    assert sorted(router.route("introduce yourselves").speakers) == ["dan", "olive"]
+    assert router.route("sparse attention").speakers == ["dan"]
+    res = router.route("sparse attention", "both")  # asked of both: the one who never spoke to it is left out
+    assert res.speakers == ["dan"] and "Olive didn't speak to this" in res.reason
+    assert res.quotes and all(sq.quote.speaker == "dan" for sq in res.quotes)
+
+
+def test_day_zero_and_what_is_m3_go_to_the_one_who_said_it(router: Router) -> None:
+    assert router.route("what happens on day zero of a model launch?").speakers == ["dan"]
+    assert router.route("What is M3?").speakers == ["olive"]
+
+
+def test_suggestions_are_questions_that_have_an_answer(router: Router) -> None:
+    seen = set()
+    for q in ("best pizza in Naples?", "who won the football game", "recommend a good novel"):
+        sugg = router.route(q).suggestions
+        assert 2 <= len(sugg) <= 3
+        for s in sugg:
+            assert s.endswith("?") and s[0].isupper() and "Maybe Dan" not in s
+            assert not router.route(s).abstained
+        seen.update(sugg)
+    assert len(seen) > 3  # not the same three every time
+
+
+def test_weak_quotes_are_dropped_and_passages_read_in_spoken_order(shipped_panel, router: Router) -> None:
+    from panelbot.answer.compose import format_route, passages
+
+    res = router.route("How do you deal with a KV cache that keeps growing?")
+    best = max(sq.score for sq in res.quotes)
+    assert all(sq.score >= 0.3 * best for sq in res.quotes)
+    ps = passages(res.quotes)
+    order = [shipped_panel.quotes.index(shipped_panel.quote(i)) for p in ps for i in p.ids]
+    assert order == sorted(order)
+    assert any(len(p.ids) > 1 for p in ps)  # neighbours in the talk are one passage
+    text = format_route(shipped_panel, res, width=100)
+    assert text.index("[dan-22]") < text.index("[dan-24]")
+
+
+@PROPS
+@given(st.lists(st.sampled_from(["dan", "olive", "auto", "both"]), min_size=1, max_size=1),
+       st.sampled_from(["sparse attention", "open source", "kv cache", "rl environments", "multimodal",
+                        "introduce yourselves", "what is minimax"]))
+def test_no_answering_speaker_without_quotes(router: Router, target: list[str], question: str) -> None:
+    res = router.route(question, target[0])
+    _check_result(res, question)
+    for sp in res.speakers:
+        assert res.quotes_for(sp), (question, target, res.speakers)

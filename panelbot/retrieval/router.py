@@ -249,7 +249,7 @@ class Router:
                 runs[t] = len(run)
         return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs)
 
-    def scope(self, query: _Query, addressed: list[str]) -> float:
+    def scope(self, query: _Query, addressed: list[str], *, senses: bool = True) -> float:
         """Evidence that the question is about the panel's subject (see module doc).
 
         Matched words count by how much they belong to the panel: a vocabulary phrase 1.0, a word of the
@@ -263,7 +263,7 @@ class Router:
         specific = 0.0  # panel-specific terms: phrases, and words that are not ordinary English
         generic = 0.0  # ordinary English words the panel also uses ("change", "time", "model")
         phrases, matched, unmatched = query.phrases, query.matched, query.unmatched
-        other_sense = set() if addressed else self._other_sense(query)
+        other_sense = set() if addressed or not senses else self._other_sense(query)
         runs = self._name_runs(query)
         for t in set(matched):
             guess = 0.5 if t in query.corrected and t not in phrases else 1.0  # a typo guess is weaker
@@ -446,6 +446,16 @@ class Router:
         if PERSONAL_TASK.search(question) and not addressed:
             evidence *= PERSONAL_FACTOR
         in_scope = evidence >= self.settings.scope_floor and bool(terms)
+        facet = self._asked_facet(question)
+        if not in_scope and facet is not None and terms:
+            # a specific (a price, which GPUs) about the panel's subject: say the talk never gave it
+            lenient = self.scope(query, addressed or (ids if both else []), senses=False)
+            if PERSONAL_TASK.search(question) and not addressed:
+                lenient *= PERSONAL_FACTOR
+            if lenient >= self.settings.scope_floor:
+                near = self._top(query, 1, None)
+                return RouteResult(question, [], True, [], f"the talk never gave {facet.label}", addressed,
+                                   offer(), evidence, off_topic=False, unstated=facet.label, nearby=near)
         if not in_scope:
             reason = ("off-topic: the question shares nothing with what the panel discussed" if not matched
                       else "off-topic: too little of the question is about what the panel discussed")
@@ -545,14 +555,17 @@ class Router:
             return False
         return a.sentences[1] == b.sentences[0] or b.sentences[1] == a.sentences[0]
 
+    @staticmethod
+    def _asked_facet(question: str) -> Facet | None:
+        """The specific the question asks for (a price, a context length...), if any."""
+        return next((f for f in specific_facets() if f.asks.search(question)), None)
+
     def _unstated(self, question: str, quotes: list[ScoredQuote]) -> Facet | None:
-        """The specific the question asks for (a price, a context length...) when no quote states it."""
-        for facet in specific_facets():
-            if facet.asks.search(question):
-                if any(facet.states.search(sq.quote.text) for sq in quotes):
-                    return None
-                return facet
-        return None
+        """The specific the question asks for when none of the answer's quotes states it."""
+        facet = self._asked_facet(question)
+        if facet is None or any(facet.states.search(sq.quote.text) for sq in quotes):
+            return None
+        return facet
 
     def _strength(self, pid: str, quotes: list[ScoredQuote], query: _Query) -> float:
         """How well a panelist fits: their best quotes, their stated expertise, and their organisation
