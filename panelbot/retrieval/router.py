@@ -77,6 +77,7 @@ SPOKE_RATIO = 0.3
 ORG_BONUS = 15.0
 # a second panelist joins only when their own words cover this share of what the first's cover
 BOTH_COVERAGE = 0.8
+BOTH_MIN = 20.0  # ... and only on a real match: weak scores on both sides are not two answers
 # a quote shown after the answer's best must reach this share of its score (or continue a kept quote)
 WEAK_SHARE = 0.45
 
@@ -94,6 +95,7 @@ class _Query:
     surface: list[str] = field(default_factory=list)  # the question's verbatim word pairs ("day zero")
     vocab: dict[str, float] = field(default_factory=dict)  # terms reached by one word of the panel's vocabulary
     runs: dict[str, int] = field(default_factory=dict)  # terms of a multi-word name -> the name's length
+    unit: dict[str, str] = field(default_factory=dict)  # term -> the first term of the word it came from
 
 
 class Router:
@@ -216,9 +218,12 @@ class Router:
 
         toks = [fixes.get(w, w) for w in words(question)]
         vocab: dict[str, float] = {}
+        unit: dict[str, str] = {}  # terms that came from one word ("together" -> together, ai) are one unit
         for w in toks:  # a single word of the panel's own vocabulary is curated evidence
-            for t in self._vocab_words.get(w, ()):
-                vocab.setdefault(t, 1.0 / len(self._vocab_words[w]))
+            mapped = self._vocab_words.get(w, ())
+            for t in mapped:
+                vocab.setdefault(t, 1.0 / len(mapped))
+                unit.setdefault(t, mapped[0])
         neutral = {t for w in toks
                    if w in self._models or (any(c.isdigit() for c in w) and any(c.isalpha() for c in w))
                    for t in self.norm.unigrams(self.norm.normalise(w)) if t not in self.index.postings}
@@ -247,7 +252,7 @@ class Router:
                    if t not in phrases and t not in vocab]
             for t in run if len(run) > 1 else []:
                 runs[t] = len(run)
-        return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs)
+        return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs, unit)
 
     def scope(self, query: _Query, addressed: list[str], *, senses: bool = True) -> float:
         """Evidence that the question is about the panel's subject (see module doc).
@@ -312,8 +317,11 @@ class Router:
         return got
 
     def _other_sense(self, query: _Query) -> set[str]:
-        """Matched single words that none of the question's other distinctive matched words is ever said
-        with in one quote: "cache" in "flush the DNS cache on my laptop". Phrases are never ambiguous."""
+        """Matched single words that none of the question's other matched words is ever said with in one
+        quote: "cache" in "flush the DNS cache on my laptop". Phrases are never ambiguous, and a multi-word
+        term of the panel's own vocabulary settles the sense of the whole question."""
+        if any(t in self.norm.canonical_terms for t in query.phrases):
+            return set()  # a multi-word term of the panel's own vocabulary ("KV cache") anchors the sense
         content = [t for t in dict.fromkeys(query.seq) if t not in query.neutral and not t.isdigit()]
         matched = [t for t in content if t in self.index.postings]
         if len(content) < 2 or not matched:
@@ -325,7 +333,8 @@ class Router:
             if t in query.phrases:
                 continue
             docs = self._docs(t)
-            if not any(u != t and not (runs.get(t) and runs.get(u) and self._same_run(query, t, u))
+            if not any(u != t and query.unit.get(u, u) != query.unit.get(t, t)
+                       and not (runs.get(t) and runs.get(u) and self._same_run(query, t, u))
                        and docs & self._docs(u) for u in supporters):
                 out.add(t)
         return out
@@ -590,7 +599,7 @@ class Router:
         if not per[a] or not per[b]:
             return False
         top_a, top_b = per[a][0], per[b][0]
-        if top_b.score < self.settings.both_ratio * top_a.score:
+        if top_b.score < self.settings.both_ratio * top_a.score or top_b.score < BOTH_MIN:
             return False
         if self._both_spoke(per, a, b) or self._both_spoke(per, b, a):
             return True
