@@ -36,6 +36,7 @@ class RouteResult:
     off_topic: bool = True  # when abstained: off-topic (True), or on the subject but not answerable
     unstated: str = ""  # when abstained on the subject: the specific the talk never gave ("a price")
     nearby: list[ScoredQuote] = field(default_factory=list)  # ... and the closest thing it did say
+    note: str = ""  # who was asked but never spoke to it ("Olive didn't speak to this on the panel; Dan did")
 
     def quotes_for(self, speaker: str) -> list[ScoredQuote]:
         return [sq for sq in self.quotes if sq.quote.speaker == speaker]

@@ -66,7 +66,7 @@ OTHER_SENSE = 0.35
 # words said verbatim together in a quote ("day zero", "catch up") add this to its 0-100 score, at most twice
 SURFACE_PAIR_BONUS = 15.0
 NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
-COOCCUR_SCAN = 2000  # quotes per term checked for saying it in their own words (bounds the cost on big banks)
+COOCCUR_SCAN = 200  # quotes holding both terms checked for saying both in their own words (bounds the cost)
 RERANK_SURFACE = 60  # best candidates checked for the question's verbatim word pairs
 # a quote that cannot stand alone: it continues the sentence before it
 DANGLING = re.compile(r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE)
@@ -148,6 +148,8 @@ class Router:
                     self._vocab_words.setdefault(vw[0], canon_terms)
         self._models = model_names()
         self._docsets: dict[str, frozenset[int]] = {}
+        self._together: dict[tuple[str, str], bool] = {}
+        self._pos = {q.id: i for i, q in enumerate(self.index.quotes)}
         self._quote_terms: dict[int, frozenset[str]] = {}
         self._surface_cache: dict[int, str] = {}
         self._org_terms: dict[str, frozenset[str]] = {}
@@ -296,15 +298,27 @@ class Router:
         return evidence
 
     def _docs(self, term: str) -> frozenset[int]:
-        """The quotes that say ``term`` in their own words (not only in curated fields)."""
+        """The quotes whose index entry holds ``term`` (any field); cached per term."""
         got = self._docsets.get(term)
         if got is None:
             plist = self.index.postings.get(term)
-            cands = list(plist[0][:COOCCUR_SCAN]) if plist else []
-            got = frozenset(i for i in cands if term in self._text_terms(i))
-            if len(self._docsets) > 2048:
+            got = frozenset(plist[0]) if plist else frozenset()
+            if len(self._docsets) > 512:
                 self._docsets.clear()
             self._docsets[term] = got
+        return got
+
+    def _said_together(self, t: str, u: str) -> bool:
+        """Some quote says both terms in its own words (not only in curated fields)."""
+        key = (t, u) if t < u else (u, t)
+        got = self._together.get(key)
+        if got is None:
+            both = self._docs(t) & self._docs(u)
+            got = any(t in (tt := self._text_terms(i)) and u in tt
+                      for i in sorted(both)[:COOCCUR_SCAN])
+            if len(self._together) > 8192:
+                self._together.clear()
+            self._together[key] = got
         return got
 
     def _text_terms(self, i: int) -> frozenset[str]:
@@ -332,10 +346,9 @@ class Router:
         for t in matched:
             if t in query.phrases:
                 continue
-            docs = self._docs(t)
             if not any(u != t and query.unit.get(u, u) != query.unit.get(t, t)
                        and not (runs.get(t) and runs.get(u) and self._same_run(query, t, u))
-                       and docs & self._docs(u) for u in supporters):
+                       and self._said_together(t, u) for u in supporters):
                 out.add(t)
         return out
 
@@ -496,17 +509,20 @@ class Router:
             silent = [p for p in explicit if not spoke[p]]
             names = " and ".join(self.panel.display_name(p) for p in silent)
             reason = how
+            note = ""
             if not speakers:
                 others = [p for p in ranked if spoke[p] and p not in explicit]
                 if others:  # hand over to the one who did speak to it, and say so
                     speakers = others[:1]
-                    reason = (f"{names} didn't speak to this on the panel; "
-                              f"{self.panel.display_name(speakers[0])} did")
+                    reason = note = (f"{names} didn't speak to this on the panel; "
+                                     f"{self.panel.display_name(speakers[0])} did")
                 else:  # nobody really did: the one asked answers with what they have
                     speakers = [p for p in explicit if per[p]][:1]
             elif silent:
-                reason = f"{how}; {names} didn't speak to this on the panel"
+                note = f"{names} didn't speak to this on the panel"
+                reason = f"{how}; {note}"
         else:
+            note = ""
             first = ranked[0]
             speakers = [first]
             reason = f"{self.panel.display_name(first)}'s subject and best-matching quotes"
@@ -527,7 +543,7 @@ class Router:
             return RouteResult(question, [], True, [], f"the talk never gave {facet.label}", addressed,
                                offer(), evidence, off_topic=False,
                                unstated=facet.label, nearby=quotes[:1])
-        return RouteResult(question, speakers, False, quotes, reason, addressed, [], evidence)
+        return RouteResult(question, speakers, False, quotes, reason, addressed, [], evidence, note=note)
 
     def _answer_quotes(self, top: list[ScoredQuote], scores: dict[int, float],
                        terms: list[str]) -> list[ScoredQuote]:
@@ -543,12 +559,11 @@ class Router:
             if sq.score >= max(floor, WEAK_SHARE * best) or (
                     sq.score >= floor and any(self._adjacent(q.quote, sq.quote) for q in kept)):
                 kept.append(sq)
-        index_of = {id(q): i for i, q in enumerate(self.index.quotes)}
         ids = {sq.quote.id for sq in kept}
         for sq in list(kept):
             if not DANGLING.match(sq.quote.text):
                 continue
-            i = index_of.get(id(sq.quote))
+            i = self._pos.get(sq.quote.id)
             prev = self.index.quotes[i - 1] if i else None
             lead = scores.get(i - 1, 0.0) if i else 0.0
             if prev is not None and prev.id not in ids and self._adjacent(prev, sq.quote) \
@@ -612,7 +627,7 @@ class Router:
 
     def _said(self, query: _Query, quote: Quote) -> set[str]:
         """The question's terms and verbatim word pairs that a quote says in its own words."""
-        i = self.index.quotes.index(quote)
+        i = self._pos[quote.id]
         said = (set(query.matched) - query.neutral) & self._text_terms(i)
         text = self._surface_text(i)
         return said | {pair for pair in query.surface if f" {pair} " in text}

@@ -349,6 +349,8 @@ class PanelbotApp(App[int]):
         if route.abstained:
             self._show_decline(route)
             return True
+        if route.note:  # someone asked never spoke to it: say who answers instead
+            self.chat_notice(f"{route.note}.", "info")
         self.last_quotes = list(route.quotes)
         self.query_one(SourcesList).show(self.panel, route.quotes)
         self._answer_worker = self._stream_answer(question, route, target, list(self.history[:-1]))

@@ -153,6 +153,7 @@ async def test_both_never_shows_an_empty_section(make_app) -> None:
         blocks = list(app.query(AnswerBlock))
         assert [b.speaker for b in blocks] == ["dan"]  # Olive never spoke to it: no empty block
         assert all(b.text and b.text != "\u2026" for b in blocks)
+        assert "Olive didn't speak to this on the panel." in chat_text(app)  # and the app says why
 
 
 async def test_decline_offers_questions_that_can_be_picked(make_app) -> None:
