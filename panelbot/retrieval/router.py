@@ -10,11 +10,18 @@ top of plain BM25:
   one edit (two for words of 9+ letters; a swap of neighbouring letters counts as one; same first letter);
 * adjacent-word pairs are terms too, so "sparse attention" outranks "sparse" and "attention" apart.
 
-Who answers: a panelist named in the question ("Dan, ...", "@olive", "ask both"), else each panelist's best
-quotes plus their stated expertise; both when the second answered the same host question nearly as well.
+* verbatim word runs: the question's own word pairs said as such in a quote ("day zero") add to its score.
+
+Who answers: whoever is asked -- by name in the question ("Dan, ...", "@olive", "ask both"), ``target`` (the
+CLI's ``--to``, the app's selector) -- unless they never spoke to the subject: then the one who did answers
+instead (or, asked of both, only the one who did), and the result's ``note`` says so. Otherwise each
+panelist's best quotes, stated expertise and organisation; both only when the second really answered it too.
 
 Scope (answer or abstain) is decided separately from the match scores, which on a small bank always find
-*something*: the question must carry evidence that it is about the panel's subject (see ``Router.scope``).
+*something*: the question must carry evidence that it is about the panel's subject (see ``Router.scope``),
+with panel words used in another sense discounted. A question asking for a specific the talk never gave (a
+price, a context length: ``panelbot/data/specifics.txt``) is declined with what was said nearby. Suggestions
+offered with a decline are curated ``asks`` checked to be answered by their own quote.
 """
 
 from __future__ import annotations
@@ -271,7 +278,7 @@ class Router:
         generic = 0.0  # ordinary English words the panel also uses ("change", "time", "model")
         phrases, matched, unmatched = query.phrases, query.matched, query.unmatched
         other_sense = set() if addressed or not senses else self._other_sense(query)
-        runs = self._name_runs(query)
+        runs = query.runs
         for t in set(matched):
             guess = 0.5 if t in query.corrected and t not in phrases else 1.0  # a typo guess is weaker
             sense = OTHER_SENSE if t in other_sense else 1.0
@@ -341,7 +348,7 @@ class Router:
         if len(content) < 2 or not matched:
             return set()
         supporters = matched
-        runs = self._name_runs(query)
+        runs = query.runs
         out = set()
         for t in matched:
             if t in query.phrases:
@@ -351,11 +358,6 @@ class Router:
                        and self._said_together(t, u) for u in supporters):
                 out.add(t)
         return out
-
-    def _name_runs(self, query: _Query) -> dict[str, int]:
-        """Capitalised words in a row ("Las Vegas") are one name: each of its terms counts 1/len of it
-        (vocabulary terms such as "Together AI" or "KV Cache" are left alone)."""
-        return query.runs
 
     @staticmethod
     def _same_run(query: _Query, a: str, b: str) -> bool:
