@@ -367,8 +367,10 @@ class PanelbotApp(App[int]):
         block.finish(decline_text(self.panel, route, suggest=False))
         if route.suggestions:  # the questions to try, selectable
             chat.mount(DeclineChoices(route.suggestions[:3], classes="decline-choices"))
-        self.query_one(SourcesList).show(self.panel, [], "Sources: none (declined)")
-        self.last_quotes = []
+        # a specific the talk never gave: the closest thing it did say can be opened from the sources pane
+        self.query_one(SourcesList).show(self.panel, route.nearby,
+                                         "Sources: nearby" if route.nearby else "Sources: none (declined)")
+        self.last_quotes = list(route.nearby)
         self._save("decline", speaker, text, meta={"reason": route.reason})
         self.history.append(Message(speaker, text))
 

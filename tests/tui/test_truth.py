@@ -182,3 +182,15 @@ async def test_side_pane_suggestions_are_in_a_users_words_and_answered(make_app)
         assert not any("Maybe Dan" in q or "throw it over" in q for q in questions)
         for q in questions[:4]:
             assert not app.router.route(q).abstained
+
+
+async def test_a_specific_never_given_says_so_and_offers_what_was_said_nearby(make_app) -> None:
+    app = shipped(make_app)
+    async with app.run_test(size=WIDE) as pilot:
+        await type_and_send(pilot, "How much does it cost to serve M3?")
+        (decline,) = app.query(AnswerBlock)
+        assert decline.text.startswith("The talk never gave a price")
+        sources = app.query_one(SourcesList)
+        assert [sq.quote.id for sq in sources.quotes] == [sq.quote.id for sq in app.router.route(
+            "How much does it cost to serve M3?").nearby]
+        assert f"[{sources.quotes[0].quote.id}]" in decline.text
