@@ -64,7 +64,8 @@ PERSONAL_FACTOR = 0.6
 
 BOTH_WORDS = re.compile(
     r"\b(?:both(?: of you)?|each of you|you two|the two of you|all of you|everyone on the panel|the whole panel|"
-    r"ask both|both panelists|either of you|yourselves|you both|you guys)\b",
+    r"ask both|both panelists|either of you|yourselves|you both|you guys|the panelists|the speakers|"
+    r"your (?:roles|jobs|backgrounds|titles|companies|teams))\b",
     re.IGNORECASE,
 )
 # a matched word that no other word of the question is ever said with ("flush the DNS *cache*") is probably
@@ -84,6 +85,7 @@ SPOKE_RATIO = 0.3
 ORG_BONUS = 15.0
 # a second panelist joins only when their own words cover this share of what the first's cover
 BOTH_COVERAGE = 0.8
+BOTH_SAID_RATIO = 0.7  # ... when they say it in their own words, their best may score a little lower
 BOTH_MIN = 20.0  # ... and only on a real match: weak scores on both sides are not two answers
 # a quote shown after the answer's best must reach this share of its score (or continue a kept quote)
 WEAK_SHARE = 0.45
@@ -611,14 +613,16 @@ class Router:
 
     def _both_answered(self, query: _Query, per: dict[str, list[ScoredQuote]], a: str, b: str) -> bool:
         """The second panelist joins only when they really answered it too: their best quote scores nearly
-        as well (``both_ratio``) and either answers the same host question as the first's best, or says,
-        in their own words, most of what the first's best quote says of the question."""
+        as well (``both_ratio``) and answers the same host question as the first's best, or it scores at
+        least BOTH_SAID_RATIO as well and says, in their own words, most of what the first's best says of
+        the question (sharing a distinctive part of it)."""
         if not per[a] or not per[b]:
             return False
         top_a, top_b = per[a][0], per[b][0]
-        if top_b.score < self.settings.both_ratio * top_a.score or top_b.score < BOTH_MIN:
+        if top_b.score < BOTH_SAID_RATIO * top_a.score or top_b.score < BOTH_MIN:
             return False
-        if self._both_spoke(per, a, b) or self._both_spoke(per, b, a):
+        if top_b.score >= self.settings.both_ratio * top_a.score and (
+                self._both_spoke(per, a, b) or self._both_spoke(per, b, a)):
             return True
         said_a, said_b = self._said(query, top_a.quote), self._said(query, top_b.quote)
         orgs = set().union(*self._org_terms.values()) if self._org_terms else set()
