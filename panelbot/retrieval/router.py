@@ -341,14 +341,15 @@ class Router:
 
     def _other_sense(self, query: _Query) -> set[str]:
         """Matched single words that none of the question's other matched words is ever said with in one
-        quote: "cache" in "flush the DNS cache on my laptop". Phrases are never ambiguous, and a multi-word
-        term of the panel's own vocabulary settles the sense of the whole question."""
+        quote, in a question that also has words the panel never used: "cache" in "flush the DNS cache on
+        my laptop". Phrases are never ambiguous, and a multi-word term of the panel's own vocabulary settles
+        the sense of the whole question."""
         if any(t in self.norm.canonical_terms for t in query.phrases):
             return set()  # a multi-word term of the panel's own vocabulary ("KV cache") anchors the sense
         content = [t for t in dict.fromkeys(query.seq) if t not in query.neutral and not t.isdigit()]
         matched = [t for t in content if t in self.index.postings]
-        if len(content) < 2 or not matched:
-            return set()
+        if len(content) < 2 or not matched or len(matched) == len(content):
+            return set()  # every word is the panel's: nothing says another sense is meant
         supporters = matched
         runs = query.runs
         out = set()
@@ -597,7 +598,8 @@ class Router:
 
     def _strength(self, pid: str, quotes: list[ScoredQuote], query: _Query) -> float:
         """How well a panelist fits: their best quotes, their stated expertise, and their organisation
-        when the question is about it (or its product: "What is M3?")."""
+        when that is what the question is about (it or its product: "What is M3?", not "Does quantization
+        matter for M3?")."""
         if not quotes:
             return 0.0
         s = quotes[0].score + 0.3 * (quotes[1].score if len(quotes) > 1 else 0.0)
@@ -607,8 +609,9 @@ class Router:
         about = set(query.matched)
         org = self._org_terms.get(pid, frozenset())
         others = set().union(*(o for p, o in self._org_terms.items() if p != pid)) if self._org_terms else set()
-        if org and org <= about and not (others and others <= about):
-            s += ORG_BONUS
+        subject = {t for t in about if t not in self._common or t in query.phrases}
+        if org and org <= about and not (others and others <= about) and subject <= org:
+            s += ORG_BONUS  # the organisation (or its product) is what the question is about
         return s
 
     def _both_answered(self, query: _Query, per: dict[str, list[ScoredQuote]], a: str, b: str) -> bool:
