@@ -367,6 +367,7 @@ class PanelbotApp(App[int]):
         block.finish(decline_text(self.panel, route, suggest=False))
         if route.suggestions:  # the questions to try, selectable
             chat.mount(DeclineChoices(route.suggestions[:3], classes="decline-choices"))
+            chat.call_after_refresh(chat.scroll_end, animate=False)
         # a specific the talk never gave: the closest thing it did say can be opened from the sources pane
         self.query_one(SourcesList).show(self.panel, route.nearby,
                                          "Sources: nearby" if route.nearby else "Sources: none (declined)")
