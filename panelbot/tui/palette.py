@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.markup import escape
 
 from panelbot.panel import Panel, PanelInfo
-from panelbot.tui.engine import targets
+from panelbot.tui.engine import suggested_questions, targets
 from panelbot.tui.render import safe
 
 
@@ -49,9 +49,9 @@ class PanelbotCommands(Provider):
             name = safe(info.name, one_line=True)
             cmds.append((f"Panel: {name}", partial(app.run_command_line, f"/panel {info.name}"),
                          safe(info.title, one_line=True)))
-        if app.panel is not None:
-            for q in app.panel.questions:
-                text = safe(q.text, one_line=True)
+        if app.panel is not None:  # in a user's words, each known to have an answer
+            for q in suggested_questions(app.panel, getattr(app, "router", None)):
+                text = safe(q, one_line=True)
                 cmds.append((f"Ask: {text}", partial(app.ask, text), "suggested question"))
         return cmds
 
