@@ -720,9 +720,13 @@ class Router:
 def _as_question(text: str) -> str:
     """A suggestion as a user would type it: one question, capitalised, with its question mark; the host's
     hand-overs ("Maybe Dan if you can go first.") dropped."""
-    text = " ".join(text.split())
-    parts = [p for p in re.split(r"(?<=[?.!])\s+", text) if p.endswith("?")]
-    text = (parts[0] if parts else text).strip()
-    if text and not text.endswith("?"):
-        text = text.rstrip(".!") + "?"
+    sentences = re.split(r"(?<=[?.!])\s+", " ".join(text.split()))
+    asked = [p for p in sentences if p.endswith("?")]
+    text = (asked[0] if asked else sentences[0]).strip()
+    if text and text[-1] not in "?.!":
+        text += "?" if QUESTION_START.match(text) else "."
     return text[:1].upper() + text[1:]
+
+
+QUESTION_START = re.compile(
+    r"(?:what|why|how|who|where|when|which|is|are|do|does|did|can|could|should|would|will)\b", re.IGNORECASE)
