@@ -75,6 +75,7 @@ OTHER_SENSE = 0.35
 SURFACE_PAIR_BONUS = 15.0
 NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
 COOCCUR_SCAN = 200  # quotes holding both terms checked for saying both in their own words (bounds the cost)
+FACET_SCAN = 1000  # characters of a question searched for a specific it asks for
 RERANK_SURFACE = 60  # best candidates checked for the question's verbatim word pairs
 # a quote that cannot stand alone: it continues the sentence before it
 DANGLING = re.compile(r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE)
@@ -587,7 +588,8 @@ class Router:
     @staticmethod
     def _asked_facet(question: str) -> Facet | None:
         """The specific the question asks for (a price, a context length...), if any."""
-        return next((f for f in specific_facets() if f.asks.search(question)), None)
+        head = question[:FACET_SCAN]  # a question, not a document: bounds the regex work on huge input
+        return next((f for f in specific_facets() if f.asks.search(head)), None)
 
     def _unstated(self, question: str, quotes: list[ScoredQuote]) -> Facet | None:
         """The specific the question asks for when none of the answer's quotes states it."""
