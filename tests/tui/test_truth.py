@@ -42,6 +42,12 @@ async def test_exactly_one_target_is_selected_whatever_chose_it(make_app) -> Non
         await pilot.click("#target-olive")
         await pilot.pause()
         assert app.target == "olive" and pane.selected() == ["olive"]
+        app.query_one("#target").focus()  # the keyboard: move and press Enter
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert len(pane.selected()) == 1 and pane.selected() == [app.target]
+        await type_and_send(pilot, "/ask auto")
+        assert pane.selected() == ["auto"]
 
 
 async def test_one_off_ask_keeps_the_selected_target(make_app) -> None:
