@@ -86,7 +86,8 @@ SPOKE_RATIO = 0.3
 ORG_BONUS = 15.0
 # a second panelist joins only when their own words cover this share of what the first's cover
 BOTH_COVERAGE = 0.8
-BOTH_SAID_RATIO = 0.7  # ... when they say it in their own words, their best may score a little lower
+BOTH_SAID_RATIO = 0.7
+BOTH_ALL_RATIO = 0.35  # ... when they say it in their own words, their best may score a little lower
 BOTH_MIN = 20.0  # ... and only on a real match: weak scores on both sides are not two answers
 # a quote shown after the answer's best must reach this share of its score (or continue a kept quote)
 WEAK_SHARE = 0.45
@@ -624,8 +625,16 @@ class Router:
         if not per[a] or not per[b]:
             return False
         top_a, top_b = per[a][0], per[b][0]
-        if top_b.score < BOTH_SAID_RATIO * top_a.score or top_b.score < BOTH_MIN:
+        if top_b.score < BOTH_MIN:
             return False
+        if top_b.score < BOTH_SAID_RATIO * top_a.score:
+            # however much longer or shorter the quotes, both saying every word of the question that either
+            # says (at least three) is two answers
+            said_a, said_b = self._said(query, top_a.quote), self._said(query, top_b.quote)
+            terms_a = {t for t in said_a if " " not in t}
+            terms_b = {t for t in said_b if " " not in t}
+            return (top_b.score >= BOTH_ALL_RATIO * top_a.score and len(terms_a) >= 3
+                    and terms_a == terms_b and (set(query.matched) - query.neutral) <= terms_a)
         if top_b.score >= self.settings.both_ratio * top_a.score and (
                 self._both_spoke(per, a, b) or self._both_spoke(per, b, a)):
             return True
