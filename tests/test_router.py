@@ -347,3 +347,10 @@ def test_no_answering_speaker_without_quotes(router: Router, target: list[str], 
     _check_result(res, question)
     for sp in res.speakers:
         assert res.quotes_for(sp), (question, target, res.speakers)
+
+
+def test_both_about_one_organisation_is_not_a_pun_on_its_name(router: Router) -> None:
+    res = router.route("What does Together AI do?", "both")  # not Olive's "naturally combined together"
+    assert res.speakers == ["dan"] and "Olive didn't speak to this" in res.reason
+    assert all(sq.quote.speaker == "dan" for sq in res.quotes)
+    assert router.route("@dan what are people building with M3 that excites you?").speakers == ["dan"]

@@ -164,10 +164,12 @@ class Router:
         self._quote_terms: dict[int, frozenset[str]] = {}
         self._surface_cache: dict[int, str] = {}
         self._org_terms: dict[str, frozenset[str]] = {}
+        self._org_names: dict[str, frozenset[str]] = {}
         for pid, p in panel.panelists.items():
             if p.organisation:
-                org = {t for t in self.norm.unigrams(self.norm.normalise(p.organisation)) if t != "ai"}
-                self._org_terms[pid] = frozenset(org)
+                org = set(self.norm.unigrams(self.norm.normalise(p.organisation)))
+                self._org_names[pid] = frozenset(org)
+                self._org_terms[pid] = frozenset(org - {"ai"})  # "AI" alone names no organisation
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
         self._verified: dict[str, bool] = {}
         self._name_res = {
@@ -512,6 +514,10 @@ class Router:
         elif addressed:
             explicit, how = addressed[:1], f"addressed to {self.panel.display_name(addressed[0])} by name"
         if explicit:
+            org_subject = self._org_subject(query)
+            if len(explicit) > 1 and org_subject in explicit and per[org_subject]:
+                # asked of both about one panelist's organisation: theirs to say, not a pun on its name
+                spoke = {p: p == org_subject for p in ids}
             speakers = [p for p in explicit if spoke[p]]
             silent = [p for p in explicit if not spoke[p]]
             names = " and ".join(self.panel.display_name(p) for p in silent)
@@ -609,13 +615,19 @@ class Router:
         exp = self.expertise.get(pid, frozenset())
         bonus = sum(5.0 for t in query.terms if t in exp)
         s += min(bonus, 20.0)
-        about = set(query.matched)
-        org = self._org_terms.get(pid, frozenset())
-        others = set().union(*(o for p, o in self._org_terms.items() if p != pid)) if self._org_terms else set()
-        subject = {t for t in about if t not in self._common or t in query.phrases}
-        if org and org <= about and not (others and others <= about) and subject <= org:
+        if self._org_subject(query) == pid:
             s += ORG_BONUS  # the organisation (or its product) is what the question is about
         return s
+
+    def _org_subject(self, query: _Query) -> str | None:
+        """The panelist whose organisation (or its product: "M3" -> minimax) is all the question is about
+        ("What is MiniMax?", "Together AI"; not "Does quantization matter for M3?")."""
+        about = set(query.matched)
+        subject = {t for t in about if t not in self._common or t in query.phrases}
+        hits = [pid for pid, org in self._org_terms.items() if org and org <= about]
+        if len(hits) == 1 and subject <= self._org_names[hits[0]]:
+            return hits[0]
+        return None
 
     def _both_answered(self, query: _Query, per: dict[str, list[ScoredQuote]], a: str, b: str) -> bool:
         """The second panelist joins only when they really answered it too: their best quote scores nearly
