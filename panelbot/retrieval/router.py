@@ -500,48 +500,7 @@ class Router:
             per[pid] = [ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
                         for i, sc in ranked_ids]
         strength = {pid: self._strength(pid, per[pid], query) for pid in ids}
-        ranked = sorted(ids, key=lambda p: -strength[p])
-        best_any = max((per[p][0].score for p in ids if per[p]), default=0.0)
-        floor = max(self.settings.min_quote_score, SPOKE_RATIO * best_any)
-        spoke = {p: bool(per[p]) and per[p][0].score >= floor for p in ids}
-
-        explicit: list[str] = []  # who was asked (by name, --to or the selector); [] = auto
-        if target == "both" or (target == "auto" and (both or len(addressed) > 1)):
-            explicit = [p for p in ranked] if (target == "both" or both or not addressed) else addressed
-            how = "asked of both panelists" if target == "both" or both else "addressed by name"
-        elif target != "auto":
-            explicit, how = [target], f"asked of {self.panel.display_name(target)} (target)"
-        elif addressed:
-            explicit, how = addressed[:1], f"addressed to {self.panel.display_name(addressed[0])} by name"
-        if explicit:
-            org_subject = self._org_subject(query)
-            if len(explicit) > 1 and org_subject in explicit and per[org_subject]:
-                # asked of both about one panelist's organisation: theirs to say, not a pun on its name
-                spoke = {p: p == org_subject for p in ids}
-            speakers = [p for p in explicit if spoke[p]]
-            silent = [p for p in explicit if not spoke[p]]
-            names = " and ".join(self.panel.display_name(p) for p in silent)
-            reason = how
-            note = ""
-            if not speakers:
-                others = [p for p in ranked if spoke[p] and p not in explicit]
-                if others:  # hand over to the one who did speak to it, and say so
-                    speakers = others[:1]
-                    reason = note = (f"{names} didn't speak to this on the panel; "
-                                     f"{self.panel.display_name(speakers[0])} did")
-                else:  # nobody really did: the one asked answers with what they have
-                    speakers = [p for p in explicit if per[p]][:1]
-            elif silent:
-                note = f"{names} didn't speak to this on the panel"
-                reason = f"{how}; {note}"
-        else:
-            note = ""
-            first = ranked[0]
-            speakers = [first]
-            reason = f"{self.panel.display_name(first)}'s subject and best-matching quotes"
-            if len(ranked) > 1 and self._both_answered(query, per, first, ranked[1]):
-                speakers.append(ranked[1])
-                reason = "both panelists spoke to this"
+        speakers, reason, note = self._who_answers(query, target, addressed, both, per, strength)
         speakers = [p for p in speakers if per.get(p)]
         if not speakers:
             return RouteResult(question, [], True, [], "no quote matches the question",
@@ -558,11 +517,52 @@ class Router:
                                unstated=facet.label, nearby=quotes[:1])
         return RouteResult(question, speakers, False, quotes, reason, addressed, [], evidence, note=note)
 
+    def _who_answers(self, query: _Query, target: str, addressed: list[str], both: bool,
+                     per: dict[str, list[ScoredQuote]], strength: dict[str, float]) -> tuple[list[str], str, str]:
+        """(speakers, reason, note): whoever was asked (by name, ``target``) unless they never spoke to it
+        -- then the one who did, and ``note`` says so -- else the best fit, and a second who answered too."""
+        ids = list(self.panel.panelists)
+        ranked = sorted(ids, key=lambda p: -strength[p])
+        best_any = max((per[p][0].score for p in ids if per[p]), default=0.0)
+        floor = max(self.settings.min_quote_score, SPOKE_RATIO * best_any)
+        spoke = {p: bool(per[p]) and per[p][0].score >= floor for p in ids}
+        explicit: list[str] = []  # who was asked (by name, --to or the selector); [] = auto
+        how = ""
+        if target == "both" or (target == "auto" and (both or len(addressed) > 1)):
+            explicit = list(ranked) if (target == "both" or both or not addressed) else addressed
+            how = "asked of both panelists" if target == "both" or both else "addressed by name"
+        elif target != "auto":
+            explicit, how = [target], f"asked of {self.panel.display_name(target)} (target)"
+        elif addressed:
+            explicit, how = addressed[:1], f"addressed to {self.panel.display_name(addressed[0])} by name"
+        if not explicit:
+            first = ranked[0]
+            if len(ranked) > 1 and self._both_answered(query, per, first, ranked[1]):
+                return [first, ranked[1]], "both panelists spoke to this", ""
+            return [first], f"{self.panel.display_name(first)}'s subject and best-matching quotes", ""
+        org_subject = self._org_subject(query)
+        if len(explicit) > 1 and org_subject in explicit and per[org_subject]:
+            # asked of both about one panelist's organisation: theirs to say, not a pun on its name
+            spoke = {p: p == org_subject for p in ids}
+        speakers = [p for p in explicit if spoke[p]]
+        silent = [p for p in explicit if not spoke[p]]
+        names = " and ".join(self.panel.display_name(p) for p in silent)
+        if speakers and silent:
+            note = f"{names} didn't speak to this on the panel"
+            return speakers, f"{how}; {note}", note
+        if speakers:
+            return speakers, how, ""
+        others = [p for p in ranked if spoke[p] and p not in explicit]
+        if others:  # hand over to the one who did speak to it, and say so
+            note = f"{names} didn't speak to this on the panel; {self.panel.display_name(others[0])} did"
+            return others[:1], note, note
+        return [p for p in explicit if per[p]][:1], how, ""  # nobody really did: the one asked, what they have
+
     def _answer_quotes(self, top: list[ScoredQuote], scores: dict[int, float],
                        terms: list[str]) -> list[ScoredQuote]:
         """One panelist's quotes for an answer: the best, the others that score at least WEAK_SHARE of it
         or continue a kept quote, and the sentence before a kept quote that cannot stand alone ("But ...",
-        "How do you send it ...")."""
+        "And ...") when that one matches the question too."""
         if not top:
             return []
         best = top[0].score
