@@ -26,6 +26,7 @@ offered with a decline are curated ``asks`` checked to be answered by their own 
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import zlib
@@ -387,7 +388,7 @@ class Router:
         top = self.index.max_score(terms) or 1.0
         scores = {i: 100.0 * s / top for i, s in raw.items()}
         if query.surface:
-            for i in sorted(scores, key=scores.__getitem__, reverse=True)[:RERANK_SURFACE]:
+            for i in heapq.nlargest(RERANK_SURFACE, scores, key=scores.__getitem__):
                 hits = self._surface_hits(query, i)
                 if hits:
                     scores[i] += SURFACE_PAIR_BONUS * min(hits, 2)
@@ -419,7 +420,7 @@ class Router:
 
     def _top(self, query: _Query, k: int, speakers: set[str] | None) -> list[ScoredQuote]:
         scores = self._scores(query, speakers)
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        ranked = heapq.nsmallest(k, scores.items(), key=lambda kv: (-kv[1], kv[0]))
         return [ScoredQuote(self.index.quotes[i], s, self._why(self.index.quotes[i], query.terms))
                 for i, s in ranked]
 
@@ -496,7 +497,7 @@ class Router:
         scores = {pid: self._scores(query, {pid}) for pid in ids}
         per: dict[str, list[ScoredQuote]] = {}
         for pid in ids:
-            ranked_ids = sorted(scores[pid].items(), key=lambda kv: (-kv[1], kv[0]))[: max(k, 3)]
+            ranked_ids = heapq.nsmallest(max(k, 3), scores[pid].items(), key=lambda kv: (-kv[1], kv[0]))
             per[pid] = [ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
                         for i, sc in ranked_ids]
         strength = {pid: self._strength(pid, per[pid], query) for pid in ids}
