@@ -59,7 +59,7 @@ async def test_one_off_ask_keeps_the_selected_target(make_app) -> None:
         assert app.target == "olive" and app.query_one(PanelistsPane).selected() == ["olive"]
 
 
-@pytest.mark.parametrize("pane", ["#target", "#suggestions", "#sources"])
+@pytest.mark.parametrize("pane", ["#target", "#panelists", "#suggestions", "#sources"])
 async def test_typing_in_a_side_pane_goes_to_the_input(make_app, pane: str) -> None:
     app = make_app()
     async with app.run_test(size=WIDE) as pilot:

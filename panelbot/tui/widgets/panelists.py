@@ -18,7 +18,7 @@ class TargetSet(TypeThrough, RadioSet):
     """The Auto / each panelist / Both radio set: exactly one is on at any time."""
 
 
-class PanelistsPane(VerticalScroll):
+class PanelistsPane(TypeThrough, VerticalScroll):
     """Name, role, organisation and colour of each panelist, then Auto / each panelist / Both."""
 
     class TargetChanged(Message):
