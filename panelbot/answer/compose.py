@@ -93,9 +93,9 @@ def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> 
     if result.unstated:
         first = f"The talk never gave {strip_control(result.unstated, keep_newlines=False)}"
         first += f"; nearby, {_nearby(panel, result.nearby[0])}." if result.nearby else "."
-    elif not result.off_topic:
+    elif not result.off_topic:  # on the subject, but not something to answer (the reason says why)
         reason = strip_control(result.reason, keep_newlines=False)
-        first = f"{reason[:1].upper()}{reason[1:]}."
+        first = f"{reason[:1].upper()}{reason[1:]}" + ("" if reason.endswith(".") else ".")
     else:
         topics = _topics(panel)
         covered = "; ".join(f"{name} covered {_join(c)}" if i == 0 else f"{name}, {_join(c)}"

@@ -3,14 +3,10 @@
 ``stopwords.txt``: function words and conversational filler. ``common_en.txt``: the 5,000 most frequent
 English words (wordfreq, CC BY-SA 4.0), used to tell generic words from a panel's own vocabulary.
 ``english_words.txt``: the 40,000 most frequent (same source), real words that typo correction leaves alone.
-``model_names.txt``: model families (neutral in a question). ``specifics.txt``: facts a question can ask for
-that a talk may never have given (prices, context lengths, hardware models).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 
@@ -68,33 +64,6 @@ def stem(word: str) -> str:
     if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "lsz":
         w = w[:-1]
     return w
-
-
-def model_names() -> frozenset[str]:
-    """Model family and product names (gpt, llama, qwen, ...): neutral words in a question."""
-    return _wordlist("model_names.txt")
-
-
-@dataclass(frozen=True)
-class Facet:
-    """A specific fact a question can ask for (a price, a context length) and how an answer states it."""
-
-    label: str
-    asks: re.Pattern[str]
-    states: re.Pattern[str]
-
-
-@cache
-def specific_facets() -> tuple[Facet, ...]:
-    """The facets of ``specifics.txt``: ``label | question regex | evidence regex`` per line."""
-    text = resources.files("panelbot.data").joinpath("specifics.txt").read_text(encoding="utf-8")
-    out = []
-    for line in text.splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        label, asks, states = (part.strip() for part in line.split(" | "))
-        out.append(Facet(label, re.compile(asks, re.IGNORECASE), re.compile(states, re.IGNORECASE)))
-    return tuple(out)
 
 
 def content_words(text: str) -> list[str]:

@@ -38,16 +38,9 @@ from rapidfuzz.distance import OSA
 
 from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel, Quote
+from panelbot.retrieval.facets import Facet, model_names, specific_facets
 from panelbot.retrieval.index import QuoteIndex
-from panelbot.retrieval.lexicon import (
-    Facet,
-    common_stems,
-    english_words,
-    model_names,
-    specific_facets,
-    stem,
-    stopwords,
-)
+from panelbot.retrieval.lexicon import common_stems, english_words, stem, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import fold, normalize_for_match, words
