@@ -62,15 +62,8 @@ def test_empty_messages_make_no_section() -> None:
     assert "### Olive" not in md
 
 
-def test_write_refuses_a_missing_directory(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no such directory"):
-        write_export(tmp_path / "typo" / "out.md", "hello\n")
-    assert not (tmp_path / "typo").exists()
-
-
 def test_write_creates_file_and_leaves_no_temp(tmp_path: Path) -> None:
     target = tmp_path / "sub" / "out.md"
-    target.parent.mkdir()
     assert write_export(target, "hello\n") == target
     assert target.read_text() == "hello\n"
     assert os.listdir(target.parent) == ["out.md"]

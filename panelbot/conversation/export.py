@@ -89,8 +89,7 @@ def write_export(path: str | Path, text: str, *, overwrite: bool = False) -> Pat
         raise IsADirectoryError(f"{target} is a directory")
     if not overwrite and target.exists():
         raise FileExistsError(f"{target} already exists")
-    if not target.parent.is_dir():  # a typo in the path should not create directories
-        raise FileNotFoundError(f"{target.parent}: no such directory")
+    target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     tmp = Path(tmp_name)
     try:

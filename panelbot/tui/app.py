@@ -616,6 +616,9 @@ class PanelbotApp(App[int]):
         text = conversation_markdown(title, panel.title, messages, quote_lookup=lookup)
         now = datetime.now(timezone.utc)
         target = Path(path).expanduser() if path else Path.cwd() / default_export_name(title, now)
+        if not target.parent.is_dir():  # a typo in the path should not create directories
+            self.chat_notice(f"Export failed: {target.parent}: no such directory (create it first)", "error")
+            return
         self._write_export(target, text, overwrite=False)
 
     def _write_export(self, target: Path, text: str, *, overwrite: bool) -> None:
