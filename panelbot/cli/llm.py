@@ -74,10 +74,10 @@ async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, pa
                     dones.append(event)
                     view.done(event)
             view.finish(route, dones, backend)
-            if no_model and dones:
+            if no_model and dones:  # answered without a model: said once, by the caller
                 status = EXIT_FALLBACK
-            errors = list(dict.fromkeys(d.error for d in dones if d.error))
-            for e in errors if not no_model else ():
+            errors = list(dict.fromkeys(d.error for d in dones if d.error and not no_model))
+            for e in errors:
                 err.write(f"panelbot: the model failed: {e}; answered with the panelists' own words\n")
             if errors:
                 status = EXIT_FALLBACK
