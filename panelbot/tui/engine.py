@@ -42,20 +42,6 @@ def make_router(panel: Panel, config: Config) -> Any:
     return Router(panel, config.retrieval)
 
 
-def suggested_questions(panel: Panel | None, router: Any) -> list[str]:
-    """Questions to offer in the side pane, in a user's words and known to have an answer (the router's
-    ``example_questions``); a router without them gets the host's questions."""
-    if panel is None:
-        return []
-    examples = getattr(router, "example_questions", None)
-    if callable(examples):
-        try:
-            return [strip_control(q, keep_newlines=False) for q in examples()]
-        except Exception:
-            pass
-    return [strip_control(q.text, keep_newlines=False) for q in panel.questions]
-
-
 # ------------------------------------------------------------------------------------------- targets
 
 
@@ -93,6 +79,20 @@ def resolve_target(panel: Panel | None, word: str) -> str | None:
         if w == persona.name.lower():
             return pid
     return None
+
+
+def suggested_questions(panel: Panel | None, router: Any) -> list[str]:
+    """Questions to offer in the side pane, in a user's words and known to have an answer (the router's
+    ``example_questions``); a router without them gets the host's questions."""
+    if panel is None:
+        return []
+    examples = getattr(router, "example_questions", None)
+    if callable(examples):
+        try:
+            return [strip_control(q, keep_newlines=False) for q in examples()]
+        except Exception:
+            pass
+    return [strip_control(q.text, keep_newlines=False) for q in panel.questions]
 
 
 # ------------------------------------------------------------------------------------------- keys
