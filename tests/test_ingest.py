@@ -205,7 +205,8 @@ def test_cli_turns_json_on_shipped_captions(run_cli, shipped_panel) -> None:
     assert r.returncode == 0, r.stderr
     turns = json.loads(r.stdout)
     assert isinstance(turns, list) and len(turns) >= 30
-    assert all(set(t) == {"speaker", "text"} for t in turns)
+    assert all(set(t) == {"speaker", "text", "start", "end"} for t in turns)
+    assert all(t["start"] is None and t["end"] is None for t in turns)  # plain text has no times
     assert {t["speaker"] for t in turns} <= {"dan", "olive", "host", "unknown"}
     assert {"dan", "olive", "host"} <= {t["speaker"] for t in turns}
     # transcript order

@@ -73,7 +73,7 @@ def test_shipped_handover_answers_are_right(shipped, shipped_panel) -> None:
     """Turns attributed from firm evidence agree with the hand-curated turns.yaml."""
     _, turns, _ = shipped
     curated = [{"speaker": t.speaker, "text": t.text} for t in shipped_panel.turns]
-    firm = [t for t in turns if t.speaker not in (UNKNOWN,) and not t.why.startswith("sounds like")]
+    firm = [t for t in turns if t.speaker not in (UNKNOWN,) and not t.why.startswith("their field")]
     assert len(firm) >= 20
     wrong = [(t.speaker, t.why, t.text[:70]) for t in firm if _best_match(t.text, curated)["speaker"] != t.speaker]
     assert wrong == []
@@ -81,10 +81,9 @@ def test_shipped_handover_answers_are_right(shipped, shipped_panel) -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="KNOWN LIMIT: the 'sounds like their earlier answers' fallback still gives one of Olive's "
-    "answers (the data/problem-definition answer about training models to write kernels, whose words are "
-    "Dan's subject) to Dan on the shipped captions; the other two earlier misattributions are now "
-    "'unknown'. Without audio, content alone cannot settle it",
+    reason="KNOWN LIMIT: the field profiles (from the firmly attributed turns) still give one of Olive's "
+    "answers to Dan on the shipped captions and leave four unknown; without audio, content alone does not "
+    "settle them yet",
 )
 def test_shipped_no_turn_is_given_to_the_wrong_panelist(shipped, shipped_panel) -> None:
     _, turns, _ = shipped
@@ -219,7 +218,7 @@ def test_identify_speakers_never_crashes(pieces: list[str], title: str) -> None:
     for t in turns:
         assert t.speaker in ids | {HOST, UNKNOWN}
         assert t.speaker == t.speaker.lower()
-        assert set(t.to_dict()) == {"speaker", "text"}
+        assert set(t.to_dict()) == {"speaker", "text", "start", "end"}
 
 
 @PROPS
@@ -251,7 +250,9 @@ def test_three_panelists_never_a_wrong_name(fixtures_dir) -> None:
              if g not in (w, UNKNOWN)]
     assert wrong == []
     # the host's turns and every introduced or handed-over answer are named, not left unknown
+    # (the round's first open-source answer, "the core engine is MIT licensed", reads like Miguel's field
+    # but is Priti's: the round rule leaves it and the answer after it open rather than naming either wrong)
     named = sum(g == w for g, w in zip(got, THREE_PANEL_TRUTH, strict=True))
-    assert named >= len(got) - 4
+    assert named >= len(got) - 5
     # the pushback is not 'the only panelist left': after the one asked has answered, it's a back-and-forth
     assert got[13] in ("priti", UNKNOWN)

@@ -1,31 +1,40 @@
 """Who said each turn, from the words alone (no audio).
 
-Evidence, strongest first:
+Names first: self-introductions in a turn's opening ("I'm Anaïs", "my name is José", "Björn here", "I'm Mary
+Jane" when she is addressed as "Mary Jane" too) and the host's hand-overs ("Olive, over to you", "Miguel?").
+Names are Unicode throughout: ids are ASCII-folded lowercase first names (``jose``, ``anais``, ``bjorn``),
+display names keep their spelling, and a name is recognised in the captions with or without its accents.
 
-1. self-introductions in a turn's first sentences ("I'm Dan", "my name is Olive");
-2. the host: the one who asks. A turn whose last sentence is a real question (not a tag like "right?") or a
-   request ("can you talk about", "throw it over to you") is the host's; so is a turn naming every panelist;
-3. hand-overs: a host turn naming a panelist ("Olive, I want to throw it over to you") makes that panelist
-   the next answerer;
-4. a turn that speaks *to* a panelist by name ("Dan, you will be able to ...") is not that panelist's;
-5. ``>>`` means the speaker changed: a second answer after an answer is another panelist; with two panelists
-   elimination names them;
-6. otherwise, similarity of the turn to what each panelist has said so far, only when clearly ahead.
+Then the structure of a moderated panel, in two passes:
 
-What none of that settles is ``unknown``: never a silent guess. Short back-channel turns ("Yeah.", "Mhm.",
-"[laughter]") are dropped so they cannot split one answer in two, and the turns around them are merged when
-they are the same speaker's.
+1. firm evidence: a self-introduction; the host is the one who asks (a real question or a request in the
+   closing sentences, a turn naming every panelist, a statement leading straight into the next question);
+   the one a question is addressed to answers it; a continuation after a back-channel ("Mm-hm.") is the
+   same speaker; ``>>`` after an answer means someone else (with two panelists: the other one); in a round
+   (the host asks everyone) each answers in turn, so the last one left is named; a turn that speaks *to*
+   a panelist by name is not theirs;
+2. the field: profiles are built from the turns the first pass attributed firmly (their introductions
+   weighing most, and what the host says about each of them), and an unaddressed question goes to the
+   panelist whose field the question and its answer are in, when one clearly leads. A follow-up ("pulling
+   on this thread") leans to whoever answered last.
+
+What neither settles is ``unknown``, with the reason kept in ``why`` (written to turns.yaml): never a silent
+guess. Short back-channel turns ("Yeah.", "Mhm.", "[laughter]") are dropped so they cannot split one answer
+in two, and the turns around them are merged when they are the same speaker's.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
 from panelbot.ingest.captions import RawTurn
-from panelbot.retrieval.lexicon import common_stems, content_words, stopwords
+from panelbot.retrieval.lexicon import common_stems, stopwords
+from panelbot.retrieval.vocabulary import Normalizer
+from panelbot.text import words as word_tokens
 
 HOST = "host"
 UNKNOWN = "unknown"
@@ -34,15 +43,31 @@ _BACKCHANNEL = {
     "yeah", "yes", "yep", "mhm", "mm", "hmm", "uh", "um", "okay", "ok", "right", "sure", "wow", "nice",
     "cool", "awesome", "great", "exactly", "totally", "absolutely", "true", "indeed", "so", "and", "oh",
     "ah", "haha", "no", "yup", "thanks", "go", "ahead", "like", "huh", "interesting", "definitely",
+    "mm-hm", "mm-hmm", "uh-huh", "hm", "agreed", "laughter", "applause",
 }
 _NAME_STOP = {
     "I", "The", "A", "An", "So", "And", "But", "Yeah", "Yes", "Okay", "Um", "Uh", "Not", "Just", "Really",
     "Here", "There", "Very", "Also", "Now", "Going", "Excited", "Happy", "Glad", "Sure", "Sorry", "Still",
     "Actually", "Trying", "Working", "Responsible", "Thinking", "Super", "Curious", "Looking", "From",
+    "Thrilled", "Delighted", "Honored", "Honoured", "Based", "Currently", "Part", "Leading", "Head", "Kind",
+    "Pretty", "Quite", "Always", "Doing", "Hi", "Hey", "Hello", "Thanks", "Thank", "Welcome", "Great", "Ok",
+    "Right", "Well", "Oh", "Mhm", "What", "How", "Why", "When", "Where", "Who", "Let", "Let's", "We", "You",
+    "It", "This", "That", "My", "Our", "Your", "Both", "All", "Everyone", "Everybody", "Guys", "Folks",
+    "Maybe", "Over", "Then", "First", "Next", "Last", "Please", "Good", "Awesome", "Cool", "Sounds", "One",
+    "Today", "Lead", "Research", "VP", "CEO", "CTO", "Professor", "Doctor", "Dr", "Mr", "Ms", "Mrs", "In",
+    "On", "At", "To", "For", "With", "Of", "As", "Or", "If", "Is", "Are", "Was", "Be", "Do", "Does", "Did",
+    "Can", "Could", "Would", "Will", "Should", "May", "Might", "Must", "Sir", "Madam", "Absolutely",
+    "Definitely", "Agreed", "Exactly", "Totally", "Wow", "Nice", "Interesting", "Probably", "Honestly",
 }
+# a name token: letters (any script) with inner apostrophes or hyphens: "José", "O'Brien", "Jean-Luc", "李明"
+_TOKEN = r"[^\W\d_](?:[^\W\d_]|['\u2019\-](?=[^\W\d_]))*"
 _INTRO_RE = re.compile(
-    r"\b(?:I'm|I am|my name is|this is|I'm called)\s+([A-Z][a-z]+)(?:\s+([A-Z][a-z]+))?\b"
+    rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Mm]y name's|I'm called|[Cc]all me)\s+|"
+    rf"(?:^|[.!?]\s+)(?:[Hh]i|[Hh]ey|[Hh]ello)(?:\s+(?:everyone|everybody|all|folks|there))?,?\s+"
+    rf"(?:this is|it's)\s+)"
+    rf"({_TOKEN}(?:\s+{_TOKEN}){{0,2}})"
 )
+_HERE_RE = re.compile(rf"^(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Yy]eah|[Ss]o)[,.!]?\s+(?:everyone[,.!]?\s+)?)?({_TOKEN})\s+here\b")
 _TAG_QUESTION_RE = re.compile(
     r"(?:^|[\s,])(?:right|isn't it|no|you know|okay|ok|yeah|huh|correct|true|eh|don't you think)\?$",
     re.IGNORECASE,
@@ -50,12 +75,52 @@ _TAG_QUESTION_RE = re.compile(
 _REQUEST_RE = re.compile(
     r"\b(?:can you|could you|would you|will you|if you can|if you could|wondering if you|tell us|"
     r"talk (?:to us )?(?:a little bit |more )?(?:about|on)|walk us|over to you|throw it|go first|"
-    r"shed (?:some |more )?light|I want(?:ed)? to ask|let's hear)\b",
+    r"shed (?:some |more )?light|I want(?:ed)? to ask|let's hear|why don't you|you start|"
+    r"your turn|your take|what about you)\b",
+    re.IGNORECASE,
+)
+_ROUND_RE = re.compile(
+    r"\b(?:each of you|all of you|both of you|you both|you all|each one of you|everyone on (?:the|this) panel|"
+    r"down the line|one by one|around the (?:table|panel)|quick introductions|introduce yourselves|"
+    r"each of (?:our|the) (?:panelists|guests))\b",
+    re.IGNORECASE,
+)
+_FOLLOW_UP_RE = re.compile(
+    r"\b(?:this thread|that thread|follow[- ]up|following up|more on (?:this|that)|build(?:ing)? on (?:this|that)|"
+    r"pick on this|dig (?:into|deeper)|on that note|you mentioned|you said)\b",
     re.IGNORECASE,
 )
 _SENT_END_RE = re.compile(r"(?<=[.!?])\s+")
+_ALPHA = 2.0  # additive smoothing of the field profiles
 
 
+def fold_id(name: str) -> str:
+    """'José' -> 'jose', 'Anaïs' -> 'anais', 'Björn' -> 'bjorn', "D'Andre" -> 'dandre', 'Mary Jane' ->
+    'mary-jane', '李明' -> 'liming' (non-Latin scripts are transliterated)."""
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    if not text.isascii():
+        from anyascii import anyascii  # only for names outside the Latin alphabet
+
+        text = anyascii(text)
+    parts = ["".join(ch for ch in p.lower() if ch.isascii() and ch.isalnum()) for p in text.split()]
+    return "-".join(p for p in parts if p) or "panelist"
+
+
+def panelist_ids(names: list[str]) -> list[str]:
+    """One id per display name, in order: ASCII-folded, never 'host' or 'unknown', never repeated."""
+    ids: list[str] = []
+    for n in names:
+        pid = fold_id(n)
+        while pid in ids or pid in (HOST, UNKNOWN):
+            pid += "2"
+        ids.append(pid)
+    return ids
+
+
+def _ascii(name: str) -> str:
+    text = unicodedata.normalize("NFKD", name)
+    return "".join(ch for ch in text if not unicodedata.combining(ch))
 @dataclass
 class SpeakerTurn:
     speaker: str
@@ -64,9 +129,26 @@ class SpeakerTurn:
     addressed: list[str] = field(default_factory=list)
     sources: list[int] = field(default_factory=list)  # raw turn indices merged into this one
     why: str = ""
+    times: list[tuple[float | None, float | None]] = field(default_factory=list)  # per word of text.split()
+    field_scores: dict[str, float] = field(default_factory=dict, repr=False)  # evidence per candidate
+    in_round: bool = False  # answers a question the host put to everyone
 
-    def to_dict(self) -> dict[str, str]:
-        return {"speaker": self.speaker, "text": self.text}
+    @property
+    def start(self) -> float | None:
+        return next((a for a, _ in self.times if a is not None), None)
+
+    @property
+    def end(self) -> float | None:
+        return next((b for _, b in reversed(self.times) if b is not None), None)
+
+    def to_dict(self) -> dict[str, object]:
+        """``{speaker, text, start, end}`` (times in seconds, None for captions without times)."""
+        return {"speaker": self.speaker, "text": self.text, "start": self.start, "end": self.end}
+
+
+def _times(t: RawTurn) -> list[tuple[float | None, float | None]]:
+    n = len(t.text.split())
+    return list(t.times) if len(t.times) == n else [(None, None)] * n
 
 
 def _sentences(text: str) -> list[str]:
@@ -74,30 +156,77 @@ def _sentences(text: str) -> list[str]:
 
 
 def is_backchannel(text: str) -> bool:
-    """'Yeah.', 'Mhm. Mhm.', '[laughter]', 'Yeah, like go ahead.' -- no content of its own."""
-    stripped = re.sub(r"\[[^\]]*\]", " ", text)
-    toks = re.findall(r"[a-z']+", stripped.lower())
+    """'Yeah.', 'Mhm. Mhm.', 'Mm-hm.', '[laughter]', 'Yeah, like go ahead.' -- no content of its own."""
+    stripped = re.sub(r"\[[^\]]*\]|\([^)]*\)", " ", text)
+    toks = re.findall(r"[a-z'\-]+", stripped.lower())
+    toks = [t.strip("-'") for t in toks if t.strip("-'")]
     if not toks:
-        return True
+        return not re.search(r"[^\W\d_]{2,}", stripped)
     return len(toks) <= 5 and all(t in _BACKCHANNEL for t in toks)
 
 
-def find_intro_names(text: str) -> list[str]:
-    """Names a speaker gives themselves in the first sentences: "I'm Dan" -> ["Dan"]."""
+def _is_name(tok: str) -> bool:
+    """A capitalised word (or one from a script without case) that is not a common sentence opener."""
+    if not tok or tok in _NAME_STOP or tok.lower() in stopwords():
+        return False
+    first = tok[0]
+    caseless = first.lower() == first.upper()
+    if caseless:
+        return first.isalpha()
+    if not first.isupper():
+        return False
+    return not (tok.isupper() and len(tok) > 1)  # "AI", "RL": acronyms, not names
+
+
+def _intro_candidates(text: str) -> list[list[str]]:
+    """Name-token runs a speaker gives themselves in the opening sentences."""
     head = " ".join(_sentences(text)[:3])
-    names = []
+    found: list[list[str]] = []
     for m in _INTRO_RE.finditer(head):
-        name = m.group(1)
-        if name not in _NAME_STOP:
+        toks = m.group(1).split()
+        run: list[str] = []
+        for tok in toks:
+            tok = re.sub(r"['\u2019]s$", "", tok)
+            if not _is_name(tok):
+                break
+            run.append(tok)
+        if run:
+            found.append(run)
+    m = _HERE_RE.search(text.strip())
+    if m and _is_name(m.group(1)):
+        found.append([m.group(1)])
+    return found
+
+
+def find_intro_names(text: str, all_text: str = "") -> list[str]:
+    """First names a speaker gives themselves in the first sentences: "I'm Dan" -> ["Dan"]; "I'm Mary Jane
+    Watson" -> ["Mary Jane"] when ``all_text`` also addresses her as "Mary Jane"."""
+    names = []
+    for run in _intro_candidates(text):
+        name = run[0]
+        if len(run) >= 2 and all_text:
+            pair = f"{run[0]} {run[1]}"
+            if len(re.findall(rf"(?<!\w){re.escape(pair)}(?!\w)", all_text)) >= 2 and (
+                len(run) == 2 or len(re.findall(rf"(?<!\w){re.escape(run[0])}(?!\w)(?! {re.escape(run[1])})",
+                                                all_text)) == 0
+            ):
+                name = pair
+        if name not in names:
             names.append(name)
     return names
 
 
 def _name_pattern(names: list[str]) -> re.Pattern[str] | None:
+    """Matches any of the names, with or without accents."""
     if not names:
         return None
-    alts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return re.compile(rf"\b({alts})\b")
+    alts = {n for n in names} | {_ascii(n) for n in names}
+    alts_re = "|".join(re.escape(n) for n in sorted(alts, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)({alts_re})(?!\w)")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENT_END_RE.split(text.strip()) if s]
 
 
 def looks_like_question(text: str) -> bool:
@@ -105,8 +234,9 @@ def looks_like_question(text: str) -> bool:
     sents = _sentences(text)
     if not sents:
         return False
+
     def asks(sentence: str) -> bool:
-        sentence = sentence.strip().rstrip("\"'”’)")
+        sentence = sentence.strip().rstrip("\"'\u201d\u2019)")
         return sentence.endswith("?") and not _TAG_QUESTION_RE.search(sentence)
 
     last = sents[-1].strip()
@@ -120,129 +250,136 @@ def looks_like_question(text: str) -> bool:
     return bool(_REQUEST_RE.search(last)) and "you" in last.lower()
 
 
+_NORMALIZER: Normalizer | None = None
+
+
+def _terms(text: str) -> list[str]:
+    """Stemmed content terms with the general synonyms applied ("reinforcement learning" -> "rl")."""
+    global _NORMALIZER
+    if _NORMALIZER is None:
+        _NORMALIZER = Normalizer({})
+    sw = stopwords()
+    return [t for t in _NORMALIZER.terms_of_words([w for w in word_tokens(text)], pairs=False)
+            if t not in sw and len(t) > 1]
+
+
+def _identity_terms(text: str) -> list[str]:
+    """Terms of a self-introduction that say what the person does: lowercase words and acronyms ("RL",
+    "GPU", "MiniMax"), not capitalised ordinary words ("Together", "Kernels" as part of a title)."""
+    # the organisation ("at Together AI") says where they work, not what they do
+    text = re.sub(r"\b(?:at|with|from|for)\s+(?:[A-Z]\w*\s*)+", " ", text)
+    return _terms(text)
+
+
 class _Profiles:
-    """Bag-of-words profile per panelist, grown as turns are attributed."""
+    """Bag-of-words profile per panelist: their own introduction, what the host says about them, and the
+    turns attributed to them with firm evidence."""
 
     def __init__(self, panelists: list[str]) -> None:
         self.bags: dict[str, Counter[str]] = {p: Counter() for p in panelists}
         self.identity: dict[str, set[str]] = {p: set() for p in panelists}  # from their own intro
         self.df: Counter[str] = Counter()
         self.docs = 0
+        self.names: set[str] = set()  # terms of the panelists' names: never evidence of a field
 
     def add(self, speaker: str, text: str, *, identity: bool = False) -> None:
         if speaker in self.bags:
-            self.bags[speaker].update(content_words(text))
+            self.bags[speaker].update(_terms(text))
             if identity:
-                self.identity[speaker].update(content_words(text))
+                self.identity[speaker].update(set(_identity_terms(text)) - self.names)
 
     def observe(self, text: str) -> None:
         self.docs += 1
-        self.df.update(set(content_words(text)))
+        self.df.update(set(_terms(text)))
 
     def _weight(self, w: str) -> float:
         idf = math.log((1 + self.docs) / (1 + self.df[w])) + 1
         return idf * (0.25 if w in common_stems() else 1.0)
 
-    def scores(self, text: str) -> dict[str, float]:
-        """Evidence per panelist from words only *their* profile has (words several panelists use say
-        nothing about who is speaking); rarer words weigh more, ordinary English words a quarter, and
-        words from their own self-introduction ("RL", "kernels") three times."""
-        words_here = set(content_words(text))
-        out = {}
-        for p, bag in self.bags.items():
-            others = set().union(*(b for q, b in self.bags.items() if q != p))
-            out[p] = sum(
-                self._weight(w) * (3.0 if w in self.identity[p] else 1.0)
-                for w in words_here
-                if w in bag and w not in others
-            )
+    def scores(self, text: str, candidates: list[str]) -> dict[str, float]:
+        """Evidence per candidate: each word of the text counts for the panelists who use it relatively
+        more than the others (its share of their normalised use), rarer words more, ordinary English words a
+        quarter, words of their own self-introduction ("RL", "kernels") three times."""
+        words_here = set(_terms(text))
+        vocab = len(set().union(*(self.bags[p] for p in candidates))) or 1
+        totals = {p: sum(self.bags[p].values()) + _ALPHA * vocab for p in candidates}
+        out = {p: 0.0 for p in candidates}
+        for w in words_here:
+            if not any(self.bags[p][w] for p in candidates) and not any(w in self.identity[p] for p in candidates):
+                continue
+            # smoothed rates: one use in a long profile says less than several in a short one
+            rates = {p: (self.bags[p][w] + _ALPHA) / totals[p] for p in candidates}
+            norm = sum(rates.values())
+            ident = [p for p in candidates if w in self.identity[p]]
+            for p in candidates:
+                share = rates[p] / norm if norm else 0.0
+                out[p] += self._weight(w) * max(share - 1.0 / len(candidates), 0.0) * 2
+                if p in ident and len(ident) == 1:
+                    # a word of their own introduction, unless nearly every turn uses it ("model", "use")
+                    out[p] += 4.0 * math.log((1 + self.docs) / (1 + self.df[w])) / math.log(2 + self.docs)
         return out
 
 
-def _guess_by_profile(
-    profiles: _Profiles, candidates: list[str], answer: str, question: str
-) -> str | None:
-    """A panelist whose own words the answer clearly uses (2x the next, and enough of them), unless the
-    question was clearly framed for someone else. None when that is not clear."""
-    a = profiles.scores(answer)
-    q = profiles.scores(question)
-    ranked = sorted(candidates, key=lambda p: a.get(p, 0.0), reverse=True)
-    best = a.get(ranked[0], 0.0)
-    second = a.get(ranked[1], 0.0) if len(ranked) > 1 else 0.0
-    if best < 2.0 or best < 2.0 * second:
-        return None
-    q_best = q.get(ranked[0], 0.0)
-    q_other = max((q.get(p, 0.0) for p in ranked[1:]), default=0.0)
-    if q_other >= 3.0 and q_other >= 2.0 * q_best:
-        return None
-    return ranked[0]
+# ----------------------------------------------------------------------------------------------- names
 
 
-def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[SpeakerTurn], list[str]]:
-    """Attribute each turn. Returns (turns, panelist display names in order of appearance)."""
-    # 1. drop back-channel and fragment turns; remember where they were
-    kept: list[tuple[RawTurn, bool]] = []  # (turn, an interjection preceded it)
-    pending_interjection = False
-    for i, t in enumerate(raw):
-        nxt = raw[i + 1].text if i + 1 < len(raw) else ""
-        words = t.text.split()
-        fragment = len(words) <= 2 and nxt.split()[: len(words)] == words
-        if is_backchannel(t.text) or fragment:
-            if kept:  # an opening "Yeah." is still nothing
-                pending_interjection = True
-            continue
-        kept.append((t, pending_interjection))
-        pending_interjection = False
-
-    # 2. names: self-introductions first, then names the host hands over to
+def _discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> list[str]:
+    all_text = " ".join(t.text for t, _ in kept)
     names: list[str] = []
     for t, _ in kept:
-        for n in find_intro_names(t.text):
-            if n not in names:
+        for n in find_intro_names(t.text, all_text):
+            if n not in names and _ascii(n) not in {_ascii(x) for x in names}:
                 names.append(n)
-    title_names = re.findall(r"[\u2014-]\s*([A-Z][a-z]+)\s+[A-Z][a-z]+\s*$", title)
+    title_names = set(re.findall(rf"[\u2014\u2013|-]\s*({_TOKEN})\s+{_TOKEN}\s*$", title))
     handover_re = re.compile(
-        r"(?:over to you|to you|come to you|thank you|with),?\s+([A-Z][a-z]+)\b|"
-        r"(?:^|[.?!]\s+)(?:Maybe |So |And )?([A-Z][a-z]+),?\s+(?:if you|can you|could you|would you|"
-        r"what|how|do you|I want)"
+        rf"(?:over to you|to you|come to you|thank you|thanks|with|start with|turn to|hear from),?\s+({_TOKEN})(?!\w)|"
+        rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({_TOKEN}),?\s+(?:if you|can you|could you|"
+        rf"would you|what|how|why|do you|I want|over to you|your turn|you're up|tell us)|"
+        rf"(?:^|[.?!]\s+)(?:And |So |Now )?(?:what about )?({_TOKEN})\?"
     )
-    all_text = " ".join(t.text for t, _ in kept)
     for t, _ in kept:
         if not looks_like_question(t.text):
             continue
         for m in handover_re.finditer(t.text):
-            n = m.group(1) or m.group(2)
-            if not n or n in _NAME_STOP or n in names or n.lower() in stopwords():
+            n = m.group(1) or m.group(2) or m.group(3)
+            if not n or not _is_name(n) or n in names or _ascii(n) in {_ascii(x) for x in names}:
                 continue
             # a proper name: capitalised also in mid-sentence, and named in the title or addressed twice
-            mid = re.search(rf"[a-z,]\s+{n}\b", all_text)
-            if mid and (n in title_names or len(re.findall(rf"\b{n}\b", all_text)) >= 2):
+            pat = rf"(?<!\w){re.escape(n)}(?!\w)"
+            mid = re.search(rf"[^\W\d_],?\s+{re.escape(n)}(?!\w)", all_text)
+            if mid and (n in title_names or len(re.findall(pat, all_text)) >= 2):
                 names.append(n)
-    ids = [n.lower() for n in names]
-    name_re = _name_pattern(names)
+    return names
 
-    def mentioned(text: str) -> list[str]:
-        return [m.group(1).lower() for m in name_re.finditer(text)] if name_re else []
 
-    profiles = _Profiles(ids)
-    for t, _ in kept:
-        profiles.observe(t.text)
-        if looks_like_question(t.text):
-            # the host describing a panelist ("dive in with Dan about ... serving") describes them too
-            for sent in _sentences(t.text):
-                named = [p for p in mentioned(sent) if p in ids]
-                if len(set(named)) == 1:
-                    profiles.add(named[0], sent)
+# ----------------------------------------------------------------------------------------------- attribution
+
+
+@dataclass
+class _State:
+    addressed: list[str] = field(default_factory=list)
+    answered: list[str] = field(default_factory=list)
+    round: bool = False
+    follow_up: bool = False
+    question: str = ""
+    last_answerer: str = ""  # who answered the question before this one
+
+
+def _attribute(
+    kept: list[tuple[RawTurn, bool]],
+    ids: list[str],
+    mentioned,  # noqa: ANN001 - callable text -> ids
+    profiles: _Profiles | None,
+) -> list[SpeakerTurn]:
     questions = [looks_like_question(t.text) for t, _ in kept]
-
-    # 3. classify and attribute in order
     out: list[SpeakerTurn] = []
-    last_addressed: list[str] = []
-    answered_since_question: list[str] = []
-    last_question_text = ""
+    state = _State()
     for j, (t, after_interjection) in enumerate(kept):
         text = t.text
-        intro = [n.lower() for n in find_intro_names(text) if n.lower() in ids]
+        intro = [fold_id(n) for n in find_intro_names(text) if fold_id(n) in ids]
+        if not intro:  # two-word first names: "I'm Mary Jane" gives "Mary" then matched by id prefix
+            heads = [fold_id(n) for n in find_intro_names(text)]
+            intro = [p for p in ids if any(p.split("-")[0] == h.split("-")[0] for h in heads)][:1]
         ment = mentioned(text)
         question = questions[j] and not intro
         prev = out[-1] if out else None
@@ -254,68 +391,203 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
             and prev.speaker not in (HOST, UNKNOWN)
             and not after_interjection
         )
-        st = SpeakerTurn(UNKNOWN, text, question, sources=[t.index])
+        st = SpeakerTurn(UNKNOWN, text, question, sources=[t.index], times=_times(t))
         if intro:
             st.speaker, st.why = intro[0], "introduces themselves"
-        elif ids and set(ids) <= set(ment):
+        elif len(ids) >= 2 and set(ids) <= set(ment):
             st.speaker, st.why = HOST, "names every panelist"
         elif question:
             st.speaker, st.why = HOST, "asks a question"
         elif sets_up_question:
             st.speaker, st.why = HOST, "leads into the host's next question"
         else:
-            candidates = [p for p in ids if p not in ment]  # rule 4: not the one spoken to
-            if prev is not None and prev.speaker != HOST and after_interjection and prev.speaker in candidates:
-                st.speaker, st.why = prev.speaker, "continues after an interjection"
-            elif (
-                prev is not None
-                and prev.speaker not in (HOST, UNKNOWN)
-                and len(prev.text.split()) < 25
-                and prev.speaker in last_addressed
-                and prev.speaker in candidates
-            ):
-                st.speaker, st.why = prev.speaker, "continues a short answer"
-            else:
-                if prev is not None and prev.speaker not in (HOST, UNKNOWN):
-                    # '>>' after an answer: someone else; the host would be asking
-                    candidates = [p for p in candidates if p not in answered_since_question]
-                addressed = [p for p in last_addressed if p in candidates]
-                if not answered_since_question and addressed:
-                    st.speaker, st.why = addressed[-1], "the host handed over to them"
-                elif (
-                    len(candidates) == 1
-                    and ids
-                    and len(candidates) < len(ids)
-                    # after the one the host asked has answered, more turns are a back-and-forth,
-                    # not a round: elimination says nothing about them
-                    and not (last_addressed and last_addressed[-1] in answered_since_question)
-                ):
-                    st.speaker, st.why = candidates[0], "the only panelist left"
-                elif candidates:
-                    guess = _guess_by_profile(profiles, candidates, text, last_question_text)
-                    if guess:
-                        st.speaker, st.why = guess, "sounds like their earlier answers"
+            _answer(st, prev, after_interjection, ids, ment, state, profiles)
+            st.in_round = state.round
         # merge with the previous turn when it is the same speaker
         if out and st.speaker == out[-1].speaker and st.speaker != UNKNOWN:
             prev = out[-1]
             prev.text = f"{prev.text} {text}"
             prev.sources.extend(st.sources)
+            prev.times.extend(st.times)
             prev.is_question = prev.is_question or st.is_question
             if st.speaker == HOST:
-                prev.addressed = [p for p in ment if p in ids][-1:] or prev.addressed
-                last_addressed = prev.addressed
-                last_question_text = prev.text
+                _new_question(prev, ment, ids, state)
             continue
         if st.speaker == HOST:
-            st.addressed = [p for p in ment if p in ids][-1:]
-            last_addressed = st.addressed
-            answered_since_question = []
-            last_question_text = text
+            _new_question(st, ment, ids, state)
         elif st.speaker != UNKNOWN:
-            answered_since_question.append(st.speaker)
-            if not st.why.startswith("sounds like"):  # grow profiles from firm evidence only
-                profiles.add(st.speaker, text, identity=st.why == "introduces themselves")
+            state.answered.append(st.speaker)
         out.append(st)
-    # The host's own words about a panelist describe them too: fold them into the profiles is done above
-    # by order; nothing more to do here.
-    return out, names
+    return out
+
+
+def _new_question(st: SpeakerTurn, ment: list[str], ids: list[str], state: _State) -> None:
+    named = [p for p in ment if p in ids]
+    last = [p for p in state.answered if p in ids][-1:] or ([state.last_answerer] if state.last_answerer else [])
+    state.last_answerer = last[0] if last else ""
+    # the one the closing sentences name is asked; a turn naming several in its last sentence asks them in order
+    tail = " ".join(_sentences(st.text)[-2:])
+    st.addressed = named[-1:]
+    state.round = (bool(_ROUND_RE.search(tail)) and len(set(named)) != 1) or (
+        len(set(named)) >= 2 and len(set(named)) == len(ids)
+    )
+    if state.round:
+        st.addressed = []
+    state.addressed = st.addressed
+    state.answered = []
+    state.follow_up = bool(_FOLLOW_UP_RE.search(tail)) and not st.addressed
+    state.question = st.text
+
+
+def _answer(
+    st: SpeakerTurn,
+    prev: SpeakerTurn | None,
+    after_interjection: bool,
+    ids: list[str],
+    ment: list[str],
+    state: _State,
+    profiles: _Profiles | None,
+) -> None:
+    candidates = [p for p in ids if p not in ment]  # not the one spoken to
+    prev_panelist = prev.speaker if prev is not None and prev.speaker not in (HOST, UNKNOWN) else None
+    if prev_panelist and after_interjection and prev_panelist in candidates:
+        st.speaker, st.why = prev_panelist, "continues after a back-channel"
+        return
+    if (
+        prev_panelist
+        and len(prev.text.split()) < 25
+        and prev_panelist in state.addressed
+        and prev_panelist in candidates
+    ):
+        st.speaker, st.why = prev_panelist, "continues a short answer"
+        return
+    if prev_panelist:
+        candidates = [p for p in candidates if p != prev_panelist]  # '>>' after an answer: someone else
+    if prev is not None and prev.speaker == UNKNOWN and not after_interjection:
+        pass  # the unknown one could be anyone: nothing to exclude
+    addressed = [p for p in state.addressed if p in candidates and p not in state.answered]
+    if addressed and not state.answered:
+        st.speaker, st.why = addressed[0], "the host asked them"
+        return
+    if state.round:
+        left = [p for p in candidates if p not in state.answered]
+        if len(left) == 1:
+            st.speaker, st.why = left[0], "the last one in the round"
+            return
+        if left:
+            candidates = left
+    if len(candidates) == 1 and len(ids) >= 2:
+        st.speaker, st.why = candidates[0], "the other panelist" if len(ids) == 2 else "the only panelist left"
+        return
+    if not candidates:
+        st.why = "no panelist fits: every one is spoken to or just spoke"
+        return
+    if profiles is None:
+        st.why = "needs the field profiles"
+        return
+    everyone = [p for p in ids if p not in ment]
+    q = profiles.scores(state.question, everyone) if state.question and not state.answered else {}
+    a = profiles.scores(st.text, everyone)
+    st.field_scores = {p: a.get(p, 0.0) + 3.0 * q.get(p, 0.0) for p in everyone}
+    total = {p: st.field_scores[p] for p in candidates}
+    if state.follow_up and state.last_answerer in total and not state.answered:
+        total[state.last_answerer] += 3.0
+    ranked = sorted(candidates, key=lambda p: total[p], reverse=True)
+    best, second = total[ranked[0]], total[ranked[1]] if len(ranked) > 1 else 0.0
+    if best >= 4.0 and best - second >= max(2.0, 0.25 * best):
+        st.speaker = ranked[0]
+        st.why = f"their field (evidence {best:.1f} vs {second:.1f})"
+        return
+    scores = ", ".join(f"{p} {total[p]:.1f}" for p in ranked)
+    st.why = f"ambiguous: the question is addressed to no one and the field evidence is close ({scores})"
+
+
+def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[SpeakerTurn], list[str]]:
+    """Attribute each turn. Returns (turns, panelist display names in order of appearance)."""
+    # 1. drop back-channel and fragment turns; remember where they were
+    kept: list[tuple[RawTurn, bool]] = []  # (turn, an interjection preceded it)
+    pending_interjection = False
+    for i, t in enumerate(raw):
+        nxt = raw[i + 1].text if i + 1 < len(raw) else ""
+        toks = t.text.split()
+        fragment = len(toks) <= 2 and nxt.split()[: len(toks)] == toks
+        if is_backchannel(t.text) or fragment:
+            if kept:  # an opening "Yeah." is still nothing
+                pending_interjection = True
+            continue
+        kept.append((t, pending_interjection))
+        pending_interjection = False
+
+    # 2. names: self-introductions first, then names the host hands over to
+    names = _discover_names(kept, title)
+    ids = panelist_ids(names)
+    name_re = _name_pattern(names)
+    by_name = {}
+    for n, pid in zip(names, ids, strict=True):
+        by_name[n] = pid
+        by_name[_ascii(n)] = pid
+
+    def mentioned(text: str) -> list[str]:
+        return [by_name[m.group(1)] for m in name_re.finditer(text)] if name_re else []
+
+    # 3. firm evidence only
+    firm = _attribute(kept, ids, mentioned, None)
+    if len(ids) < 2 or all(t.speaker != UNKNOWN for t in firm):
+        return firm, names
+
+    # 4. profiles from the firm turns, then again with the field deciding what stayed open; the field's
+    # clear decisions join the profiles and the pass repeats until nothing changes (at most 4 times)
+    def build(turns: list[SpeakerTurn]) -> _Profiles:
+        profiles = _Profiles(ids)
+        profiles.names = set(_terms(" ".join(names + [_ascii(n) for n in names])))
+        for t, _ in kept:
+            profiles.observe(t.text)
+        for t in turns:
+            if t.speaker in ids:
+                profiles.add(t.speaker, t.text, identity=t.why == "introduces themselves")
+            elif t.speaker == HOST:
+                # the host describing a panelist ("dive in with Dan about ... serving") describes them too
+                for sent in _sentences(t.text):
+                    named = set(mentioned(sent))
+                    if len(named) == 1:
+                        profiles.add(next(iter(named)), sent)
+        return profiles
+
+    current = firm
+    for _ in range(2):
+        nxt = _attribute(kept, ids, mentioned, build(current))
+        if [t.speaker for t in nxt] == [t.speaker for t in current]:
+            break
+        current = nxt
+    _settle_rounds(current)
+    return current, names
+
+
+def _settle_rounds(turns: list[SpeakerTurn]) -> None:
+    """In a round each panelist answers once: the answers the field decided (or left open) are given the
+    assignment of distinct panelists with the most evidence in total, around the ones already settled."""
+    i = 0
+    while i < len(turns):
+        if turns[i].speaker == HOST or not turns[i].in_round:
+            i += 1
+            continue
+        j = i
+        while j < len(turns) and turns[j].speaker != HOST and turns[j].in_round:
+            j += 1
+        block = turns[i:j]
+        i = j
+        open_ = [t for t in block if t.field_scores and (t.speaker == UNKNOWN or t.why.startswith("their field"))]
+        if len(open_) < 2:
+            continue
+        taken = {t.speaker for t in block if t not in open_ and t.speaker != UNKNOWN}
+        wanted: Counter[str] = Counter(max(t.field_scores, key=t.field_scores.__getitem__) for t in open_)
+        for t in open_:
+            if t.speaker != UNKNOWN and (t.speaker in taken or wanted[t.speaker] > 1):
+                # two answers in one round cannot both be theirs, and nothing says which one is
+                t.why = f"ambiguous: in a round, {t.speaker} fits more than one answer"
+                t.speaker = UNKNOWN
+        left = [p for p in {p for t in open_ for p in t.field_scores} if p not in taken
+                and p not in {t.speaker for t in open_}]
+        still = [t for t in open_ if t.speaker == UNKNOWN]
+        if len(still) == 1 and len(left) == 1 and len(block) >= 2:
+            still[0].speaker, still[0].why = left[0], "the last one in the round"
