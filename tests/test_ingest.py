@@ -272,8 +272,9 @@ def test_cli_ingest_binary_file(run_cli, tmp_path: Path) -> None:
     f = tmp_path / "junk.bin"
     f.write_bytes(bytes(range(256)) * 20)
     r = run_cli("ingest", str(f), "--turns-json")
-    assert r.returncode == 0 and "Traceback" not in r.stderr
-    assert isinstance(json.loads(r.stdout), list)
+    # a binary file is refused in one line, never turned into a garbage panel
+    assert r.returncode == 2 and "binary" in r.stderr and "Traceback" not in r.stderr
+    assert r.stdout == ""
 
 
 # ----------------------------------------------------------------------------------------------- properties

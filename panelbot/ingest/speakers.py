@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from panelbot.ingest.captions import RawTurn
-from panelbot.retrieval.lexicon import common_stems, stopwords
+from panelbot.retrieval.lexicon import common_stems, stem, stopwords
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import words as word_tokens
 
@@ -92,6 +92,8 @@ _FOLLOW_UP_RE = re.compile(
 )
 _SENT_END_RE = re.compile(r"(?<=[.!?])\s+")
 _ALPHA = 2.0  # additive smoothing of the field profiles
+_IDENTITY_WEIGHT = 4.0  # one word of someone's own introduction, against the profile evidence
+_QUESTION_WEIGHT = 4.0  # the question's identity evidence (who it is for), against the answer's evidence
 
 
 def fold_id(name: str) -> str:
@@ -259,16 +261,55 @@ def _terms(text: str) -> list[str]:
     if _NORMALIZER is None:
         _NORMALIZER = Normalizer({})
     sw = stopwords()
-    return [t for t in _NORMALIZER.terms_of_words([w for w in word_tokens(text)], pairs=False)
-            if t not in sw and len(t) > 1]
+    out = []
+    for t in _NORMALIZER.terms_of_words(word_tokens(text), pairs=False):
+        parts = [t] + ([stem(x) for x in t.split("-") if x] if "-" in t else [])
+        out.extend(x for x in parts if x not in sw and len(x) > 1)
+    return out
 
 
 def _identity_terms(text: str) -> list[str]:
     """Terms of a self-introduction that say what the person does: lowercase words and acronyms ("RL",
     "GPU", "MiniMax"), not capitalised ordinary words ("Together", "Kernels" as part of a title)."""
-    # the organisation ("at Together AI") says where they work, not what they do
+    # the organisation ("at Together AI") says where they work, not what they do; the most ordinary English
+    # words ("try", "use", "role") say nothing about a field unless the general thesaurus knows them as a
+    # subject term ("train", "serve", "optimize")
     text = re.sub(r"\b(?:at|with|from|for)\s+(?:[A-Z]\w*\s*)+", " ", text)
-    return _terms(text)
+    subject = _subject_terms()
+    return [t for t in _terms(text) if t not in _generic_stems() or t in subject]
+
+
+_GENERIC: frozenset[str] | None = None
+
+
+def _generic_stems() -> frozenset[str]:
+    """Stems of the 1,000 most frequent English words ("use", "try", "work", "role"): too general to say
+    what someone works on. (common_en.txt is in frequency order.)"""
+    global _GENERIC
+    if _GENERIC is None:
+        from importlib import resources
+
+        lines = resources.files("panelbot.data").joinpath("common_en.txt").read_text(encoding="utf-8").splitlines()
+        top = [ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")][:1000]
+        _GENERIC = frozenset(stem(w) for w in top)
+    return _GENERIC
+
+
+_SUBJECT: frozenset[str] | None = None
+
+
+def _subject_terms() -> frozenset[str]:
+    global _SUBJECT
+    if _SUBJECT is None:
+        from panelbot.retrieval.vocabulary import thesaurus
+
+        # the groups' single-word terms ("computer use" does not make "use" a subject), not the group of
+        # words about introductions themselves ("role", "background")
+        _SUBJECT = frozenset(
+            t for group in thesaurus() if "introduction" not in group and " " not in group[0]
+            for t in _terms(group[0])
+        )
+    return _SUBJECT
 
 
 class _Profiles:
@@ -296,28 +337,44 @@ class _Profiles:
         idf = math.log((1 + self.docs) / (1 + self.df[w])) + 1
         return idf * (0.25 if w in common_stems() else 1.0)
 
+    def identity_scores(self, text: str, candidates: list[str]) -> dict[str, float]:
+        """Evidence from the words of each candidate's own introduction (and what the host said about them)
+        that no other candidate's has: "train" for the one who leads training, "inference" for the one who
+        leads inference. Words nearly every turn uses count little."""
+        out = {p: 0.0 for p in candidates}
+        vocab = len(set().union(*(self.bags[p] for p in candidates))) or 1
+        totals = {p: sum(self.bags[p].values()) + _ALPHA * vocab for p in candidates}
+        for w in set(_terms(text)):
+            ident = [p for p in candidates if w in self.identity[p]]
+            if len(ident) == 1:
+                p = ident[0]
+                rarity = math.log((1 + self.docs) / (1 + self.df[w])) / math.log(2 + self.docs)
+                # weighed by how much more they use the word than the others do (a word of Olive's
+                # introduction that Dan says all the time says little about Olive)
+                rates = {q: (self.bags[q][w] + _ALPHA) / totals[q] for q in candidates}
+                share = rates[p] / sum(rates.values())
+                out[p] += max(rarity, 0.35) * share * len(candidates)
+        return out
+
     def scores(self, text: str, candidates: list[str]) -> dict[str, float]:
         """Evidence per candidate: each word of the text counts for the panelists who use it relatively
-        more than the others (its share of their normalised use), rarer words more, ordinary English words a
-        quarter, words of their own self-introduction ("RL", "kernels") three times."""
+        more than the others (its smoothed share of their use), rarer words more, ordinary English words a
+        quarter; plus the identity evidence of :meth:`identity_scores`."""
         words_here = set(_terms(text))
         vocab = len(set().union(*(self.bags[p] for p in candidates))) or 1
         totals = {p: sum(self.bags[p].values()) + _ALPHA * vocab for p in candidates}
         out = {p: 0.0 for p in candidates}
         for w in words_here:
-            if not any(self.bags[p][w] for p in candidates) and not any(w in self.identity[p] for p in candidates):
+            if not any(self.bags[p][w] for p in candidates):
                 continue
             # smoothed rates: one use in a long profile says less than several in a short one
             rates = {p: (self.bags[p][w] + _ALPHA) / totals[p] for p in candidates}
             norm = sum(rates.values())
-            ident = [p for p in candidates if w in self.identity[p]]
             for p in candidates:
                 share = rates[p] / norm if norm else 0.0
                 out[p] += self._weight(w) * max(share - 1.0 / len(candidates), 0.0) * 2
-                if p in ident and len(ident) == 1:
-                    # a word of their own introduction, unless nearly every turn uses it ("model", "use")
-                    out[p] += 4.0 * math.log((1 + self.docs) / (1 + self.df[w])) / math.log(2 + self.docs)
-        return out
+        ident = self.identity_scores(text, candidates)
+        return {p: out[p] + _IDENTITY_WEIGHT * ident[p] for p in candidates}
 
 
 # ----------------------------------------------------------------------------------------------- names
@@ -486,15 +543,21 @@ def _answer(
         st.why = "needs the field profiles"
         return
     everyone = [p for p in ids if p not in ment]
-    q = profiles.scores(state.question, everyone) if state.question and not state.answered else {}
+    # who the question is for (the words of their own introduction), and what the answer itself is about
+    q: dict[str, float] = {}
+    if state.question and not state.answered:
+        # the asking sentences at the end say most about whom it is for
+        whole = profiles.identity_scores(state.question, everyone)
+        asking = profiles.identity_scores(" ".join(_sentences(state.question)[-2:]), everyone)
+        q = {p: whole[p] + 2 * asking[p] for p in everyone}
     a = profiles.scores(st.text, everyone)
-    st.field_scores = {p: a.get(p, 0.0) + 3.0 * q.get(p, 0.0) for p in everyone}
+    st.field_scores = {p: a.get(p, 0.0) + _QUESTION_WEIGHT * q.get(p, 0.0) for p in everyone}
     total = {p: st.field_scores[p] for p in candidates}
     if state.follow_up and state.last_answerer in total and not state.answered:
         total[state.last_answerer] += 3.0
     ranked = sorted(candidates, key=lambda p: total[p], reverse=True)
     best, second = total[ranked[0]], total[ranked[1]] if len(ranked) > 1 else 0.0
-    if best >= 4.0 and best - second >= max(2.0, 0.25 * best):
+    if _clear_lead(best, second):
         st.speaker = ranked[0]
         st.why = f"their field (evidence {best:.1f} vs {second:.1f})"
         return
@@ -556,16 +619,25 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
     current = firm
     for _ in range(2):
         nxt = _attribute(kept, ids, mentioned, build(current))
-        if [t.speaker for t in nxt] == [t.speaker for t in current]:
-            break
+        same = [t.speaker for t in nxt] == [t.speaker for t in current]
         current = nxt
+        if same:
+            break
     _settle_rounds(current)
     return current, names
 
 
+def _clear_lead(best: float, second: float) -> bool:
+    """A clear lead: far ahead in a short talk's small numbers, or well ahead in a long one's."""
+    return (best >= 1.5 and best >= 2.5 * second) or (best >= 4.0 and best - second >= max(2.0, 0.25 * best))
+
+
 def _settle_rounds(turns: list[SpeakerTurn]) -> None:
-    """In a round each panelist answers once: the answers the field decided (or left open) are given the
-    assignment of distinct panelists with the most evidence in total, around the ones already settled."""
+    """In a round each panelist answers once. The answers the field decided (or left open) get the assignment
+    of distinct panelists with the most evidence in total, around the ones already settled; each keeps its
+    panelist only when that one clearly leads among those the others did not take."""
+    from itertools import permutations
+
     i = 0
     while i < len(turns):
         if turns[i].speaker == HOST or not turns[i].in_round:
@@ -580,14 +652,18 @@ def _settle_rounds(turns: list[SpeakerTurn]) -> None:
         if len(open_) < 2:
             continue
         taken = {t.speaker for t in block if t not in open_ and t.speaker != UNKNOWN}
-        wanted: Counter[str] = Counter(max(t.field_scores, key=t.field_scores.__getitem__) for t in open_)
-        for t in open_:
-            if t.speaker != UNKNOWN and (t.speaker in taken or wanted[t.speaker] > 1):
-                # two answers in one round cannot both be theirs, and nothing says which one is
-                t.why = f"ambiguous: in a round, {t.speaker} fits more than one answer"
+        pool = sorted({p for t in open_ for p in t.field_scores} - taken)
+        if len(pool) < len(open_) or len(pool) > 7:
+            continue
+        best = max(permutations(pool, len(open_)),
+                   key=lambda perm: sum(t.field_scores.get(p, 0.0) for t, p in zip(open_, perm, strict=True)))
+        for t, p in zip(open_, best, strict=True):
+            others_taken = {q for u, q in zip(open_, best, strict=True) if u is not t} | taken
+            rest = [v for q, v in t.field_scores.items() if q != p and q not in others_taken]
+            if p in t.field_scores and _clear_lead(t.field_scores[p], max(rest, default=0.0)):
+                if t.speaker != p:
+                    t.speaker = p
+                    t.why = f"the round: each panelist answers once (evidence {t.field_scores[p]:.1f})"
+            elif t.speaker != UNKNOWN:
+                t.why = f"ambiguous: in a round, {t.speaker} fits another answer better"
                 t.speaker = UNKNOWN
-        left = [p for p in {p for t in open_ for p in t.field_scores} if p not in taken
-                and p not in {t.speaker for t in open_}]
-        still = [t for t in open_ if t.speaker == UNKNOWN]
-        if len(still) == 1 and len(left) == 1 and len(block) >= 2:
-            still[0].speaker, still[0].why = left[0], "the last one in the round"
