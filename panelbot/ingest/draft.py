@@ -31,6 +31,8 @@ CAPTIONS_NAME = "captions.txt"
 MAX_QUOTE_WORDS = 90
 MAX_QUOTE_SENTENCES = 4
 TARGET_QUOTE_WORDS = 55
+QUOTE_KEYWORDS = 10  # distinctive words per quote
+KEYWORD_PHRASES = 20  # recurring phrases per panelist
 _PALETTE = ["#4EA8DE", "#F4A259", "#8AC926", "#E56B6F", "#B388EB", "#43AA8B"]
 
 
@@ -270,14 +272,18 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
     if not quotes:
         raise DataError("no answer could be attributed to a named panelist; nothing to build a bank from")
     name_words = {w for n in names for w in words(n)} | {w for n in names for w in words(_ascii_fold(n))}
-    kws = _keywords([q["text"] for q in quotes], top=6, exclude=name_words)
-    for q, kw in zip(quotes, kws, strict=False):
-        q["keywords"] = kw
-        q["topics"] = kw[:2]
-    # personas
     by_speaker = {p: " ".join(q["text"] for q in quotes if q["speaker"] == p) for p in ids}
     persona_kws = _keywords([by_speaker[p] for p in ids], top=15, exclude=name_words)
-    persona_phrases = _phrases([by_speaker[p] for p in ids], top=6, exclude=name_words)
+    persona_phrases = _phrases([by_speaker[p] for p in ids], top=KEYWORD_PHRASES, exclude=name_words)
+    all_phrases = {ph for phs in persona_phrases for ph in phs}
+    kws = _keywords([q["text"] for q in quotes], top=QUOTE_KEYWORDS, exclude=name_words)
+    for q, kw in zip(quotes, kws, strict=False):
+        # the speaker's recurring phrases this quote uses ("sparse attention"), then its distinctive words
+        norm = " ".join(words(q["text"]))
+        phrases = [ph for ph in sorted(all_phrases) if f" {ph} " in f" {norm} "]
+        q["keywords"] = phrases + [w for w in kw if not any(w in ph.split() for ph in phrases)]
+        q["topics"] = (phrases + kw)[:2]
+    # personas
     panelists = []
     for k, (pid, disp) in enumerate(zip(ids, names, strict=False)):
         intro = next((t.text for t in turns if t.speaker == pid and t.why == "introduces themselves"), "")
