@@ -204,3 +204,46 @@ def test_check_reports_the_shipped_panel(run_cli, shipped_panel) -> None:
     assert all(q.startswith(("dan-", "olive-")) for q in h["mismatched_quotes"])
     assert {s["id"] for s in h["speakers"]} == {"dan", "olive"}
     assert h["unknown_turns"] == 1 and h["self_test"]["routed_share"] >= 0.85
+
+
+# ----------------------------------------------------------------------------------------------- all fixtures
+
+
+def _truth(fixtures_dir: Path) -> dict[str, list[str]]:
+    import yaml
+
+    return yaml.safe_load((fixtures_dir / "truth.yaml").read_text(encoding="utf-8"))
+
+
+def test_fixtures_never_name_a_wrong_panelist_and_leave_few_unknown(fixtures_dir: Path) -> None:
+    answers = right = 0
+    for name, truth in _truth(fixtures_dir).items():
+        _, turns, _ = segment((fixtures_dir / name).read_text(encoding="utf-8"))
+        got = [t.speaker for t in turns]
+        assert len(got) == len(truth), name
+        wrong = [(i, g, w) for i, (g, w) in enumerate(zip(got, truth, strict=True)) if g not in (w, "unknown")]
+        assert wrong == [], name
+        pairs = [(g, w) for g, w in zip(got, truth, strict=True) if w != "host"]
+        answers += len(pairs)
+        right += sum(g == w for g, w in pairs)
+    assert right >= 0.9 * answers
+
+
+def test_four_panelists_with_a_chinese_name_an_alias_and_a_two_word_first_name(fixtures_dir: Path) -> None:
+    d = build_draft((fixtures_dir / "four_panel.srt").read_text(encoding="utf-8"), "climate")
+    people = {p["id"]: p for p in d.panel["panelists"]}
+    assert list(people) == ["mary-jane", "wangfang", "siobhan", "dandre"]
+    assert [p["name"] for p in people.values()] == ["Mary Jane", "王芳", "Siobhán", "D'Andre"]
+    assert people["siobhan"]["organisation"] == "European Forecast Centre"
+    assert d.panel["title"] == "Climate Models and Their Computers" or d.panel["title"] == "climate"
+    # "Wang Fang, what would you change ..." is addressed to 王芳 by her other name
+    q = next(q for q in d.questions if "hardware" in q["text"])
+    assert q["asked_to"] == ["wangfang"] and q["answered_by"] == ["wangfang"]
+
+
+def test_title_loses_the_caption_artefacts() -> None:
+    from panelbot.ingest.draft import clean_title
+
+    assert clean_title("Agents at Scale: Inside X — Olive Song", ["Dan", "Olive"]) == "Agents at Scale: Inside X"
+    assert clean_title("My Talk (auto-generated) - YouTube", []) == "My Talk"
+    assert clean_title("Björn on Boats — Björn Ek", ["Björn"]) == "Björn on Boats"

@@ -187,6 +187,9 @@ _ROLE_WORDS = re.compile(
 )
 
 
+_TOP_ROLE = re.compile(r"(?i)ceo|cto|cfo|coo|cso|founder|co-founder|cofounder|president|owner|chair")
+
+
 def _role_from_intro(text: str) -> tuple[str, str]:
     """('VP of Kernels', 'Together AI') from "I'm Dan. I'm the VP of Kernels at Together AI."."""
     for verb, rest in re.findall(r"\b(?=(I'm|I am|I lead|I run|I head)\s+([^.;!?]+))", text):
@@ -197,7 +200,10 @@ def _role_from_intro(text: str) -> tuple[str, str]:
         if not _ROLE_WORDS.search(phrase):
             continue
         role, org = phrase, ""
-        mo = re.search(r"\s(?:at|with|from|for)\s+([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)\s*$", phrase)
+        mo = re.search(r"\s(?:at|with|from|for)\s+(?:the\s+)?([^\W\d_][\w&.'-]*(?:\s+[^\W\d_][\w&.'-]*)*)\s*$",
+                       phrase)
+        if mo and not all(w[:1].isupper() or w in ("of", "and", "&", "for") for w in mo.group(1).split()):
+            mo = None
         if mo:
             role, org = phrase[: mo.start()].strip(), mo.group(1)
         else:
@@ -206,6 +212,9 @@ def _role_from_intro(text: str) -> tuple[str, str]:
             of = next((i for i, w in enumerate(toks) if w.lower() in ("of", "for")), None)
             if of is not None and len(toks) - of >= 4 and all(w[:1].isupper() for w in toks[of + 1 :]):
                 role, org = " ".join(toks[: of + 2]), " ".join(toks[of + 2 :])
+            elif (of is not None and of >= 1 and _TOP_ROLE.fullmatch(toks[of - 1])
+                  and all(w[:1].isupper() for w in toks[of + 1 :])):
+                role, org = " ".join(toks[:of]), " ".join(toks[of + 1 :])  # "CTO of Vectorly"
         return role[:1].upper() + role[1:], org
     return "", ""
 
@@ -271,7 +280,17 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
             quotes.append(quote)
     if not quotes:
         raise DataError("no answer could be attributed to a named panelist; nothing to build a bank from")
+    intros = {pid: next((t.text for t in turns if t.speaker == pid and t.why == "introduces themselves"), "")
+              for pid in ids}
+    roles = {pid: _role_from_intro(intros[pid]) for pid in ids}
+    # names (with surnames: "I'm Sarah Chen") and organisations are who they are, not what they talk about
     name_words = {w for n in names for w in words(n)} | {w for n in names for w in words(_ascii_fold(n))}
+    for pid in ids:
+        name_words.update(words(roles[pid][1]))
+        for n in names:
+            m = re.search(rf"{re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})", intros[pid])
+            if m:
+                name_words.update(w for w in words(_ascii_fold(m.group(1))) if m.group(1).strip()[:1].isupper())
     by_speaker = {p: " ".join(q["text"] for q in quotes if q["speaker"] == p) for p in ids}
     persona_kws = _keywords([by_speaker[p] for p in ids], top=15, exclude=name_words)
     persona_phrases = _phrases([by_speaker[p] for p in ids], top=KEYWORD_PHRASES, exclude=name_words)
@@ -286,8 +305,8 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
     # personas
     panelists = []
     for k, (pid, disp) in enumerate(zip(ids, names, strict=False)):
-        intro = next((t.text for t in turns if t.speaker == pid and t.why == "introduces themselves"), "")
-        role, org = _role_from_intro(intro)
+        intro = intros[pid]
+        role, org = roles[pid]
         panelists.append({
             "id": pid,
             "name": disp,

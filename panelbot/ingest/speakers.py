@@ -29,6 +29,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from panelbot.ingest.captions import RawTurn
@@ -380,13 +381,25 @@ class _Profiles:
 # ----------------------------------------------------------------------------------------------- names
 
 
-def _discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> list[str]:
+def _discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[str], dict[str, str]]:
+    """(display names in order of appearance, alias -> display name). A second name someone gives
+    themselves in the same introduction ("I'm 王芳, most people call me Wang Fang") is an alias."""
     all_text = " ".join(t.text for t, _ in kept)
     names: list[str] = []
+    aliases: dict[str, str] = {}
+
+    def known(n: str) -> bool:
+        return n in names or n in aliases or _ascii(n) in {_ascii(x) for x in (*names, *aliases)}
+
     for t, _ in kept:
-        for n in find_intro_names(t.text, all_text):
-            if n not in names and _ascii(n) not in {_ascii(x) for x in names}:
+        found = [n for n in find_intro_names(t.text, all_text) if not known(n)]
+        primary = next((x for x in find_intro_names(t.text, all_text) if x in names), None)
+        for n in found:
+            if primary is None:
                 names.append(n)
+                primary = n
+            else:
+                aliases[n] = primary
     title_names = set(re.findall(rf"[\u2014\u2013|-]\s*({_TOKEN})\s+{_TOKEN}\s*$", title))
     handover_re = re.compile(
         rf"(?:over to you|to you|come to you|thank you|thanks|with|start with|turn to|hear from),?\s+({_TOKEN})(?!\w)|"
@@ -399,14 +412,14 @@ def _discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> list[str]:
             continue
         for m in handover_re.finditer(t.text):
             n = m.group(1) or m.group(2) or m.group(3)
-            if not n or not _is_name(n) or n in names or _ascii(n) in {_ascii(x) for x in names}:
+            if not n or not _is_name(n) or known(n):
                 continue
             # a proper name: capitalised also in mid-sentence, and named in the title or addressed twice
             pat = rf"(?<!\w){re.escape(n)}(?!\w)"
             mid = re.search(rf"[^\W\d_],?\s+{re.escape(n)}(?!\w)", all_text)
             if mid and (n in title_names or len(re.findall(pat, all_text)) >= 2):
                 names.append(n)
-    return names
+    return names, aliases
 
 
 # ----------------------------------------------------------------------------------------------- attribution
@@ -422,10 +435,19 @@ class _State:
     last_answerer: str = ""  # who answered the question before this one
 
 
+@dataclass(frozen=True)
+class _Names:
+    """How names show up in a turn (each callable takes the turn's text and returns panelist ids)."""
+
+    mentioned: Callable[[str], list[str]]  # every panelist named
+    introduced: Callable[[str], list[str]]  # the names the speaker gives themselves
+    hands_over: Callable[[str], list[str]]  # the panelist a short turn calls on
+
+
 def _attribute(
     kept: list[tuple[RawTurn, bool]],
     ids: list[str],
-    mentioned,  # noqa: ANN001 - callable text -> ids
+    names: _Names,
     profiles: _Profiles | None,
 ) -> list[SpeakerTurn]:
     questions = [looks_like_question(t.text) for t, _ in kept]
@@ -433,12 +455,10 @@ def _attribute(
     state = _State()
     for j, (t, after_interjection) in enumerate(kept):
         text = t.text
-        intro = [fold_id(n) for n in find_intro_names(text) if fold_id(n) in ids]
-        if not intro:  # two-word first names: "I'm Mary Jane" gives "Mary" then matched by id prefix
-            heads = [fold_id(n) for n in find_intro_names(text)]
-            intro = [p for p in ids if any(p.split("-")[0] == h.split("-")[0] for h in heads)][:1]
-        ment = mentioned(text)
-        question = questions[j] and not intro
+        intro = names.introduced(text)
+        ment = names.mentioned(text)
+        handover = [] if intro else names.hands_over(text)
+        question = (questions[j] or bool(handover)) and not intro
         prev = out[-1] if out else None
         sets_up_question = (
             j + 1 < len(kept)
@@ -526,6 +546,17 @@ def _answer(
     if addressed and not state.answered:
         st.speaker, st.why = addressed[0], "the host asked them"
         return
+    asked = state.answered[0] if state.answered and state.answered[0] in state.addressed else None
+    other = prev is not None and prev.speaker not in (HOST, asked) and not after_interjection
+    if (
+        not state.round
+        and asked in candidates
+        and other
+        and state.answered == [asked] + ([prev_panelist] if prev_panelist else [])
+    ):
+        # the one asked answered, another pushed back: the next word is the first one's reply
+        st.speaker, st.why = asked, "replies to the one who pushed back on their answer"
+        return
     if state.round:
         left = [p for p in candidates if p not in state.answered]
         if len(left) == 1:
@@ -582,19 +613,36 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         pending_interjection = False
 
     # 2. names: self-introductions first, then names the host hands over to
-    names = _discover_names(kept, title)
+    names, aliases = _discover_names(kept, title)
     ids = panelist_ids(names)
-    name_re = _name_pattern(names)
-    by_name = {}
+    name_re = _name_pattern([*names, *aliases])
+    by_name: dict[str, str] = {}
     for n, pid in zip(names, ids, strict=True):
-        by_name[n] = pid
-        by_name[_ascii(n)] = pid
+        by_name[n] = by_name[_ascii(n)] = pid
+    for a, n in aliases.items():
+        by_name[a] = by_name[_ascii(a)] = by_name[n]
+    all_text = " ".join(t.text for t, _ in kept)
 
     def mentioned(text: str) -> list[str]:
         return [by_name[m.group(1)] for m in name_re.finditer(text)] if name_re else []
 
+    def introduced(text: str) -> list[str]:
+        """Ids of the names a turn's speaker gives themselves ("I'm Mary Jane Okafor" -> mary-jane)."""
+        out = [by_name.get(n) or by_name.get(_ascii(n), "") for n in find_intro_names(text, all_text)]
+        return [p for p in out if p]
+
+    def hands_over(text: str) -> list[str]:
+        """A short turn that calls on a panelist by name: "And finally, D'Andre." / "王芳, you're next." """
+        if not name_re or len(text.split()) > 25:
+            return []
+        ends = [m for m in name_re.finditer(text)
+                if re.match(r"[\s.?!,]*$", text[m.end():]) or re.match(r",\s+you\b", text[m.end():])]
+        return [by_name[m.group(1)] for m in ends[-1:]]
+
+    ctx = _Names(mentioned, introduced, hands_over)
+
     # 3. firm evidence only
-    firm = _attribute(kept, ids, mentioned, None)
+    firm = _attribute(kept, ids, ctx, None)
     if len(ids) < 2 or all(t.speaker != UNKNOWN for t in firm):
         return firm, names
 
@@ -602,7 +650,8 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
     # clear decisions join the profiles and the pass repeats until nothing changes (at most 4 times)
     def build(turns: list[SpeakerTurn]) -> _Profiles:
         profiles = _Profiles(ids)
-        profiles.names = set(_terms(" ".join(names + [_ascii(n) for n in names])))
+        every = [*names, *aliases]
+        profiles.names = set(_terms(" ".join(every + [_ascii(n) for n in every])))
         for t, _ in kept:
             profiles.observe(t.text)
         for t in turns:
@@ -618,7 +667,7 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
 
     current = firm
     for _ in range(2):
-        nxt = _attribute(kept, ids, mentioned, build(current))
+        nxt = _attribute(kept, ids, ctx, build(current))
         same = [t.speaker for t in nxt] == [t.speaker for t in current]
         current = nxt
         if same:
