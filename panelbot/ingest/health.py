@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
+from panelbot.ingest.speakers import generic_words
 from panelbot.panel import Panel
 from panelbot.retrieval.lexicon import common_words, stopwords
 from panelbot.text import normalize_for_match, words
 
-# Everyday frames: a panel word dropped into one of these means something else ("the cache in my browser").
+# Everyday frames: a panel word dropped into one of these means something else ("a cheap cache for my garden").
 _TRAP_FRAMES = (
     "What is the best {w} recipe for a family dinner?",
     "Where can I buy a cheap {w} for my garden?",
-    "How do I teach my dog to fetch a {w}?",
     "Which {w} song should I play at my wedding?",
+    "How do I clean an old {w} before painting it?",
 )
 
 
@@ -71,12 +72,19 @@ def _paraphrase(question: str) -> str:
 
 
 def _trap_words(panel: Panel, n: int = 8) -> list[str]:
-    """Panel words that also have an everyday sense (common English nouns it uses a lot)."""
+    """The panel's own subject words that also have an everyday sense: single-word keywords of its quotes
+    and panelists that are common English nouns-or-so, but not the most general words ("better", "open")."""
     common = common_words()
+    generic = generic_words()
     sw = stopwords()
     counts: Counter[str] = Counter()
-    for q in panel.quotes:
-        counts.update(w for w in words(q.text) if w in common and w not in sw and len(w) > 3 and w.isalpha())
+    keys = [k for q in panel.quotes for k in (*q.keywords, *q.topics)]
+    keys += [k for p in panel.panelists.values() for k in (*p.keywords, *p.covers)]
+    for k in keys:
+        for w in words(k):
+            if (w in common and w not in generic and w not in sw and len(w) > 3 and w.isalpha()
+                    and not w.endswith(("ly", "ed", "ing", "ful", "ous", "ive"))):
+                counts[w] += 1
     return [w for w, _ in counts.most_common(n)]
 
 
@@ -85,9 +93,12 @@ def self_test(panel: Panel) -> dict[str, float | int]:
 
     router = Router(panel)
     asked = routed = quoted = 0
+    sw = stopwords()
+    names = {w for p in panel.panelists.values() for w in words(p.name)} | set(panel.panelists)
     for hq in panel.questions:
-        if not hq.answered_by:
-            continue
+        substance = [w for w in words(hq.text) if w not in sw and w not in names and len(w) > 2]
+        if not hq.answered_by or len(substance) < 4:
+            continue  # "Siobhán?", "And finally, D'Andre.": a hand-over, not a question anyone would ask
         answer_ids = {q.id for q in panel.quotes if q.question == hq.id}
         for text in (hq.text, _paraphrase(hq.text)):
             if not text.strip():

@@ -30,6 +30,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
+from functools import cache
 from dataclasses import dataclass, field
 
 from panelbot.ingest.captions import RawTurn
@@ -280,20 +281,19 @@ def _identity_terms(text: str) -> list[str]:
     return [t for t in _terms(text) if t not in _generic_stems() or t in subject]
 
 
-_GENERIC: frozenset[str] | None = None
+@cache
+def generic_words() -> frozenset[str]:
+    """The 1,000 most frequent English words ("use", "try", "work", "better"): too general to say what
+    someone works on. (common_en.txt is in frequency order.)"""
+    from importlib import resources
+
+    lines = resources.files("panelbot.data").joinpath("common_en.txt").read_text(encoding="utf-8").splitlines()
+    return frozenset([ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")][:1000])
 
 
+@cache
 def _generic_stems() -> frozenset[str]:
-    """Stems of the 1,000 most frequent English words ("use", "try", "work", "role"): too general to say
-    what someone works on. (common_en.txt is in frequency order.)"""
-    global _GENERIC
-    if _GENERIC is None:
-        from importlib import resources
-
-        lines = resources.files("panelbot.data").joinpath("common_en.txt").read_text(encoding="utf-8").splitlines()
-        top = [ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")][:1000]
-        _GENERIC = frozenset(stem(w) for w in top)
-    return _GENERIC
+    return frozenset(stem(w) for w in generic_words())
 
 
 _SUBJECT: frozenset[str] | None = None
