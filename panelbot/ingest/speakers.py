@@ -30,8 +30,8 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
-from functools import cache
 from dataclasses import dataclass, field
+from functools import cache
 
 from panelbot.ingest.captions import RawTurn
 from panelbot.retrieval.lexicon import common_stems, stem, stopwords
