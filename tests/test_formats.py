@@ -247,3 +247,21 @@ def test_title_loses_the_caption_artefacts() -> None:
     assert clean_title("Agents at Scale: Inside X — Olive Song", ["Dan", "Olive"]) == "Agents at Scale: Inside X"
     assert clean_title("My Talk (auto-generated) - YouTube", []) == "My Talk"
     assert clean_title("Björn on Boats — Björn Ek", ["Björn"]) == "Björn on Boats"
+
+
+@pytest.mark.parametrize("name", ["accents_panel.vtt", "four_panel_captions.txt", "three_panel_captions.txt"])
+def test_draft_turns_carry_their_quotes_verbatim(fixtures_dir: Path, name: str, shipped_captions: str) -> None:
+    for text in ((fixtures_dir / name).read_text(encoding="utf-8"), shipped_captions):
+        d = build_draft(text, "x")
+        for q in d.quotes:
+            assert q["text"] in d.turns[q["turn"]].text, q["id"]
+
+
+def test_align_turn_keeps_neighbouring_quotes_apart() -> None:
+    from panelbot.ingest.align import align_turn
+
+    turn = "So the the cache is um big. And it it grows. And that is is fine."
+    quotes = ["So the cache is big.", "And it grows.", "And that is fine."]
+    out = align_turn(turn, quotes)
+    assert out == "So the cache is big. And it grows. And that is fine."
+    assert align_turn("nothing alike here", ["Completely different words entirely."]) == "nothing alike here"

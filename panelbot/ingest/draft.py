@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from panelbot.errors import DataError, UsageError
+from panelbot.ingest.align import align_turn
 from panelbot.ingest.captions import clean_quote_text, split_turns
 from panelbot.ingest.formats import Captions, parse_captions
 from panelbot.ingest.speakers import HOST, UNKNOWN, SpeakerTurn, identify_speakers, panelist_ids
@@ -280,6 +281,12 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
             quotes.append(quote)
     if not quotes:
         raise DataError("no answer could be attributed to a named panelist; nothing to build a bank from")
+    # each turn shows its quotes' cleaned wording, so the context view finds and highlights them
+    by_turn: dict[int, list[str]] = {}
+    for q in quotes:
+        by_turn.setdefault(q["turn"], []).append(q["text"])
+    for i, texts in by_turn.items():
+        turns[i].text = align_turn(turns[i].text, texts)
     intros = {pid: next((t.text for t in turns if t.speaker == pid and t.why == "introduces themselves"), "")
               for pid in ids}
     roles = {pid: _role_from_intro(intros[pid]) for pid in ids}
