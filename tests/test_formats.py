@@ -265,3 +265,11 @@ def test_align_turn_keeps_neighbouring_quotes_apart() -> None:
     out = align_turn(turn, quotes)
     assert out == "So the cache is big. And it grows. And that is fine."
     assert align_turn("nothing alike here", ["Completely different words entirely."]) == "nothing alike here"
+
+
+def test_title_from_a_yt_dlp_file_name() -> None:
+    from panelbot.ingest.draft import title_from_filename
+
+    assert title_from_filename("Agents at Scale [dQw4w9WgXcQ].en.vtt") == "Agents at Scale"
+    assert title_from_filename("/x/My Great Talk.en-US.srt") == "My Great Talk"
+    assert title_from_filename("talk.srt") == ""

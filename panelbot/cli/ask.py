@@ -88,7 +88,10 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if len(questions) > 1:
                 out.write(("\n" if i else "") + f"Q: {q}\n")
             out.write(format_route(panel, result) + "\n")
-            links = [f"  [{sq.quote.id}] {sq.quote.url}" for sq in result.quotes if sq.quote.url]
+            from panelbot.panel.model import format_time
+
+            links = [f"  [{sq.quote.id}] {format_time(sq.quote.start or 0)}  {sq.quote.url}"
+                     for sq in result.quotes if sq.quote.url]
             if links:
                 out.write("Watch:\n" + "\n".join(links) + "\n")
     return EXIT_OK

@@ -48,7 +48,14 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from pathlib import Path
 
     from panelbot.errors import DataError
-    from panelbot.ingest.draft import build_draft, parse, read_captions_file, segment, write_draft
+    from panelbot.ingest.draft import (
+        build_draft,
+        parse,
+        read_captions_file,
+        segment,
+        title_from_filename,
+        write_draft,
+    )
 
     if not args.out and not args.turns_json:
         raise UsageError("ingest needs --out DIR (where to write the panel) and/or --turns-json")
@@ -60,6 +67,8 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"panelbot: warning: {args.captions}: {w}\n")
     if not [w for w in caps.words if w.text != ">>"]:
         raise DataError(f"{args.captions}: no caption text found ({caps.format})")
+    if not caps.title:
+        caps.title = title_from_filename(args.captions)
     if args.turns_json and not args.out:
         _, turns, _ = segment(caps)
         out.write(json.dumps([t.to_dict() for t in turns], ensure_ascii=False, indent=1) + "\n")

@@ -231,6 +231,15 @@ def clean_title(title: str, names: list[str]) -> str:
     return " ".join(t.split()).strip(" -\u2013\u2014|")
 
 
+def title_from_filename(path: str) -> str:
+    """A title from a caption file's name when the captions have none: yt-dlp's "Agents at Scale [dQw4w9WgXcQ]
+    .en.vtt" -> "Agents at Scale"; "talk.srt" -> "" (a bare word like that says nothing)."""
+    name = Path(path).name
+    name = re.sub(r"(\.[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?)?\.(?:vtt|srt|json3?|txt)$", "", name, flags=re.IGNORECASE)
+    name = re.sub(r"\s*\[[\w-]{6,}\]\s*$", "", name).replace("_", " ").strip()
+    return name if len(name.split()) >= 2 else ""
+
+
 def build_draft(captions: str | Captions, name: str, *, url: str | None = None) -> Draft:
     caps = parse(captions) if isinstance(captions, str) else captions
     title, turns, names = segment(caps)
