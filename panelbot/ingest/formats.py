@@ -32,6 +32,33 @@ _ANY_TAG_RE = re.compile(r"</?[A-Za-z][^<>]{0,80}>")
 _ASS_RE = re.compile(r"\{\\[^{}]*\}")
 _SRT_HEAD_RE = re.compile(rf"^\s*\d+\s*\n\s*{_TS}\s*-->", re.MULTILINE)
 _DASH_RE = re.compile(r"^\s*[-\u2010\u2013\u2014]\s+(?=\S)")
+_NAME_TOKEN = r"[^\W\d_](?:[^\W\d_]|['\u2019.\-](?=[^\W\d_]))*"
+_LABEL_RE = re.compile(rf"^\s*(\[?({_NAME_TOKEN}(?:\s+(?:{_NAME_TOKEN}|\d{{1,2}})){{0,2}})\]?)\s*:\s+(?=\S)")
+_ROLE_LABELS = {"host", "moderator", "interviewer", "presenter", "chair", "mc", "q", "question", "audience"}
+_NOT_LABELS = {"so", "the", "a", "an", "and", "but", "or", "note", "yes", "no", "okay", "ok", "well", "example",
+               "step", "update", "warning", "answer", "then", "now", "here", "there", "this", "that", "it", "i",
+               "we", "you", "they", "he", "she", "one", "two", "first", "second", "finally", "also", "like"}
+
+
+def speaker_label(line: str, *, strict: bool = False) -> str | None:
+    """The speaker label a transcript line starts with ("DAN: …", "Speaker 2: …", "Moderator: …",
+    "José: …"), or None. ``strict`` (plain text, where a wrapped line may start with any word) accepts only
+    ALL-CAPS labels, "Speaker N" and role words."""
+    m = _LABEL_RE.match(line)
+    if not m:
+        return None
+    label = m.group(2)
+    toks = label.split()
+    if toks[0].lower() in _NOT_LABELS:
+        return None
+    letters = "".join(ch for ch in label if ch.isalpha())
+    if re.fullmatch(r"(?i)speaker\s*\d{1,2}", label) or label.lower() in _ROLE_LABELS:
+        return label
+    if letters.isupper() and len(letters) >= 2:
+        return label
+    if strict or len(toks) > 2 or any(t.isdigit() for t in toks):
+        return None
+    return label if all(t[:1].isupper() for t in toks) else None
 
 
 @dataclass(frozen=True)
@@ -112,6 +139,8 @@ def _parse_text(text: str) -> Captions:
         and len(lines[0].split()) <= 30
     ):
         title, text = lines[0].strip(), "\n".join(lines[2:])
+    # transcripts with a speaker label at the start of a line ("DAN: …", "Speaker 2: …") change speaker there
+    text = "\n".join(f"{SPEAKER_MARK} {ln}" if speaker_label(ln, strict=True) else ln for ln in text.split("\n"))
     return Captions("text", title, [Word(w) for w in _split_marks(text)])
 
 
@@ -126,13 +155,17 @@ class _Cue:
 
 
 def _clean_line(line: str, unknown_tags: set[str]) -> str:
-    line = _VOICE_RE.sub(lambda m: f" {SPEAKER_MARK} ", line)
+    # a voice span names its speaker: keep the name as a label after the change-of-speaker mark
+    line = _VOICE_RE.sub(lambda m: f" {SPEAKER_MARK} " + (f"{m.group(1).strip()}: " if m.group(1).strip() else ""),
+                         line)
     line = _KNOWN_TAG_RE.sub("", line)
     for m in _ANY_TAG_RE.finditer(line):
         unknown_tags.add(m.group(0)[:20])
     line = _ANY_TAG_RE.sub("", line)
     line = _ASS_RE.sub("", line)
     line = _DASH_RE.sub(f"{SPEAKER_MARK} ", line)
+    if speaker_label(line) and not line.lstrip().startswith(SPEAKER_MARK):
+        line = f"{SPEAKER_MARK} {line}"  # "DAN: …" at the start of a cue line: a new speaker
     return html.unescape(line).replace("\u00a0", " ")
 
 
@@ -152,10 +185,12 @@ def _timed_words(line: str, start: float, end: float, unknown_tags: set[str]) ->
         for w in _split_marks(_clean_line(piece, unknown_tags)):
             toks.append((t, w))
     out: list[Word] = []
-    n = len(toks)
+    n = sum(1 for _, w in toks if w != SPEAKER_MARK)  # a mark takes no time
     span = max(end - start, 0.0)
-    for i, (t, w) in enumerate(toks):
+    i = 0
+    for t, w in toks:
         ws = t if t is not None else start + span * i / max(n, 1)
+        i += w != SPEAKER_MARK
         ws = min(max(ws, start), end) if end >= start else ws
         out.append(Word(w, round(ws, 3), None))
     # each word ends where the next begins (or at the cue's end)

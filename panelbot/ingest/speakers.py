@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from panelbot.ingest.captions import RawTurn
+from panelbot.ingest.formats import speaker_label
 from panelbot.retrieval.lexicon import common_stems, stem, stopwords
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import words as word_tokens
@@ -449,6 +450,7 @@ def _attribute(
     ids: list[str],
     names: _Names,
     profiles: _Profiles | None,
+    forced: dict[int, str] | None = None,
 ) -> list[SpeakerTurn]:
     questions = [looks_like_question(t.text) for t, _ in kept]
     out: list[SpeakerTurn] = []
@@ -469,7 +471,10 @@ def _attribute(
             and not after_interjection
         )
         st = SpeakerTurn(UNKNOWN, text, question, sources=[t.index], times=_times(t))
-        if intro:
+        if forced and t.index in forced:
+            st.speaker, st.why = forced[t.index], "labelled in the captions"
+            st.is_question = st.speaker == HOST and questions[j]
+        elif intro:
             st.speaker, st.why = intro[0], "introduces themselves"
         elif len(ids) >= 2 and set(ids) <= set(ment):
             st.speaker, st.why = HOST, "names every panelist"
@@ -596,8 +601,68 @@ def _answer(
     st.why = f"ambiguous: the question is addressed to no one and the field evidence is close ({scores})"
 
 
+_HOST_LABELS = {"host", "moderator", "interviewer", "presenter", "chair", "mc", "q", "question"}
+
+
+def _labels(raw: list[RawTurn]) -> tuple[list[RawTurn], dict[int, str]]:
+    """Turns whose captions name their speaker ("DAN: …", "Speaker 2: …", a VTT voice span): the turns with
+    the label taken off their text, and raw index -> label. Used only when at least three turns carry a label
+    and there are two labels or more (a stray "Note: …" is not a transcript's labels)."""
+    found = {t.index: lab for t in raw if (lab := speaker_label(t.text))}
+    if len(found) < 3 or len({lab.lower() for lab in found.values()}) < 2:
+        return raw, {}
+    out = []
+    for t in raw:
+        if t.index not in found:
+            out.append(t)
+            continue
+        m = re.match(rf"^\s*\[?{re.escape(found[t.index])}\]?\s*:", t.text)
+        n = len(m.group(0).split()) if m else 0
+        toks = t.text.split()
+        times = t.times[n:] if len(t.times) == len(toks) else []
+        if times and n:  # the turn starts when its label's cue does
+            times[0] = (t.times[0][0], times[0][1])
+        out.append(RawTurn(" ".join(toks[n:]), t.index, times))
+    return out, found
+
+
+def _label_people(kept: list[tuple[RawTurn, bool]], labels: dict[int, str]) -> tuple[dict[str, str], list[str]]:
+    """label (lowercase) -> display name, or HOST for the moderator; and the display names in order. A
+    "Speaker 2" label takes the name that speaker introduces themselves with; with no role label, the label
+    whose turns mostly ask is the host."""
+    by_label: dict[str, list[str]] = {}
+    for t, _ in kept:
+        if t.index in labels:
+            by_label.setdefault(labels[t.index].lower(), []).append(t.text)
+    people: dict[str, str] = {}
+    if not any(lab in _HOST_LABELS for lab in by_label):
+        asks = {lab: sum(looks_like_question(x) for x in texts) / len(texts) for lab, texts in by_label.items()}
+        host = max(asks, key=asks.__getitem__, default=None)
+        if host is not None and asks[host] >= 0.5 and sorted(asks.values())[-2:] != [asks[host]] * 2:
+            people[host] = HOST
+    names: list[str] = []
+    for lab, texts in by_label.items():
+        if lab in _HOST_LABELS or people.get(lab) == HOST:
+            people[lab] = HOST
+            continue
+        intro = next((n for x in texts for n in find_intro_names(x)), None)
+        first = lab.split()[0]
+        if re.fullmatch(r"speaker\s*\d{1,2}", lab):
+            display = intro or lab.title()
+        else:
+            raw = next(labels[i] for i in labels if labels[i].lower() == lab).split()[0]
+            display = raw.title() if raw.isupper() else raw
+            if intro and _ascii(intro).lower().startswith(_ascii(first).lower()):
+                display = intro  # "MARY: I'm Mary Jane" -> Mary Jane
+        people[lab] = display
+        if display not in names:
+            names.append(display)
+    return people, names
+
+
 def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[SpeakerTurn], list[str]]:
     """Attribute each turn. Returns (turns, panelist display names in order of appearance)."""
+    raw, labels = _labels(raw)
     # 1. drop back-channel and fragment turns; remember where they were
     kept: list[tuple[RawTurn, bool]] = []  # (turn, an interjection preceded it)
     pending_interjection = False
@@ -612,8 +677,11 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         kept.append((t, pending_interjection))
         pending_interjection = False
 
-    # 2. names: self-introductions first, then names the host hands over to
-    names, aliases = _discover_names(kept, title)
+    # 2. names: speaker labels in the captions, self-introductions, then names the host hands over to
+    people, names = _label_people(kept, labels) if labels else ({}, [])
+    found, aliases = _discover_names(kept, title)
+    known = {_ascii(n).lower() for n in names}
+    names += [n for n in found if _ascii(n).lower() not in known]
     ids = panelist_ids(names)
     name_re = _name_pattern([*names, *aliases])
     by_name: dict[str, str] = {}
@@ -640,9 +708,12 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         return [by_name[m.group(1)] for m in ends[-1:]]
 
     ctx = _Names(mentioned, introduced, hands_over)
+    display_id = dict(zip(names, ids, strict=True))
+    forced = {i: (HOST if people[lab.lower()] == HOST else display_id[people[lab.lower()]])
+              for i, lab in labels.items() if lab.lower() in people}
 
     # 3. firm evidence only
-    firm = _attribute(kept, ids, ctx, None)
+    firm = _attribute(kept, ids, ctx, None, forced)
     if len(ids) < 2 or all(t.speaker != UNKNOWN for t in firm):
         return firm, names
 
@@ -667,7 +738,7 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
 
     current = firm
     for _ in range(2):
-        nxt = _attribute(kept, ids, ctx, build(current))
+        nxt = _attribute(kept, ids, ctx, build(current), forced)
         same = [t.speaker for t in nxt] == [t.speaker for t in current]
         current = nxt
         if same:
