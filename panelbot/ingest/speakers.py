@@ -85,6 +85,7 @@ _REQUEST_RE = re.compile(
 _ROUND_RE = re.compile(
     r"\b(?:each of you|all of you|both of you|you both|you all|each one of you|everyone on (?:the|this) panel|"
     r"down the line|one by one|around the (?:table|panel)|quick introductions|introduce yourselves|"
+    r"anyone (?:can|could|want|wants)|whoever wants|jump in|"
     r"each of (?:our|the) (?:panelists|guests))\b",
     re.IGNORECASE,
 )
@@ -94,6 +95,7 @@ _FOLLOW_UP_RE = re.compile(
     re.IGNORECASE,
 )
 _SENT_END_RE = re.compile(r"(?<=[.!?])\s+")
+_FOLLOW_ON_RE = re.compile(r"^\W*(?:and|but|how so|why|really|wait|is that|does that)\b", re.IGNORECASE)
 _ALPHA = 2.0  # additive smoothing of the field profiles
 _IDENTITY_WEIGHT = 4.0  # one word of someone's own introduction, against the profile evidence
 _QUESTION_WEIGHT = 4.0  # the question's identity evidence (who it is for), against the answer's evidence
@@ -277,7 +279,7 @@ def _identity_terms(text: str) -> list[str]:
     # the organisation ("at Together AI") says where they work, not what they do; the most ordinary English
     # words ("try", "use", "role") say nothing about a field unless the general thesaurus knows them as a
     # subject term ("train", "serve", "optimize")
-    text = re.sub(r"\b(?:at|with|from|for)\s+(?:[A-Z]\w*\s*)+", " ", text)
+    text = _without_organisations(text)
     subject = _subject_terms()
     return [t for t in _terms(text) if t not in _generic_stems() or t in subject]
 
@@ -295,6 +297,26 @@ def generic_words() -> frozenset[str]:
 @cache
 def _generic_stems() -> frozenset[str]:
     return frozenset(stem(w) for w in generic_words())
+
+
+def _without_organisations(text: str) -> str:
+    """"… an economist at the Baltic Farm Institute who …" -> "… an economist who …"."""
+    toks = text.split()
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        out.append(toks[i])
+        if toks[i].lower() in ("at", "with", "from", "for") and i + 1 < len(toks):
+            j = i + 1 + (toks[i + 1].lower() == "the")
+            k = j
+            while k < len(toks) and toks[k][:1].isupper() and toks[k] != "I":
+                k += 1
+            if k > j:
+                out.pop()
+                i = k
+                continue
+        i += 1
+    return " ".join(out)
 
 
 _SUBJECT: frozenset[str] | None = None
@@ -324,12 +346,23 @@ class _Profiles:
         self.df: Counter[str] = Counter()
         self.docs = 0
         self.names: set[str] = set()  # terms of the panelists' names: never evidence of a field
+        self.own: dict[int, tuple[str, Counter[str]]] = {}  # raw turn -> what it added (to leave it out)
 
-    def add(self, speaker: str, text: str, *, identity: bool = False) -> None:
+    def add(self, speaker: str, text: str, *, identity: bool = False, sources: list[int] | None = None) -> None:
         if speaker in self.bags:
-            self.bags[speaker].update(_terms(text))
+            terms = Counter(_terms(text))
+            self.bags[speaker].update(terms)
+            for i in sources or ():
+                self.own[i] = (speaker, terms)
             if identity:
                 self.identity[speaker].update(set(_identity_terms(text)) - self.names)
+
+    def without(self, sources: list[int]) -> dict[str, Counter[str]]:
+        """The bags without what the given turns added: a turn is never evidence for its own speaker."""
+        bags = dict(self.bags)
+        for speaker, terms in {self.own[i][0]: self.own[i] for i in sources if i in self.own}.values():
+            bags[speaker] = bags[speaker] - terms
+        return bags
 
     def observe(self, text: str) -> None:
         self.docs += 1
@@ -358,19 +391,21 @@ class _Profiles:
                 out[p] += max(rarity, 0.35) * share * len(candidates)
         return out
 
-    def scores(self, text: str, candidates: list[str]) -> dict[str, float]:
+    def scores(self, text: str, candidates: list[str], sources: list[int] | None = None) -> dict[str, float]:
         """Evidence per candidate: each word of the text counts for the panelists who use it relatively
         more than the others (its smoothed share of their use), rarer words more, ordinary English words a
-        quarter; plus the identity evidence of :meth:`identity_scores`."""
+        quarter; plus the identity evidence of :meth:`identity_scores`. The turns in ``sources`` (the one
+        being scored) are left out of the profiles."""
+        bags = self.without(sources or [])
         words_here = set(_terms(text))
-        vocab = len(set().union(*(self.bags[p] for p in candidates))) or 1
-        totals = {p: sum(self.bags[p].values()) + _ALPHA * vocab for p in candidates}
+        vocab = len(set().union(*(bags[p] for p in candidates))) or 1
+        totals = {p: sum(bags[p].values()) + _ALPHA * vocab for p in candidates}
         out = {p: 0.0 for p in candidates}
         for w in words_here:
-            if not any(self.bags[p][w] for p in candidates):
+            if not any(bags[p][w] for p in candidates):
                 continue
             # smoothed rates: one use in a long profile says less than several in a short one
-            rates = {p: (self.bags[p][w] + _ALPHA) / totals[p] for p in candidates}
+            rates = {p: (bags[p][w] + _ALPHA) / totals[p] for p in candidates}
             norm = sum(rates.values())
             for p in candidates:
                 share = rates[p] / norm if norm else 0.0
@@ -401,26 +436,59 @@ def _discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[
                 primary = n
             else:
                 aliases[n] = primary
-    title_names = set(re.findall(rf"[\u2014\u2013|-]\s*({_TOKEN})\s+{_TOKEN}\s*$", title))
+    title_names = _title_names(title)
     handover_re = re.compile(
         rf"(?:over to you|to you|come to you|thank you|thanks|with|start with|turn to|hear from),?\s+({_TOKEN})(?!\w)|"
         rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({_TOKEN}),?\s+(?:if you|can you|could you|"
         rf"would you|what|how|why|do you|I want|over to you|your turn|you're up|tell us)|"
-        rf"(?:^|[.?!]\s+)(?:And |So |Now )?(?:what about )?({_TOKEN})\?"
+        rf"(?:^|[.?!]\s+)(?:And |So |Now )?(?:what about )?({_TOKEN})\?|"
+        rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({_TOKEN}),\s"
     )
+    candidates: list[str] = []
     for t, _ in kept:
-        if not looks_like_question(t.text):
+        # the host presenting the guests: "Joining me are Léa Fontaine, who …, and Tomasz Wiśniewski, …"
+        for sent in _sentences(t.text):
+            if _GUESTS_RE.search(sent):
+                candidates += [m.group(1) for m in re.finditer(rf"({_TOKEN})\s+{_TOKEN}", sent)
+                               if _is_name(m.group(1)) and m.group(0).split()[1][:1].isupper()]
+        if looks_like_question(t.text):
+            candidates += [m.group(1) or m.group(2) or m.group(3) or m.group(4)
+                           for m in handover_re.finditer(t.text)]
+    for n in candidates:
+        if not n or not _is_name(n) or known(n):
             continue
-        for m in handover_re.finditer(t.text):
-            n = m.group(1) or m.group(2) or m.group(3)
-            if not n or not _is_name(n) or known(n):
-                continue
-            # a proper name: capitalised also in mid-sentence, and named in the title or addressed twice
-            pat = rf"(?<!\w){re.escape(n)}(?!\w)"
-            mid = re.search(rf"[^\W\d_],?\s+{re.escape(n)}(?!\w)", all_text)
-            if mid and (n in title_names or len(re.findall(pat, all_text)) >= 2):
-                names.append(n)
+        # a proper name: capitalised also in mid-sentence, and named in the title or addressed twice
+        pat = rf"(?<!\w){re.escape(n)}(?!\w)"
+        mid = re.search(rf"[^\W\d_],?\s+{re.escape(n)}(?!\w)", all_text)
+        if mid and (n in title_names or len(re.findall(pat, all_text)) >= 2):
+            names.append(n)
+    # in the order the talk first names them
+    first = {n: (m.start() if (m := re.search(rf"(?<!\w){re.escape(n)}(?!\w)", all_text)) else len(all_text))
+             for n in names}
+    names.sort(key=lambda n: first[n])
     return names, aliases
+
+
+_GUESTS_RE = re.compile(
+    r"\b(?:joining (?:me|us)|with (?:me|us) (?:today|tonight|here|on stage)|please welcome|"
+    r"our (?:guests?|panelists?|speakers?)|I'm (?:joined|here) (?:by|with)|we(?:'re| are) joined by|"
+    r"we have (?:here|with us))\b",
+    re.IGNORECASE,
+)
+
+
+def _title_names(title: str) -> set[str]:
+    """First names listed after the title's last dash: "Robots on the Farm — Léa Fontaine and Tomasz
+    Wiśniewski" -> {"Léa", "Tomasz"}."""
+    parts = re.split(r"\s[\u2014\u2013|-]\s|\s[\u2014\u2013]", title)
+    if len(parts) < 2:
+        return set()
+    out = set()
+    for chunk in re.split(r"\s*(?:,|&|\band\b|\bwith\b|\bft\.|\bfeat\.)\s*", parts[-1]):
+        toks = chunk.split()
+        if 1 <= len(toks) <= 3 and all(t[:1].isupper() for t in toks) and _is_name(toks[0]):
+            out.add(toks[0])
+    return out
 
 
 # ----------------------------------------------------------------------------------------------- attribution
@@ -493,28 +561,41 @@ def _attribute(
             prev.times.extend(st.times)
             prev.is_question = prev.is_question or st.is_question
             if st.speaker == HOST:
-                _new_question(prev, ment, ids, state)
+                _new_question(prev, names, ids, state)
             continue
         if st.speaker == HOST:
-            _new_question(st, ment, ids, state)
+            _new_question(st, names, ids, state)
         elif st.speaker != UNKNOWN:
             state.answered.append(st.speaker)
         out.append(st)
     return out
 
 
-def _new_question(st: SpeakerTurn, ment: list[str], ids: list[str], state: _State) -> None:
-    named = [p for p in ment if p in ids]
+def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State) -> None:
+    named = [p for p in names.mentioned(st.text) if p in ids]
     last = [p for p in state.answered if p in ids][-1:] or ([state.last_answerer] if state.last_answerer else [])
     state.last_answerer = last[0] if last else ""
-    # the one the closing sentences name is asked; a turn naming several in its last sentence asks them in order
+    # the one the closing sentences name is asked ("…, and Tomasz, an economist. Léa, let me start with
+    # you."); several named there, or a round cue ("each of you"), is a round
     tail = " ".join(_sentences(st.text)[-2:])
-    st.addressed = named[-1:]
-    state.round = (bool(_ROUND_RE.search(tail)) and len(set(named)) != 1) or (
-        len(set(named)) >= 2 and len(set(named)) == len(ids)
-    )
+    tail_named = list(dict.fromkeys(p for p in names.mentioned(tail) if p in ids))
+    cue = bool(_ROUND_RE.search(tail))
+    if len(tail_named) == 1:
+        st.addressed, state.round = tail_named, False
+    elif len(tail_named) >= 2:
+        st.addressed, state.round = [], True
+    else:
+        st.addressed = named[-1:]
+        state.round = (cue and len(set(named)) != 1) or (len(set(named)) >= 2 and len(set(named)) == len(ids))
+    if cue and len(tail_named) != 1:
+        state.round = True
     if state.round:
         st.addressed = []
+    elif not st.addressed and state.last_answerer and not named and _FOLLOW_ON_RE.match(st.text) \
+            and len(st.text.split()) <= 12:
+        # a short follow-on with no name ("And how fast is it compared to a person?") drills into the
+        # answer just given
+        st.addressed = [state.last_answerer]
     state.addressed = st.addressed
     state.answered = []
     state.follow_up = bool(_FOLLOW_UP_RE.search(tail)) and not st.addressed
@@ -586,7 +667,7 @@ def _answer(
         whole = profiles.identity_scores(state.question, everyone)
         asking = profiles.identity_scores(" ".join(_sentences(state.question)[-2:]), everyone)
         q = {p: whole[p] + 2 * asking[p] for p in everyone}
-    a = profiles.scores(st.text, everyone)
+    a = profiles.scores(st.text, everyone, st.sources)
     st.field_scores = {p: a.get(p, 0.0) + _QUESTION_WEIGHT * q.get(p, 0.0) for p in everyone}
     total = {p: st.field_scores[p] for p in candidates}
     if state.follow_up and state.last_answerer in total and not state.answered:
@@ -727,14 +808,19 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
             profiles.observe(t.text)
         for t in turns:
             if t.speaker in ids:
-                profiles.add(t.speaker, t.text, identity=t.why == "introduces themselves")
+                profiles.add(t.speaker, t.text, identity=t.why == "introduces themselves", sources=t.sources)
             elif t.speaker == HOST:
-                # the host describing a panelist ("dive in with Dan about ... serving") describes them too
+                # the host describing a panelist ("dive in with Dan about ... serving") describes them too;
+                # a sentence presenting several ("Léa, who runs …, and Tomasz, an economist …") is cut at
+                # each name. For a panelist who never introduces themselves, that is who they are.
                 for sent in _sentences(t.text):
-                    named = set(mentioned(sent))
-                    if len(named) == 1:
-                        profiles.add(next(iter(named)), sent)
+                    spans = [(m.start(), by_name[m.group(1)]) for m in name_re.finditer(sent)] if name_re else []
+                    for k, (at, pid) in enumerate(spans):
+                        piece = sent[at : spans[k + 1][0] if k + 1 < len(spans) else len(sent)]
+                        profiles.add(pid, piece, identity=pid not in self_introduced)
         return profiles
+
+    self_introduced = {t.speaker for t in firm if t.why == "introduces themselves"}
 
     current = firm
     for _ in range(2):
