@@ -69,6 +69,9 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise DataError(f"{args.captions}: no caption text found ({caps.format})")
     if not caps.title:
         caps.title = title_from_filename(args.captions)
+    if args.url and not caps.timed:
+        err.write(f"panelbot: warning: {args.captions}: plain text captions carry no times, so quotes cannot link "
+                  "to their moment (WebVTT, SRT or json3 captions can)\n")
     if args.turns_json and not args.out:
         _, turns, _ = segment(caps)
         out.write(json.dumps([t.to_dict() for t in turns], ensure_ascii=False, indent=1) + "\n")
