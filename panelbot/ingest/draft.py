@@ -331,7 +331,7 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
             "colour": _PALETTE[k % len(_PALETTE)],
             "covers": (persona_phrases[k] + [w for w in persona_kws[k] if not any(
                 w in ph.split() for ph in persona_phrases[k])])[:5],
-            "keywords": persona_phrases[k] + persona_kws[k],
+            "keywords": list(dict.fromkeys(_role_keywords(role, org) + persona_phrases[k] + persona_kws[k])),
             "bio": clean_quote_text(intro) if intro else "",
             "voice": "",
         })
@@ -360,6 +360,19 @@ def turn_record(t: SpeakerTurn) -> dict:
     if t.speaker == UNKNOWN and t.why:
         rec["why"] = t.why
     return rec
+
+
+def _role_keywords(role: str, org: str) -> list[str]:
+    """What a role and organisation say about a panelist's subject: "Research lead of RL", "MiniMax" ->
+    ["rl", "minimax"]; "VP of Kernels", "Together AI" -> ["kernels", "together ai"]. The most ordinary
+    English words ("lead", "head", "team") are left out."""
+    from panelbot.ingest.speakers import generic_words
+
+    sw = stopwords()
+    out = [w for w in words(role) if w not in sw and w not in generic_words() and len(w) > 1]
+    if org:
+        out.append(" ".join(words(org)))
+    return out
 
 
 def _ascii_fold(name: str) -> str:
