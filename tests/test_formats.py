@@ -334,3 +334,27 @@ def test_a_stray_colon_is_not_a_speaker_label() -> None:
     _, turns, _ = segment("Talk\n\nWelcome. Note: the slides are online. >> Hi, I'm Ann. >> And I'm Bob.")
     assert [t.speaker for t in turns] == ["host", "ann", "bob"] or all(t.why != "labelled in the captions"
                                                                        for t in turns)
+
+
+_NAMES = ["José", "Anaïs", "Björn", "D'Andre", "王芳", "Łukasz", "Mary Jane", "Zoë", "Дмитрий", "Host", "Ann-Marie"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(_NAMES),
+                          st.sampled_from(["I'm {}.", "{} here.", "{}, what do you think?", "my name is {}."]),
+                          st.text(max_size=30)), min_size=1, max_size=10))
+def test_any_draft_with_unicode_names_writes_a_panel_that_loads(tmp_path_factory, parts) -> None:
+    from panelbot.errors import DataError
+    from panelbot.ingest.draft import write_draft
+    from panelbot.panel import load_panel
+
+    text = "T\n\n" + " >> ".join(f"{tpl.format(n)} {extra} We build caches and train models on data." for n, tpl, extra
+                                 in parts)
+    try:
+        d = build_draft(text, "x")
+    except DataError:
+        return
+    out = tmp_path_factory.mktemp("p") / "p"
+    write_draft(d, text, out)
+    panel = load_panel(out)
+    assert set(panel.panelists) == {p["id"] for p in d.panel["panelists"]}
