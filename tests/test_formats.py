@@ -358,3 +358,11 @@ def test_any_draft_with_unicode_names_writes_a_panel_that_loads(tmp_path_factory
     write_draft(d, text, out)
     panel = load_panel(out)
     assert set(panel.panelists) == {p["id"] for p in d.panel["panelists"]}
+
+
+def test_a_one_guest_interview_gives_every_answer_to_the_guest() -> None:
+    turns, names = identify_speakers(split_turns(
+        "Welcome to the show. Tell us who you are? >> Hi, I'm Ravi and I build bridges. >> What is hard about "
+        "bridges? >> Wind, mostly. Long spans twist in the wind. >> How do you test that? >> In a wind tunnel."))
+    assert names == ["Ravi"]
+    assert [t.speaker for t in turns] == ["host", "ravi", "host", "ravi", "host", "ravi"]

@@ -650,8 +650,9 @@ def _answer(
             return
         if left:
             candidates = left
-    if len(candidates) == 1 and len(ids) >= 2:
-        st.speaker, st.why = candidates[0], "the other panelist" if len(ids) == 2 else "the only panelist left"
+    if len(candidates) == 1:
+        st.speaker = candidates[0]
+        st.why = {1: "the only guest", 2: "the other panelist"}.get(len(ids), "the only panelist left")
         return
     if not candidates:
         st.why = "no panelist fits: every one is spoken to or just spoke"
