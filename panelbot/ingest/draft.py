@@ -246,7 +246,11 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
     title = clean_title(title, names)
     ids = panelist_ids(names)
     if not ids:
-        raise DataError("found no panelists: no self-introductions or hand-overs by name in the captions")
+        plain = " ".join(t.text for t in turns)
+        hint = ""
+        if plain and not any(ch.isupper() for ch in plain) and not re.search(r"[.?!]", plain):
+            hint = " (these captions have no capital letters or punctuation, so names cannot be told from words)"
+        raise DataError("found no panelists: no self-introductions or hand-overs by name in the captions" + hint)
     # questions: host turns followed by at least one panelist answer
     questions: list[dict] = []
     current_q: dict | None = None
