@@ -260,3 +260,15 @@ def test_three_panelists_never_a_wrong_name(fixtures_dir) -> None:
     assert named >= len(got) - 5
     # the pushback is not 'the only panelist left': after the one asked has answered, it's a back-and-forth
     assert got[13] in ("priti", UNKNOWN)
+
+
+@pytest.mark.parametrize("dan, olive", [("José", "Anaïs"), ("D'Andre", "王芳")])
+def test_the_seed_with_other_names_is_attributed_just_as_well(shipped_captions, shipped_panel, dan, olive) -> None:
+    from panelbot.ingest.speakers import fold_id
+
+    _, turns, names = segment(shipped_captions.replace("Dan", dan).replace("Olive", olive))
+    assert names == [dan, olive]
+    ids = {"dan": fold_id(dan), "olive": fold_id(olive)}
+    drafted = [{"speaker": t.speaker, "text": t.text} for t in turns]
+    answers = [t for t in shipped_panel.turns if t.speaker in ids and len(t.text.split()) >= 15]
+    assert [_best_match(t.text, drafted)["speaker"] for t in answers] == [ids[t.speaker] for t in answers]
