@@ -4,7 +4,9 @@
 
 Seed: each substantive panelist answer (15+ words) of the hand-curated persona_data/minimax-m3/turns.yaml is
 matched to the draft turn that shares most of its words; right / unknown / wrong are counted over those.
-Fixtures: the true speaker of every turn is listed in tests/fixtures/truth.yaml (host turns included).
+Fixtures: the true speaker of every raw turn (between two `>>`) is listed in tests/fixtures/truth.yaml; each
+panelist's raw turn counts once, whatever ingest merged it with (host turns are not counted, but a host turn
+given to a panelist is listed with -v).
 """
 
 from __future__ import annotations
@@ -42,25 +44,39 @@ def seed(verbose: bool) -> tuple[int, int, int, int]:
     return len(answers), right, unknown, wrong
 
 
+def score(turns: list, truth: list[str]) -> tuple[int, int, int, int, list[str]]:
+    """(answers, right, unknown, wrong, notes) over the raw turns each attributed turn is made of."""
+    n = right = unknown = wrong = 0
+    notes = []
+    for t in turns:
+        for i in t.sources:
+            want = truth[i] if i < len(truth) else "-"
+            if want in ("-", "host"):
+                if want == "host" and t.speaker not in ("host", "unknown"):
+                    notes.append(f"raw turn {i}: host -> {t.speaker} ({t.why})")
+                continue
+            n += 1
+            if t.speaker == want:
+                right += 1
+            elif t.speaker == "unknown":
+                unknown += 1
+                notes.append(f"raw turn {i}: {want} -> unknown ({t.why})")
+            else:
+                wrong += 1
+                notes.append(f"raw turn {i}: {want} -> {t.speaker} ({t.why})")
+    return n, right, unknown, wrong, notes
+
+
 def fixtures(verbose: bool) -> dict[str, tuple[int, int, int, int]]:
     truth = yaml.safe_load((ROOT / "tests" / "fixtures" / "truth.yaml").read_text(encoding="utf-8"))
     out = {}
     for name, speakers in truth.items():
         _, turns, _ = segment((ROOT / "tests" / "fixtures" / name).read_text(encoding="utf-8"))
-        got = [t.speaker for t in turns]
-        if len(got) != len(speakers):
-            out[name] = (len(speakers), 0, 0, len(speakers))
-            if verbose:
-                print(f"  {name}: {len(got)} turns, expected {len(speakers)}")
-            continue
-        pairs = [(g, s) for g, s in zip(got, speakers, strict=True) if s != "host"]
-        r = sum(g == s for g, s in pairs)
-        u = sum(g == "unknown" for g, s in pairs)
-        out[name] = (len(pairs), r, u, len(pairs) - r - u)
+        n, r, u, w, notes = score(turns, speakers)
+        out[name] = (n, r, u, w)
         if verbose:
-            for i, (g, s) in enumerate(zip(got, speakers, strict=True)):
-                if g != s:
-                    print(f"  {name} turn {i}: {s} -> {g} ({turns[i].why})")
+            for note in notes:
+                print(f"  {name} {note}")
     return out
 
 

@@ -218,39 +218,47 @@ def _truth(fixtures_dir: Path) -> dict[str, list[str]]:
     return yaml.safe_load((fixtures_dir / "truth.yaml").read_text(encoding="utf-8"))
 
 
-# Written after the rules, to see how they do on a talk they were not shaped on: the host presents both guests
-# (no self-introductions) and most questions are addressed to no one. The field decides those from very little
-# text and gets four of them wrong (see README); kept here so a change that helps or hurts shows.
-HARD = {"host_intro_captions.txt": (4, 4)}  # fixture -> (at least right, at most wrong)
+def _score(turns: list, truth: list[str]) -> tuple[int, int, int]:
+    """(panelist raw turns, right, wrong) over the raw turns each attributed turn is made of."""
+    n = right = wrong = 0
+    for t in turns:
+        for i in t.sources:
+            want = truth[i]
+            if want == "host":
+                wrong += t.speaker not in ("host", "unknown")
+            elif want != "-":
+                n += 1
+                right += t.speaker == want
+                wrong += t.speaker not in (want, "unknown")
+    return n, right, wrong
+
+
+# Written after the rules, to see how they do on talks they were not shaped on (see README): in one the host
+# presents both guests and most questions are addressed to no one; in the other a closing round's answers
+# read like each other's fields. Kept here so a change that helps or hurts shows.
+HARD = {"host_intro_captions.txt": (5, 4), "energy_panel_captions.txt": (11, 2)}  # (at least right, at most wrong)
 
 
 def test_fixtures_never_name_a_wrong_panelist_and_leave_few_unknown(fixtures_dir: Path) -> None:
     answers = right = 0
     for name, truth in _truth(fixtures_dir).items():
-        if name in HARD:
-            continue
         _, turns, _ = segment((fixtures_dir / name).read_text(encoding="utf-8"))
-        got = [t.speaker for t in turns]
-        assert len(got) == len(truth), name
-        wrong = [(i, g, w) for i, (g, w) in enumerate(zip(got, truth, strict=True)) if g not in (w, "unknown")]
-        assert wrong == [], name
-        pairs = [(g, w) for g, w in zip(got, truth, strict=True) if w != "host"]
-        answers += len(pairs)
-        right += sum(g == w for g, w in pairs)
-    assert right >= 0.9 * answers
+        n, r, w = _score(turns, truth)
+        if name in HARD:
+            least_right, most_wrong = HARD[name]
+            assert r >= least_right and w <= most_wrong, name
+            continue
+        assert w == 0, name
+        answers += n
+        right += r
+    assert right >= 0.95 * answers
 
 
 def test_a_talk_where_the_host_presents_the_guests(fixtures_dir: Path) -> None:
-    truth = _truth(fixtures_dir)["host_intro_captions.txt"]
     title, turns, names = segment((fixtures_dir / "host_intro_captions.txt").read_text(encoding="utf-8"))
     assert names == ["Léa", "Tomasz"]  # from "Joining me are Léa Fontaine, … and Tomasz Wiśniewski, …"
-    got = [t.speaker for t in turns]
-    assert len(got) == len(truth)
-    pairs = [(g, w) for g, w in zip(got, truth, strict=True) if w != "host"]
-    least_right, most_wrong = HARD["host_intro_captions.txt"]
-    assert sum(g == w for g, w in pairs) >= least_right
-    assert sum(g not in (w, "unknown") for g, w in pairs) <= most_wrong
-    assert got[1] == "lea" and got[3] == "lea"  # "Léa, let me start with you." and the follow-on "And how fast …?"
+    by_raw = {i: t.speaker for t in turns for i in t.sources}
+    assert by_raw[1] == "lea" and by_raw[3] == "lea"  # "Léa, let me start with you." and "And how fast …?"
 
 
 def test_four_panelists_with_a_chinese_name_an_alias_and_a_two_word_first_name(fixtures_dir: Path) -> None:

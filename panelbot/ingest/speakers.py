@@ -85,16 +85,22 @@ _REQUEST_RE = re.compile(
 _ROUND_RE = re.compile(
     r"\b(?:each of you|all of you|both of you|you both|you all|each one of you|everyone on (?:the|this) panel|"
     r"down the line|one by one|around the (?:table|panel)|quick introductions|introduce yourselves|"
-    r"anyone (?:can|could|want|wants)|whoever wants|jump in|"
+    r"anyone (?:can|could|want|wants)|whoever wants|jump in|(?:one )?(?:more )?for (?:everyone|everybody)|"
     r"each of (?:our|the) (?:panelists|guests))\b",
     re.IGNORECASE,
 )
 _FOLLOW_UP_RE = re.compile(
     r"\b(?:this thread|that thread|follow[- ]up|following up|more on (?:this|that)|build(?:ing)? on (?:this|that)|"
-    r"pick on this|dig (?:into|deeper)|on that note|you mentioned|you said)\b",
+    r"pick on (?:this|that)|dig (?:into|deeper)|go deeper|on that note|you mentioned|you said|"
+    r"stay(?:ing)? (?:on|with) (?:this|that))\b",
     re.IGNORECASE,
 )
 _SENT_END_RE = re.compile(r"(?<=[.!?])\s+")
+_REPLY_RE = re.compile(
+    r"^\W*(?:that's fair|fair enough|fair|agreed|i agree|true|that's true|good point|that's a good point|"
+    r"yes,? but|yeah,? but|sure,? but|no,? i)\b",
+    re.IGNORECASE,
+)
 _FOLLOW_ON_RE = re.compile(r"^\W*(?:and|but|how so|why|really|wait|is that|does that)\b", re.IGNORECASE)
 _ALPHA = 2.0  # additive smoothing of the field profiles
 _IDENTITY_WEIGHT = 4.0  # one word of someone's own introduction, against the profile evidence
@@ -538,6 +544,10 @@ def _attribute(
             and prev.speaker not in (HOST, UNKNOWN)
             and not after_interjection
         )
+        # "Great. And last but not least." between two introductions: the host handing over
+        next_intro = j + 1 < len(kept) and bool(names.introduced(kept[j + 1][0].text))
+        sets_up_intro = (not intro and next_intro and len(text.split()) <= 12 and prev is not None
+                         and prev.why in ("introduces themselves", "labelled in the captions"))
         st = SpeakerTurn(UNKNOWN, text, question, sources=[t.index], times=_times(t))
         if forced and t.index in forced:
             st.speaker, st.why = forced[t.index], "labelled in the captions"
@@ -550,6 +560,8 @@ def _attribute(
             st.speaker, st.why = HOST, "asks a question"
         elif sets_up_question:
             st.speaker, st.why = HOST, "leads into the host's next question"
+        elif sets_up_intro:
+            st.speaker, st.why = HOST, "hands over to the next introduction"
         else:
             _answer(st, prev, after_interjection, ids, ment, state, profiles)
             st.in_round = state.round
@@ -632,7 +644,10 @@ def _answer(
     if addressed and not state.answered:
         st.speaker, st.why = addressed[0], "the host asked them"
         return
-    asked = state.answered[0] if state.answered and state.answered[0] in state.addressed else None
+    # the first answer's speaker replies to a push-back: when the host had asked them, or when the turn
+    # opens like a reply ("That's fair.", "Agreed,")
+    first = state.answered[0] if state.answered else None
+    asked = first if first in state.addressed or (first and _REPLY_RE.match(st.text)) else None
     other = prev is not None and prev.speaker not in (HOST, asked) and not after_interjection
     if (
         not state.round
@@ -643,6 +658,9 @@ def _answer(
         # the one asked answered, another pushed back: the next word is the first one's reply
         st.speaker, st.why = asked, "replies to the one who pushed back on their answer"
         return
+    everyone = [p for p in ids if p not in ment]
+    if profiles is not None and state.round:
+        st.field_scores = _field_scores(st, state, profiles, everyone)  # for settling the round later
     if state.round:
         left = [p for p in candidates if p not in state.answered]
         if len(left) == 1:
@@ -660,16 +678,7 @@ def _answer(
     if profiles is None:
         st.why = "needs the field profiles"
         return
-    everyone = [p for p in ids if p not in ment]
-    # who the question is for (the words of their own introduction), and what the answer itself is about
-    q: dict[str, float] = {}
-    if state.question and not state.answered:
-        # the asking sentences at the end say most about whom it is for
-        whole = profiles.identity_scores(state.question, everyone)
-        asking = profiles.identity_scores(" ".join(_sentences(state.question)[-2:]), everyone)
-        q = {p: whole[p] + 2 * asking[p] for p in everyone}
-    a = profiles.scores(st.text, everyone, st.sources)
-    st.field_scores = {p: a.get(p, 0.0) + _QUESTION_WEIGHT * q.get(p, 0.0) for p in everyone}
+    st.field_scores = st.field_scores or _field_scores(st, state, profiles, everyone)
     total = {p: st.field_scores[p] for p in candidates}
     if state.follow_up and state.last_answerer in total and not state.answered:
         total[state.last_answerer] += 3.0
@@ -681,6 +690,18 @@ def _answer(
         return
     scores = ", ".join(f"{p} {total[p]:.1f}" for p in ranked)
     st.why = f"ambiguous: the question is addressed to no one and the field evidence is close ({scores})"
+
+
+def _field_scores(st: SpeakerTurn, state: _State, profiles: _Profiles, everyone: list[str]) -> dict[str, float]:
+    """Who the question is for (the words of their own introduction, the closing asking sentences counting
+    most) and what the answer itself is about."""
+    q: dict[str, float] = {}
+    if state.question and not state.answered:
+        whole = profiles.identity_scores(state.question, everyone)
+        asking = profiles.identity_scores(" ".join(_sentences(state.question)[-2:]), everyone)
+        q = {p: whole[p] + 2 * asking[p] for p in everyone}
+    a = profiles.scores(st.text, everyone, st.sources)
+    return {p: a.get(p, 0.0) + _QUESTION_WEIGHT * q.get(p, 0.0) for p in everyone}
 
 
 _HOST_LABELS = {"host", "moderator", "interviewer", "presenter", "chair", "mc", "q", "question"}
@@ -855,7 +876,8 @@ def _settle_rounds(turns: list[SpeakerTurn]) -> None:
             j += 1
         block = turns[i:j]
         i = j
-        open_ = [t for t in block if t.field_scores and (t.speaker == UNKNOWN or t.why.startswith("their field"))]
+        open_ = [t for t in block if t.field_scores and (
+            t.speaker == UNKNOWN or t.why.startswith("their field") or t.why == "the last one in the round")]
         if len(open_) < 2:
             continue
         taken = {t.speaker for t in block if t not in open_ and t.speaker != UNKNOWN}
@@ -871,6 +893,9 @@ def _settle_rounds(turns: list[SpeakerTurn]) -> None:
                 if t.speaker != p:
                     t.speaker = p
                     t.why = f"the round: each panelist answers once (evidence {t.field_scores[p]:.1f})"
+            elif p in t.field_scores and not rest and len(open_) + len(taken) >= 2:
+                if t.speaker != p:  # everyone else answered this round: the one left
+                    t.speaker, t.why = p, "the last one in the round"
             elif t.speaker != UNKNOWN:
                 t.why = f"ambiguous: in a round, {t.speaker} fits another answer better"
                 t.speaker = UNKNOWN
