@@ -254,10 +254,8 @@ def test_three_panelists_never_a_wrong_name(fixtures_dir) -> None:
              if g not in (w, UNKNOWN)]
     assert wrong == []
     # the host's turns and every introduced or handed-over answer are named, not left unknown
-    # (the round's first open-source answer, "the core engine is MIT licensed", reads like Miguel's field
-    # but is Priti's: the round rule leaves it and the answer after it open rather than naming either wrong)
     named = sum(g == w for g, w in zip(got, THREE_PANEL_TRUTH, strict=True))
-    assert named >= len(got) - 5
+    assert named >= len(got) - 1
     # the pushback is not 'the only panelist left': after the one asked has answered, it's a back-and-forth
     assert got[13] in ("priti", UNKNOWN)
 
