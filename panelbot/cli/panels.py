@@ -15,9 +15,11 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     panels.add_argument("--json", action="store_true")
     panels.set_defaults(handler=cmd_panels)
 
-    ingest = sub.add_parser("ingest", help="turn raw captions into a draft panel",
-                            description="Turn raw auto-captions into a draft panel that a person reviews.")
-    ingest.add_argument("captions", metavar="CAPTIONS")
+    ingest = sub.add_parser("ingest", help="turn a talk's captions into a draft panel",
+                            description="Turn a talk's captions (WebVTT, SRT, YouTube json3 or plain rolling "
+                            "text; the format is read from the content) into a draft panel that a person reviews, "
+                            "then report how healthy it is.")
+    ingest.add_argument("captions", metavar="CAPTIONS", help="the captions file")
     ingest.add_argument("--out", metavar="DIR", help="panel directory to write, e.g. persona_data/NAME")
     ingest.add_argument("--turns-json", action="store_true", help="print the segmented turns as JSON")
     ingest.add_argument("--force", action="store_true", help="overwrite even a curated panel")
