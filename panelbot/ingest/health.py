@@ -161,10 +161,18 @@ def panel_health(panel: Panel) -> Health:
     return h
 
 
+def _pad(text: str, width: int) -> str:
+    """Left-justify in terminal columns (a CJK character takes two)."""
+    import unicodedata
+
+    cols = sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
+    return text + " " * max(width - cols, 0)
+
+
 def format_health(h: Health) -> str:
     lines = [f"Health of {h.panel}: {h.title}"]
     for s in h.speakers:
-        lines.append(f"  {s.name:<16} {s.turns:>3} turns {s.words:>6} words {s.quotes:>4} quotes")
+        lines.append(f"  {_pad(s.name, 16)} {s.turns:>3} turns {s.words:>6} words {s.quotes:>4} quotes")
     lines.append(f"  {'unknown':<16} {h.unknown_turns:>3} turns {h.unknown_words:>6} words")
     t = h.self_test
     lines.append(
