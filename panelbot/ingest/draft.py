@@ -23,7 +23,8 @@ from panelbot.errors import DataError, UsageError
 from panelbot.ingest.align import align_turn
 from panelbot.ingest.captions import clean_quote_text, split_turns
 from panelbot.ingest.formats import Captions, parse_captions
-from panelbot.ingest.speakers import HOST, UNKNOWN, SpeakerTurn, identify_speakers, panelist_ids
+from panelbot.ingest.names import HOST, UNKNOWN, panelist_ids
+from panelbot.ingest.speakers import SpeakerTurn, identify_speakers
 from panelbot.retrieval.lexicon import common_words, content_words, stopwords
 from panelbot.text import split_sentences, strip_control, words
 
@@ -370,7 +371,7 @@ def _role_keywords(role: str, org: str) -> list[str]:
     """What a role and organisation say about a panelist's subject: "Research lead of RL", "MiniMax" ->
     ["rl", "minimax"]; "VP of Kernels", "Together AI" -> ["kernels", "together ai"]. The most ordinary
     English words ("lead", "head", "team") are left out."""
-    from panelbot.ingest.speakers import generic_words
+    from panelbot.ingest.profiles import generic_words
 
     sw = stopwords()
     out = [w for w in words(role) if w not in sw and w not in generic_words() and len(w) > 1]

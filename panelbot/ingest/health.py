@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
-from panelbot.ingest.speakers import generic_words
+from panelbot.ingest.profiles import generic_words
 from panelbot.panel import Panel
 from panelbot.retrieval.lexicon import common_words, stopwords
 from panelbot.text import normalize_for_match, words
