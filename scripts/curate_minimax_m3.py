@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from panelbot.ingest.align import align_turn
 from panelbot.ingest.captions import clean_quote_text, read_captions, split_turns
 from panelbot.ingest.draft import _keywords, _question_text, chunk_answer
 
@@ -87,6 +88,8 @@ def main(captions_path: str, out: str = "persona_data/minimax-m3") -> None:
         q["keywords"], q["topics"] = kw, kw[:2]
     for t in turns:
         t["text"] = clean_quote_text(t["text"]) if t["speaker"] != "host" else t["text"]
+    for i, t in enumerate(turns):  # each turn carries its quotes' fixed wording (see panelbot/ingest/align.py)
+        t["text"] = align_turn(t["text"], [q["text"] for q in quotes if q["turn"] == i])
     dump = lambda d: yaml.safe_dump(d, sort_keys=False, allow_unicode=True, width=110)  # noqa: E731
     (outdir / "turns.yaml").write_text(dump(turns), encoding="utf-8")
     (outdir / "questions.yaml").write_text(dump(questions), encoding="utf-8")

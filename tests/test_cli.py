@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-QUOTE_KEYS = {"id", "speaker", "text", "score"}
+QUOTE_KEYS = {"id", "speaker", "text", "score", "start"}  # and "url" when the panel has a source_url
 TOP_KEYS = {"question", "speakers", "abstained", "quotes", "reason"}
 
 

@@ -91,6 +91,12 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if len(questions) > 1:
                 out.write(("\n" if i else "") + f"Q: {q}\n")
             out.write(format_route(panel, result) + "\n")
+            from panelbot.panel.model import format_time
+
+            links = [f"  [{sq.quote.id}] {format_time(sq.quote.start or 0)}  {sq.quote.url}"
+                     for sq in result.quotes if sq.quote.url]
+            if links:
+                out.write("Watch:\n" + "\n".join(links) + "\n")
     return EXIT_OK
 
 
@@ -117,4 +123,8 @@ def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         who = panel.display_name(h.quote.speaker)
         out.write(f"[{h.quote.id}] {who} ({h.score:.0f}): "
                   f"\u201c{strip_control(h.quote.text, keep_newlines=False)}\u201d\n")
+        if h.quote.start is not None:
+            from panelbot.panel.model import format_time
+
+            out.write(f"    at {format_time(h.quote.start)}" + (f"  {h.quote.url}" if h.quote.url else "") + "\n")
     return EXIT_OK

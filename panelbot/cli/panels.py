@@ -15,12 +15,15 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     panels.add_argument("--json", action="store_true")
     panels.set_defaults(handler=cmd_panels)
 
-    ingest = sub.add_parser("ingest", help="turn raw captions into a draft panel",
-                            description="Turn raw auto-captions into a draft panel that a person reviews.")
-    ingest.add_argument("captions", metavar="CAPTIONS")
+    ingest = sub.add_parser("ingest", help="turn a talk's captions into a draft panel",
+                            description="Turn a talk's captions (WebVTT, SRT, YouTube json3 or plain rolling "
+                            "text; the format is read from the content) into a draft panel that a person reviews, "
+                            "then report how healthy it is.")
+    ingest.add_argument("captions", metavar="CAPTIONS", help="the captions file")
     ingest.add_argument("--out", metavar="DIR", help="panel directory to write, e.g. persona_data/NAME")
     ingest.add_argument("--turns-json", action="store_true", help="print the segmented turns as JSON")
     ingest.add_argument("--force", action="store_true", help="overwrite even a curated panel")
+    ingest.add_argument("--url", metavar="URL", help="the talk's video: every quote links to its moment")
     ingest.set_defaults(handler=cmd_ingest)
 
 
@@ -43,19 +46,40 @@ def cmd_panels(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import re
     from pathlib import Path
 
-    from panelbot.ingest.draft import build_draft, read_captions_file, segment, write_draft
+    from panelbot.errors import DataError
+    from panelbot.ingest.draft import (
+        build_draft,
+        parse,
+        read_captions_file,
+        segment,
+        title_from_filename,
+        write_draft,
+    )
 
     if not args.out and not args.turns_json:
         raise UsageError("ingest needs --out DIR (where to write the panel) and/or --turns-json")
+    if args.url and not re.match(r"^https?://[^\s/]+\S*$", args.url):
+        raise UsageError(f"--url expects an http(s) URL, got {args.url!r}")
     captions = read_captions_file(args.captions)
+    caps = parse(captions)
+    for w in caps.warnings:
+        err.write(f"panelbot: warning: {args.captions}: {w}\n")
+    if not [w for w in caps.words if w.text != ">>"]:
+        raise DataError(f"{args.captions}: no caption text found ({caps.format})")
+    if not caps.title:
+        caps.title = title_from_filename(args.captions)
+    if args.url and not caps.timed:
+        err.write(f"panelbot: warning: {args.captions}: plain text captions carry no times, so quotes cannot link "
+                  "to their moment (WebVTT, SRT or json3 captions can)\n")
     if args.turns_json and not args.out:
-        _, turns, _ = segment(captions)
+        _, turns, _ = segment(caps)
         out.write(json.dumps([t.to_dict() for t in turns], ensure_ascii=False, indent=1) + "\n")
         return EXIT_OK
     outdir = Path(args.out)
-    draft = build_draft(captions, outdir.name)
+    draft = build_draft(caps, outdir.name, url=args.url)
     written = write_draft(draft, captions, outdir, force=args.force)
     if args.turns_json:
         out.write(json.dumps([t.to_dict() for t in draft.turns], ensure_ascii=False, indent=1) + "\n")
@@ -63,9 +87,14 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     unknown = sum(1 for t in draft.turns if t.speaker == "unknown")
     out.write(
         f"Wrote draft panel {outdir} ({len(draft.turns)} turns, {len(draft.questions)} host questions, "
-        f"{len(draft.quotes)} quotes; panelists: {', '.join(draft.names)}).\n"
+        f"{len(draft.quotes)} quotes; panelists: {', '.join(draft.names)}; captions: {draft.format}).\n"
     )
     if unknown:
         out.write(f"{unknown} turn(s) could not be attributed: marked 'unknown' in turns.yaml for review.\n")
-    out.write(f"Try: panelbot ask --panel {outdir.name} \"...\"   ({len(written)} files written)\n")
+    from panelbot.ingest.health import format_health, panel_health
+    from panelbot.panel import load_panel
+
+    out.write(format_health(panel_health(load_panel(outdir))) + "\n")
+    out.write(f"Try: panelbot ask --panel {outdir.name} \"...\"   ({len(written)} files written; "
+              f"panelbot check {outdir} to see this again)\n")
     return EXIT_OK

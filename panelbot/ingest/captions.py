@@ -14,9 +14,10 @@ Nothing here knows about any particular panel.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-SPEAKER_MARK = ">>"
+from panelbot.ingest.formats import SPEAKER_MARK, Word
+
 # A phrase this long repeated back to back is a caption artefact, not speech.
 _MIN_ECHO = 3
 _MAX_ECHO = 80
@@ -28,6 +29,16 @@ class RawTurn:
 
     text: str
     index: int  # position among the raw turns
+    # (start, end) seconds of each word of ``text.split()``; None when the captions carry no times
+    times: list[tuple[float | None, float | None]] = field(default_factory=list)
+
+    @property
+    def start(self) -> float | None:
+        return next((a for a, _ in self.times if a is not None), None)
+
+    @property
+    def end(self) -> float | None:
+        return next((b for _, b in reversed(self.times) if b is not None), None)
 
 
 def read_captions(text: str) -> tuple[str, str]:
@@ -56,7 +67,23 @@ def dedupe_words(words: list[str]) -> list[str]:
     At each position the longest phrase that repeats the words just before it is skipped. Phrases of one or
     two words only count when they occur three or more times in a row, so a spoken "really really" stays.
     """
-    out: list[str] = []
+    return [words[i] for i in dedupe_indices(words)]
+
+
+def dedupe_indices(words: list[str]) -> list[int]:
+    """The positions :func:`dedupe_words` keeps (so each kept word keeps its own timing: the first copy).
+    Repeated until nothing changes, so the result is its own de-duplication."""
+    keep = list(range(len(words)))
+    for _ in range(5):
+        step = _dedupe_once([words[i] for i in keep])
+        if len(step) == len(keep):
+            break
+        keep = [keep[i] for i in step]
+    return keep
+
+
+def _dedupe_once(words: list[str]) -> list[int]:
+    out: list[int] = []
     n = len(words)
     i = 0
     while i < n:
@@ -70,7 +97,7 @@ def dedupe_words(words: list[str]) -> list[str]:
         if skip:
             i += skip
         else:
-            out.append(words[i])
+            out.append(i)
             i += 1
     return out
 
@@ -79,20 +106,29 @@ def dedupe_text(body: str) -> str:
     return " ".join(dedupe_words(body.split()))
 
 
-def split_turns(body: str) -> list[RawTurn]:
-    """De-duplicate and cut at ``>>``. Empty turns are dropped; text outside any mark is the first turn."""
-    words = dedupe_words(body.replace(SPEAKER_MARK, f" {SPEAKER_MARK} ").split())
+def split_turns(body: str | list[Word]) -> list[RawTurn]:
+    """De-duplicate and cut at ``>>``. Empty turns are dropped; text outside any mark is the first turn.
+
+    ``body`` is plain caption text or timed words (:mod:`panelbot.ingest.formats`); each kept word keeps the
+    timing of the copy that was kept."""
+    if isinstance(body, str):
+        body = [Word(w) for w in body.replace(SPEAKER_MARK, f" {SPEAKER_MARK} ").split()]
+    keep = dedupe_indices([w.text for w in body])
     turns: list[RawTurn] = []
-    cur: list[str] = []
-    for w in words:
-        if w == SPEAKER_MARK:
-            if cur:
-                turns.append(RawTurn(" ".join(cur), len(turns)))
+    cur: list[Word] = []
+
+    def flush() -> None:
+        if cur:
+            turns.append(RawTurn(" ".join(w.text for w in cur), len(turns), [(w.start, w.end) for w in cur]))
+
+    for i in keep:
+        w = body[i]
+        if w.text == SPEAKER_MARK:
+            flush()
             cur = []
         else:
             cur.append(w)
-    if cur:
-        turns.append(RawTurn(" ".join(cur), len(turns)))
+    flush()
     return turns
 
 

@@ -14,14 +14,17 @@ import os
 import re
 import tempfile
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 from panelbot.errors import DataError, UsageError
-from panelbot.ingest.captions import clean_quote_text, read_captions, split_turns
-from panelbot.ingest.speakers import HOST, UNKNOWN, SpeakerTurn, identify_speakers
+from panelbot.ingest.align import align_turn
+from panelbot.ingest.captions import clean_quote_text, split_turns
+from panelbot.ingest.formats import Captions, parse_captions
+from panelbot.ingest.names import HOST, UNKNOWN, panelist_ids
+from panelbot.ingest.speakers import SpeakerTurn, identify_speakers
 from panelbot.retrieval.lexicon import common_words, content_words, stopwords
 from panelbot.text import split_sentences, strip_control, words
 
@@ -30,6 +33,8 @@ CAPTIONS_NAME = "captions.txt"
 MAX_QUOTE_WORDS = 90
 MAX_QUOTE_SENTENCES = 4
 TARGET_QUOTE_WORDS = 55
+QUOTE_KEYWORDS = 10  # distinctive words per quote
+KEYWORD_PHRASES = 20  # recurring phrases per panelist
 _PALETTE = ["#4EA8DE", "#F4A259", "#8AC926", "#E56B6F", "#B388EB", "#43AA8B"]
 
 
@@ -41,15 +46,21 @@ class Draft:
     panel: dict
     questions: list[dict]
     quotes: list[dict]
+    format: str = "text"
+    warnings: list[str] = field(default_factory=list)
 
 
-def segment(captions: str) -> tuple[str, list[SpeakerTurn], list[str]]:
-    """Captions text -> (title, attributed turns, panelist names)."""
-    captions = strip_control(captions)
-    title, body = read_captions(captions)
-    raw = split_turns(body)
-    turns, names = identify_speakers(raw, title)
-    return title, turns, names
+def parse(captions: str) -> Captions:
+    """Captions text in any supported format -> timed words (control sequences stripped first)."""
+    return parse_captions(strip_control(captions))
+
+
+def segment(captions: str | Captions) -> tuple[str, list[SpeakerTurn], list[str]]:
+    """Captions (text in any supported format, or already parsed) -> (title, attributed turns, names)."""
+    caps = parse(captions) if isinstance(captions, str) else captions
+    raw = split_turns(caps.words)
+    turns, names = identify_speakers(raw, caps.title)
+    return caps.title, turns, names
 
 
 def _is_filler(sentence: str) -> bool:
@@ -73,11 +84,31 @@ def _split_long(sentence: str, limit: int = MAX_QUOTE_WORDS) -> list[str]:
     return parts
 
 
-def chunk_answer(text: str) -> list[tuple[int, int, str]]:
-    """Split one answer into quotes of 1-4 sentences and at most ~90 words: (first, end, text)."""
+def answer_sentences(text: str) -> list[str]:
+    """The sentences quotes are cut from (run-on caption sentences broken up); their words are text.split()."""
     sentences: list[str] = []
     for s in split_sentences(text):
         sentences.extend(_split_long(s))
+    return sentences
+
+
+def span_times(
+    times: list[tuple[float | None, float | None]], sentences: list[str], first: int, end: int
+) -> tuple[float | None, float | None]:
+    """(start, end) seconds of sentences [first, end) of a turn whose words are timed by ``times``."""
+    if not times:
+        return None, None
+    a = sum(len(s.split()) for s in sentences[:first])
+    b = a + sum(len(s.split()) for s in sentences[first:end])
+    span = times[a:b]
+    start = next((x for x, _ in span if x is not None), None)
+    stop = next((y for _, y in reversed(span) if y is not None), None)
+    return start, stop
+
+
+def chunk_answer(text: str) -> list[tuple[int, int, str]]:
+    """Split one answer into quotes of 1-4 sentences and at most ~90 words: (first, end, text)."""
+    sentences = answer_sentences(text)
     chunks: list[tuple[int, int, str]] = []
     start = None
     cur: list[str] = []
@@ -158,6 +189,9 @@ _ROLE_WORDS = re.compile(
 )
 
 
+_TOP_ROLE = re.compile(r"(?i)ceo|cto|cfo|coo|cso|founder|co-founder|cofounder|president|owner|chair")
+
+
 def _role_from_intro(text: str) -> tuple[str, str]:
     """('VP of Kernels', 'Together AI') from "I'm Dan. I'm the VP of Kernels at Together AI."."""
     for verb, rest in re.findall(r"\b(?=(I'm|I am|I lead|I run|I head)\s+([^.;!?]+))", text):
@@ -168,18 +202,56 @@ def _role_from_intro(text: str) -> tuple[str, str]:
         if not _ROLE_WORDS.search(phrase):
             continue
         role, org = phrase, ""
-        mo = re.search(r"\s(?:at|with|from|for)\s+([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)\s*$", phrase)
+        mo = re.search(r"\s(?:at|with|from|for)\s+(?:the\s+)?([^\W\d_][\w&.'-]*(?:\s+[^\W\d_][\w&.'-]*)*)\s*$",
+                       phrase)
+        if mo and not all(w[:1].isupper() or w in ("of", "and", "&", "for") for w in mo.group(1).split()):
+            mo = None
         if mo:
             role, org = phrase[: mo.start()].strip(), mo.group(1)
+        else:
+            # captions drop the "at": "VP of Kernels Together AI" -> "VP of Kernels", "Together AI"
+            toks = phrase.split()
+            of = next((i for i, w in enumerate(toks) if w.lower() in ("of", "for")), None)
+            if of is not None and len(toks) - of >= 4 and all(w[:1].isupper() for w in toks[of + 1 :]):
+                role, org = " ".join(toks[: of + 2]), " ".join(toks[of + 2 :])
+            elif (of is not None and of >= 1 and _TOP_ROLE.fullmatch(toks[of - 1])
+                  and all(w[:1].isupper() for w in toks[of + 1 :])):
+                role, org = " ".join(toks[:of]), " ".join(toks[of + 1 :])  # "CTO of Vectorly"
         return role[:1].upper() + role[1:], org
     return "", ""
 
 
-def build_draft(captions: str, name: str) -> Draft:
-    title, turns, names = segment(captions)
-    ids = [n.lower() for n in names]
+def clean_title(title: str, names: list[str]) -> str:
+    """The talk's title without caption-file artefacts: a trailing "— Olive Song" naming a panelist,
+    " - YouTube", "(auto-generated)", "[English]"."""
+    t = re.sub(r"\s*[\[(](?:auto-generated|automatic captions?|english|en|subtitles?|captions?)[\])]\s*",
+               " ", title, flags=re.IGNORECASE)
+    t = re.sub(r"\s*[-\u2013\u2014|]\s*YouTube\s*$", "", t, flags=re.IGNORECASE)
+    for n in names:
+        t = re.sub(rf"\s*[-\u2013\u2014|:]\s*{re.escape(n)}(?:\s+[^\W\d_][\w'\u2019-]*){{0,2}}\s*$", "", t)
+    return " ".join(t.split()).strip(" -\u2013\u2014|")
+
+
+def title_from_filename(path: str) -> str:
+    """A title from a caption file's name when the captions have none: yt-dlp's "Agents at Scale [dQw4w9WgXcQ]
+    .en.vtt" -> "Agents at Scale"; "talk.srt" -> "" (a bare word like that says nothing)."""
+    name = Path(path).name
+    name = re.sub(r"(\.[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?)?\.(?:vtt|srt|json3?|txt)$", "", name, flags=re.IGNORECASE)
+    name = re.sub(r"\s*\[[\w-]{6,}\]\s*$", "", name).replace("_", " ").strip()
+    return name if len(name.split()) >= 2 else ""
+
+
+def build_draft(captions: str | Captions, name: str, *, url: str | None = None) -> Draft:
+    caps = parse(captions) if isinstance(captions, str) else captions
+    title, turns, names = segment(caps)
+    title = clean_title(title, names)
+    ids = panelist_ids(names)
     if not ids:
-        raise DataError("found no panelists: no self-introductions or hand-overs by name in the captions")
+        plain = " ".join(t.text for t in turns)
+        hint = ""
+        if plain and not any(ch.isupper() for ch in plain) and not re.search(r"[.?!]", plain):
+            hint = " (these captions have no capital letters or punctuation, so names cannot be told from words)"
+        raise DataError("found no panelists: no self-introductions or hand-overs by name in the captions" + hint)
     # questions: host turns followed by at least one panelist answer
     questions: list[dict] = []
     current_q: dict | None = None
@@ -196,6 +268,8 @@ def build_draft(captions: str, name: str) -> Draft:
                     "asked_to": [a for a in t.addressed if a in ids],
                     "answered_by": [],
                 }
+                if t.start is not None:
+                    current_q["start"] = t.start
                 questions.append(current_q)
             else:
                 current_q = None
@@ -204,52 +278,150 @@ def build_draft(captions: str, name: str) -> Draft:
             continue
         if current_q is not None and t.speaker not in current_q["answered_by"]:
             current_q["answered_by"].append(t.speaker)
+        sentences = answer_sentences(t.text)
         for first, end, text in chunk_answer(t.text):
             counters[t.speaker] += 1
-            quotes.append({
+            quote = {
                 "id": f"{t.speaker}-{counters[t.speaker]:02d}",
                 "speaker": t.speaker,
                 "text": text,
                 "question": current_q["id"] if current_q else None,
                 "turn": i,
                 "sentences": [first, end],
-            })
+            }
+            start, stop = span_times(t.times, sentences, first, end)
+            if start is not None:
+                quote["start"], quote["end"] = start, stop
+            quotes.append(quote)
     if not quotes:
         raise DataError("no answer could be attributed to a named panelist; nothing to build a bank from")
-    name_words = {w for n in names for w in words(n)}
-    kws = _keywords([q["text"] for q in quotes], top=6, exclude=name_words)
-    for q, kw in zip(quotes, kws, strict=False):
-        q["keywords"] = kw
-        q["topics"] = kw[:2]
-    # personas
+    # each turn shows its quotes' cleaned wording, so the context view finds and highlights them
+    by_turn: dict[int, list[str]] = {}
+    for q in quotes:
+        by_turn.setdefault(q["turn"], []).append(q["text"])
+    for i, texts in by_turn.items():
+        turns[i].text = align_turn(turns[i].text, texts)
+    intros = {pid: next((t.text for t in turns if t.speaker == pid and t.why == "introduces themselves"), "")
+              for pid in ids}
+    roles = {pid: _role_from_intro(intros[pid]) for pid in ids}
+    # names (with surnames: "I'm Sarah Chen") and organisations are who they are, not what they talk about
+    name_words = {w for n in names for w in words(n)} | {w for n in names for w in words(_ascii_fold(n))}
+    for pid in ids:
+        name_words.update(words(roles[pid][1]))
+        for n in names:
+            m = re.search(rf"{re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})", intros[pid])
+            if m:
+                name_words.update(w for w in words(_ascii_fold(m.group(1))) if m.group(1).strip()[:1].isupper())
     by_speaker = {p: " ".join(q["text"] for q in quotes if q["speaker"] == p) for p in ids}
     persona_kws = _keywords([by_speaker[p] for p in ids], top=15, exclude=name_words)
+    persona_phrases = _phrases([by_speaker[p] for p in ids], top=KEYWORD_PHRASES, exclude=name_words)
+    all_phrases = {ph for phs in persona_phrases for ph in phs}
+    kws = _keywords([q["text"] for q in quotes], top=QUOTE_KEYWORDS, exclude=name_words)
+    for q, kw in zip(quotes, kws, strict=False):
+        # the speaker's recurring phrases this quote uses ("sparse attention"), then its distinctive words
+        norm = " ".join(words(q["text"]))
+        phrases = [ph for ph in sorted(all_phrases) if f" {ph} " in f" {norm} "]
+        q["keywords"] = phrases + [w for w in kw if not any(w in ph.split() for ph in phrases)]
+        q["topics"] = (phrases + kw)[:2]
+    # personas
     panelists = []
     for k, (pid, disp) in enumerate(zip(ids, names, strict=False)):
-        intro = next((t.text for t in turns if t.speaker == pid and t.why == "introduces themselves"), "")
-        role, org = _role_from_intro(intro)
+        intro = intros[pid]
+        role, org = roles[pid]
         panelists.append({
             "id": pid,
             "name": disp,
             "role": role,
             "organisation": org,
             "colour": _PALETTE[k % len(_PALETTE)],
-            "covers": persona_kws[k][:5],
-            "keywords": persona_kws[k],
+            "covers": (persona_phrases[k] + [w for w in persona_kws[k] if not any(
+                w in ph.split() for ph in persona_phrases[k])])[:5],
+            "keywords": list(dict.fromkeys(_role_keywords(role, org) + persona_phrases[k] + persona_kws[k])),
             "bio": clean_quote_text(intro) if intro else "",
             "voice": "",
         })
-    panel_topics = _keywords([" ".join(by_speaker.values())], top=12, exclude=name_words)[0]
+    panel_topics = list(dict.fromkeys(
+        [ph for phs in persona_phrases for ph in phs[:4]]
+        + _keywords([" ".join(by_speaker.values())], top=12, exclude=name_words)[0]
+    ))[:12]
     panel = {
         "format": 1,
         "title": title or name,
         "status": "draft",
         "source": CAPTIONS_NAME,
+        **({"source_url": url} if url else {}),
         "host": {"id": HOST, "name": "Host"},
         "panelists": panelists,
         "topics": panel_topics,
     }
-    return Draft(title, turns, names, panel, questions, quotes)
+    return Draft(title, turns, names, panel, questions, quotes, caps.format, list(caps.warnings))
+
+
+def turn_record(t: SpeakerTurn) -> dict:
+    """A turn as turns.yaml holds it: speaker, text, start/end when timed, and why when unknown."""
+    rec: dict = {"speaker": t.speaker, "text": t.text}
+    if t.start is not None:
+        rec["start"], rec["end"] = t.start, t.end
+    if t.speaker == UNKNOWN and t.why:
+        rec["why"] = t.why
+    return rec
+
+
+def _role_keywords(role: str, org: str) -> list[str]:
+    """What a role and organisation say about a panelist's subject: "Research lead of RL", "MiniMax" ->
+    ["rl", "minimax"]; "VP of Kernels", "Together AI" -> ["kernels", "together ai"]. The most ordinary
+    English words ("lead", "head", "team") are left out."""
+    from panelbot.ingest.profiles import generic_words
+
+    sw = stopwords()
+    out = [w for w in words(role) if w not in sw and w not in generic_words() and len(w) > 1]
+    if org:
+        out.append(" ".join(words(org)))
+    return out
+
+
+def _ascii_fold(name: str) -> str:
+    import unicodedata
+
+    return "".join(ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
+
+
+def _phrases(texts: list[str], *, top: int, exclude: set[str]) -> list[list[str]]:
+    """Noun-phrase-like keywords per text: two- and three-word runs of content words that the speaker
+    says at least twice ("kv cache", "reward hacking"), the ones most their own first."""
+    sw = stopwords()
+    common = common_words()
+    counts: list[Counter[str]] = []
+    for t in texts:
+        c: Counter[str] = Counter()
+        for sent in split_sentences(t):
+            toks = words(sent)
+            for n in (2, 3):
+                for i in range(len(toks) - n + 1):
+                    run = toks[i : i + n]
+                    if any(w in sw or w in exclude or len(w) < 2 or w.isdigit() and n == 2 for w in run):
+                        continue
+                    if all(w in common for w in run):
+                        continue  # "good thing", "long time": ordinary English
+                    c[" ".join(run)] += 1
+        counts.append(c)
+    out = []
+    for k, c in enumerate(counts):
+        others = Counter()
+        for j, o in enumerate(counts):
+            if j != k:
+                others.update(o)
+        scored = sorted(((n * (2.0 if ph not in others else 1.0) * (1 + 0.5 * (ph.count(" "))), ph)
+                         for ph, n in c.items() if n >= 2), key=lambda x: (-x[0], x[1]))
+        picked: list[str] = []
+        for _, ph in scored:
+            if any(ph in p or p in ph for p in picked):
+                continue
+            picked.append(ph)
+            if len(picked) >= top:
+                break
+        out.append(picked)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------- writing
@@ -295,7 +467,7 @@ def write_draft(draft: Draft, captions: str, out: Path, *, force: bool = False) 
     files = {
         "panel.yaml": "# Draft panel written by `panelbot ingest`. Review it, then set status: curated.\n"
         + _dump(draft.panel),
-        "turns.yaml": _dump([t.to_dict() for t in draft.turns]),
+        "turns.yaml": _dump([turn_record(t) for t in draft.turns]),
         "questions.yaml": _dump(draft.questions),
         "quotes.yaml": _dump(draft.quotes),
         CAPTIONS_NAME: captions,
@@ -328,4 +500,12 @@ def read_captions_file(path: str) -> str:
         raise UsageError(f"captions file not found: {path}") from None
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    return data.decode("utf-8", errors="replace")
+    if not data.strip():
+        raise DataError(f"{path}: the captions file is empty")
+    head = data[:65536]
+    if b"\x00" in head or data.startswith((b"\x89PNG", b"%PDF", b"PK\x03\x04", b"\x1f\x8b")):
+        raise DataError(f"{path}: not a captions file (binary data); expected WebVTT, SRT, json3 or text")
+    text = data.decode("utf-8", errors="replace")
+    if text.count("\ufffd") > max(20, len(text) // 50):
+        raise DataError(f"{path}: not a captions file (not UTF-8 text); expected WebVTT, SRT, json3 or text")
+    return text

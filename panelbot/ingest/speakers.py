@@ -1,60 +1,64 @@
 """Who said each turn, from the words alone (no audio).
 
-Evidence, strongest first:
+Names first: self-introductions in a turn's opening ("I'm Anaïs", "my name is José", "Björn here", "I'm Mary
+Jane" when she is addressed as "Mary Jane" too) and the host's hand-overs ("Olive, over to you", "Miguel?").
+Names are Unicode throughout: ids are ASCII-folded lowercase first names (``jose``, ``anais``, ``bjorn``),
+display names keep their spelling, and a name is recognised in the captions with or without its accents.
 
-1. self-introductions in a turn's first sentences ("I'm Dan", "my name is Olive");
-2. the host: the one who asks. A turn whose last sentence is a real question (not a tag like "right?") or a
-   request ("can you talk about", "throw it over to you") is the host's; so is a turn naming every panelist;
-3. hand-overs: a host turn naming a panelist ("Olive, I want to throw it over to you") makes that panelist
-   the next answerer;
-4. a turn that speaks *to* a panelist by name ("Dan, you will be able to ...") is not that panelist's;
-5. ``>>`` means the speaker changed: a second answer after an answer is another panelist; with two panelists
-   elimination names them;
-6. otherwise, similarity of the turn to what each panelist has said so far, only when clearly ahead.
+Then the structure of a moderated panel, in two passes:
 
-What none of that settles is ``unknown``: never a silent guess. Short back-channel turns ("Yeah.", "Mhm.",
-"[laughter]") are dropped so they cannot split one answer in two, and the turns around them are merged when
-they are the same speaker's.
+1. firm evidence: a self-introduction; the host is the one who asks (a real question or a request in the
+   closing sentences, a turn naming every panelist, a statement leading straight into the next question);
+   the one a question is addressed to answers it; a continuation after a back-channel ("Mm-hm.") is the
+   same speaker; ``>>`` after an answer means someone else (with two panelists: the other one); in a round
+   (the host asks everyone) each answers in turn, so the last one left is named; a turn that speaks *to*
+   a panelist by name is not theirs;
+2. the field: profiles are built from the turns the first pass attributed firmly (their introductions
+   weighing most, and what the host says about each of them), and an unaddressed question goes to the
+   panelist whose field the question and its answer are in, when one clearly leads. A follow-up ("pulling
+   on this thread") leans to whoever answered last.
+
+What neither settles is ``unknown``, with the reason kept in ``why`` (written to turns.yaml): never a silent
+guess. Short back-channel turns ("Yeah.", "Mhm.", "[laughter]") are dropped so they cannot split one answer
+in two, and the turns around them are merged when they are the same speaker's.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from panelbot.ingest.captions import RawTurn
-from panelbot.retrieval.lexicon import common_stems, content_words, stopwords
-
-HOST = "host"
-UNKNOWN = "unknown"
-
-_BACKCHANNEL = {
-    "yeah", "yes", "yep", "mhm", "mm", "hmm", "uh", "um", "okay", "ok", "right", "sure", "wow", "nice",
-    "cool", "awesome", "great", "exactly", "totally", "absolutely", "true", "indeed", "so", "and", "oh",
-    "ah", "haha", "no", "yup", "thanks", "go", "ahead", "like", "huh", "interesting", "definitely",
-}
-_NAME_STOP = {
-    "I", "The", "A", "An", "So", "And", "But", "Yeah", "Yes", "Okay", "Um", "Uh", "Not", "Just", "Really",
-    "Here", "There", "Very", "Also", "Now", "Going", "Excited", "Happy", "Glad", "Sure", "Sorry", "Still",
-    "Actually", "Trying", "Working", "Responsible", "Thinking", "Super", "Curious", "Looking", "From",
-}
-_INTRO_RE = re.compile(
-    r"\b(?:I'm|I am|my name is|this is|I'm called)\s+([A-Z][a-z]+)(?:\s+([A-Z][a-z]+))?\b"
+from panelbot.ingest.cues import (
+    FOLLOW_ON_RE,
+    FOLLOW_UP_RE,
+    REPLY_RE,
+    ROUND_RE,
+    is_backchannel,
+    looks_like_question,
+    sentences,
 )
-_TAG_QUESTION_RE = re.compile(
-    r"(?:^|[\s,])(?:right|isn't it|no|you know|okay|ok|yeah|huh|correct|true|eh|don't you think)\?$",
-    re.IGNORECASE,
+from panelbot.ingest.names import (
+    HOST,
+    UNKNOWN,
+    ascii_fold,
+    discover_names,
+    find_intro_names,
+    fold_id,
+    label_people,
+    name_pattern,
+    panelist_ids,
+    speaker_labels,
 )
-_REQUEST_RE = re.compile(
-    r"\b(?:can you|could you|would you|will you|if you can|if you could|wondering if you|tell us|"
-    r"talk (?:to us )?(?:a little bit |more )?(?:about|on)|walk us|over to you|throw it|go first|"
-    r"shed (?:some |more )?light|I want(?:ed)? to ask|let's hear)\b",
-    re.IGNORECASE,
-)
-_SENT_END_RE = re.compile(r"(?<=[.!?])\s+")
+from panelbot.ingest.profiles import Profiles, generic_words, terms
 
+__all__ = [
+    "HOST", "UNKNOWN", "SpeakerTurn", "find_intro_names", "fold_id", "generic_words", "identify_speakers",
+    "is_backchannel", "looks_like_question", "panelist_ids",
+]
+
+_QUESTION_WEIGHT = 4.0  # the question's identity evidence (who it is for), against the answer's evidence
 
 @dataclass
 class SpeakerTurn:
@@ -64,187 +68,59 @@ class SpeakerTurn:
     addressed: list[str] = field(default_factory=list)
     sources: list[int] = field(default_factory=list)  # raw turn indices merged into this one
     why: str = ""
+    times: list[tuple[float | None, float | None]] = field(default_factory=list)  # per word of text.split()
+    field_scores: dict[str, float] = field(default_factory=dict, repr=False)  # evidence per candidate
+    in_round: bool = False  # answers a question the host put to everyone
 
-    def to_dict(self) -> dict[str, str]:
-        return {"speaker": self.speaker, "text": self.text}
+    @property
+    def start(self) -> float | None:
+        return next((a for a, _ in self.times if a is not None), None)
 
+    @property
+    def end(self) -> float | None:
+        return next((b for _, b in reversed(self.times) if b is not None), None)
 
-def _sentences(text: str) -> list[str]:
-    return [s for s in _SENT_END_RE.split(text.strip()) if s]
+    def to_dict(self) -> dict[str, object]:
+        """``{speaker, text, start, end}`` (times in seconds, None for captions without times)."""
+        return {"speaker": self.speaker, "text": self.text, "start": self.start, "end": self.end}
 
+def _times(t: RawTurn) -> list[tuple[float | None, float | None]]:
+    n = len(t.text.split())
+    return list(t.times) if len(t.times) == n else [(None, None)] * n
 
-def is_backchannel(text: str) -> bool:
-    """'Yeah.', 'Mhm. Mhm.', '[laughter]', 'Yeah, like go ahead.' -- no content of its own."""
-    stripped = re.sub(r"\[[^\]]*\]", " ", text)
-    toks = re.findall(r"[a-z']+", stripped.lower())
-    if not toks:
-        return True
-    return len(toks) <= 5 and all(t in _BACKCHANNEL for t in toks)
+@dataclass
+class _State:
+    addressed: list[str] = field(default_factory=list)
+    answered: list[str] = field(default_factory=list)
+    round: bool = False
+    follow_up: bool = False
+    question: str = ""
+    last_answerer: str = ""  # who answered the question before this one
 
+@dataclass(frozen=True)
+class _Names:
+    """How names show up in a turn (each callable takes the turn's text and returns panelist ids)."""
 
-def find_intro_names(text: str) -> list[str]:
-    """Names a speaker gives themselves in the first sentences: "I'm Dan" -> ["Dan"]."""
-    head = " ".join(_sentences(text)[:3])
-    names = []
-    for m in _INTRO_RE.finditer(head):
-        name = m.group(1)
-        if name not in _NAME_STOP:
-            names.append(name)
-    return names
+    mentioned: Callable[[str], list[str]]  # every panelist named
+    introduced: Callable[[str], list[str]]  # the names the speaker gives themselves
+    hands_over: Callable[[str], list[str]]  # the panelist a short turn calls on
 
-
-def _name_pattern(names: list[str]) -> re.Pattern[str] | None:
-    if not names:
-        return None
-    alts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return re.compile(rf"\b({alts})\b")
-
-
-def looks_like_question(text: str) -> bool:
-    """Does the turn end by asking something (not a tag question like '..., right?')?"""
-    sents = _sentences(text)
-    if not sents:
-        return False
-    def asks(sentence: str) -> bool:
-        sentence = sentence.strip().rstrip("\"'”’)")
-        return sentence.endswith("?") and not _TAG_QUESTION_RE.search(sentence)
-
-    last = sents[-1].strip()
-    if asks(last):
-        return True
-    # "... how do you actually go about that? Cuz that seems like a pretty ludicrous task."
-    if len(sents) >= 2 and asks(sents[-2]) and len(last.split()) <= 20:
-        return True
-    # A request in the closing sentence ("Maybe Dan if you can go first.", "... over to you to talk
-    # about your role"), also when the captions cut it off mid-sentence.
-    return bool(_REQUEST_RE.search(last)) and "you" in last.lower()
-
-
-class _Profiles:
-    """Bag-of-words profile per panelist, grown as turns are attributed."""
-
-    def __init__(self, panelists: list[str]) -> None:
-        self.bags: dict[str, Counter[str]] = {p: Counter() for p in panelists}
-        self.identity: dict[str, set[str]] = {p: set() for p in panelists}  # from their own intro
-        self.df: Counter[str] = Counter()
-        self.docs = 0
-
-    def add(self, speaker: str, text: str, *, identity: bool = False) -> None:
-        if speaker in self.bags:
-            self.bags[speaker].update(content_words(text))
-            if identity:
-                self.identity[speaker].update(content_words(text))
-
-    def observe(self, text: str) -> None:
-        self.docs += 1
-        self.df.update(set(content_words(text)))
-
-    def _weight(self, w: str) -> float:
-        idf = math.log((1 + self.docs) / (1 + self.df[w])) + 1
-        return idf * (0.25 if w in common_stems() else 1.0)
-
-    def scores(self, text: str) -> dict[str, float]:
-        """Evidence per panelist from words only *their* profile has (words several panelists use say
-        nothing about who is speaking); rarer words weigh more, ordinary English words a quarter, and
-        words from their own self-introduction ("RL", "kernels") three times."""
-        words_here = set(content_words(text))
-        out = {}
-        for p, bag in self.bags.items():
-            others = set().union(*(b for q, b in self.bags.items() if q != p))
-            out[p] = sum(
-                self._weight(w) * (3.0 if w in self.identity[p] else 1.0)
-                for w in words_here
-                if w in bag and w not in others
-            )
-        return out
-
-
-def _guess_by_profile(
-    profiles: _Profiles, candidates: list[str], answer: str, question: str
-) -> str | None:
-    """A panelist whose own words the answer clearly uses (2x the next, and enough of them), unless the
-    question was clearly framed for someone else. None when that is not clear."""
-    a = profiles.scores(answer)
-    q = profiles.scores(question)
-    ranked = sorted(candidates, key=lambda p: a.get(p, 0.0), reverse=True)
-    best = a.get(ranked[0], 0.0)
-    second = a.get(ranked[1], 0.0) if len(ranked) > 1 else 0.0
-    if best < 2.0 or best < 2.0 * second:
-        return None
-    q_best = q.get(ranked[0], 0.0)
-    q_other = max((q.get(p, 0.0) for p in ranked[1:]), default=0.0)
-    if q_other >= 3.0 and q_other >= 2.0 * q_best:
-        return None
-    return ranked[0]
-
-
-def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[SpeakerTurn], list[str]]:
-    """Attribute each turn. Returns (turns, panelist display names in order of appearance)."""
-    # 1. drop back-channel and fragment turns; remember where they were
-    kept: list[tuple[RawTurn, bool]] = []  # (turn, an interjection preceded it)
-    pending_interjection = False
-    for i, t in enumerate(raw):
-        nxt = raw[i + 1].text if i + 1 < len(raw) else ""
-        words = t.text.split()
-        fragment = len(words) <= 2 and nxt.split()[: len(words)] == words
-        if is_backchannel(t.text) or fragment:
-            if kept:  # an opening "Yeah." is still nothing
-                pending_interjection = True
-            continue
-        kept.append((t, pending_interjection))
-        pending_interjection = False
-
-    # 2. names: self-introductions first, then names the host hands over to
-    names: list[str] = []
-    for t, _ in kept:
-        for n in find_intro_names(t.text):
-            if n not in names:
-                names.append(n)
-    title_names = re.findall(r"[\u2014-]\s*([A-Z][a-z]+)\s+[A-Z][a-z]+\s*$", title)
-    handover_re = re.compile(
-        r"(?:over to you|to you|come to you|thank you|with),?\s+([A-Z][a-z]+)\b|"
-        r"(?:^|[.?!]\s+)(?:Maybe |So |And )?([A-Z][a-z]+),?\s+(?:if you|can you|could you|would you|"
-        r"what|how|do you|I want)"
-    )
-    all_text = " ".join(t.text for t, _ in kept)
-    for t, _ in kept:
-        if not looks_like_question(t.text):
-            continue
-        for m in handover_re.finditer(t.text):
-            n = m.group(1) or m.group(2)
-            if not n or n in _NAME_STOP or n in names or n.lower() in stopwords():
-                continue
-            # a proper name: capitalised also in mid-sentence, and named in the title or addressed twice
-            mid = re.search(rf"[a-z,]\s+{n}\b", all_text)
-            if mid and (n in title_names or len(re.findall(rf"\b{n}\b", all_text)) >= 2):
-                names.append(n)
-    ids = [n.lower() for n in names]
-    name_re = _name_pattern(names)
-
-    def mentioned(text: str) -> list[str]:
-        return [m.group(1).lower() for m in name_re.finditer(text)] if name_re else []
-
-    profiles = _Profiles(ids)
-    for t, _ in kept:
-        profiles.observe(t.text)
-        if looks_like_question(t.text):
-            # the host describing a panelist ("dive in with Dan about ... serving") describes them too
-            for sent in _sentences(t.text):
-                named = [p for p in mentioned(sent) if p in ids]
-                if len(set(named)) == 1:
-                    profiles.add(named[0], sent)
+def _attribute(
+    kept: list[tuple[RawTurn, bool]],
+    ids: list[str],
+    names: _Names,
+    profiles: Profiles | None,
+    forced: dict[int, str] | None = None,
+) -> list[SpeakerTurn]:
     questions = [looks_like_question(t.text) for t, _ in kept]
-
-    # 3. classify and attribute in order
     out: list[SpeakerTurn] = []
-    last_addressed: list[str] = []
-    answered_since_question: list[str] = []
-    last_question_text = ""
+    state = _State()
     for j, (t, after_interjection) in enumerate(kept):
         text = t.text
-        intro = [n.lower() for n in find_intro_names(text) if n.lower() in ids]
-        ment = mentioned(text)
-        question = questions[j] and not intro
+        intro = names.introduced(text)
+        ment = names.mentioned(text)
+        handover = [] if intro else names.hands_over(text)
+        question = (questions[j] or bool(handover)) and not intro
         prev = out[-1] if out else None
         sets_up_question = (
             j + 1 < len(kept)
@@ -254,68 +130,295 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
             and prev.speaker not in (HOST, UNKNOWN)
             and not after_interjection
         )
-        st = SpeakerTurn(UNKNOWN, text, question, sources=[t.index])
-        if intro:
+        # "Great. And last but not least." between two introductions: the host handing over
+        next_intro = j + 1 < len(kept) and bool(names.introduced(kept[j + 1][0].text))
+        sets_up_intro = (not intro and next_intro and len(text.split()) <= 12 and prev is not None
+                         and prev.why in ("introduces themselves", "labelled in the captions"))
+        st = SpeakerTurn(UNKNOWN, text, question, sources=[t.index], times=_times(t))
+        if forced and t.index in forced:
+            st.speaker, st.why = forced[t.index], "labelled in the captions"
+            st.is_question = st.speaker == HOST and questions[j]
+        elif intro:
             st.speaker, st.why = intro[0], "introduces themselves"
-        elif ids and set(ids) <= set(ment):
+        elif len(ids) >= 2 and set(ids) <= set(ment):
             st.speaker, st.why = HOST, "names every panelist"
         elif question:
             st.speaker, st.why = HOST, "asks a question"
         elif sets_up_question:
             st.speaker, st.why = HOST, "leads into the host's next question"
+        elif sets_up_intro:
+            st.speaker, st.why = HOST, "hands over to the next introduction"
         else:
-            candidates = [p for p in ids if p not in ment]  # rule 4: not the one spoken to
-            if prev is not None and prev.speaker != HOST and after_interjection and prev.speaker in candidates:
-                st.speaker, st.why = prev.speaker, "continues after an interjection"
-            elif (
-                prev is not None
-                and prev.speaker not in (HOST, UNKNOWN)
-                and len(prev.text.split()) < 25
-                and prev.speaker in last_addressed
-                and prev.speaker in candidates
-            ):
-                st.speaker, st.why = prev.speaker, "continues a short answer"
-            else:
-                if prev is not None and prev.speaker not in (HOST, UNKNOWN):
-                    # '>>' after an answer: someone else; the host would be asking
-                    candidates = [p for p in candidates if p not in answered_since_question]
-                addressed = [p for p in last_addressed if p in candidates]
-                if not answered_since_question and addressed:
-                    st.speaker, st.why = addressed[-1], "the host handed over to them"
-                elif (
-                    len(candidates) == 1
-                    and ids
-                    and len(candidates) < len(ids)
-                    # after the one the host asked has answered, more turns are a back-and-forth,
-                    # not a round: elimination says nothing about them
-                    and not (last_addressed and last_addressed[-1] in answered_since_question)
-                ):
-                    st.speaker, st.why = candidates[0], "the only panelist left"
-                elif candidates:
-                    guess = _guess_by_profile(profiles, candidates, text, last_question_text)
-                    if guess:
-                        st.speaker, st.why = guess, "sounds like their earlier answers"
+            _answer(st, prev, after_interjection, ids, ment, state, profiles)
+            st.in_round = state.round
         # merge with the previous turn when it is the same speaker
         if out and st.speaker == out[-1].speaker and st.speaker != UNKNOWN:
             prev = out[-1]
             prev.text = f"{prev.text} {text}"
             prev.sources.extend(st.sources)
+            prev.times.extend(st.times)
             prev.is_question = prev.is_question or st.is_question
             if st.speaker == HOST:
-                prev.addressed = [p for p in ment if p in ids][-1:] or prev.addressed
-                last_addressed = prev.addressed
-                last_question_text = prev.text
+                _new_question(prev, names, ids, state)
             continue
         if st.speaker == HOST:
-            st.addressed = [p for p in ment if p in ids][-1:]
-            last_addressed = st.addressed
-            answered_since_question = []
-            last_question_text = text
+            _new_question(st, names, ids, state)
         elif st.speaker != UNKNOWN:
-            answered_since_question.append(st.speaker)
-            if not st.why.startswith("sounds like"):  # grow profiles from firm evidence only
-                profiles.add(st.speaker, text, identity=st.why == "introduces themselves")
+            state.answered.append(st.speaker)
         out.append(st)
-    # The host's own words about a panelist describe them too: fold them into the profiles is done above
-    # by order; nothing more to do here.
-    return out, names
+    return out
+
+def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State) -> None:
+    named = [p for p in names.mentioned(st.text) if p in ids]
+    last = [p for p in state.answered if p in ids][-1:] or ([state.last_answerer] if state.last_answerer else [])
+    state.last_answerer = last[0] if last else ""
+    # the one the closing sentences name is asked ("…, and Tomasz, an economist. Léa, let me start with
+    # you."); several named there, or a round cue ("each of you"), is a round
+    tail = " ".join(sentences(st.text)[-2:])
+    tail_named = list(dict.fromkeys(p for p in names.mentioned(tail) if p in ids))
+    cue = bool(ROUND_RE.search(tail))
+    if len(tail_named) == 1:
+        st.addressed, state.round = tail_named, False
+    elif len(tail_named) >= 2:
+        st.addressed, state.round = [], True
+    else:
+        st.addressed = named[-1:]
+        state.round = (cue and len(set(named)) != 1) or (len(set(named)) >= 2 and len(set(named)) == len(ids))
+    if cue and len(tail_named) != 1:
+        state.round = True
+    if state.round:
+        st.addressed = []
+    elif not st.addressed and state.last_answerer and not named and FOLLOW_ON_RE.match(st.text) \
+            and len(st.text.split()) <= 12:
+        # a short follow-on with no name ("And how fast is it compared to a person?") drills into the
+        # answer just given
+        st.addressed = [state.last_answerer]
+    state.addressed = st.addressed
+    state.answered = []
+    state.follow_up = bool(FOLLOW_UP_RE.search(tail)) and not st.addressed
+    state.question = st.text
+
+def _answer(
+    st: SpeakerTurn,
+    prev: SpeakerTurn | None,
+    after_interjection: bool,
+    ids: list[str],
+    ment: list[str],
+    state: _State,
+    profiles: Profiles | None,
+) -> None:
+    candidates = [p for p in ids if p not in ment]  # not the one spoken to
+    prev_panelist = prev.speaker if prev is not None and prev.speaker not in (HOST, UNKNOWN) else None
+    if prev_panelist and after_interjection and prev_panelist in candidates:
+        st.speaker, st.why = prev_panelist, "continues after a back-channel"
+        return
+    if (
+        prev_panelist
+        and len(prev.text.split()) < 25
+        and prev_panelist in state.addressed
+        and prev_panelist in candidates
+    ):
+        st.speaker, st.why = prev_panelist, "continues a short answer"
+        return
+    if prev_panelist:
+        candidates = [p for p in candidates if p != prev_panelist]  # '>>' after an answer: someone else
+    if prev is not None and prev.speaker == UNKNOWN and not after_interjection:
+        pass  # the unknown one could be anyone: nothing to exclude
+    addressed = [p for p in state.addressed if p in candidates and p not in state.answered]
+    if addressed and not state.answered:
+        st.speaker, st.why = addressed[0], "the host asked them"
+        return
+    # the first answer's speaker replies to a push-back: when the host had asked them, or when the turn
+    # opens like a reply ("That's fair.", "Agreed,")
+    first = state.answered[0] if state.answered else None
+    asked = first if first in state.addressed or (first and REPLY_RE.match(st.text)) else None
+    other = prev is not None and prev.speaker not in (HOST, asked) and not after_interjection
+    if (
+        not state.round
+        and asked in candidates
+        and other
+        and state.answered == [asked] + ([prev_panelist] if prev_panelist else [])
+    ):
+        # the one asked answered, another pushed back: the next word is the first one's reply
+        st.speaker, st.why = asked, "replies to the one who pushed back on their answer"
+        return
+    everyone = [p for p in ids if p not in ment]
+    if profiles is not None and state.round:
+        st.field_scores = _field_scores(st, state, profiles, everyone)  # for settling the round later
+    if state.round:
+        left = [p for p in candidates if p not in state.answered]
+        if len(left) == 1:
+            st.speaker, st.why = left[0], "the last one in the round"
+            return
+        if left:
+            candidates = left
+    if len(candidates) == 1:
+        st.speaker = candidates[0]
+        st.why = {1: "the only guest", 2: "the other panelist"}.get(len(ids), "the only panelist left")
+        return
+    if not candidates:
+        st.why = "no panelist fits: every one is spoken to or just spoke"
+        return
+    if profiles is None:
+        st.why = "needs the field profiles"
+        return
+    st.field_scores = st.field_scores or _field_scores(st, state, profiles, everyone)
+    total = {p: st.field_scores[p] for p in candidates}
+    if state.follow_up and state.last_answerer in total and not state.answered:
+        total[state.last_answerer] += 3.0
+    ranked = sorted(candidates, key=lambda p: total[p], reverse=True)
+    best, second = total[ranked[0]], total[ranked[1]] if len(ranked) > 1 else 0.0
+    if _clear_lead(best, second):
+        st.speaker = ranked[0]
+        st.why = f"their field (evidence {best:.1f} vs {second:.1f})"
+        return
+    scores = ", ".join(f"{p} {total[p]:.1f}" for p in ranked)
+    st.why = f"ambiguous: the question is addressed to no one and the field evidence is close ({scores})"
+
+def _field_scores(st: SpeakerTurn, state: _State, profiles: Profiles, everyone: list[str]) -> dict[str, float]:
+    """Who the question is for (the words of their own introduction, the closing asking sentences counting
+    most) and what the answer itself is about."""
+    q: dict[str, float] = {}
+    if state.question and not state.answered:
+        whole = profiles.identity_scores(state.question, everyone)
+        asking = profiles.identity_scores(" ".join(sentences(state.question)[-2:]), everyone)
+        q = {p: whole[p] + 2 * asking[p] for p in everyone}
+    a = profiles.scores(st.text, everyone, st.sources)
+    return {p: a.get(p, 0.0) + _QUESTION_WEIGHT * q.get(p, 0.0) for p in everyone}
+
+def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[SpeakerTurn], list[str]]:
+    """Attribute each turn. Returns (turns, panelist display names in order of appearance)."""
+    raw, labels = speaker_labels(raw)
+    # 1. drop back-channel and fragment turns; remember where they were
+    kept: list[tuple[RawTurn, bool]] = []  # (turn, an interjection preceded it)
+    pending_interjection = False
+    for i, t in enumerate(raw):
+        nxt = raw[i + 1].text if i + 1 < len(raw) else ""
+        toks = t.text.split()
+        fragment = len(toks) <= 2 and nxt.split()[: len(toks)] == toks
+        if is_backchannel(t.text) or fragment:
+            if kept:  # an opening "Yeah." is still nothing
+                pending_interjection = True
+            continue
+        kept.append((t, pending_interjection))
+        pending_interjection = False
+
+    # 2. names: speaker labels in the captions, self-introductions, then names the host hands over to
+    people, names = label_people(kept, labels) if labels else ({}, [])
+    found, aliases = discover_names(kept, title)
+    known = {ascii_fold(n).lower() for n in names}
+    names += [n for n in found if ascii_fold(n).lower() not in known]
+    ids = panelist_ids(names)
+    name_re = name_pattern([*names, *aliases])
+    by_name: dict[str, str] = {}
+    for n, pid in zip(names, ids, strict=True):
+        by_name[n] = by_name[ascii_fold(n)] = pid
+    for a, n in aliases.items():
+        by_name[a] = by_name[ascii_fold(a)] = by_name[n]
+    all_text = " ".join(t.text for t, _ in kept)
+
+    def mentioned(text: str) -> list[str]:
+        return [by_name[m.group(1)] for m in name_re.finditer(text)] if name_re else []
+
+    def introduced(text: str) -> list[str]:
+        """Ids of the names a turn's speaker gives themselves ("I'm Mary Jane Okafor" -> mary-jane)."""
+        out = [by_name.get(n) or by_name.get(ascii_fold(n), "") for n in find_intro_names(text, all_text)]
+        return [p for p in out if p]
+
+    def hands_over(text: str) -> list[str]:
+        """A short turn that calls on a panelist by name: "And finally, D'Andre." / "王芳, you're next." """
+        if not name_re or len(text.split()) > 25:
+            return []
+        ends = [m for m in name_re.finditer(text)
+                if re.match(r"[\s.?!,]*$", text[m.end():]) or re.match(r",\s+you\b", text[m.end():])]
+        return [by_name[m.group(1)] for m in ends[-1:]]
+
+    ctx = _Names(mentioned, introduced, hands_over)
+    display_id = dict(zip(names, ids, strict=True))
+    forced = {i: (HOST if people[lab.lower()] == HOST else display_id[people[lab.lower()]])
+              for i, lab in labels.items() if lab.lower() in people}
+
+    # 3. firm evidence only
+    firm = _attribute(kept, ids, ctx, None, forced)
+    if len(ids) < 2 or all(t.speaker != UNKNOWN for t in firm):
+        return firm, names
+
+    # 4. profiles from the firm turns, then again with the field deciding what stayed open; the field's
+    # clear decisions join the profiles and the pass repeats until nothing changes (at most 4 times)
+    def build(turns: list[SpeakerTurn]) -> Profiles:
+        profiles = Profiles(ids)
+        every = [*names, *aliases]
+        profiles.names = set(terms(" ".join(every + [ascii_fold(n) for n in every])))
+        for t, _ in kept:
+            profiles.observe(t.text)
+        for t in turns:
+            if t.speaker in ids:
+                profiles.add(t.speaker, t.text, identity=t.why == "introduces themselves", sources=t.sources)
+            elif t.speaker == HOST:
+                # the host describing a panelist ("dive in with Dan about ... serving") describes them too;
+                # a sentence presenting several ("Léa, who runs …, and Tomasz, an economist …") is cut at
+                # each name. For a panelist who never introduces themselves, that is who they are.
+                for sent in sentences(t.text):
+                    spans = [(m.start(), by_name[m.group(1)]) for m in name_re.finditer(sent)] if name_re else []
+                    for k, (at, pid) in enumerate(spans):
+                        piece = sent[at : spans[k + 1][0] if k + 1 < len(spans) else len(sent)]
+                        profiles.add(pid, piece, identity=pid not in self_introduced)
+        return profiles
+
+    self_introduced = {t.speaker for t in firm if t.why == "introduces themselves"}
+
+    current = firm
+    for _ in range(2):
+        nxt = _attribute(kept, ids, ctx, build(current), forced)
+        same = [t.speaker for t in nxt] == [t.speaker for t in current]
+        current = nxt
+        if same:
+            break
+    _settle_rounds(current)
+    return current, names
+
+def _clear_lead(best: float, second: float) -> bool:
+    """A lead worth deciding on: some evidence, and 15% ahead of the next (near-ties stay ``unknown``).
+    Measured on the seed and the fixtures: raising this turned right answers into ``unknown`` and never a wrong
+    one into ``unknown`` (scripts/attribution_accuracy.py)."""
+    return (best >= 0.3 and best >= 1.15 * second) or (best >= 1.0 and best - second >= max(0.3, 0.05 * best))
+
+def _settle_rounds(turns: list[SpeakerTurn]) -> None:
+    """In a round each panelist answers once. The answers the field decided (or left open) get the assignment
+    of distinct panelists with the most evidence in total, around the ones already settled; each keeps its
+    panelist only when that one clearly leads among those the others did not take."""
+    from itertools import permutations
+
+    i = 0
+    while i < len(turns):
+        if turns[i].speaker == HOST or not turns[i].in_round:
+            i += 1
+            continue
+        j = i
+        while j < len(turns) and turns[j].speaker != HOST and turns[j].in_round:
+            j += 1
+        block = turns[i:j]
+        i = j
+        open_ = [t for t in block if t.field_scores and (
+            t.speaker == UNKNOWN or t.why.startswith("their field") or t.why == "the last one in the round")]
+        if len(open_) < 2:
+            continue
+        taken = {t.speaker for t in block if t not in open_ and t.speaker != UNKNOWN}
+        pool = sorted({p for t in open_ for p in t.field_scores} - taken)
+        if len(pool) < len(open_) or len(pool) > 7:
+            continue
+        best = max(permutations(pool, len(open_)),
+                   key=lambda perm: sum(t.field_scores.get(p, 0.0) for t, p in zip(open_, perm, strict=True)))
+        for t, p in zip(open_, best, strict=True):
+            others_taken = {q for u, q in zip(open_, best, strict=True) if u is not t} | taken
+            rest = [v for q, v in t.field_scores.items() if q != p and q not in others_taken]
+            if p in t.field_scores and _clear_lead(t.field_scores[p], max(rest, default=0.0)):
+                if t.speaker != p:
+                    t.speaker = p
+                    t.why = f"the round: each panelist answers once (evidence {t.field_scores[p]:.1f})"
+            elif p in t.field_scores and not rest and len(open_) + len(taken) >= 2:
+                if t.speaker != p:  # everyone else answered this round: the one left
+                    t.speaker, t.why = p, "the last one in the round"
+            elif t.speaker != UNKNOWN:
+                t.why = f"ambiguous: in a round, {t.speaker} fits another answer better"
+                t.speaker = UNKNOWN

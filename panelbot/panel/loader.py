@@ -21,6 +21,7 @@ from panelbot.panel.model import (
     Persona,
     Quote,
     Turn,
+    link_at,
 )
 from panelbot.panel.yaml_lines import line_of, load_yaml
 
@@ -142,6 +143,14 @@ class _Checker:
             self.fail(f"{what}: field {key!r} must be a whole number >= 0", node)
         return val
 
+    def seconds(self, node: dict, key: str, what: str) -> float | None:
+        val = node.get(key)
+        if val is None:
+            return None
+        if isinstance(val, bool) or not isinstance(val, (int, float)) or val < 0 or val != val:
+            self.fail(f"{what}: field {key!r} must be a number of seconds >= 0", node)
+        return float(val)
+
     def ident(self, node: dict, key: str, what: str) -> str:
         val = self.text(node, key, what)
         if not _ID_RE.match(val):
@@ -218,6 +227,10 @@ def load_panel(name_or_path: str | Path) -> Panel:
         if not source.is_file():
             c.fail(f"source file {src_name!r} does not exist", meta)
 
+    source_url = c.text(meta, "source_url", "panel", required=False) or None
+    if source_url and not re.match(r"^https?://[^\s/]+\S*$", source_url):
+        c.fail(f"source_url must be an http(s) URL, got {source_url!r}", meta)
+
     speakers = set(panelists) | ({host.id} if host else set())
 
     # turns.yaml (optional)
@@ -230,7 +243,8 @@ def load_panel(name_or_path: str | Path) -> Panel:
             sp = tc.text(node, "speaker", f"turn {i}")
             if sp not in speakers and sp != "unknown":
                 tc.fail(f"turn {i}: unknown speaker {sp!r} (panel speakers: {', '.join(sorted(speakers))})", node)
-            turns.append(Turn(i, sp, tc.text(node, "text", f"turn {i}")))
+            turns.append(Turn(i, sp, tc.text(node, "text", f"turn {i}"),
+                              tc.seconds(node, "start", f"turn {i}"), tc.seconds(node, "end", f"turn {i}")))
 
     # questions.yaml (optional)
     questions: list[HostQuestion] = []
@@ -290,6 +304,7 @@ def load_panel(name_or_path: str | Path) -> Panel:
             ):
                 bc.fail(f"{what}: sentences must be [first, end) with 0 <= first < end", node)
             span = (sentences[0], sentences[1])
+        start = bc.seconds(node, "start", what)
         quotes.append(
             Quote(
                 id=qid,
@@ -301,6 +316,9 @@ def load_panel(name_or_path: str | Path) -> Panel:
                 topics=bc.strings(node, "topics", what),
                 keywords=bc.strings(node, "keywords", what),
                 asks=bc.strings(node, "asks", what),
+                start=start,
+                end=bc.seconds(node, "end", what),
+                url=link_at(source_url, start) if source_url and start is not None else None,
             )
         )
     return Panel(
@@ -316,5 +334,6 @@ def load_panel(name_or_path: str | Path) -> Panel:
         vocabulary=vocabulary,
         topics=topics,
         source=source,
+        source_url=source_url,
     )
 

@@ -39,6 +39,8 @@ class Turn:
     index: int
     speaker: str
     text: str
+    start: float | None = None  # seconds into the talk (captions with times only)
+    end: float | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class Quote:
     topics: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
     asks: tuple[str, ...] = ()  # questions, in a user's words, that this quote answers (retrieval keys)
+    start: float | None = None  # seconds into the talk where the quote begins (captions with times only)
+    end: float | None = None
+    url: str | None = None  # the panel's source_url at this moment (set by the loader)
 
 
 @dataclass
@@ -68,6 +73,7 @@ class Panel:
     vocabulary: dict[str, tuple[str, ...]] = field(default_factory=dict)
     topics: tuple[str, ...] = ()
     source: Path | None = None
+    source_url: str | None = None  # the video the captions belong to
 
     def __post_init__(self) -> None:
         self._quotes = {q.id: q for q in self.quotes}
@@ -102,6 +108,29 @@ class Panel:
         if q is None:
             return None, None, None
         return self.question(q.question), self.turn(q.turn), q
+
+
+def link_at(url: str, seconds: float) -> str:
+    """The URL at a moment: YouTube links get ``t=754s`` (replacing any), other links a ``#t=754`` media
+    fragment."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    t = max(int(seconds), 0)
+    parts = urlsplit(url)
+    host = parts.netloc.lower().split(":")[0]
+    if host == "youtu.be" or host.endswith("youtube.com") or host.endswith("youtube-nocookie.com"):
+        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in ("t", "start")]
+        query.append(("t", f"{t}s"))
+        return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment))
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, f"t={t}"))
+
+
+def format_time(seconds: float) -> str:
+    """754.2 -> '12:34', 3723 -> '1:02:03'."""
+    t = max(int(seconds), 0)
+    h, rest = divmod(t, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
 @dataclass(frozen=True)

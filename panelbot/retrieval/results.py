@@ -20,6 +20,8 @@ class ScoredQuote:
             "speaker": self.quote.speaker,
             "text": self.quote.text,
             "score": round(self.score, 1),
+            "start": self.quote.start,
+            **({"url": self.quote.url} if self.quote.url else {}),
         }
 
 

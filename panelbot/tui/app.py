@@ -564,7 +564,8 @@ class PanelbotApp(App[int]):
             sources = self.query_one(SourcesList)
             sq = sources.highlighted_quote() if sources.has_focus else None
             if sq is not None:
-                payload = (sq.quote.text, f"quote {sq.quote.id}")
+                link = f"\n{sq.quote.url}" if sq.quote.url else ""  # the moment in the video, to open
+                payload = (sq.quote.text + link, f"quote {sq.quote.id}" + (" and its link" if link else ""))
         if payload is None:
             answers = self.query_one(ChatLog).answers()
             if answers:

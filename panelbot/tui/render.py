@@ -68,8 +68,14 @@ def source_option(panel: Panel | None, sq: ScoredQuote, width: int = 160) -> Tex
     text.append(safe(q.id, one_line=True), style="bold")
     text.append("  ")
     text.append(safe(name, one_line=True), style=colour)
+    if q.start is not None:
+        from panelbot.panel.model import format_time
+
+        text.append(f"  {format_time(q.start)}", style="dim")
     if sq.score:
         text.append(f"  match {sq.score:.0f}/100", style="dim")
+    if q.url:
+        text.append("\n" + safe(q.url, one_line=True), style="dim underline")
     if sq.reason:
         text.append("\n" + safe(sq.reason, one_line=True), style="dim italic")
     snippet = safe(q.text, one_line=True)

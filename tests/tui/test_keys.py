@@ -261,3 +261,60 @@ async def test_up_recalls_questions_from_earlier_sessions(make_app) -> None:
         await pilot.press("up")
         assert prompt.text == "how do you make kernels fast"
         assert app.conversation_id is None  # a new conversation all the same
+
+
+async def test_sources_show_the_moment_and_copy_its_link(make_app, tmp_path, monkeypatch) -> None:
+    """A panel with source_url and timed quotes: the source list shows the time beside the id and the
+    link, and Ctrl+Y copies the quote with its link."""
+    import shutil
+
+    from .conftest import HERE
+
+    panels = tmp_path / "panels"
+    shutil.copytree(HERE / "panels" / "tiny", panels / "tiny")
+    pf = panels / "tiny" / "panel.yaml"
+    pf.write_text(pf.read_text(encoding="utf-8").replace("status: curated",
+                  "status: curated\nsource_url: https://youtu.be/VID"), encoding="utf-8")
+    qf = panels / "tiny" / "quotes.yaml"
+    qf.write_text(qf.read_text(encoding="utf-8").replace("  question: q1\n", "  question: q1\n  start: 754.2\n"),
+                  encoding="utf-8")
+    monkeypatch.setenv("PANELBOT_PANELS", str(panels))
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "how do you make kernels fast")
+        sources = app.query_one(SourcesList)
+        first = sources.quotes[0].quote
+        assert first.id == "dan-001" and first.url == "https://youtu.be/VID?t=754s"
+        shown = str(sources.get_option_at_index(0).prompt)
+        assert "dan-001" in shown and "12:34" in shown and "https://youtu.be/VID?t=754s" in shown
+        sources.focus()
+        await pilot.press("ctrl+y")
+        assert app.clipboard == f"{first.text}\nhttps://youtu.be/VID?t=754s"
+
+
+async def test_context_view_shows_the_moment_and_opens_the_link(make_app, tmp_path, monkeypatch) -> None:
+    import shutil
+
+    from .conftest import HERE
+
+    panels = tmp_path / "panels"
+    shutil.copytree(HERE / "panels" / "tiny", panels / "tiny")
+    pf = panels / "tiny" / "panel.yaml"
+    pf.write_text(pf.read_text(encoding="utf-8").replace("status: curated",
+                  "status: curated\nsource_url: https://example.org/talk.mp4"), encoding="utf-8")
+    qf = panels / "tiny" / "quotes.yaml"
+    qf.write_text(qf.read_text(encoding="utf-8").replace("  question: q2\n", "  question: q2\n  start: 61\n"),
+                  encoding="utf-8")
+    monkeypatch.setenv("PANELBOT_PANELS", str(panels))
+    opened: list[str] = []
+    app = make_app()
+    monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "/source olive-002")
+        await pilot.pause()
+        shown = " ".join(str(w.render()) for w in app.screen.query(".context-time"))
+        assert "Said at 1:01" in shown and "https://example.org/talk.mp4#t=61" in shown
+        await pilot.press("o")
+        assert opened == ["https://example.org/talk.mp4#t=61"]
+        await pilot.press("ctrl+y")
+        assert app.clipboard.endswith("\nhttps://example.org/talk.mp4#t=61")

@@ -15,7 +15,7 @@ from panelbot.tui.render import highlight_quote, plain, safe, speaker_colour
 
 
 class ContextScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,q", "dismiss", "Close"), Binding("o", "open_link", "Open video")]
 
     def __init__(self, panel: Panel, quote_id: str) -> None:
         super().__init__()
@@ -41,8 +41,26 @@ class ContextScreen(ModalScreen[None]):
                 yield Static(highlight_quote(turn.text, quote.text), classes="context-turn")
             else:
                 yield Static(highlight_quote(quote.text, quote.text), classes="context-turn")
+            if quote.start is not None:
+                from panelbot.panel.model import format_time
+
+                at = Text(f"Said at {format_time(quote.start)}", style="dim")
+                if quote.url:
+                    at.append("  " + safe(quote.url, one_line=True) + "  (o opens it)", style="dim")
+                    body.border_subtitle = "Esc close \u00b7 o open video \u00b7 Ctrl+Y copy quote and link"
+                yield Static(at, classes="context-time")
 
     def copy_payload(self) -> tuple[str, str] | None:
         """What the copy key copies while this screen is open: the quote."""
         quote = self.panel.quote(self.quote_id)
-        return (quote.text, f"quote {quote.id}") if quote else None
+        if quote is None:
+            return None
+        return (quote.text + (f"\n{quote.url}" if quote.url else ""), f"quote {quote.id}")
+
+    def action_open_link(self) -> None:
+        """Open the video at the quote's moment (the terminal or the system's browser does it)."""
+        quote = self.panel.quote(self.quote_id)
+        if quote is not None and quote.url:
+            self.app.open_url(quote.url)
+        else:
+            self.notify("This quote has no link to its video.", markup=False)

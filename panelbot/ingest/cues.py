@@ -1,0 +1,84 @@
+"""What a turn's words say about its place in a moderated panel, before anyone is named: a question or a
+request (the host's), a back-channel ("Mm-hm.", "[laughter]"), a round put to everyone, a follow-up on the last
+answer, a reply to a push-back."""
+
+from __future__ import annotations
+
+import re
+
+_BACKCHANNEL = {
+    "yeah", "yes", "yep", "mhm", "mm", "hmm", "uh", "um", "okay", "ok", "right", "sure", "wow", "nice",
+    "cool", "awesome", "great", "exactly", "totally", "absolutely", "true", "indeed", "so", "and", "oh",
+    "ah", "haha", "no", "yup", "thanks", "go", "ahead", "like", "huh", "interesting", "definitely",
+    "mm-hm", "mm-hmm", "uh-huh", "hm", "agreed", "laughter", "applause",
+}
+
+_TAG_QUESTION_RE = re.compile(
+    r"(?:^|[\s,])(?:right|isn't it|no|you know|okay|ok|yeah|huh|correct|true|eh|don't you think)\?$",
+    re.IGNORECASE,
+)
+
+_REQUEST_RE = re.compile(
+    r"\b(?:can you|could you|would you|will you|if you can|if you could|wondering if you|tell us|"
+    r"talk (?:to us )?(?:a little bit |more )?(?:about|on)|walk us|over to you|throw it|go first|"
+    r"shed (?:some |more )?light|I want(?:ed)? to ask|let's hear|why don't you|you start|"
+    r"your turn|your take|what about you)\b",
+    re.IGNORECASE,
+)
+
+ROUND_RE = re.compile(
+    r"\b(?:each of you|all of you|both of you|you both|you all|each one of you|everyone on (?:the|this) panel|"
+    r"down the line|one by one|around the (?:table|panel)|quick introductions|introduce yourselves|"
+    r"anyone (?:can|could|want|wants)|whoever wants|jump in|(?:one )?(?:more )?for (?:everyone|everybody)|"
+    r"each of (?:our|the) (?:panelists|guests))\b",
+    re.IGNORECASE,
+)
+
+FOLLOW_UP_RE = re.compile(
+    r"\b(?:this thread|that thread|follow[- ]up|following up|more on (?:this|that)|build(?:ing)? on (?:this|that)|"
+    r"pick on (?:this|that)|dig (?:into|deeper)|go deeper|on that note|you mentioned|you said|"
+    r"stay(?:ing)? (?:on|with) (?:this|that))\b",
+    re.IGNORECASE,
+)
+
+_SENT_END_RE = re.compile(r"(?<=[.!?])\s+")
+
+REPLY_RE = re.compile(
+    r"^\W*(?:that's fair|fair enough|fair|agreed|i agree|true|that's true|good point|that's a good point|"
+    r"yes,? but|yeah,? but|sure,? but|no,? i)\b",
+    re.IGNORECASE,
+)
+
+FOLLOW_ON_RE = re.compile(r"^\W*(?:and|but|how so|why|really|wait|is that|does that)\b", re.IGNORECASE)
+
+def sentences(text: str) -> list[str]:
+    return [s for s in _SENT_END_RE.split(text.strip()) if s]
+
+def is_backchannel(text: str) -> bool:
+    """'Yeah.', 'Mhm. Mhm.', 'Mm-hm.', '[laughter]', 'Yeah, like go ahead.' -- no content of its own."""
+    stripped = re.sub(r"\[[^\]]*\]|\([^)]*\)", " ", text)
+    toks = re.findall(r"[a-z'\-]+", stripped.lower())
+    toks = [t.strip("-'") for t in toks if t.strip("-'")]
+    if not toks:
+        return not re.search(r"[^\W\d_]{2,}", stripped)
+    return len(toks) <= 5 and all(t in _BACKCHANNEL for t in toks)
+
+def looks_like_question(text: str) -> bool:
+    """Does the turn end by asking something (not a tag question like '..., right?')?"""
+    sents = sentences(text)
+    if not sents:
+        return False
+
+    def asks(sentence: str) -> bool:
+        sentence = sentence.strip().rstrip("\"'\u201d\u2019)")
+        return sentence.endswith("?") and not _TAG_QUESTION_RE.search(sentence)
+
+    last = sents[-1].strip()
+    if asks(last):
+        return True
+    # "... how do you actually go about that? Cuz that seems like a pretty ludicrous task."
+    if len(sents) >= 2 and asks(sents[-2]) and len(last.split()) <= 20:
+        return True
+    # A request in the closing sentence ("Maybe Dan if you can go first.", "... over to you to talk
+    # about your role"), also when the captions cut it off mid-sentence.
+    return bool(_REQUEST_RE.search(last)) and "you" in last.lower()

@@ -1,0 +1,190 @@
+"""How healthy a panel is (``panelbot check``, and the report ``panelbot ingest`` prints after writing one).
+
+Counts per speaker (turns, words, quotes), answers still ``unknown``, quotes whose text is not found in the
+turn they point to, and a self-test built from the talk itself: the host's own questions and a keyword
+paraphrase of each are routed through the panel (right when a panelist who answered it answers, and a quote
+from that answer is in the top 3), and off-topic traps made from the panel's own words in other senses must be
+declined. Warnings say what to curate first. Plain data; the CLI formats it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+from panelbot.ingest.profiles import generic_words
+from panelbot.panel import Panel
+from panelbot.retrieval.lexicon import common_words, stopwords
+from panelbot.text import normalize_for_match, words
+
+# Everyday frames: a panel word dropped into one of these means something else ("a cheap cache for my garden").
+_TRAP_FRAMES = (
+    "What is the best {w} recipe for a family dinner?",
+    "Where can I buy a cheap {w} for my garden?",
+    "Which {w} song should I play at my wedding?",
+    "How do I clean an old {w} before painting it?",
+)
+
+
+@dataclass
+class SpeakerHealth:
+    id: str
+    name: str
+    turns: int = 0
+    words: int = 0
+    quotes: int = 0
+
+
+@dataclass
+class Health:
+    panel: str
+    title: str
+    speakers: list[SpeakerHealth]
+    unknown_turns: int
+    unknown_words: int
+    timed_quotes: int
+    quotes: int
+    mismatched_quotes: list[str]
+    self_test: dict[str, float | int]
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def quote_mismatches(panel: Panel) -> list[str]:
+    """Ids of quotes whose text (normalised) does not occur in the text of the turn they point to."""
+    bad = []
+    for q in panel.quotes:
+        turn = panel.turn(q.turn)
+        if turn is None:
+            continue
+        if normalize_for_match(q.text) not in normalize_for_match(turn.text):
+            bad.append(q.id)
+    return bad
+
+
+def _paraphrase(question: str) -> str:
+    """A keyword paraphrase: the question's content words, without its chatter."""
+    sw = stopwords()
+    kept = [w for w in words(question) if w not in sw and len(w) > 2]
+    return " ".join(kept[-8:])
+
+
+def _trap_words(panel: Panel, n: int = 8) -> list[str]:
+    """The panel's own subject words that also have an everyday sense: single-word keywords of its quotes
+    and panelists that are common English nouns-or-so, but not the most general words ("better", "open")."""
+    common = common_words()
+    generic = generic_words()
+    sw = stopwords()
+    counts: Counter[str] = Counter()
+    keys = [k for q in panel.quotes for k in (*q.keywords, *q.topics)]
+    keys += [k for p in panel.panelists.values() for k in (*p.keywords, *p.covers)]
+    for k in keys:
+        for w in words(k):
+            if (w in common and w not in generic and w not in sw and len(w) > 3 and w.isalpha()
+                    and not w.endswith(("ly", "ed", "ing", "ful", "ous", "ive"))):
+                counts[w] += 1
+    return [w for w, _ in counts.most_common(n)]
+
+
+def self_test(panel: Panel) -> dict[str, float | int]:
+    from panelbot.retrieval.router import Router
+
+    router = Router(panel)
+    asked = routed = quoted = 0
+    sw = stopwords()
+    names = {w for p in panel.panelists.values() for w in words(p.name)} | set(panel.panelists)
+    for hq in panel.questions:
+        substance = [w for w in words(hq.text) if w not in sw and w not in names and len(w) > 2]
+        if not hq.answered_by or len(substance) < 4:
+            continue  # "Siobhán?", "And finally, D'Andre.": a hand-over, not a question anyone would ask
+        answer_ids = {q.id for q in panel.quotes if q.question == hq.id}
+        for text in (hq.text, _paraphrase(hq.text)):
+            if not text.strip():
+                continue
+            asked += 1
+            res = router.route(text)
+            if set(res.speakers) & set(hq.answered_by):
+                routed += 1
+            if answer_ids & {sq.quote.id for sq in res.quotes[:3]}:
+                quoted += 1
+    traps = [frame.format(w=w) for i, w in enumerate(_trap_words(panel))
+             for frame in _TRAP_FRAMES[i % len(_TRAP_FRAMES) : i % len(_TRAP_FRAMES) + 1]]
+    declined = sum(1 for t in traps if router.route(t).abstained)
+    return {
+        "questions": asked,
+        "routed_right": routed,
+        "quote_in_top3": quoted,
+        "routed_share": round(routed / asked, 3) if asked else 0.0,
+        "quote_share": round(quoted / asked, 3) if asked else 0.0,
+        "traps": len(traps),
+        "declined_right": declined,
+        "declined_share": round(declined / len(traps), 3) if traps else 0.0,
+    }
+
+
+def panel_health(panel: Panel) -> Health:
+    speakers = {pid: SpeakerHealth(pid, p.name) for pid, p in panel.panelists.items()}
+    unknown_turns = unknown_words = 0
+    for t in panel.turns:
+        if t.speaker in speakers:
+            speakers[t.speaker].turns += 1
+            speakers[t.speaker].words += len(t.text.split())
+        elif t.speaker == "unknown":
+            unknown_turns += 1
+            unknown_words += len(t.text.split())
+    for q in panel.quotes:
+        speakers[q.speaker].quotes += 1
+    mism = quote_mismatches(panel)
+    test = self_test(panel)
+    h = Health(panel.name, panel.title, list(speakers.values()), unknown_turns, unknown_words,
+               sum(1 for q in panel.quotes if q.start is not None), len(panel.quotes), mism, test)
+    w = h.warnings
+    if unknown_turns:
+        w.append(f"{unknown_turns} answer turn(s) ({unknown_words} words) are 'unknown': give them a speaker in "
+                 "turns.yaml (the reason is beside each), then re-cut their quotes")
+    for s in h.speakers:
+        if s.quotes < 3:
+            w.append(f"{s.name} has only {s.quotes} quote(s): check turns.yaml for answers given to someone else")
+    if test["questions"] and test["routed_share"] < 0.85:
+        w.append(f"the self-test routes {test['routed_share']:.0%} of the host's questions to a panelist who "
+                 "answered them: add keywords and 'asks' to the quotes of the weakest panelist")
+    if test["traps"] and test["declined_share"] < 0.75:
+        w.append(f"only {test['declined_share']:.0%} of off-topic traps are declined: add a 'vocabulary:' of the "
+                 "panel's own terms so generic words count less")
+    if mism:
+        shown = ", ".join(mism[:5]) + (" ..." if len(mism) > 5 else "")
+        w.append(f"{len(mism)} quote(s) are not found in their turn's text ({shown}): make the two agree")
+    if panel.quotes and not h.timed_quotes:
+        w.append("no quote has a time: captions with times (VTT, SRT, json3) and --url give each quote a link")
+    return h
+
+
+def _pad(text: str, width: int) -> str:
+    """Left-justify in terminal columns (a CJK character takes two)."""
+    import unicodedata
+
+    cols = sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
+    return text + " " * max(width - cols, 0)
+
+
+def format_health(h: Health) -> str:
+    lines = [f"Health of {h.panel}: {h.title}"]
+    for s in h.speakers:
+        lines.append(f"  {_pad(s.name, 16)} {s.turns:>3} turns {s.words:>6} words {s.quotes:>4} quotes")
+    lines.append(f"  {'unknown':<16} {h.unknown_turns:>3} turns {h.unknown_words:>6} words")
+    t = h.self_test
+    lines.append(
+        f"  self-test: {t['routed_right']}/{t['questions']} host questions and paraphrases routed right "
+        f"({t['routed_share']:.0%}), answer quote in the top 3 for {t['quote_in_top3']} ({t['quote_share']:.0%}); "
+        f"{t['declined_right']}/{t['traps']} off-topic traps declined ({t['declined_share']:.0%})"
+    )
+    lines.append(f"  {h.timed_quotes}/{h.quotes} quotes carry a time; "
+                 f"{len(h.mismatched_quotes)} quote(s) not found in their turn")
+    if h.warnings:
+        lines.append("Curate first:")
+        lines.extend(f"  - {w}" for w in h.warnings)
+    else:
+        lines.append("No warnings.")
+    return "\n".join(lines)

@@ -1,0 +1,259 @@
+"""Who the people of a talk are called: panelists' names from self-introductions ("I'm Anaïs", "Björn
+here", "my name is…", an alias given in the same breath), the host's hand-overs and presentations ("Olive, over
+to you", "Joining me are Léa Fontaine, …"), the title, and speaker labels in the captions ("DAN: …",
+"Speaker 2: …"). Names are Unicode throughout: ids are ASCII-folded lowercase first names (``jose``, ``anais``,
+``bjorn``, ``mary-jane``; other scripts transliterated), display names keep their spelling, and a name is
+recognised in the captions with or without its accents."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from panelbot.ingest.captions import RawTurn
+from panelbot.ingest.cues import looks_like_question, sentences
+from panelbot.ingest.formats import speaker_label
+from panelbot.retrieval.lexicon import stopwords
+
+HOST = "host"
+
+UNKNOWN = "unknown"
+
+_NAME_STOP = {
+    "I", "The", "A", "An", "So", "And", "But", "Yeah", "Yes", "Okay", "Um", "Uh", "Not", "Just", "Really",
+    "Here", "There", "Very", "Also", "Now", "Going", "Excited", "Happy", "Glad", "Sure", "Sorry", "Still",
+    "Actually", "Trying", "Working", "Responsible", "Thinking", "Super", "Curious", "Looking", "From",
+    "Thrilled", "Delighted", "Honored", "Honoured", "Based", "Currently", "Part", "Leading", "Head", "Kind",
+    "Pretty", "Quite", "Always", "Doing", "Hi", "Hey", "Hello", "Thanks", "Thank", "Welcome", "Great", "Ok",
+    "Right", "Well", "Oh", "Mhm", "What", "How", "Why", "When", "Where", "Who", "Let", "Let's", "We", "You",
+    "It", "This", "That", "My", "Our", "Your", "Both", "All", "Everyone", "Everybody", "Guys", "Folks",
+    "Maybe", "Over", "Then", "First", "Next", "Last", "Please", "Good", "Awesome", "Cool", "Sounds", "One",
+    "Today", "Lead", "Research", "VP", "CEO", "CTO", "Professor", "Doctor", "Dr", "Mr", "Ms", "Mrs", "In",
+    "On", "At", "To", "For", "With", "Of", "As", "Or", "If", "Is", "Are", "Was", "Be", "Do", "Does", "Did",
+    "Can", "Could", "Would", "Will", "Should", "May", "Might", "Must", "Sir", "Madam", "Absolutely",
+    "Definitely", "Agreed", "Exactly", "Totally", "Wow", "Nice", "Interesting", "Probably", "Honestly",
+}
+# a name token: letters (any script) with inner apostrophes or hyphens: "José", "O'Brien", "Jean-Luc", "李明"
+
+NAME_TOKEN = r"[^\W\d_](?:[^\W\d_]|['\u2019\-](?=[^\W\d_]))*"
+
+_INTRO_RE = re.compile(
+    rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Mm]y name's|I'm called|[Cc]all me)\s+|"
+    rf"(?:^|[.!?]\s+)(?:[Hh]i|[Hh]ey|[Hh]ello)(?:\s+(?:everyone|everybody|all|folks|there))?,?\s+"
+    rf"(?:this is|it's)\s+)"
+    rf"({NAME_TOKEN}(?:\s+{NAME_TOKEN}){{0,2}})"
+)
+
+_HERE_RE = re.compile(rf"^(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Yy]eah|[Ss]o)[,.!]?\s+(?:everyone[,.!]?\s+)?)?({NAME_TOKEN})\s+here\b")
+
+def fold_id(name: str) -> str:
+    """'José' -> 'jose', 'Anaïs' -> 'anais', 'Björn' -> 'bjorn', "D'Andre" -> 'dandre', 'Mary Jane' ->
+    'mary-jane', '李明' -> 'liming' (non-Latin scripts are transliterated)."""
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    if not text.isascii():
+        from anyascii import anyascii  # only for names outside the Latin alphabet
+
+        text = anyascii(text)
+    parts = ["".join(ch for ch in p.lower() if ch.isascii() and ch.isalnum()) for p in text.split()]
+    return "-".join(p for p in parts if p) or "panelist"
+
+def panelist_ids(names: list[str]) -> list[str]:
+    """One id per display name, in order: ASCII-folded, never 'host' or 'unknown', never repeated."""
+    ids: list[str] = []
+    for n in names:
+        pid = fold_id(n)
+        while pid in ids or pid in (HOST, UNKNOWN):
+            pid += "2"
+        ids.append(pid)
+    return ids
+
+def ascii_fold(name: str) -> str:
+    text = unicodedata.normalize("NFKD", name)
+    return "".join(ch for ch in text if not unicodedata.combining(ch))
+
+def is_name(tok: str) -> bool:
+    """A capitalised word (or one from a script without case) that is not a common sentence opener."""
+    if not tok or tok in _NAME_STOP or tok.lower() in stopwords():
+        return False
+    first = tok[0]
+    caseless = first.lower() == first.upper()
+    if caseless:
+        return first.isalpha()
+    if not first.isupper():
+        return False
+    return not (tok.isupper() and len(tok) > 1)  # "AI", "RL": acronyms, not names
+
+def _intro_candidates(text: str) -> list[list[str]]:
+    """Name-token runs a speaker gives themselves in the opening sentences."""
+    head = " ".join(sentences(text)[:3])
+    found: list[list[str]] = []
+    for m in _INTRO_RE.finditer(head):
+        toks = m.group(1).split()
+        run: list[str] = []
+        for tok in toks:
+            tok = re.sub(r"['\u2019]s$", "", tok)
+            if not is_name(tok):
+                break
+            run.append(tok)
+        if run:
+            found.append(run)
+    m = _HERE_RE.search(text.strip())
+    if m and is_name(m.group(1)):
+        found.append([m.group(1)])
+    return found
+
+def find_intro_names(text: str, all_text: str = "") -> list[str]:
+    """First names a speaker gives themselves in the first sentences: "I'm Dan" -> ["Dan"]; "I'm Mary Jane
+    Watson" -> ["Mary Jane"] when ``all_text`` also addresses her as "Mary Jane"."""
+    names = []
+    for run in _intro_candidates(text):
+        name = run[0]
+        if len(run) >= 2 and all_text:
+            pair = f"{run[0]} {run[1]}"
+            if len(re.findall(rf"(?<!\w){re.escape(pair)}(?!\w)", all_text)) >= 2 and (
+                len(run) == 2 or len(re.findall(rf"(?<!\w){re.escape(run[0])}(?!\w)(?! {re.escape(run[1])})",
+                                                all_text)) == 0
+            ):
+                name = pair
+        if name not in names:
+            names.append(name)
+    return names
+
+def name_pattern(names: list[str]) -> re.Pattern[str] | None:
+    """Matches any of the names, with or without accents."""
+    if not names:
+        return None
+    alts = {n for n in names} | {ascii_fold(n) for n in names}
+    alts_re = "|".join(re.escape(n) for n in sorted(alts, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)({alts_re})(?!\w)")
+
+def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[str], dict[str, str]]:
+    """(display names in order of appearance, alias -> display name). A second name someone gives
+    themselves in the same introduction ("I'm 王芳, most people call me Wang Fang") is an alias."""
+    all_text = " ".join(t.text for t, _ in kept)
+    names: list[str] = []
+    aliases: dict[str, str] = {}
+
+    def known(n: str) -> bool:
+        return n in names or n in aliases or ascii_fold(n) in {ascii_fold(x) for x in (*names, *aliases)}
+
+    for t, _ in kept:
+        found = [n for n in find_intro_names(t.text, all_text) if not known(n)]
+        primary = next((x for x in find_intro_names(t.text, all_text) if x in names), None)
+        for n in found:
+            if primary is None:
+                names.append(n)
+                primary = n
+            else:
+                aliases[n] = primary
+    title_names = _title_names(title)
+    handover_re = re.compile(
+        rf"(?:over to you|to you|come to you|thank you|thanks|with|start with|turn to|hear from),?\s+({NAME_TOKEN})(?!\w)|"
+        rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({NAME_TOKEN}),?\s+(?:if you|can you|could you|"
+        rf"would you|what|how|why|do you|I want|over to you|your turn|you're up|tell us)|"
+        rf"(?:^|[.?!]\s+)(?:And |So |Now )?(?:what about )?({NAME_TOKEN})\?|"
+        rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({NAME_TOKEN}),\s"
+    )
+    candidates: list[str] = []
+    for t, _ in kept:
+        # the host presenting the guests: "Joining me are Léa Fontaine, who …, and Tomasz Wiśniewski, …"
+        for sent in sentences(t.text):
+            if _GUESTS_RE.search(sent):
+                candidates += [m.group(1) for m in re.finditer(rf"({NAME_TOKEN})\s+{NAME_TOKEN}", sent)
+                               if is_name(m.group(1)) and m.group(0).split()[1][:1].isupper()]
+        if looks_like_question(t.text):
+            candidates += [m.group(1) or m.group(2) or m.group(3) or m.group(4)
+                           for m in handover_re.finditer(t.text)]
+    for n in candidates:
+        if not n or not is_name(n) or known(n):
+            continue
+        # a proper name: capitalised also in mid-sentence, and named in the title or addressed twice
+        pat = rf"(?<!\w){re.escape(n)}(?!\w)"
+        mid = re.search(rf"[^\W\d_],?\s+{re.escape(n)}(?!\w)", all_text)
+        if mid and (n in title_names or len(re.findall(pat, all_text)) >= 2):
+            names.append(n)
+    # in the order the talk first names them
+    first = {n: (m.start() if (m := re.search(rf"(?<!\w){re.escape(n)}(?!\w)", all_text)) else len(all_text))
+             for n in names}
+    names.sort(key=lambda n: first[n])
+    return names, aliases
+
+_GUESTS_RE = re.compile(
+    r"\b(?:joining (?:me|us)|with (?:me|us) (?:today|tonight|here|on stage)|please welcome|"
+    r"our (?:guests?|panelists?|speakers?)|I'm (?:joined|here) (?:by|with)|we(?:'re| are) joined by|"
+    r"we have (?:here|with us))\b",
+    re.IGNORECASE,
+)
+
+def _title_names(title: str) -> set[str]:
+    """First names listed after the title's last dash: "Robots on the Farm — Léa Fontaine and Tomasz
+    Wiśniewski" -> {"Léa", "Tomasz"}."""
+    parts = re.split(r"\s[\u2014\u2013|-]\s|\s[\u2014\u2013]", title)
+    if len(parts) < 2:
+        return set()
+    out = set()
+    for chunk in re.split(r"\s*(?:,|&|\band\b|\bwith\b|\bft\.|\bfeat\.)\s*", parts[-1]):
+        toks = chunk.split()
+        if 1 <= len(toks) <= 3 and all(t[:1].isupper() for t in toks) and is_name(toks[0]):
+            out.add(toks[0])
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- attribution
+
+_HOST_LABELS = {"host", "moderator", "interviewer", "presenter", "chair", "mc", "q", "question"}
+
+def speaker_labels(raw: list[RawTurn]) -> tuple[list[RawTurn], dict[int, str]]:
+    """Turns whose captions name their speaker ("DAN: …", "Speaker 2: …", a VTT voice span): the turns with
+    the label taken off their text, and raw index -> label. Used only when at least three turns carry a label
+    and there are two labels or more (a stray "Note: …" is not a transcript's labels)."""
+    found = {t.index: lab for t in raw if (lab := speaker_label(t.text))}
+    if len(found) < 3 or len({lab.lower() for lab in found.values()}) < 2:
+        return raw, {}
+    out = []
+    for t in raw:
+        if t.index not in found:
+            out.append(t)
+            continue
+        m = re.match(rf"^\s*\[?{re.escape(found[t.index])}\]?\s*:", t.text)
+        n = len(m.group(0).split()) if m else 0
+        toks = t.text.split()
+        times = t.times[n:] if len(t.times) == len(toks) else []
+        if times and n:  # the turn starts when its label's cue does
+            times[0] = (t.times[0][0], times[0][1])
+        out.append(RawTurn(" ".join(toks[n:]), t.index, times))
+    return out, found
+
+def label_people(kept: list[tuple[RawTurn, bool]], labels: dict[int, str]) -> tuple[dict[str, str], list[str]]:
+    """label (lowercase) -> display name, or HOST for the moderator; and the display names in order. A
+    "Speaker 2" label takes the name that speaker introduces themselves with; with no role label, the label
+    whose turns mostly ask is the host."""
+    by_label: dict[str, list[str]] = {}
+    for t, _ in kept:
+        if t.index in labels:
+            by_label.setdefault(labels[t.index].lower(), []).append(t.text)
+    people: dict[str, str] = {}
+    if not any(lab in _HOST_LABELS for lab in by_label):
+        asks = {lab: sum(looks_like_question(x) for x in texts) / len(texts) for lab, texts in by_label.items()}
+        host = max(asks, key=asks.__getitem__, default=None)
+        if host is not None and asks[host] >= 0.5 and sorted(asks.values())[-2:] != [asks[host]] * 2:
+            people[host] = HOST
+    names: list[str] = []
+    for lab, texts in by_label.items():
+        if lab in _HOST_LABELS or people.get(lab) == HOST:
+            people[lab] = HOST
+            continue
+        intro = next((n for x in texts for n in find_intro_names(x)), None)
+        first = lab.split()[0]
+        if re.fullmatch(r"speaker\s*\d{1,2}", lab):
+            display = intro or lab.title()
+        else:
+            raw = next(labels[i] for i in labels if labels[i].lower() == lab).split()[0]
+            display = raw.title() if raw.isupper() else raw
+            if intro and ascii_fold(intro).lower().startswith(ascii_fold(first).lower()):
+                display = intro  # "MARY: I'm Mary Jane" -> Mary Jane
+        people[lab] = display
+        if display not in names:
+            names.append(display)
+    return people, names

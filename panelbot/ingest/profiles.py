@@ -1,0 +1,168 @@
+"""Field profiles: what each panelist talks about, from their own introduction (weighed most), what the host
+says about them, and the turns already attributed to them; used to give an unaddressed question to the
+panelist whose field it is."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from functools import cache
+
+from panelbot.retrieval.lexicon import common_stems, stem, stopwords
+from panelbot.retrieval.vocabulary import Normalizer
+from panelbot.text import words as word_tokens
+
+_ALPHA = 2.0  # additive smoothing of the field profiles
+
+_IDENTITY_WEIGHT = 4.0  # one word of someone's own introduction, against the profile evidence
+
+_NORMALIZER: Normalizer | None = None
+
+def terms(text: str) -> list[str]:
+    """Stemmed content terms with the general synonyms applied ("reinforcement learning" -> "rl")."""
+    global _NORMALIZER
+    if _NORMALIZER is None:
+        _NORMALIZER = Normalizer({})
+    sw = stopwords()
+    out = []
+    for t in _NORMALIZER.terms_of_words(word_tokens(text), pairs=False):
+        parts = [t] + ([stem(x) for x in t.split("-") if x] if "-" in t else [])
+        out.extend(x for x in parts if x not in sw and len(x) > 1)
+    return out
+
+def _identity_terms(text: str) -> list[str]:
+    """Terms of a self-introduction that say what the person does: lowercase words and acronyms ("RL",
+    "GPU", "MiniMax"), not capitalised ordinary words ("Together", "Kernels" as part of a title)."""
+    # the organisation ("at Together AI") says where they work, not what they do; the most ordinary English
+    # words ("try", "use", "role") say nothing about a field unless the general thesaurus knows them as a
+    # subject term ("train", "serve", "optimize")
+    text = _without_organisations(text)
+    subject = _subject_terms()
+    return [t for t in terms(text) if t not in _generic_stems() or t in subject]
+
+@cache
+def generic_words() -> frozenset[str]:
+    """The 1,000 most frequent English words ("use", "try", "work", "better"): too general to say what
+    someone works on. (common_en.txt is in frequency order.)"""
+    from importlib import resources
+
+    lines = resources.files("panelbot.data").joinpath("common_en.txt").read_text(encoding="utf-8").splitlines()
+    return frozenset([ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")][:1000])
+
+@cache
+def _generic_stems() -> frozenset[str]:
+    return frozenset(stem(w) for w in generic_words())
+
+def _without_organisations(text: str) -> str:
+    """"… an economist at the Baltic Farm Institute who …" -> "… an economist who …"."""
+    toks = text.split()
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        out.append(toks[i])
+        if toks[i].lower() in ("at", "with", "from", "for") and i + 1 < len(toks):
+            j = i + 1 + (toks[i + 1].lower() == "the")
+            k = j
+            while k < len(toks) and toks[k][:1].isupper() and toks[k] != "I":
+                k += 1
+            if k > j:
+                out.pop()
+                i = k
+                continue
+        i += 1
+    return " ".join(out)
+
+_SUBJECT: frozenset[str] | None = None
+
+def _subject_terms() -> frozenset[str]:
+    global _SUBJECT
+    if _SUBJECT is None:
+        from panelbot.retrieval.vocabulary import thesaurus
+
+        # the groups' single-word terms ("computer use" does not make "use" a subject), not the group of
+        # words about introductions themselves ("role", "background")
+        _SUBJECT = frozenset(
+            t for group in thesaurus() if "introduction" not in group and " " not in group[0]
+            for t in terms(group[0])
+        )
+    return _SUBJECT
+
+class Profiles:
+    """Bag-of-words profile per panelist: their own introduction, what the host says about them, and the
+    turns attributed to them with firm evidence."""
+
+    def __init__(self, panelists: list[str]) -> None:
+        self.bags: dict[str, Counter[str]] = {p: Counter() for p in panelists}
+        self.identity: dict[str, set[str]] = {p: set() for p in panelists}  # from their own intro
+        self.df: Counter[str] = Counter()
+        self.docs = 0
+        self.names: set[str] = set()  # terms of the panelists' names: never evidence of a field
+        self.own: dict[int, tuple[str, Counter[str]]] = {}  # raw turn -> what it added (to leave it out)
+
+    def add(self, speaker: str, text: str, *, identity: bool = False, sources: list[int] | None = None) -> None:
+        if speaker in self.bags:
+            counts = Counter(terms(text))
+            self.bags[speaker].update(counts)
+            for i in sources or ():
+                self.own[i] = (speaker, counts)
+            if identity:
+                self.identity[speaker].update(set(_identity_terms(text)) - self.names)
+
+    def without(self, sources: list[int]) -> dict[str, Counter[str]]:
+        """The bags without what the given turns added: a turn is never evidence for its own speaker."""
+        bags = dict(self.bags)
+        for speaker, counts in {self.own[i][0]: self.own[i] for i in sources if i in self.own}.values():
+            bags[speaker] = bags[speaker] - counts
+        return bags
+
+    def observe(self, text: str) -> None:
+        self.docs += 1
+        self.df.update(set(terms(text)))
+
+    def _weight(self, w: str) -> float:
+        idf = math.log((1 + self.docs) / (1 + self.df[w])) + 1
+        return idf * (0.25 if w in common_stems() else 1.0)
+
+    def identity_scores(self, text: str, candidates: list[str]) -> dict[str, float]:
+        """Evidence from the words of each candidate's own introduction (and what the host said about them)
+        that no other candidate's has: "train" for the one who leads training, "inference" for the one who
+        leads inference. Words nearly every turn uses count little."""
+        out = {p: 0.0 for p in candidates}
+        vocab = len(set().union(*(self.bags[p] for p in candidates))) or 1
+        totals = {p: sum(self.bags[p].values()) + _ALPHA * vocab for p in candidates}
+        for w in set(terms(text)):
+            ident = [p for p in candidates if w in self.identity[p]]
+            if len(ident) == 1:
+                p = ident[0]
+                rarity = math.log((1 + self.docs) / (1 + self.df[w])) / math.log(2 + self.docs)
+                # weighed by how much more they use the word than the others do (a word of Olive's
+                # introduction that Dan says all the time says little about Olive)
+                rates = {q: (self.bags[q][w] + _ALPHA) / totals[q] for q in candidates}
+                share = rates[p] / sum(rates.values())
+                out[p] += max(rarity, 0.35) * share * len(candidates)
+        return out
+
+    def scores(self, text: str, candidates: list[str], sources: list[int] | None = None) -> dict[str, float]:
+        """Evidence per candidate: each word of the text counts for the panelists who use it relatively
+        more than the others (its smoothed share of their use), rarer words more, ordinary English words a
+        quarter; plus the identity evidence of :meth:`identity_scores`. The turns in ``sources`` (the one
+        being scored) are left out of the profiles."""
+        bags = self.without(sources or [])
+        words_here = set(terms(text))
+        vocab = len(set().union(*(bags[p] for p in candidates))) or 1
+        totals = {p: sum(bags[p].values()) + _ALPHA * vocab for p in candidates}
+        out = {p: 0.0 for p in candidates}
+        for w in words_here:
+            if not any(bags[p][w] for p in candidates):
+                continue
+            # smoothed rates: one use in a long profile says less than several in a short one
+            rates = {p: (bags[p][w] + _ALPHA) / totals[p] for p in candidates}
+            norm = sum(rates.values())
+            for p in candidates:
+                share = rates[p] / norm if norm else 0.0
+                out[p] += self._weight(w) * max(share - 1.0 / len(candidates), 0.0) * 2
+        ident = self.identity_scores(text, candidates)
+        return {p: out[p] + _IDENTITY_WEIGHT * ident[p] for p in candidates}
+
+
+# ----------------------------------------------------------------------------------------------- names
