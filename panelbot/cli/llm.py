@@ -16,6 +16,7 @@ from panelbot.answer.backends.base import AnswerRequest, Backend, Message, Speak
 from panelbot.answer.backends.offline import quotes_text
 from panelbot.answer.compose import decline_text, speaker_heading
 from panelbot.answer.llm.verify import verdict
+from panelbot.answer.record import answer_record, decline_record
 from panelbot.cli.common import EXIT_FALLBACK, EXIT_OK
 from panelbot.config import Config
 from panelbot.errors import PanelbotError
@@ -72,13 +73,11 @@ async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, pa
 
 def _abstain(panel: Panel, route: RouteResult, json_out: bool, out: TextIO) -> None:
     """No model call: the polite decline (and the suggestions in JSON)."""
-    text = decline_text(panel, route)
     if json_out:
-        d = route.to_dict()
-        d.update(suggestions=route.suggestions, answer=text, citations=[], grounded=None, error=None)
+        d = decline_record(panel, route)
         out.write(json.dumps(d, ensure_ascii=False) + "\n")
     else:
-        out.write(textwrap.fill(text, 100) + "\n")
+        out.write(textwrap.fill(decline_text(panel, route), 100) + "\n")
     out.flush()
 
 
@@ -151,30 +150,7 @@ class _JsonView:
         return None
 
     def finish(self, route: RouteResult, dones: list[SpeakerDone], backend: Backend) -> None:
-        d = route.to_dict()
-        answers = [{
-            "speaker": x.speaker,
-            "answer": x.text,
-            "citations": [c.to_dict() for c in x.citations],
-            "grounded": x.grounded if not x.error else False,
-            "error": x.error,
-            "unsupported_sentences": list(x.unsupported_sentences),
-        } for x in dones]
-        errors = list(dict.fromkeys(x.error for x in dones if x.error))
-        if len(dones) == 1:
-            answer = dones[0].text
-        else:
-            answer = "\n\n".join(f"{self.panel.display_name(x.speaker)}: {x.text}" for x in dones)
-        d.update(
-            backend=backend.name,
-            model=backend.label,
-            answer=answer,
-            citations=[c for a in answers for c in a["citations"]],
-            grounded=(None if dones and all(a["grounded"] is None for a in answers)
-                      else bool(dones) and all(a["grounded"] is True for a in answers)),
-            error="; ".join(errors) if errors else None,
-            answers=answers,
-        )
+        d = answer_record(self.panel, route, dones, backend.name, backend.label)
         self.out.write(json.dumps(d, ensure_ascii=False) + "\n")
         self.out.flush()
 
