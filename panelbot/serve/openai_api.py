@@ -181,6 +181,8 @@ class PanelAPI:
         if req is None:
             return self.unknown_model(body.get("model"))
         model_id, stream = req
+        opts = body.get("stream_options")
+        want_usage = isinstance(opts, dict) and opts.get("include_usage") is True
         entry = self.catalog.models[model_id]
         pentry = self.catalog.panels[entry.panel]
         try:
@@ -193,7 +195,8 @@ class PanelAPI:
         created = int(time.time())
         if stream:
             return StreamingResponse(
-                self._stream(run, completion_id, created, model_id, entry.panel, context),
+                self._stream(run, completion_id, created, model_id, entry.panel, context,
+                             conv.message if want_usage else None),
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             )
@@ -210,6 +213,7 @@ class PanelAPI:
                 "logprobs": None,
                 "finish_reason": "stop",
             }],
+            "usage": usage_of(conv.message, text),
             "panelbot": completion_extra(run, entry.panel, context),
         })
 
@@ -236,7 +240,7 @@ class PanelAPI:
         return entry.id, stream
 
     async def _stream(self, run: AnswerRun, cid: str, created: int, model: str, panel: str,
-                      context: dict | None) -> AsyncIterator[str]:
+                      context: dict | None, usage_question: str | None) -> AsyncIterator[str]:
         def chunk(delta: dict[str, Any], finish: str | None = None, extra: dict | None = None) -> str:
             obj: dict[str, Any] = {
                 "id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
@@ -248,8 +252,10 @@ class PanelAPI:
             return f"data: {json.dumps(obj, ensure_ascii=False)}\n\n"
 
         yield chunk({"role": "assistant", "content": ""})
+        parts: list[str] = []
         try:
             async for piece in run.pieces():
+                parts.append(piece)
                 yield chunk({"content": piece})
         except Exception:  # the headers are gone: say so in OpenAI's error event, then end the stream
             err = {"error": {"message": "internal error while answering; see the server's log",
@@ -258,6 +264,10 @@ class PanelAPI:
             yield "data: [DONE]\n\n"
             raise
         yield chunk({}, "stop", completion_extra(run, panel, context))
+        if usage_question is not None:  # stream_options.include_usage: a last chunk, no choices, the usage
+            obj = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
+                   "system_fingerprint": None, "choices": [], "usage": usage_of(usage_question, "".join(parts))}
+            yield f"data: {json.dumps(obj)}\n\n"
         yield "data: [DONE]\n\n"
 
     async def health(self, request: Request) -> Response:
@@ -269,6 +279,13 @@ class _TooLarge(Exception):
     def __init__(self, size: int) -> None:
         super().__init__(size)
         self.size = size
+
+
+def usage_of(question: str, answer: str = "") -> dict[str, Any]:
+    """OpenAI's ``usage`` object, counted in words: offline no model tokens are spent, and an upstream model's
+    own counts are not passed through (clients such as ``llm`` need the object to exist)."""
+    q, a = len(question.split()), len(answer.split())
+    return {"prompt_tokens": q, "completion_tokens": a, "total_tokens": q + a}
 
 
 def completion_extra(run: AnswerRun, panel: str, context: dict | None) -> dict[str, Any]:

@@ -229,3 +229,14 @@ def test_two_workers_answer_the_same(start_server) -> None:
 def test_help_lists_serve_and_mcp() -> None:
     r = subprocess.run([sys.executable, "-m", "panelbot", "--help"], capture_output=True, text=True, timeout=60)
     assert "serve" in r.stdout and "mcp" in r.stdout
+
+
+def test_usage_in_json_and_on_request_in_the_stream(offline_server) -> None:
+    c = client(offline_server)
+    r = c.chat.completions.create(model="dan", messages=[{"role": "user", "content": KV}])
+    words = len(r.choices[0].message.content.split())
+    assert r.usage.prompt_tokens == len(KV.split()) and r.usage.completion_tokens == words
+    chunks = list(c.chat.completions.create(model="dan", stream=True, stream_options={"include_usage": True},
+                                            messages=[{"role": "user", "content": KV}]))
+    assert chunks[-1].choices == [] and chunks[-1].usage.completion_tokens == words
+    assert all(ch.usage is None for ch in chunks[:-1])
