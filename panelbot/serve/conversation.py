@@ -109,10 +109,15 @@ def read_answer(panel: Panel, text: str, extra: Any = None) -> tuple[list[str], 
     return speakers, ids
 
 
+_VERDICT_RE = re.compile(r"^\[(?:grounded|NOT grounded|cites nothing|the model failed)\b[^\n]*$\n?", re.MULTILINE)
+
+
 def _split_by_speaker(panel: Panel, text: str, speakers: list[str]) -> list[tuple[str, str]]:
-    """An answer with several speaker headings -> (speaker, their part); one speaker -> the whole text."""
+    """An answer -> (speaker, their words) per speaker heading, without the headings and verdict lines."""
+    text = _VERDICT_RE.sub("", text)
     if len(speakers) <= 1:
-        return [(speakers[0] if speakers else "assistant", text)]
+        body = _HEADING_RE.sub(lambda m: "" if _speaker_of_heading(panel, m.group(1)) else m.group(0), text)
+        return [(speakers[0] if speakers else "assistant", body.strip())]
     cuts = [(m.start(), m.end(), _speaker_of_heading(panel, m.group(1))) for m in _HEADING_RE.finditer(text)]
     cuts = [c for c in cuts if c[2]]
     if not cuts:
