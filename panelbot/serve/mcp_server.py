@@ -12,13 +12,15 @@ tool error (``is_error``) or an MCP protocol error with one clear line; nothing 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.prompts.base import Prompt
 from mcp.server.mcpserver.resources.types import FunctionResource
-from mcp.types import ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, ToolAnnotations
+from pydantic import Field
 
 from panelbot import __version__
 from panelbot.answer.compose import decline_text
@@ -108,8 +110,17 @@ class PanelTools:
             raise ToolError(f"'{name}' is {len(value)} characters; at most {limit}")
         return value.strip()
 
-    def ask_panel(self, question: str, to: str = "auto", conversation: list[Any] | None = None,
-                  panel: str | None = None) -> dict[str, Any]:
+    def ask_panel(
+        self,
+        question: Annotated[str, Field(description="The question, in plain language")],
+        to: Annotated[str, Field(description="Who answers: 'auto' (the panel decides), 'both', or a panelist id "
+                                             "(see list_panels)")] = "auto",
+        conversation: Annotated[list[dict[str, Any] | str] | None, Field(
+            description="Earlier turns of this chat, oldest first: {role: 'user'|'assistant', content: text} "
+                        "objects (earlier answers cite quote ids as [id]) or plain strings for earlier "
+                        "questions")] = None,
+        panel: Annotated[str | None, Field(description="Installed panel name; default: the served panel")] = None,
+    ) -> dict[str, Any]:
         question = self._text(question, "question")
         entry = self._entry(panel)
         p = entry.panel
@@ -146,8 +157,13 @@ class PanelTools:
             out["suggested_questions"] = [s for s in route.suggestions if s not in p.topics][:3]
         return out
 
-    def search_quotes(self, query: str, k: int = 5, speaker: str | None = None,
-                      panel: str | None = None) -> list[dict[str, Any]]:
+    def search_quotes(
+        self,
+        query: Annotated[str, Field(description="Words to look for in what the panelists said")],
+        k: Annotated[int, Field(description=f"How many quotes, 1-{MAX_K}")] = 5,
+        speaker: Annotated[str | None, Field(description="Only this panelist's quotes (an id or name)")] = None,
+        panel: Annotated[str | None, Field(description="Installed panel name; default: the served panel")] = None,
+    ) -> list[dict[str, Any]]:
         query = self._text(query, "query")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise ToolError(f"'k' must be a whole number from 1 to {MAX_K} (got {k!r})")
@@ -160,7 +176,11 @@ class PanelTools:
             speakers = {sid}
         return [_quote_dict(entry.panel, h) for h in entry.router.search(query, k, speakers)]
 
-    def get_quote(self, id: str, panel: str | None = None) -> dict[str, Any]:
+    def get_quote(
+        self,
+        id: Annotated[str, Field(description="A quote id such as 'dan-22' (from ask_panel or search_quotes)")],
+        panel: Annotated[str | None, Field(description="Installed panel name; default: the served panel")] = None,
+    ) -> dict[str, Any]:
         qid = self._text(id, "id", 200)
         if "/" in qid and panel is None:  # "minimax-m3/dan-22"
             panel, _, qid = qid.rpartition("/")
@@ -213,6 +233,18 @@ panelist) or a panelist id ({ids}); conversation: the earlier turns of this chat
 {{"role": "user"|"assistant", "content": text}} (pass earlier ask_panel answers as assistant turns citing \
 their quote ids as [id]) or a plain string for an earlier question, so follow-ups like "why?" or "what does \
 the other one think?" work; panel: an installed panel name (default: {default}, see list_panels)."""
+
+
+class _CheckedPrompt(Prompt):
+    """A prompt whose missing or empty argument is an invalid-params error with a clear message (the SDK would
+    report an internal error)."""
+
+    async def render(self, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+        for arg in self.arguments or []:
+            value = (arguments or {}).get(arg.name)
+            if arg.required and (not isinstance(value, str) or not value.strip()):
+                raise MCPError(INVALID_PARAMS, f"prompt {self.name!r} needs the argument {arg.name!r} (text)")
+        return await super().render(arguments, context)
 
 
 def build_server(catalog: Catalog, top_k: int = 3) -> MCPServer:
@@ -277,9 +309,9 @@ def build_server(catalog: Catalog, top_k: int = 3) -> MCPServer:
                 try:
                     return tools.answer_prompt(pid, question)
                 except ToolError as exc:
-                    raise ValueError(str(exc)) from None
+                    raise MCPError(INVALID_PARAMS, str(exc)) from None
             return prompt
-        server.add_prompt(Prompt.from_function(
+        server.add_prompt(_CheckedPrompt.from_function(
             make(), name=f"answer_as_{pid}", title=f"Answer as {persona.name}",
             description=(f"Answer a question as {persona.name} ({persona.title}) would on \u201c{default.title}"
                          f"\u201d: only from {persona.name}'s own quotes retrieved for the question, citing "
