@@ -14,6 +14,8 @@ def decline_text(panel: Panel, result: RouteResult) -> str:
     """An in-character decline that offers what the panel did cover (never a random quote)."""
     if not result.off_topic:  # the chosen panelist never spoke to it, someone else did
         reason = strip_control(result.reason, keep_newlines=False)
+        if reason.endswith("."):  # already a whole answer (a follow-up with nothing more to add)
+            return f"{reason[:1].upper()}{reason[1:]}"
         return f"{reason[:1].upper()}{reason[1:]}. Ask them instead, or let panelbot choose (auto)."
     topics = [strip_control(t, keep_newlines=False) for t in panel.topics[:6]]
     questions = [s for s in result.suggestions if s not in panel.topics]

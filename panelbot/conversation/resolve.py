@@ -1,0 +1,485 @@
+"""Resolve a new message against the conversation so far: the one place every front end (the app, ``panelbot
+ask -c``, the model path, the servers) turns "tell me more" or "what does Olive think?" into a routed answer.
+
+Plain Python, deterministic, built on the Router's public parts (``query_terms``, ``scope``, ``addressed``,
+``route`` and the quote index's ``score``). A message is read as one of:
+
+* **standalone** -- it makes sense on its own (or the conversation has no subject yet): routed as if first,
+  so context can never drag a topic switch back to the old subject or panelist;
+* **continuation** ("tell me more", "why?", "how so?"): the same panelist(s) on the same subject; quotes not yet
+  shown come first (the rest of the same answer, then related answers); when nothing new is left, it says so;
+* **elaboration** (a pronoun or an ellipsis: "how long does that take?", "and for training?"): the message's
+  words plus the previous subject's words, weighted below them, retrieve; the previous panelist keeps the
+  floor unless the new words clearly belong to someone else;
+* **other panelist** ("what does Olive think?", "do you agree?", "how about the other side?"): the same
+  subject, answered by that panelist; when they never spoke to it, it says so and names who did.
+
+A message whose own words are about something the panel never discussed (more words the panel never used than
+panel words) is routed on its own, and so declined as before; so is a message that announces a new subject
+("unrelated, ...", "by the way, ...").
+
+The cues are general English discourse markers (pronouns, "more", "why", "other side", ...), never phrases of
+a particular conversation; the scoring thresholds are measured with ``panelbot eval`` on
+``eval/conversations_dev.yaml``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from panelbot.retrieval.lexicon import common_stems, stopwords
+from panelbot.retrieval.results import RouteResult, ScoredQuote
+from panelbot.retrieval.router import Router
+
+STANDALONE = "standalone"
+CONTINUATION = "continuation"
+ELABORATION = "elaboration"
+OTHER_PANELIST = "other_panelist"
+KINDS = (STANDALONE, CONTINUATION, ELABORATION, OTHER_PANELIST)
+
+WINDOW = 24  # earlier turns looked at to find the subject
+SUBJECT_WEIGHT = 0.5  # the previous subject's terms, relative to the new message's words
+SUBJECT_WEIGHT_STANDING = 0.25  # ... when the message would stand on its own anyway
+STAY_RATIO = 0.7  # in an elaboration, the previous panelist keeps the floor at this share of the best
+SPOKE_RATIO = 0.45  # a panelist "spoke to" the subject: best quote at this share of the best anyone has
+RELATED_RATIO = 0.4  # continuation: a related quote scores at least this share of the subject's best
+SHOWN_PENALTY = 0.6  # in an elaboration, a quote already shown in this conversation ranks lower
+
+# a new subject announced ("unrelated, ...", "by the way, ...")
+SWITCH = re.compile(
+    r"\b(?:unrelated|off[- ]topic|different (?:question|topic|subject|note)|chang(?:e|ing) (?:of )?"
+    r"(?:the )?(?:subject|topic)|new (?:question|topic|subject)|by the way|btw|random(?:ly)? question|"
+    r"switch(?:ing)? gears|on (?:an)?other note|another (?:question|topic)|moving on|separate question|"
+    r"something (?:completely |totally )?different)\b",
+    re.IGNORECASE,
+)
+
+# asking for more of the same; these words are removed before judging whether new content was added
+CONTINUE = re.compile(
+    r"\b(?:(?:tell|say|share|give|show)(?: me| us)?(?: a (?:bit|little|lot))? more(?: about (?:that|this|it))?|"
+    r"more(?: on| about)? (?:that|this|it)|(?:any|some|much|a bit|a little) more|more|go on|carry on|"
+    r"continue|keep going|elaborate(?: on (?:that|this|it))?|expand(?: on (?:that|this|it))?|"
+    r"why(?: (?:is|was) (?:that|this|it))?(?: so)?|how (?:so|come)|in what (?:way|sense)|"
+    r"what (?:do|did) you mean(?: by (?:that|this|it))?|meaning|mean|explain(?: (?:that|this|it))?|"
+    r"clarify|unpack(?: that| this)?|(?:for|an|any|some) examples?|examples?|such as|like what|"
+    r"what else|anything else|and then|then what|what(?: happened| happens)? next|next|details?|deeper|"
+    r"further|really|seriously|specifically|is that (?:so|true|right)|interesting|go deeper)\b",
+    re.IGNORECASE,
+)
+
+# the other side of the panel, or a named panelist asked the same thing
+OTHER = re.compile(
+    r"\b(?:(?:the )?other (?:side|panelist|guest|speaker|person|one|expert)|"
+    r"(?:do|does|would|will) (?:you|he|she|they) agree|agree|disagree|same question|same for you|"
+    r"(?:what|how) about you|and you|you too|your (?:take|view|views|thoughts|opinion|perspective|side)|"
+    r"(?:his|her|their) (?:take|view|views|thoughts|opinion|perspective|side)|"
+    r"what (?:do|does|did|would) \w+(?: \w+)? (?:think|say)|thoughts|second opinion|(?:weigh|chime) in|"
+    r"anything to add|want to add|add to that|same thing|see it the same way|see it differently)\b",
+    re.IGNORECASE,
+)
+
+# a pronoun or demonstrative pointing back ("does that take long?", "how do you train those?"); a "that"
+# right after a content word is a relative clause ("a cache that keeps growing") and does not count
+REFERENCE = re.compile(
+    r"\b(?:this|it|its|it's|those|these|they|them|their|there|then|such|same|he|she|him|her|his|"
+    r"the former|the latter)\b",
+    re.IGNORECASE,
+)
+THAT = re.compile(r"(?:^|(\b\w+)\W+)that\b", re.IGNORECASE)
+
+# an elliptical follow-up ("and for training?", "what about multimodal?")
+ELLIPSIS = re.compile(
+    r"^\W*(?:and|but|or|also|so|plus|what about|how about|what of|same for|and what about|and how about)\b",
+    re.IGNORECASE,
+)
+
+@dataclass(frozen=True)
+class ConversationTurn:
+    """One earlier user turn and how it was answered (speakers [] when declined)."""
+
+    question: str
+    speakers: list[str] = field(default_factory=list)
+    quote_ids: list[str] = field(default_factory=list)
+    target: str = "auto"
+
+
+@dataclass
+class Resolution:
+    """How a message was read and answered.
+
+    ``route`` is what ``Router.route`` returns (its reason says how context was used); ``context`` is JSON-ready
+    (what was carried over: kind, subject, speaker) or None when the message stood on its own."""
+
+    route: RouteResult
+    context: dict[str, Any] | None = None
+    kind: str = STANDALONE
+
+
+@dataclass
+class _Subject:
+    question: str  # the message that opened the subject
+    terms: dict[str, float]  # weighted retrieval terms
+    speakers: list[str]  # who answered it last
+    quote_ids: list[str]  # the last answer's quotes
+    turn: int  # index of the opening turn in the history
+    opening_quotes: list[str] = field(default_factory=list)  # the first answer's quotes (name the subject)
+    label: str = ""
+
+
+@dataclass
+class _Reading:
+    kind: str
+    terms: dict[str, float]  # the message's own retrieval terms (cue words removed for a continuation)
+    evidence: float  # its own in-scope evidence
+    addressed: list[str]
+    both: bool
+
+
+# --------------------------------------------------------------------------------------------- reading
+
+
+def _references(message: str) -> bool:
+    if REFERENCE.search(message):
+        return True
+    for m in THAT.finditer(message):
+        before = (m.group(1) or "").lower()
+        if not before or before in stopwords() or before in ("mean", "explain", "about"):
+            return True
+    return False
+
+
+def _own_terms(router: Router, text: str) -> tuple[dict[str, float], float, list[str], list[str]]:
+    """A text's retrieval terms (weight 1), its own in-scope evidence, matched and unmatched words."""
+    q = router.query_terms(text)
+    return dict.fromkeys(q.terms, 1.0), router.scope(q, []), list(q.matched), list(q.unmatched)
+
+
+def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
+    """Classify a message against the subject so far (see module doc)."""
+    terms, evidence, matched, unmatched = _own_terms(router, message)
+    addressed, both = router.addressed(message)
+    floor = router.settings.scope_floor
+    if subject is None or SWITCH.search(message):
+        return _Reading(STANDALONE, terms, evidence, addressed, both)
+    common = common_stems()
+    against = sum(0.0 if t.isdigit() else 0.3 if t in common else 1.0 for t in set(unmatched))
+    distinctive = [t for t in unmatched if t not in common and not t.isdigit()]
+    if distinctive and against > evidence:
+        # its own words are mostly about something the panel never discussed: judged on its own
+        return _Reading(STANDALONE, terms, evidence, addressed, both)
+    stands = evidence >= floor
+    other_cue = bool(OTHER.search(message))
+    if not stands and (addressed or both or other_cue):
+        rest, rest_ev, _, _ = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", message)))
+        if rest_ev < 0.5 * floor:
+            rest = {}  # what is left ("think", "say") carries no subject of its own
+        if addressed and not both and set(addressed) <= set(subject.speakers):
+            # the panelist who just answered, named again: more from them
+            return _Reading(CONTINUATION, rest, evidence, addressed, both)
+        return _Reading(OTHER_PANELIST, rest, evidence, addressed, both)
+    if not stands and CONTINUE.search(message):
+        rest, rest_ev, _, _ = _own_terms(router, CONTINUE.sub(" ", message))
+        if not rest or rest_ev < 0.5 * floor:
+            return _Reading(CONTINUATION, rest, evidence, addressed, both)
+    if _references(message) or ELLIPSIS.search(message) or (not stands and matched):
+        return _Reading(ELABORATION, terms, evidence, addressed, both)
+    return _Reading(STANDALONE, terms, evidence, addressed, both)
+
+
+# --------------------------------------------------------------------------------------------- scoring
+
+
+def _weighted_scores(router: Router, weighted: dict[str, float],
+                     speakers: set[str] | None) -> tuple[dict[int, float], float]:
+    """BM25 scores (quote index -> score) for terms with weights, and the normalising maximum."""
+    groups: dict[float, list[str]] = defaultdict(list)
+    for t, w in weighted.items():
+        if w > 0:
+            groups[w].append(t)
+    total: dict[int, float] = defaultdict(float)
+    top = 0.0
+    for w, terms in sorted(groups.items()):
+        for i, s in router.index.score(terms, speakers).items():
+            total[i] += w * s
+        top += w * router.index.max_score(terms)
+    return total, top or 1.0
+
+
+def _merge(new: dict[str, float], old: dict[str, float], weight: float) -> dict[str, float]:
+    out = {t: weight * w for t, w in old.items()}
+    for t, w in new.items():
+        out[t] = max(out.get(t, 0.0), w)
+    return out
+
+
+def _scored(router: Router, i: int, score: float, top: float, terms: dict[str, float]) -> ScoredQuote:
+    q = router.index.quotes[i]
+    why = getattr(router, "_why", None)
+    reason = why(q, list(terms)) if callable(why) else ""
+    return ScoredQuote(q, min(100.0, 100.0 * score / top), reason)
+
+
+def _label(router: Router, subject: _Subject) -> str:
+    """A few words naming the subject: a topic of its best quote that shares its words, else the question."""
+    wanted = {t for t, w in subject.terms.items() if w >= 1.0 and "_" not in t} or set(subject.terms)
+    for qid in (subject.opening_quotes or subject.quote_ids)[:2]:
+        quote = router.panel.quote(qid)
+        if quote is None:
+            continue
+        for topic in (*quote.topics, *quote.keywords):
+            if set(router.norm.unigrams(router.norm.normalise(topic))) & wanted:
+                return topic
+    text = " ".join(subject.question.split())
+    return f"\u201c{text if len(text) <= 60 else text[:57].rstrip() + '...'}\u201d"
+
+
+# --------------------------------------------------------------------------------------------- state
+
+
+def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_Subject | None, set[str]]:
+    """Replay the recent turns (each read the same way it was when asked) to find the current subject."""
+    shown: set[str] = set()
+    for turn in history:
+        shown.update(str(q) for q in (turn.quote_ids or ()))
+    start = max(0, len(history) - WINDOW)
+    subject: _Subject | None = None
+    ids = set(router.panel.panelists)
+    for n, turn in enumerate(history[start:], start):
+        question = str(turn.question or "").strip()
+        speakers = [s for s in (turn.speakers or ()) if s in ids]
+        quote_ids = [str(q) for q in (turn.quote_ids or ()) if router.panel.quote(str(q)) is not None]
+        if not question or not speakers:
+            continue  # declined turns leave the subject where it was
+        reading = _read(router, subject, question)
+        if reading.kind == STANDALONE or subject is None:
+            subject = _Subject(question, reading.terms, speakers, quote_ids, n, quote_ids)
+            subject.label = _label(router, subject)
+        else:
+            if reading.kind == ELABORATION:
+                subject.terms = _merge(reading.terms, subject.terms, SUBJECT_WEIGHT)
+            elif reading.terms:
+                subject.terms = _merge(reading.terms, subject.terms, 1.0)
+            subject.speakers = speakers
+            subject.quote_ids = quote_ids or subject.quote_ids
+    return subject, shown
+
+
+# --------------------------------------------------------------------------------------------- resolve
+
+
+def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
+            target: str = "auto") -> Resolution:
+    """Answer ``message`` in the light of ``history`` (earlier turns, oldest first). Never raises on odd
+    history; raises ValueError only for an unknown ``target`` (as ``Router.route`` does)."""
+    message = (message or "").strip()
+    target = (target or "auto").lower()
+    ids = list(router.panel.panelists)
+    if target not in ("auto", "both") and target not in ids:
+        raise ValueError(f"unknown target {target!r}")
+    subject, shown = _subject_of(router, history)
+    reading = _read(router, subject, message)
+    if reading.kind == STANDALONE or subject is None:
+        return Resolution(router.route(message, target), None, STANDALONE)
+    resolver = _Resolver(router, subject, shown, message, target)
+    if reading.kind == CONTINUATION:
+        route = resolver.continuation(reading)
+    elif reading.kind == OTHER_PANELIST:
+        route = resolver.other_panelist(reading)
+    else:
+        route = resolver.elaboration(reading)
+    answered = route.speakers[0] if len(route.speakers) == 1 else None
+    carried = answered if reading.kind != OTHER_PANELIST and answered in subject.speakers else None
+    context = {
+        "kind": reading.kind,
+        "subject": subject.label,
+        "question": subject.question,
+        "speaker": carried,
+        "previous_speakers": list(subject.speakers),
+        "turn": subject.turn,
+    }
+    return Resolution(route, context, reading.kind)
+
+
+class _Resolver:
+    def __init__(self, router: Router, subject: _Subject, shown: set[str], message: str, target: str) -> None:
+        self.router = router
+        self.panel = router.panel
+        self.subject = subject
+        self.shown = shown
+        self.message = message
+        self.target = target
+        self.k = router.settings.top_k
+        self.floor = router.settings.min_quote_score
+
+    # ------------------------------------------------------------------------------------ helpers
+
+    def _name(self, pids: Sequence[str]) -> str:
+        return " and ".join(self.panel.display_name(p) for p in pids)
+
+    def _about(self) -> str:
+        return f"follow-up to your question about {self.subject.label}"
+
+    def _decline(self, reason: str, addressed: list[str], *, off_topic: bool) -> RouteResult:
+        return RouteResult(self.message, [], True, [], reason, addressed, self.router.suggestions(),
+                           0.0, off_topic=off_topic)
+
+    def _forced(self) -> list[str] | None:
+        if self.target == "both":
+            return list(self.panel.panelists)
+        if self.target != "auto":
+            return [self.target]
+        return None
+
+    def _best_by_speaker(self, terms: dict[str, float]) -> tuple[dict[str, list[tuple[int, float]]], float]:
+        scores, top = _weighted_scores(self.router, terms, None)
+        per: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        for i, s in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
+            per[self.router.index.quotes[i].speaker].append((i, s))
+        return per, top
+
+    def _spoke(self, per: dict[str, list[tuple[int, float]]], top: float) -> list[str]:
+        """Panelists whose best quote on these terms is a real answer (near the best anyone has)."""
+        best = {p: (100.0 * v[0][1] / top if v else 0.0) for p, v in per.items()}
+        overall = max(best.values(), default=0.0)
+        return [p for p in self.panel.panelists
+                if best.get(p, 0.0) >= max(self.floor, SPOKE_RATIO * overall) and overall > 0]
+
+    def _pick(self, per: dict[str, list[tuple[int, float]]], top: float, speakers: list[str],
+              terms: dict[str, float], *, penalise_shown: bool) -> list[ScoredQuote]:
+        each = self.k if len(speakers) == 1 else max(1, -(-self.k // len(speakers)))
+        out: list[ScoredQuote] = []
+        for p in speakers:
+            ranked = [(i, s * (SHOWN_PENALTY if penalise_shown and self.router.index.quotes[i].id in self.shown
+                               else 1.0)) for i, s in per.get(p, [])]
+            ranked.sort(key=lambda kv: (-kv[1], kv[0]))
+            out.extend(_scored(self.router, i, s, top, terms) for i, s in ranked[:each])
+        out.sort(key=lambda sq: -sq.score)
+        if not out:
+            return out
+        best = out[0].score
+        return [sq for sq in out if sq.score >= max(self.floor, 0.3 * best)] or out[:1]
+
+    # ------------------------------------------------------------------------------------ kinds
+
+    def continuation(self, reading: _Reading) -> RouteResult:
+        """The same panelist(s), the same subject; what was not shown yet, the rest of the answer first."""
+        speakers = self._forced() or list(self.subject.speakers)
+        if reading.addressed and self.target == "auto":
+            speakers = reading.addressed
+        terms = _merge(reading.terms, self.subject.terms, 1.0)
+        scores, top = _weighted_scores(self.router, terms, set(speakers))
+        best = max(scores.values(), default=0.0)
+        picked: list[ScoredQuote] = []
+        seen: set[str] = set()
+        # 1. the rest of the same answer: the same speaker's quotes in the same turn, in spoken order
+        positions: dict[tuple[str, int | None], int] = {}
+        for qid in self.subject.quote_ids:
+            q = self.panel.quote(qid)
+            if q is not None and q.speaker in speakers:
+                key = (q.speaker, q.turn)
+                positions[key] = max(positions.get(key, -1), self._position(q))
+        index_of = {q.id: i for i, q in enumerate(self.router.index.quotes)}
+        rest = []
+        for q in self.panel.quotes:
+            key = (q.speaker, q.turn)
+            if key in positions and q.id not in self.shown:
+                after = self._position(q) > positions[key]
+                rest.append((0 if after else 1, self._position(q), q.id))
+        for _, _, qid in sorted(rest):
+            i = index_of[qid]
+            picked.append(_scored(self.router, i, max(scores.get(i, 0.0), 0.0), top, terms))
+            seen.add(qid)
+        # 2. related answers by the same panelist(s): not shown, and close to the subject's best
+        for i, s in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
+            q = self.router.index.quotes[i]
+            if q.id in self.shown or q.id in seen:
+                continue
+            if s < RELATED_RATIO * best or 100.0 * s / top < self.floor:
+                break
+            picked.append(_scored(self.router, i, s, top, terms))
+            seen.add(q.id)
+        picked = picked[: self.k]
+        if not picked:
+            spoke = [p for p in self._spoke(*self._best_by_speaker(self.subject.terms)) if p not in speakers]
+            tail = f" {self._name(spoke)} also spoke to it: ask what they think." if spoke else ""
+            return self._decline(
+                f"{self._name(speakers)} had nothing more to say on {self.subject.label} than what you've "
+                f"already seen.{tail}", reading.addressed, off_topic=False)
+        answering = [p for p in speakers if any(sq.quote.speaker == p for sq in picked)]
+        reason = f"{self._about()}: more from {self._name(answering)}, not shown yet"
+        return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
+
+    @staticmethod
+    def _position(q: Any) -> int:
+        return q.sentences[0] if q.sentences else 0
+
+    def other_panelist(self, reading: _Reading) -> RouteResult:
+        """The same subject, answered by the panelist named (or the one(s) who did not answer last)."""
+        ids = list(self.panel.panelists)
+        forced = self._forced()
+        if forced:
+            speakers = forced
+        elif reading.addressed:
+            speakers = list(reading.addressed)
+        elif reading.both:
+            speakers = ids
+        else:
+            speakers = [p for p in ids if p not in self.subject.speakers] or list(self.subject.speakers)
+        terms = _merge(reading.terms, self.subject.terms, SUBJECT_WEIGHT) if reading.terms else self.subject.terms
+        per, top = self._best_by_speaker(terms)
+        spoke = self._spoke(per, top)
+        silent = [p for p in speakers if p not in spoke]
+        answering = [p for p in speakers if p in spoke]
+        if not answering:
+            did = [p for p in spoke if p not in speakers]
+            who = f" ({self._name(did)} did)" if did else ""
+            return self._decline(
+                f"{self._name(silent)} didn't speak to {self.subject.label} on the panel{who}",
+                reading.addressed, off_topic=False)
+        quotes = self._pick(per, top, answering, terms, penalise_shown=True)
+        reason = f"{self._about()}, asked of {self._name(answering)}"
+        if silent:
+            reason += f" ({self._name(silent)} didn't speak to it)"
+        return RouteResult(self.message, answering, False, quotes, reason, reading.addressed, [], 0.0)
+
+    def elaboration(self, reading: _Reading) -> RouteResult:
+        """The new words plus the previous subject (weighted below them); the previous panelist keeps the
+        floor unless the new words clearly belong to someone else."""
+        weight = SUBJECT_WEIGHT_STANDING if reading.evidence >= self.router.settings.scope_floor else SUBJECT_WEIGHT
+        terms = _merge(reading.terms, self.subject.terms, weight)
+        per, top = self._best_by_speaker(terms)
+        strength = {p: self._strength(per.get(p, []), top) for p in self.panel.panelists}
+        forced = self._forced()
+        if forced:
+            speakers = forced
+        elif reading.addressed:
+            speakers = list(reading.addressed)
+        else:
+            best = max(strength.values(), default=0.0)
+            previous = [p for p in self.subject.speakers if strength.get(p, 0.0) >= STAY_RATIO * best]
+            order = list(self.panel.panelists)
+            speakers = previous or [max(order, key=lambda p: (strength[p], -order.index(p)))]
+        spoke = set(self._spoke(per, top))
+        answering = [p for p in speakers if p in spoke]
+        if not answering:
+            did = [p for p in self.panel.panelists if p in spoke and p not in speakers]
+            who = f" ({self._name(did)} did)" if did else ""
+            return self._decline(f"{self._name(speakers)} didn't speak to that on the panel{who}",
+                                 reading.addressed, off_topic=not did)
+        quotes = self._pick(per, top, answering, terms, penalise_shown=True)
+        kept = [p for p in answering if p in self.subject.speakers]
+        if kept:
+            reason = f"{self._about()}: {self._name(answering)} on that"
+        else:
+            reason = f"{self._about()}: {self._name(answering)}'s best-matching quotes"
+        return RouteResult(self.message, answering, False, quotes, reason, reading.addressed, [], 0.0)
+
+    def _strength(self, ranked: list[tuple[int, float]], top: float) -> float:
+        if not ranked:
+            return 0.0
+        s = ranked[0][1] + 0.3 * (ranked[1][1] if len(ranked) > 1 else 0.0)
+        return 100.0 * s / top
