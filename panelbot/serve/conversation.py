@@ -4,7 +4,7 @@ The server keeps no state: every request carries the whole conversation. Earlier
 back for who answered and which quotes they showed: from the ``panelbot`` field when the client kept it, else
 from the text itself (speaker headings ``Dan (VP of Kernels, Together AI):`` and ``[quote-id]`` citations,
 counted only when the id is one of the panel's quotes). The last user message is then resolved against those
-turns by :func:`panelbot.conversation.resolve.resolve` when that resolver is installed, else routed on its own.
+turns by :func:`panelbot.conversation.resolve.resolve`, the resolver the app and ``ask -c`` use.
 """
 
 from __future__ import annotations
@@ -15,21 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from panelbot.answer.events import Message
+from panelbot.conversation.resolve import ConversationTurn, resolve
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
-
-try:  # the shared conversation resolver (issue 12); routed turn by turn without it
-    from panelbot.conversation.resolve import ConversationTurn, resolve
-except ImportError:  # pragma: no cover - depends on which branches are merged
-    resolve = None
-
-    @dataclass
-    class ConversationTurn:  # type: ignore[no-redef]
-        question: str
-        speakers: list[str]
-        quote_ids: list[str]
-        target: str = "auto"
-
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 MAX_MESSAGES = 500
@@ -180,7 +168,5 @@ def parse_messages(panel: Panel, messages: Any, target: str = "auto") -> Convers
 def route_conversation(router: Any, turns: Sequence[ConversationTurn], message: str,
                        target: str = "auto") -> tuple[RouteResult, dict | None]:
     """Resolve ``message`` against the earlier turns: (the route, what context was carried over or None)."""
-    if resolve is not None:
-        res = resolve(router, list(turns), message, target)
-        return res.route, res.context
-    return router.route(message, target), None
+    res = resolve(router, list(turns), message, target)
+    return res.route, res.context

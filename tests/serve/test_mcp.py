@@ -37,6 +37,11 @@ def test_every_tool_resource_and_prompt_over_stdio(isolated_env, tmp_path: Path)
             got["follow"] = await c.call_tool("ask_panel", {
                 "question": "Olive, how do you evaluate long runs?",
                 "conversation": [KV, {"role": "assistant", "content": "Dan:\n\u201c...\u201d [dan-22]"}]})
+            shown = [q["id"] for q in got["ask"].structured_content["quotes"]]
+            got["shown"] = shown
+            got["more"] = await c.call_tool("ask_panel", {"question": "tell me more", "conversation": [
+                {"role": "user", "content": KV},
+                {"role": "assistant", "content": " ".join(f"[{i}]" for i in shown)}]})
             got["search"] = await c.call_tool("search_quotes", {"query": "sparse attention", "k": 2,
                                                                 "speaker": "dan"})
             got["quote"] = await c.call_tool("get_quote", {"id": "dan-22"})
@@ -76,7 +81,10 @@ def test_every_tool_resource_and_prompt_over_stdio(isolated_env, tmp_path: Path)
         ["olive"] * len(g["ask_olive"].structured_content["quotes"])
     dec = g["decline"].structured_content
     assert dec["abstained"] and dec["quotes"] == [] and dec["suggested_topics"] and "decline" in dec
-    assert g["follow"].structured_content["answered_by"][0]["id"] == "olive"
+    assert g["follow"].structured_content["answered_by"][0]["id"] == "olive"  # a new subject stands alone
+    more = g["more"].structured_content  # a follow-up: same panelist, quotes not shown yet
+    assert more["answered_by"][0]["id"] == "dan" and more["context"]["kind"] == "continuation"
+    assert more["quotes"] and not {q["id"] for q in more["quotes"]} & set(g["shown"])
 
     hits = g["search"].structured_content["result"]
     assert len(hits) == 2 and all(h["speaker"] == "dan" and 0 <= h["score"] <= 100 for h in hits)

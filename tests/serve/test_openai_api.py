@@ -13,7 +13,7 @@ import openai
 import pytest
 
 from panelbot.panel import load_panel
-from panelbot.serve.conversation import parse_messages, resolve
+from panelbot.serve.conversation import parse_messages
 
 from .conftest import REPO
 
@@ -109,10 +109,10 @@ def test_three_turn_conversation_with_a_follow_up(offline_server) -> None:
                  {"role": "user", "content": "tell me more"}]
     third = c.chat.completions.create(model="panel", messages=messages)
     extra = third.model_extra["panelbot"]
-    if resolve is None:
-        pytest.skip("the conversation resolver (panelbot.conversation.resolve) is not installed on this branch")
-    assert extra["abstained"] is False and extra["speakers"] == ["olive"]
+    assert extra["abstained"] is False and extra["speakers"] == ["olive"]  # same panelist, same subject
     assert extra["context"]
+    shown = set(ids_in(second.choices[0].message.content))
+    assert {q["id"] for q in extra["quotes"]} - shown  # something not shown yet
 
 
 def test_unknown_model_is_404_listing_the_models(offline_server) -> None:
