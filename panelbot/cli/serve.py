@@ -113,7 +113,9 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
               f"answers: {api.backend.label}; workers: {args.workers}; "
               f"{'API key required' if key else 'no API key'}\n")
     err.flush()
-    common = dict(host=host, port=args.port, log_level=args.log_level, access_log=args.log_level in ("info", "debug"),
+    from panelbot.serve.nodelay import PATH as http_protocol
+
+    common = dict(host=host, port=args.port, http=http_protocol, log_level=args.log_level, access_log=args.log_level in ("info", "debug"),
                   server_header=False, timeout_graceful_shutdown=5)
     if args.workers == 1:
         uvicorn.run(create_app(api=api), **common)

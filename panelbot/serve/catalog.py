@@ -126,4 +126,6 @@ def load_catalog(config: Config, panel: str | None = None,
     for w in warnings:
         if warn:
             warn(w)
+    for entry in panels.values():  # load the word lists the router reads lazily, before the first request
+        entry.router.route(" ".join(entry.panel.topics[:2]) or "warm up", "auto")
     return Catalog(default_panel.name, panels, warnings=warnings)
