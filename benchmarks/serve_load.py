@@ -5,8 +5,9 @@ offline and through a loopback upstream model.
 
 For each concurrency level C, C clients (asyncio + httpx, one connection each) each send ``--requests``
 streamed requests back to back (``stream: true``, read to ``data: [DONE]``), cycling through on-topic
-questions so every request is routed for real. Reported: requests/s over the whole level, and p50/p99 of the
-per-request time (request sent -> [DONE] read).
+questions so every request is routed for real. Reported: requests/s over the whole level, p50/p99 of the
+per-request time (request sent -> [DONE] read), and the CPU time the server process (and its workers) spent
+per request (from /proc), which the clients sharing the machine do not distort.
 
 Upstream rows: a loopback OpenAI-compatible model (Starlette on uvicorn in its own process, ``--tokens``
 tokens ``--delay`` s apart) is timed twice with the same clients: directly (the model alone) and through
@@ -79,6 +80,22 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
 '''
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process and its children (uvicorn's workers), from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(d.name) == pid or int(fields[1]) == pid:  # fields[1]: the parent's pid
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -143,15 +160,19 @@ async def one_level(url: str, model: str, clients: int, per_client: int,
             "p99": times[min(len(times) - 1, int(0.99 * len(times)))], "errors": errors}
 
 
-def run_levels(label: str, url: str, model: str, levels: list[int], per_client: int,
+def run_levels(label: str, url: str, model: str, levels: list[int], per_client: int, pid: int,
                questions: list[str] = QUESTIONS) -> list[tuple]:
+    """Each level's throughput and latency, and the CPU the server process(es) spent per request."""
     rows = []
     asyncio.run(one_level(url, model, 2, 2, questions))  # warm-up
     for c in levels:
+        cpu0 = cpu_seconds(pid)
         r = asyncio.run(one_level(url, model, c, per_client, questions))
+        r["server_cpu_ms"] = (cpu_seconds(pid) - cpu0) * 1000 / r["requests"]
         rows.append((label, c, r))
         print(f"{label:<38} {c:>3} clients  {r['requests']:>4} req  {r['rps']:7.1f} req/s  "
-              f"p50 {r['p50'] * 1000:7.1f} ms  p99 {r['p99'] * 1000:7.1f} ms  errors {r['errors']}", flush=True)
+              f"p50 {r['p50'] * 1000:7.1f} ms  p99 {r['p99'] * 1000:7.1f} ms  "
+              f"server CPU {r['server_cpu_ms']:5.1f} ms/req  errors {r['errors']}", flush=True)
     return rows
 
 
@@ -176,7 +197,8 @@ def main() -> None:
                     f"http://127.0.0.1:{port}/health", env)
         try:
             rows += run_levels(f"offline, {workers} worker{'s' if workers > 1 else ''}",
-                               f"http://127.0.0.1:{port}/v1/chat/completions", "panel", levels, args.requests)
+                               f"http://127.0.0.1:{port}/v1/chat/completions", "panel", levels, args.requests,
+                               srv.pid)
         finally:
             stop(srv)
     if not args.skip_upstream:
@@ -185,7 +207,8 @@ def main() -> None:
                          f"http://127.0.0.1:{up_port}/v1/models", env)
         try:
             rows += run_levels(f"upstream alone ({args.tokens} tok x {args.delay * 1000:g} ms)",
-                               f"http://127.0.0.1:{up_port}/v1/chat/completions", "loopback", levels, args.requests)
+                               f"http://127.0.0.1:{up_port}/v1/chat/completions", "loopback", levels, args.requests,
+                               upstream.pid)
             port = free_port()
             srv = start([py, "-m", "panelbot", "serve", "--port", str(port), "--base-url",
                          f"http://127.0.0.1:{up_port}/v1", "--model", "loopback"],
@@ -193,7 +216,7 @@ def main() -> None:
             try:
                 rows += run_levels("through panelbot serve, 1 worker",
                                    f"http://127.0.0.1:{port}/v1/chat/completions", "dan", levels, args.requests,
-                                   DAN_QUESTIONS)
+                                   srv.pid, DAN_QUESTIONS)
             finally:
                 stop(srv)
         finally:
