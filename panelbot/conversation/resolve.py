@@ -374,6 +374,9 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
     ids = list(router.panel.panelists)
     if target not in ("auto", "both") and target not in ids:
         raise ValueError(f"unknown target {target!r}")
+    if not history or not hasattr(router, "query_terms"):
+        # nothing to follow up on (or a router without the parts a follow-up needs): routed as ever
+        return Resolution(router.route(message, target), None, STANDALONE)
     subject, shown = _subject_of(router, history)
     reading = _read(router, subject, message)
     if reading.kind == STANDALONE or subject is None:
@@ -636,3 +639,33 @@ class _Resolver:
             return 0.0
         s = ranked[0][1] + 0.3 * (ranked[1][1] if len(ranked) > 1 else 0.0)
         return 100.0 * s / top
+
+
+def turns_from_messages(messages: Sequence[Any]) -> list[ConversationTurn]:
+    """Stored messages (``role``, ``speaker``, ``text``, ``quote_ids``, ``meta``, as the history database
+    keeps them) -> the resolver's turns: each user message and the answers that followed it."""
+    turns: list[ConversationTurn] = []
+    question: str | None = None
+    target = "auto"
+    speakers: list[str] = []
+    quote_ids: list[str] = []
+
+    def close() -> None:
+        if question is not None:
+            turns.append(ConversationTurn(question, list(dict.fromkeys(speakers)), list(quote_ids), target))
+
+    for m in messages:
+        role = getattr(m, "role", "")
+        if role == "user":
+            close()
+            question = str(getattr(m, "text", ""))
+            meta = getattr(m, "meta", None) or {}
+            target = str(meta.get("target") or "auto") if isinstance(meta, dict) else "auto"
+            speakers, quote_ids = [], []
+        elif role == "assistant" and question is not None:
+            speaker = str(getattr(m, "speaker", ""))
+            if speaker:
+                speakers.append(speaker)
+            quote_ids.extend(str(q) for q in (getattr(m, "quote_ids", None) or ()))
+    close()
+    return turns
