@@ -14,11 +14,12 @@ from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
 
 
-def decline_record(panel: Panel, route: RouteResult) -> dict[str, Any]:
-    """An abstention: no model was called; the decline text and the suggestions."""
+def decline_record(panel: Panel, route: RouteResult, text: str | None = None) -> dict[str, Any]:
+    """An abstention: no model was called; the decline text (``decline_text`` unless given) and the
+    suggestions."""
     d = route.to_dict()
-    d.update(suggestions=route.suggestions, answer=decline_text(panel, route), citations=[], grounded=None,
-             error=None)
+    d.update(suggestions=route.suggestions, answer=decline_text(panel, route) if text is None else text,
+             citations=[], grounded=None, error=None)
     return d
 
 

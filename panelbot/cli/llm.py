@@ -19,14 +19,20 @@ from panelbot.answer.llm.verify import verdict
 from panelbot.answer.record import answer_record, decline_record
 from panelbot.cli.common import EXIT_FALLBACK, EXIT_OK
 from panelbot.config import Config
+from panelbot.conversation.resolve import resolve
+from panelbot.conversation.session import ConversationLog
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
 
 
 def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Panel, router: Any,
-            target: str, out: TextIO, err: TextIO) -> int:
-    """Answer each question in turn (a conversation: later questions see earlier answers)."""
+            target: str, out: TextIO, err: TextIO, conversation: ConversationLog | None = None,
+            chained: bool = False) -> int:
+    """Answer each question in turn. With ``chained`` (``ask -c``) the questions continue ``conversation``:
+    each is resolved against the turns before it (so "tell me more" retrieves on the earlier subject) and the
+    model sees what was said; otherwise each question stands alone. A follow-up the panel never touched is
+    declined without calling the model; one it can answer always reaches the model with quotes."""
     from panelbot.answer.backends.registry import get_backend
 
     try:
@@ -34,50 +40,63 @@ def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Pane
     except PanelbotError as exc:
         err.write(f"panelbot: error: {exc}\n")
         return exc.exit_code
+    conv = conversation or ConversationLog(None, None, panel.name, log=False)
     return asyncio.run(_ask_all(backend, questions, json_out=json_out, panel=panel, router=router,
-                                target=target, out=out, err=err))
+                                target=target, out=out, err=err, conversation=conv, chained=chained))
 
 
 async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, panel: Panel, router: Any,
-                   target: str, out: TextIO, err: TextIO) -> int:
-    history: list[Message] = []
+                   target: str, out: TextIO, err: TextIO, conversation: ConversationLog,
+                   chained: bool) -> int:
     status = EXIT_OK
     try:
         for i, question in enumerate(questions):
-            route: RouteResult = router.route(question, target)
+            conv = conversation if chained or i == 0 else conversation.fresh()
+            res = resolve(router, conv.turns, question, target)
+            route: RouteResult = res.route
+            extra = {"conversation": None, "context": res.context}
             if not json_out and len(questions) > 1:
                 out.write(("\n" if i else "") + f"Q: {question}\n")
             if route.abstained:
-                _abstain(panel, route, json_out, out)
+                text = decline_text(panel, route)
+                conv.record(question, target, res, [], decline=(panel.host.id if panel.host else "panel", text))
+                extra["conversation"] = conv.conversation_id
+                _abstain(panel, route, text, json_out, out, extra)
                 continue
+            history = [Message(role, text) for role, text in conv.said]
             view = _JsonView(panel, out) if json_out else _TextView(panel, out)
             dones: list[SpeakerDone] = []
-            async for event in backend.answer(AnswerRequest(question, panel, route, list(history))):
+            async for event in backend.answer(AnswerRequest(question, panel, route, history)):
                 if isinstance(event, TextDelta):
                     view.delta(event)
                 else:
                     dones.append(event)
                     view.done(event)
-            view.finish(route, dones, backend)
+            meta = [{"grounded": d.grounded, **({"error": d.error} if d.error else {})} for d in dones]
+            conv.record(question, target, res,
+                        [(d.speaker, d.text, [sq.quote.id for sq in (d.quotes or route.quotes_for(d.speaker))], m)
+                         for d, m in zip(dones, meta, strict=True)])
+            extra["conversation"] = conv.conversation_id
+            view.finish(route, dones, backend, extra)
             errors = list(dict.fromkeys(d.error for d in dones if d.error))
             for e in errors:
                 err.write(f"panelbot: the model failed: {e}; answered with the panelists' own words\n")
             if errors:
                 status = EXIT_FALLBACK
-            history.append(Message("user", question))
-            history.extend(Message(d.speaker, d.text) for d in dones)
     finally:
         await backend.aclose()
     return status
 
 
-def _abstain(panel: Panel, route: RouteResult, json_out: bool, out: TextIO) -> None:
+def _abstain(panel: Panel, route: RouteResult, text: str, json_out: bool, out: TextIO,
+             extra: dict[str, Any]) -> None:
     """No model call: the polite decline (and the suggestions in JSON)."""
     if json_out:
-        d = decline_record(panel, route)
+        d = decline_record(panel, route, text)
+        d.update(extra)
         out.write(json.dumps(d, ensure_ascii=False) + "\n")
     else:
-        out.write(textwrap.fill(decline_text(panel, route), 100) + "\n")
+        out.write(textwrap.fill(text, 100) + "\n")
     out.flush()
 
 
@@ -132,8 +151,10 @@ class _TextView:
         if more > 0:
             self._write(f"[... and {more} more sentence(s) citing nothing]\n")
 
-    def finish(self, route: RouteResult, dones: list[SpeakerDone], backend: Backend) -> None:
-        return None
+    def finish(self, route: RouteResult, dones: list[SpeakerDone], backend: Backend,
+               extra: dict[str, Any]) -> None:
+        if route.reason.startswith("follow-up"):
+            self._write(f"({route.reason})\n")
 
 
 class _JsonView:
@@ -149,8 +170,10 @@ class _JsonView:
     def done(self, d: SpeakerDone) -> None:
         return None
 
-    def finish(self, route: RouteResult, dones: list[SpeakerDone], backend: Backend) -> None:
+    def finish(self, route: RouteResult, dones: list[SpeakerDone], backend: Backend,
+               extra: dict[str, Any]) -> None:
         d = answer_record(self.panel, route, dones, backend.name, backend.label)
+        d.update(extra)
         self.out.write(json.dumps(d, ensure_ascii=False) + "\n")
         self.out.flush()
 

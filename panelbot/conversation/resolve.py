@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from panelbot.retrieval.lexicon import common_stems, stopwords
+from panelbot.retrieval.lexicon import common_stems, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
 
@@ -45,9 +45,15 @@ WINDOW = 24  # earlier turns looked at to find the subject
 SUBJECT_WEIGHT = 0.5  # the previous subject's terms, relative to the new message's words
 SUBJECT_WEIGHT_STANDING = 0.25  # ... when the message would stand on its own anyway
 STAY_RATIO = 0.7  # in an elaboration, the previous panelist keeps the floor at this share of the best
-SPOKE_RATIO = 0.45  # a panelist "spoke to" the subject: best quote at this share of the best anyone has
-RELATED_RATIO = 0.4  # continuation: a related quote scores at least this share of the subject's best
+SPOKE_RATIO = 0.2  # a panelist "spoke to" the subject: best quote at this share of the best anyone has
+SPOKE_MIN = 2.0  # ... and at least this many times the minimum quote score
+RELATED_RATIO = 0.3  # continuation: a related quote scores at least this share of the subject's best...
+KEYWORD_RATIO = 0.15  # ... or this share when it shares a curated keyword with what was shown
 SHOWN_PENALTY = 0.6  # in an elaboration, a quote already shown in this conversation ranks lower
+HOST_WEIGHT = 0.4  # the host question the subject's first answer responded to, relative to its own words
+PARALLEL_SHARE = 0.5  # a host question sharing this share of words with the subject's is "the same question"
+SWITCH_RATIO = 0.5  # elaboration: the new words alone must favour another panelist this clearly to switch
+VARIANT_PREFIX = 6  # an unknown word sharing this many first letters with a panel word is a variant of it
 
 # a new subject announced ("unrelated, ...", "by the way, ...")
 SWITCH = re.compile(
@@ -66,8 +72,8 @@ CONTINUE = re.compile(
     r"why(?: (?:is|was) (?:that|this|it))?(?: so)?|how (?:so|come)|in what (?:way|sense)|"
     r"what (?:do|did) you mean(?: by (?:that|this|it))?|meaning|mean|explain(?: (?:that|this|it))?|"
     r"clarify|unpack(?: that| this)?|(?:for|an|any|some) examples?|examples?|such as|like what|"
-    r"what else|anything else|and then|then what|what(?: happened| happens)? next|next|details?|deeper|"
-    r"further|really|seriously|specifically|is that (?:so|true|right)|interesting|go deeper)\b",
+    r"what else|anything else|and then|then what|what(?: happened| happens)? (?:next|then|after(?:wards)?)|"
+    r"after that|afterwards|next|details?|deeper|further|specifically|is that (?:so|true|right)|go deeper)\b",
     re.IGNORECASE,
 )
 
@@ -137,6 +143,7 @@ class _Reading:
     evidence: float  # its own in-scope evidence
     addressed: list[str]
     both: bool
+    elsewhere: bool = False  # leans on the conversation ("does that ...") yet its own words are off the panel
 
 
 # --------------------------------------------------------------------------------------------- reading
@@ -158,6 +165,59 @@ def _own_terms(router: Router, text: str) -> tuple[dict[str, float], float, list
     return dict.fromkeys(q.terms, 1.0), router.scope(q, []), list(q.matched), list(q.unmatched)
 
 
+def _organisations(router: Router, message: str) -> list[str]:
+    """Panelists whose organisation the message names ("how does Together see it?"): the full name, or
+    its first word -- capitalised when that word is also ordinary English ("together")."""
+    hits = []
+    known = english_words()
+    for pid, p in router.panel.panelists.items():
+        org = (p.organisation or "").strip()
+        if not org:
+            continue
+        head = org.split()[0]
+        if re.search(rf"\b{re.escape(org)}\b", message, re.IGNORECASE):
+            hits.append(pid)
+        elif len(head) >= 4 and head.lower() in known:
+            if re.search(rf"(?<![.?!]\s)(?<!^)\b{re.escape(head)}\b", message.strip()):
+                hits.append(pid)
+        elif len(head) >= 4 and re.search(rf"\b{re.escape(head)}\b", message, re.IGNORECASE):
+            hits.append(pid)
+    return hits if len(hits) == 1 else []
+
+
+def _foreign(router: Router, unmatched: list[str]) -> list[str]:
+    """Distinctive words the panel never used (not ordinary English, not a number, not a near variant of a
+    panel word such as "underused" for "underutilize")."""
+    common = common_stems()
+    out = []
+    for t in dict.fromkeys(unmatched):
+        if t in common or t.isdigit() or len(t) < 3:
+            continue
+        if not _variant(router, t):
+            out.append(t)
+    return out
+
+
+def _variant(router: Router, term: str) -> bool:
+    """A near variant of a word the panel used (same first six letters: "underused", "underutilize")."""
+    return len(term) >= VARIANT_PREFIX and any(
+        w.startswith(term[:VARIANT_PREFIX]) for w in router.lexicon if w[:1] == term[:1])
+
+
+def _overlap(router: Router, subject: _Subject, terms: dict[str, float]) -> float:
+    """Share of the message's word terms that belong to the subject (its question or its quotes' keywords)."""
+    mine = [t for t in terms if "_" not in t]
+    if not mine:
+        return 0.0
+    common = common_stems()
+    shared = [t for t in mine if t in subject.terms]
+    pairs = [t for t in terms if "_" in t and t in subject.terms]
+    specific = [t for t in shared if t not in common or t in router.curated]
+    if not pairs and not specific:
+        return 0.0  # only everyday words in common
+    return len(shared) / len(mine)
+
+
 def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     """Classify a message against the subject so far (see module doc)."""
     terms, evidence, matched, unmatched = _own_terms(router, message)
@@ -165,27 +225,29 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     floor = router.settings.scope_floor
     if subject is None or SWITCH.search(message):
         return _Reading(STANDALONE, terms, evidence, addressed, both)
-    common = common_stems()
-    against = sum(0.0 if t.isdigit() else 0.3 if t in common else 1.0 for t in set(unmatched))
-    distinctive = [t for t in unmatched if t not in common and not t.isdigit()]
-    if distinctive and against > evidence:
-        # its own words are mostly about something the panel never discussed: judged on its own
-        return _Reading(STANDALONE, terms, evidence, addressed, both)
+    cue = _references(message) or bool(ELLIPSIS.search(message))
+    # judged on the words that are not follow-up cues ("do you agree", "tell me more")
+    _, _, _, unmatched = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", message)))
+    unknown = [t for t in dict.fromkeys(unmatched) if not _variant(router, t)]
+    if _foreign(router, unmatched) or (unknown and not matched and not cue) or (
+            len(unknown) >= 2 and len(unknown) > len(set(matched))):
+        # it brings words the panel never used: a new subject, judged on its own (so declined as before)
+        return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
     stands = evidence >= floor
-    other_cue = bool(OTHER.search(message))
-    if not stands and (addressed or both or other_cue):
-        rest, rest_ev, _, _ = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", message)))
-        if rest_ev < 0.5 * floor:
-            rest = {}  # what is left ("think", "say") carries no subject of its own
+    if not stands and not addressed and not both:
+        addressed = _organisations(router, message)
+    if not stands and (addressed or both or OTHER.search(message)):
+        rest, _, _, _ = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", message)))
         if addressed and not both and set(addressed) <= set(subject.speakers):
             # the panelist who just answered, named again: more from them
-            return _Reading(CONTINUATION, rest, evidence, addressed, both)
+            kind = CONTINUATION if not rest or _overlap(router, subject, rest) >= 0.5 else ELABORATION
+            return _Reading(kind, rest, evidence, addressed, both)
         return _Reading(OTHER_PANELIST, rest, evidence, addressed, both)
-    if not stands and CONTINUE.search(message):
-        rest, rest_ev, _, _ = _own_terms(router, CONTINUE.sub(" ", message))
-        if not rest or rest_ev < 0.5 * floor:
+    if CONTINUE.search(message):
+        rest, _, _, rest_unmatched = _own_terms(router, CONTINUE.sub(" ", message))
+        if (not rest and not rest_unmatched and not stands) or (rest and _overlap(router, subject, rest) >= 0.5):
             return _Reading(CONTINUATION, rest, evidence, addressed, both)
-    if _references(message) or ELLIPSIS.search(message) or (not stands and matched):
+    if cue or (not stands and matched) or (stands and _overlap(router, subject, terms) >= 0.5):
         return _Reading(ELABORATION, terms, evidence, addressed, both)
     return _Reading(STANDALONE, terms, evidence, addressed, both)
 
@@ -223,6 +285,33 @@ def _scored(router: Router, i: int, score: float, top: float, terms: dict[str, f
     return ScoredQuote(q, min(100.0, 100.0 * score / top), reason)
 
 
+def _expanded(router: Router, terms: dict[str, float], quote_ids: list[str]) -> dict[str, float]:
+    """A subject's terms: the question's own, plus (weighted below them) the host's question that the first
+    answer responded to -- what was being discussed on stage, in the talk's words."""
+    extra: dict[str, float] = {}
+    for qid in quote_ids[:1]:
+        quote = router.panel.quote(qid)
+        host = router.panel.question(quote.question) if quote is not None else None
+        if host is not None:
+            extra.update(dict.fromkeys((t for t in router.query_terms(host.text).terms), HOST_WEIGHT))
+    return _merge(terms, extra, 1.0)
+
+
+def _keywords(quote: Any) -> set[str]:
+    return {k.strip().lower() for k in (*quote.keywords, *quote.topics) if k.strip()}
+
+
+def _identity_terms(router: Router, pids: Sequence[str]) -> set[str]:
+    """The terms that name panelists: their name, id and organisation."""
+    out: set[str] = set()
+    for pid in pids:
+        p = router.panel.panelists.get(pid)
+        if p is not None:
+            for text in (p.name, p.organisation, pid):
+                out.update(router.norm.terms(text or ""))
+    return out
+
+
 def _label(router: Router, subject: _Subject) -> str:
     """A few words naming the subject: a topic of its best quote that shares its words, else the question."""
     wanted = {t for t, w in subject.terms.items() if w >= 1.0 and "_" not in t} or set(subject.terms)
@@ -256,9 +345,14 @@ def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_S
             continue  # declined turns leave the subject where it was
         reading = _read(router, subject, question)
         if reading.kind == STANDALONE or subject is None:
-            subject = _Subject(question, reading.terms, speakers, quote_ids, n, quote_ids)
+            subject = _Subject(question, _expanded(router, reading.terms, quote_ids), speakers, quote_ids, n,
+                               quote_ids)
             subject.label = _label(router, subject)
         else:
+            if reading.kind == OTHER_PANELIST and not set(speakers) & set(subject.speakers):
+                # another panelist took the question: what named the first one is no longer the subject
+                gone = _identity_terms(router, subject.speakers)
+                subject.terms = {t: w for t, w in subject.terms.items() if t not in gone} or subject.terms
             if reading.kind == ELABORATION:
                 subject.terms = _merge(reading.terms, subject.terms, SUBJECT_WEIGHT)
             elif reading.terms:
@@ -280,10 +374,20 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
     ids = list(router.panel.panelists)
     if target not in ("auto", "both") and target not in ids:
         raise ValueError(f"unknown target {target!r}")
+    if not history or not hasattr(router, "query_terms"):
+        # nothing to follow up on (or a router without the parts a follow-up needs): routed as ever
+        return Resolution(router.route(message, target), None, STANDALONE)
     subject, shown = _subject_of(router, history)
     reading = _read(router, subject, message)
     if reading.kind == STANDALONE or subject is None:
-        return Resolution(router.route(message, target), None, STANDALONE)
+        route = router.route(message, target)
+        if reading.elsewhere and not route.abstained:
+            # "does that work for pizza ovens?": it points back at the conversation, but what it asks
+            # about is something the panel never discussed -- declined, never answered from context
+            route = RouteResult(message, [], True, [],
+                                "off-topic: the follow-up asks about something the panel didn't discuss",
+                                route.addressed, router.suggestions(), route.scope)
+        return Resolution(route, None, STANDALONE)
     resolver = _Resolver(router, subject, shown, message, target)
     if reading.kind == CONTINUATION:
         route = resolver.continuation(reading)
@@ -346,7 +450,7 @@ class _Resolver:
         best = {p: (100.0 * v[0][1] / top if v else 0.0) for p, v in per.items()}
         overall = max(best.values(), default=0.0)
         return [p for p in self.panel.panelists
-                if best.get(p, 0.0) >= max(self.floor, SPOKE_RATIO * overall) and overall > 0]
+                if best.get(p, 0.0) >= max(SPOKE_MIN * self.floor, SPOKE_RATIO * overall) and overall > 0]
 
     def _pick(self, per: dict[str, list[tuple[int, float]]], top: float, speakers: list[str],
               terms: dict[str, float], *, penalise_shown: bool) -> list[ScoredQuote]:
@@ -377,9 +481,9 @@ class _Resolver:
         seen: set[str] = set()
         # 1. the rest of the same answer: the same speaker's quotes in the same turn, in spoken order
         positions: dict[tuple[str, int | None], int] = {}
-        for qid in self.subject.quote_ids:
+        for qid in self._leading(speakers):
             q = self.panel.quote(qid)
-            if q is not None and q.speaker in speakers:
+            if q is not None:
                 key = (q.speaker, q.turn)
                 positions[key] = max(positions.get(key, -1), self._position(q))
         index_of = {q.id: i for i, q in enumerate(self.router.index.quotes)}
@@ -393,15 +497,16 @@ class _Resolver:
             i = index_of[qid]
             picked.append(_scored(self.router, i, max(scores.get(i, 0.0), 0.0), top, terms))
             seen.add(qid)
-        # 2. related answers by the same panelist(s): not shown, and close to the subject's best
+        # 2. related answers by the same panelist(s), not shown: close to the subject's best match, or
+        #    sharing a curated keyword with what was shown on this subject
+        shown_keywords = self._shown_keywords()
         for i, s in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
             q = self.router.index.quotes[i]
-            if q.id in self.shown or q.id in seen:
+            if q.id in self.shown or q.id in seen or 100.0 * s / top < self.floor:
                 continue
-            if s < RELATED_RATIO * best or 100.0 * s / top < self.floor:
-                break
-            picked.append(_scored(self.router, i, s, top, terms))
-            seen.add(q.id)
+            if s >= RELATED_RATIO * best or (s >= KEYWORD_RATIO * best and shown_keywords & _keywords(q)):
+                picked.append(_scored(self.router, i, s, top, terms))
+                seen.add(q.id)
         picked = picked[: self.k]
         if not picked:
             spoke = [p for p in self._spoke(*self._best_by_speaker(self.subject.terms)) if p not in speakers]
@@ -412,6 +517,23 @@ class _Resolver:
         answering = [p for p in speakers if any(sq.quote.speaker == p for sq in picked)]
         reason = f"{self._about()}: more from {self._name(answering)}, not shown yet"
         return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
+
+    def _shown_keywords(self) -> set[str]:
+        out: set[str] = set()
+        for qid in dict.fromkeys([*self.subject.opening_quotes[:2], *self.subject.quote_ids[:2]]):
+            q = self.panel.quote(qid)
+            if q is not None:
+                out |= _keywords(q)
+        return out
+
+    def _leading(self, speakers: list[str]) -> list[str]:
+        """Each speaker's best quote in the last answer (its first one): the answer to continue."""
+        out: dict[str, str] = {}
+        for qid in self.subject.quote_ids:
+            q = self.panel.quote(qid)
+            if q is not None and q.speaker in speakers and q.speaker not in out:
+                out[q.speaker] = qid
+        return list(out.values())
 
     @staticmethod
     def _position(q: Any) -> int:
@@ -429,9 +551,19 @@ class _Resolver:
             speakers = ids
         else:
             speakers = [p for p in ids if p not in self.subject.speakers] or list(self.subject.speakers)
-        terms = _merge(reading.terms, self.subject.terms, SUBJECT_WEIGHT) if reading.terms else self.subject.terms
+        # the same question, without what named the panelist who answered it ("Dan, ... at Together?")
+        own = _identity_terms(self.router, list(self.panel.panelists))
+        subject = {t: w for t, w in self.subject.terms.items() if t not in own} or self.subject.terms
+        terms = _merge(reading.terms, subject, SUBJECT_WEIGHT) if reading.terms else subject
         per, top = self._best_by_speaker(terms)
         spoke = self._spoke(per, top)
+        # the host asked them the same (or a parallel) question on stage: their answer to it comes first
+        parallel = self._parallel_questions()
+        for p in speakers:
+            first = [(i, s) for i, s in per.get(p, []) if self.router.index.quotes[i].question in parallel]
+            if first:
+                per[p] = first + [(i, s) for i, s in per[p] if (i, s) not in first]
+                spoke = [*spoke, p] if p not in spoke else spoke
         silent = [p for p in speakers if p not in spoke]
         answering = [p for p in speakers if p in spoke]
         if not answering:
@@ -461,6 +593,14 @@ class _Resolver:
         else:
             best = max(strength.values(), default=0.0)
             previous = [p for p in self.subject.speakers if strength.get(p, 0.0) >= STAY_RATIO * best]
+            if previous and reading.terms:
+                # the new words alone clearly belong to someone else ("and how did MiniMax train it?")
+                own, own_top = self._best_by_speaker(reading.terms)
+                mine = {p: self._strength(own.get(p, []), own_top) for p in self.panel.panelists}
+                lead = max(mine.values(), default=0.0)
+                if lead > 0 and all(mine[p] < SWITCH_RATIO * lead for p in previous):
+                    previous = []
+                    strength = mine
             order = list(self.panel.panelists)
             speakers = previous or [max(order, key=lambda p: (strength[p], -order.index(p)))]
         spoke = set(self._spoke(per, top))
@@ -478,8 +618,54 @@ class _Resolver:
             reason = f"{self._about()}: {self._name(answering)}'s best-matching quotes"
         return RouteResult(self.message, answering, False, quotes, reason, reading.addressed, [], 0.0)
 
+    def _parallel_questions(self) -> set[str]:
+        """The host question the subject's first answer responded to, and any host question put to another
+        panelist that shares at least half its words (the talk's "and you, Olive?" questions)."""
+        lead = next((self.panel.quote(q) for q in self.subject.opening_quotes if self.panel.quote(q)), None)
+        host = self.panel.question(lead.question) if lead is not None else None
+        if host is None:
+            return set()
+        mine = set(self.router.query_terms(host.text).matched)
+        out = {host.id}
+        for other in self.panel.questions:
+            theirs = set(self.router.query_terms(other.text).matched)
+            if other.id != host.id and mine and theirs and \
+                    len(mine & theirs) >= PARALLEL_SHARE * min(len(mine), len(theirs)):
+                out.add(other.id)
+        return out
+
     def _strength(self, ranked: list[tuple[int, float]], top: float) -> float:
         if not ranked:
             return 0.0
         s = ranked[0][1] + 0.3 * (ranked[1][1] if len(ranked) > 1 else 0.0)
         return 100.0 * s / top
+
+
+def turns_from_messages(messages: Sequence[Any]) -> list[ConversationTurn]:
+    """Stored messages (``role``, ``speaker``, ``text``, ``quote_ids``, ``meta``, as the history database
+    keeps them) -> the resolver's turns: each user message and the answers that followed it."""
+    turns: list[ConversationTurn] = []
+    question: str | None = None
+    target = "auto"
+    speakers: list[str] = []
+    quote_ids: list[str] = []
+
+    def close() -> None:
+        if question is not None:
+            turns.append(ConversationTurn(question, list(dict.fromkeys(speakers)), list(quote_ids), target))
+
+    for m in messages:
+        role = getattr(m, "role", "")
+        if role == "user":
+            close()
+            question = str(getattr(m, "text", ""))
+            meta = getattr(m, "meta", None) or {}
+            target = str(meta.get("target") or "auto") if isinstance(meta, dict) else "auto"
+            speakers, quote_ids = [], []
+        elif role == "assistant" and question is not None:
+            speaker = str(getattr(m, "speaker", ""))
+            if speaker:
+                speakers.append(speaker)
+            quote_ids.extend(str(q) for q in (getattr(m, "quote_ids", None) or ()))
+    close()
+    return turns
