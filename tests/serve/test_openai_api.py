@@ -240,3 +240,21 @@ def test_usage_in_json_and_on_request_in_the_stream(offline_server) -> None:
                                             messages=[{"role": "user", "content": KV}]))
     assert chunks[-1].choices == [] and chunks[-1].usage.completion_tokens == words
     assert all(ch.usage is None for ch in chunks[:-1])
+
+
+def test_every_installed_panel_is_served_and_a_broken_one_skipped(start_server, tmp_path) -> None:
+    import shutil
+
+    panels = tmp_path / "panels"
+    shutil.copytree(REPO / "persona_data" / "minimax-m3", panels / "second-talk")
+    (panels / "broken").mkdir()
+    (panels / "broken" / "panel.yaml").write_text("format: 1\ntitle: [unclosed\n")
+    srv = start_server(env={"PANELBOT_PANELS": str(panels)})
+    c = client(srv)
+    ids = {m.id for m in c.models.list()}
+    assert {"dan", "panel", "second-talk/dan", "second-talk/olive", "second-talk/panel", "second-talk/both"} <= ids
+    assert not any(i.startswith("broken/") for i in ids)
+    r = c.chat.completions.create(model="second-talk/olive", messages=[{"role": "user", "content": "reward hacking"}])
+    assert r.model_extra["panelbot"]["panel"] == "second-talk"
+    assert all(q["speaker"] == "olive" for q in r.model_extra["panelbot"]["quotes"])
+    assert "panel 'broken' not served" in srv.stop()
