@@ -93,3 +93,20 @@ def test_off_topic_never_calls_the_model(start_server, fake) -> None:
     r = chat(srv, model="panel", messages=[{"role": "user", "content": "best pizza in Naples?"}])
     assert r.model_extra["panelbot"]["abstained"] is True
     assert len([s for s in fake.state.requests if s.path.endswith("/chat/completions")]) == before
+
+
+def test_a_client_that_goes_away_closes_the_models_stream(start_server, fake) -> None:
+    import time
+
+    import httpx
+
+    srv = start_server("--base-url", fake.url("slow"), "--model", "fake-model")
+    body = {"model": "dan", "stream": True, "messages": [{"role": "user", "content": KV}]}
+    with httpx.stream("POST", srv.base_url + "/chat/completions", json=body, timeout=30) as r:
+        lines = r.iter_lines()
+        got = [next(lines) for _ in range(6)]
+    assert any('"content": "w' in line for line in got)  # the model's tokens were streaming through
+    deadline = time.monotonic() + 20
+    while not fake.state.disconnected.is_set() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert fake.state.disconnected.is_set()  # panelbot hung up on the model too

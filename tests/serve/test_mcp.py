@@ -138,3 +138,8 @@ def test_streamable_http_with_a_key(isolated_env, tmp_path: Path) -> None:
 def test_mcp_http_refuses_a_public_address_without_a_key(run_cli) -> None:
     r = run_cli("mcp", "--http", "9", "--host", "0.0.0.0")
     assert r.returncode == 2 and "PANELBOT_SERVE_KEY" in r.stderr
+
+
+def test_mcp_bad_panel_is_one_line(run_cli) -> None:
+    r = run_cli("mcp", "--panel", "no-such-panel")
+    assert r.returncode == 2 and "unknown panel" in r.stderr and "Traceback" not in r.stderr
