@@ -7,14 +7,12 @@ so ``ask``, ``quote`` and ``--help`` never load them.
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
 from typing import TextIO
 
 from panelbot.cli.common import EXIT_OK
 from panelbot.errors import UsageError
-
-KEY_ENV = "PANELBOT_SERVE_KEY"
+from panelbot.serve.binding import KEY_ENV, is_loopback
 
 
 def _port(value: str) -> int:
@@ -51,6 +49,9 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     serve.add_argument("--model", metavar="NAME", help="upstream model name (implies openai)")
     serve.add_argument("--max-body", type=int, default=1_000_000, metavar="BYTES",
                        help="largest request body accepted (default 1000000; larger gets 413)")
+    serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                       help="let a browser app on ORIGIN (e.g. http://localhost:3000, or '*') call the API "
+                       "(CORS); repeatable; none by default")
     serve.add_argument("--log-level", default="warning",
                        choices=["critical", "error", "warning", "info", "debug"],
                        help="server log level; 'info' logs each request (never its headers or key)")
@@ -63,15 +64,6 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     mcp.add_argument("--http", type=_port, metavar="PORT", help="streamable HTTP on this port (path /mcp)")
     mcp.add_argument("--host", default="127.0.0.1", help=f"address for --http (default 127.0.0.1; others need ${KEY_ENV})")
     mcp.set_defaults(handler=cmd_mcp)
-
-
-def is_loopback(host: str) -> bool:
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def _check_bind(host: str) -> str:
@@ -102,7 +94,8 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     settings = ServeSettings(panel=getattr(args, "panel", None), config=getattr(args, "config", None),
                              backend=args.backend, base_url=args.base_url, model=args.model,
-                             max_body=args.max_body)
+                             max_body=args.max_body, host=args.host.strip("[]"),
+                             allow_origins=tuple(args.allow_origin))
     api = build_api(settings)  # fails here, in one line, on a bad panel, config or backend
     for w in api.catalog.warnings:
         err.write(f"panelbot: warning: {w}\n")

@@ -322,22 +322,20 @@ def build_server(catalog: Catalog, top_k: int = 3) -> MCPServer:
 def http_app(server: MCPServer, key: str = "", host: str = "127.0.0.1") -> Any:
     """The streamable HTTP app (path ``/mcp``); with ``key`` every request needs ``Authorization: Bearer key``
     (compared in constant time, never logged)."""
-    import hmac
-
     from starlette.responses import JSONResponse
+
+    from panelbot.serve.binding import KEY_ENV, bearer_matches
 
     app = server.streamable_http_app(host=host)
     if not key:
         return app
-    expected = key.encode()
 
     async def guarded(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            headers = dict(scope.get("headers") or [])
-            scheme, _, given = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), expected):
+            auth = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
+            if not bearer_matches(auth, key):
                 resp = JSONResponse({"error": "this MCP server needs 'Authorization: Bearer <key>' "
-                                              "(the value of PANELBOT_SERVE_KEY on the server)"}, status_code=401)
+                                              f"(the value of {KEY_ENV} on the server)"}, status_code=401)
                 await resp(scope, receive, send)
                 return
         await app(scope, receive, send)

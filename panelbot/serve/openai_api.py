@@ -13,7 +13,6 @@ can serve the same clients. When ``PANELBOT_SERVE_KEY`` is set every ``/v1`` req
 from __future__ import annotations
 
 import contextlib
-import hmac
 import json
 import os
 import time
@@ -31,10 +30,10 @@ from starlette.routing import Route
 from panelbot.answer.backends.base import Backend
 from panelbot.config import Config, load_config
 from panelbot.serve.answering import AnswerRun
+from panelbot.serve.binding import KEY_ENV, bearer_matches, host_name, is_loopback
 from panelbot.serve.catalog import Catalog, load_catalog
 from panelbot.serve.conversation import RequestError, parse_messages, route_conversation
 
-KEY_ENV = "PANELBOT_SERVE_KEY"
 SETTINGS_ENV = "PANELBOT_SERVE_SETTINGS"  # how `--workers N` hands the settings to each worker process
 DEFAULT_MAX_BODY = 1_000_000  # bytes
 
@@ -47,6 +46,8 @@ class ServeSettings:
     base_url: str | None = None
     model: str | None = None
     max_body: int = DEFAULT_MAX_BODY
+    host: str = "127.0.0.1"  # the bound address: on loopback, only loopback Host headers are served
+    allow_origins: tuple[str, ...] = ()  # browser origins allowed by CORS (none by default)
 
     def to_env(self) -> str:
         return json.dumps(asdict(self))
@@ -54,7 +55,11 @@ class ServeSettings:
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> ServeSettings:
         raw = (os.environ if environ is None else environ).get(SETTINGS_ENV)
-        return cls(**json.loads(raw)) if raw else cls()
+        if not raw:
+            return cls()
+        d = json.loads(raw)
+        d["allow_origins"] = tuple(d.get("allow_origins") or ())
+        return cls(**d)
 
     def effective_config(self) -> Config:
         """The config file(s) and environment, then these flags; a model URL or name implies the openai backend."""
@@ -108,7 +113,7 @@ class PanelAPI:
         self.catalog = catalog
         self.backend = backend
         self.config = config
-        self._key = key.encode()
+        self._key = key
         self.created = int(time.time())
 
     # -- auth and body ----------------------------------------------------------------------------
@@ -117,11 +122,10 @@ class PanelAPI:
         if not self._key:
             return None
         auth = request.headers.get("authorization", "")
-        scheme, _, given = auth.partition(" ")
-        if scheme.lower() != "bearer" or not given.strip():
+        if not auth.partition(" ")[2].strip():
             return error_response(401, "this server needs an API key: send 'Authorization: Bearer <key>' "
                                        f"(the value of {KEY_ENV} on the server)", code="invalid_api_key")
-        if not hmac.compare_digest(given.strip().encode(), self._key):
+        if not bearer_matches(auth, self._key):
             return error_response(401, "the API key is not valid for this server", code="invalid_api_key")
         return None
 
@@ -170,6 +174,11 @@ class PanelAPI:
     async def chat_completions(self, request: Request) -> Response:
         if (denied := self.check_key(request)) is not None:
             return denied
+        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype != "application/json":
+            # also what keeps a web page from posting here behind the user's back (no CORS preflight otherwise)
+            return error_response(415, f"send the body as JSON with 'Content-Type: application/json' (got "
+                                       f"{ctype or 'no content type'!r})", code="unsupported_media_type")
         try:
             body = await self.read_json(request)
             req = self.validate(body)
@@ -306,6 +315,25 @@ def build_api(settings: ServeSettings) -> PanelAPI:
     return PanelAPI(settings, catalog, backend, cfg, os.environ.get(KEY_ENV, ""))
 
 
+class LoopbackHostGuard:
+    """On a loopback bind, serve only requests whose Host header names the loopback (a web page that rebinds
+    its own domain name to 127.0.0.1 sends its domain as the Host, and is refused)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            raw = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+            if not is_loopback(host_name(raw)):
+                resp = error_response(400, f"this server answers only requests to the loopback address (Host "
+                                           f"{raw!r} refused); to serve others, bind another address with a key",
+                                      code="host_not_allowed")
+                await resp(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def create_app(settings: ServeSettings | None = None, api: PanelAPI | None = None) -> Starlette:
     """The ASGI app. With no arguments the settings come from ``$PANELBOT_SERVE_SETTINGS`` (each worker)."""
     api = api or build_api(settings or ServeSettings.from_env())
@@ -328,4 +356,11 @@ def create_app(settings: ServeSettings | None = None, api: PanelAPI | None = Non
         lifespan=lifespan,
     )
     app.state.api = api
+    if api.settings.allow_origins:
+        from starlette.middleware.cors import CORSMiddleware
+
+        app.add_middleware(CORSMiddleware, allow_origins=list(api.settings.allow_origins),
+                           allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type"])
+    if is_loopback(api.settings.host):
+        app.add_middleware(LoopbackHostGuard)
     return app

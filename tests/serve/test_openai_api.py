@@ -4,6 +4,7 @@ conversations, errors in OpenAI's shape, keys, a concurrent burst, and several w
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import subprocess
 import sys
@@ -147,7 +148,8 @@ def test_bad_body_through_the_sdk_and_not_json(offline_server) -> None:
     with pytest.raises(openai.BadRequestError) as e:
         client(offline_server).chat.completions.create(model="dan", messages=[{"role": "tool", "content": "x"}])
     assert "no user message" in e.value.body["message"]
-    r = httpx.post(offline_server.base_url + "/chat/completions", content=b"{not json", timeout=30)
+    r = httpx.post(offline_server.base_url + "/chat/completions", content=b"{not json", timeout=30,
+                   headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and "not valid JSON" in r.json()["error"]["message"]
 
 
@@ -258,3 +260,28 @@ def test_every_installed_panel_is_served_and_a_broken_one_skipped(start_server, 
     assert r.model_extra["panelbot"]["panel"] == "second-talk"
     assert all(q["speaker"] == "olive" for q in r.model_extra["panelbot"]["quotes"])
     assert "panel 'broken' not served" in srv.stop()
+
+
+def test_a_web_page_cannot_use_the_local_server_behind_the_users_back(offline_server) -> None:
+    """A cross-site form post (no CORS preflight) is refused for its content type; a page that rebinds its own
+    domain to 127.0.0.1 is refused for its Host header."""
+    body = json.dumps({"model": "dan", "messages": [{"role": "user", "content": KV}]})
+    r = httpx.post(offline_server.base_url + "/chat/completions", content=body, timeout=30,
+                   headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415 and "application/json" in r.json()["error"]["message"]
+    r = httpx.get(offline_server.base_url + "/models", headers={"Host": "evil.example:8000"}, timeout=30)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "host_not_allowed"
+    assert httpx.get(offline_server.base_url + "/models", headers={"Host": "localhost"}, timeout=30).is_success
+    pre = httpx.options(offline_server.base_url + "/chat/completions", timeout=30, headers={
+        "Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST"})
+    assert "access-control-allow-origin" not in pre.headers  # no CORS unless asked for
+
+
+def test_cors_for_a_browser_app_when_allowed(start_server) -> None:
+    srv = start_server("--allow-origin", "http://localhost:3000")
+    pre = httpx.options(srv.base_url + "/chat/completions", timeout=30, headers={
+        "Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization,content-type"})
+    assert pre.status_code == 200 and pre.headers["access-control-allow-origin"] == "http://localhost:3000"
+    r = httpx.get(srv.base_url + "/models", headers={"Origin": "http://localhost:3000"}, timeout=30)
+    assert r.headers["access-control-allow-origin"] == "http://localhost:3000"
