@@ -39,7 +39,7 @@ def test_generated_answer_is_verified(start_server, fake, kv_ids) -> None:
     r = chat(srv, model="dan", messages=[{"role": "user", "content": KV}])
     text = r.choices[0].message.content
     extra = r.model_extra["panelbot"]
-    assert text.startswith("Dan (VP of Kernels, Together AI):\n" + fake.state.answer)
+    assert text.startswith("Dan (VP of Kernels, Together AI):\n") and fake.state.answer in text
     assert f"[grounded: cites {kv_ids[0]}" in text
     assert extra["grounded"] is True and extra["citations"] == [{"id": kv_ids[0], "valid": True}]
     assert extra["backend"] == "openai" and extra["model"] == "fake-model" and extra["error"] is None
