@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from panelbot.config import Config
-from panelbot.errors import UsageError
-from panelbot.panel import Panel, list_panels, load_panel
+from panelbot.config import Config, RetrievalSettings
+from panelbot.errors import PanelbotError, UsageError
+from panelbot.panel import Panel, load_panel, panel_names
 from panelbot.retrieval.router import Router
 
 AUTO_ID = "panel"
@@ -38,8 +38,17 @@ class ModelEntry:
 
 @dataclass
 class PanelEntry:
+    """A served panel; its router (the index) is built on first use, so many installed panels start fast."""
+
     panel: Panel
-    router: Router
+    settings: RetrievalSettings = field(default_factory=RetrievalSettings)
+    _router: Router | None = None
+
+    @property
+    def router(self) -> Router:
+        if self._router is None:
+            self._router = Router(self.panel, self.settings)
+        return self._router
 
 
 @dataclass
@@ -106,26 +115,21 @@ def _model_ids(default: str, panels: dict[str, PanelEntry]) -> dict[str, ModelEn
 
 def load_catalog(config: Config, panel: str | None = None,
                  warn: Callable[[str], None] | None = None) -> Catalog:
-    """The default panel (``panel`` or the config's) plus every other installed panel that loads."""
+    """The default panel (``panel`` or the config's, indexed now) plus every other installed panel that loads
+    (indexed when first asked)."""
     default_panel = load_panel(panel or config.panel)
-    panels: dict[str, PanelEntry] = {default_panel.name: PanelEntry(default_panel,
-                                                                    Router(default_panel, config.retrieval))}
+    panels: dict[str, PanelEntry] = {default_panel.name: PanelEntry(default_panel, config.retrieval)}
     warnings: list[str] = []
-    for info in list_panels():
-        if info.name in panels:
-            continue
-        if info.status == "error":
-            warnings.append(f"panel {info.name!r} not served: {info.title}")
+    for name in panel_names():
+        if name in panels:
             continue
         try:
-            p = load_panel(info.path)
-        except Exception as exc:  # a broken extra panel must not stop the server
-            warnings.append(f"panel {info.name!r} not served: {exc}")
-            continue
-        panels[info.name] = PanelEntry(p, Router(p, config.retrieval))
+            panels[name] = PanelEntry(load_panel(name), config.retrieval)
+        except PanelbotError as exc:  # a broken extra panel must not stop the server
+            warnings.append(f"panel {name!r} not served: {exc}")
     for w in warnings:
         if warn:
             warn(w)
-    for entry in panels.values():  # load the word lists the router reads lazily, before the first request
-        entry.router.route(" ".join(entry.panel.topics[:2]) or "warm up", "auto")
+    default = panels[default_panel.name]  # index it and load the word lists the router reads lazily
+    default.router.route(" ".join(default_panel.topics[:2]) or "warm up", "auto")
     return Catalog(default_panel.name, panels, warnings=warnings)
