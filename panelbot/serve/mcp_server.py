@@ -34,6 +34,7 @@ from panelbot.text import strip_control
 
 MAX_QUESTION = 4000
 MAX_K = 50
+MAX_LISTED_QUOTES = 2000  # a bigger panel's quotes are still readable through the URI template, not listed
 
 
 def _clean(text: str) -> str:
@@ -287,7 +288,7 @@ def build_server(catalog: Catalog, top_k: int = 3) -> MCPServer:
                 description=f"Profile of {persona.name} on the panel \u201c{p.title}\u201d, with the ids of "
                             "their quotes", mime_type="text/markdown",
                 fn=lambda p=p, pid=pid: _profile_text(p, pid)))
-        for q in p.quotes:
+        for q in p.quotes if len(p.quotes) <= MAX_LISTED_QUOTES else ():
             server.add_resource(FunctionResource(
                 uri=f"panel://{name}/quotes/{q.id}", name=f"{name}/quotes/{q.id}",
                 title=f"{p.display_name(q.speaker)} [{q.id}]",
