@@ -1,7 +1,7 @@
 """``panelbot serve`` (an OpenAI-compatible HTTP API) and ``panelbot mcp`` (a Model Context Protocol server).
 
-Both need the ``serve`` extra (Starlette, uvicorn, the MCP SDK); those are imported inside the handlers only,
-so ``ask``, ``quote`` and ``--help`` never load them.
+Both need the ``serve`` extra (Starlette, uvicorn, the MCP SDK), which only ``panelbot.serve`` imports, inside
+the handlers here: ``ask``, ``quote`` and ``--help`` never load it.
 """
 
 from __future__ import annotations
@@ -88,9 +88,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     key = _check_bind(args.host)
     if args.max_body < 1024:
         raise UsageError(f"--max-body must be at least 1024 bytes (got {args.max_body})")
-    import uvicorn
-
-    from panelbot.serve.openai_api import SETTINGS_ENV, ServeSettings, build_api, create_app
+    from panelbot.serve.openai_api import ServeSettings, build_api, run
 
     settings = ServeSettings(panel=getattr(args, "panel", None), config=getattr(args, "config", None),
                              backend=args.backend, base_url=args.base_url, model=args.model,
@@ -106,15 +104,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
               f"answers: {api.backend.label}; workers: {args.workers}; "
               f"{'API key required' if key else 'no API key'}\n")
     err.flush()
-    from panelbot.serve.nodelay import PATH as http_protocol
-
-    common = dict(host=host, port=args.port, http=http_protocol, log_level=args.log_level, access_log=args.log_level in ("info", "debug"),
-                  server_header=False, timeout_graceful_shutdown=5)
-    if args.workers == 1:
-        uvicorn.run(create_app(api=api), **common)
-    else:
-        os.environ[SETTINGS_ENV] = settings.to_env()
-        uvicorn.run("panelbot.serve.openai_api:create_app", factory=True, workers=args.workers, **common)
+    run(api, port=args.port, workers=args.workers, log_level=args.log_level)
     return EXIT_OK
 
 
@@ -128,18 +118,16 @@ def cmd_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for w in cfg.warnings:
         err.write(f"panelbot: warning: {w}\n")
     catalog = load_catalog(cfg, getattr(args, "panel", None), warn=lambda w: err.write(f"panelbot: warning: {w}\n"))
-    from panelbot.serve.mcp_server import build_server, http_app
+    from panelbot.serve.mcp_server import build_server, run_http
 
     server = build_server(catalog, cfg.retrieval.top_k)
     if not args.http:
         server.run("stdio")
         return EXIT_OK
-    import uvicorn
-
     host = args.host.strip("[]")
     err.write(f"panelbot mcp: http://{host}:{args.http}/mcp (streamable HTTP; "
               f"{'API key required' if key else 'no API key'})\n")
     err.flush()
-    uvicorn.run(http_app(server, key, host), host=host, port=args.http, log_level="warning", server_header=False)
+    run_http(server, key, host, args.http)
     return EXIT_OK
 

@@ -342,3 +342,10 @@ def http_app(server: MCPServer, key: str = "", host: str = "127.0.0.1") -> Any:
         await app(scope, receive, send)
 
     return guarded
+
+
+def run_http(server: MCPServer, key: str, host: str, port: int) -> None:
+    """Serve MCP over streamable HTTP (path ``/mcp``) with uvicorn until interrupted."""
+    import uvicorn
+
+    uvicorn.run(http_app(server, key, host), host=host, port=port, log_level="warning", server_header=False)

@@ -364,3 +364,20 @@ def create_app(settings: ServeSettings | None = None, api: PanelAPI | None = Non
     if is_loopback(api.settings.host):
         app.add_middleware(LoopbackHostGuard)
     return app
+
+
+def run(api: PanelAPI, *, port: int, workers: int = 1, log_level: str = "warning") -> None:
+    """Serve ``api`` with uvicorn until interrupted; with ``workers`` > 1 each worker process builds its own
+    from the same settings (passed in ``$PANELBOT_SERVE_SETTINGS``)."""
+    import uvicorn
+
+    from panelbot.serve.nodelay import PATH as http_protocol
+
+    common: dict[str, Any] = dict(host=api.settings.host, port=port, http=http_protocol, log_level=log_level,
+                                  access_log=log_level in ("info", "debug"), server_header=False,
+                                  timeout_graceful_shutdown=5)
+    if workers == 1:
+        uvicorn.run(create_app(api=api), **common)
+    else:
+        os.environ[SETTINGS_ENV] = api.settings.to_env()
+        uvicorn.run("panelbot.serve.openai_api:create_app", factory=True, workers=workers, **common)
