@@ -94,6 +94,9 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     detail = getattr(exc, "detail", "") or "error"
     if status == 404:
         detail = f"no such endpoint: {request.method} {request.url.path} (try GET /v1/models, POST /v1/chat/completions)"
+    elif status == 405:
+        detail = (f"{request.method} is not allowed on {request.url.path} "
+                  f"(allowed: {getattr(exc, 'headers', {}).get('Allow', 'see the docs')})")
     return error_response(status, str(detail), code=_STATUS_CODES.get(status))
 
 

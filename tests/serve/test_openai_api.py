@@ -159,9 +159,11 @@ def test_oversized_request_is_413(offline_server) -> None:
     assert r.status_code == 413 and r.json()["error"]["code"] == "request_too_large"
 
 
-def test_unknown_path_is_openai_shaped_404(offline_server) -> None:
+def test_unknown_path_and_wrong_method_are_openai_shaped(offline_server) -> None:
     r = httpx.get(offline_server.url + "/v1/engines", timeout=30)
     assert r.status_code == 404 and "no such endpoint" in r.json()["error"]["message"]
+    r = httpx.get(offline_server.base_url + "/chat/completions", timeout=30)
+    assert r.status_code == 405 and "allowed: POST" in r.json()["error"]["message"]
 
 
 def test_concurrent_burst_all_answered(offline_server) -> None:
