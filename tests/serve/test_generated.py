@@ -110,3 +110,14 @@ def test_a_client_that_goes_away_closes_the_models_stream(start_server, fake) ->
     while not fake.state.disconnected.is_set() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert fake.state.disconnected.is_set()  # panelbot hung up on the model too
+
+
+def test_backend_from_the_config_file(start_server, fake, kv_ids, tmp_path) -> None:
+    fake.state.answer = f"Where do you store that cache? [{kv_ids[0]}]"
+    cfg = tmp_path / "serve-config.yaml"
+    cfg.write_text(f"backend:\n  name: openai\n  base_url: {fake.url('ok')}\n  model: fake-model\n")
+    srv = start_server("--config", str(cfg))
+    r = chat(srv, model="dan", messages=[{"role": "user", "content": KV}])
+    extra = r.model_extra["panelbot"]
+    assert extra["backend"] == "openai" and extra["grounded"] is True
+    assert fake.state.requests[-1].body["model"] == "fake-model"
