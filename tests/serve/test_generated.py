@@ -121,3 +121,14 @@ def test_backend_from_the_config_file(start_server, fake, kv_ids, tmp_path) -> N
     extra = r.model_extra["panelbot"]
     assert extra["backend"] == "openai" and extra["grounded"] is True
     assert fake.state.requests[-1].body["model"] == "fake-model"
+
+
+def test_the_upstream_key_never_reaches_clients_or_logs(start_server, fake) -> None:
+    secret = "sk-upstream-SECRET-0123456789"
+    srv = start_server("--base-url", fake.url("401"), "--model", "fake-model", "--log-level", "info",
+                       env={"PANELBOT_API_KEY": secret})
+    r = chat(srv, model="dan", messages=[{"role": "user", "content": KV}])
+    assert fake.state.requests[-1].headers.get("Authorization") == f"Bearer {secret}"  # it was sent upstream
+    extra = r.model_extra["panelbot"]
+    assert extra["error"] and "API key" in extra["error"]  # the failure is named ...
+    assert secret not in r.model_dump_json() and secret not in srv.stop()  # ... never the key
