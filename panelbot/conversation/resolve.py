@@ -48,7 +48,6 @@ STAY_RATIO = 0.7  # in an elaboration, the previous panelist keeps the floor at 
 SPOKE_RATIO = 0.2  # a panelist "spoke to" the subject: best quote at this share of the best anyone has
 SPOKE_MIN = 2.0  # ... and at least this many times the minimum quote score
 RELATED_RATIO = 0.3  # continuation: a related quote scores at least this share of the subject's best...
-KEYWORD_RATIO = 0.15  # ... or this share when it shares a curated keyword with what was shown
 SHOWN_PENALTY = 0.6  # in an elaboration, a quote already shown in this conversation ranks lower
 HOST_WEIGHT = 0.4  # the host question the subject's first answer responded to, relative to its own words
 PARALLEL_SHARE = 0.5  # a host question sharing this share of words with the subject's is "the same question"
@@ -71,7 +70,8 @@ CONTINUE = re.compile(
     r"continue|keep going|elaborate(?: on (?:that|this|it))?|expand(?: on (?:that|this|it))?|"
     r"why(?: (?:is|was) (?:that|this|it))?(?: so)?|how (?:so|come)|in what (?:way|sense)|"
     r"what (?:do|did) you mean(?: by (?:that|this|it))?|meaning|mean|explain(?: (?:that|this|it))?|"
-    r"clarify|unpack(?: that| this)?|(?:for|an|any|some) examples?|examples?|such as|like what|"
+    r"clarify|unpack(?: that| this)?|(?:give|show|share|got)(?: me| us)? (?:an?|any|some|one) examples?|"
+    r"(?:for|an|any|some) examples?|examples?|such as|like what|"
     r"what else|anything else|and then|then what|what(?: happened| happens)? (?:next|then|after(?:wards)?)|"
     r"after that|afterwards|next|details?|deeper|further|specifically|is that (?:so|true|right)|go deeper)\b",
     re.IGNORECASE,
@@ -85,6 +85,13 @@ OTHER = re.compile(
     r"(?:his|her|their) (?:take|view|views|thoughts|opinion|perspective|side)|"
     r"what (?:do|does|did|would) \w+(?: \w+)? (?:think|say)|thoughts|second opinion|(?:weigh|chime) in|"
     r"anything to add|want to add|add to that|same thing|see it the same way|see it differently)\b",
+    re.IGNORECASE,
+)
+
+# reactions and back-channel words in front of a follow-up ("Interesting. Why's that?", "ok so, ...")
+FILLER = re.compile(
+    r"^(?:\W*(?:ok(?:ay)?|so|well|hm+|interesting|cool|great|nice|wow|right|i see|got it|thanks|thank you|"
+    r"sure|yeah|yes|yep|oh|ah|huh|really|fair enough|makes sense|neat|amazing|fascinating)\b[\s,.!?;:\u2014-]*)+",
     re.IGNORECASE,
 )
 
@@ -225,27 +232,32 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     floor = router.settings.scope_floor
     if subject is None or SWITCH.search(message):
         return _Reading(STANDALONE, terms, evidence, addressed, both)
+    # a reaction in front ("Interesting. Why's that?", "ok, and ...") says nothing about the subject
+    message = FILLER.sub("", message) or message
+    terms, evidence, matched, unmatched = _own_terms(router, message)
     cue = _references(message) or bool(ELLIPSIS.search(message))
     # judged on the words that are not follow-up cues ("do you agree", "tell me more")
-    _, _, _, unmatched = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", message)))
+    rest, _, _, unmatched = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", message)))
     unknown = [t for t in dict.fromkeys(unmatched) if not _variant(router, t)]
-    if _foreign(router, unmatched) or (unknown and not matched and not cue) or (
-            len(unknown) >= 2 and len(unknown) > len(set(matched))):
+    if _foreign(router, unmatched):
         # it brings words the panel never used: a new subject, judged on its own (so declined as before)
         return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
     stands = evidence >= floor
     if not stands and not addressed and not both:
         addressed = _organisations(router, message)
-    if not stands and (addressed or both or OTHER.search(message)):
-        rest, _, _, _ = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", message)))
+    asks_other = not stands and (addressed or both or OTHER.search(message))
+    if not asks_other and ((unknown and not matched and not cue) or (
+            len(unknown) >= 2 and len(unknown) > len(set(matched)))):
+        return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
+    if asks_other:
         if addressed and not both and set(addressed) <= set(subject.speakers):
             # the panelist who just answered, named again: more from them
-            kind = CONTINUATION if not rest or _overlap(router, subject, rest) >= 0.5 else ELABORATION
-            return _Reading(kind, rest, evidence, addressed, both)
+            more = not rest or _overlap(router, subject, rest) >= 0.5
+            return _Reading(CONTINUATION if more else ELABORATION, rest, evidence, addressed, both)
         return _Reading(OTHER_PANELIST, rest, evidence, addressed, both)
     if CONTINUE.search(message):
         rest, _, _, rest_unmatched = _own_terms(router, CONTINUE.sub(" ", message))
-        if (not rest and not rest_unmatched and not stands) or (rest and _overlap(router, subject, rest) >= 0.5):
+        if (not stands and not rest and not rest_unmatched) or (rest and _overlap(router, subject, rest) >= 0.5):
             return _Reading(CONTINUATION, rest, evidence, addressed, both)
     if cue or (not stands and matched) or (stands and _overlap(router, subject, terms) >= 0.5):
         return _Reading(ELABORATION, terms, evidence, addressed, both)
@@ -297,10 +309,6 @@ def _expanded(router: Router, terms: dict[str, float], quote_ids: list[str]) -> 
     return _merge(terms, extra, 1.0)
 
 
-def _keywords(quote: Any) -> set[str]:
-    return {k.strip().lower() for k in (*quote.keywords, *quote.topics) if k.strip()}
-
-
 def _identity_terms(router: Router, pids: Sequence[str]) -> set[str]:
     """The terms that name panelists: their name, id and organisation."""
     out: set[str] = set()
@@ -345,8 +353,10 @@ def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_S
             continue  # declined turns leave the subject where it was
         reading = _read(router, subject, question)
         if reading.kind == STANDALONE or subject is None:
-            subject = _Subject(question, _expanded(router, reading.terms, quote_ids), speakers, quote_ids, n,
-                               quote_ids)
+            # the subject is what was asked about, not who was asked ("Dan, why does Together ...?")
+            own = _identity_terms(router, list(router.panel.panelists))
+            topic = {t: w for t, w in reading.terms.items() if t not in own} or reading.terms
+            subject = _Subject(question, _expanded(router, topic, quote_ids), speakers, quote_ids, n, quote_ids)
             subject.label = _label(router, subject)
         else:
             if reading.kind == OTHER_PANELIST and not set(speakers) & set(subject.speakers):
@@ -498,13 +508,14 @@ class _Resolver:
             picked.append(_scored(self.router, i, max(scores.get(i, 0.0), 0.0), top, terms))
             seen.add(qid)
         # 2. related answers by the same panelist(s), not shown: close to the subject's best match, or
-        #    sharing a curated keyword with what was shown on this subject
-        shown_keywords = self._shown_keywords()
+        #    about one of the subject's own specific words ("kv cache", "rl")
+        specific = self._specific_terms()
+        about = self.router.index.score(specific, set(speakers)) if specific else {}
         for i, s in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
             q = self.router.index.quotes[i]
             if q.id in self.shown or q.id in seen or 100.0 * s / top < self.floor:
                 continue
-            if s >= RELATED_RATIO * best or (s >= KEYWORD_RATIO * best and shown_keywords & _keywords(q)):
+            if s >= RELATED_RATIO * best or about.get(i, 0.0) > 0:
                 picked.append(_scored(self.router, i, s, top, terms))
                 seen.add(q.id)
         picked = picked[: self.k]
@@ -518,13 +529,12 @@ class _Resolver:
         reason = f"{self._about()}: more from {self._name(answering)}, not shown yet"
         return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
 
-    def _shown_keywords(self) -> set[str]:
-        out: set[str] = set()
-        for qid in dict.fromkeys([*self.subject.opening_quotes[:2], *self.subject.quote_ids[:2]]):
-            q = self.panel.quote(qid)
-            if q is not None:
-                out |= _keywords(q)
-        return out
+    def _specific_terms(self) -> list[str]:
+        """The subject's own words that name it: not everyday English, or one of the panel's terms."""
+        common = common_stems()
+        canonical = self.router.norm.canonical_terms
+        return [t for t, w in self.subject.terms.items()
+                if w >= 1.0 and "_" not in t and (t not in common or t in canonical)]
 
     def _leading(self, speakers: list[str]) -> list[str]:
         """Each speaker's best quote in the last answer (its first one): the answer to continue."""
