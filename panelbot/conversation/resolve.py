@@ -31,7 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from panelbot.retrieval.lexicon import common_stems, english_words, stopwords
+from rapidfuzz.distance import OSA
+
+from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
 
@@ -91,9 +93,15 @@ OTHER = re.compile(
 # reactions and back-channel words in front of a follow-up ("Interesting. Why's that?", "ok so, ...")
 FILLER = re.compile(
     r"^(?:\W*(?:ok(?:ay)?|so|well|hm+|interesting|cool|great|nice|wow|right|i see|got it|thanks|thank you|"
-    r"sure|yeah|yes|yep|oh|ah|huh|really|fair enough|makes sense|neat|amazing|fascinating)\b[\s,.!?;:\u2014-]*)+",
+    r"sure|yeah|yes|yep|oh|ah|huh|really|fair enough|makes sense|neat|amazing|fascinating|please|pls|plz)\b[\s,.!?;:\u2014-]*)+",
     re.IGNORECASE,
 )
+
+# the words the cues above are made of, for correcting their typos
+CUE_WORDS = ("tell", "more", "continue", "going", "elaborate", "expand", "why", "how", "what", "mean",
+             "meaning", "explain", "clarify", "example", "examples", "else", "next", "details", "further",
+             "think", "agree", "disagree", "other", "side", "same", "question", "thoughts", "opinion", "about",
+             "that", "this", "does", "again", "view", "take")
 
 # a pronoun or demonstrative pointing back ("does that take long?", "how do you train those?"); a "that"
 # right after a content word is a relative clause ("a cache that keeps growing") and does not count
@@ -225,8 +233,27 @@ def _overlap(router: Router, subject: _Subject, terms: dict[str, float]) -> floa
     return len(shared) / len(mine)
 
 
+def _fix_cue_typos(router: Router, message: str) -> str:
+    """Misspelt follow-up words ("tel me mroe", "wat does olive thnik") -> the words (one edit, a swap
+    counting as one; never an everyday English word or one of the panel's own)."""
+    known = common_words()
+
+    def fix(m: re.Match[str]) -> str:
+        w = m.group(0)
+        low = w.lower()
+        if len(low) < 3 or low in known or low in router.lexicon or low in CUE_WORDS:
+            return w
+        near = [c for c in CUE_WORDS if abs(len(c) - len(low)) <= 1 and OSA.distance(low, c) <= 1
+                and (len(c) >= 4 or c[0] == low[0])]
+        return near[0] if len(near) == 1 else w
+
+    return re.sub(r"[A-Za-z]+", fix, message)
+
+
 def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     """Classify a message against the subject so far (see module doc)."""
+    if subject is not None:
+        message = _fix_cue_typos(router, message)
     terms, evidence, matched, unmatched = _own_terms(router, message)
     addressed, both = router.addressed(message)
     floor = router.settings.scope_floor
@@ -389,6 +416,9 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         return Resolution(router.route(message, target), None, STANDALONE)
     subject, shown = _subject_of(router, history)
     reading = _read(router, subject, message)
+    if reading.kind == CONTINUATION and subject is not None and target not in ("auto", "both") \
+            and target not in subject.speakers:
+        reading.kind = OTHER_PANELIST  # "tell me more" with another panelist picked: their take on it
     if reading.kind == STANDALONE or subject is None:
         route = router.route(message, target)
         if reading.elsewhere and not route.abstained:
