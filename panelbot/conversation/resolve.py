@@ -46,7 +46,7 @@ KINDS = (STANDALONE, CONTINUATION, ELABORATION, OTHER_PANELIST)
 WINDOW = 24  # earlier turns looked at to find the subject
 SUBJECT_WEIGHT = 0.5  # the previous subject's terms, relative to the new message's words
 SUBJECT_WEIGHT_STANDING = 0.25  # ... when the message would stand on its own anyway
-STAY_RATIO = 0.7  # in an elaboration, the previous panelist keeps the floor at this share of the best
+STAY_RATIO = 0.5  # in an elaboration, the previous panelist keeps the floor at this share of the best
 SPOKE_RATIO = 0.2  # a panelist "spoke to" the subject: best quote at this share of the best anyone has
 SPOKE_MIN = 2.0  # ... and at least this many times the minimum quote score
 RELATED_RATIO = 0.3  # continuation: a related quote scores at least this share of the subject's best...
@@ -336,6 +336,11 @@ def _expanded(router: Router, terms: dict[str, float], quote_ids: list[str]) -> 
     return _merge(terms, extra, 1.0)
 
 
+def _is_specific(router: Router, term: str) -> bool:
+    """A word that names a subject: not everyday English, or one of the panel's vocabulary terms."""
+    return "_" not in term and (term not in common_stems() or term in router.norm.canonical_terms)
+
+
 def _identity_terms(router: Router, pids: Sequence[str]) -> set[str]:
     """The terms that name panelists: their name, id and organisation."""
     out: set[str] = set()
@@ -561,10 +566,7 @@ class _Resolver:
 
     def _specific_terms(self) -> list[str]:
         """The subject's own words that name it: not everyday English, or one of the panel's terms."""
-        common = common_stems()
-        canonical = self.router.norm.canonical_terms
-        return [t for t, w in self.subject.terms.items()
-                if w >= 1.0 and "_" not in t and (t not in common or t in canonical)]
+        return [t for t, w in self.subject.terms.items() if w >= 1.0 and _is_specific(self.router, t)]
 
     def _leading(self, speakers: list[str]) -> list[str]:
         """Each speaker's best quote in the last answer (its first one): the answer to continue."""
@@ -633,9 +635,11 @@ class _Resolver:
         else:
             best = max(strength.values(), default=0.0)
             previous = [p for p in self.subject.speakers if strength.get(p, 0.0) >= STAY_RATIO * best]
-            if previous and reading.terms:
-                # the new words alone clearly belong to someone else ("and how did MiniMax train it?")
-                own, own_top = self._best_by_speaker(reading.terms)
+            specific = {t: w for t, w in reading.terms.items() if _is_specific(self.router, t)}
+            if previous and specific:
+                # the new words that name a subject clearly belong to someone else ("and how did MiniMax
+                # train it?"); everyday words ("a practical use") never move the floor
+                own, own_top = self._best_by_speaker(specific)
                 mine = {p: self._strength(own.get(p, []), own_top) for p in self.panel.panelists}
                 lead = max(mine.values(), default=0.0)
                 if lead > 0 and all(mine[p] < SWITCH_RATIO * lead for p in previous):
