@@ -178,3 +178,10 @@ def test_follow_up_to_both_continues_both(router):
     assert more.kind == "continuation" and more.route.speakers
     assert set(more.route.speakers) <= {"dan", "olive"}
     assert not set(ids(more)) & set(ids(first))
+
+
+def test_speakers_are_taken_from_the_quotes_when_not_given(router):
+    """A front end that only knows which quote ids were cited (an OpenAI-style transcript) still follows up."""
+    res = resolve(router, [ConversationTurn(KV, [], ["dan-22", "dan-23", "dan-24"])], "tell me more")
+    assert res.kind == "continuation" and res.route.speakers == ["dan"]
+    assert not {"dan-22", "dan-23", "dan-24"} & set(ids(res))

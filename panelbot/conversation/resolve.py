@@ -26,6 +26,7 @@ a particular conversation; the scoring thresholds are measured with ``panelbot e
 from __future__ import annotations
 
 import re
+import weakref
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -174,10 +175,26 @@ def _references(message: str) -> bool:
     return False
 
 
+_MEMO: weakref.WeakKeyDictionary[Any, dict[str, tuple[dict[str, float], float, list[str], list[str]]]] = \
+    weakref.WeakKeyDictionary()
+MEMO_SIZE = 1024  # texts remembered per router: replaying a conversation re-reads its earlier questions
+
+
 def _own_terms(router: Router, text: str) -> tuple[dict[str, float], float, list[str], list[str]]:
     """A text's retrieval terms (weight 1), its own in-scope evidence, matched and unmatched words."""
-    q = router.query_terms(text)
-    return dict.fromkeys(q.terms, 1.0), router.scope(q, []), list(q.matched), list(q.unmatched)
+    try:
+        memo = _MEMO.setdefault(router, {})
+    except TypeError:  # a router that cannot be weakly referenced: no memo
+        memo = {}
+    hit = memo.get(text)
+    if hit is None:
+        q = router.query_terms(text)
+        hit = (dict.fromkeys(q.terms, 1.0), router.scope(q, []), list(q.matched), list(q.unmatched))
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        memo[text] = hit
+    terms, evidence, matched, unmatched = hit
+    return dict(terms), evidence, list(matched), list(unmatched)
 
 
 def _organisations(router: Router, message: str) -> list[str]:
@@ -379,8 +396,11 @@ def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_S
     ids = set(router.panel.panelists)
     for n, turn in enumerate(history[start:], start):
         question = str(turn.question or "").strip()
-        speakers = [s for s in (turn.speakers or ()) if s in ids]
         quote_ids = [str(q) for q in (turn.quote_ids or ()) if router.panel.quote(str(q)) is not None]
+        speakers = [s for s in (turn.speakers or ()) if s in ids]
+        if not speakers:  # only the quotes are known (e.g. ids cited in a chat transcript): theirs
+            speakers = list(dict.fromkeys(q.speaker for qid in quote_ids if (q := router.panel.quote(qid))
+                                          and q.speaker in ids))
         if not question or not speakers:
             continue  # declined turns leave the subject where it was
         reading = _read(router, subject, question)

@@ -548,13 +548,16 @@ class PanelbotApp(ConversationActions, App[int]):
 
     async def _rebuild_for_panel(self) -> None:
         await self.query_one(ChatLog).remove_children()
+        await self._rebuild_sidebar()
+        self.query_one(SourcesList).show(self.panel, [])
+        self._refresh_header()
+        self._welcome()
+
+    async def _rebuild_sidebar(self) -> None:
         sidebar = self.query_one("#sidebar")
         await sidebar.remove_children()
         await sidebar.mount_all([PanelistsPane(self.panel, self.target, id="panelists"),
                                  SuggestionsList(self.panel, id="suggestions")])
-        self.query_one(SourcesList).show(self.panel, [])
-        self._refresh_header()
-        self._welcome()
 
     def _cmd_help(self, arg: str) -> None:
         self.action_help()

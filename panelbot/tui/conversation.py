@@ -40,10 +40,13 @@ class ConversationActions(_Base):
         summary = store.conversation(cid) if store else None
         if store is None or summary is None:
             return False
-        if self.panel is not None and summary.panel != self.panel.name and not self._load_panel(summary.panel):
+        switched = self.panel is None or summary.panel != self.panel.name
+        if switched and not self._load_panel(summary.panel):
             return False
         if self.panel is None:
             return False
+        if switched:  # the panes show the conversation's panel
+            self.call_later(self._rebuild_sidebar)
         self.action_cancel()
         messages = store.messages(cid)
         self.conversation_id = cid

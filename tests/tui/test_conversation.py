@@ -223,3 +223,16 @@ async def test_palette_offers_conversations_and_regenerate(make_app) -> None:
         provider = PanelbotCommands(app.screen)
         names = [name for name, _, _ in provider._commands()]
         assert "Conversations" in names and "Regenerate answer" in names
+
+
+async def test_resuming_a_conversation_of_another_panel_switches_the_panes(make_app, isolated_env: Path) -> None:
+    from panelbot.tui.widgets.panelists import PanelistsPane
+
+    with ConversationStore(isolated_env / "history.sqlite3") as store:
+        cid = store.new_conversation("tiny", "Kernels on the tiny panel")
+        store.add_message(cid, "user", "", "how do you make kernels fast")
+    app = shipped(make_app, resume=cid)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.panel.name == "tiny" and app.conversation_id == cid
+        assert app.query_one(PanelistsPane).panel.name == "tiny"
