@@ -542,7 +542,6 @@ class _Resolver:
         terms = _merge(reading.terms, self.subject.terms, 1.0)
         scores, top = _weighted_scores(self.router, terms, set(speakers))
         best = max(scores.values(), default=0.0)
-        picked: list[ScoredQuote] = []
         seen: set[str] = set()
         # 1. the rest of the same answer: the same speaker's quotes in the same turn, in spoken order
         positions: dict[tuple[str, int | None], int] = {}
@@ -551,16 +550,18 @@ class _Resolver:
             if q is not None:
                 key = (q.speaker, q.turn)
                 positions[key] = max(positions.get(key, -1), self._position(q))
-        index_of = {q.id: i for i, q in enumerate(self.router.index.quotes)}
         rest = []
-        for q in self.panel.quotes:
-            key = (q.speaker, q.turn)
-            if key in positions and q.id not in self.shown:
-                after = self._position(q) > positions[key]
-                rest.append((0 if after else 1, self._position(q), q.id))
+        for speaker in {sp for sp, _ in positions}:
+            for q in self.panel.quotes_by(speaker):
+                key = (q.speaker, q.turn)
+                if key in positions and q.id not in self.shown:
+                    after = self._position(q) > positions[key]
+                    rest.append((0 if after else 1, self._position(q), q.id))
+        index_of = self._index_of([qid for _, _, qid in rest])
+        chosen: list[tuple[int, float]] = []
         for _, _, qid in sorted(rest):
             i = index_of[qid]
-            picked.append(_scored(self.router, i, max(scores.get(i, 0.0), 0.0), top, terms))
+            chosen.append((i, max(scores.get(i, 0.0), 0.0)))
             seen.add(qid)
         # 2. related answers by the same panelist(s), not shown: close to the subject's best match, or
         #    about one of the subject's own specific words ("kv cache", "rl")
@@ -571,9 +572,11 @@ class _Resolver:
             if q.id in self.shown or q.id in seen or 100.0 * s / top < self.floor:
                 continue
             if s >= RELATED_RATIO * best or about.get(i, 0.0) > 0:
-                picked.append(_scored(self.router, i, s, top, terms))
+                chosen.append((i, s))
                 seen.add(q.id)
-        picked = picked[: self.k]
+            if len(chosen) >= self.k:
+                break
+        picked = [_scored(self.router, i, s, top, terms) for i, s in chosen[: self.k]]
         if not picked:
             spoke = [p for p in self._spoke(*self._best_by_speaker(self.subject.terms)) if p not in speakers]
             tail = f" {self._name(spoke)} also spoke to it: ask what they think." if spoke else ""
@@ -583,6 +586,12 @@ class _Resolver:
         answering = [p for p in speakers if any(sq.quote.speaker == p for sq in picked)]
         reason = f"{self._about()}: more from {self._name(answering)}, not shown yet"
         return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
+
+    def _index_of(self, quote_ids: list[str]) -> dict[str, int]:
+        wanted = set(quote_ids)
+        if not wanted:
+            return {}
+        return {q.id: i for i, q in enumerate(self.router.index.quotes) if q.id in wanted}
 
     def _specific_terms(self) -> list[str]:
         """The subject's own words that name it: not everyday English, or one of the panel's terms."""
@@ -689,10 +698,10 @@ class _Resolver:
         host = self.panel.question(lead.question) if lead is not None else None
         if host is None:
             return set()
-        mine = set(self.router.query_terms(host.text).matched)
+        mine = set(_own_terms(self.router, host.text)[2])
         out = {host.id}
         for other in self.panel.questions:
-            theirs = set(self.router.query_terms(other.text).matched)
+            theirs = set(_own_terms(self.router, other.text)[2])
             if other.id != host.id and mine and theirs and \
                     len(mine & theirs) >= PARALLEL_SHARE * min(len(mine), len(theirs)):
                 out.add(other.id)
