@@ -27,6 +27,9 @@ DEFAULT_KEYS = {
     "copy": "ctrl+y",
     "toggle_sidebar": "ctrl+b",
     "command_palette": "ctrl+p",
+    "regenerate": "ctrl+r",
+    "conversations": "ctrl+o",
+    "followups": "ctrl+g",
 }
 
 

@@ -147,3 +147,41 @@ def test_never_crashes_on_arbitrary_conversations(router, history, message, targ
     json.dumps(res.context)
     assert res.route.abstained == (not res.route.speakers)
     assert all(sq.quote.speaker in res.route.speakers for sq in res.route.quotes)
+
+
+@pytest.mark.parametrize("typo", ["tel me mroe", "pls go on", "explian that"])
+def test_misspelt_follow_up_words(router, typo):
+    _, more = talk(router, KV, typo)
+    assert more.kind == "continuation" and more.route.speakers == ["dan"]
+
+
+def test_misspelt_other_panelist(router):
+    _, other = talk(router, KV, "wat does olive thnik?")
+    assert other.kind == "other_panelist" and "Dan did" in other.route.reason
+
+
+def test_reaction_in_front_is_ignored(router):
+    _, more = talk(router, KV, "Interesting. Why's that?")
+    assert more.kind == "continuation" and more.route.speakers == ["dan"]
+
+
+def test_continue_with_another_panelist_picked_is_their_take(router):
+    history = [ConversationTurn(KV, ["dan"], ["dan-22", "dan-23", "dan-24"])]
+    res = resolve(router, history, "tell me more", target="olive")
+    assert res.kind == "other_panelist" and res.route.abstained and "Olive didn't speak to" in res.route.reason
+
+
+def test_follow_up_to_both_continues_both(router):
+    first = resolve(router, [], "What do you both think about open source?")
+    assert set(first.route.speakers) == {"dan", "olive"}
+    more = resolve(router, [turn_of(first, "What do you both think about open source?")], "go on")
+    assert more.kind == "continuation" and more.route.speakers
+    assert set(more.route.speakers) <= {"dan", "olive"}
+    assert not set(ids(more)) & set(ids(first))
+
+
+def test_speakers_are_taken_from_the_quotes_when_not_given(router):
+    """A front end that only knows which quote ids were cited (an OpenAI-style transcript) still follows up."""
+    res = resolve(router, [ConversationTurn(KV, [], ["dan-22", "dan-23", "dan-24"])], "tell me more")
+    assert res.kind == "continuation" and res.route.speakers == ["dan"]
+    assert not {"dan-22", "dan-23", "dan-24"} & set(ids(res))

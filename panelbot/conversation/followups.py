@@ -39,12 +39,13 @@ def suggest_followups(router: Any, turns: Sequence[ConversationTurn], n: int = 3
             first = (persona.name or pid).split()[0]
             candidates.append((f"What does {first} think?", "other_panelist", None))
     nxt = _next_host_question(panel, last, shown)
-    if nxt is not None:
-        candidates.append((_worded(panel, nxt), "next_question", nxt.id))
+    if nxt is not None:  # in a user's words when that is shorter, else as the host asked it
+        for text in dict.fromkeys((_worded(panel, nxt), " ".join(nxt.text.split()))):
+            candidates.append((text, "next_question", nxt.id))
     out: list[FollowUp] = []
     for text, kind, host_id in candidates:
         text = strip_control(text, keep_newlines=False).strip()
-        if not text or any(f.text == text for f in out):
+        if not text or any(f.text == text or f.kind == kind == "next_question" for f in out):
             continue
         try:
             route = resolve(router, turns, text).route

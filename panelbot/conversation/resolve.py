@@ -26,12 +26,15 @@ a particular conversation; the scoring thresholds are measured with ``panelbot e
 from __future__ import annotations
 
 import re
+import weakref
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from panelbot.retrieval.lexicon import common_stems, english_words, stopwords
+from rapidfuzz.distance import OSA
+
+from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
 
@@ -44,11 +47,10 @@ KINDS = (STANDALONE, CONTINUATION, ELABORATION, OTHER_PANELIST)
 WINDOW = 24  # earlier turns looked at to find the subject
 SUBJECT_WEIGHT = 0.5  # the previous subject's terms, relative to the new message's words
 SUBJECT_WEIGHT_STANDING = 0.25  # ... when the message would stand on its own anyway
-STAY_RATIO = 0.7  # in an elaboration, the previous panelist keeps the floor at this share of the best
+STAY_RATIO = 0.5  # in an elaboration, the previous panelist keeps the floor at this share of the best
 SPOKE_RATIO = 0.2  # a panelist "spoke to" the subject: best quote at this share of the best anyone has
 SPOKE_MIN = 2.0  # ... and at least this many times the minimum quote score
 RELATED_RATIO = 0.3  # continuation: a related quote scores at least this share of the subject's best...
-KEYWORD_RATIO = 0.15  # ... or this share when it shares a curated keyword with what was shown
 SHOWN_PENALTY = 0.6  # in an elaboration, a quote already shown in this conversation ranks lower
 HOST_WEIGHT = 0.4  # the host question the subject's first answer responded to, relative to its own words
 PARALLEL_SHARE = 0.5  # a host question sharing this share of words with the subject's is "the same question"
@@ -71,7 +73,8 @@ CONTINUE = re.compile(
     r"continue|keep going|elaborate(?: on (?:that|this|it))?|expand(?: on (?:that|this|it))?|"
     r"why(?: (?:is|was) (?:that|this|it))?(?: so)?|how (?:so|come)|in what (?:way|sense)|"
     r"what (?:do|did) you mean(?: by (?:that|this|it))?|meaning|mean|explain(?: (?:that|this|it))?|"
-    r"clarify|unpack(?: that| this)?|(?:for|an|any|some) examples?|examples?|such as|like what|"
+    r"clarify|unpack(?: that| this)?|(?:give|show|share|got)(?: me| us)? (?:an?|any|some|one) examples?|"
+    r"(?:for|an|any|some) examples?|examples?|such as|like what|"
     r"what else|anything else|and then|then what|what(?: happened| happens)? (?:next|then|after(?:wards)?)|"
     r"after that|afterwards|next|details?|deeper|further|specifically|is that (?:so|true|right)|go deeper)\b",
     re.IGNORECASE,
@@ -87,6 +90,19 @@ OTHER = re.compile(
     r"anything to add|want to add|add to that|same thing|see it the same way|see it differently)\b",
     re.IGNORECASE,
 )
+
+# reactions and back-channel words in front of a follow-up ("Interesting. Why's that?", "ok so, ...")
+FILLER = re.compile(
+    r"^(?:\W*(?:ok(?:ay)?|so|well|hm+|interesting|cool|great|nice|wow|right|i see|got it|thanks|thank you|"
+    r"sure|yeah|yes|yep|oh|ah|huh|really|fair enough|makes sense|neat|amazing|fascinating|please|pls|plz)\b[\s,.!?;:\u2014-]*)+",
+    re.IGNORECASE,
+)
+
+# the words the cues above are made of, for correcting their typos
+CUE_WORDS = ("tell", "more", "continue", "going", "elaborate", "expand", "why", "how", "what", "mean",
+             "meaning", "explain", "clarify", "example", "examples", "else", "next", "details", "further",
+             "think", "agree", "disagree", "other", "side", "same", "question", "thoughts", "opinion", "about",
+             "that", "this", "does", "again", "view", "take")
 
 # a pronoun or demonstrative pointing back ("does that take long?", "how do you train those?"); a "that"
 # right after a content word is a relative clause ("a cache that keeps growing") and does not count
@@ -159,10 +175,26 @@ def _references(message: str) -> bool:
     return False
 
 
+_MEMO: weakref.WeakKeyDictionary[Any, dict[str, tuple[dict[str, float], float, list[str], list[str]]]] = \
+    weakref.WeakKeyDictionary()
+MEMO_SIZE = 1024  # texts remembered per router: replaying a conversation re-reads its earlier questions
+
+
 def _own_terms(router: Router, text: str) -> tuple[dict[str, float], float, list[str], list[str]]:
     """A text's retrieval terms (weight 1), its own in-scope evidence, matched and unmatched words."""
-    q = router.query_terms(text)
-    return dict.fromkeys(q.terms, 1.0), router.scope(q, []), list(q.matched), list(q.unmatched)
+    try:
+        memo = _MEMO.setdefault(router, {})
+    except TypeError:  # a router that cannot be weakly referenced: no memo
+        memo = {}
+    hit = memo.get(text)
+    if hit is None:
+        q = router.query_terms(text)
+        hit = (dict.fromkeys(q.terms, 1.0), router.scope(q, []), list(q.matched), list(q.unmatched))
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        memo[text] = hit
+    terms, evidence, matched, unmatched = hit
+    return dict(terms), evidence, list(matched), list(unmatched)
 
 
 def _organisations(router: Router, message: str) -> list[str]:
@@ -218,34 +250,58 @@ def _overlap(router: Router, subject: _Subject, terms: dict[str, float]) -> floa
     return len(shared) / len(mine)
 
 
+def _fix_cue_typos(router: Router, message: str) -> str:
+    """Misspelt follow-up words ("tel me mroe", "wat does olive thnik") -> the words (one edit, a swap
+    counting as one; never an everyday English word or one of the panel's own)."""
+    known = common_words()
+
+    def fix(m: re.Match[str]) -> str:
+        w = m.group(0)
+        low = w.lower()
+        if len(low) < 3 or low in known or low in router.lexicon or low in CUE_WORDS:
+            return w
+        near = [c for c in CUE_WORDS if abs(len(c) - len(low)) <= 1 and OSA.distance(low, c) <= 1
+                and (len(c) >= 4 or c[0] == low[0])]
+        return near[0] if len(near) == 1 else w
+
+    return re.sub(r"[A-Za-z]+", fix, message)
+
+
 def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     """Classify a message against the subject so far (see module doc)."""
+    if subject is not None:
+        message = _fix_cue_typos(router, message)
     terms, evidence, matched, unmatched = _own_terms(router, message)
     addressed, both = router.addressed(message)
     floor = router.settings.scope_floor
     if subject is None or SWITCH.search(message):
         return _Reading(STANDALONE, terms, evidence, addressed, both)
+    # a reaction in front ("Interesting. Why's that?", "ok, and ...") says nothing about the subject
+    message = FILLER.sub("", message) or message
+    terms, evidence, matched, unmatched = _own_terms(router, message)
     cue = _references(message) or bool(ELLIPSIS.search(message))
     # judged on the words that are not follow-up cues ("do you agree", "tell me more")
-    _, _, _, unmatched = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", message)))
+    rest, _, _, unmatched = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", message)))
     unknown = [t for t in dict.fromkeys(unmatched) if not _variant(router, t)]
-    if _foreign(router, unmatched) or (unknown and not matched and not cue) or (
-            len(unknown) >= 2 and len(unknown) > len(set(matched))):
+    if _foreign(router, unmatched):
         # it brings words the panel never used: a new subject, judged on its own (so declined as before)
         return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
     stands = evidence >= floor
     if not stands and not addressed and not both:
         addressed = _organisations(router, message)
-    if not stands and (addressed or both or OTHER.search(message)):
-        rest, _, _, _ = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", message)))
+    asks_other = not stands and (addressed or both or OTHER.search(message))
+    if not asks_other and ((unknown and not matched and not cue) or (
+            len(unknown) >= 2 and len(unknown) > len(set(matched)))):
+        return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
+    if asks_other:
         if addressed and not both and set(addressed) <= set(subject.speakers):
             # the panelist who just answered, named again: more from them
-            kind = CONTINUATION if not rest or _overlap(router, subject, rest) >= 0.5 else ELABORATION
-            return _Reading(kind, rest, evidence, addressed, both)
+            more = not rest or _overlap(router, subject, rest) >= 0.5
+            return _Reading(CONTINUATION if more else ELABORATION, rest, evidence, addressed, both)
         return _Reading(OTHER_PANELIST, rest, evidence, addressed, both)
     if CONTINUE.search(message):
         rest, _, _, rest_unmatched = _own_terms(router, CONTINUE.sub(" ", message))
-        if (not rest and not rest_unmatched and not stands) or (rest and _overlap(router, subject, rest) >= 0.5):
+        if (not stands and not rest and not rest_unmatched) or (rest and _overlap(router, subject, rest) >= 0.5):
             return _Reading(CONTINUATION, rest, evidence, addressed, both)
     if cue or (not stands and matched) or (stands and _overlap(router, subject, terms) >= 0.5):
         return _Reading(ELABORATION, terms, evidence, addressed, both)
@@ -297,8 +353,9 @@ def _expanded(router: Router, terms: dict[str, float], quote_ids: list[str]) -> 
     return _merge(terms, extra, 1.0)
 
 
-def _keywords(quote: Any) -> set[str]:
-    return {k.strip().lower() for k in (*quote.keywords, *quote.topics) if k.strip()}
+def _is_specific(router: Router, term: str) -> bool:
+    """A word that names a subject: not everyday English, or one of the panel's vocabulary terms."""
+    return "_" not in term and (term not in common_stems() or term in router.norm.canonical_terms)
 
 
 def _identity_terms(router: Router, pids: Sequence[str]) -> set[str]:
@@ -339,14 +396,19 @@ def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_S
     ids = set(router.panel.panelists)
     for n, turn in enumerate(history[start:], start):
         question = str(turn.question or "").strip()
-        speakers = [s for s in (turn.speakers or ()) if s in ids]
         quote_ids = [str(q) for q in (turn.quote_ids or ()) if router.panel.quote(str(q)) is not None]
+        speakers = [s for s in (turn.speakers or ()) if s in ids]
+        if not speakers:  # only the quotes are known (e.g. ids cited in a chat transcript): theirs
+            speakers = list(dict.fromkeys(q.speaker for qid in quote_ids if (q := router.panel.quote(qid))
+                                          and q.speaker in ids))
         if not question or not speakers:
             continue  # declined turns leave the subject where it was
         reading = _read(router, subject, question)
         if reading.kind == STANDALONE or subject is None:
-            subject = _Subject(question, _expanded(router, reading.terms, quote_ids), speakers, quote_ids, n,
-                               quote_ids)
+            # the subject is what was asked about, not who was asked ("Dan, why does Together ...?")
+            own = _identity_terms(router, list(router.panel.panelists))
+            topic = {t: w for t, w in reading.terms.items() if t not in own} or reading.terms
+            subject = _Subject(question, _expanded(router, topic, quote_ids), speakers, quote_ids, n, quote_ids)
             subject.label = _label(router, subject)
         else:
             if reading.kind == OTHER_PANELIST and not set(speakers) & set(subject.speakers):
@@ -379,6 +441,9 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         return Resolution(router.route(message, target), None, STANDALONE)
     subject, shown = _subject_of(router, history)
     reading = _read(router, subject, message)
+    if reading.kind == CONTINUATION and subject is not None and target not in ("auto", "both") \
+            and target not in subject.speakers:
+        reading.kind = OTHER_PANELIST  # "tell me more" with another panelist picked: their take on it
     if reading.kind == STANDALONE or subject is None:
         route = router.route(message, target)
         if reading.elsewhere and not route.abstained:
@@ -477,7 +542,6 @@ class _Resolver:
         terms = _merge(reading.terms, self.subject.terms, 1.0)
         scores, top = _weighted_scores(self.router, terms, set(speakers))
         best = max(scores.values(), default=0.0)
-        picked: list[ScoredQuote] = []
         seen: set[str] = set()
         # 1. the rest of the same answer: the same speaker's quotes in the same turn, in spoken order
         positions: dict[tuple[str, int | None], int] = {}
@@ -486,28 +550,33 @@ class _Resolver:
             if q is not None:
                 key = (q.speaker, q.turn)
                 positions[key] = max(positions.get(key, -1), self._position(q))
-        index_of = {q.id: i for i, q in enumerate(self.router.index.quotes)}
         rest = []
-        for q in self.panel.quotes:
-            key = (q.speaker, q.turn)
-            if key in positions and q.id not in self.shown:
-                after = self._position(q) > positions[key]
-                rest.append((0 if after else 1, self._position(q), q.id))
+        for speaker in {sp for sp, _ in positions}:
+            for q in self.panel.quotes_by(speaker):
+                key = (q.speaker, q.turn)
+                if key in positions and q.id not in self.shown:
+                    after = self._position(q) > positions[key]
+                    rest.append((0 if after else 1, self._position(q), q.id))
+        index_of = self._index_of([qid for _, _, qid in rest])
+        chosen: list[tuple[int, float]] = []
         for _, _, qid in sorted(rest):
             i = index_of[qid]
-            picked.append(_scored(self.router, i, max(scores.get(i, 0.0), 0.0), top, terms))
+            chosen.append((i, max(scores.get(i, 0.0), 0.0)))
             seen.add(qid)
         # 2. related answers by the same panelist(s), not shown: close to the subject's best match, or
-        #    sharing a curated keyword with what was shown on this subject
-        shown_keywords = self._shown_keywords()
+        #    about one of the subject's own specific words ("kv cache", "rl")
+        specific = self._specific_terms()
+        about = self.router.index.score(specific, set(speakers)) if specific else {}
         for i, s in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
             q = self.router.index.quotes[i]
             if q.id in self.shown or q.id in seen or 100.0 * s / top < self.floor:
                 continue
-            if s >= RELATED_RATIO * best or (s >= KEYWORD_RATIO * best and shown_keywords & _keywords(q)):
-                picked.append(_scored(self.router, i, s, top, terms))
+            if s >= RELATED_RATIO * best or about.get(i, 0.0) > 0:
+                chosen.append((i, s))
                 seen.add(q.id)
-        picked = picked[: self.k]
+            if len(chosen) >= self.k:
+                break
+        picked = [_scored(self.router, i, s, top, terms) for i, s in chosen[: self.k]]
         if not picked:
             spoke = [p for p in self._spoke(*self._best_by_speaker(self.subject.terms)) if p not in speakers]
             tail = f" {self._name(spoke)} also spoke to it: ask what they think." if spoke else ""
@@ -518,13 +587,15 @@ class _Resolver:
         reason = f"{self._about()}: more from {self._name(answering)}, not shown yet"
         return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
 
-    def _shown_keywords(self) -> set[str]:
-        out: set[str] = set()
-        for qid in dict.fromkeys([*self.subject.opening_quotes[:2], *self.subject.quote_ids[:2]]):
-            q = self.panel.quote(qid)
-            if q is not None:
-                out |= _keywords(q)
-        return out
+    def _index_of(self, quote_ids: list[str]) -> dict[str, int]:
+        wanted = set(quote_ids)
+        if not wanted:
+            return {}
+        return {q.id: i for i, q in enumerate(self.router.index.quotes) if q.id in wanted}
+
+    def _specific_terms(self) -> list[str]:
+        """The subject's own words that name it: not everyday English, or one of the panel's terms."""
+        return [t for t, w in self.subject.terms.items() if w >= 1.0 and _is_specific(self.router, t)]
 
     def _leading(self, speakers: list[str]) -> list[str]:
         """Each speaker's best quote in the last answer (its first one): the answer to continue."""
@@ -593,9 +664,11 @@ class _Resolver:
         else:
             best = max(strength.values(), default=0.0)
             previous = [p for p in self.subject.speakers if strength.get(p, 0.0) >= STAY_RATIO * best]
-            if previous and reading.terms:
-                # the new words alone clearly belong to someone else ("and how did MiniMax train it?")
-                own, own_top = self._best_by_speaker(reading.terms)
+            specific = {t: w for t, w in reading.terms.items() if _is_specific(self.router, t)}
+            if previous and specific:
+                # the new words that name a subject clearly belong to someone else ("and how did MiniMax
+                # train it?"); everyday words ("a practical use") never move the floor
+                own, own_top = self._best_by_speaker(specific)
                 mine = {p: self._strength(own.get(p, []), own_top) for p in self.panel.panelists}
                 lead = max(mine.values(), default=0.0)
                 if lead > 0 and all(mine[p] < SWITCH_RATIO * lead for p in previous):
@@ -625,10 +698,10 @@ class _Resolver:
         host = self.panel.question(lead.question) if lead is not None else None
         if host is None:
             return set()
-        mine = set(self.router.query_terms(host.text).matched)
+        mine = set(_own_terms(self.router, host.text)[2])
         out = {host.id}
         for other in self.panel.questions:
-            theirs = set(self.router.query_terms(other.text).matched)
+            theirs = set(_own_terms(self.router, other.text)[2])
             if other.id != host.id and mine and theirs and \
                     len(mine & theirs) >= PARALLEL_SHARE * min(len(mine), len(theirs)):
                 out.add(other.id)

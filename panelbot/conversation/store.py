@@ -166,6 +166,14 @@ class ConversationStore:
         cur = self._db.execute("UPDATE conversations SET title = ? WHERE id = ?", (_title(title), conv_id))
         return cur.rowcount > 0
 
+    def delete_messages(self, message_ids: Sequence[int]) -> int:
+        """Delete some messages (a regenerated answer replaces the old one); how many were deleted."""
+        ids = [int(i) for i in message_ids]
+        if not ids:
+            return 0
+        cur = self._db.execute(f"DELETE FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids)
+        return cur.rowcount
+
     def delete_conversation(self, conv_id: int) -> bool:
         """Delete a conversation and its messages (one transaction); False when there is no such one."""
         self._db.execute("BEGIN IMMEDIATE")

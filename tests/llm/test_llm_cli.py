@@ -122,8 +122,11 @@ def test_panel_mode_and_conversation(fake: FakeHTTPServer) -> None:
 
 
 def _run(code: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, **env})
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as data:  # `ask` saves to the history: never the developer's own
+        return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120, env={**os.environ, "PANELBOT_DATA_DIR": data, **env})
 
 
 def test_offline_paths_never_import_httpx_or_textual() -> None:
