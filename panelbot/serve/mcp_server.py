@@ -25,11 +25,17 @@ from pydantic import Field
 from panelbot import __version__
 from panelbot.answer.compose import decline_text
 from panelbot.answer.llm.prompt import build_messages
+from panelbot.conversation.followups import suggest_followups
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel, Quote
 from panelbot.retrieval.results import ScoredQuote
 from panelbot.serve.catalog import Catalog, PanelEntry
-from panelbot.serve.conversation import RequestError, parse_messages, route_conversation
+from panelbot.serve.conversation import (
+    ConversationTurn,
+    RequestError,
+    parse_messages,
+    route_conversation,
+)
 from panelbot.text import strip_control
 
 MAX_QUESTION = 4000
@@ -152,6 +158,12 @@ class PanelTools:
             "quotes": [_quote_dict(p, sq) for sq in route.quotes],
             "context": context,
         }
+        if not route.abstained:  # each one is resolved in this conversation first: it has an answer
+            now = [*conv.turns, ConversationTurn(question, list(route.speakers),
+                                                 [sq.quote.id for sq in route.quotes], target)]
+            out["suggested_followups"] = [
+                {"question": f.text, "kind": f.kind, "answered_by": list(f.speakers)}
+                for f in suggest_followups(entry.router, now, 3)]
         if route.abstained:
             out["decline"] = decline_text(p, route)
             out["suggested_topics"] = list(p.topics[:8])
@@ -225,7 +237,8 @@ ASK_DESCRIPTION = """Ask a recorded expert panel a question and get the panelist
 
 {who}
 The answer is never generated: it is the verbatim quotes (each with an id, the speaker and a 0-100 match \
-score) from the panelist(s) best placed to answer, plus a one-line reason for the choice. When the panel never \
+score) from the panelist(s) best placed to answer, plus a one-line reason for the choice and up to three \
+suggested follow-up questions that are known to have an answer. When the panel never \
 discussed the subject, abstained is true and you get a polite decline with topics and example questions the \
 panel can answer; do not retry with the same question.
 

@@ -42,6 +42,11 @@ def test_every_tool_resource_and_prompt_over_stdio(isolated_env, tmp_path: Path)
             got["more"] = await c.call_tool("ask_panel", {"question": "tell me more", "conversation": [
                 {"role": "user", "content": KV},
                 {"role": "assistant", "content": " ".join(f"[{i}]" for i in shown)}]})
+            got["followups"] = [
+                await c.call_tool("ask_panel", {"question": f["question"], "conversation": [
+                    {"role": "user", "content": KV},
+                    {"role": "assistant", "content": " ".join(f"[{i}]" for i in shown)}]})
+                for f in got["ask"].structured_content["suggested_followups"]]
             got["search"] = await c.call_tool("search_quotes", {"query": "sparse attention", "k": 2,
                                                                 "speaker": "dan"})
             got["quote"] = await c.call_tool("get_quote", {"id": "dan-22"})
@@ -82,6 +87,8 @@ def test_every_tool_resource_and_prompt_over_stdio(isolated_env, tmp_path: Path)
     dec = g["decline"].structured_content
     assert dec["abstained"] and dec["quotes"] == [] and dec["suggested_topics"] and "decline" in dec
     assert g["follow"].structured_content["answered_by"][0]["id"] == "olive"  # a new subject stands alone
+    assert g["followups"] and all(not f.is_error and f.structured_content["quotes"] and  # suggestions that
+                                  not f.structured_content["abstained"] for f in g["followups"])  # have answers
     more = g["more"].structured_content  # a follow-up: same panelist, quotes not shown yet
     assert more["answered_by"][0]["id"] == "dan" and more["context"]["kind"] == "continuation"
     assert more["quotes"] and not {q["id"] for q in more["quotes"]} & set(g["shown"])
