@@ -222,12 +222,17 @@ def test_bad_flags_and_panel_are_one_line(run_cli) -> None:
     assert r.returncode == 2 and "Traceback" not in r.stderr
 
 
-def test_two_workers_answer_the_same(start_server) -> None:
-    srv = start_server("--workers", "2")
-    c = client(srv)
+def test_two_workers_answer_the_same_and_both_need_the_key(start_server) -> None:
+    key = "pk-two-workers-SECRET"
+    srv = start_server("--workers", "2", env={"PANELBOT_SERVE_KEY": key})
+    for _ in range(4):  # whichever worker takes the connection
+        with pytest.raises(openai.AuthenticationError):
+            client(srv).models.list()
+    c = client(srv, key)
     texts = {c.chat.completions.create(model="dan", messages=[{"role": "user", "content": KV}])
              .choices[0].message.content for _ in range(6)}
     assert len(texts) == 1 and ids_in(texts.pop())
+    assert key not in srv.stop()
 
 
 def test_help_lists_serve_and_mcp() -> None:
