@@ -27,6 +27,9 @@ DEFAULT_KEYS = {
     "copy": "ctrl+y",
     "toggle_sidebar": "ctrl+b",
     "command_palette": "ctrl+p",
+    "regenerate": "ctrl+r",
+    "conversations": "ctrl+o",
+    "followups": "ctrl+g",
 }
 
 
@@ -67,11 +70,18 @@ class TuiSettings:
 
 
 @dataclass(frozen=True)
+class HistorySettings:
+    # `panelbot ask` saves each question and answer to the history database the app uses (--no-log: not)
+    log_cli: bool = True
+
+
+@dataclass(frozen=True)
 class Config:
     panel: str = "minimax-m3"
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     backend: BackendSettings = field(default_factory=BackendSettings)
     tui: TuiSettings = field(default_factory=TuiSettings)
+    history: HistorySettings = field(default_factory=HistorySettings)
     sources: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
 
@@ -81,7 +91,7 @@ class Config:
 
 # ----------------------------------------------------------------------------------------------- parsing
 
-_SECTIONS = {"panel", "retrieval", "backend", "tui"}
+_SECTIONS = {"panel", "retrieval", "backend", "tui", "history"}
 
 
 def _number(section: str, key: str, val: Any, path: str, line: int | None, *, integer: bool = False,
@@ -143,6 +153,7 @@ _RETRIEVAL_SPEC = {
     "min_quote_score": ("float", 0.0, 100.0),
     "typo_ratio": ("float", 50.0, 100.0),
 }
+_HISTORY_SPEC = {"log_cli": ("bool",)}
 _BACKEND_SPEC = {
     "name": ("str",),
     "base_url": ("str",),
@@ -187,6 +198,7 @@ def _apply_file(cfg: Config, path: Path) -> Config:
                 f"{spath} holds an API key and is readable by other users; run: chmod 600 {spath}"
             )
     changes["backend"] = backend
+    changes["history"] = _merge_section(data.get("history"), cfg.history, "history", _HISTORY_SPEC, spath)
     tui = data.get("tui")
     if tui is not None:
         if not isinstance(tui, dict):

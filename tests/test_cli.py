@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 QUOTE_KEYS = {"id", "speaker", "text", "score", "start"}  # and "url" when the panel has a source_url
-TOP_KEYS = {"question", "speakers", "abstained", "quotes", "reason"}
+TOP_KEYS = {"question", "speakers", "abstained", "quotes", "reason", "conversation", "context"}
 
 
 def _check_answer(d: dict) -> None:

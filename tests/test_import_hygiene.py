@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 HEAVY = ("textual", "httpx", "httpcore")
+SERVER_STACK = ("starlette", "uvicorn", "mcp", "anyio", "pydantic", "openai")  # the serve extra
 
 _RUN_MAIN = """
 import io, json, sys
@@ -49,6 +50,8 @@ def _loaded(isolated_env: dict[str, str], argv: list[str] | None) -> dict:
         ["--help"],
         ["ask", "--help"],
         ["panels"],
+        ["serve", "--help"],
+        ["mcp", "--help"],
     ],
 )
 def test_cli_paths_do_not_import_textual_or_httpx(isolated_env, argv) -> None:
@@ -56,6 +59,21 @@ def test_cli_paths_do_not_import_textual_or_httpx(isolated_env, argv) -> None:
     if argv is not None:
         assert got["code"] in (0, None)
     assert got["heavy"] == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [None, ["ask", "--offline", "sparse attention"], ["quote", "kv cache"], ["--help"], ["serve", "--help"],
+     ["mcp", "--help"]],
+)
+def test_cli_paths_do_not_import_the_server_stack(isolated_env, argv) -> None:
+    """Starlette, uvicorn and the MCP SDK load only when ``serve`` or ``mcp`` actually runs."""
+    r = subprocess.run(
+        [sys.executable, "-c", _RUN_MAIN, json.dumps(argv), json.dumps(list(SERVER_STACK))],
+        capture_output=True, text=True, env=isolated_env, timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1])["heavy"] == []
 
 
 @pytest.mark.parametrize(

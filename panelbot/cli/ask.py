@@ -15,6 +15,7 @@ from panelbot.cli.common import (
     read_questions,
 )
 from panelbot.errors import UsageError
+from panelbot.panel.model import format_time
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -31,6 +32,12 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     ask.add_argument("--base-url", metavar="URL", help="OpenAI-compatible base URL (implies --llm)")
     ask.add_argument("--model", metavar="NAME", help="model name (implies --llm)")
     ask.add_argument("--backend", metavar="NAME", help="answer backend: offline, openai or a plugin")
+    conv = ask.add_mutually_exclusive_group()
+    conv.add_argument("-c", "--continue", dest="continue_last", action="store_true",
+                      help="continue the most recent conversation (follow-ups like 'tell me more' use it; "
+                           "with '-' every line continues it)")
+    conv.add_argument("--cid", type=conversation_id, metavar="ID", help="continue conversation ID")
+    ask.add_argument("--no-log", action="store_true", help="don't save this to the history")
     ask.set_defaults(handler=cmd_ask)
 
     quote = sub.add_parser("quote", parents=[common], help="look up the best matching quotes",
@@ -42,13 +49,39 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     quote.set_defaults(handler=cmd_quote)
 
 
+def conversation_id(value: str) -> int:
+    """argparse type: a conversation id (a positive whole number)."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a conversation id (a number), got {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a conversation id (a number from 1), got {n}")
+    return n
+
+
 def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from dataclasses import replace
 
-    from panelbot.answer.compose import format_route
+    from panelbot import paths
+    from panelbot.answer.backends.offline import quotes_text
+    from panelbot.answer.compose import decline_text, format_route
+    from panelbot.conversation.resolve import resolve
+    from panelbot.conversation.session import ConversationLog
     from panelbot.retrieval.router import Router
 
     cfg, panel = load_config_and_panel(args)
+    chained = bool(args.continue_last or args.cid)
+    conv = ConversationLog.open(paths.history_db_path(), panel.name, continue_last=args.continue_last,
+                                conversation_id=args.cid, log=cfg.history.log_cli and not args.no_log)
+    if conv.panel != panel.name:  # continuing a conversation held with another panel
+        if getattr(args, "panel", None):
+            conv.close()
+            raise UsageError(f"conversation {conv.conversation_id} is with panel {conv.panel!r}, "
+                             f"not {args.panel!r}")
+        from panelbot.panel import load_panel
+
+        panel = load_panel(conv.panel)
     if args.k:
         cfg = replace(cfg, retrieval=replace(cfg.retrieval, top_k=args.k))
     target = args.target.lower()
@@ -71,32 +104,45 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if changes:
         cfg = cfg.with_backend(**changes)
     router = Router(panel, cfg.retrieval)
-    questions = list(read_questions(args.question, sys.stdin))
-    if use_llm:
-        from panelbot.cli.llm import ask_llm
+    try:
+        questions = list(read_questions(args.question, sys.stdin))
+        if use_llm:
+            from panelbot.cli.llm import ask_llm
 
-        return ask_llm(questions, json_out=args.json, config=cfg, panel=panel, router=router,
-                       target=target, out=out, err=err)
-    for i, q in enumerate(questions):
-        result = router.route(q, target)
-        if args.json:
-            d = result.to_dict()
+            return ask_llm(questions, json_out=args.json, config=cfg, panel=panel, router=router,
+                           target=target, out=out, err=err, conversation=conv, chained=chained)
+        for i, q in enumerate(questions):
+            turn = conv if chained or i == 0 else conv.fresh()
+            res = resolve(router, turn.turns, q, target)
+            result = res.route
             if result.abstained:
-                d["suggestions"] = result.suggestions
-                if result.unstated:
-                    d["unstated"] = result.unstated
-                    d["nearby"] = [sq.to_dict() for sq in result.nearby]
-            print_json(d, out)
-        else:
-            if len(questions) > 1:
-                out.write(("\n" if i else "") + f"Q: {q}\n")
-            out.write(format_route(panel, result) + "\n")
-            from panelbot.panel.model import format_time
-
-            links = [f"  [{sq.quote.id}] {format_time(sq.quote.start or 0)}  {sq.quote.url}"
-                     for sq in result.quotes if sq.quote.url]
-            if links:
-                out.write("Watch:\n" + "\n".join(links) + "\n")
+            if result.abstained:
+                host = panel.host.id if panel.host else "panel"
+                turn.record(q, target, res, [], decline=(host, decline_text(panel, result)))
+            else:
+                turn.record(q, target, res, [(sp, quotes_text(result.quotes_for(sp)),
+                                              [sq.quote.id for sq in result.quotes_for(sp)], {})
+                                             for sp in result.speakers])
+            if args.json:
+                d = result.to_dict()
+                if result.abstained:
+                    d["suggestions"] = result.suggestions
+                    if result.unstated:
+                        d["unstated"] = result.unstated
+                        d["nearby"] = [sq.to_dict() for sq in result.nearby]
+                d["conversation"] = turn.conversation_id
+                d["context"] = res.context
+                print_json(d, out)
+            else:
+                if len(questions) > 1:
+                    out.write(("\n" if i else "") + f"Q: {q}\n")
+                out.write(format_route(panel, result) + "\n")
+                links = [f"  [{sq.quote.id}] {format_time(sq.quote.start or 0)}  {sq.quote.url}"
+                         for sq in result.quotes if sq.quote.url]
+                if links:
+                    out.write("Watch:\n" + "\n".join(links) + "\n")
+    finally:
+        conv.close()
     return EXIT_OK
 
 
@@ -124,7 +170,5 @@ def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"[{h.quote.id}] {who} ({h.score:.0f}): "
                   f"\u201c{strip_control(h.quote.text, keep_newlines=False)}\u201d\n")
         if h.quote.start is not None:
-            from panelbot.panel.model import format_time
-
             out.write(f"    at {format_time(h.quote.start)}" + (f"  {h.quote.url}" if h.quote.url else "") + "\n")
     return EXIT_OK

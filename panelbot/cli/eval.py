@@ -1,4 +1,5 @@
-"""``panelbot eval``: speaker accuracy, recall@1/@3 and abstention on a question set."""
+"""``panelbot eval``: speaker accuracy, recall@1/@3 and abstention on a question set; turn accuracy per kind
+on a set of conversations (a file whose items have ``turns``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from panelbot.cli.common import EXIT_OK, load_config_and_panel, print_json
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     ev = sub.add_parser("eval", parents=[common], help="measure routing and retrieval on a question set",
-                        description="Speaker accuracy, recall@1/@3 and abstention precision/recall.")
+                        description="Speaker accuracy, recall@1/@3 and abstention precision/recall; for a "
+                                    "file of conversations, turn accuracy per kind of follow-up.")
     ev.add_argument("file", metavar="FILE", help="YAML list or JSON Lines (see README)")
     ev.add_argument("--json", action="store_true")
     ev.add_argument("-v", "--verbose", action="store_true", help="list every miss")
@@ -18,12 +20,28 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot.retrieval.evaluation import evaluate, format_report, load_eval_set
+    from panelbot.retrieval.evaluation import evaluate, format_report, load_eval_set, read_eval_file
     from panelbot.retrieval.router import Router
 
     cfg, panel = load_config_and_panel(args)
-    items = load_eval_set(args.file, panel)
-    report = evaluate(Router(panel, cfg.retrieval), items)
+    raw = read_eval_file(args.file)
+    router = Router(panel, cfg.retrieval)
+    from panelbot.conversation.evaluation import is_conversation_set
+
+    if is_conversation_set(raw):
+        from panelbot.conversation.evaluation import (
+            evaluate_conversations,
+            format_conversation_report,
+            load_conversations,
+        )
+
+        conv_report = evaluate_conversations(router, load_conversations(args.file, panel, raw))
+        if args.json:
+            print_json(conv_report.to_dict(), out)
+        else:
+            out.write(format_conversation_report(conv_report, verbose=args.verbose) + "\n")
+        return EXIT_OK
+    report = evaluate(router, load_eval_set(args.file, panel))
     if args.json:
         print_json(report.to_dict(), out)
     else:

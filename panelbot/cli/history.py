@@ -1,33 +1,184 @@
-"""``panelbot history``: the saved conversations (the app's and the shell's)."""
+"""``panelbot history``: the saved conversations (the app's and the shell's are the same ones): list them,
+``show ID``, ``search TEXT`` (SQLite FTS5 over questions and answers), ``rename ID TITLE``, ``rm ID``."""
 
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+import textwrap
+from typing import TYPE_CHECKING, TextIO
 
+from panelbot.cli.ask import conversation_id
 from panelbot.cli.common import EXIT_OK, print_json
+from panelbot.errors import UsageError
+
+if TYPE_CHECKING:
+    from panelbot.conversation.store import ConversationStore
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    hist = sub.add_parser("history", help="list saved conversations")
+    hist = sub.add_parser("history", help="saved conversations: list, show, search, rename, rm",
+                          description="With no sub-command, list the saved conversations (newest first).")
     hist.add_argument("--json", action="store_true")
     hist.set_defaults(handler=cmd_history)
+    hsub = hist.add_subparsers(dest="history_command", metavar="SUBCOMMAND")
+    json_flag = argparse.ArgumentParser(add_help=False)
+    json_flag.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+
+    show = hsub.add_parser("show", parents=[json_flag], help="print one conversation")
+    show.add_argument("id", type=conversation_id, metavar="ID")
+    show.set_defaults(handler=cmd_show)
+
+    search = hsub.add_parser("search", parents=[json_flag], help="find questions and answers (full text)")
+    search.add_argument("text", nargs="+", metavar="TEXT")
+    search.add_argument("-n", type=int, default=20, metavar="N", help="at most N hits (default 20)")
+    search.set_defaults(handler=cmd_search)
+
+    rename = hsub.add_parser("rename", parents=[json_flag], help="give a conversation a new title")
+    rename.add_argument("id", type=conversation_id, metavar="ID")
+    rename.add_argument("title", nargs="+", metavar="TITLE")
+    rename.set_defaults(handler=cmd_rename)
+
+    rm = hsub.add_parser("rm", parents=[json_flag], help="delete a conversation")
+    rm.add_argument("id", type=conversation_id, metavar="ID")
+    rm.set_defaults(handler=cmd_rm)
+
+
+def _open(*, create: bool = False) -> ConversationStore | None:
+    """The history database; None when it does not exist yet (and need not be created)."""
+    from panelbot import paths
+    from panelbot.conversation.store import ConversationStore
+
+    path = paths.history_db_path()
+    if not create and not path.exists():
+        return None
+    return ConversationStore(path)
+
+
+def _clean(text: str) -> str:
+    from panelbot.text import strip_control
+
+    return strip_control(text, keep_newlines=False)
 
 
 def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot import paths
-    from panelbot.conversation.store import ConversationStore
-    from panelbot.text import strip_control
-
-    path = paths.history_db_path()
-    convs = ConversationStore(path).list_conversations() if path.exists() else []
+    store = _open()
+    convs = store.list_conversations() if store else []
+    if store:
+        store.close()
     if args.json:
         print_json([{"id": c.id, "title": c.title, "panel": c.panel, "started_at": c.started_at,
-                      "updated_at": c.updated_at, "messages": c.message_count} for c in convs], out)
+                     "updated_at": c.updated_at, "messages": c.message_count, "source": c.source}
+                    for c in convs], out)
         return EXIT_OK
     if not convs:
         out.write("No saved conversations yet.\n")
     for c in convs:
-        line = f"{c.id:>4}  {c.updated_at}  {c.message_count:>3} msgs  {c.panel}  {c.title}"
-        out.write(strip_control(line, keep_newlines=False) + "\n")
+        out.write(_clean(f"{c.id:>4}  {c.updated_at}  {c.message_count:>3} msgs  {c.panel}  {c.title}") + "\n")
+    return EXIT_OK
+
+
+def _missing(conv_id: int) -> UsageError:
+    return UsageError(f"no conversation {conv_id} (see 'panelbot history')")
+
+
+def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    store = _open()
+    if store is None:
+        raise _missing(args.id)
+    with store:
+        summary = store.conversation(args.id)
+        if summary is None:
+            raise _missing(args.id)
+        messages = store.messages(args.id)
+    if getattr(args, "json", False):
+        d = summary.to_dict()
+        d["messages"] = [{"role": m.role, "speaker": m.speaker, "text": m.text, "quote_ids": m.quote_ids,
+                          "meta": m.meta, "created_at": m.created_at} for m in messages]
+        print_json(d, out)
+        return EXIT_OK
+    names = _speaker_names(summary.panel)
+    out.write(_clean(f"#{summary.id} {summary.title}") + "\n")
+    out.write(_clean(f"panel {summary.panel}; started {summary.started_at} ({summary.source}); "
+                     f"{len(messages)} messages") + "\n")
+    for m in messages:
+        if m.role == "user":
+            out.write("\n" + textwrap.fill(_clean(f"You: {m.text}"), 100) + "\n")
+            context = m.meta.get("context") if isinstance(m.meta, dict) else None
+            if isinstance(context, dict):
+                out.write(_clean(f"  ({context.get('kind', 'follow-up')}: {context.get('subject', '')})") + "\n")
+            continue
+        who = names.get(m.speaker, m.speaker) if m.speaker else m.role
+        label = {"decline": f"{who} (declined)", "search": "Search", "error": "Error"}.get(m.role, who)
+        out.write(f"{_clean(label)}:\n")
+        for para in m.text.split("\n\n"):
+            out.write(textwrap.fill(_clean(para), 100, initial_indent="  ", subsequent_indent="  ") + "\n")
+    return EXIT_OK
+
+
+def _speaker_names(panel_name: str) -> dict[str, str]:
+    """Panelist and host ids -> names, when the panel can be loaded (ids otherwise)."""
+    try:
+        from panelbot.panel import load_panel
+
+        panel = load_panel(panel_name)
+    except Exception:
+        return {}
+    names = {pid: p.name for pid, p in panel.panelists.items()}
+    if panel.host is not None:
+        names[panel.host.id] = panel.host.name
+    return names
+
+
+def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    text = " ".join(args.text).strip()
+    if not text:
+        raise UsageError("the search text is empty")
+    if not 1 <= args.n <= 1000:
+        raise UsageError(f"-n expects a number from 1 to 1000 (got {args.n})")
+    store = _open()
+    hits = []
+    if store is not None:
+        with store:
+            hits = store.search(text, args.n)
+    if getattr(args, "json", False):
+        print_json([h.to_dict() for h in hits], out)
+        return EXIT_OK
+    if not hits:
+        out.write(f"Nothing in the history matches {_clean(text)!r}.\n")
+    for h in hits:
+        who = "you" if h.role == "user" else h.speaker or h.role
+        out.write(_clean(f"{h.conversation_id:>4}  {h.title[:40]}  [{who}] {h.snippet}") + "\n")
+    return EXIT_OK
+
+
+def cmd_rename(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    title = " ".join(args.title).strip()
+    if not title:
+        raise UsageError("the title is empty")
+    store = _open()
+    if store is None:
+        raise _missing(args.id)
+    with store:
+        if not store.rename_conversation(args.id, title):
+            raise _missing(args.id)
+        summary = store.conversation(args.id)
+    if getattr(args, "json", False):
+        print_json({"renamed": args.id, "title": summary.title if summary else title}, out)
+    else:
+        out.write(_clean(f"Renamed conversation {args.id}: {summary.title if summary else title}") + "\n")
+    return EXIT_OK
+
+
+def cmd_rm(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    store = _open()
+    if store is None:
+        raise _missing(args.id)
+    with store:
+        summary = store.conversation(args.id)
+        if summary is None or not store.delete_conversation(args.id):
+            raise _missing(args.id)
+    if getattr(args, "json", False):
+        print_json({"deleted": args.id, "title": summary.title}, out)
+    else:
+        out.write(_clean(f"Deleted conversation {args.id}: {summary.title}") + "\n")
     return EXIT_OK

@@ -16,18 +16,26 @@ from panelbot.answer.backends.base import AnswerRequest, Backend, Message, Speak
 from panelbot.answer.backends.offline import quotes_text
 from panelbot.answer.compose import decline_text, speaker_heading
 from panelbot.answer.llm.verify import verdict
+from panelbot.answer.record import answer_record, decline_record
 from panelbot.cli.common import EXIT_FALLBACK, EXIT_OK
 from panelbot.config import Config
+from panelbot.conversation.resolve import resolve
+from panelbot.conversation.session import ConversationLog
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
 
 
 def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Panel, router: Any,
-            target: str, out: TextIO, err: TextIO) -> int:
-    """Answer each question in turn (a conversation: later questions see earlier answers)."""
+            target: str, out: TextIO, err: TextIO, conversation: ConversationLog | None = None,
+            chained: bool = False) -> int:
+    """Answer each question in turn. With ``chained`` (``ask -c``) the questions continue ``conversation``:
+    each is resolved against the turns before it (so "tell me more" retrieves on the earlier subject) and the
+    model sees what was said; otherwise each question stands alone. A follow-up the panel never touched is
+    declined without calling the model; one it can answer always reaches the model with quotes."""
     from panelbot.answer.backends.registry import get_backend
 
+    conv = conversation or ConversationLog(None, None, panel.name, log=False)
     if config.backend.name == "openai" and not config.backend.base_url.strip():
         # As documented: no endpoint means the verbatim quotes, one line saying why, and exit 3 -- the
         # same as an endpoint that fails, so a script sees one "answered without the model" status.
@@ -35,7 +43,7 @@ def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Pane
 
         status = asyncio.run(_ask_all(OfflineBackend(config, panel), questions, json_out=json_out,
                                       panel=panel, router=router, target=target, out=out, err=err,
-                                      no_model=NO_ENDPOINT))
+                                      conversation=conv, chained=chained, no_model=NO_ENDPOINT))
         if status == EXIT_FALLBACK:  # something was answered (declines need no model)
             err.write(f"panelbot: {NO_ENDPOINT}; answered with the panelists' own words\n")
         return status
@@ -45,27 +53,34 @@ def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Pane
         err.write(f"panelbot: error: {exc}\n")
         return exc.exit_code
     return asyncio.run(_ask_all(backend, questions, json_out=json_out, panel=panel, router=router,
-                                target=target, out=out, err=err))
+                                target=target, out=out, err=err, conversation=conv, chained=chained))
 
 
 NO_ENDPOINT = "no model endpoint configured (pass --base-url or set OPENAI_BASE_URL)"
 
 
 async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, panel: Panel, router: Any,
-                   target: str, out: TextIO, err: TextIO, no_model: str | None = None) -> int:
-    history: list[Message] = []
+                   target: str, out: TextIO, err: TextIO, conversation: ConversationLog,
+                   chained: bool, no_model: str | None = None) -> int:
     status = EXIT_OK
     try:
         for i, question in enumerate(questions):
-            route: RouteResult = router.route(question, target)
+            conv = conversation if chained or i == 0 else conversation.fresh()
+            res = resolve(router, conv.turns, question, target)
+            route: RouteResult = res.route
+            extra = {"conversation": None, "context": res.context}
             if not json_out and len(questions) > 1:
                 out.write(("\n" if i else "") + f"Q: {question}\n")
             if route.abstained:
-                _abstain(panel, route, json_out, out)
+                text = decline_text(panel, route)
+                conv.record(question, target, res, [], decline=(panel.host.id if panel.host else "panel", text))
+                extra["conversation"] = conv.conversation_id
+                _abstain(panel, route, text, json_out, out, extra)
                 continue
+            history = [Message(role, text) for role, text in conv.said]
             view = _JsonView(panel, out) if json_out else _TextView(panel, out)
             dones: list[SpeakerDone] = []
-            async for event in backend.answer(AnswerRequest(question, panel, route, list(history))):
+            async for event in backend.answer(AnswerRequest(question, panel, route, history)):
                 if isinstance(event, TextDelta):
                     view.delta(event)
                 else:
@@ -73,7 +88,12 @@ async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, pa
                         event.error = no_model
                     dones.append(event)
                     view.done(event)
-            view.finish(route, dones, backend)
+            meta = [{"grounded": d.grounded, **({"error": d.error} if d.error else {})} for d in dones]
+            conv.record(question, target, res,
+                        [(d.speaker, d.text, [sq.quote.id for sq in (d.quotes or route.quotes_for(d.speaker))], m)
+                         for d, m in zip(dones, meta, strict=True)])
+            extra["conversation"] = conv.conversation_id
+            view.finish(route, dones, backend, extra)
             if no_model and dones:  # answered without a model: said once, by the caller
                 status = EXIT_FALLBACK
             errors = list(dict.fromkeys(d.error for d in dones if d.error and not no_model))
@@ -81,19 +101,17 @@ async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, pa
                 err.write(f"panelbot: the model failed: {e}; answered with the panelists' own words\n")
             if errors:
                 status = EXIT_FALLBACK
-            history.append(Message("user", question))
-            history.extend(Message(d.speaker, d.text) for d in dones)
     finally:
         await backend.aclose()
     return status
 
 
-def _abstain(panel: Panel, route: RouteResult, json_out: bool, out: TextIO) -> None:
+def _abstain(panel: Panel, route: RouteResult, text: str, json_out: bool, out: TextIO,
+             extra: dict[str, Any]) -> None:
     """No model call: the polite decline (and the suggestions in JSON)."""
-    text = decline_text(panel, route)
     if json_out:
-        d = route.to_dict()
-        d.update(suggestions=route.suggestions, answer=text, citations=[], grounded=None, error=None)
+        d = decline_record(panel, route, text)
+        d.update(extra)
         out.write(json.dumps(d, ensure_ascii=False) + "\n")
     else:
         out.write("\n".join(textwrap.fill(line, 100) for line in text.splitlines()) + "\n")
@@ -151,8 +169,10 @@ class _TextView:
         if more > 0:
             self._write(f"[... and {more} more sentence(s) citing nothing]\n")
 
-    def finish(self, route: RouteResult, dones: list[SpeakerDone], backend: Backend) -> None:
-        return None
+    def finish(self, route: RouteResult, dones: list[SpeakerDone], backend: Backend,
+               extra: dict[str, Any]) -> None:
+        if route.reason.startswith("follow-up"):
+            self._write(f"({route.reason})\n")
 
 
 class _JsonView:
@@ -168,31 +188,10 @@ class _JsonView:
     def done(self, d: SpeakerDone) -> None:
         return None
 
-    def finish(self, route: RouteResult, dones: list[SpeakerDone], backend: Backend) -> None:
-        d = route.to_dict()
-        answers = [{
-            "speaker": x.speaker,
-            "answer": x.text,
-            "citations": [c.to_dict() for c in x.citations],
-            "grounded": x.grounded if not x.error else False,
-            "error": x.error,
-            "unsupported_sentences": list(x.unsupported_sentences),
-        } for x in dones]
-        errors = list(dict.fromkeys(x.error for x in dones if x.error))
-        if len(dones) == 1:
-            answer = dones[0].text
-        else:
-            answer = "\n\n".join(f"{self.panel.display_name(x.speaker)}: {x.text}" for x in dones)
-        d.update(
-            backend=backend.name,
-            model=backend.label,
-            answer=answer,
-            citations=[c for a in answers for c in a["citations"]],
-            grounded=(None if dones and all(a["grounded"] is None for a in answers)
-                      else bool(dones) and all(a["grounded"] is True for a in answers)),
-            error="; ".join(errors) if errors else None,
-            answers=answers,
-        )
+    def finish(self, route: RouteResult, dones: list[SpeakerDone], backend: Backend,
+               extra: dict[str, Any]) -> None:
+        d = answer_record(self.panel, route, dones, backend.name, backend.label)
+        d.update(extra)
         self.out.write(json.dumps(d, ensure_ascii=False) + "\n")
         self.out.flush()
 

@@ -7,12 +7,13 @@ import sys
 from collections.abc import Sequence
 
 from panelbot import __version__
-from panelbot.cli import app, ask, check, history, panels
+from panelbot.cli import app, ask, check, history, panels, serve
 from panelbot.cli import eval as eval_cmd
+from panelbot.cli.ask import conversation_id
 from panelbot.cli.common import EXIT_OK, Parser
 from panelbot.errors import PanelbotError
 
-COMMAND_GROUPS = (ask, panels, check, eval_cmd, history)
+COMMAND_GROUPS = (ask, panels, check, eval_cmd, history, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[shared(None)],
     )
     p.add_argument("--version", action="version", version=f"panelbot {__version__}")
-    p.add_argument("--resume", action="store_true", help="open the terminal app on the last conversation")
+    p.add_argument("--resume", nargs="?", const=True, default=False, type=conversation_id, metavar="ID",
+                   help="open the terminal app on conversation ID (default: the most recent one)")
     p.set_defaults(handler=app.cmd_tui)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for group in COMMAND_GROUPS:

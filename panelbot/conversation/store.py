@@ -8,6 +8,7 @@ is written, so a crash or a kill in the middle of an answer loses no earlier mes
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -17,7 +18,7 @@ from typing import Any
 
 from panelbot.errors import PanelbotError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # Each step takes the database from version N-1 to N. Never edit a released step: append a new one.
 MIGRATIONS: dict[int, Sequence[str]] = {
@@ -43,7 +44,27 @@ MIGRATIONS: dict[int, Sequence[str]] = {
         "ALTER TABLE messages ADD COLUMN meta TEXT NOT NULL DEFAULT '{}'",
         "CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, id)",
     ),
+    # full-text search over questions and answers (kept in step by triggers); where a conversation began
+    3: (
+        "ALTER TABLE conversations ADD COLUMN source TEXT NOT NULL DEFAULT 'app'",
+        """CREATE VIRTUAL TABLE messages_fts USING fts5(
+            text, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+        )""",
+        "INSERT INTO messages_fts(rowid, text) SELECT id, text FROM messages",
+        """CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+        END""",
+        """CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        END""",
+        """CREATE TRIGGER messages_fts_update AFTER UPDATE OF text ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+        END""",
+    ),
 }
+
+SEARCHABLE_ROLES = ("user", "assistant", "decline")  # questions and answers (not errors or /quote lookups)
 
 
 class StoreError(PanelbotError):
@@ -58,6 +79,7 @@ class ConversationSummary:
     started_at: str
     updated_at: str
     message_count: int
+    source: str = "app"  # where it began: "app" or "cli"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,13 +153,38 @@ class ConversationStore:
 
     # ------------------------------------------------------------------------------------------ writes
 
-    def new_conversation(self, panel: str, title: str) -> int:
+    def new_conversation(self, panel: str, title: str, source: str = "app") -> int:
         now = self._clock()
         cur = self._db.execute(
-            "INSERT INTO conversations (title, panel, started_at, updated_at) VALUES (?, ?, ?, ?)",
-            (title.strip() or "(untitled)", panel, now, now),
+            "INSERT INTO conversations (title, panel, started_at, updated_at, source) VALUES (?, ?, ?, ?, ?)",
+            (_title(title), panel, now, now, source),
         )
         return int(cur.lastrowid or 0)
+
+    def rename_conversation(self, conv_id: int, title: str) -> bool:
+        """Give a conversation a new title; False when there is no such conversation."""
+        cur = self._db.execute("UPDATE conversations SET title = ? WHERE id = ?", (_title(title), conv_id))
+        return cur.rowcount > 0
+
+    def delete_messages(self, message_ids: Sequence[int]) -> int:
+        """Delete some messages (a regenerated answer replaces the old one); how many were deleted."""
+        ids = [int(i) for i in message_ids]
+        if not ids:
+            return 0
+        cur = self._db.execute(f"DELETE FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids)
+        return cur.rowcount
+
+    def delete_conversation(self, conv_id: int) -> bool:
+        """Delete a conversation and its messages (one transaction); False when there is no such one."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("DELETE FROM messages WHERE conversation_id = ?", (conv_id,))
+            cur = self._db.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        return cur.rowcount > 0
 
     def add_message(
         self,
@@ -169,18 +216,39 @@ class ConversationStore:
 
     def list_conversations(self) -> list[ConversationSummary]:
         """Newest first."""
+        return self._summaries("", ())
+
+    def _summaries(self, where: str, args: tuple[Any, ...]) -> list[ConversationSummary]:
         rows = self._db.execute(
-            """SELECT c.id, c.title, c.panel, c.started_at, c.updated_at, COUNT(m.id)
-               FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id
-               GROUP BY c.id ORDER BY c.updated_at DESC, c.id DESC"""
+            f"""SELECT c.id, c.title, c.panel, c.started_at, c.updated_at, COUNT(m.id), c.source
+               FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id {where}
+               GROUP BY c.id ORDER BY c.updated_at DESC, c.id DESC""",
+            args,
         ).fetchall()
-        return [ConversationSummary(int(r[0]), r[1], r[2], r[3], r[4], int(r[5])) for r in rows]
+        return [ConversationSummary(int(r[0]), r[1], r[2], r[3], r[4], int(r[5]), r[6]) for r in rows]
 
     def conversation(self, conv_id: int) -> ConversationSummary | None:
-        for summary in self.list_conversations():
-            if summary.id == conv_id:
-                return summary
-        return None
+        found = self._summaries("WHERE c.id = ?", (conv_id,))
+        return found[0] if found else None
+
+    def search(self, text: str, limit: int = 50) -> list[SearchHit]:
+        """Questions and answers matching every word of ``text`` (SQLite FTS5, best match first).
+
+        The words are searched as plain words (quoted), so FTS5 syntax in them is never interpreted."""
+        query = fts_query(text)
+        if not query:
+            return []
+        roles = ",".join("?" * len(SEARCHABLE_ROLES))
+        rows = self._db.execute(
+            f"""SELECT m.id, m.conversation_id, c.title, m.role, m.speaker,
+                       snippet(messages_fts, 0, '[', ']', ' ... ', 12), m.created_at
+                FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+                JOIN conversations c ON c.id = m.conversation_id
+                WHERE messages_fts MATCH ? AND m.role IN ({roles})
+                ORDER BY bm25(messages_fts), m.id DESC LIMIT ?""",
+            (query, *SEARCHABLE_ROLES, limit),
+        ).fetchall()
+        return [SearchHit(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], r[6]) for r in rows]
 
     def last_conversation_id(self) -> int | None:
         row = self._db.execute(
@@ -216,6 +284,30 @@ class ConversationStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    message_id: int
+    conversation_id: int
+    title: str
+    role: str
+    speaker: str
+    snippet: str  # the matching words in [brackets]
+    created_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def fts_query(text: str) -> str:
+    """Plain words -> an FTS5 query matching all of them (each quoted, so no FTS5 syntax gets through)."""
+    tokens = [t for t in re.findall(r"\w+", text, flags=re.UNICODE) if t]
+    return " ".join('"' + t.replace('"', '""') + '"' for t in tokens[:32])
+
+
+def _title(title: str) -> str:
+    return " ".join(title.split())[:200] or "(untitled)"
 
 
 def _json(raw: str, default: Any) -> Any:

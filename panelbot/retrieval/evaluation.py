@@ -93,6 +93,12 @@ def _field(d: dict, *names: str) -> Any:
 
 
 def load_eval_set(path: str, panel: Panel) -> list[EvalItem]:
+    raw = read_eval_file(path)
+    return [parse_item(d, i, path, panel) for i, d in enumerate(raw)]
+
+
+def read_eval_file(path: str) -> list[Any]:
+    """The raw items of an eval file (YAML list, a mapping holding one, or JSON Lines); never empty."""
     p = Path(path)
     if not p.is_file():
         raise DataError("eval file not found", path)
@@ -111,51 +117,52 @@ def load_eval_set(path: str, panel: Panel) -> list[EvalItem]:
     else:
         raw = load_yaml(p)
         if isinstance(raw, dict):
-            raw = _field(raw, "items", "questions", "cases") or []
+            raw = _field(raw, "items", "questions", "cases", "conversations") or []
     if not isinstance(raw, list) or not raw:
         raise DataError("expected a non-empty list of questions", path, 1)
+    return raw
+
+
+def parse_item(d: Any, i: int, path: str, panel: Panel) -> EvalItem:
+    """One labelled question (item ``i + 1`` of ``path``); DataError naming the line when malformed."""
     ids = set(panel.panelists)
-    items = []
-    for i, d in enumerate(raw):
-        if not isinstance(d, dict):
-            raise DataError(f"item {i + 1} must be a mapping", path, None)
-        line = line_of(d)
-        q = _field(d, "question", "q", "query")
-        if not isinstance(q, str) or not q.strip():
-            raise DataError(f"item {i + 1}: missing 'question'", path, line)
-        sp = _field(d, "speaker", "expected_speaker", "speakers", "expected_speakers", "expect")
-        if d.get("abstain") is True or d.get("off_topic") is True:
-            sp = "none"
-        if sp is None:
-            raise DataError(f"item {i + 1}: missing 'speaker' (a panelist id, both or none)", path, line)
-        if isinstance(sp, str):
-            s = sp.strip().lower()
-            if s in ("none", "abstain", "off-topic", "offtopic", "null", ""):
-                speakers: frozenset[str] = frozenset()
-            elif s in ("both", "all"):
-                speakers = frozenset(ids)
-            else:
-                speakers = frozenset([s])
-        elif isinstance(sp, list):
-            speakers = frozenset(str(x).lower() for x in sp)
+    if not isinstance(d, dict):
+        raise DataError(f"item {i + 1} must be a mapping", path, None)
+    line = line_of(d)
+    q = _field(d, "question", "q", "query", "ask")
+    if not isinstance(q, str) or not q.strip():
+        raise DataError(f"item {i + 1}: missing 'question'", path, line)
+    sp = _field(d, "speaker", "expected_speaker", "speakers", "expected_speakers", "expect")
+    if d.get("abstain") is True or d.get("off_topic") is True:
+        sp = "none"
+    if sp is None:
+        raise DataError(f"item {i + 1}: missing 'speaker' (a panelist id, both or none)", path, line)
+    if isinstance(sp, str):
+        s = sp.strip().lower()
+        if s in ("none", "abstain", "off-topic", "offtopic", "null", ""):
+            speakers: frozenset[str] = frozenset()
+        elif s in ("both", "all"):
+            speakers = frozenset(ids)
         else:
-            raise DataError(f"item {i + 1}: bad speaker {sp!r}", path, line)
-        unknown = speakers - ids
-        if unknown:
-            raise DataError(f"item {i + 1}: unknown speaker(s) {', '.join(sorted(unknown))}", path, line)
-        quotes = _field(d, "quotes", "expected_quotes", "quote_ids", "ids") or []
-        if isinstance(quotes, str):
-            quotes = [quotes]
-        bad = [qid for qid in quotes if panel.quote(str(qid)) is None]
-        if bad:
-            raise DataError(f"item {i + 1}: unknown quote id(s) {', '.join(map(str, bad))}", path, line)
-        text = _field(d, "text", "expected_text") or ""
-        items.append(EvalItem(q.strip(), speakers, tuple(str(x) for x in quotes), str(text),
-                              str(d.get("kind", "")), line))
-    return items
+            speakers = frozenset([s])
+    elif isinstance(sp, list):
+        speakers = frozenset(str(x).lower() for x in sp)
+    else:
+        raise DataError(f"item {i + 1}: bad speaker {sp!r}", path, line)
+    unknown = speakers - ids
+    if unknown:
+        raise DataError(f"item {i + 1}: unknown speaker(s) {', '.join(sorted(unknown))}", path, line)
+    quotes = _field(d, "quotes", "expected_quotes", "quote_ids", "ids") or []
+    if isinstance(quotes, str):
+        quotes = [quotes]
+    bad = [qid for qid in quotes if panel.quote(str(qid)) is None]
+    if bad:
+        raise DataError(f"item {i + 1}: unknown quote id(s) {', '.join(map(str, bad))}", path, line)
+    text = _field(d, "text", "expected_text") or ""
+    return EvalItem(q.strip(), speakers, tuple(str(x) for x in quotes), str(text), str(d.get("kind", "")), line)
 
 
-def _hit(item: EvalItem, quotes: list) -> bool:
+def hit(item: EvalItem, quotes: list) -> bool:
     """Is an expected quote (by id, or by a phrase it contains) among these?"""
     if item.quotes and any(sq.quote.id in item.quotes for sq in quotes):
         return True
@@ -192,9 +199,9 @@ def evaluate(router: Router, items: list[EvalItem]) -> Report:
                 rep.first_speaker_ok += 1
             if it.quotes or it.text:
                 rep.with_quotes += 1
-                if _hit(it, res.quotes[:1]):
+                if hit(it, res.quotes[:1]):
                     rep.r1 += 1
-                if _hit(it, res.quotes[:3]):
+                if hit(it, res.quotes[:3]):
                     rep.r3 += 1
                 elif not res.abstained:
                     ok = False

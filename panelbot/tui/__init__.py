@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from panelbot.config import Config
 
 
-def run(config: Config | None = None, panel_name: str | None = None, resume: bool = False, *,
+def run(config: Config | None = None, panel_name: str | None = None, resume: bool | int = False, *,
         config_error: str | None = None) -> int:
     """Open the app; returns the process exit code.
 

@@ -22,13 +22,16 @@ from panelbot.answer.backends.offline import quotes_text
 from panelbot.answer.compose import decline_text
 from panelbot.answer.llm.verify import verdict
 from panelbot.config import Config
+from panelbot.conversation.resolve import ConversationTurn, resolve
 from panelbot.conversation.store import ConversationStore
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel, PanelInfo
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.tui import engine
-from panelbot.tui.render import plain, safe
+from panelbot.tui.conversation import ConversationActions
+from panelbot.tui.render import safe
 from panelbot.tui.widgets.chat import AnswerBlock, ChatLog
+from panelbot.tui.widgets.followups import FollowUps
 from panelbot.tui.widgets.panelists import PanelistsPane
 from panelbot.tui.widgets.prompt import Prompt
 from panelbot.tui.widgets.sidepane import ToInput
@@ -44,7 +47,7 @@ def _palette_provider() -> type:
     return PanelbotCommands
 
 
-class PanelbotApp(App[int]):
+class PanelbotApp(ConversationActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "panelbot"
     COMMANDS = App.COMMANDS | {_palette_provider}
@@ -57,6 +60,9 @@ class PanelbotApp(App[int]):
         Binding("f1", "help", "Help", id="help", priority=True),
         Binding("ctrl+y", "copy", "Copy", id="copy", priority=True),
         Binding("ctrl+b", "toggle_sidebar", "Panes", id="toggle_sidebar", priority=True),
+        Binding("ctrl+r", "regenerate", "Regenerate", id="regenerate", priority=True),
+        Binding("ctrl+o", "conversations", "Conversations", id="conversations", priority=True),
+        Binding("ctrl+g", "followups", "Follow-ups", id="followups", show=False, priority=True),
         Binding("ctrl+p", "command_palette", "Commands", id="command_palette", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
     ]
@@ -65,7 +71,7 @@ class PanelbotApp(App[int]):
         self,
         config: Config | None = None,
         panel_name: str | None = None,
-        resume: bool = False,
+        resume: bool | int = False,
         *,
         config_error: str | None = None,
         store: ConversationStore | None = None,
@@ -88,6 +94,9 @@ class PanelbotApp(App[int]):
         self.resume = resume
         self.conversation_id: int | None = None
         self.history: list[Message] = []
+        self.turns: list[ConversationTurn] = []  # what the resolver reads follow-ups against
+        # the last answered question, to regenerate it with the same quotes
+        self._last_answer: dict[str, Any] | None = None
         self.last_quotes: list[ScoredQuote] = []
         self._answer_worker: Worker[None] | None = None
         self._panes_shown = True  # wide: side panes visible; narrow: panes replace the chat
@@ -172,7 +181,7 @@ class PanelbotApp(App[int]):
             self.chat_notice(text, kind)
         self._startup_notices.clear()
         if self.resume:
-            self._resume_last()
+            self._resume(None if self.resume is True else int(self.resume))
         elif self.panel is not None and not self.query(AnswerBlock):
             self._welcome()
         self.query_one(Prompt).focus()
@@ -268,19 +277,20 @@ class PanelbotApp(App[int]):
         self.target = event.target
 
     def _save(self, role: str, speaker: str, text: str, quote_ids: list[str] | None = None,
-              meta: dict[str, Any] | None = None, *, title: str = "", conv_id: int | None = None) -> None:
+              meta: dict[str, Any] | None = None, *, title: str = "", conv_id: int | None = None) -> int | None:
         """Commit one message now (to ``conv_id``, else the current conversation, started on demand)."""
         store = self.store
         if store is None or self.panel is None:
-            return
+            return None
         try:
             if conv_id is None:
                 if self.conversation_id is None:
                     self.conversation_id = store.new_conversation(self.panel.name, title or text[:80])
                 conv_id = self.conversation_id
-            store.add_message(conv_id, role, speaker, text, quote_ids or [], meta or {})
+            return store.add_message(conv_id, role, speaker, text, quote_ids or [], meta or {})
         except Exception as exc:
             self.chat_notice(f"Could not save to history: {exc}", "error")
+            return None
 
     @property
     def answering(self) -> bool:
@@ -311,6 +321,10 @@ class PanelbotApp(App[int]):
         if event.text:
             prompt.insert(event.text)
 
+    def on_follow_ups_ask(self, event: FollowUps.Ask) -> None:
+        if self.ask(event.question):
+            self.query_one(Prompt).focus()
+
     def on_sources_list_chosen(self, event: SourcesList.Chosen) -> None:
         self.open_source(event.quote_id)
 
@@ -337,22 +351,36 @@ class PanelbotApp(App[int]):
         prompt = self.query_one(Prompt)
         prompt.remember(question)
         chat = self.query_one(ChatLog)
+        for stale in self.query(FollowUps):  # offered for the last answer only
+            stale.remove()
         chat.add_user(question)
         target = target or self.target
-        self._save("user", "", question, meta={"target": target}, title=question[:80])
-        try:
-            route: RouteResult = self.router.route(question, target=target)
+        try:  # read against the conversation so far: "tell me more", "what does Olive think?"
+            resolution = resolve(self.router, self.turns, question, target)
         except Exception as exc:
+            self._save("user", "", question, meta={"target": target}, title=question[:80])
             self.chat_notice(f"Could not route the question: {exc}", "error")
             return True
+        route: RouteResult = resolution.route
+        meta: dict[str, Any] = {"target": target}
+        if resolution.context is not None:
+            meta["context"] = resolution.context
+        self._save("user", "", question, meta=meta, title=question[:80])
+        if resolution.context is not None:  # say how the conversation was used
+            chat.add_notice(Text("\u21aa " + safe(route.reason, one_line=True), style="italic"), "context")
+        self.turns.append(ConversationTurn(question, list(route.speakers),
+                                           [sq.quote.id for sq in route.quotes], target))
         self.history.append(Message("user", question))
         if route.abstained:
+            self._last_answer = None
             self._show_decline(route)
             return True
         if route.note:  # someone asked never spoke to it: say who answers instead
             self.chat_notice(f"{route.note}.", "info")
         self.last_quotes = list(route.quotes)
         self.query_one(SourcesList).show(self.panel, route.quotes)
+        self._last_answer = {"question": question, "route": route, "target": target,
+                             "history": list(self.history[:-1]), "blocks": [], "message_ids": []}
         self._answer_worker = self._stream_answer(question, route, target, list(self.history[:-1]))
         return True
 
@@ -385,12 +413,15 @@ class PanelbotApp(App[int]):
         done: set[str] = set()
         conv_id = self.conversation_id  # /clear or /panel may start another while this one winds down
         request = AnswerRequest(question, self.panel, route, history)
+        last = self._last_answer if self._last_answer and self._last_answer["route"] is route else None
         try:
             async for event in self.backend.answer(request):
                 block = blocks.get(event.speaker)
                 if block is None:
                     block = blocks[event.speaker] = chat.add_answer(
                         self.panel, event.speaker, quotes=route.quotes_for(event.speaker))
+                    if last is not None:
+                        last["blocks"].append(block)
                 if isinstance(event, TextDelta):
                     block.append(event.text)
                     chat.scroll_end(animate=False)
@@ -412,8 +443,14 @@ class PanelbotApp(App[int]):
                         meta["error"] = event.error
                     if event.grounded is not None:
                         meta["grounded"] = event.grounded
-                    self._save("assistant", event.speaker, block.text, ids, meta, conv_id=conv_id)
+                    if last is not None and last.get("regenerated"):
+                        meta["regenerated"] = True
+                    mid = self._save("assistant", event.speaker, block.text, ids, meta, conv_id=conv_id)
+                    if last is not None and mid is not None:
+                        last["message_ids"].append(mid)
                     self.history.append(Message(event.speaker, block.text))
+            if conv_id == self.conversation_id:
+                self._show_followups()
         except asyncio.CancelledError:
             for speaker, block in blocks.items():
                 if speaker not in done:
@@ -504,6 +541,8 @@ class PanelbotApp(App[int]):
         self.action_cancel()
         self.conversation_id = None
         self.history = []
+        self.turns = []
+        self._last_answer = None
         self.last_quotes = []
         chat = self.query_one(ChatLog)
         chat.remove_children()
@@ -521,21 +560,28 @@ class PanelbotApp(App[int]):
             return
         self.conversation_id = None
         self.history = []
+        self.turns = []
+        self._last_answer = None
         self.last_quotes = []
         self.call_later(self._rebuild_for_panel)
 
     async def _rebuild_for_panel(self) -> None:
         await self.query_one(ChatLog).remove_children()
-        sidebar = self.query_one("#sidebar")
-        await sidebar.remove_children()
-        await sidebar.mount_all([PanelistsPane(self.panel, self.target, id="panelists"),
-                                 SuggestionsList(self.panel, id="suggestions")])
+        await self._rebuild_sidebar()
         self.query_one(SourcesList).show(self.panel, [])
         self._refresh_header()
         self._welcome()
 
+    async def _rebuild_sidebar(self) -> None:
+        sidebar = self.query_one("#sidebar")
+        await sidebar.remove_children()
+        await sidebar.mount_all([PanelistsPane(self.panel, self.target, id="panelists"),
+                                 SuggestionsList(self.panel, id="suggestions")])
+
     def _cmd_help(self, arg: str) -> None:
         self.action_help()
+
+
 
     # ------------------------------------------------------------------------------------------ actions
 
@@ -642,46 +688,6 @@ class PanelbotApp(App[int]):
             self.chat_notice(f"Export failed: {exc}", "error")
             return
         self.chat_notice(f"Exported the conversation to {written}", "info")
-
-    # ------------------------------------------------------------------------------------------ resume
-
-    def _resume_last(self) -> None:
-        store = self.store
-        cid = store.last_conversation_id() if store else None
-        if store is None or cid is None:
-            self.chat_notice("No earlier conversation to resume; starting a new one.", "info")
-            if self.panel is not None:
-                self._welcome()
-            return
-        summary = store.conversation(cid)
-        if (summary and self.panel is not None and summary.panel != self.panel.name
-                and not self._load_panel(summary.panel)):
-            return
-        if self.panel is None:
-            return
-        self.conversation_id = cid
-        chat = self.query_one(ChatLog)
-        chat.add_notice(plain(f"Resumed: {summary.title if summary else cid}"), "info")
-        for m in store.messages(cid):
-            if m.role == "user":
-                chat.add_user(m.text)
-                self.query_one(Prompt).remember(m.text)
-                self.history.append(Message("user", m.text))
-            elif m.role in ("assistant", "decline"):
-                quotes = [ScoredQuote(q, 0.0, "from history") for qid in m.quote_ids
-                          if (q := self.panel.quote(qid)) is not None]
-                label = None
-                if m.role == "decline":
-                    label = self.panel.host.name if self.panel.host else "The panel"
-                block = chat.add_answer(self.panel, m.speaker, quotes=quotes, label=label,
-                                        kind="decline" if m.role == "decline" else "answer")
-                block.finish(m.text, quotes, "(stopped)" if m.meta.get("cancelled") else "")
-                self.history.append(Message(m.speaker, m.text))
-                if quotes:
-                    self.last_quotes = quotes
-            else:
-                chat.add_notice(plain(m.text), "error" if m.role == "error" else "search")
-        self.query_one(SourcesList).show(self.panel, self.last_quotes)
 
     async def on_unmount(self) -> None:
         if self.backend is not None:

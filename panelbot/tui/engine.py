@@ -125,6 +125,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("source", "/source ID", "open a quote in the context of the talk"),
     CommandSpec("export", "/export [PATH]", "save the conversation as Markdown"),
     CommandSpec("clear", "/clear", "start a new conversation"),
+    CommandSpec("regenerate", "/regenerate", "answer the last question again, with the same quotes"),
+    CommandSpec("history", "/history", "saved conversations: open, search, rename, delete"),
     CommandSpec("panel", "/panel NAME", "switch to another installed panel"),
     CommandSpec("help", "/help", "keys and commands"),
 )

@@ -29,6 +29,8 @@ class PaletteHost(Protocol):
     def action_copy(self) -> object: ...
     def action_toggle_sidebar(self) -> object: ...
     def action_toggle_dark(self) -> object: ...
+    def action_regenerate(self) -> object: ...
+    def action_conversations(self) -> object: ...
 
 
 class PanelbotCommands(Provider):
@@ -40,6 +42,8 @@ class PanelbotCommands(Provider):
         cmds += [
             ("Export conversation", app.action_export, "/export: save as Markdown"),
             ("Clear conversation", partial(app.run_command_line, "/clear"), "/clear: start afresh"),
+            ("Conversations", app.action_conversations, "/history: open, search, rename or delete one"),
+            ("Regenerate answer", app.action_regenerate, "/regenerate: the last question, same quotes"),
             ("Help", app.action_help, "/help: keys and commands"),
             ("Copy answer", app.action_copy, "copy the last answer (OSC 52)"),
             ("Toggle side panes", app.action_toggle_sidebar, "panelists, suggestions and sources"),

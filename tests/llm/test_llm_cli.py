@@ -26,11 +26,11 @@ class StubRouter:
         return make_route(self.panel, self.speakers, question, self.abstained)
 
 
-def ask(config: Config, questions=("Why is memory hard?",), json_out=False, **router_kw):
+def ask(config: Config, questions=("Why is memory hard?",), json_out=False, chained=False, **router_kw):
     panel = make_panel()
     out, err = io.StringIO(), io.StringIO()
     code = ask_llm(list(questions), json_out=json_out, config=config, panel=panel,
-                   router=StubRouter(panel, **router_kw), target="auto", out=out, err=err)
+                   router=StubRouter(panel, **router_kw), target="auto", out=out, err=err, chained=chained)
     for text in (out.getvalue(), err.getvalue()):
         assert SECRET not in text and "Traceback" not in text
     return code, out.getvalue(), err.getvalue()
@@ -89,7 +89,7 @@ def test_abstention_makes_no_model_call(fake: FakeHTTPServer) -> None:
 
 def test_after_a_failure_the_conversation_goes_on(fake: FakeHTTPServer) -> None:
     code, out, err = ask(config_for(fake.url("503-once"), max_retries=0), questions=["q1", "q2"],
-                         json_out=True)
+                         json_out=True, chained=True)  # `ask -c -`: the lines are one conversation
     first, second = (json.loads(line) for line in out.splitlines())
     assert code == 3 and err.count("\n") == 1 and "HTTP 503" in err
     assert first["error"] and first["answer"].startswith("\u201cThe KV cache")
@@ -119,7 +119,7 @@ def test_no_endpoint_answers_with_the_quotes_and_exit_3() -> None:
 
 def test_panel_mode_and_conversation(fake: FakeHTTPServer) -> None:
     code, out, _ = ask(config_for(fake.url("ok")), questions=["first q", "second q"], json_out=True,
-                       speakers=("dan", "olive"))
+                       speakers=("dan", "olive"), chained=True)
     first, second = (json.loads(line) for line in out.splitlines())
     assert code == 0 and [a["speaker"] for a in first["answers"]] == ["dan", "olive"]
     assert first["answer"].startswith("Dan: ") and "\n\nOlive: " in first["answer"]
@@ -129,8 +129,11 @@ def test_panel_mode_and_conversation(fake: FakeHTTPServer) -> None:
 
 
 def _run(code: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, **env})
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as data:  # `ask` saves to the history: never the developer's own
+        return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120, env={**os.environ, "PANELBOT_DATA_DIR": data, **env})
 
 
 def test_offline_paths_never_import_httpx_or_textual() -> None:

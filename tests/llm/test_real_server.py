@@ -126,7 +126,8 @@ def test_cli_end_to_end_with_the_real_panel(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-c", code, "ask", "--llm", "--config", str(cfg), "--base-url", URL, "--json",
          "What makes the KV cache hard for long agents?"],
-        cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=300)
+        cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PANELBOT_DATA_DIR": str(tmp_path / "data")})
     assert proc.returncode == 0, proc.stderr
     d = json.loads(proc.stdout)
     assert d["error"] is None and d["answer"].strip() and isinstance(d["grounded"], bool)

@@ -90,3 +90,56 @@ def test_ask_a_question_in_the_real_app(tmux: Tmux, tmp_path: Path) -> None:
     (conv,) = store.list_conversations()
     roles = [m.role for m in store.messages(conv.id)]
     assert roles[0] == "user" and "assistant" in roles
+
+
+def test_three_turn_conversation_in_the_real_app(tmux: Tmux, tmp_path: Path) -> None:
+    """A question, a continuation and the other panelist, at 80x24, then --resume ID brings it back."""
+    exe = _executable()
+    if exe is None:
+        pytest.skip("the panelbot console script is not installed (pip install -e .)")
+    data = tmp_path / "e2e-data"
+    env = {
+        "PANELBOT_DATA_DIR": str(data),
+        "PANELBOT_CONFIG": str(tmp_path / "none.yaml"),
+        "PANELBOT_BACKEND": "offline",
+        "TERM": "xterm-256color",
+    }
+    env_args = [item for k, v in env.items() for item in ("-e", f"{k}={v}")]
+    tmux.run("new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "24", *env_args,
+             f"{exe}; echo PANELBOT-EXITED-$?; sleep 60")
+    tmux.wait_for(lambda s: "Ask Dan and Olive anything" in s)
+
+    def ask(text: str, done: Callable[[str], bool]) -> str:
+        tmux.run("send-keys", "-t", tmux.session, text, "Enter")
+        return tmux.wait_for(done)
+
+    kv = "How do you deal with a KV cache that keeps growing?"
+    ask(kv, lambda s: "[dan-22]" in s or "[dan-23]" in s)
+    # the continuation: more from Dan on the same subject, quotes not shown yet
+    screen = ask("tell me more", lambda s: "[dan-13]" in s or "[dan-15]" in s)
+    assert "\u21b3 Tell me more" in screen or "\u21b3" in screen  # follow-ups under the answer
+    # the other panelist never spoke to it: said so, naming who did -- never a random quote
+    screen = ask("what does Olive think?", lambda s: "Dan did" in s)
+    assert "You  what does Olive think?" in screen and "[olive-" not in screen
+    tmux.run("send-keys", "-t", tmux.session, "C-q")
+    tmux.wait_for(lambda s: "PANELBOT-EXITED-0" in s)
+
+    store = ConversationStore(data / "history.sqlite3")
+    (conv,) = store.list_conversations()
+    messages = store.messages(conv.id)
+    users = [m for m in messages if m.role == "user"]
+    assert [m.text for m in users] == [kv, "tell me more", "what does Olive think?"]
+    assert users[0].meta.get("context") is None
+    assert users[1].meta["context"]["kind"] == "continuation"
+    assert users[2].meta["context"]["kind"] == "other_panelist"
+    assert [m.role for m in messages if m.role != "user"] == ["assistant", "assistant", "decline"]
+    first, more = (set(m.quote_ids) for m in messages if m.role == "assistant")
+    assert more and not first & more
+    store.close()
+
+    tmux.run("kill-session", "-t", tmux.session)
+    tmux.run("new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "24", *env_args,
+             f"{exe} --resume {conv.id}; echo PANELBOT-EXITED-$?; sleep 60")
+    tmux.wait_for(lambda s: "Dan did" in s)  # where it left off
+    tmux.run("send-keys", "-t", tmux.session, "C-q")
+    tmux.wait_for(lambda s: "PANELBOT-EXITED-0" in s)

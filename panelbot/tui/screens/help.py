@@ -21,6 +21,9 @@ KEY_HELP = (
     ("copy", "copy the highlighted source, or the last answer (OSC 52)"),
     ("toggle_sidebar", "show or hide the side panes"),
     ("command_palette", "command palette"),
+    ("regenerate", "answer the last question again, with the same quotes"),
+    ("conversations", "saved conversations: open, search, rename, delete"),
+    ("followups", "the suggested follow-ups under the last answer (Enter asks one)"),
     ("quit", "quit"),
 )
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.message import Message
@@ -105,6 +108,26 @@ class ChatLog(VerticalScroll):
 
     def answers(self) -> list[AnswerBlock]:
         return list(self.query(AnswerBlock))
+
+    def replay(self, panel: Panel, messages: Sequence[Any]) -> list[ScoredQuote]:
+        """Show stored messages (a resumed conversation) as they looked; returns the last answer's quotes."""
+        last: list[ScoredQuote] = []
+        host = panel.host.name if panel.host else "The panel"
+        for m in messages:
+            if m.role == "user":
+                self.add_user(m.text)
+            elif m.role in ("assistant", "decline"):
+                quotes = [ScoredQuote(q, 0.0, "from history") for qid in m.quote_ids
+                          if (q := panel.quote(qid)) is not None]
+                decline = m.role == "decline"
+                block = self.add_answer(panel, m.speaker, quotes=quotes, label=host if decline else None,
+                                        kind="decline" if decline else "answer")
+                block.finish(m.text, quotes, "(stopped)" if m.meta.get("cancelled") else "")
+                if quotes:
+                    last = quotes
+            else:
+                self.add_notice(plain(m.text), "error" if m.role == "error" else "search")
+        return last
 
     async def clear(self) -> None:
         await self.remove_children()

@@ -1,0 +1,90 @@
+"""Suggested follow-ups under an answer, each one **guaranteed to have an answer** in the bank.
+
+Candidates come from the conversation and the talk's structure -- more from the panelist who just answered,
+the other panelist on the same subject, the next question the host asked on stage -- and each is kept only
+when resolving it in this very conversation (``panelbot.conversation.resolve``, deterministic) gives an
+answer with quotes; for the host's next question, an answer that includes that question's own quotes. So
+picking a suggestion never ends in a decline. Plain Python (no Textual).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from panelbot.conversation.resolve import ConversationTurn, resolve
+from panelbot.text import strip_control
+
+MAX_LEN = 70  # a suggestion longer than this is shortened to the host question's user-worded form
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    text: str  # what gets asked when it is picked
+    kind: str  # "continuation", "other_panelist" or "next_question"
+    speakers: tuple[str, ...]  # who will answer it
+
+
+def suggest_followups(router: Any, turns: Sequence[ConversationTurn], n: int = 3) -> list[FollowUp]:
+    """Up to ``n`` follow-ups to the last turn of ``turns``, each answerable (see module doc)."""
+    if not turns or not turns[-1].speakers:
+        return []
+    panel = router.panel
+    last = turns[-1]
+    shown = {q for t in turns for q in t.quote_ids}
+    candidates: list[tuple[str, str, str | None]] = [("Tell me more", "continuation", None)]
+    for pid, persona in panel.panelists.items():
+        if pid not in last.speakers:
+            first = (persona.name or pid).split()[0]
+            candidates.append((f"What does {first} think?", "other_panelist", None))
+    nxt = _next_host_question(panel, last, shown)
+    if nxt is not None:  # in a user's words when that is shorter, else as the host asked it
+        for text in dict.fromkeys((_worded(panel, nxt), " ".join(nxt.text.split()))):
+            candidates.append((text, "next_question", nxt.id))
+    out: list[FollowUp] = []
+    for text, kind, host_id in candidates:
+        text = strip_control(text, keep_newlines=False).strip()
+        if not text or any(f.text == text or f.kind == kind == "next_question" for f in out):
+            continue
+        try:
+            route = resolve(router, turns, text).route
+        except Exception:
+            continue
+        if route.abstained or not route.quotes:
+            continue
+        if host_id is not None and not any(sq.quote.question == host_id for sq in route.quotes):
+            continue  # it would be answered, but not with what the host's question got on stage
+        out.append(FollowUp(text, kind, tuple(route.speakers)))
+        if len(out) >= n:
+            break
+    return out
+
+
+def _next_host_question(panel: Any, last: ConversationTurn, shown: set[str]) -> Any:
+    """The first host question after the one the last answer responded to whose answer is not all shown."""
+    order = [q.id for q in panel.questions]
+    current = None
+    for qid in last.quote_ids:
+        quote = panel.quote(qid)
+        if quote is not None and quote.question in order:
+            current = quote.question
+            break
+    start = order.index(current) + 1 if current is not None else 0
+    for hq in panel.questions[start:]:
+        answers = [q for q in panel.quotes if q.question == hq.id]
+        if hq.answered_by and answers and not all(q.id in shown for q in answers):
+            return hq
+    return None
+
+
+def _worded(panel: Any, host_question: Any) -> str:
+    """The host's question, or (when long) the first user-worded question its first answer carries."""
+    text = " ".join(host_question.text.split())
+    if len(text) <= MAX_LEN:
+        return text
+    for quote in panel.quotes:
+        if quote.question == host_question.id and quote.asks:
+            ask = " ".join(quote.asks[0].split())
+            return ask[:1].upper() + ask[1:]
+    return text[: MAX_LEN - 1].rstrip() + "\u2026"

@@ -1,0 +1,744 @@
+"""Resolve a new message against the conversation so far: the one place every front end (the app, ``panelbot
+ask -c``, the model path, the servers) turns "tell me more" or "what does Olive think?" into a routed answer.
+
+Plain Python, deterministic, built on the Router's public parts (``query_terms``, ``scope``, ``addressed``,
+``route`` and the quote index's ``score``). A message is read as one of:
+
+* **standalone** -- it makes sense on its own (or the conversation has no subject yet): routed as if first,
+  so context can never drag a topic switch back to the old subject or panelist;
+* **continuation** ("tell me more", "why?", "how so?"): the same panelist(s) on the same subject; quotes not yet
+  shown come first (the rest of the same answer, then related answers); when nothing new is left, it says so;
+* **elaboration** (a pronoun or an ellipsis: "how long does that take?", "and for training?"): the message's
+  words plus the previous subject's words, weighted below them, retrieve; the previous panelist keeps the
+  floor unless the new words clearly belong to someone else;
+* **other panelist** ("what does Olive think?", "do you agree?", "how about the other side?"): the same
+  subject, answered by that panelist; when they never spoke to it, it says so and names who did.
+
+A message whose own words are about something the panel never discussed (more words the panel never used than
+panel words) is routed on its own, and so declined as before; so is a message that announces a new subject
+("unrelated, ...", "by the way, ...").
+
+The cues are general English discourse markers (pronouns, "more", "why", "other side", ...), never phrases of
+a particular conversation; the scoring thresholds are measured with ``panelbot eval`` on
+``eval/conversations_dev.yaml``.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rapidfuzz.distance import OSA
+
+from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
+from panelbot.retrieval.results import RouteResult, ScoredQuote
+from panelbot.retrieval.router import Router
+
+STANDALONE = "standalone"
+CONTINUATION = "continuation"
+ELABORATION = "elaboration"
+OTHER_PANELIST = "other_panelist"
+KINDS = (STANDALONE, CONTINUATION, ELABORATION, OTHER_PANELIST)
+
+WINDOW = 24  # earlier turns looked at to find the subject
+SUBJECT_WEIGHT = 0.5  # the previous subject's terms, relative to the new message's words
+SUBJECT_WEIGHT_STANDING = 0.25  # ... when the message would stand on its own anyway
+STAY_RATIO = 0.5  # in an elaboration, the previous panelist keeps the floor at this share of the best
+SPOKE_RATIO = 0.2  # a panelist "spoke to" the subject: best quote at this share of the best anyone has
+SPOKE_MIN = 2.0  # ... and at least this many times the minimum quote score
+RELATED_RATIO = 0.3  # continuation: a related quote scores at least this share of the subject's best...
+SHOWN_PENALTY = 0.6  # in an elaboration, a quote already shown in this conversation ranks lower
+HOST_WEIGHT = 0.4  # the host question the subject's first answer responded to, relative to its own words
+PARALLEL_SHARE = 0.5  # a host question sharing this share of words with the subject's is "the same question"
+SWITCH_RATIO = 0.5  # elaboration: the new words alone must favour another panelist this clearly to switch
+VARIANT_PREFIX = 6  # an unknown word sharing this many first letters with a panel word is a variant of it
+
+# a new subject announced ("unrelated, ...", "by the way, ...")
+SWITCH = re.compile(
+    r"\b(?:unrelated|off[- ]topic|different (?:question|topic|subject|note)|chang(?:e|ing) (?:of )?"
+    r"(?:the )?(?:subject|topic)|new (?:question|topic|subject)|by the way|btw|random(?:ly)? question|"
+    r"switch(?:ing)? gears|on (?:an)?other note|another (?:question|topic)|moving on|separate question|"
+    r"something (?:completely |totally )?different)\b",
+    re.IGNORECASE,
+)
+
+# asking for more of the same; these words are removed before judging whether new content was added
+CONTINUE = re.compile(
+    r"\b(?:(?:tell|say|share|give|show)(?: me| us)?(?: a (?:bit|little|lot))? more(?: about (?:that|this|it))?|"
+    r"more(?: on| about)? (?:that|this|it)|(?:any|some|much|a bit|a little) more|more|go on|carry on|"
+    r"continue|keep going|elaborate(?: on (?:that|this|it))?|expand(?: on (?:that|this|it))?|"
+    r"why(?: (?:is|was) (?:that|this|it))?(?: so)?|how (?:so|come)|in what (?:way|sense)|"
+    r"what (?:do|did) you mean(?: by (?:that|this|it))?|meaning|mean|explain(?: (?:that|this|it))?|"
+    r"clarify|unpack(?: that| this)?|(?:give|show|share|got)(?: me| us)? (?:an?|any|some|one) examples?|"
+    r"(?:for|an|any|some) examples?|examples?|such as|like what|"
+    r"what else|anything else|and then|then what|what(?: happened| happens)? (?:next|then|after(?:wards)?)|"
+    r"after that|afterwards|next|details?|deeper|further|specifically|is that (?:so|true|right)|go deeper)\b",
+    re.IGNORECASE,
+)
+
+# the other side of the panel, or a named panelist asked the same thing
+OTHER = re.compile(
+    r"\b(?:(?:the )?other (?:side|panelist|guest|speaker|person|one|expert)|"
+    r"(?:do|does|would|will) (?:you|he|she|they) agree|agree|disagree|same question|same for you|"
+    r"(?:what|how) about you|and you|you too|your (?:take|view|views|thoughts|opinion|perspective|side)|"
+    r"(?:his|her|their) (?:take|view|views|thoughts|opinion|perspective|side)|"
+    r"what (?:do|does|did|would) \w+(?: \w+)? (?:think|say)|thoughts|second opinion|(?:weigh|chime) in|"
+    r"anything to add|want to add|add to that|same thing|see it the same way|see it differently)\b",
+    re.IGNORECASE,
+)
+
+# reactions and back-channel words in front of a follow-up ("Interesting. Why's that?", "ok so, ...")
+FILLER = re.compile(
+    r"^(?:\W*(?:ok(?:ay)?|so|well|hm+|interesting|cool|great|nice|wow|right|i see|got it|thanks|thank you|"
+    r"sure|yeah|yes|yep|oh|ah|huh|really|fair enough|makes sense|neat|amazing|fascinating|please|pls|plz)\b[\s,.!?;:\u2014-]*)+",
+    re.IGNORECASE,
+)
+
+# the words the cues above are made of, for correcting their typos
+CUE_WORDS = ("tell", "more", "continue", "going", "elaborate", "expand", "why", "how", "what", "mean",
+             "meaning", "explain", "clarify", "example", "examples", "else", "next", "details", "further",
+             "think", "agree", "disagree", "other", "side", "same", "question", "thoughts", "opinion", "about",
+             "that", "this", "does", "again", "view", "take")
+
+# a pronoun or demonstrative pointing back ("does that take long?", "how do you train those?"); a "that"
+# right after a content word is a relative clause ("a cache that keeps growing") and does not count
+REFERENCE = re.compile(
+    r"\b(?:this|it|its|it's|those|these|they|them|their|there|then|such|same|he|she|him|her|his|"
+    r"the former|the latter)\b",
+    re.IGNORECASE,
+)
+THAT = re.compile(r"(?:^|(\b\w+)\W+)that\b", re.IGNORECASE)
+
+# an elliptical follow-up ("and for training?", "what about multimodal?")
+ELLIPSIS = re.compile(
+    r"^\W*(?:and|but|or|also|so|plus|what about|how about|what of|same for|and what about|and how about)\b",
+    re.IGNORECASE,
+)
+
+@dataclass(frozen=True)
+class ConversationTurn:
+    """One earlier user turn and how it was answered (speakers [] when declined)."""
+
+    question: str
+    speakers: list[str] = field(default_factory=list)
+    quote_ids: list[str] = field(default_factory=list)
+    target: str = "auto"
+
+
+@dataclass
+class Resolution:
+    """How a message was read and answered.
+
+    ``route`` is what ``Router.route`` returns (its reason says how context was used); ``context`` is JSON-ready
+    (what was carried over: kind, subject, speaker) or None when the message stood on its own."""
+
+    route: RouteResult
+    context: dict[str, Any] | None = None
+    kind: str = STANDALONE
+
+
+@dataclass
+class _Subject:
+    question: str  # the message that opened the subject
+    terms: dict[str, float]  # weighted retrieval terms
+    speakers: list[str]  # who answered it last
+    quote_ids: list[str]  # the last answer's quotes
+    turn: int  # index of the opening turn in the history
+    opening_quotes: list[str] = field(default_factory=list)  # the first answer's quotes (name the subject)
+    label: str = ""
+
+
+@dataclass
+class _Reading:
+    kind: str
+    terms: dict[str, float]  # the message's own retrieval terms (cue words removed for a continuation)
+    evidence: float  # its own in-scope evidence
+    addressed: list[str]
+    both: bool
+    elsewhere: bool = False  # leans on the conversation ("does that ...") yet its own words are off the panel
+
+
+# --------------------------------------------------------------------------------------------- reading
+
+
+def _references(message: str) -> bool:
+    if REFERENCE.search(message):
+        return True
+    for m in THAT.finditer(message):
+        before = (m.group(1) or "").lower()
+        if not before or before in stopwords() or before in ("mean", "explain", "about"):
+            return True
+    return False
+
+
+_MEMO: weakref.WeakKeyDictionary[Any, dict[str, tuple[dict[str, float], float, list[str], list[str]]]] = \
+    weakref.WeakKeyDictionary()
+MEMO_SIZE = 1024  # texts remembered per router: replaying a conversation re-reads its earlier questions
+
+
+def _own_terms(router: Router, text: str) -> tuple[dict[str, float], float, list[str], list[str]]:
+    """A text's retrieval terms (weight 1), its own in-scope evidence, matched and unmatched words."""
+    try:
+        memo = _MEMO.setdefault(router, {})
+    except TypeError:  # a router that cannot be weakly referenced: no memo
+        memo = {}
+    hit = memo.get(text)
+    if hit is None:
+        q = router.query_terms(text)
+        hit = (dict.fromkeys(q.terms, 1.0), router.scope(q, []), list(q.matched), list(q.unmatched))
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        memo[text] = hit
+    terms, evidence, matched, unmatched = hit
+    return dict(terms), evidence, list(matched), list(unmatched)
+
+
+def _organisations(router: Router, message: str) -> list[str]:
+    """Panelists whose organisation the message names ("how does Together see it?"): the full name, or
+    its first word -- capitalised when that word is also ordinary English ("together")."""
+    hits = []
+    known = english_words()
+    for pid, p in router.panel.panelists.items():
+        org = (p.organisation or "").strip()
+        if not org:
+            continue
+        head = org.split()[0]
+        if re.search(rf"\b{re.escape(org)}\b", message, re.IGNORECASE):
+            hits.append(pid)
+        elif len(head) >= 4 and head.lower() in known:
+            if re.search(rf"(?<![.?!]\s)(?<!^)\b{re.escape(head)}\b", message.strip()):
+                hits.append(pid)
+        elif len(head) >= 4 and re.search(rf"\b{re.escape(head)}\b", message, re.IGNORECASE):
+            hits.append(pid)
+    return hits if len(hits) == 1 else []
+
+
+def _foreign(router: Router, unmatched: list[str]) -> list[str]:
+    """Distinctive words the panel never used (not ordinary English, not a number, not a near variant of a
+    panel word such as "underused" for "underutilize")."""
+    common = common_stems()
+    out = []
+    for t in dict.fromkeys(unmatched):
+        if t in common or t.isdigit() or len(t) < 3:
+            continue
+        if not _variant(router, t):
+            out.append(t)
+    return out
+
+
+def _variant(router: Router, term: str) -> bool:
+    """A near variant of a word the panel used (same first six letters: "underused", "underutilize")."""
+    return len(term) >= VARIANT_PREFIX and any(
+        w.startswith(term[:VARIANT_PREFIX]) for w in router.lexicon if w[:1] == term[:1])
+
+
+def _overlap(router: Router, subject: _Subject, terms: dict[str, float]) -> float:
+    """Share of the message's word terms that belong to the subject (its question or its quotes' keywords)."""
+    mine = [t for t in terms if "_" not in t]
+    if not mine:
+        return 0.0
+    common = common_stems()
+    shared = [t for t in mine if t in subject.terms]
+    pairs = [t for t in terms if "_" in t and t in subject.terms]
+    specific = [t for t in shared if t not in common or t in router.curated]
+    if not pairs and not specific:
+        return 0.0  # only everyday words in common
+    return len(shared) / len(mine)
+
+
+def _fix_cue_typos(router: Router, message: str) -> str:
+    """Misspelt follow-up words ("tel me mroe", "wat does olive thnik") -> the words (one edit, a swap
+    counting as one; never an everyday English word or one of the panel's own)."""
+    known = common_words()
+
+    def fix(m: re.Match[str]) -> str:
+        w = m.group(0)
+        low = w.lower()
+        if len(low) < 3 or low in known or low in router.lexicon or low in CUE_WORDS:
+            return w
+        near = [c for c in CUE_WORDS if abs(len(c) - len(low)) <= 1 and OSA.distance(low, c) <= 1
+                and (len(c) >= 4 or c[0] == low[0])]
+        return near[0] if len(near) == 1 else w
+
+    return re.sub(r"[A-Za-z]+", fix, message)
+
+
+def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
+    """Classify a message against the subject so far (see module doc)."""
+    if subject is not None:
+        message = _fix_cue_typos(router, message)
+    terms, evidence, matched, unmatched = _own_terms(router, message)
+    addressed, both = router.addressed(message)
+    floor = router.settings.scope_floor
+    if subject is None or SWITCH.search(message):
+        return _Reading(STANDALONE, terms, evidence, addressed, both)
+    # a reaction in front ("Interesting. Why's that?", "ok, and ...") says nothing about the subject
+    message = FILLER.sub("", message) or message
+    terms, evidence, matched, unmatched = _own_terms(router, message)
+    cue = _references(message) or bool(ELLIPSIS.search(message))
+    # judged on the words that are not follow-up cues ("do you agree", "tell me more")
+    rest, _, _, unmatched = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", message)))
+    unknown = [t for t in dict.fromkeys(unmatched) if not _variant(router, t)]
+    if _foreign(router, unmatched):
+        # it brings words the panel never used: a new subject, judged on its own (so declined as before)
+        return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
+    stands = evidence >= floor
+    if not stands and not addressed and not both:
+        addressed = _organisations(router, message)
+    asks_other = not stands and (addressed or both or OTHER.search(message))
+    if not asks_other and ((unknown and not matched and not cue) or (
+            len(unknown) >= 2 and len(unknown) > len(set(matched)))):
+        return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
+    if asks_other:
+        if addressed and not both and set(addressed) <= set(subject.speakers):
+            # the panelist who just answered, named again: more from them
+            more = not rest or _overlap(router, subject, rest) >= 0.5
+            return _Reading(CONTINUATION if more else ELABORATION, rest, evidence, addressed, both)
+        return _Reading(OTHER_PANELIST, rest, evidence, addressed, both)
+    if CONTINUE.search(message):
+        rest, _, _, rest_unmatched = _own_terms(router, CONTINUE.sub(" ", message))
+        if (not stands and not rest and not rest_unmatched) or (rest and _overlap(router, subject, rest) >= 0.5):
+            return _Reading(CONTINUATION, rest, evidence, addressed, both)
+    if cue or (not stands and matched) or (stands and _overlap(router, subject, terms) >= 0.5):
+        return _Reading(ELABORATION, terms, evidence, addressed, both)
+    return _Reading(STANDALONE, terms, evidence, addressed, both)
+
+
+# --------------------------------------------------------------------------------------------- scoring
+
+
+def _weighted_scores(router: Router, weighted: dict[str, float],
+                     speakers: set[str] | None) -> tuple[dict[int, float], float]:
+    """BM25 scores (quote index -> score) for terms with weights, and the normalising maximum."""
+    groups: dict[float, list[str]] = defaultdict(list)
+    for t, w in weighted.items():
+        if w > 0:
+            groups[w].append(t)
+    total: dict[int, float] = defaultdict(float)
+    top = 0.0
+    for w, terms in sorted(groups.items()):
+        for i, s in router.index.score(terms, speakers).items():
+            total[i] += w * s
+        top += w * router.index.max_score(terms)
+    return total, top or 1.0
+
+
+def _merge(new: dict[str, float], old: dict[str, float], weight: float) -> dict[str, float]:
+    out = {t: weight * w for t, w in old.items()}
+    for t, w in new.items():
+        out[t] = max(out.get(t, 0.0), w)
+    return out
+
+
+def _scored(router: Router, i: int, score: float, top: float, terms: dict[str, float]) -> ScoredQuote:
+    q = router.index.quotes[i]
+    why = getattr(router, "_why", None)
+    reason = why(q, list(terms)) if callable(why) else ""
+    return ScoredQuote(q, min(100.0, 100.0 * score / top), reason)
+
+
+def _expanded(router: Router, terms: dict[str, float], quote_ids: list[str]) -> dict[str, float]:
+    """A subject's terms: the question's own, plus (weighted below them) the host's question that the first
+    answer responded to -- what was being discussed on stage, in the talk's words."""
+    extra: dict[str, float] = {}
+    for qid in quote_ids[:1]:
+        quote = router.panel.quote(qid)
+        host = router.panel.question(quote.question) if quote is not None else None
+        if host is not None:
+            extra.update(dict.fromkeys((t for t in router.query_terms(host.text).terms), HOST_WEIGHT))
+    return _merge(terms, extra, 1.0)
+
+
+def _is_specific(router: Router, term: str) -> bool:
+    """A word that names a subject: not everyday English, or one of the panel's vocabulary terms."""
+    return "_" not in term and (term not in common_stems() or term in router.norm.canonical_terms)
+
+
+def _identity_terms(router: Router, pids: Sequence[str]) -> set[str]:
+    """The terms that name panelists: their name, id and organisation."""
+    out: set[str] = set()
+    for pid in pids:
+        p = router.panel.panelists.get(pid)
+        if p is not None:
+            for text in (p.name, p.organisation, pid):
+                out.update(router.norm.terms(text or ""))
+    return out
+
+
+def _label(router: Router, subject: _Subject) -> str:
+    """A few words naming the subject: a topic of its best quote that shares its words, else the question."""
+    wanted = {t for t, w in subject.terms.items() if w >= 1.0 and "_" not in t} or set(subject.terms)
+    for qid in (subject.opening_quotes or subject.quote_ids)[:2]:
+        quote = router.panel.quote(qid)
+        if quote is None:
+            continue
+        for topic in (*quote.topics, *quote.keywords):
+            if set(router.norm.unigrams(router.norm.normalise(topic))) & wanted:
+                return topic
+    text = " ".join(subject.question.split())
+    return f"\u201c{text if len(text) <= 60 else text[:57].rstrip() + '...'}\u201d"
+
+
+# --------------------------------------------------------------------------------------------- state
+
+
+def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_Subject | None, set[str]]:
+    """Replay the recent turns (each read the same way it was when asked) to find the current subject."""
+    shown: set[str] = set()
+    for turn in history:
+        shown.update(str(q) for q in (turn.quote_ids or ()))
+    start = max(0, len(history) - WINDOW)
+    subject: _Subject | None = None
+    ids = set(router.panel.panelists)
+    for n, turn in enumerate(history[start:], start):
+        question = str(turn.question or "").strip()
+        quote_ids = [str(q) for q in (turn.quote_ids or ()) if router.panel.quote(str(q)) is not None]
+        speakers = [s for s in (turn.speakers or ()) if s in ids]
+        if not speakers:  # only the quotes are known (e.g. ids cited in a chat transcript): theirs
+            speakers = list(dict.fromkeys(q.speaker for qid in quote_ids if (q := router.panel.quote(qid))
+                                          and q.speaker in ids))
+        if not question or not speakers:
+            continue  # declined turns leave the subject where it was
+        reading = _read(router, subject, question)
+        if reading.kind == STANDALONE or subject is None:
+            # the subject is what was asked about, not who was asked ("Dan, why does Together ...?")
+            own = _identity_terms(router, list(router.panel.panelists))
+            topic = {t: w for t, w in reading.terms.items() if t not in own} or reading.terms
+            subject = _Subject(question, _expanded(router, topic, quote_ids), speakers, quote_ids, n, quote_ids)
+            subject.label = _label(router, subject)
+        else:
+            if reading.kind == OTHER_PANELIST and not set(speakers) & set(subject.speakers):
+                # another panelist took the question: what named the first one is no longer the subject
+                gone = _identity_terms(router, subject.speakers)
+                subject.terms = {t: w for t, w in subject.terms.items() if t not in gone} or subject.terms
+            if reading.kind == ELABORATION:
+                subject.terms = _merge(reading.terms, subject.terms, SUBJECT_WEIGHT)
+            elif reading.terms:
+                subject.terms = _merge(reading.terms, subject.terms, 1.0)
+            subject.speakers = speakers
+            subject.quote_ids = quote_ids or subject.quote_ids
+    return subject, shown
+
+
+# --------------------------------------------------------------------------------------------- resolve
+
+
+def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
+            target: str = "auto") -> Resolution:
+    """Answer ``message`` in the light of ``history`` (earlier turns, oldest first). Never raises on odd
+    history; raises ValueError only for an unknown ``target`` (as ``Router.route`` does)."""
+    message = (message or "").strip()
+    target = (target or "auto").lower()
+    ids = list(router.panel.panelists)
+    if target not in ("auto", "both") and target not in ids:
+        raise ValueError(f"unknown target {target!r}")
+    if not history or not hasattr(router, "query_terms"):
+        # nothing to follow up on (or a router without the parts a follow-up needs): routed as ever
+        return Resolution(router.route(message, target), None, STANDALONE)
+    subject, shown = _subject_of(router, history)
+    reading = _read(router, subject, message)
+    if reading.kind == CONTINUATION and subject is not None and target not in ("auto", "both") \
+            and target not in subject.speakers:
+        reading.kind = OTHER_PANELIST  # "tell me more" with another panelist picked: their take on it
+    if reading.kind == STANDALONE or subject is None:
+        route = router.route(message, target)
+        if reading.elsewhere and not route.abstained:
+            # "does that work for pizza ovens?": it points back at the conversation, but what it asks
+            # about is something the panel never discussed -- declined, never answered from context
+            route = RouteResult(message, [], True, [],
+                                "off-topic: the follow-up asks about something the panel didn't discuss",
+                                route.addressed, router.suggestions(), route.scope)
+        return Resolution(route, None, STANDALONE)
+    resolver = _Resolver(router, subject, shown, message, target)
+    if reading.kind == CONTINUATION:
+        route = resolver.continuation(reading)
+    elif reading.kind == OTHER_PANELIST:
+        route = resolver.other_panelist(reading)
+    else:
+        route = resolver.elaboration(reading)
+    answered = route.speakers[0] if len(route.speakers) == 1 else None
+    carried = answered if reading.kind != OTHER_PANELIST and answered in subject.speakers else None
+    context = {
+        "kind": reading.kind,
+        "subject": subject.label,
+        "question": subject.question,
+        "speaker": carried,
+        "previous_speakers": list(subject.speakers),
+        "turn": subject.turn,
+    }
+    return Resolution(route, context, reading.kind)
+
+
+class _Resolver:
+    def __init__(self, router: Router, subject: _Subject, shown: set[str], message: str, target: str) -> None:
+        self.router = router
+        self.panel = router.panel
+        self.subject = subject
+        self.shown = shown
+        self.message = message
+        self.target = target
+        self.k = router.settings.top_k
+        self.floor = router.settings.min_quote_score
+
+    # ------------------------------------------------------------------------------------ helpers
+
+    def _name(self, pids: Sequence[str]) -> str:
+        return " and ".join(self.panel.display_name(p) for p in pids)
+
+    def _about(self) -> str:
+        return f"follow-up to your question about {self.subject.label}"
+
+    def _decline(self, reason: str, addressed: list[str], *, off_topic: bool) -> RouteResult:
+        return RouteResult(self.message, [], True, [], reason, addressed, self.router.suggestions(),
+                           0.0, off_topic=off_topic)
+
+    def _forced(self) -> list[str] | None:
+        if self.target == "both":
+            return list(self.panel.panelists)
+        if self.target != "auto":
+            return [self.target]
+        return None
+
+    def _best_by_speaker(self, terms: dict[str, float]) -> tuple[dict[str, list[tuple[int, float]]], float]:
+        scores, top = _weighted_scores(self.router, terms, None)
+        per: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        for i, s in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
+            per[self.router.index.quotes[i].speaker].append((i, s))
+        return per, top
+
+    def _spoke(self, per: dict[str, list[tuple[int, float]]], top: float) -> list[str]:
+        """Panelists whose best quote on these terms is a real answer (near the best anyone has)."""
+        best = {p: (100.0 * v[0][1] / top if v else 0.0) for p, v in per.items()}
+        overall = max(best.values(), default=0.0)
+        return [p for p in self.panel.panelists
+                if best.get(p, 0.0) >= max(SPOKE_MIN * self.floor, SPOKE_RATIO * overall) and overall > 0]
+
+    def _pick(self, per: dict[str, list[tuple[int, float]]], top: float, speakers: list[str],
+              terms: dict[str, float], *, penalise_shown: bool) -> list[ScoredQuote]:
+        each = self.k if len(speakers) == 1 else max(1, -(-self.k // len(speakers)))
+        out: list[ScoredQuote] = []
+        for p in speakers:
+            ranked = [(i, s * (SHOWN_PENALTY if penalise_shown and self.router.index.quotes[i].id in self.shown
+                               else 1.0)) for i, s in per.get(p, [])]
+            ranked.sort(key=lambda kv: (-kv[1], kv[0]))
+            out.extend(_scored(self.router, i, s, top, terms) for i, s in ranked[:each])
+        out.sort(key=lambda sq: -sq.score)
+        if not out:
+            return out
+        best = out[0].score
+        return [sq for sq in out if sq.score >= max(self.floor, 0.3 * best)] or out[:1]
+
+    # ------------------------------------------------------------------------------------ kinds
+
+    def continuation(self, reading: _Reading) -> RouteResult:
+        """The same panelist(s), the same subject; what was not shown yet, the rest of the answer first."""
+        speakers = self._forced() or list(self.subject.speakers)
+        if reading.addressed and self.target == "auto":
+            speakers = reading.addressed
+        terms = _merge(reading.terms, self.subject.terms, 1.0)
+        scores, top = _weighted_scores(self.router, terms, set(speakers))
+        best = max(scores.values(), default=0.0)
+        seen: set[str] = set()
+        # 1. the rest of the same answer: the same speaker's quotes in the same turn, in spoken order
+        positions: dict[tuple[str, int | None], int] = {}
+        for qid in self._leading(speakers):
+            q = self.panel.quote(qid)
+            if q is not None:
+                key = (q.speaker, q.turn)
+                positions[key] = max(positions.get(key, -1), self._position(q))
+        rest = []
+        for speaker in {sp for sp, _ in positions}:
+            for q in self.panel.quotes_by(speaker):
+                key = (q.speaker, q.turn)
+                if key in positions and q.id not in self.shown:
+                    after = self._position(q) > positions[key]
+                    rest.append((0 if after else 1, self._position(q), q.id))
+        index_of = self._index_of([qid for _, _, qid in rest])
+        chosen: list[tuple[int, float]] = []
+        for _, _, qid in sorted(rest):
+            i = index_of[qid]
+            chosen.append((i, max(scores.get(i, 0.0), 0.0)))
+            seen.add(qid)
+        # 2. related answers by the same panelist(s), not shown: close to the subject's best match, or
+        #    about one of the subject's own specific words ("kv cache", "rl")
+        specific = self._specific_terms()
+        about = self.router.index.score(specific, set(speakers)) if specific else {}
+        for i, s in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
+            q = self.router.index.quotes[i]
+            if q.id in self.shown or q.id in seen or 100.0 * s / top < self.floor:
+                continue
+            if s >= RELATED_RATIO * best or about.get(i, 0.0) > 0:
+                chosen.append((i, s))
+                seen.add(q.id)
+            if len(chosen) >= self.k:
+                break
+        picked = [_scored(self.router, i, s, top, terms) for i, s in chosen[: self.k]]
+        if not picked:
+            spoke = [p for p in self._spoke(*self._best_by_speaker(self.subject.terms)) if p not in speakers]
+            tail = f" {self._name(spoke)} also spoke to it: ask what they think." if spoke else ""
+            return self._decline(
+                f"{self._name(speakers)} had nothing more to say on {self.subject.label} than what you've "
+                f"already seen.{tail}", reading.addressed, off_topic=False)
+        answering = [p for p in speakers if any(sq.quote.speaker == p for sq in picked)]
+        reason = f"{self._about()}: more from {self._name(answering)}, not shown yet"
+        return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
+
+    def _index_of(self, quote_ids: list[str]) -> dict[str, int]:
+        wanted = set(quote_ids)
+        if not wanted:
+            return {}
+        return {q.id: i for i, q in enumerate(self.router.index.quotes) if q.id in wanted}
+
+    def _specific_terms(self) -> list[str]:
+        """The subject's own words that name it: not everyday English, or one of the panel's terms."""
+        return [t for t, w in self.subject.terms.items() if w >= 1.0 and _is_specific(self.router, t)]
+
+    def _leading(self, speakers: list[str]) -> list[str]:
+        """Each speaker's best quote in the last answer (its first one): the answer to continue."""
+        out: dict[str, str] = {}
+        for qid in self.subject.quote_ids:
+            q = self.panel.quote(qid)
+            if q is not None and q.speaker in speakers and q.speaker not in out:
+                out[q.speaker] = qid
+        return list(out.values())
+
+    @staticmethod
+    def _position(q: Any) -> int:
+        return q.sentences[0] if q.sentences else 0
+
+    def other_panelist(self, reading: _Reading) -> RouteResult:
+        """The same subject, answered by the panelist named (or the one(s) who did not answer last)."""
+        ids = list(self.panel.panelists)
+        forced = self._forced()
+        if forced:
+            speakers = forced
+        elif reading.addressed:
+            speakers = list(reading.addressed)
+        elif reading.both:
+            speakers = ids
+        else:
+            speakers = [p for p in ids if p not in self.subject.speakers] or list(self.subject.speakers)
+        # the same question, without what named the panelist who answered it ("Dan, ... at Together?")
+        own = _identity_terms(self.router, list(self.panel.panelists))
+        subject = {t: w for t, w in self.subject.terms.items() if t not in own} or self.subject.terms
+        terms = _merge(reading.terms, subject, SUBJECT_WEIGHT) if reading.terms else subject
+        per, top = self._best_by_speaker(terms)
+        spoke = self._spoke(per, top)
+        # the host asked them the same (or a parallel) question on stage: their answer to it comes first
+        parallel = self._parallel_questions()
+        for p in speakers:
+            first = [(i, s) for i, s in per.get(p, []) if self.router.index.quotes[i].question in parallel]
+            if first:
+                per[p] = first + [(i, s) for i, s in per[p] if (i, s) not in first]
+                spoke = [*spoke, p] if p not in spoke else spoke
+        silent = [p for p in speakers if p not in spoke]
+        answering = [p for p in speakers if p in spoke]
+        if not answering:
+            did = [p for p in spoke if p not in speakers]
+            who = f" ({self._name(did)} did)" if did else ""
+            return self._decline(
+                f"{self._name(silent)} didn't speak to {self.subject.label} on the panel{who}",
+                reading.addressed, off_topic=False)
+        quotes = self._pick(per, top, answering, terms, penalise_shown=True)
+        reason = f"{self._about()}, asked of {self._name(answering)}"
+        if silent:
+            reason += f" ({self._name(silent)} didn't speak to it)"
+        return RouteResult(self.message, answering, False, quotes, reason, reading.addressed, [], 0.0)
+
+    def elaboration(self, reading: _Reading) -> RouteResult:
+        """The new words plus the previous subject (weighted below them); the previous panelist keeps the
+        floor unless the new words clearly belong to someone else."""
+        weight = SUBJECT_WEIGHT_STANDING if reading.evidence >= self.router.settings.scope_floor else SUBJECT_WEIGHT
+        terms = _merge(reading.terms, self.subject.terms, weight)
+        per, top = self._best_by_speaker(terms)
+        strength = {p: self._strength(per.get(p, []), top) for p in self.panel.panelists}
+        forced = self._forced()
+        if forced:
+            speakers = forced
+        elif reading.addressed:
+            speakers = list(reading.addressed)
+        else:
+            best = max(strength.values(), default=0.0)
+            previous = [p for p in self.subject.speakers if strength.get(p, 0.0) >= STAY_RATIO * best]
+            specific = {t: w for t, w in reading.terms.items() if _is_specific(self.router, t)}
+            if previous and specific:
+                # the new words that name a subject clearly belong to someone else ("and how did MiniMax
+                # train it?"); everyday words ("a practical use") never move the floor
+                own, own_top = self._best_by_speaker(specific)
+                mine = {p: self._strength(own.get(p, []), own_top) for p in self.panel.panelists}
+                lead = max(mine.values(), default=0.0)
+                if lead > 0 and all(mine[p] < SWITCH_RATIO * lead for p in previous):
+                    previous = []
+                    strength = mine
+            order = list(self.panel.panelists)
+            speakers = previous or [max(order, key=lambda p: (strength[p], -order.index(p)))]
+        spoke = set(self._spoke(per, top))
+        answering = [p for p in speakers if p in spoke]
+        if not answering:
+            did = [p for p in self.panel.panelists if p in spoke and p not in speakers]
+            who = f" ({self._name(did)} did)" if did else ""
+            return self._decline(f"{self._name(speakers)} didn't speak to that on the panel{who}",
+                                 reading.addressed, off_topic=not did)
+        quotes = self._pick(per, top, answering, terms, penalise_shown=True)
+        kept = [p for p in answering if p in self.subject.speakers]
+        if kept:
+            reason = f"{self._about()}: {self._name(answering)} on that"
+        else:
+            reason = f"{self._about()}: {self._name(answering)}'s best-matching quotes"
+        return RouteResult(self.message, answering, False, quotes, reason, reading.addressed, [], 0.0)
+
+    def _parallel_questions(self) -> set[str]:
+        """The host question the subject's first answer responded to, and any host question put to another
+        panelist that shares at least half its words (the talk's "and you, Olive?" questions)."""
+        lead = next((self.panel.quote(q) for q in self.subject.opening_quotes if self.panel.quote(q)), None)
+        host = self.panel.question(lead.question) if lead is not None else None
+        if host is None:
+            return set()
+        mine = set(_own_terms(self.router, host.text)[2])
+        out = {host.id}
+        for other in self.panel.questions:
+            theirs = set(_own_terms(self.router, other.text)[2])
+            if other.id != host.id and mine and theirs and \
+                    len(mine & theirs) >= PARALLEL_SHARE * min(len(mine), len(theirs)):
+                out.add(other.id)
+        return out
+
+    def _strength(self, ranked: list[tuple[int, float]], top: float) -> float:
+        if not ranked:
+            return 0.0
+        s = ranked[0][1] + 0.3 * (ranked[1][1] if len(ranked) > 1 else 0.0)
+        return 100.0 * s / top
+
+
+def turns_from_messages(messages: Sequence[Any]) -> list[ConversationTurn]:
+    """Stored messages (``role``, ``speaker``, ``text``, ``quote_ids``, ``meta``, as the history database
+    keeps them) -> the resolver's turns: each user message and the answers that followed it."""
+    turns: list[ConversationTurn] = []
+    question: str | None = None
+    target = "auto"
+    speakers: list[str] = []
+    quote_ids: list[str] = []
+
+    def close() -> None:
+        if question is not None:
+            turns.append(ConversationTurn(question, list(dict.fromkeys(speakers)), list(quote_ids), target))
+
+    for m in messages:
+        role = getattr(m, "role", "")
+        if role == "user":
+            close()
+            question = str(getattr(m, "text", ""))
+            meta = getattr(m, "meta", None) or {}
+            target = str(meta.get("target") or "auto") if isinstance(meta, dict) else "auto"
+            speakers, quote_ids = [], []
+        elif role == "assistant" and question is not None:
+            speaker = str(getattr(m, "speaker", ""))
+            if speaker:
+                speakers.append(speaker)
+            quote_ids.extend(str(q) for q in (getattr(m, "quote_ids", None) or ()))
+    close()
+    return turns

@@ -1,0 +1,101 @@
+"""A conversation continued and recorded from the shell (``panelbot ask -c``, ``--cid``, ``ask -c -``) or any
+front end without its own state: the earlier turns for the resolver, and writing each new turn to the same
+history database the app uses. Plain Python (no Textual, no httpx)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from panelbot.conversation.resolve import ConversationTurn, Resolution, turns_from_messages
+from panelbot.conversation.store import ConversationStore
+from panelbot.errors import UsageError
+
+
+class ConversationLog:
+    """One conversation: its earlier turns (``turns``) and, when logging, where new turns are written.
+
+    ``conversation_id`` is None until something is written (or when not logging and starting afresh)."""
+
+    def __init__(self, store: ConversationStore | None, conversation_id: int | None, panel: str,
+                 turns: Sequence[ConversationTurn] = (), *, log: bool = True, source: str = "cli") -> None:
+        self.store = store
+        self.conversation_id = conversation_id
+        self.panel = panel
+        self.turns: list[ConversationTurn] = list(turns)
+        # what was said, for a model: ("user" or a panelist id, text), oldest first
+        self.said: list[tuple[str, str]] = []
+        self.log = log and store is not None
+        self.source = source
+
+    @classmethod
+    def open(cls, path: Path, panel: str, *, continue_last: bool = False, conversation_id: int | None = None,
+             log: bool = True) -> ConversationLog:
+        """The conversation to answer in: a given id, the most recent one, or a new one.
+
+        The database is not created just to read it (no log and nothing to continue)."""
+        wants_old = continue_last or conversation_id is not None
+        if not log and not (wants_old and path.exists()):
+            if conversation_id is not None:
+                raise UsageError(f"no conversation {conversation_id} (the history is empty)")
+            return cls(None, None, panel, log=False)
+        store = ConversationStore(path)
+        cid: int | None = None
+        turns: list[ConversationTurn] = []
+        if conversation_id is not None:
+            summary = store.conversation(conversation_id)
+            if summary is None:
+                store.close()
+                raise UsageError(f"no conversation {conversation_id} (see 'panelbot history')")
+            cid, panel = summary.id, summary.panel
+        elif continue_last:
+            cid = store.last_conversation_id()
+            summary = store.conversation(cid) if cid is not None else None
+            if summary is not None:
+                panel = summary.panel
+        said: list[tuple[str, str]] = []
+        if cid is not None:
+            messages = store.messages(cid)
+            turns = turns_from_messages(messages)
+            said = [("user" if m.role == "user" else m.speaker, m.text) for m in messages
+                    if m.role in ("user", "assistant", "decline") and m.text]
+        conv = cls(store, cid, panel, turns, log=log)
+        conv.said = said
+        return conv
+
+    def fresh(self) -> ConversationLog:
+        """A new conversation in the same database (``ask -`` without -c: each line on its own)."""
+        return ConversationLog(self.store, None, self.panel, log=self.log, source=self.source)
+
+    def record(self, question: str, target: str, resolution: Resolution,
+               answers: Sequence[tuple[str, str, Sequence[str], dict[str, Any]]],
+               decline: tuple[str, str] | None = None) -> None:
+        """Add one turn: the question, then each panelist's answer (speaker, text, quote ids, meta) or the
+        decline (speaker, text). Remembered for the next turn; written when logging."""
+        route = resolution.route
+        speakers = [a[0] for a in answers]
+        quote_ids = [q for a in answers for q in a[2]]
+        self.turns.append(ConversationTurn(question, speakers, quote_ids, target))
+        self.said.append(("user", question))
+        self.said.extend((a[0], a[1]) for a in answers)
+        if decline is not None:
+            self.said.append(decline)
+        if not self.log or self.store is None:
+            return
+        if self.conversation_id is None:
+            self.conversation_id = self.store.new_conversation(self.panel, question[:80], source=self.source)
+        meta: dict[str, Any] = {"target": target, "reason": route.reason}
+        if resolution.context is not None:
+            meta["context"] = resolution.context
+        self.store.add_message(self.conversation_id, "user", "", question, (), meta)
+        for speaker, text, ids, extra in answers:
+            self.store.add_message(self.conversation_id, "assistant", speaker, text, list(ids),
+                                   {"target": target, **extra})
+        if decline is not None:
+            self.store.add_message(self.conversation_id, "decline", decline[0], decline[1], (),
+                                   {"reason": route.reason})
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()

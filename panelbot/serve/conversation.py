@@ -1,0 +1,172 @@
+"""An OpenAI-style ``messages`` list -> the conversation so far, resolved the way the app resolves it.
+
+The server keeps no state: every request carries the whole conversation. Earlier assistant messages are read
+back for who answered and which quotes they showed: from the ``panelbot`` field when the client kept it, else
+from the text itself (speaker headings ``Dan (VP of Kernels, Together AI):`` and ``[quote-id]`` citations,
+counted only when the id is one of the panel's quotes). The last user message is then resolved against those
+turns by :func:`panelbot.conversation.resolve.resolve`, the resolver the app and ``ask -c`` use.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from panelbot.answer.events import Message
+from panelbot.conversation.resolve import ConversationTurn, resolve
+from panelbot.panel import Panel
+from panelbot.retrieval.results import RouteResult
+
+ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+MAX_MESSAGES = 500
+_ID_RE = re.compile(r"\[([^\[\]\n]{1,80})\](?!\()")
+_HEADING_RE = re.compile(r"^\s*\**([^\n:()*]{1,60}?)\**\s*(?:\([^\n]*\))?\s*:\s*$", re.MULTILINE)
+
+
+class RequestError(ValueError):
+    """The request is malformed; ``str()`` says what is wrong, ``param`` names the field."""
+
+    def __init__(self, message: str, param: str | None = None) -> None:
+        super().__init__(message)
+        self.param = param
+
+
+@dataclass
+class Conversation:
+    """What a request asks: the new message and the turns before it (oldest first)."""
+
+    message: str
+    turns: list[ConversationTurn] = field(default_factory=list)
+    history: list[Message] = field(default_factory=list)  # for a generative backend's prompt
+
+
+def content_text(content: Any, where: str) -> str:
+    """A message's text: a string, or the text parts of a list of content parts (images are ignored)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for i, part in enumerate(content):
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict) and part.get("type") in ("text", "input_text"):
+                if not isinstance(part.get("text"), str):
+                    raise RequestError(f"{where}.content[{i}].text must be a string", f"{where}.content")
+                parts.append(part["text"])
+            elif not isinstance(part, dict):
+                raise RequestError(f"{where}.content[{i}] must be an object with a type", f"{where}.content")
+        return "\n".join(parts)
+    raise RequestError(f"{where}.content must be a string or a list of content parts", f"{where}.content")
+
+
+def _speaker_of_heading(panel: Panel, name: str) -> str | None:
+    n = name.strip().lower()
+    for pid, p in panel.panelists.items():
+        if n in (pid, p.name.lower()):
+            return pid
+    return None
+
+
+def read_answer(panel: Panel, text: str, extra: Any = None) -> tuple[list[str], list[str]]:
+    """Who answered and which quote ids an earlier assistant message showed."""
+    if isinstance(extra, dict):
+        speakers = [s for s in extra.get("speakers") or [] if isinstance(s, str) and s in panel.panelists]
+        ids = [q.get("id") for q in extra.get("quotes") or [] if isinstance(q, dict)]
+        ids = [i for i in ids if isinstance(i, str) and panel.quote(i) is not None]
+        if speakers or ids:
+            return speakers, ids
+    ids: list[str] = []
+    for m in _ID_RE.finditer(text):
+        for tok in re.split(r"[,;\s]+", m.group(1)):
+            tok = tok.strip(":#*'\"`")
+            if tok and panel.quote(tok) is not None and tok not in ids:
+                ids.append(tok)
+    speakers: list[str] = []
+    for m in _HEADING_RE.finditer(text):
+        sid = _speaker_of_heading(panel, m.group(1))
+        if sid and sid not in speakers:
+            speakers.append(sid)
+    for qid in ids:
+        q = panel.quote(qid)
+        if q is not None and q.speaker not in speakers and q.speaker in panel.panelists:
+            speakers.append(q.speaker)
+    return speakers, ids
+
+
+_VERDICT_RE = re.compile(r"^\[(?:grounded|NOT grounded|cites nothing|the model failed)\b[^\n]*$\n?", re.MULTILINE)
+
+
+def _split_by_speaker(panel: Panel, text: str, speakers: list[str]) -> list[tuple[str, str]]:
+    """An answer -> (speaker, their words) per speaker heading, without the headings and verdict lines."""
+    text = _VERDICT_RE.sub("", text)
+    if len(speakers) <= 1:
+        body = _HEADING_RE.sub(lambda m: "" if _speaker_of_heading(panel, m.group(1)) else m.group(0), text)
+        return [(speakers[0] if speakers else "assistant", body.strip())]
+    cuts = [(m.start(), m.end(), _speaker_of_heading(panel, m.group(1))) for m in _HEADING_RE.finditer(text)]
+    cuts = [c for c in cuts if c[2]]
+    if not cuts:
+        return [(speakers[0], text)]
+    out = []
+    for i, (_, end, sid) in enumerate(cuts):
+        stop = cuts[i + 1][0] if i + 1 < len(cuts) else len(text)
+        part = text[end:stop].strip()
+        if part:
+            out.append((sid, part))
+    return out or [(speakers[0], text)]
+
+
+def parse_messages(panel: Panel, messages: Any, target: str = "auto") -> Conversation:
+    """Validate an OpenAI ``messages`` list and read it as a conversation. RequestError when malformed."""
+    if not isinstance(messages, list) or not messages:
+        raise RequestError("'messages' must be a non-empty list of {role, content} objects", "messages")
+    if len(messages) > MAX_MESSAGES:
+        raise RequestError(f"'messages' holds {len(messages)} messages; at most {MAX_MESSAGES}", "messages")
+    parsed: list[tuple[str, str, Any]] = []
+    for i, m in enumerate(messages):
+        where = f"messages[{i}]"
+        if not isinstance(m, dict):
+            raise RequestError(f"{where} must be an object with 'role' and 'content'", "messages")
+        role = m.get("role")
+        if role not in ROLES:
+            raise RequestError(f"{where}.role must be one of {', '.join(ROLES)} (got {role!r})", "messages")
+        parsed.append((role, content_text(m.get("content"), where), m.get("panelbot")))
+    last_user = max((i for i, (role, _, _) in enumerate(parsed) if role == "user"), default=None)
+    if last_user is None:
+        raise RequestError("'messages' has no user message to answer", "messages")
+    after = [role for role, _, _ in parsed[last_user + 1:] if role not in ("system", "developer")]
+    if after:
+        raise RequestError(f"the last message to answer must be the user's (found {after[-1]!r} after it)",
+                           "messages")
+    message = parsed[last_user][1].strip()
+    if not message:
+        raise RequestError(f"messages[{last_user}] (the question) is empty", "messages")
+
+    conv = Conversation(message)
+    pending: str | None = None
+    for role, text, extra in parsed[:last_user]:
+        if role == "user":
+            if pending is not None:  # a question that got no answer: still part of the conversation
+                conv.turns.append(ConversationTurn(pending, [], [], target))
+            pending = text.strip()
+            conv.history.append(Message("user", pending))
+        elif role == "assistant":
+            speakers, ids = read_answer(panel, text, extra)
+            if pending is not None:
+                conv.turns.append(ConversationTurn(pending, speakers, ids, target))
+                pending = None
+            for sid, part in _split_by_speaker(panel, text, speakers):
+                conv.history.append(Message(sid, part))
+    if pending is not None:
+        conv.turns.append(ConversationTurn(pending, [], [], target))
+    return conv
+
+
+def route_conversation(router: Any, turns: Sequence[ConversationTurn], message: str,
+                       target: str = "auto") -> tuple[RouteResult, dict | None]:
+    """Resolve ``message`` against the earlier turns: (the route, what context was carried over or None)."""
+    res = resolve(router, list(turns), message, target)
+    return res.route, res.context

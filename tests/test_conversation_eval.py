@@ -1,0 +1,78 @@
+"""``panelbot eval`` on conversations (panelbot.conversation.evaluation) and the resolver's quality on the
+dev set (a regression guard; held-out conversations verify the real number)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from panelbot.conversation.evaluation import (
+    evaluate_conversations,
+    format_conversation_report,
+    load_conversations,
+)
+from panelbot.errors import DataError
+
+REPO = Path(__file__).resolve().parents[1]
+DEV = REPO / "eval" / "conversations_dev.yaml"
+
+SMALL = """\
+- conversation: kv
+  turns:
+    - {question: "How do you deal with a KV cache that keeps growing?", speaker: dan, quotes: [dan-22, dan-23]}
+    - {question: "tell me more", speaker: dan, kind: continuation}
+    - {question: "what does Olive think?", speaker: none, kind: other}
+    - {question: "unrelated: best pizza in Naples?", speaker: none, kind: off-topic}
+"""
+
+
+def _write(tmp_path: Path, text: str) -> str:
+    p = tmp_path / "c.yaml"
+    p.write_text(text, encoding="utf-8")
+    return str(p)
+
+
+def test_small_set(tmp_path: Path, shipped_panel, router) -> None:
+    convs = load_conversations(_write(tmp_path, SMALL), shipped_panel)
+    assert [t.kind for t in convs[0].turns] == ["single", "continuation", "other", "offtopic"]
+    rep = evaluate_conversations(router, convs)
+    d = rep.to_dict()
+    assert (d["conversations"], d["turns"], d["offtopic_answered"]) == (1, 4, 0)
+    assert d["follow_ups"] == {"ok": 2, "total": 2} and d["turn_accuracy"] == 100.0
+    # asked on their own, the two follow-ups are declined as off-topic
+    assert d["by_kind"]["continuation"]["alone"] == 0.0
+    assert "follow-up accuracy" in format_conversation_report(rep)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("- conversation: x\n  turns: []\n", "non-empty list of 'turns'"),
+    ("- turns:\n    - {question: hi, speaker: dan, kind: sideways}\n", "kind must be one of"),
+    ("- turns:\n    - {question: hi, speaker: nobody}\n", "unknown speaker"),
+    ("- turns:\n    - {speaker: dan}\n", "missing 'question'"),
+])
+def test_bad_files_name_the_problem(tmp_path: Path, shipped_panel, text: str, message: str) -> None:
+    with pytest.raises(DataError, match=message):
+        load_conversations(_write(tmp_path, text), shipped_panel)
+
+
+def test_dev_set_quality(shipped_panel, router) -> None:
+    convs = load_conversations(str(DEV), shipped_panel)
+    assert len(convs) >= 30 and sum(len(c.turns) for c in convs) >= 80
+    kinds = {t.kind for c in convs for t in c.turns}
+    assert kinds == {"single", "continuation", "elaboration", "other", "switch", "offtopic"}
+    d = evaluate_conversations(router, convs).to_dict()
+    assert d["offtopic_answered"] == 0
+    assert d["by_kind"]["single"]["accuracy"] == 100.0 and d["by_kind"]["switch"]["accuracy"] == 100.0
+    assert d["follow_up_accuracy"] >= 80.0
+    assert d["follow_up_accuracy"] > d["follow_up_accuracy_alone"] + 30
+
+
+def test_cli_reads_a_conversation_file(run_cli) -> None:
+    r = run_cli("eval", str(DEV), "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["conversations"] >= 30 and "by_kind" in d
+    r = run_cli("eval", str(DEV), "-v")
+    assert r.returncode == 0 and "follow-up accuracy" in r.stdout

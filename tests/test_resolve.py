@@ -1,0 +1,187 @@
+"""The conversation resolver: follow-ups read against the conversation so far (panelbot.conversation.resolve)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from panelbot.conversation.resolve import ConversationTurn, Resolution, resolve
+
+KV = "How do you deal with a KV cache that keeps growing?"
+OPEN = "Why did MiniMax open source its strongest model?"
+
+
+def turn_of(res: Resolution, question: str) -> ConversationTurn:
+    return ConversationTurn(question, list(res.route.speakers), [sq.quote.id for sq in res.route.quotes])
+
+
+def talk(router, *messages: str) -> list[Resolution]:
+    """Ask the messages in order as one conversation."""
+    history: list[ConversationTurn] = []
+    out = []
+    for m in messages:
+        res = resolve(router, history, m)
+        out.append(res)
+        history.append(turn_of(res, m))
+    return out
+
+
+def ids(res: Resolution) -> list[str]:
+    return [sq.quote.id for sq in res.route.quotes]
+
+
+def test_first_message_is_routed_as_before(router):
+    res = resolve(router, [], KV)
+    plain = router.route(KV)
+    assert res.context is None and res.kind == "standalone"
+    assert res.route.speakers == plain.speakers and ids(res) == [sq.quote.id for sq in plain.quotes]
+
+
+def test_continuation_same_panelist_new_quotes_first(router):
+    first, more = talk(router, KV, "tell me more")
+    assert more.kind == "continuation"
+    assert more.route.speakers == first.route.speakers == ["dan"]
+    assert more.route.quotes and not set(ids(more)) & set(ids(first))
+    assert more.route.reason.startswith("follow-up to your question about")
+    assert more.context is not None and more.context["kind"] == "continuation"
+    assert more.context["speaker"] == "dan"
+    json.dumps(more.context)  # JSON-ready
+
+
+def test_continuation_gives_the_rest_of_the_same_answer_first(router, shipped_panel):
+    # an answer cut after its first quote: the next quote of the same turn comes next
+    q = shipped_panel.quote("dan-22")
+    history = [ConversationTurn(KV, ["dan"], ["dan-22"])]
+    res = resolve(router, history, "go on")
+    assert res.route.quotes[0].quote.turn == q.turn
+    assert res.route.quotes[0].quote.id == "dan-23"
+
+
+def test_continuation_says_so_when_nothing_is_left(router):
+    history = [ConversationTurn(KV, ["dan"], [q.id for q in router.panel.quotes if q.speaker == "dan"])]
+    res = resolve(router, history, "why?")
+    assert res.route.abstained and not res.route.off_topic
+    assert "nothing more" in res.route.reason and not res.route.quotes
+
+
+def test_other_panelist_who_never_spoke_to_it_is_not_given_a_random_quote(router):
+    _, other = talk(router, KV, "what does Olive think?")
+    assert other.kind == "other_panelist"
+    assert other.route.abstained and not other.route.off_topic and not other.route.quotes
+    assert "Olive didn't speak to" in other.route.reason and "Dan did" in other.route.reason
+
+
+def test_other_panelist_who_spoke_to_it_answers(router):
+    first = resolve(router, [], "Dan, why does Together care about open source?")
+    assert first.route.speakers == ["dan"]
+    history = [turn_of(first, "Dan, why does Together care about open source?")]
+    other = resolve(router, history, "how about the other side?")
+    assert other.kind == "other_panelist" and other.route.speakers == ["olive"]
+    assert {sq.quote.question for sq in other.route.quotes[:1]} == {"q03"}
+
+
+def test_elaboration_carries_the_subject_below_new_words(router):
+    first, then = talk(router, "How do you train a model to replicate a 12-hour research paper run?",
+                       "was that stable?")
+    assert then.kind == "elaboration" and then.route.speakers == first.route.speakers == ["olive"]
+    assert then.context is not None and then.context["subject"]
+
+
+def test_topic_switch_is_answered_on_its_own(router):
+    msg = "How do you evaluate long-horizon runs with intermediate checks?"
+    _, switched = talk(router, KV, msg)
+    plain = router.route(msg)
+    assert switched.context is None
+    assert switched.route.speakers == plain.speakers == ["olive"]
+    assert ids(switched) == [sq.quote.id for sq in plain.quotes]
+
+
+@pytest.mark.parametrize("msg", [
+    "cool - unrelated, any good hiking trails near Denver?",
+    "what about the best pizza in Naples?",
+    "and does that work for sourdough baking?",
+])
+def test_off_topic_in_the_middle_is_declined(router, msg):
+    _, res = talk(router, KV, msg)
+    assert res.route.abstained and res.route.off_topic
+
+
+def test_declined_turn_leaves_the_subject(router):
+    *_, more = talk(router, KV, "unrelated: any good hiking trails near Denver?", "tell me more")
+    assert more.kind == "continuation" and more.route.speakers == ["dan"]
+
+
+def test_target_is_checked_and_respected(router):
+    with pytest.raises(ValueError):
+        resolve(router, [], "tell me more", target="nobody")
+    history = [ConversationTurn(OPEN, ["olive"], ["olive-02"])]
+    res = resolve(router, history, "tell me more", target="dan")
+    assert res.route.speakers in (["dan"], [])
+
+
+def test_deterministic(router):
+    a = [(r.kind, r.route.speakers, ids(r), r.route.reason) for r in talk(router, KV, "why?", "do you agree?")]
+    b = [(r.kind, r.route.speakers, ids(r), r.route.reason) for r in talk(router, KV, "why?", "do you agree?")]
+    assert a == b
+
+
+_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60)
+_turn = st.builds(
+    ConversationTurn,
+    question=_text | st.sampled_from([KV, OPEN, "tell me more", "why?", "what does Olive think?"]),
+    speakers=st.lists(st.sampled_from(["dan", "olive", "", "nobody"]), max_size=3),
+    quote_ids=st.lists(st.sampled_from(["dan-22", "olive-02", "x", "", "dan-99"]), max_size=4),
+    target=st.sampled_from(["auto", "both", "dan", "olive", "???"]),
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(history=st.lists(_turn, max_size=6),
+       message=_text | st.sampled_from(["tell me more", "why?", "Dan, same question?", "do you agree?"]),
+       target=st.sampled_from(["auto", "both", "dan", "olive"]))
+def test_never_crashes_on_arbitrary_conversations(router, history, message, target):
+    res = resolve(router, history, message, target)
+    json.dumps(res.context)
+    assert res.route.abstained == (not res.route.speakers)
+    assert all(sq.quote.speaker in res.route.speakers for sq in res.route.quotes)
+
+
+@pytest.mark.parametrize("typo", ["tel me mroe", "pls go on", "explian that"])
+def test_misspelt_follow_up_words(router, typo):
+    _, more = talk(router, KV, typo)
+    assert more.kind == "continuation" and more.route.speakers == ["dan"]
+
+
+def test_misspelt_other_panelist(router):
+    _, other = talk(router, KV, "wat does olive thnik?")
+    assert other.kind == "other_panelist" and "Dan did" in other.route.reason
+
+
+def test_reaction_in_front_is_ignored(router):
+    _, more = talk(router, KV, "Interesting. Why's that?")
+    assert more.kind == "continuation" and more.route.speakers == ["dan"]
+
+
+def test_continue_with_another_panelist_picked_is_their_take(router):
+    history = [ConversationTurn(KV, ["dan"], ["dan-22", "dan-23", "dan-24"])]
+    res = resolve(router, history, "tell me more", target="olive")
+    assert res.kind == "other_panelist" and res.route.abstained and "Olive didn't speak to" in res.route.reason
+
+
+def test_follow_up_to_both_continues_both(router):
+    first = resolve(router, [], "What do you both think about open source?")
+    assert set(first.route.speakers) == {"dan", "olive"}
+    more = resolve(router, [turn_of(first, "What do you both think about open source?")], "go on")
+    assert more.kind == "continuation" and more.route.speakers
+    assert set(more.route.speakers) <= {"dan", "olive"}
+    assert not set(ids(more)) & set(ids(first))
+
+
+def test_speakers_are_taken_from_the_quotes_when_not_given(router):
+    """A front end that only knows which quote ids were cited (an OpenAI-style transcript) still follows up."""
+    res = resolve(router, [ConversationTurn(KV, [], ["dan-22", "dan-23", "dan-24"])], "tell me more")
+    assert res.kind == "continuation" and res.route.speakers == ["dan"]
+    assert not {"dan-22", "dan-23", "dan-24"} & set(ids(res))
