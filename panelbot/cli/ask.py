@@ -116,7 +116,6 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             res = resolve(router, turn.turns, q, target)
             result = res.route
             if result.abstained:
-            if result.abstained:
                 host = panel.host.id if panel.host else "panel"
                 turn.record(q, target, res, [], decline=(host, decline_text(panel, result)))
             else:

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from panelbot.answer.backends.offline import OfflineBackend
+from panelbot.answer.compose import passages
 from panelbot.serve.answering import AnswerRun
 from panelbot.serve.conversation import RequestError, parse_messages, read_answer
 
@@ -25,7 +26,8 @@ def test_the_servers_own_answer_reads_back(shipped_panel, router, question: str,
     speakers, ids = read_answer(shipped_panel, text)
     shown = [s for s in route.speakers if route.quotes_for(s)]
     assert [s for s in speakers if s in shown] == shown and set(speakers) <= set(route.speakers)
-    assert ids == [sq.quote.id for s in shown for sq in route.quotes_for(s)]  # in the order shown
+    # in the order shown: each panelist's passages in spoken order
+    assert ids == [i for s in shown for p in passages(route.quotes_for(s)) for i in p.ids]
 
 
 def test_extra_field_wins_when_the_client_kept_it(shipped_panel) -> None:

@@ -52,7 +52,7 @@ def test_chat_non_streamed_gives_verbatim_quotes_with_ids(offline_server) -> Non
     extra = r.model_extra["panelbot"]
     assert extra["speakers"] == ["dan"] and extra["abstained"] is False and extra["panel"] == "minimax-m3"
     shown = ids_in(text)
-    assert shown and shown == [q["id"] for q in extra["quotes"]]
+    assert shown and sorted(shown) == sorted(q["id"] for q in extra["quotes"])  # text: spoken order
     for q in extra["quotes"]:  # verbatim: every quote's exact text is in the answer
         assert PANEL.quote(q["id"]).text == q["text"] and q["text"] in text
     assert text.startswith("Dan (VP of Kernels, Together AI):")
@@ -61,9 +61,11 @@ def test_chat_non_streamed_gives_verbatim_quotes_with_ids(offline_server) -> Non
 
 def test_chat_streamed_matches_the_json_answer(offline_server) -> None:
     c = client(offline_server)
-    whole = c.chat.completions.create(model="olive", messages=[{"role": "user", "content": "sparse attention"}])
+    # (Olive never spoke to "sparse attention": asked of her, it is handed over to Dan, as the README says)
+    q = "How do you design RL environments?"
+    whole = c.chat.completions.create(model="olive", messages=[{"role": "user", "content": q}])
     chunks = list(c.chat.completions.create(model="olive", stream=True,
-                                            messages=[{"role": "user", "content": "sparse attention"}]))
+                                            messages=[{"role": "user", "content": q}]))
     assert chunks[0].choices[0].delta.role == "assistant"
     assert all(ch.object == "chat.completion.chunk" and ch.id == chunks[0].id for ch in chunks)
     text = "".join(ch.choices[0].delta.content or "" for ch in chunks)
@@ -87,7 +89,7 @@ def test_off_topic_is_declined_not_answered(offline_server) -> None:
         model="panel", messages=[{"role": "user", "content": "best pizza in Naples?"}])
     extra = r.model_extra["panelbot"]
     assert extra["abstained"] is True and extra["quotes"] == [] and extra["suggestions"]
-    assert "not something we got into" in r.choices[0].message.content
+    assert "Not something the panel got into" in r.choices[0].message.content
     assert ids_in(r.choices[0].message.content) == []
 
 
