@@ -85,6 +85,9 @@ BOTH_ALL_RATIO = 0.35  # ... when they say it in their own words, their best may
 BOTH_MIN = 20.0  # ... and only on a real match: weak scores on both sides are not two answers
 # a quote shown after the answer's best must reach this share of its score (or continue a kept quote)
 WEAK_SHARE = 0.45
+# each of the question's terms in a panelist's stated expertise adds this to their fit, up to the cap: a
+# tie-breaker, not a verdict (a question on coding agents' serving is Dan's though "agents" is Olive's word)
+EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
 
 
 
@@ -607,8 +610,8 @@ class Router:
             return 0.0
         s = quotes[0].score + 0.3 * (quotes[1].score if len(quotes) > 1 else 0.0)
         exp = self.expertise.get(pid, frozenset())
-        bonus = sum(5.0 for t in query.terms if t in exp)
-        s += min(bonus, 20.0)
+        bonus = sum(EXPERTISE_TERM for t in query.terms if t in exp)
+        s += min(bonus, EXPERTISE_CAP)
         if self._org_subject(query) == pid:
             s += ORG_BONUS  # the organisation (or its product) is what the question is about
         return s
