@@ -354,3 +354,22 @@ def test_both_about_one_organisation_is_not_a_pun_on_its_name(router: Router) ->
     assert res.speakers == ["dan"] and "Olive didn't speak to this" in res.reason
     assert all(sq.quote.speaker == "dan" for sq in res.quotes)
     assert router.route("@dan what are people building with M3 that excites you?").speakers == ["dan"]
+
+
+@pytest.mark.parametrize(
+    "question, speaker",
+    [
+        ("What's the bigger mission that drives Together?", "dan"),  # the organisation, not the everyday word
+        ("What does Dan's team actually spend its time on at Together?", "dan"),  # a panelist's, possessive
+    ],
+)
+def test_an_organisation_or_panelist_named_anchors_the_subject(router: Router, question: str,
+                                                               speaker: str) -> None:
+    res = router.route(question)
+    assert not res.abstained and res.speakers == [speaker]
+
+
+@pytest.mark.parametrize("question", ["Should we travel together next weekend?",
+                                      "How do I keep a team together after a layoff?"])
+def test_the_everyday_word_together_is_still_another_sense(router: Router, question: str) -> None:
+    assert router.route(question).abstained

@@ -104,6 +104,8 @@ class _Query:
     vocab: dict[str, float] = field(default_factory=dict)  # terms reached by one word of the panel's vocabulary
     runs: dict[str, int] = field(default_factory=dict)  # terms of a multi-word name -> the name's length
     unit: dict[str, str] = field(default_factory=dict)  # term -> the first term of the word it came from
+    named: set[str] = field(default_factory=set)  # terms of a panelist's organisation named as such ("Together")
+    mentioned: list[str] = field(default_factory=list)  # panelists named in the possessive ("Dan's team")
 
 
 class Router:
@@ -167,6 +169,12 @@ class Router:
                 org = set(self.norm.unigrams(self.norm.normalise(p.organisation)))
                 self._org_names[pid] = frozenset(org)
                 self._org_terms[pid] = frozenset(org - {"ai"})  # "AI" alone names no organisation
+        # an organisation named with its capital ("at Together", "MiniMax's") is that organisation, not the
+        # everyday word; a panelist named in the possessive ("Dan's team") is about the panel
+        self._org_res = {pid: re.compile(rf"(?<!^)(?<![.?!:] )\b{re.escape(p.organisation.split()[0])}\b")
+                         for pid, p in panel.panelists.items() if p.organisation and pid in self._org_terms}
+        self._possessive_res = {pid: re.compile(rf"\b{re.escape(p.name)}['\u2019]s\b", re.IGNORECASE)
+                                for pid, p in panel.panelists.items()}
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
         self._verified: dict[str, bool] = {}
         self._name_res = {
@@ -264,7 +272,10 @@ class Router:
                    if t not in phrases and t not in vocab]
             for t in run if len(run) > 1 else []:
                 runs[t] = len(run)
-        return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs, unit)
+        named = {t for pid, rx in self._org_res.items() if rx.search(question) for t in self._org_terms[pid]}
+        mentioned = [pid for pid, rx in self._possessive_res.items() if rx.search(question)]
+        return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs, unit,
+                      named, mentioned)
 
     def scope(self, query: _Query, addressed: list[str], *, senses: bool = True) -> float:
         """Evidence that the question is about the panel's subject (see module doc).
@@ -280,7 +291,17 @@ class Router:
         specific = 0.0  # panel-specific terms: phrases, and words that are not ordinary English
         generic = 0.0  # ordinary English words the panel also uses ("change", "time", "model")
         phrases, matched, unmatched = query.phrases, query.matched, query.unmatched
+        addressed = addressed or query.mentioned
         other_sense = set() if addressed or not senses else self._other_sense(query)
+        if query.named and other_sense:
+            # an organisation named as such ("at Together") is itself when the question's other words are
+            # what its quotes are about (in any field): then neither it nor they are meant in another sense
+            vouched = {t for t in other_sense - query.named
+                       if not any(query.unit.get(t, t) == query.unit.get(u, u) for u in query.named)
+                       and any(self._docs(t) & self._docs(u) for u in query.named)}
+            if vouched:
+                other_sense = {t for t in other_sense - vouched
+                               if not any(query.unit.get(t, t) == query.unit.get(u, u) for u in query.named)}
         runs = query.runs
         for t in set(matched):
             guess = 0.5 if t in query.corrected and t not in phrases else 1.0  # a typo guess is weaker
