@@ -78,6 +78,9 @@ PARTICLES = frozenset({"up", "down", "out", "off", "over", "back", "on"})
 SPOKE_RATIO = 0.3
 # the organisation a panelist speaks for: questions about it (or its product) lean to them
 ORG_BONUS = 15.0
+# a quote one of whose ``asks`` (questions in a user's words it answers) says the whole question gains up to
+# this much: the paraphrase a curator foresaw outranks a quote that matches its words scattered across fields
+ASK_WEIGHT = 35.0
 # a second panelist joins only when their own words cover this share of what the first's cover
 BOTH_COVERAGE = 0.8
 BOTH_SAID_RATIO = 0.7
@@ -162,6 +165,7 @@ class Router:
         self._pos = {q.id: i for i, q in enumerate(self.index.quotes)}
         self._quote_terms: dict[int, frozenset[str]] = {}
         self._surface_cache: dict[int, str] = {}
+        self._asks_cache: dict[int, list[frozenset[str]]] = {}
         self._org_terms: dict[str, frozenset[str]] = {}
         self._org_names: dict[str, frozenset[str]] = {}
         for pid, p in panel.panelists.items():
@@ -411,6 +415,28 @@ class Router:
                     scores[i] += SURFACE_PAIR_BONUS * min(hits, 2)
         return {i: min(100.0, s) for i, s in scores.items()}
 
+    def _ask_matches(self, query: _Query, scores: dict[int, float]) -> dict[int, float]:
+        """The best candidates' scores plus how much of the question (by idf) one of their ``asks`` says:
+        a quote written to answer that very question outranks one matching its words across fields."""
+        wanted = {t: self.index.idf.get(t, 0.0) for t in dict.fromkeys(query.matched)}
+        total = sum(wanted.values())
+        out = dict(scores)
+        if not total or not ASK_WEIGHT:
+            return out
+        for i in heapq.nlargest(RERANK_SURFACE, scores, key=scores.__getitem__):
+            best = max((sum(w for t, w in wanted.items() if t in a) for a in self._ask_terms(i)), default=0.0)
+            out[i] = min(100.0, out[i] + ASK_WEIGHT * best / total)
+        return out
+
+    def _ask_terms(self, i: int) -> list[frozenset[str]]:
+        got = self._asks_cache.get(i)
+        if got is None:
+            got = [frozenset(self.norm.unigrams(self.norm.normalise(a))) for a in self.index.quotes[i].asks]
+            if len(self._asks_cache) > 8192:
+                self._asks_cache.clear()
+            self._asks_cache[i] = got
+        return got
+
     def _surface_hits(self, query: _Query, i: int) -> int:
         """How many of the question's word runs ("day zero", "open weight models") quote i says verbatim;
         overlapping pairs of one run count once."""
@@ -511,14 +537,19 @@ class Router:
             return RouteResult(question, [], True, [], reason, addressed, offer(),
                                evidence)
         # per-speaker retrieval
-        scores = {pid: self._scores(query, {pid}) for pid in ids}
+        # a panelist's fit and their quotes count the asks' match; whether they spoke to it at all (hand-over,
+        # both) is decided on the plain match scores, which a curator's wording cannot inflate
+        base = {pid: self._scores(query, {pid}) for pid in ids}
+        scores = {pid: self._ask_matches(query, base[pid]) for pid in ids}
         per: dict[str, list[ScoredQuote]] = {}
+        fit: dict[str, list[ScoredQuote]] = {}
         for pid in ids:
-            ranked_ids = heapq.nsmallest(max(k, 3), scores[pid].items(), key=lambda kv: (-kv[1], kv[0]))
-            per[pid] = [ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
-                        for i, sc in ranked_ids]
+            for got, by in ((per, scores[pid]), (fit, base[pid])):
+                ranked_ids = heapq.nsmallest(max(k, 3), by.items(), key=lambda kv: (-kv[1], kv[0]))
+                got[pid] = [ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
+                            for i, sc in ranked_ids]
         strength = {pid: self._strength(pid, per[pid], query) for pid in ids}
-        speakers, reason, note = self._who_answers(query, target, addressed, both, per, strength)
+        speakers, reason, note = self._who_answers(query, target, addressed, both, fit, strength)
         speakers = [p for p in speakers if per.get(p)]
         if not speakers:
             return RouteResult(question, [], True, [], "no quote matches the question",
