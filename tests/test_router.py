@@ -407,3 +407,10 @@ def test_the_asks_do_not_decide_who_spoke_to_it(router: Router) -> None:
     # a hand-over is decided on the plain match scores: the one named who never spoke to it hands over
     res = router.route("Dan, how do you design RL environments?")
     assert res.speakers == ["olive"] and res.note
+
+
+def test_a_before_question_finds_the_ask_about_what_comes_before(router: Router) -> None:
+    # "before" is a stopword to BM25; the ask "... early access to models before launch?" says it
+    res = router.route("Dan, what do you do with a model before it is released?")
+    assert res.speakers == ["dan"]
+    assert "dan-10" in [sq.quote.id for sq in res.quotes[:3]]

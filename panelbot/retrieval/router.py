@@ -81,6 +81,11 @@ ORG_BONUS = 15.0
 # a quote one of whose ``asks`` (questions in a user's words it answers) says the whole question gains up to
 # this much: the paraphrase a curator foresaw outranks a quote that matches its words scattered across fields
 ASK_WEIGHT = 35.0
+# ... counting also the words that say what kind of answer is wanted (a person, a place, a time, what came
+# before or after), which are stopwords to BM25: a "who ...?" ask for a "who ...?" question. Each weighs as
+# one ordinary term ("why" and "how" ask nearly everything: not cues).
+ASK_CUES = frozenset({"who", "where", "when", "before", "after"})
+CUE_WEIGHT = 1.0
 # a second panelist joins only when their own words cover this share of what the first's cover
 BOTH_COVERAGE = 0.8
 BOTH_SAID_RATIO = 0.7
@@ -109,6 +114,7 @@ class _Query:
     unit: dict[str, str] = field(default_factory=dict)  # term -> the first term of the word it came from
     named: set[str] = field(default_factory=set)  # terms of a panelist's organisation named as such ("Together")
     mentioned: list[str] = field(default_factory=list)  # panelists named in the possessive ("Dan's team")
+    cues: set[str] = field(default_factory=set)  # what kind of answer it asks for ("?who", "?before")
 
 
 class Router:
@@ -278,8 +284,9 @@ class Router:
                 runs[t] = len(run)
         named = {t for pid, rx in self._org_res.items() if rx.search(question) for t in self._org_terms[pid]}
         mentioned = [pid for pid, rx in self._possessive_res.items() if rx.search(question)]
+        cues = {f"?{w}" for w in toks if w in ASK_CUES}
         return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs, unit,
-                      named, mentioned)
+                      named, mentioned, cues)
 
     def scope(self, query: _Query, addressed: list[str], *, senses: bool = True) -> float:
         """Evidence that the question is about the panel's subject (see module doc).
@@ -416,9 +423,11 @@ class Router:
         return {i: min(100.0, s) for i, s in scores.items()}
 
     def _ask_matches(self, query: _Query, scores: dict[int, float]) -> dict[int, float]:
-        """The best candidates' scores plus how much of the question (by idf) one of their ``asks`` says:
-        a quote written to answer that very question outranks one matching its words across fields."""
+        """The best candidates' scores plus how much of the question (by idf, and its ASK_CUES) one of their
+        ``asks`` says: a quote written to answer that very question outranks one matching its words across
+        fields."""
         wanted = {t: self.index.idf.get(t, 0.0) for t in dict.fromkeys(query.matched)}
+        wanted.update({c: CUE_WEIGHT for c in query.cues})
         total = sum(wanted.values())
         out = dict(scores)
         if not total or not ASK_WEIGHT:
@@ -431,7 +440,8 @@ class Router:
     def _ask_terms(self, i: int) -> list[frozenset[str]]:
         got = self._asks_cache.get(i)
         if got is None:
-            got = [frozenset(self.norm.unigrams(self.norm.normalise(a))) for a in self.index.quotes[i].asks]
+            got = [frozenset(self.norm.unigrams(self.norm.normalise(a)))
+                   | {f"?{w}" for w in words(a) if w in ASK_CUES} for a in self.index.quotes[i].asks]
             if len(self._asks_cache) > 8192:
                 self._asks_cache.clear()
             self._asks_cache[i] = got
