@@ -422,20 +422,20 @@ class Router:
                     scores[i] += SURFACE_PAIR_BONUS * min(hits, 2)
         return {i: min(100.0, s) for i, s in scores.items()}
 
-    def _ask_matches(self, query: _Query, scores: dict[int, float]) -> dict[int, float]:
-        """The best candidates' scores plus how much of the question (by idf, and its ASK_CUES) one of their
-        ``asks`` says: a quote written to answer that very question outranks one matching its words across
-        fields."""
+    def _ask_matches(self, query: _Query, best: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """The best candidates (quote, score) with how much of the question (by idf, and its ASK_CUES) one of
+        their ``asks`` says added, best first: a quote written to answer that very question outranks one
+        matching its words across fields. (Only the best can gain, so only they can rise to the top.)"""
         wanted = {t: self.index.idf.get(t, 0.0) for t in dict.fromkeys(query.matched)}
         wanted.update({c: CUE_WEIGHT for c in query.cues})
         total = sum(wanted.values())
-        out = dict(scores)
         if not total or not ASK_WEIGHT:
-            return out
-        for i in heapq.nlargest(RERANK_SURFACE, scores, key=scores.__getitem__):
-            best = max((sum(w for t, w in wanted.items() if t in a) for a in self._ask_terms(i)), default=0.0)
-            out[i] = min(100.0, out[i] + ASK_WEIGHT * best / total)
-        return out
+            return best
+        out = []
+        for i, sc in best:
+            said = max((sum(w for t, w in wanted.items() if t in a) for a in self._ask_terms(i)), default=0.0)
+            out.append((i, min(100.0, sc + ASK_WEIGHT * said / total)))
+        return sorted(out, key=lambda kv: (-kv[1], kv[0]))
 
     def _ask_terms(self, i: int) -> list[frozenset[str]]:
         got = self._asks_cache.get(i)
@@ -549,15 +549,15 @@ class Router:
         # per-speaker retrieval
         # a panelist's fit and their quotes count the asks' match; whether they spoke to it at all (hand-over,
         # both) is decided on the plain match scores, which a curator's wording cannot inflate
-        base = {pid: self._scores(query, {pid}) for pid in ids}
-        scores = {pid: self._ask_matches(query, base[pid]) for pid in ids}
+        scores = {pid: self._scores(query, {pid}) for pid in ids}
         per: dict[str, list[ScoredQuote]] = {}
         fit: dict[str, list[ScoredQuote]] = {}
+        n = max(k, 3)
         for pid in ids:
-            for got, by in ((per, scores[pid]), (fit, base[pid])):
-                ranked_ids = heapq.nsmallest(max(k, 3), by.items(), key=lambda kv: (-kv[1], kv[0]))
-                got[pid] = [ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
-                            for i, sc in ranked_ids]
+            best = heapq.nsmallest(max(n, RERANK_SURFACE), scores[pid].items(), key=lambda kv: (-kv[1], kv[0]))
+            fit[pid] = [ScoredQuote(self.index.quotes[i], sc, "") for i, sc in best[:n]]  # never shown
+            per[pid] = [ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
+                        for i, sc in self._ask_matches(query, best)[:n]]
         strength = {pid: self._strength(pid, per[pid], query) for pid in ids}
         speakers, reason, note = self._who_answers(query, target, addressed, both, fit, strength)
         speakers = [p for p in speakers if per.get(p)]
