@@ -80,7 +80,7 @@ SPOKE_RATIO = 0.3
 ORG_BONUS = 15.0
 # a quote one of whose ``asks`` (questions in a user's words it answers) says the whole question gains up to
 # this much: the paraphrase a curator foresaw outranks a quote that matches its words scattered across fields
-ASK_WEIGHT = 35.0
+ASK_WEIGHT = 40.0
 # ... counting also the words that say what kind of answer is wanted (a person, a place, a time, what came
 # before or after), which are stopwords to BM25: a "who ...?" ask for a "who ...?" question. Each weighs as
 # one ordinary term ("why" and "how" ask nearly everything: not cues).
