@@ -354,3 +354,63 @@ def test_both_about_one_organisation_is_not_a_pun_on_its_name(router: Router) ->
     assert res.speakers == ["dan"] and "Olive didn't speak to this" in res.reason
     assert all(sq.quote.speaker == "dan" for sq in res.quotes)
     assert router.route("@dan what are people building with M3 that excites you?").speakers == ["dan"]
+
+
+@pytest.mark.parametrize(
+    "question, speaker",
+    [
+        ("What's the bigger mission that drives Together?", "dan"),  # the organisation, not the everyday word
+        ("What does Dan's team actually spend its time on at Together?", "dan"),  # a panelist's, possessive
+    ],
+)
+def test_an_organisation_or_panelist_named_anchors_the_subject(router: Router, question: str,
+                                                               speaker: str) -> None:
+    res = router.route(question)
+    assert not res.abstained and res.speakers == [speaker]
+
+
+@pytest.mark.parametrize("question", ["Should we travel together next weekend?",
+                                      "How do I keep a team together after a layoff?"])
+def test_the_everyday_word_together_is_still_another_sense(router: Router, question: str) -> None:
+    assert router.route(question).abstained
+
+
+def test_a_general_synonym_of_a_panel_word_reads_as_the_panel_term(router: Router) -> None:
+    norm = router.norm
+    assert norm.unigrams(norm.normalise("hosts")) == norm.unigrams(norm.normalise("serving"))
+
+
+@pytest.mark.parametrize(
+    "question, speaker, quote",
+    [
+        # every content word differs from the quote's; one of its curated asks says the same thing
+        ("Why is an open model good news for a company that hosts it?", "olive", "olive-03"),
+        ("Who on stage is responsible for getting the model out the door?", "olive", "olive-01"),
+    ],
+)
+def test_a_paraphrase_a_curated_ask_foresaw_finds_its_quote(router: Router, question: str, speaker: str,
+                                                            quote: str) -> None:
+    res = router.route(question)
+    assert res.speakers == [speaker]
+    assert quote in [sq.quote.id for sq in res.quotes[:3]]
+
+
+def test_stated_expertise_breaks_ties_but_does_not_outvote_the_quotes(router: Router) -> None:
+    # "long-running" and "agents" are Olive's listed words, but serving coding agents is what Dan answered
+    res = router.route("How are long-running coding agents changing what providers need to optimize "
+                       "compared with ordinary chatbots?")
+    assert res.speakers == ["dan"]
+    assert {"dan-15", "dan-16"} & {sq.quote.id for sq in res.quotes[:3]}
+
+
+def test_the_asks_do_not_decide_who_spoke_to_it(router: Router) -> None:
+    # a hand-over is decided on the plain match scores: the one named who never spoke to it hands over
+    res = router.route("Dan, how do you design RL environments?")
+    assert res.speakers == ["olive"] and res.note
+
+
+def test_a_before_question_finds_the_ask_about_what_comes_before(router: Router) -> None:
+    # "before" is a stopword to BM25; the ask "... early access to models before launch?" says it
+    res = router.route("Dan, what do you do with a model before it is released?")
+    assert res.speakers == ["dan"]
+    assert "dan-10" in [sq.quote.id for sq in res.quotes[:3]]

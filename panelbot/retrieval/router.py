@@ -78,6 +78,14 @@ PARTICLES = frozenset({"up", "down", "out", "off", "over", "back", "on"})
 SPOKE_RATIO = 0.3
 # the organisation a panelist speaks for: questions about it (or its product) lean to them
 ORG_BONUS = 15.0
+# a quote one of whose ``asks`` (questions in a user's words it answers) says the whole question gains up to
+# this much: the paraphrase a curator foresaw outranks a quote that matches its words scattered across fields
+ASK_WEIGHT = 40.0
+# ... counting also the words that say what kind of answer is wanted (a person, a place, a time, what came
+# before or after), which are stopwords to BM25: a "who ...?" ask for a "who ...?" question. Each weighs as
+# one ordinary term ("why" and "how" ask nearly everything: not cues).
+ASK_CUES = frozenset({"who", "where", "when", "before", "after"})
+CUE_WEIGHT = 1.0
 # a second panelist joins only when their own words cover this share of what the first's cover
 BOTH_COVERAGE = 0.8
 BOTH_SAID_RATIO = 0.7
@@ -85,6 +93,9 @@ BOTH_ALL_RATIO = 0.35  # ... when they say it in their own words, their best may
 BOTH_MIN = 20.0  # ... and only on a real match: weak scores on both sides are not two answers
 # a quote shown after the answer's best must reach this share of its score (or continue a kept quote)
 WEAK_SHARE = 0.45
+# each of the question's terms in a panelist's stated expertise adds this to their fit, up to the cap: a
+# tie-breaker, not a verdict (a question on coding agents' serving is Dan's though "agents" is Olive's word)
+EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
 
 
 
@@ -101,6 +112,9 @@ class _Query:
     vocab: dict[str, float] = field(default_factory=dict)  # terms reached by one word of the panel's vocabulary
     runs: dict[str, int] = field(default_factory=dict)  # terms of a multi-word name -> the name's length
     unit: dict[str, str] = field(default_factory=dict)  # term -> the first term of the word it came from
+    named: set[str] = field(default_factory=set)  # terms of a panelist's organisation named as such ("Together")
+    mentioned: list[str] = field(default_factory=list)  # panelists named in the possessive ("Dan's team")
+    cues: set[str] = field(default_factory=set)  # what kind of answer it asks for ("?who", "?before")
 
 
 class Router:
@@ -157,6 +171,7 @@ class Router:
         self._pos = {q.id: i for i, q in enumerate(self.index.quotes)}
         self._quote_terms: dict[int, frozenset[str]] = {}
         self._surface_cache: dict[int, str] = {}
+        self._asks_cache: dict[int, list[frozenset[str]]] = {}
         self._org_terms: dict[str, frozenset[str]] = {}
         self._org_names: dict[str, frozenset[str]] = {}
         for pid, p in panel.panelists.items():
@@ -164,6 +179,12 @@ class Router:
                 org = set(self.norm.unigrams(self.norm.normalise(p.organisation)))
                 self._org_names[pid] = frozenset(org)
                 self._org_terms[pid] = frozenset(org - {"ai"})  # "AI" alone names no organisation
+        # an organisation named with its capital ("at Together", "MiniMax's") is that organisation, not the
+        # everyday word; a panelist named in the possessive ("Dan's team") is about the panel
+        self._org_res = {pid: re.compile(rf"(?<!^)(?<![.?!:] )\b{re.escape(p.organisation.split()[0])}\b")
+                         for pid, p in panel.panelists.items() if p.organisation and pid in self._org_terms}
+        self._possessive_res = {pid: re.compile(rf"\b{re.escape(p.name)}['\u2019]s\b", re.IGNORECASE)
+                                for pid, p in panel.panelists.items()}
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
         self._verified: dict[str, bool] = {}
         self._name_res = {
@@ -261,7 +282,11 @@ class Router:
                    if t not in phrases and t not in vocab]
             for t in run if len(run) > 1 else []:
                 runs[t] = len(run)
-        return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs, unit)
+        named = {t for pid, rx in self._org_res.items() if rx.search(question) for t in self._org_terms[pid]}
+        mentioned = [pid for pid, rx in self._possessive_res.items() if rx.search(question)]
+        cues = {f"?{w}" for w in toks if w in ASK_CUES}
+        return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs, unit,
+                      named, mentioned, cues)
 
     def scope(self, query: _Query, addressed: list[str], *, senses: bool = True) -> float:
         """Evidence that the question is about the panel's subject (see module doc).
@@ -277,7 +302,17 @@ class Router:
         specific = 0.0  # panel-specific terms: phrases, and words that are not ordinary English
         generic = 0.0  # ordinary English words the panel also uses ("change", "time", "model")
         phrases, matched, unmatched = query.phrases, query.matched, query.unmatched
+        addressed = addressed or query.mentioned
         other_sense = set() if addressed or not senses else self._other_sense(query)
+        if query.named and other_sense:
+            # an organisation named as such ("at Together") is itself when the question's other words are
+            # what its quotes are about (in any field): then neither it nor they are meant in another sense
+            vouched = {t for t in other_sense - query.named
+                       if not any(query.unit.get(t, t) == query.unit.get(u, u) for u in query.named)
+                       and any(self._docs(t) & self._docs(u) for u in query.named)}
+            if vouched:
+                other_sense = {t for t in other_sense - vouched
+                               if not any(query.unit.get(t, t) == query.unit.get(u, u) for u in query.named)}
         runs = query.runs
         for t in set(matched):
             guess = 0.5 if t in query.corrected and t not in phrases else 1.0  # a typo guess is weaker
@@ -387,6 +422,31 @@ class Router:
                     scores[i] += SURFACE_PAIR_BONUS * min(hits, 2)
         return {i: min(100.0, s) for i, s in scores.items()}
 
+    def _ask_matches(self, query: _Query, best: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """The best candidates (quote, score) with how much of the question (by idf, and its ASK_CUES) one of
+        their ``asks`` says added, best first: a quote written to answer that very question outranks one
+        matching its words across fields. (Only the best can gain, so only they can rise to the top.)"""
+        wanted = {t: self.index.idf.get(t, 0.0) for t in dict.fromkeys(query.matched)}
+        wanted.update({c: CUE_WEIGHT for c in query.cues})
+        total = sum(wanted.values())
+        if not total or not ASK_WEIGHT:
+            return best
+        out = []
+        for i, sc in best:
+            said = max((sum(w for t, w in wanted.items() if t in a) for a in self._ask_terms(i)), default=0.0)
+            out.append((i, min(100.0, sc + ASK_WEIGHT * said / total)))
+        return sorted(out, key=lambda kv: (-kv[1], kv[0]))
+
+    def _ask_terms(self, i: int) -> list[frozenset[str]]:
+        got = self._asks_cache.get(i)
+        if got is None:
+            got = [frozenset(self.norm.unigrams(self.norm.normalise(a)))
+                   | {f"?{w}" for w in words(a) if w in ASK_CUES} for a in self.index.quotes[i].asks]
+            if len(self._asks_cache) > 8192:
+                self._asks_cache.clear()
+            self._asks_cache[i] = got
+        return got
+
     def _surface_hits(self, query: _Query, i: int) -> int:
         """How many of the question's word runs ("day zero", "open weight models") quote i says verbatim;
         overlapping pairs of one run count once."""
@@ -487,14 +547,19 @@ class Router:
             return RouteResult(question, [], True, [], reason, addressed, offer(),
                                evidence)
         # per-speaker retrieval
+        # a panelist's fit and their quotes count the asks' match; whether they spoke to it at all (hand-over,
+        # both) is decided on the plain match scores, which a curator's wording cannot inflate
         scores = {pid: self._scores(query, {pid}) for pid in ids}
         per: dict[str, list[ScoredQuote]] = {}
+        fit: dict[str, list[ScoredQuote]] = {}
+        n = max(k, 3)
         for pid in ids:
-            ranked_ids = heapq.nsmallest(max(k, 3), scores[pid].items(), key=lambda kv: (-kv[1], kv[0]))
+            best = heapq.nsmallest(max(n, RERANK_SURFACE), scores[pid].items(), key=lambda kv: (-kv[1], kv[0]))
+            fit[pid] = [ScoredQuote(self.index.quotes[i], sc, "") for i, sc in best[:n]]  # never shown
             per[pid] = [ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
-                        for i, sc in ranked_ids]
+                        for i, sc in self._ask_matches(query, best)[:n]]
         strength = {pid: self._strength(pid, per[pid], query) for pid in ids}
-        speakers, reason, note = self._who_answers(query, target, addressed, both, per, strength)
+        speakers, reason, note = self._who_answers(query, target, addressed, both, fit, strength)
         speakers = [p for p in speakers if per.get(p)]
         if not speakers:
             return RouteResult(question, [], True, [], "no quote matches the question",
@@ -607,8 +672,8 @@ class Router:
             return 0.0
         s = quotes[0].score + 0.3 * (quotes[1].score if len(quotes) > 1 else 0.0)
         exp = self.expertise.get(pid, frozenset())
-        bonus = sum(5.0 for t in query.terms if t in exp)
-        s += min(bonus, 20.0)
+        bonus = sum(EXPERTISE_TERM for t in query.terms if t in exp)
+        s += min(bonus, EXPERTISE_CAP)
         if self._org_subject(query) == pid:
             s += ORG_BONUS  # the organisation (or its product) is what the question is about
         return s

@@ -54,7 +54,10 @@ class _TermMap(dict):
             term = ""
         else:
             term = stem(w)
-            term = self.synonyms.get(term, term)
+            for _ in range(3):  # a general synonym of a panel word reads as the panel's term: hosts -> serve -> inference
+                term, prev = self.synonyms.get(term, term), term
+                if term == prev:
+                    break
         self[w] = term
         return term
 
