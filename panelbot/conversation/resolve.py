@@ -94,7 +94,8 @@ OTHER = re.compile(
 # reactions and back-channel words in front of a follow-up ("Interesting. Why's that?", "ok so, ...")
 FILLER = re.compile(
     r"^(?:\W*(?:ok(?:ay)?|so|well|hm+|interesting|cool|great|nice|wow|right|i see|got it|thanks|thank you|"
-    r"sure|yeah|yes|yep|oh|ah|huh|really|fair enough|makes sense|neat|amazing|fascinating|please|pls|plz)\b[\s,.!?;:\u2014-]*)+",
+    r"sure|yeah|yes|yep|oh|ah|huh|really|fair enough|makes sense|neat|amazing|fascinating|please|pls|plz)"
+    r"\b[\s,.!?;:\u2014-]*)+",
     re.IGNORECASE,
 )
 
@@ -118,6 +119,7 @@ ELLIPSIS = re.compile(
     r"^\W*(?:and|but|or|also|so|plus|what about|how about|what of|same for|and what about|and how about)\b",
     re.IGNORECASE,
 )
+
 
 @dataclass(frozen=True)
 class ConversationTurn:
