@@ -25,6 +25,7 @@ a particular conversation; the scoring thresholds are measured with ``panelbot e
 
 from __future__ import annotations
 
+import contextlib
 import re
 import weakref
 from collections import defaultdict
@@ -179,6 +180,7 @@ def _references(message: str) -> bool:
 
 _MEMO: weakref.WeakKeyDictionary[Any, dict[str, tuple[dict[str, float], float, list[str], list[str]]]] = \
     weakref.WeakKeyDictionary()
+_PREFIXES: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
 MEMO_SIZE = 1024  # texts remembered per router: replaying a conversation re-reads its earlier questions
 
 
@@ -234,8 +236,14 @@ def _foreign(router: Router, unmatched: list[str]) -> list[str]:
 
 def _variant(router: Router, term: str) -> bool:
     """A near variant of a word the panel used (same first six letters: "underused", "underutilize")."""
-    return len(term) >= VARIANT_PREFIX and any(
-        w.startswith(term[:VARIANT_PREFIX]) for w in router.lexicon if w[:1] == term[:1])
+    if len(term) < VARIANT_PREFIX:
+        return False
+    prefixes = _PREFIXES.get(router)
+    if prefixes is None:
+        prefixes = frozenset(w[:VARIANT_PREFIX] for w in router.lexicon if len(w) >= VARIANT_PREFIX)
+        with contextlib.suppress(TypeError):
+            _PREFIXES[router] = prefixes
+    return term[:VARIANT_PREFIX] in prefixes
 
 
 def _overlap(router: Router, subject: _Subject, terms: dict[str, float]) -> float:
