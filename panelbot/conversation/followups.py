@@ -9,6 +9,7 @@ picking a suggestion never ends in a decline. Plain Python (no Textual).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -73,16 +74,41 @@ def _next_host_questions(panel: Any, last: ConversationTurn, shown: set[str]) ->
     current = None
     for qid in last.quote_ids:
         quote = panel.quote(qid)
-        if quote is not None and quote.question in order:
+        if quote is not None and panel.question(quote.question) is not None:
             current = quote.question
             break
     start = order.index(current) + 1 if current is not None else 0
+    answers = _answers_by_question(panel)
     out = []
     for hq in panel.questions[start:]:
-        answers = [q for q in panel.quotes if q.question == hq.id]
-        if hq.answered_by and answers and not all(q.id in shown for q in answers):
+        ids = answers.get(hq.id, ())
+        if hq.answered_by and ids and not all(q in shown for q in ids):
             out.append(hq)
+            if len(out) >= NEXT_QUESTIONS:
+                break
     return out
+
+
+# panel objects are not hashable (dataclasses): keyed by id, checked against a weak reference
+_ANSWERS: dict[int, tuple[Any, dict[str, list[str]]]] = {}
+
+
+def _answers_by_question(panel: Any) -> dict[str, list[str]]:
+    """Host question id -> the ids of the quotes answering it (built once per panel object)."""
+    found = _ANSWERS.get(id(panel))
+    if found is None or found[0]() is not panel:
+        answers: dict[str, list[str]] = {}
+        for q in panel.quotes:
+            if q.question:
+                answers.setdefault(q.question, []).append(q.id)
+        try:
+            found = (weakref.ref(panel), answers)
+        except TypeError:
+            return answers
+        if len(_ANSWERS) > 8:
+            _ANSWERS.clear()
+        _ANSWERS[id(panel)] = found
+    return found[1]
 
 
 def _worded(panel: Any, host_question: Any) -> str:
@@ -90,8 +116,9 @@ def _worded(panel: Any, host_question: Any) -> str:
     text = " ".join(host_question.text.split())
     if len(text) <= MAX_LEN:
         return text
-    for quote in panel.quotes:
-        if quote.question == host_question.id and quote.asks:
+    for qid in _answers_by_question(panel).get(host_question.id, ()):
+        quote = panel.quote(qid)
+        if quote is not None and quote.asks:
             ask = " ".join(quote.asks[0].split())
             return ask[:1].upper() + ask[1:]
     return text[: MAX_LEN - 1].rstrip() + "\u2026"
