@@ -26,6 +26,7 @@ a particular conversation; the scoring thresholds are measured with ``panelbot e
 from __future__ import annotations
 
 import contextlib
+import heapq
 import re
 import weakref
 from collections import defaultdict
@@ -56,6 +57,7 @@ SHOWN_PENALTY = 0.6  # in an elaboration, a quote already shown in this conversa
 HOST_WEIGHT = 0.4  # the host question the subject's first answer responded to, relative to its own words
 PARALLEL_SHARE = 0.5  # a host question sharing this share of words with the subject's is "the same question"
 SWITCH_RATIO = 0.5  # elaboration: the new words alone must favour another panelist this clearly to switch
+PER_SPEAKER = 60  # candidates kept per panelist when ranking
 VARIANT_PREFIX = 6  # an unknown word sharing this many first letters with a panel word is a variant of it
 
 # a new subject announced ("unrelated, ...", "by the way, ...")
@@ -337,6 +339,11 @@ def _weighted_scores(router: Router, weighted: dict[str, float],
     return total, top or 1.0
 
 
+def _ranked(scores: dict[int, float], n: int) -> list[tuple[int, float]]:
+    """The n best (quote index, score), best first, ties by index (cheap on a bank of 100,000)."""
+    return heapq.nsmallest(n, scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
 def _merge(new: dict[str, float], old: dict[str, float], weight: float) -> dict[str, float]:
     out = {t: weight * w for t, w in old.items()}
     for t, w in new.items():
@@ -515,9 +522,12 @@ class _Resolver:
 
     def _best_by_speaker(self, terms: dict[str, float]) -> tuple[dict[str, list[tuple[int, float]]], float]:
         scores, top = _weighted_scores(self.router, terms, None)
+        by_speaker: dict[str, dict[int, float]] = defaultdict(dict)
+        for i, s in scores.items():
+            by_speaker[self.router.index.quotes[i].speaker][i] = s
         per: dict[str, list[tuple[int, float]]] = defaultdict(list)
-        for i, s in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
-            per[self.router.index.quotes[i].speaker].append((i, s))
+        for speaker, theirs in by_speaker.items():
+            per[speaker] = _ranked(theirs, PER_SPEAKER)
         return per, top
 
     def _spoke(self, per: dict[str, list[tuple[int, float]]], top: float) -> list[str]:
@@ -577,7 +587,7 @@ class _Resolver:
         #    about one of the subject's own specific words ("kv cache", "rl")
         specific = self._specific_terms()
         about = self.router.index.score(specific, set(speakers)) if specific else {}
-        for i, s in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
+        for i, s in _ranked(scores, len(self.shown) + len(seen) + self.k + PER_SPEAKER):
             q = self.router.index.quotes[i]
             if q.id in self.shown or q.id in seen or 100.0 * s / top < self.floor:
                 continue
