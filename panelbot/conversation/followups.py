@@ -9,6 +9,7 @@ picking a suggestion never ends in a decline. Plain Python (no Textual).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 from panelbot.conversation.resolve import ConversationTurn, resolve
 from panelbot.text import strip_control
 
+NEXT_QUESTIONS = 3  # host questions tried, in order, until there are at least two suggestions
 MAX_LEN = 70  # a suggestion longer than this is shortened to the host question's user-worded form
 
 
@@ -38,15 +40,18 @@ def suggest_followups(router: Any, turns: Sequence[ConversationTurn], n: int = 3
         if pid not in last.speakers:
             first = (persona.name or pid).split()[0]
             candidates.append((f"What does {first} think?", "other_panelist", None))
-    nxt = _next_host_question(panel, last, shown)
-    if nxt is not None:  # in a user's words when that is shorter, else as the host asked it
+    # the host's next questions on stage, in a user's words when that is shorter, else as the host asked
+    for nxt in _next_host_questions(panel, last, shown)[:NEXT_QUESTIONS]:
         for text in dict.fromkeys((_worded(panel, nxt), " ".join(nxt.text.split()))):
             candidates.append((text, "next_question", nxt.id))
     out: list[FollowUp] = []
+    hosts_used: set[str] = set()
     for text, kind, host_id in candidates:
         text = strip_control(text, keep_newlines=False).strip()
-        if not text or any(f.text == text or f.kind == kind == "next_question" for f in out):
+        if not text or any(f.text == text for f in out) or host_id in hosts_used:
             continue
+        if host_id is not None and len(out) >= 2 and any(f.kind == "next_question" for f in out):
+            break  # a second next question only to reach two suggestions
         try:
             route = resolve(router, turns, text).route
         except Exception:
@@ -56,26 +61,54 @@ def suggest_followups(router: Any, turns: Sequence[ConversationTurn], n: int = 3
         if host_id is not None and not any(sq.quote.question == host_id for sq in route.quotes):
             continue  # it would be answered, but not with what the host's question got on stage
         out.append(FollowUp(text, kind, tuple(route.speakers)))
+        if host_id is not None:
+            hosts_used.add(host_id)
         if len(out) >= n:
             break
     return out
 
 
-def _next_host_question(panel: Any, last: ConversationTurn, shown: set[str]) -> Any:
-    """The first host question after the one the last answer responded to whose answer is not all shown."""
+def _next_host_questions(panel: Any, last: ConversationTurn, shown: set[str]) -> list[Any]:
+    """The host questions after the one the last answer responded to whose answers are not all shown."""
     order = [q.id for q in panel.questions]
     current = None
     for qid in last.quote_ids:
         quote = panel.quote(qid)
-        if quote is not None and quote.question in order:
+        if quote is not None and panel.question(quote.question) is not None:
             current = quote.question
             break
     start = order.index(current) + 1 if current is not None else 0
+    answers = _answers_by_question(panel)
+    out = []
     for hq in panel.questions[start:]:
-        answers = [q for q in panel.quotes if q.question == hq.id]
-        if hq.answered_by and answers and not all(q.id in shown for q in answers):
-            return hq
-    return None
+        ids = answers.get(hq.id, ())
+        if hq.answered_by and ids and not all(q in shown for q in ids):
+            out.append(hq)
+            if len(out) >= NEXT_QUESTIONS:
+                break
+    return out
+
+
+# panel objects are not hashable (dataclasses): keyed by id, checked against a weak reference
+_ANSWERS: dict[int, tuple[Any, dict[str, list[str]]]] = {}
+
+
+def _answers_by_question(panel: Any) -> dict[str, list[str]]:
+    """Host question id -> the ids of the quotes answering it (built once per panel object)."""
+    found = _ANSWERS.get(id(panel))
+    if found is None or found[0]() is not panel:
+        answers: dict[str, list[str]] = {}
+        for q in panel.quotes:
+            if q.question:
+                answers.setdefault(q.question, []).append(q.id)
+        try:
+            found = (weakref.ref(panel), answers)
+        except TypeError:
+            return answers
+        if len(_ANSWERS) > 8:
+            _ANSWERS.clear()
+        _ANSWERS[id(panel)] = found
+    return found[1]
 
 
 def _worded(panel: Any, host_question: Any) -> str:
@@ -83,8 +116,9 @@ def _worded(panel: Any, host_question: Any) -> str:
     text = " ".join(host_question.text.split())
     if len(text) <= MAX_LEN:
         return text
-    for quote in panel.quotes:
-        if quote.question == host_question.id and quote.asks:
+    for qid in _answers_by_question(panel).get(host_question.id, ()):
+        quote = panel.quote(qid)
+        if quote is not None and quote.asks:
             ask = " ".join(quote.asks[0].split())
             return ask[:1].upper() + ask[1:]
     return text[: MAX_LEN - 1].rstrip() + "\u2026"

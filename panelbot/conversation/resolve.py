@@ -25,6 +25,8 @@ a particular conversation; the scoring thresholds are measured with ``panelbot e
 
 from __future__ import annotations
 
+import contextlib
+import heapq
 import re
 import weakref
 from collections import defaultdict
@@ -55,6 +57,7 @@ SHOWN_PENALTY = 0.6  # in an elaboration, a quote already shown in this conversa
 HOST_WEIGHT = 0.4  # the host question the subject's first answer responded to, relative to its own words
 PARALLEL_SHARE = 0.5  # a host question sharing this share of words with the subject's is "the same question"
 SWITCH_RATIO = 0.5  # elaboration: the new words alone must favour another panelist this clearly to switch
+PER_SPEAKER = 60  # candidates kept per panelist when ranking
 VARIANT_PREFIX = 6  # an unknown word sharing this many first letters with a panel word is a variant of it
 
 # a new subject announced ("unrelated, ...", "by the way, ...")
@@ -94,7 +97,8 @@ OTHER = re.compile(
 # reactions and back-channel words in front of a follow-up ("Interesting. Why's that?", "ok so, ...")
 FILLER = re.compile(
     r"^(?:\W*(?:ok(?:ay)?|so|well|hm+|interesting|cool|great|nice|wow|right|i see|got it|thanks|thank you|"
-    r"sure|yeah|yes|yep|oh|ah|huh|really|fair enough|makes sense|neat|amazing|fascinating|please|pls|plz)\b[\s,.!?;:\u2014-]*)+",
+    r"sure|yeah|yes|yep|oh|ah|huh|really|fair enough|makes sense|neat|amazing|fascinating|please|pls|plz)"
+    r"\b[\s,.!?;:\u2014-]*)+",
     re.IGNORECASE,
 )
 
@@ -118,6 +122,7 @@ ELLIPSIS = re.compile(
     r"^\W*(?:and|but|or|also|so|plus|what about|how about|what of|same for|and what about|and how about)\b",
     re.IGNORECASE,
 )
+
 
 @dataclass(frozen=True)
 class ConversationTurn:
@@ -177,6 +182,7 @@ def _references(message: str) -> bool:
 
 _MEMO: weakref.WeakKeyDictionary[Any, dict[str, tuple[dict[str, float], float, list[str], list[str]]]] = \
     weakref.WeakKeyDictionary()
+_PREFIXES: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
 MEMO_SIZE = 1024  # texts remembered per router: replaying a conversation re-reads its earlier questions
 
 
@@ -232,8 +238,14 @@ def _foreign(router: Router, unmatched: list[str]) -> list[str]:
 
 def _variant(router: Router, term: str) -> bool:
     """A near variant of a word the panel used (same first six letters: "underused", "underutilize")."""
-    return len(term) >= VARIANT_PREFIX and any(
-        w.startswith(term[:VARIANT_PREFIX]) for w in router.lexicon if w[:1] == term[:1])
+    if len(term) < VARIANT_PREFIX:
+        return False
+    prefixes = _PREFIXES.get(router)
+    if prefixes is None:
+        prefixes = frozenset(w[:VARIANT_PREFIX] for w in router.lexicon if len(w) >= VARIANT_PREFIX)
+        with contextlib.suppress(TypeError):
+            _PREFIXES[router] = prefixes
+    return term[:VARIANT_PREFIX] in prefixes
 
 
 def _overlap(router: Router, subject: _Subject, terms: dict[str, float]) -> float:
@@ -325,6 +337,11 @@ def _weighted_scores(router: Router, weighted: dict[str, float],
             total[i] += w * s
         top += w * router.index.max_score(terms)
     return total, top or 1.0
+
+
+def _ranked(scores: dict[int, float], n: int) -> list[tuple[int, float]]:
+    """The n best (quote index, score), best first, ties by index (cheap on a bank of 100,000)."""
+    return heapq.nsmallest(n, scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def _merge(new: dict[str, float], old: dict[str, float], weight: float) -> dict[str, float]:
@@ -505,9 +522,12 @@ class _Resolver:
 
     def _best_by_speaker(self, terms: dict[str, float]) -> tuple[dict[str, list[tuple[int, float]]], float]:
         scores, top = _weighted_scores(self.router, terms, None)
+        by_speaker: dict[str, dict[int, float]] = defaultdict(dict)
+        for i, s in scores.items():
+            by_speaker[self.router.index.quotes[i].speaker][i] = s
         per: dict[str, list[tuple[int, float]]] = defaultdict(list)
-        for i, s in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
-            per[self.router.index.quotes[i].speaker].append((i, s))
+        for speaker, theirs in by_speaker.items():
+            per[speaker] = _ranked(theirs, PER_SPEAKER)
         return per, top
 
     def _spoke(self, per: dict[str, list[tuple[int, float]]], top: float) -> list[str]:
@@ -567,7 +587,7 @@ class _Resolver:
         #    about one of the subject's own specific words ("kv cache", "rl")
         specific = self._specific_terms()
         about = self.router.index.score(specific, set(speakers)) if specific else {}
-        for i, s in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
+        for i, s in _ranked(scores, len(self.shown) + len(seen) + self.k + PER_SPEAKER):
             q = self.router.index.quotes[i]
             if q.id in self.shown or q.id in seen or 100.0 * s / top < self.floor:
                 continue

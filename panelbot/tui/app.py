@@ -450,7 +450,7 @@ class PanelbotApp(ConversationActions, App[int]):
                         last["message_ids"].append(mid)
                     self.history.append(Message(event.speaker, block.text))
             if conv_id == self.conversation_id:
-                self._show_followups()
+                await self._show_followups_soon()
         except asyncio.CancelledError:
             for speaker, block in blocks.items():
                 if speaker not in done:

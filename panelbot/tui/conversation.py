@@ -4,11 +4,13 @@ about layout and input; the pieces it shows live in ``widgets.followups`` and ``
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
 from panelbot.answer.backends.base import Message
-from panelbot.conversation.resolve import turns_from_messages
+from panelbot.conversation.followups import FollowUp
+from panelbot.conversation.resolve import ConversationTurn, turns_from_messages
 from panelbot.tui.render import plain
 from panelbot.tui.widgets.chat import ChatLog
 from panelbot.tui.widgets.followups import FollowUps
@@ -21,6 +23,9 @@ if TYPE_CHECKING:
     _Base = PanelbotApp
 else:
     _Base = object
+
+
+THREAD_ABOVE = 2000  # quotes in the bank above which follow-ups are worked out in a thread
 
 
 class ConversationActions(_Base):
@@ -71,16 +76,33 @@ class ConversationActions(_Base):
 
     def _show_followups(self) -> None:
         """Two or three follow-ups under the last answer, each with an answer in the bank."""
+        self._mount_followups(self._followups_now())
+
+    async def _show_followups_soon(self) -> None:
+        """The same after an answer; on a large bank (where it takes ~0.1-0.2 s) worked out off the event loop
+        so the app stays live, on a small one at once (a few ms)."""
+        if self.panel is None or len(self.panel.quotes) <= THREAD_ABOVE:
+            self._show_followups()
+            return
+        turns = list(self.turns)
+        ups = await asyncio.to_thread(self._followups_now, turns)
+        if turns == self.turns:  # nothing was asked meanwhile
+            self._mount_followups(ups)
+
+    def _followups_now(self, turns: list[ConversationTurn] | None = None) -> list[FollowUp]:
         from panelbot.conversation.followups import suggest_followups
 
+        turns = self.turns if turns is None else turns
+        if self.router is None or not turns:
+            return []
+        try:
+            return suggest_followups(self.router, turns)
+        except Exception:
+            return []
+
+    def _mount_followups(self, ups: list[FollowUp]) -> None:
         for stale in self.query(FollowUps):
             stale.remove()
-        if self.router is None or not self.turns:
-            return
-        try:
-            ups = suggest_followups(self.router, self.turns)
-        except Exception:
-            return
         if ups:
             chat = self.query_one(ChatLog)
             chat.mount(FollowUps(ups))

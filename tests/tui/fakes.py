@@ -122,7 +122,7 @@ class PinnedRouter:
         if "pizza" in question.lower():
             suggestions = self.example_questions()[:3]
             return RouteResult(question, [], True, [], "out of scope", suggestions=suggestions)
-        key = "cache" if "cache" in question.lower() else (set(words(question)) - STOP or {""}).pop()
+        key = "cache" if "cache" in question.lower() else min(set(words(question)) - STOP or {""})  # min: the same word on every run
         hits = [q for q in self.panel.quotes if key in q.text.lower()][:3] or self.panel.quotes[:1]
         speaker = hits[0].speaker
         hits = [q for q in hits if q.speaker == speaker]

@@ -45,7 +45,14 @@ class FollowUps(OptionList):
         options = [Option(Content("\u21b3 " + safe(f.text, one_line=True)), id=str(i))
                    for i, f in enumerate(self.followups)]
         super().__init__(*options, **kwargs)  # type: ignore[arg-type]
+        self._placed = False
         self.tooltip = "Follow-ups that have an answer: click, or Enter (Ctrl+G to get here)"
+
+    def on_resize(self) -> None:
+        """Once laid out (its height known), make sure it is in view under the answer."""
+        if not self._placed and self.size.height:
+            self._placed = True
+            self.scroll_visible(animate=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
