@@ -10,7 +10,7 @@ from typing import TextIO
 from panelbot.cli.common import (
     EXIT_OK,
     count_k,
-    load_config_and_panel,
+    load_config_and_index,
     print_json,
     read_questions,
 )
@@ -48,7 +48,8 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.answer.compose import format_route
     from panelbot.retrieval.router import Router
 
-    cfg, panel = load_config_and_panel(args)
+    cfg, opened = load_config_and_index(args)
+    panel = opened.panel
     if args.k:
         cfg = replace(cfg, retrieval=replace(cfg.retrieval, top_k=args.k))
     target = args.target.lower()
@@ -70,7 +71,7 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         changes["name"] = "openai"
     if changes:
         cfg = cfg.with_backend(**changes)
-    router = Router(panel, cfg.retrieval)
+    router = Router(panel, cfg.retrieval, index=opened.index)
     questions = list(read_questions(args.question, sys.stdin))
     if use_llm:
         from panelbot.cli.llm import ask_llm
@@ -95,7 +96,8 @@ def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.retrieval.router import Router
     from panelbot.text import strip_control
 
-    cfg, panel = load_config_and_panel(args)
+    cfg, opened = load_config_and_index(args)
+    panel = opened.panel
     query = " ".join(args.query).strip()
     if not query:
         raise UsageError("the query is empty")
@@ -104,7 +106,7 @@ def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.speaker not in panel.panelists:
             raise UsageError(f"--speaker expects one of: {', '.join(panel.panelists)} (got {args.speaker!r})")
         speakers = {args.speaker}
-    hits = Router(panel, cfg.retrieval).search(query, args.n, speakers)
+    hits = Router(panel, cfg.retrieval, index=opened.index).search(query, args.n, speakers)
     if args.json:
         print_json([h.to_dict() for h in hits], out)
         return EXIT_OK

@@ -1,10 +1,21 @@
-"""The inverted index over a panel's quote bank: BM25 with field weights, compact postings, word pairs."""
+"""The inverted index over a panel's quote bank: BM25 with field weights, compact postings, word pairs.
+
+Postings are flat typed arrays: for term id ``t``, the quotes ``docs[offsets[t]:offsets[t + 1]]`` with their
+weighted term frequencies in ``weights`` at the same positions. Built straight into arrays (no Python int or
+float per posting is ever kept), so 100,000 quotes index in a few seconds and a couple of hundred MB, and the
+whole index is plain data (:meth:`QuoteIndex.parts`) that ``panelbot.retrieval.cache`` stores and maps back.
+"""
 
 from __future__ import annotations
 
+import gc
 import math
+import operator
 from array import array
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import repeat
+from typing import Any
 
 from panelbot.panel import Panel, Quote
 from panelbot.retrieval.vocabulary import Normalizer
@@ -16,97 +27,231 @@ W_TEXT, W_KEYWORDS, W_QUESTION, W_HOST_TURN, W_ASKS = 1.0, 1.6, 0.7, 0.3, 0.8
 K1, B = 1.2, 0.6
 BIGRAM_BOOST = 1.5
 RERANK = 60  # candidates whose own text is checked for the question's word pairs
+FORMAT = 2  # bump when what the index holds, or how it is built, changes (invalidates saved indexes)
+
+
+def index_settings() -> dict[str, float | int]:
+    """Everything that shapes a built index (a saved index is only reused when these are unchanged)."""
+    return {"format": FORMAT, "w_text": W_TEXT, "w_keywords": W_KEYWORDS, "w_question": W_QUESTION,
+            "w_host_turn": W_HOST_TURN, "w_asks": W_ASKS, "k1": K1, "b": B}
+
+
+# array typecodes of the saved parts: offsets (64-bit), quote numbers, weights and lengths (32-bit float)
+ARRAY_TYPES = {"offsets": "q", "docs": "i", "weights": "f", "norm_len": "f", "idf": "d"}
+
+
+FLUSH = 8192  # quotes between moves of gathered postings into typed arrays
+_consume = deque(maxlen=0).extend  # runs an iterator to its end in C
+
+
+def _flush(docs: dict[str, list], weights: dict[str, list],
+           typed: dict[str, tuple[array, array]]) -> None:
+    """Move gathered postings (Python lists) into the typed arrays, term by term."""
+    for t, d in docs.items():
+        if d:
+            arrays = typed.get(t)
+            if arrays is None:
+                arrays = typed[t] = (array("i"), array("f"))
+            w = weights[t]
+            arrays[0].extend(d)
+            arrays[1].extend(w)
+            d.clear()
+            w.clear()
+
+
+class Postings(Mapping):
+    """term -> (quote numbers, weighted frequencies); membership is a dict lookup."""
+
+    def __init__(self, ids: dict[str, int], offsets: Sequence[int], docs: Sequence[int],
+                 weights: Sequence[float]) -> None:
+        self.ids, self.offsets, self.docs, self.weights = ids, offsets, docs, weights
+
+    def __contains__(self, term: object) -> bool:
+        return term in self.ids
+
+    def __getitem__(self, term: str) -> tuple[Sequence[int], Sequence[float]]:
+        t = self.ids[term]
+        lo, hi = self.offsets[t], self.offsets[t + 1]
+        return self.docs[lo:hi], self.weights[lo:hi]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
 
 
 class QuoteIndex:
-    """An inverted index over the quote bank (BM25F-style field weights).
-
-    Postings are kept as compact arrays (quote indices and weighted term frequencies) so that a bank of
-    100,000 quotes stays within a few hundred MB.
-    """
+    """An inverted index over the quote bank (BM25F-style field weights)."""
 
     def __init__(self, panel: Panel, normalizer: Normalizer) -> None:
-        self.panel = panel
-        self.norm = normalizer
-        self.quotes: list[Quote] = panel.quotes
-        lengths: list[float] = []
+        self._common_init(panel, normalizer)
+        lengths = array("d")
         self.lexicon: Counter[str] = Counter()  # surface words, for typo correction
         self.keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
         # a host question's terms: its text, plus (weaker) the host's whole turn around it
-        qterms: dict[str, Counter[str]] = {}
+        qterms: dict[str, dict[str, float]] = {}
         for hq in panel.questions:
-            c: Counter[str] = Counter({t: W_QUESTION for t in normalizer.terms(hq.text)})
+            c: dict[str, float] = dict.fromkeys(normalizer.terms(hq.text), W_QUESTION)
             turn = panel.turn(hq.turn)
             if turn is not None and turn.speaker != "unknown":
                 for t in set(normalizer.terms(turn.text)):
-                    c[t] = max(c[t], W_HOST_TURN)
+                    c[t] = max(c.get(t, 0.0), W_HOST_TURN)
             qterms[hq.id] = c
         kw_cache: dict[str, list[str]] = {}
-        postings: dict[str, tuple[list[int], list[float]]] = {}
-        for i, q in enumerate(self.quotes):
-            surface = words(q.text)
-            self.lexicon.update(surface)  # counted as we go: holding all tokens costs ~300 MB at 100k
-            tf: Counter[str] = Counter(normalizer.terms_of_words(surface, pairs=False))
-            for kw in (*q.keywords, *q.topics):
-                kt = kw_cache.get(kw)
-                if kt is None:
-                    kt = kw_cache[kw] = normalizer.terms(kw)
-                    self.lexicon.update(words(kw))
-                    self.keyword_terms.update(t for t in kt if "_" not in t)
-                for t in kt:
-                    tf[t] += W_KEYWORDS
-            if q.question in qterms:
-                tf.update(qterms[q.question])
-            if q.asks:
-                ask_terms: Counter[str] = Counter()
-                for a in q.asks:
-                    for t in set(normalizer.terms(a)):
-                        ask_terms[t] = min(ask_terms[t] + W_ASKS, 2 * W_ASKS)
-                tf.update(ask_terms)
-            lengths.append(sum(tf.values()))
-            for t, w in tf.items():
-                entry = postings.get(t)
-                if entry is None:
-                    postings[t] = ([i], [w])
-                else:
-                    entry[0].append(i)
-                    entry[1].append(w)
-        self.postings: dict[str, tuple[array, array]] = {
-            t: (array("i", d), array("f", w)) for t, (d, w) in postings.items()
-        }
-        del postings
-        self.n = len(self.quotes)
-        self.avg_len = (sum(lengths) / self.n) if self.n else 1.0
-        self.norm_len = array("f", (K1 * (1 - B + B * ln / self.avg_len) for ln in lengths))
-        self.idf = {
-            t: math.log(1 + (self.n - len(p[0]) + 0.5) / (len(p[0]) + 0.5))
-            for t, p in self.postings.items()
-        }
-        self.speaker_of = [q.speaker for q in self.quotes]
+        # Postings are scattered to per-term lists by C-level map() calls (no Python bytecode per posting)
+        # and moved into typed arrays every FLUSH quotes, so only a few MB of Python objects are ever held.
+        # Term ids follow first appearance (dict order).
+        gathered_docs: defaultdict[str, list] = defaultdict(list)
+        gathered_weights: defaultdict[str, list] = defaultdict(list)
+        typed: dict[str, tuple[array, array]] = {}
+        docs_of, weights_of, append = gathered_docs.__getitem__, gathered_weights.__getitem__, list.append
+        lex_update, terms_of_words = self.lexicon.update, normalizer.terms_of_words
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # nothing built here forms a cycle; collections would only rescan the bank
+        try:
+            for i, q in enumerate(self.quotes):
+                surface = words(q.text)
+                lex_update(surface)  # counted as we go: holding all tokens costs ~300 MB at 100k
+                tf: dict[str, float] = Counter(terms_of_words(surface, pairs=False))  # type: ignore[assignment]
+                for kw in (*q.keywords, *q.topics):
+                    kt = kw_cache.get(kw)
+                    if kt is None:
+                        kt = kw_cache[kw] = normalizer.terms(kw)
+                        lex_update(words(kw))
+                        self.keyword_terms.update(t for t in kt if "_" not in t)
+                    for t in kt:
+                        tf[t] = tf.get(t, 0) + W_KEYWORDS
+                extra = qterms.get(q.question) if q.question else None
+                if extra:
+                    for t, w in extra.items():
+                        tf[t] = tf.get(t, 0) + w
+                if q.asks:
+                    ask_terms: dict[str, float] = {}
+                    for a in q.asks:
+                        for t in set(normalizer.terms(a)):
+                            ask_terms[t] = min(ask_terms.get(t, 0.0) + W_ASKS, 2 * W_ASKS)
+                    for t, w in ask_terms.items():
+                        tf[t] = tf.get(t, 0) + w
+                values = tf.values()
+                lengths.append(sum(values))
+                _consume(map(append, map(docs_of, tf), repeat(i)))
+                _consume(map(append, map(weights_of, tf), values))
+                if i % FLUSH == FLUSH - 1:
+                    _flush(gathered_docs, gathered_weights, typed)
+            _flush(gathered_docs, gathered_weights, typed)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        terms = list(gathered_docs)
+        del gathered_docs, gathered_weights
+        offsets = array("q", [0])
+        docs, weights = array("i"), array("f")
+        for t in terms:
+            d, w = typed.pop(t)
+            docs.extend(d)
+            weights.extend(w)
+            offsets.append(len(docs))
+        n = len(self.quotes)
+        avg_len = (sum(lengths) / n) if n else 1.0
+        norm_len = array("f", [K1 * (1 - B + B * ln / avg_len) for ln in lengths])
+        idf = array("d", [math.log(1 + (n - c + 0.5) / (c + 0.5))
+                          for c in map(operator.sub, offsets[1:], offsets[:-1])])
         for w in [w for w in self.lexicon if len(w) < 4 or not w.isalpha()]:
             del self.lexicon[w]
+        self._set_postings(terms, offsets, docs, weights, norm_len, idf, avg_len)
+
+    def _common_init(self, panel: Panel, normalizer: Normalizer) -> None:
+        self.panel = panel
+        self.norm = normalizer
+        self.quotes: list[Quote] = panel.quotes
+        self.n = len(self.quotes)
+        self.speaker_of = [q.speaker for q in self.quotes]
         self._pairs_cache: dict[int, frozenset[str]] = {}
+
+    def _set_postings(self, terms: list[str], offsets: Sequence[int], docs: Sequence[int],
+                      weights: Sequence[float], norm_len: Sequence[float], idf: Sequence[float],
+                      avg_len: float) -> None:
+        self.terms = terms
+        ids = dict(zip(terms, range(len(terms)), strict=False))
+        self.postings = Postings(ids, offsets, docs, weights)
+        self.norm_len = norm_len
+        self.avg_len = avg_len
+        self.idf: dict[str, float] = dict(zip(terms, idf, strict=False))
+        self._arrays = {"offsets": offsets, "docs": docs, "weights": weights, "norm_len": norm_len,
+                        "idf": idf}
+
+    # ------------------------------------------------------------------------------------- saving
+
+    def parts(self) -> tuple[dict[str, Any], dict[str, Sequence]]:
+        """The index as plain data: JSON-ready values and typed arrays (see ``ARRAY_TYPES``)."""
+        meta = {"terms": self.terms, "lexicon": dict(self.lexicon),
+                "keyword_terms": sorted(self.keyword_terms), "avg_len": self.avg_len, "n": self.n}
+        return meta, dict(self._arrays)
+
+    @classmethod
+    def from_parts(cls, panel: Panel, normalizer: Normalizer, meta: dict[str, Any],
+                   arrays: dict[str, Sequence]) -> QuoteIndex:
+        """An index from :meth:`parts` (e.g. read back from a file). Raises ValueError when the parts are
+        inconsistent with each other or with the panel; never trusts a length it has not checked."""
+        self = cls.__new__(cls)
+        self._common_init(panel, normalizer)
+        terms, lexicon, kw = meta["terms"], meta["lexicon"], meta["keyword_terms"]
+        avg_len = meta["avg_len"]
+        if meta["n"] != self.n:
+            raise ValueError(f"index holds {meta['n']} quotes, the panel {self.n}")
+        if not (isinstance(terms, list) and all(isinstance(t, str) for t in terms)
+                and isinstance(kw, list) and all(isinstance(t, str) for t in kw)
+                and isinstance(lexicon, dict)
+                and all(isinstance(c, int) and isinstance(w, str) for w, c in lexicon.items())
+                and isinstance(avg_len, (int, float)) and math.isfinite(avg_len) and avg_len > 0):
+            raise ValueError("index: malformed term lists")
+        offsets, docs, weights = arrays["offsets"], arrays["docs"], arrays["weights"]
+        norm_len, idf = arrays["norm_len"], arrays["idf"]
+        if (len(offsets) != len(terms) + 1 or len(idf) != len(terms) or len(norm_len) != self.n
+                or len(docs) != len(weights) or offsets[0] != 0 or offsets[-1] != len(docs)
+                or not all(map(operator.le, offsets[:-1], offsets[1:]))):
+            raise ValueError("index: postings do not line up")
+        if len(set(terms)) != len(terms):
+            raise ValueError("index: duplicate terms")
+        if self.n and not (min(norm_len) > 0 and math.isfinite(sum(norm_len)) and math.isfinite(sum(idf))):
+            raise ValueError("index: lengths out of range")
+        if docs and not (min(docs) >= 0 and max(docs) < self.n):
+            raise ValueError("index: quote numbers out of range")
+        self.lexicon = Counter(lexicon)
+        self.keyword_terms = set(kw)
+        self._set_postings(terms, offsets, docs, weights, norm_len, idf, float(avg_len))
+        return self
+
+    # ------------------------------------------------------------------------------------- scoring
 
     def score(self, terms: list[str], allowed: set[str] | None = None) -> dict[int, float]:
         """BM25 scores of quotes (indices) for weighted terms; optionally only some speakers'.
 
         Word pairs are indexed from keywords, topics and host questions; pairs in a quote's own text are
         checked only for the best candidates (cheap, and keeps a 100k-quote index small)."""
-        scores: dict[int, float] = defaultdict(float)
+        scores: dict[int, float] = {}
+        get = scores.get
         norm_len, speaker_of = self.norm_len, self.speaker_of
+        ids, offsets, docs, weights = (self.postings.ids, self.postings.offsets, self.postings.docs,
+                                       self.postings.weights)
         pairs: list[str] = []
         for term in terms:
             if "_" in term:
                 pairs.append(term)
-            plist = self.postings.get(term)
-            if not plist:
+            tid = ids.get(term)
+            if tid is None:
                 continue
+            lo, hi = offsets[tid], offsets[tid + 1]
             idf = self.idf[term] * (BIGRAM_BOOST if "_" in term else 1.0)
             scale = idf * (K1 + 1)
-            for i, tf in zip(*plist, strict=False):
-                if allowed is not None and speaker_of[i] not in allowed:
-                    continue
-                scores[i] += scale * tf / (tf + norm_len[i])
+            if allowed is None:
+                for i, tf in zip(docs[lo:hi], weights[lo:hi], strict=False):
+                    scores[i] = get(i, 0.0) + scale * tf / (tf + norm_len[i])
+            else:
+                for i, tf in zip(docs[lo:hi], weights[lo:hi], strict=False):
+                    if speaker_of[i] in allowed:
+                        scores[i] = get(i, 0.0) + scale * tf / (tf + norm_len[i])
         if pairs and scores:
             best = sorted(scores, key=scores.__getitem__, reverse=True)[:RERANK]
             for i in best:

@@ -7,18 +7,25 @@ English words (wordfreq, CC BY-SA 4.0), used to tell generic words from a panel'
 
 from __future__ import annotations
 
+import re
 from functools import cache, lru_cache
-from importlib import resources
+from pathlib import Path
 
 from panelbot.text import words
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"  # panelbot/data (importlib.resources costs ms)
+
+_COMMENT_RE = re.compile(r"^#.*$", re.MULTILINE)
 
 
 @cache
 def _wordlist(name: str) -> frozenset[str]:
-    text = resources.files("panelbot.data").joinpath(name).read_text(encoding="utf-8")
-    return frozenset(
-        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
-    )
+    """One entry per line; lines starting with '#' are comments."""
+    text = (DATA_DIR / name).read_text(encoding="utf-8")
+    body = _COMMENT_RE.sub("", text)
+    if " " not in body and "\t" not in body:  # one word per line (every list shipped): split in C
+        return frozenset(body.split())
+    return frozenset(line.strip() for line in body.splitlines() if line.strip())
 
 
 def stopwords() -> frozenset[str]:
@@ -29,10 +36,24 @@ def common_words() -> frozenset[str]:
     return _wordlist("common_en.txt")
 
 
-@lru_cache(maxsize=1)
+_common_stems: frozenset[str] | None = None
+
+
 def common_stems() -> frozenset[str]:
-    """The stems of common_words(): what a stemmed term is compared with."""
-    return frozenset(stem(w) for w in common_words())
+    """The stems of common_words(): what a stemmed term is compared with. Computed once per process,
+    or handed over by a saved index (``prime_common_stems``) so that a warm start need not stem 5,000
+    words."""
+    global _common_stems
+    if _common_stems is None:
+        _common_stems = frozenset(stem(w) for w in common_words())
+    return _common_stems
+
+
+def prime_common_stems(stems: frozenset[str]) -> None:
+    """Use ``stems`` as common_stems() (from a saved index whose key covers this module and the lists)."""
+    global _common_stems
+    if _common_stems is None:
+        _common_stems = stems
 
 
 def english_words() -> frozenset[str]:
