@@ -7,12 +7,12 @@ import sys
 from collections.abc import Sequence
 
 from panelbot import __version__
-from panelbot.cli import app, ask, history, panels
+from panelbot.cli import app, ask, cache, history, panels
 from panelbot.cli import eval as eval_cmd
 from panelbot.cli.common import EXIT_OK, Parser
 from panelbot.errors import PanelbotError
 
-COMMAND_GROUPS = (ask, panels, eval_cmd, history)
+COMMAND_GROUPS = (ask, panels, eval_cmd, history, cache)
 
 
 def build_parser() -> argparse.ArgumentParser:
