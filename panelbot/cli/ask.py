@@ -31,6 +31,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     ask.add_argument("--base-url", metavar="URL", help="OpenAI-compatible base URL (implies --llm)")
     ask.add_argument("--model", metavar="NAME", help="model name (implies --llm)")
     ask.add_argument("--backend", metavar="NAME", help="answer backend: offline, openai or a plugin")
+    ask.add_argument("--all", action="store_true", help="search every installed talk (quotes name the talk)")
     ask.set_defaults(handler=cmd_ask)
 
     quote = sub.add_parser("quote", parents=[common], help="look up the best matching quotes",
@@ -39,6 +40,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     quote.add_argument("-n", type=count_k, default=5, metavar="K", help="how many quotes (default 5)")
     quote.add_argument("--speaker", metavar="ID", help="only this panelist's quotes")
     quote.add_argument("--json", action="store_true", help="print a JSON list")
+    quote.add_argument("--all", action="store_true", help="search every installed talk (quotes name the talk)")
     quote.set_defaults(handler=cmd_quote)
 
 
@@ -48,6 +50,10 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.answer.compose import format_route
     from panelbot.retrieval.router import Router
 
+    if args.all:
+        from panelbot.cli.across import ask_all
+
+        return ask_all(args, out, err)
     cfg, opened = load_config_and_index(args)
     panel = opened.panel
     if args.k:
@@ -96,6 +102,10 @@ def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.retrieval.router import Router
     from panelbot.text import strip_control
 
+    if args.all:
+        from panelbot.cli.across import quote_all
+
+        return quote_all(args, out, err)
     cfg, opened = load_config_and_index(args)
     panel = opened.panel
     query = " ".join(args.query).strip()

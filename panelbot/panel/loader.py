@@ -49,15 +49,20 @@ def find_panel_dir(name_or_path: str) -> Path:
     raise PanelNotFound(f"unknown panel {name_or_path!r} (installed: {names})")
 
 
-def panel_names() -> list[str]:
-    """Names of installed panels (directories with a panel.yaml), first of each name, without loading them."""
-    seen: dict[str, None] = {}
+def panel_dirs() -> list[Path]:
+    """Directories of installed panels (with a panel.yaml), first of each name, without loading them."""
+    seen: dict[str, Path] = {}
     for base in paths.panel_search_dirs():
         if base.is_dir():
             for d in sorted(base.iterdir()):
                 if (d / "panel.yaml").is_file():
-                    seen.setdefault(d.name, None)
-    return list(seen)
+                    seen.setdefault(d.name, d)
+    return list(seen.values())
+
+
+def panel_names() -> list[str]:
+    """Names of installed panels, first of each name, without loading them."""
+    return [d.name for d in panel_dirs()]
 
 
 def list_panels() -> list[PanelInfo]:
