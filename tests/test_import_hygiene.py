@@ -49,6 +49,9 @@ def _loaded(isolated_env: dict[str, str], argv: list[str] | None) -> dict:
         ["--help"],
         ["ask", "--help"],
         ["panels"],
+        ["ask", "--offline", "--all", "kv cache"],
+        ["quote", "--all", "-n", "2", "kernels"],
+        ["cache", "info"],
     ],
 )
 def test_cli_paths_do_not_import_textual_or_httpx(isolated_env, argv) -> None:
@@ -60,7 +63,7 @@ def test_cli_paths_do_not_import_textual_or_httpx(isolated_env, argv) -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["ingest.captions", "ingest.speakers", "ingest.draft", "panel", "panel.model", "panel.loader", "retrieval.router", "retrieval.index", "retrieval.vocabulary", "config", "retrieval.evaluation", "text", "answer.compose", "answer.events",
+    ["ingest.captions", "ingest.speakers", "ingest.draft", "panel", "panel.model", "panel.loader", "retrieval.router", "retrieval.index", "retrieval.vocabulary", "retrieval.cache", "retrieval.library", "config", "retrieval.evaluation", "text", "answer.compose", "answer.events",
      "retrieval.results", "retrieval.lexicon", "errors", "paths", "panel.yaml_lines"],
 )
 def test_core_modules_do_not_import_textual(isolated_env, module: str) -> None:

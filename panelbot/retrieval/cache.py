@@ -267,7 +267,7 @@ def read_index(path: Path, key: str, directory: Path) -> Opened | None:
     there is one that must not be used."""
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
         raise CacheProblem(f"unreadable ({exc.strerror or exc})") from None
@@ -366,13 +366,17 @@ def open_indexed(name_or_dir: str | Path, *, use_cache: bool = True) -> Opened:
         except CacheProblem:
             pass
         opened = _build(directory)
+        name = opened.panel.name
         try:
             write_index(path, key, opened.panel, opened.index.norm, opened.index)
         except OSError as exc:
-            opened.note = (f"could not save the index of panel {opened.panel.name!r} "
-                           f"({exc.strerror or exc}); it is rebuilt at every start")
+            why = exc.strerror or str(exc)
+            opened.note = (f"the saved index of panel {name!r} was {problem} and could not be replaced "
+                           f"({why}); rebuilt it for this run" if problem else
+                           f"could not save the index of panel {name!r} ({why}); it is rebuilt at every start")
+            return opened
     if problem:
-        opened.note = f"the saved index of panel {opened.panel.name!r} was {problem}; rebuilt it"
+        opened.note = f"the saved index of panel {name!r} was {problem}; rebuilt it"
     return opened
 
 

@@ -3,11 +3,14 @@
 Each talk keeps its own router, so scope and abstention stay per talk: a talk answers only when the
 question is about its subject by that talk's own evidence, and a question no talk touched is declined.
 
-Scores are made comparable across talks: a talk's BM25 score is normalised against the query terms *that
-talk* knows, so a talk that shares one word of a five-word question could otherwise score 100. Each talk's
-scores are therefore scaled by the share of the question's content words it uses (``coverage``). Talks
-that answer are ranked by their scope evidence; the runners-up join when their evidence is close to the
-best one's (``JOIN_RATIO``), at most ``MAX_TALKS``.
+Scores are made comparable across talks. Within a talk a score is normalised against the query terms *that
+talk* knows, so a talk sharing one word of a five-word question can score 100 while the talk that shares
+four scores 12 (its bound counts their word pairs too). Across talks a quote therefore scores
+``100 * coverage * score / best score in its talk``: how much of the question its talk speaks to
+(``coverage``: the share of the question's content words the talk uses, everyday English words counting
+0.3, numbers nothing, as in the router's scope), times how the quote ranks within its talk. Talks that
+answer are ranked by their scope evidence; the runners-up join when their evidence is close to the best
+one's (``JOIN_RATIO``), at most ``MAX_TALKS``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 from panelbot.config import RetrievalSettings
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel
+from panelbot.retrieval.lexicon import common_stems
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
 
@@ -113,20 +117,29 @@ class Library:
 
     @staticmethod
     def coverage(router: Router, text: str) -> float:
-        """The share of the text's content words this talk uses (typos corrected as the router does)."""
+        """The weighted share of the text's content words this talk uses (typos corrected as the router
+        does; everyday English words weigh 0.3, numbers nothing)."""
+        common = common_stems()
+
+        def weight(terms: list[str]) -> float:
+            return sum(0.0 if t.isdigit() else 0.3 if t in common else 1.0 for t in set(terms))
+
         q = router.query_terms(text)
-        total = len(set(q.matched)) + len(set(q.unmatched))
-        return len(set(q.matched)) / total if total else 0.0
+        matched, total = weight(q.matched), weight(q.matched) + weight(q.unmatched)
+        return matched / total if total else 0.0
 
     def search(self, query: str, k: int = 5) -> list[LibraryQuote]:
         """The k best quotes across talks (no routing, no abstention), scores comparable across talks."""
         hits: list[LibraryQuote] = []
         for r in self.routers:
             share = self.coverage(r, query)
-            if not share:
+            found = r.search(query, k) if share else []
+            if not found:
                 continue
-            for sq in r.search(query, k):
-                hits.append(LibraryQuote(r.panel, ScoredQuote(sq.quote, sq.score * share, sq.reason)))
+            best = found[0].score or 1.0
+            for sq in found:
+                score = 100.0 * share * sq.score / best
+                hits.append(LibraryQuote(r.panel, ScoredQuote(sq.quote, score, sq.reason)))
         hits.sort(key=lambda h: (-h.score, h.panel.name, h.scored.quote.id))
         return hits[:k]
 
