@@ -126,14 +126,28 @@ def test_bad_files_are_never_trusted(cache_dir: Path, panel_dir: Path, damage, e
 
 
 def test_inconsistent_file_with_a_good_checksum_is_rejected(cache_dir: Path, panel_dir: Path) -> None:
-    """A file whose checksum is right but whose postings point past the bank (as a buggy or hostile
-    writer could produce) is rejected before anything uses it."""
+    """A file whose checksum is right but whose tables do not line up (as a buggy or hostile writer could
+    produce) is rejected at load; postings pointing past the bank are refused when first used, with one
+    clear error, never a wrong quote or a traceback."""
+    from panelbot.errors import DataError
+
     opened = cache.open_indexed(panel_dir)
     (path,) = _files(cache_dir)
-    opened.index.postings.docs[0] = 10_000  # out of range
-    cache.write_index(path, cache.cache_key(panel_dir), opened.panel, opened.index.norm, opened.index)
+    key = cache.cache_key(panel_dir)
+    opened.index.norm_len[0] = -1.0  # a length no index can have
+    cache.write_index(path, key, opened.panel, opened.index.norm, opened.index)
     again = cache.open_indexed(panel_dir)
-    assert again.source == "built" and "inconsistent" in (again.note or "")
+    assert again.source == "built" and again.note and "inconsistent" in again.note
+
+    ids = again.index.postings.ids
+    again.index.postings.docs[again.index.postings.offsets[ids["bee"]]] = 10_000  # out of range
+    cache.write_index(path, key, again.panel, again.index.norm, again.index)
+    bad = cache.open_indexed(panel_dir)
+    assert bad.source == "cache"
+    router = Router(bad.panel, index=bad.index)
+    assert router.route("compost heap").speakers == ["sam"]  # untouched postings still work
+    with pytest.raises(DataError, match="saved index is inconsistent"):
+        router.route("Do bees need water in a small garden?")
 
 
 def test_a_pickle_in_the_cache_is_never_executed(cache_dir: Path, panel_dir: Path, tmp_path: Path) -> None:

@@ -22,12 +22,14 @@ read a half-written file; a reader that finds the index rebuilt while it waited 
 from __future__ import annotations
 
 import json
+import operator
 import os
 import struct
 import sys
 import time
 import zlib
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
@@ -44,6 +46,9 @@ MAGIC = b"PANELBOT-INDEX\n\x00"  # 16 bytes
 FILE_FORMAT = 1
 SUFFIX = ".pbidx"
 _LEN = struct.Struct("<Q")
+_QUOTE_ARRAYS = {"quote_ends": "q", "quote_speakers": "i"}
+_SECTIONS = [("meta", "json"), ("quotes", "bytes"), *_QUOTE_ARRAYS.items(), *ARRAY_TYPES.items()]
+_ITEMSIZES = {code: struct.calcsize(code) for code in {*ARRAY_TYPES.values(), *_QUOTE_ARRAYS.values()}}
 _PANEL_FILES = ("panel.yaml", "quotes.yaml", "questions.yaml", "turns.yaml")
 # what an index is built from: when one of these changes, saved indexes are rebuilt
 _CODE = ("retrieval/index.py", "retrieval/vocabulary.py", "retrieval/lexicon.py", "retrieval/cache.py",
@@ -112,8 +117,7 @@ def cache_key(directory: Path) -> str:
         "panel": panel_hash(directory),
         "panelbot": __version__,
         "index": index_settings(),
-        "model": {k: [f.name for f in fields(t)] for k, t in _RECORDS.items()}
-        | {"panel": [f.name for f in fields(Panel)]},
+        "model": {**_FIELDS, "panel": [f.name for f in fields(Panel)]},
         "code": _code_fingerprint(),
         "file_format": FILE_FORMAT,
     }
@@ -133,15 +137,69 @@ def cache_path(directory: Path) -> Path:
 # ------------------------------------------------------------------------------------------- panel <-> data
 
 
+_FIELDS = {kind: tuple(f.name for f in fields(cls)) for kind, cls in _RECORDS.items()}
+
+
 def _record(obj: Any, kind: str) -> list:
-    return [getattr(obj, f.name) for f in fields(_RECORDS[kind])]
+    return [getattr(obj, name) for name in _FIELDS[kind]]
+
+
+def _restore_all(recs: Any, kind: str) -> list:
+    """Records -> model objects (lists back to tuples: the model holds no lists)."""
+    cls, width = _RECORDS[kind], len(_FIELDS[kind])
+    if not isinstance(recs, list):
+        raise CacheProblem(f"inconsistent ({kind} records)")
+    out = []
+    for rec in recs:
+        if type(rec) is not list or len(rec) != width:
+            raise CacheProblem(f"inconsistent ({kind} record)")
+        out.append(cls(*[tuple(v) if type(v) is list else v for v in rec]))
+    return out
 
 
 def _restore(rec: Any, kind: str) -> Any:
-    cls = _RECORDS[kind]
-    if not isinstance(rec, list) or len(rec) != len(fields(cls)):
-        raise CacheProblem(f"inconsistent ({kind} record)")
-    return cls(*[tuple(v) if type(v) is list else v for v in rec])
+    return _restore_all([rec], kind)[0]
+
+
+class LazyQuotes(Sequence):
+    """A saved panel's quotes, decoded one by one when used: a warm start of a 100,000-quote panel builds
+    the few quotes an answer shows, not all of them. Record i is the JSON array between ``ends[i - 1]`` and
+    ``ends[i]`` of ``blob``; ``speakers`` (every quote's speaker) is read up front, since routing filters
+    by speaker."""
+
+    def __init__(self, blob: Any, ends: Sequence[int], speakers: list[str]) -> None:
+        self._blob, self._ends, self.speakers = blob, ends, speakers
+        self._made: dict[int, Quote] = {}
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def _make(self, i: int) -> Quote:
+        q = self._made.get(i)
+        if q is None:
+            start = self._ends[i - 1] if i else 0
+            (q,) = _restore_all([json.loads(bytes(self._blob[start : self._ends[i]]))], "quote")
+            if q.speaker != self.speakers[i]:
+                raise CacheProblem("inconsistent (quote speakers)")
+            self._made[i] = q
+        return q
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._make(j) for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("quote index out of range")
+        return self._make(i)
+
+    def __iter__(self) -> Iterator[Quote]:
+        return (self._make(i) for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def panel_to_data(panel: Panel) -> dict[str, Any]:
@@ -157,18 +215,33 @@ def panel_to_data(panel: Panel) -> dict[str, Any]:
         "name": panel.name, "title": panel.title, "status": panel.status,
         "host": _record(panel.host, "persona") if panel.host else None,
         "panelists": [_record(p, "persona") for p in panel.panelists.values()],
-        "quotes": [_record(q, "quote") for q in panel.quotes],
+        "speakers": sorted({q.speaker for q in panel.quotes}),
         "questions": [_record(q, "question") for q in panel.questions],
         "turns": [_record(t, "turn") for t in panel.turns],
         "vocabulary": panel.vocabulary, "topics": panel.topics, "source": source, "extra": extra,
     }
 
 
-def panel_from_data(data: dict[str, Any], directory: Path) -> Panel:
+def _quote_blob(panel: Panel) -> tuple[bytes, array, array, list[str]]:
+    """The quotes as concatenated JSON records, their end offsets, and speaker numbers."""
+    names = sorted({q.speaker for q in panel.quotes})
+    code = {n: i for i, n in enumerate(names)}
+    parts, ends, speakers = [], array("q"), array("i")
+    end = 0
+    for q in panel.quotes:
+        rec = json.dumps(_record(q, "quote"), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        parts.append(rec)
+        end += len(rec)
+        ends.append(end)
+        speakers.append(code[q.speaker])
+    return b"".join(parts), ends, speakers, names
+
+
+def panel_from_data(data: dict[str, Any], directory: Path, quotes: Sequence[Quote]) -> Panel:
     source = directory / data["source"] if data["source"] else None
     if source is not None and not source.is_file():
         raise CacheProblem("stale (the panel's source file is gone)")
-    panelists = [_restore(r, "persona") for r in data["panelists"]]
+    panelists = _restore_all(data["panelists"], "persona")
     vocabulary = data["vocabulary"]
     if not isinstance(vocabulary, dict):
         raise CacheProblem("inconsistent (vocabulary)")
@@ -177,9 +250,9 @@ def panel_from_data(data: dict[str, Any], directory: Path) -> Panel:
         name=data["name"], title=data["title"], path=directory, status=data["status"],
         host=_restore(data["host"], "persona") if data["host"] is not None else None,
         panelists={p.id: p for p in panelists},
-        quotes=[_restore(r, "quote") for r in data["quotes"]],
-        questions=[_restore(r, "question") for r in data["questions"]],
-        turns=[_restore(r, "turn") for r in data["turns"]],
+        quotes=quotes,  # type: ignore[arg-type]
+        questions=_restore_all(data["questions"], "question"),
+        turns=_restore_all(data["turns"], "turn"),
         vocabulary={str(k): tuple(v) for k, v in vocabulary.items()},
         topics=tuple(data["topics"]), source=source, **extra,
     )
@@ -198,14 +271,16 @@ def write_index(path: Path, key: str, panel: Panel, normalizer: Normalizer, inde
     blob = json.dumps({"panel": panel_to_data(panel), "normalizer": normalizer.state(), "index": meta,
                        "common_stems": sorted(common_stems())},
                       ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    sections: list[tuple[str, str, Any]] = [("meta", "json", blob)]
+    qblob, qends, qspeakers, _ = _quote_blob(panel)
+    sections: list[tuple[str, str, Any]] = [("meta", "json", blob), ("quotes", "bytes", qblob),
+                                            ("quote_ends", "q", qends), ("quote_speakers", "i", qspeakers)]
     sections += [(name, ARRAY_TYPES[name], arrays[name]) for name in ARRAY_TYPES]
     layout: dict[str, list] = {}
     offset = 0
     crc = 0
     chunks: list[Any] = []
     for name, kind, data in sections:
-        raw = memoryview(data).cast("B") if kind != "json" else memoryview(data)
+        raw = memoryview(data).cast("B") if kind not in ("json", "bytes") else memoryview(data)
         layout[name] = [kind, offset, len(raw)]
         chunks.append(raw)
         crc = zlib.crc32(raw, crc)
@@ -215,7 +290,7 @@ def write_index(path: Path, key: str, panel: Panel, normalizer: Normalizer, inde
         offset += len(raw) + len(pad)
     header = json.dumps({
         "format": FILE_FORMAT, "key": key, "panelbot": __version__, "byteorder": sys.byteorder,
-        "itemsizes": {code: struct.calcsize(code) for code in set(ARRAY_TYPES.values())},
+        "itemsizes": _ITEMSIZES,
         "panel": panel.name, "directory": str(panel.path.resolve()), "quotes": len(panel.quotes),
         "created": time.time(), "sections": layout, "payload": offset, "crc32": crc,
     }).encode("utf-8")
@@ -272,9 +347,8 @@ def read_index(path: Path, key: str, directory: Path) -> Opened | None:
     except OSError as exc:
         raise CacheProblem(f"unreadable ({exc.strerror or exc})") from None
     header, payload = read_header(data)
-    itemsizes = {code: struct.calcsize(code) for code in set(ARRAY_TYPES.values())}
     if (header.get("format") != FILE_FORMAT or header.get("byteorder") != sys.byteorder
-            or header.get("itemsizes") != itemsizes):
+            or header.get("itemsizes") != _ITEMSIZES):
         raise CacheProblem("from another panelbot version or machine")
     if header.get("key") != key:
         raise CacheProblem("stale (the panel or panelbot changed)")
@@ -289,17 +363,25 @@ def read_index(path: Path, key: str, directory: Path) -> Opened | None:
     try:
         sections = header["sections"]
         views: dict[str, Any] = {}
-        for name, kind in [("meta", "json"), *ARRAY_TYPES.items()]:
+        for name, kind in _SECTIONS:
             k, off, length = sections[name]
             if k != kind or not (isinstance(off, int) and isinstance(length, int)) \
                     or off < 0 or length < 0 or off + length > size:
                 raise CacheProblem("inconsistent (section table)")
             view = body[off : off + length]
-            views[name] = json.loads(bytes(view)) if kind == "json" else view.cast(kind)
+            views[name] = (json.loads(bytes(view)) if kind == "json" else view if kind == "bytes"
+                           else view.cast(kind))
         meta = views.pop("meta")
-        panel = panel_from_data(meta["panel"], directory)
+        names, codes, ends = meta["panel"]["speakers"], views.pop("quote_speakers"), views.pop("quote_ends")
+        blob = views.pop("quotes")
+        if (not isinstance(names, list) or len(codes) != len(ends)
+                or (len(ends) and (ends[-1] != len(blob) or min(codes) < 0 or max(codes) >= len(names)
+                                   or not all(map(operator.lt, ends[:-1], ends[1:])) or ends[0] <= 0))):
+            raise CacheProblem("inconsistent (quote table)")
+        speaker_of = [names[c] for c in codes]
+        panel = panel_from_data(meta["panel"], directory, LazyQuotes(blob, ends, speaker_of))
         normalizer = Normalizer.from_state(meta["normalizer"])
-        index = QuoteIndex.from_parts(panel, normalizer, meta["index"], views)
+        index = QuoteIndex.from_parts(panel, normalizer, meta["index"], views, speaker_of=speaker_of)
         stems = meta["common_stems"]
         if not isinstance(stems, list) or not all(isinstance(w, str) for w in stems):
             raise CacheProblem("inconsistent (word list)")

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import repeat
 from typing import Any
 
+from panelbot.errors import DataError
 from panelbot.panel import Panel, Quote
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import words
@@ -161,13 +162,15 @@ class QuoteIndex:
             del self.lexicon[w]
         self._set_postings(terms, offsets, docs, weights, norm_len, idf, avg_len)
 
-    def _common_init(self, panel: Panel, normalizer: Normalizer) -> None:
+    def _common_init(self, panel: Panel, normalizer: Normalizer,
+                     speaker_of: list[str] | None = None) -> None:
         self.panel = panel
         self.norm = normalizer
         self.quotes: list[Quote] = panel.quotes
         self.n = len(self.quotes)
-        self.speaker_of = [q.speaker for q in self.quotes]
+        self.speaker_of = speaker_of if speaker_of is not None else [q.speaker for q in self.quotes]
         self._pairs_cache: dict[int, frozenset[str]] = {}
+        self._unchecked: set[int] = set()  # term ids whose postings come from a file and are not checked yet
 
     def _set_postings(self, terms: list[str], offsets: Sequence[int], docs: Sequence[int],
                       weights: Sequence[float], norm_len: Sequence[float], idf: Sequence[float],
@@ -191,11 +194,14 @@ class QuoteIndex:
 
     @classmethod
     def from_parts(cls, panel: Panel, normalizer: Normalizer, meta: dict[str, Any],
-                   arrays: dict[str, Sequence]) -> QuoteIndex:
+                   arrays: dict[str, Sequence], *, speaker_of: list[str] | None = None) -> QuoteIndex:
         """An index from :meth:`parts` (e.g. read back from a file). Raises ValueError when the parts are
-        inconsistent with each other or with the panel; never trusts a length it has not checked."""
+        inconsistent with each other or with the panel; never trusts a length it has not checked.
+        ``speaker_of``: every quote's speaker, when known without reading the quotes."""
         self = cls.__new__(cls)
-        self._common_init(panel, normalizer)
+        self._common_init(panel, normalizer, speaker_of)
+        if len(self.speaker_of) != self.n:
+            raise ValueError("index: one speaker per quote expected")
         terms, lexicon, kw = meta["terms"], meta["lexicon"], meta["keyword_terms"]
         avg_len = meta["avg_len"]
         if meta["n"] != self.n:
@@ -216,8 +222,7 @@ class QuoteIndex:
             raise ValueError("index: duplicate terms")
         if self.n and not (min(norm_len) > 0 and math.isfinite(sum(norm_len)) and math.isfinite(sum(idf))):
             raise ValueError("index: lengths out of range")
-        if docs and not (min(docs) >= 0 and max(docs) < self.n):
-            raise ValueError("index: quote numbers out of range")
+        self._unchecked = set(range(len(terms)))  # postings whose quote numbers are checked on first use
         self.lexicon = Counter(lexicon)
         self.keyword_terms = set(kw)
         self._set_postings(terms, offsets, docs, weights, norm_len, idf, float(avg_len))
@@ -243,6 +248,8 @@ class QuoteIndex:
             if tid is None:
                 continue
             lo, hi = offsets[tid], offsets[tid + 1]
+            if tid in self._unchecked:
+                self._check(tid, lo, hi)
             idf = self.idf[term] * (BIGRAM_BOOST if "_" in term else 1.0)
             scale = idf * (K1 + 1)
             if allowed is None:
@@ -261,6 +268,16 @@ class QuoteIndex:
                         idf = self.pair_idf(term) * BIGRAM_BOOST
                         scores[i] += idf * (K1 + 1) * W_TEXT / (W_TEXT + norm_len[i])
         return scores
+
+    def _check(self, tid: int, lo: int, hi: int) -> None:
+        """A saved index's postings are range-checked when first used (checking all 5M postings of a
+        100,000-quote bank up front would cost most of a warm start; the file's checksum already guards
+        against damage, this guards against a file that is well-formed but wrong)."""
+        seg = self.postings.docs[lo:hi]
+        if len(seg) and (min(seg) < 0 or max(seg) >= self.n):
+            raise DataError("the saved index is inconsistent (quote numbers out of range); "
+                            "run 'panelbot cache clear'", str(self.panel.path))
+        self._unchecked.discard(tid)
 
     def _text_pairs(self, i: int) -> frozenset[str]:
         cached = self._pairs_cache.get(i)
