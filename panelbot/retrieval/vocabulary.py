@@ -145,16 +145,17 @@ class Normalizer:
         heads = self._heads
         if heads.keys().isdisjoint(toks) and "." not in "".join(toks):
             return toks  # nothing to map (most quotes of a large bank): no per-word work
+        starts = [i for i, t in enumerate(toks) if t in heads or "." in t]  # where a phrase may begin
         out: list[str] = []
-        i, n = 0, len(toks)
-        while i < n:
-            tok = toks[i]
-            hit = self._match(toks, i) if tok in heads or "." in tok else None
+        done = 0  # toks[:done] are handled
+        for i in starts:
+            if i < done:
+                continue  # inside a phrase already replaced
+            hit = self._match(toks, i)
             if hit is None:
-                out.append(tok)
-                i += 1
                 continue
             key, span, rest = hit
+            out.extend(toks[done:i])
             canon = self._map[key]
             if phrases is not None and span > 1:
                 terms = self.unigrams(canon)
@@ -167,7 +168,8 @@ class Normalizer:
                 else:
                     pieces = [rest]
             out.extend(pieces)
-            i += span
+            done = i + span
+        out.extend(toks[done:])
         return out
 
     def normalise(self, text: str, fix: dict[str, str] | None = None,
