@@ -66,9 +66,13 @@ def write_panel_files(panel: Panel, directory: Path) -> None:
                                           f"topics: {json.dumps(list(panel.topics))}\n", encoding="utf-8")
     (directory / "questions.yaml").write_text(json.dumps(
         [{"id": q.id, "text": q.text, "answered_by": list(q.answered_by)} for q in panel.questions]))
-    (directory / "quotes.yaml").write_text(json.dumps(
-        [{"id": q.id, "speaker": q.speaker, "text": q.text, "question": q.question,
-          "keywords": list(q.keywords)} for q in panel.quotes]))
+    with (directory / "quotes.yaml").open("w", encoding="utf-8") as f:  # one quote at a time: the file's
+        f.write("[\n")  # text is never held whole, so the peak RSS measured is the build's
+        for i, q in enumerate(panel.quotes):
+            f.write(("," if i else "") + json.dumps({"id": q.id, "speaker": q.speaker, "text": q.text,
+                                                     "question": q.question, "keywords": list(q.keywords)})
+                    + "\n")
+        f.write("]\n")
 
 
 def measure_one(n: int, queries: int, directory: Path) -> dict:

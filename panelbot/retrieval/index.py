@@ -175,6 +175,8 @@ class QuoteIndex:
         self.speaker_of = speaker_of if speaker_of is not None else [q.speaker for q in self.quotes]
         self._pairs_cache: dict[int, frozenset[str]] = {}
         self._unchecked: set[int] = set()  # term ids whose postings come from a file and are not checked yet
+        self._last_scores: tuple[tuple[str, ...], dict[str, dict[int, float]]] | None = None
+        self._speakers: list[str] | None = None
 
     def _set_postings(self, terms: list[str], offsets: Sequence[int], docs: Sequence[int],
                       weights: Sequence[float], norm_len: Sequence[float], idf: Sequence[float],
@@ -238,32 +240,18 @@ class QuoteIndex:
         """BM25 scores of quotes (indices) for weighted terms; optionally only some speakers'.
 
         Word pairs are indexed from keywords, topics and host questions; pairs in a quote's own text are
-        checked only for the best candidates (cheap, and keeps a 100k-quote index small)."""
-        scores: dict[int, float] = {}
-        get = scores.get
-        norm_len, speaker_of = self.norm_len, self.speaker_of
-        ids, offsets, docs, weights = (self.postings.ids, self.postings.offsets, self.postings.docs,
-                                       self.postings.weights)
-        pairs: list[str] = []
-        for term in terms:
-            if "_" in term:
-                pairs.append(term)
-            tid = ids.get(term)
-            if tid is None:
-                continue
-            lo, hi = offsets[tid], offsets[tid + 1]
-            if tid in self._unchecked:
-                self._check(tid, lo, hi)
-            idf = self.idf[term] * (BIGRAM_BOOST if "_" in term else 1.0)
-            scale = idf * (K1 + 1)
-            if allowed is None:
-                for i, tf in zip(docs[lo:hi], weights[lo:hi], strict=False):
-                    scores[i] = get(i, 0.0) + scale * tf / (tf + norm_len[i])
-            else:
-                for i, tf in zip(docs[lo:hi], weights[lo:hi], strict=False):
-                    if speaker_of[i] in allowed:
-                        scores[i] = get(i, 0.0) + scale * tf / (tf + norm_len[i])
+        checked only for the best candidates (cheap, and keeps a 100k-quote index small).
+
+        Routing asks for each panelist's quotes in turn with the same terms: the postings are walked once
+        per question, accumulating each speaker's scores apart (the last question's are kept)."""
+        if allowed is not None and len(allowed) == 1:
+            (speaker,) = allowed
+            scores = dict(self._by_speaker(terms).get(speaker, {}))
+        else:
+            scores = self._accumulate(terms, allowed)
+        pairs = [t for t in terms if "_" in t]
         if pairs and scores:
+            norm_len = self.norm_len
             best = sorted(scores, key=scores.__getitem__, reverse=True)[:RERANK]
             for i in best:
                 text_pairs = self._text_pairs(i)
@@ -272,6 +260,50 @@ class QuoteIndex:
                         idf = self.pair_idf(term) * BIGRAM_BOOST
                         scores[i] += idf * (K1 + 1) * W_TEXT / (W_TEXT + norm_len[i])
         return scores
+
+    def _postings_of(self, terms: list[str]) -> Iterator[tuple[float, Sequence[int], Sequence[float]]]:
+        """(scale, quote numbers, weights) of each indexed term, in the order given."""
+        ids, offsets = self.postings.ids, self.postings.offsets
+        docs, weights = self.postings.docs, self.postings.weights
+        for term in terms:
+            tid = ids.get(term)
+            if tid is None:
+                continue
+            lo, hi = offsets[tid], offsets[tid + 1]
+            if tid in self._unchecked:
+                self._check(tid, lo, hi)
+            idf = self.idf[term] * (BIGRAM_BOOST if "_" in term else 1.0)
+            yield idf * (K1 + 1), docs[lo:hi], weights[lo:hi]
+
+    def _accumulate(self, terms: list[str], allowed: set[str] | None) -> dict[int, float]:
+        scores: dict[int, float] = {}
+        get = scores.get
+        norm_len, speaker_of = self.norm_len, self.speaker_of
+        for scale, docs, weights in self._postings_of(terms):
+            if allowed is None:
+                for i, tf in zip(docs, weights, strict=False):
+                    scores[i] = get(i, 0.0) + scale * tf / (tf + norm_len[i])
+            else:
+                for i, tf in zip(docs, weights, strict=False):
+                    if speaker_of[i] in allowed:
+                        scores[i] = get(i, 0.0) + scale * tf / (tf + norm_len[i])
+        return scores
+
+    def _by_speaker(self, terms: list[str]) -> dict[str, dict[int, float]]:
+        """Every speaker's scores for these terms (each in the order a filtered walk would give)."""
+        key = tuple(terms)
+        if self._last_scores is not None and self._last_scores[0] == key:
+            return self._last_scores[1]
+        if self._speakers is None:
+            self._speakers = sorted(set(self.speaker_of))
+        by: dict[str, dict[int, float]] = {sp: {} for sp in self._speakers}
+        norm_len, speaker_of = self.norm_len, self.speaker_of
+        for scale, docs, weights in self._postings_of(terms):
+            for i, tf in zip(docs, weights, strict=False):
+                d = by[speaker_of[i]]
+                d[i] = d.get(i, 0.0) + scale * tf / (tf + norm_len[i])
+        self._last_scores = (key, by)
+        return by
 
     def _check(self, tid: int, lo: int, hi: int) -> None:
         """A saved index's postings are range-checked when first used (checking all 5M postings of a
