@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import math
 import operator
+import struct
 from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -46,14 +47,18 @@ def index_settings() -> dict[str, float | int]:
 
 
 # array typecodes of the saved parts: offsets (64-bit), quote numbers, weights and lengths (32-bit float)
-ARRAY_TYPES = {"offsets": "q", "docs": "i", "weights": "f", "norm_len": "f", "idf": "d"}
+# and each quote's words as term ids (seq, ended at seq_ends), for word pairs in a quote's own text
+ARRAY_TYPES = {"offsets": "q", "docs": "i", "weights": "f", "norm_len": "f", "idf": "d", "seq": "i",
+               "seq_ends": "q"}
 
 
+_PAIR = struct.Struct("=ii")  # two term ids as a quote's word sequence stores them (native int32)
+_ID_SIZE = _PAIR.size // 2
 FLUSH = 8192  # quotes between moves of gathered postings into typed arrays
 _consume = deque(maxlen=0).extend  # runs an iterator to its end in C
 
 
-def _flush(gathered: dict[str, list], typed: dict[str, tuple[array, array]]) -> None:
+def _flush(gathered: dict[int, list], typed: dict[int, tuple[array, array]]) -> None:
     """Move gathered postings ([quote, weight, quote, weight, ...] lists) into the typed arrays."""
     for t, pairs in gathered.items():
         if pairs:
@@ -107,10 +112,14 @@ class QuoteIndex:
         kw_cache: dict[str, list[str]] = {}
         # Postings are scattered to per-term lists by one C-level map() per quote (no bytecode per posting)
         # and moved into typed arrays every FLUSH quotes, so only a few MB of Python objects are ever held.
-        # Term ids follow first appearance (dict order).
-        gathered: defaultdict[str, list] = defaultdict(list)  # term -> [quote, weight, quote, weight, ...]
-        typed: dict[str, tuple[array, array]] = {}
+        # Term ids follow first appearance; ``ids`` hands out the next one to a term it has not seen.
+        ids: defaultdict[str, int] = defaultdict()
+        ids.default_factory = ids.__len__
+        tid_of = ids.__getitem__
+        gathered: defaultdict[int, list] = defaultdict(list)  # term id -> [quote, weight, quote, weight, ...]
+        typed: dict[int, tuple[array, array]] = {}
         postings_of, extend = gathered.__getitem__, list.extend
+        seq, seq_ends = array("i"), array("q")  # each quote's own words as term ids (for word pairs)
         lexicon, terms_of_words, lex_update = self.lexicon, normalizer.terms_of_words, self.lexicon.update
         gc_was_enabled = gc.isenabled()
         gc.disable()  # nothing built here forms a cycle; collections would only rescan the bank
@@ -119,7 +128,10 @@ class QuoteIndex:
                 surface = words(q.text)
                 count(lexicon, surface)  # counted as we go: holding all tokens costs ~300 MB at 100k
                 tf: dict[str, float] = {}
-                count(tf, terms_of_words(surface, pairs=False))
+                uni = terms_of_words(surface, pairs=False)
+                seq.extend(map(tid_of, uni))
+                seq_ends.append(len(seq))
+                count(tf, uni)
                 for kw in (*q.keywords, *q.topics):
                     kt = kw_cache.get(kw)
                     if kt is None:
@@ -141,19 +153,19 @@ class QuoteIndex:
                         tf[t] = tf.get(t, 0) + w
                 values = tf.values()
                 lengths.append(sum(values))
-                _consume(map(extend, map(postings_of, tf), zip(repeat(i), values)))
+                _consume(map(extend, map(postings_of, map(tid_of, tf)), zip(repeat(i), values)))
                 if i % FLUSH == FLUSH - 1:
                     _flush(gathered, typed)
             _flush(gathered, typed)
         finally:
             if gc_was_enabled:
                 gc.enable()
-        terms = list(gathered)
-        del gathered
+        terms = list(ids)
+        del gathered, ids
         offsets = array("q", [0])
         docs, weights = array("i"), array("f")
-        for t in terms:
-            d, w = typed.pop(t)
+        for tid in range(len(terms)):
+            d, w = typed.pop(tid)
             docs.extend(d)
             weights.extend(w)
             offsets.append(len(docs))
@@ -165,6 +177,11 @@ class QuoteIndex:
         for w in [w for w in self.lexicon if len(w) < 4 or not w.isalpha()]:
             del self.lexicon[w]
         self._set_postings(terms, offsets, docs, weights, norm_len, idf, avg_len)
+        self._set_words(seq, seq_ends)
+
+    def _set_words(self, seq: Sequence[int], seq_ends: Sequence[int]) -> None:
+        self._seq, self._seq_ends = seq, seq_ends
+        self._arrays.update(seq=seq, seq_ends=seq_ends)
 
     def _common_init(self, panel: Panel, normalizer: Normalizer,
                      speaker_of: list[str] | None = None) -> None:
@@ -173,7 +190,6 @@ class QuoteIndex:
         self.quotes: list[Quote] = panel.quotes
         self.n = len(self.quotes)
         self.speaker_of = speaker_of if speaker_of is not None else [q.speaker for q in self.quotes]
-        self._pairs_cache: dict[int, frozenset[str]] = {}
         self._unchecked: set[int] = set()  # term ids whose postings come from a file and are not checked yet
         self._last_scores: tuple[tuple[str, ...], dict[str, dict[int, float]]] | None = None
         self._speakers: list[str] | None = None
@@ -229,9 +245,14 @@ class QuoteIndex:
         if self.n and not (min(norm_len) > 0 and math.isfinite(sum(norm_len)) and math.isfinite(sum(idf))):
             raise ValueError("index: lengths out of range")
         self._unchecked = set(range(len(terms)))  # postings whose quote numbers are checked on first use
+        seq, seq_ends = arrays["seq"], arrays["seq_ends"]
+        if (len(seq_ends) != self.n or (self.n and seq_ends[-1] != len(seq))
+                or not all(map(operator.le, seq_ends[:-1], seq_ends[1:]))):
+            raise ValueError("index: word sequences do not line up")
         self.lexicon = Counter(lexicon)
         self.keyword_terms = set(kw)
         self._set_postings(terms, offsets, docs, weights, norm_len, idf, float(avg_len))
+        self._set_words(seq, seq_ends)
         return self
 
     # ------------------------------------------------------------------------------------- scoring
@@ -249,14 +270,13 @@ class QuoteIndex:
             scores = dict(self._by_speaker(terms).get(speaker, {}))
         else:
             scores = self._accumulate(terms, allowed)
-        pairs = [t for t in terms if "_" in t]
+        pairs = [(t, p) for t in terms if "_" in t and (p := self._pair_pattern(t)) is not None]
         if pairs and scores:
             norm_len = self.norm_len
             best = sorted(scores, key=scores.__getitem__, reverse=True)[:RERANK]
             for i in best:
-                text_pairs = self._text_pairs(i)
-                for term in pairs:
-                    if term in text_pairs:
+                for term, pattern in pairs:
+                    if self._text_has(i, pattern):
                         idf = self.pair_idf(term) * BIGRAM_BOOST
                         scores[i] += idf * (K1 + 1) * W_TEXT / (W_TEXT + norm_len[i])
         return scores
@@ -315,15 +335,20 @@ class QuoteIndex:
                             "run 'panelbot cache clear'", str(self.panel.path))
         self._unchecked.discard(tid)
 
-    def _text_pairs(self, i: int) -> frozenset[str]:
-        cached = self._pairs_cache.get(i)
-        if cached is None:
-            terms = self.norm.terms(self.quotes[i].text)
-            cached = frozenset(t for t in terms if "_" in t)
-            if len(self._pairs_cache) > 4096:
-                self._pairs_cache.clear()
-            self._pairs_cache[i] = cached
-        return cached
+    def _text_has(self, i: int, pattern: bytes) -> bool:
+        """Does quote i's own text have this word pair (two term ids, packed as the sequence stores them)?
+        A byte search over the quote's stored word ids: no tokenising, no objects per word."""
+        ends = self._seq_ends
+        raw = self._seq[ends[i - 1] if i else 0 : ends[i]].tobytes()
+        pos = raw.find(pattern)
+        while pos > 0 and pos % _ID_SIZE:  # found across two ids: look further
+            pos = raw.find(pattern, pos + 1)
+        return pos >= 0
+
+    def _pair_pattern(self, term: str) -> bytes | None:
+        a, _, b = term.partition("_")
+        ids = self.postings.ids
+        return _PAIR.pack(ids[a], ids[b]) if a in ids and b in ids else None
 
     def pair_idf(self, token: str) -> float:
         if token in self.idf:
