@@ -7,7 +7,7 @@ English words (wordfreq, CC BY-SA 4.0), used to tell generic words from a panel'
 
 from __future__ import annotations
 
-import re
+from collections.abc import Collection, Iterator
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -15,17 +15,43 @@ from panelbot.text import words
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"  # panelbot/data (importlib.resources costs ms)
 
-_COMMENT_RE = re.compile(r"^#.*$", re.MULTILINE)
+def _body(name: str) -> str:
+    """A word list's text without its leading comment lines."""
+    text = (DATA_DIR / name).read_text(encoding="utf-8")
+    while text.startswith("#"):
+        text = text.partition("\n")[2]
+    return text
+
+
+def _plain(body: str) -> bool:
+    """One word per line, no comments further down (every list shipped): fast paths apply."""
+    return not any(c in body for c in (" ", "\t", "\r", "\n#"))
 
 
 @cache
 def _wordlist(name: str) -> frozenset[str]:
     """One entry per line; lines starting with '#' are comments."""
-    text = (DATA_DIR / name).read_text(encoding="utf-8")
-    body = _COMMENT_RE.sub("", text)
-    if " " not in body and "\t" not in body:  # one word per line (every list shipped): split in C
+    body = _body(name)
+    if _plain(body):
         return frozenset(body.split())
-    return frozenset(line.strip() for line in body.splitlines() if line.strip())
+    return frozenset(s for line in body.splitlines() if (s := line.strip()) and not s.startswith("#"))
+
+
+class WordText:
+    """A long word list kept as its text: ``word in it`` is one substring search, so a process that
+    checks a handful of words never builds a 40,000-entry set (several ms of every start)."""
+
+    def __init__(self, body: str) -> None:
+        self._text = "\n" + body.strip("\n") + "\n"
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and bool(word) and "\n" not in word and f"\n{word}\n" in self._text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._text.split())
+
+    def __len__(self) -> int:
+        return self._text.count("\n") - 1
 
 
 def stopwords() -> frozenset[str]:
@@ -56,8 +82,12 @@ def prime_common_stems(stems: frozenset[str]) -> None:
         _common_stems = stems
 
 
-def english_words() -> frozenset[str]:
-    """A larger list of real English words (never treated as typos)."""
+@cache
+def english_words() -> Collection[str]:
+    """A larger list of real English words (never treated as typos): supports ``in``, iteration, len."""
+    body = _body("english_words.txt")
+    if _plain(body):
+        return WordText(body)
     return _wordlist("english_words.txt")
 
 
