@@ -91,11 +91,18 @@ def _code_fingerprint() -> list:
     return out
 
 
+def _hasher() -> Any:
+    """BLAKE2b from CPython's built-in module (importing hashlib loads OpenSSL: milliseconds per start)."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - a Python without it
+        from hashlib import blake2b
+    return blake2b(digest_size=32)
+
+
 def panel_hash(directory: Path) -> str:
     """A hash of the panel's files (their bytes): what decides whether a saved index is current."""
-    import hashlib
-
-    h = hashlib.sha256()
+    h = _hasher()
     for name in _PANEL_FILES:
         p = directory / name
         try:
@@ -111,8 +118,6 @@ def panel_hash(directory: Path) -> str:
 
 
 def cache_key(directory: Path) -> str:
-    import hashlib
-
     parts = {
         "panel": panel_hash(directory),
         "panelbot": __version__,
@@ -121,15 +126,16 @@ def cache_key(directory: Path) -> str:
         "code": _code_fingerprint(),
         "file_format": FILE_FORMAT,
     }
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+    h = _hasher()
+    h.update(json.dumps(parts, sort_keys=True).encode())
+    return h.hexdigest()
 
 
 def cache_path(directory: Path) -> Path:
     """The saved index of a panel directory: named after the panel, plus a hash of its full path."""
-    import hashlib
-
-    where = str(directory.resolve())
-    tag = hashlib.sha256(where.encode()).hexdigest()[:16]
+    h = _hasher()
+    h.update(str(directory.resolve()).encode())
+    tag = h.hexdigest()[:16]
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in directory.name)[:40] or "panel"
     return paths.index_cache_dir() / f"{safe}-{tag}{SUFFIX}"
 
