@@ -162,13 +162,16 @@ class QuoteIndex:
                 gc.enable()
         terms = list(ids)
         del gathered, ids
+        total = sum(len(typed[tid][0]) for tid in range(len(terms)))
         offsets = array("q", [0])
-        docs, weights = array("i"), array("f")
+        docs, weights = array("i", [0]) * total, array("f", [0.0]) * total  # sized once: no regrowth
+        pos = 0
         for tid in range(len(terms)):
-            d, w = typed.pop(tid)
-            docs.extend(d)
-            weights.extend(w)
-            offsets.append(len(docs))
+            d, w = typed.pop(tid)  # each term's arrays are freed as they are copied
+            docs[pos : pos + len(d)] = d
+            weights[pos : pos + len(d)] = w
+            pos += len(d)
+            offsets.append(pos)
         n = len(self.quotes)
         avg_len = (sum(lengths) / n) if n else 1.0
         norm_len = array("f", [K1 * (1 - B + B * ln / avg_len) for ln in lengths])
