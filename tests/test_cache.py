@@ -139,8 +139,8 @@ def test_inconsistent_file_with_a_good_checksum_is_rejected(cache_dir: Path, pan
     again = cache.open_indexed(panel_dir)
     assert again.source == "built" and again.note and "inconsistent" in again.note
 
-    ids = again.index.postings.ids
-    again.index.postings.docs[again.index.postings.offsets[ids["bee"]]] = 10_000  # out of range
+    docs, _ = again.index.postings.segment(again.index.postings.ids["bee"])
+    docs[0] = 10_000  # out of range
     cache.write_index(path, key, again.panel, again.index.norm, again.index)
     bad = cache.open_indexed(panel_dir)
     assert bad.source == "cache"

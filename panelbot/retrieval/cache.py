@@ -286,14 +286,18 @@ def write_index(path: Path, key: str, panel: Panel, normalizer: Normalizer, inde
     crc = 0
     chunks: list[Any] = []
     for name, kind, data in sections:
-        raw = memoryview(data).cast("B") if kind not in ("json", "bytes") else memoryview(data)
-        layout[name] = [kind, offset, len(raw)]
-        chunks.append(raw)
-        crc = zlib.crc32(raw, crc)
-        pad = b"\0" * _pad(len(raw))
+        pieces = data if isinstance(data, list) else [data]  # a list: arrays written one after another
+        size = 0
+        for piece in pieces:
+            raw = memoryview(piece).cast("B") if kind not in ("json", "bytes") else memoryview(piece)
+            chunks.append(raw)
+            crc = zlib.crc32(raw, crc)
+            size += len(raw)
+        layout[name] = [kind, offset, size]
+        pad = b"\0" * _pad(size)
         chunks.append(pad)
         crc = zlib.crc32(pad, crc)
-        offset += len(raw) + len(pad)
+        offset += size + len(pad)
     header = json.dumps({
         "format": FILE_FORMAT, "key": key, "panelbot": __version__, "byteorder": sys.byteorder,
         "itemsizes": _ITEMSIZES,

@@ -1,9 +1,11 @@
 """The inverted index over a panel's quote bank: BM25 with field weights, compact postings, word pairs.
 
-Postings are flat typed arrays: for term id ``t``, the quotes ``docs[offsets[t]:offsets[t + 1]]`` with their
-weighted term frequencies in ``weights`` at the same positions. Built straight into arrays (no Python int or
-float per posting is ever kept), so 100,000 quotes index in a few seconds and a couple of hundred MB, and the
-whole index is plain data (:meth:`QuoteIndex.parts`) that ``panelbot.retrieval.cache`` stores and maps back.
+Postings are typed arrays: for each term, the quotes it occurs in (``docs``) with their weighted term
+frequencies (``weights``) at the same positions; a saved index holds them end to end, term ``t`` at
+``offsets[t]:offsets[t + 1]``. Postings are gathered by C-level map() calls and moved into the arrays in
+batches, so no Python int or float per posting is kept (memory) and no bytecode runs per posting (time).
+The whole index is plain data (:meth:`QuoteIndex.parts`) that ``panelbot.retrieval.cache`` saves and reads
+back zero-copy.
 """
 
 from __future__ import annotations
@@ -71,19 +73,33 @@ def _flush(gathered: dict[int, list], typed: dict[int, tuple[array, array]]) -> 
 
 
 class Postings(Mapping):
-    """term -> (quote numbers, weighted frequencies); membership is a dict lookup."""
+    """term -> (quote numbers, weighted frequencies); membership is a dict lookup.
 
-    def __init__(self, ids: dict[str, int], offsets: Sequence[int], docs: Sequence[int],
-                 weights: Sequence[float]) -> None:
+    Two layouts: a built index keeps one pair of arrays per term (``offsets`` is None; nothing is copied
+    into one block, which would double the build's peak memory); a saved index read back holds flat arrays
+    sliced by ``offsets``."""
+
+    def __init__(self, ids: dict[str, int], offsets: Sequence[int] | None, docs: Sequence,
+                 weights: Sequence) -> None:
         self.ids, self.offsets, self.docs, self.weights = ids, offsets, docs, weights
+
+    def segment(self, tid: int) -> tuple[Sequence[int], Sequence[float]]:
+        """A term's quote numbers and weights, by term id."""
+        if self.offsets is None:
+            return self.docs[tid], self.weights[tid]
+        lo, hi = self.offsets[tid], self.offsets[tid + 1]
+        return self.docs[lo:hi], self.weights[lo:hi]
+
+    def count(self, tid: int) -> int:
+        if self.offsets is None:
+            return len(self.docs[tid])
+        return self.offsets[tid + 1] - self.offsets[tid]
 
     def __contains__(self, term: object) -> bool:
         return term in self.ids
 
     def __getitem__(self, term: str) -> tuple[Sequence[int], Sequence[float]]:
-        t = self.ids[term]
-        lo, hi = self.offsets[t], self.offsets[t + 1]
-        return self.docs[lo:hi], self.weights[lo:hi]
+        return self.segment(self.ids[term])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.ids)
@@ -162,24 +178,16 @@ class QuoteIndex:
                 gc.enable()
         terms = list(ids)
         del gathered, ids
-        total = sum(len(typed[tid][0]) for tid in range(len(terms)))
-        offsets = array("q", [0])
-        docs, weights = array("i", [0]) * total, array("f", [0.0]) * total  # sized once: no regrowth
-        pos = 0
-        for tid in range(len(terms)):
-            d, w = typed.pop(tid)  # each term's arrays are freed as they are copied
-            docs[pos : pos + len(d)] = d
-            weights[pos : pos + len(d)] = w
-            pos += len(d)
-            offsets.append(pos)
+        docs_of_term = [typed[tid][0] for tid in range(len(terms))]  # per term, in term-id order
+        weights_of_term = [typed[tid][1] for tid in range(len(terms))]
+        del typed
         n = len(self.quotes)
         avg_len = (sum(lengths) / n) if n else 1.0
         norm_len = array("f", [K1 * (1 - B + B * ln / avg_len) for ln in lengths])
-        idf = array("d", [math.log(1 + (n - c + 0.5) / (c + 0.5))
-                          for c in map(operator.sub, offsets[1:], offsets[:-1])])
+        idf = array("d", [math.log(1 + (n - c + 0.5) / (c + 0.5)) for c in map(len, docs_of_term)])
         for w in [w for w in self.lexicon if len(w) < 4 or not w.isalpha()]:
             del self.lexicon[w]
-        self._set_postings(terms, offsets, docs, weights, norm_len, idf, avg_len)
+        self._set_postings(terms, None, docs_of_term, weights_of_term, norm_len, idf, avg_len)
         self._set_words(seq, seq_ends)
 
     def _set_words(self, seq: Sequence[int], seq_ends: Sequence[int]) -> None:
@@ -197,8 +205,8 @@ class QuoteIndex:
         self._last_scores: tuple[tuple[str, ...], dict[str, dict[int, float]]] | None = None
         self._speakers: list[str] | None = None
 
-    def _set_postings(self, terms: list[str], offsets: Sequence[int], docs: Sequence[int],
-                      weights: Sequence[float], norm_len: Sequence[float], idf: Sequence[float],
+    def _set_postings(self, terms: list[str], offsets: Sequence[int] | None, docs: Sequence,
+                      weights: Sequence, norm_len: Sequence[float], idf: Sequence[float],
                       avg_len: float) -> None:
         self.terms = terms
         ids = dict(zip(terms, range(len(terms)), strict=False))
@@ -206,13 +214,18 @@ class QuoteIndex:
         self.norm_len = norm_len
         self.avg_len = avg_len
         self.idf: dict[str, float] = dict(zip(terms, idf, strict=False))
-        self._arrays = {"offsets": offsets, "docs": docs, "weights": weights, "norm_len": norm_len,
-                        "idf": idf}
+        if offsets is None:  # saved as one block per kind: the per-term arrays are written one after another
+            offsets = array("q", [0])
+            for d in docs:
+                offsets.append(offsets[-1] + len(d))
+        self._arrays: dict[str, Any] = {"offsets": offsets, "docs": docs, "weights": weights,
+                                        "norm_len": norm_len, "idf": idf}
 
     # ------------------------------------------------------------------------------------- saving
 
-    def parts(self) -> tuple[dict[str, Any], dict[str, Sequence]]:
-        """The index as plain data: JSON-ready values and typed arrays (see ``ARRAY_TYPES``)."""
+    def parts(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The index as plain data: JSON-ready values and typed arrays (see ``ARRAY_TYPES``); ``docs`` and
+        ``weights`` may be lists of arrays (one per term), to be written one after another."""
         meta = {"terms": self.terms, "lexicon": dict(self.lexicon),
                 "keyword_terms": sorted(self.keyword_terms), "avg_len": self.avg_len, "n": self.n}
         return meta, dict(self._arrays)
@@ -286,17 +299,16 @@ class QuoteIndex:
 
     def _postings_of(self, terms: list[str]) -> Iterator[tuple[float, Sequence[int], Sequence[float]]]:
         """(scale, quote numbers, weights) of each indexed term, in the order given."""
-        ids, offsets = self.postings.ids, self.postings.offsets
-        docs, weights = self.postings.docs, self.postings.weights
+        ids, segment = self.postings.ids, self.postings.segment
         for term in terms:
             tid = ids.get(term)
             if tid is None:
                 continue
-            lo, hi = offsets[tid], offsets[tid + 1]
+            docs, weights = segment(tid)
             if tid in self._unchecked:
-                self._check(tid, lo, hi)
+                self._check(tid, docs)
             idf = self.idf[term] * (BIGRAM_BOOST if "_" in term else 1.0)
-            yield idf * (K1 + 1), docs[lo:hi], weights[lo:hi]
+            yield idf * (K1 + 1), docs, weights
 
     def _accumulate(self, terms: list[str], allowed: set[str] | None) -> dict[int, float]:
         scores: dict[int, float] = {}
@@ -328,11 +340,10 @@ class QuoteIndex:
         self._last_scores = (key, by)
         return by
 
-    def _check(self, tid: int, lo: int, hi: int) -> None:
+    def _check(self, tid: int, seg: Sequence[int]) -> None:
         """A saved index's postings are range-checked when first used (checking all 5M postings of a
         100,000-quote bank up front would cost most of a warm start; the file's checksum already guards
         against damage, this guards against a file that is well-formed but wrong)."""
-        seg = self.postings.docs[lo:hi]
         if len(seg) and (min(seg) < 0 or max(seg) >= self.n):
             raise DataError("the saved index is inconsistent (quote numbers out of range); "
                             "run 'panelbot cache clear'", str(self.panel.path))
