@@ -2,7 +2,7 @@
 
 For each size, in a fresh process: the cold index build (``Router(panel)``), saving the index, route
 latency p50/p95 over --queries questions (scope + per-speaker retrieval + reasons) and that process's peak
-RSS; then --runs new processes that start with the saved index and print the first answer (``panelbot ask
+RSS (after the build, and after saving and routing); then --runs new processes that start with the saved index and print the first answer (``panelbot ask
 --offline --panel DIR``: wall time and peak RSS). A larger size (default 1,000,000) is projected linearly
 from the two largest measured and labelled so. Start-up against the import floor: benchmarks/startup.py.
 
@@ -88,6 +88,7 @@ def measure_one(n: int, queries: int, directory: Path) -> dict:
     t1, c1 = time.perf_counter(), time.process_time()
     router = Router(panel)
     t2, c2 = time.perf_counter(), time.process_time()
+    rss_built = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     path = cache.cache_path(directory)
     cache.write_index(path, cache.cache_key(directory), panel, router.index.norm, router.index)
     t3 = time.perf_counter()
@@ -105,7 +106,8 @@ def measure_one(n: int, queries: int, directory: Path) -> dict:
     return {"quotes": n, "generate_s": t1 - t0, "build_s": t2 - t1, "build_cpu_s": c2 - c1, "save_s": t3 - t2,
             "file_mb": path.stat().st_size / 1e6, "route_p50_ms": statistics.median(lat),
             "route_p95_ms": lat[int(0.95 * (len(lat) - 1))],
-            "build_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "build_rss_mb": rss_built,
+            "save_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 WARM = """
@@ -180,7 +182,8 @@ def _line(r: dict, note: str) -> str:
             f"save {r['save_s']:5.2f} s "
             f"({r['file_mb']:.0f} MB), warm start + first answer {r['warm_s']:5.2f} s, "
             f"route p50 {r['route_p50_ms']:5.1f} ms / p95 {r['route_p95_ms']:5.1f} ms, "
-            f"peak RSS build {r['build_rss_mb']:4.0f} MB / warm {r['warm_rss_mb']:4.0f} MB{note}")
+            f"peak RSS: build {r['build_rss_mb']:4.0f} MB, +save and routing {r['save_rss_mb']:4.0f} MB, "
+            f"warm {r['warm_rss_mb']:4.0f} MB{note}")
 
 
 if __name__ == "__main__":

@@ -228,19 +228,16 @@ def panel_to_data(panel: Panel) -> dict[str, Any]:
     }
 
 
-def _quote_blob(panel: Panel) -> tuple[bytes, array, array, list[str]]:
+def _quote_blob(panel: Panel) -> tuple[bytearray, array, array, list[str]]:
     """The quotes as concatenated JSON records, their end offsets, and speaker numbers."""
     names = sorted({q.speaker for q in panel.quotes})
     code = {n: i for i, n in enumerate(names)}
-    parts, ends, speakers = [], array("q"), array("i")
-    end = 0
+    blob, ends, speakers = bytearray(), array("q"), array("i")  # grown in place: no list of pieces
     for q in panel.quotes:
-        rec = json.dumps(_record(q, "quote"), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        parts.append(rec)
-        end += len(rec)
-        ends.append(end)
+        blob += json.dumps(_record(q, "quote"), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        ends.append(len(blob))
         speakers.append(code[q.speaker])
-    return b"".join(parts), ends, speakers, names
+    return blob, ends, speakers, names
 
 
 def panel_from_data(data: dict[str, Any], directory: Path, quotes: Sequence[Quote]) -> Panel:
