@@ -75,22 +75,27 @@ def write_panel_files(panel: Panel, directory: Path) -> None:
         f.write("]\n")
 
 
-def measure_one(n: int, queries: int, directory: Path) -> dict:
-    """Generate, build (cold), save, and route in this process; the caller starts warm processes."""
+def measure_one(n: int, queries: int, directory: Path | None) -> dict:
+    """Generate, build (cold), save, and route in this process; the caller starts warm processes.
+    Without a directory: no files and no saving (this also runs another checkout's panelbot, --before)."""
     from dataclasses import replace
-
-    from panelbot.retrieval import cache
 
     t0 = time.perf_counter()
     panel = synthetic_panel(n)
-    write_panel_files(panel, directory)
-    panel = replace(panel, name=directory.name, path=directory)
+    if directory is not None:
+        write_panel_files(panel, directory)
+        panel = replace(panel, name=directory.name, path=directory)
     t1, c1 = time.perf_counter(), time.process_time()
     router = Router(panel)
     t2, c2 = time.perf_counter(), time.process_time()
     rss_built = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    path = cache.cache_path(directory)
-    cache.write_index(path, cache.cache_key(directory), panel, router.index.norm, router.index)
+    file_mb = 0.0
+    if directory is not None:
+        from panelbot.retrieval import cache
+
+        path = cache.cache_path(directory)
+        cache.write_index(path, cache.cache_key(directory), panel, router.index.norm, router.index)
+        file_mb = path.stat().st_size / 1e6
     t3 = time.perf_counter()
     rng = random.Random(1)
     vocab = [w for q in panel.quotes[:2000] for w in q.text.split()]
@@ -104,7 +109,7 @@ def measure_one(n: int, queries: int, directory: Path) -> dict:
         lat.append((time.perf_counter() - t) * 1000)
     lat.sort()
     return {"quotes": n, "generate_s": t1 - t0, "build_s": t2 - t1, "build_cpu_s": c2 - c1, "save_s": t3 - t2,
-            "file_mb": path.stat().st_size / 1e6, "route_p50_ms": statistics.median(lat),
+            "file_mb": file_mb, "route_p50_ms": statistics.median(lat),
             "route_p95_ms": lat[int(0.95 * (len(lat) - 1))],
             "build_rss_mb": rss_built,
             "save_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
@@ -143,11 +148,13 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5, help="warm starts per size (median)")
     ap.add_argument("--project", type=int, default=1_000_000,
                     help="also project this size linearly from the two largest measured (0: no)")
+    ap.add_argument("--before", metavar="DIR",
+                    help="also build and route each size with another panelbot checkout (e.g. main)")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--dir", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:  # the child: one size, fresh interpreter so that its peak RSS is its own
-        print(json.dumps(measure_one(args.one, args.queries, Path(args.dir))))
+        print(json.dumps(measure_one(args.one, args.queries, Path(args.dir) if args.dir else None)))
         return
     tmp = Path(tempfile.mkdtemp(prefix="panelbot-growth-"))
     env = dict(os.environ, PANELBOT_CACHE_DIR=str(tmp / "cache"), PANELBOT_DATA_DIR=str(tmp / "data"),
@@ -166,6 +173,14 @@ def main() -> None:
             row["warm_s"], row["warm_rss_mb"] = warm_start(d, env, args.runs)
             rows.append(row)
             print(_line(row, ""), flush=True)
+            if args.before:
+                out = subprocess.run([sys.executable, __file__, "--one", str(n), "--queries", str(args.queries)],
+                                     env=dict(env, PYTHONPATH=args.before), capture_output=True, text=True,
+                                     check=True, cwd=tmp)
+                b = json.loads(out.stdout.strip().splitlines()[-1])
+                print(f"{'':>9}  before ({args.before}): cold build {b['build_s']:6.2f} s (CPU {b['build_cpu_s']:6.2f} s), "
+                      f"route p50 {b['route_p50_ms']:5.1f} ms / p95 {b['route_p95_ms']:5.1f} ms, "
+                      f"peak RSS build {b['build_rss_mb']:4.0f} MB, +routing {b['save_rss_mb']:4.0f} MB", flush=True)
         if args.project and len(rows) >= 2 and args.project > rows[-1]["quotes"]:
             a, b = rows[-2], rows[-1]
             f = (args.project - b["quotes"]) / (b["quotes"] - a["quotes"])

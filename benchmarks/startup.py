@@ -33,6 +33,31 @@ from pathlib import Path
 
 QUESTION = "How do you deal with a growing KV cache?"
 
+BREAKDOWN = """
+import statistics, sys, time
+from panelbot.panel import load_panel
+from panelbot.panel.loader import find_panel_dir
+from panelbot.retrieval.cache import open_indexed
+from panelbot.retrieval.index import QuoteIndex
+from panelbot.retrieval.router import Router
+from panelbot.retrieval.vocabulary import Normalizer
+
+def cpu(f, n=21):
+    out = []
+    for _ in range(n):
+        t = time.process_time(); f(); out.append(time.process_time() - t)
+    return statistics.median(out) * 1000
+
+d = find_panel_dir(sys.argv[1])
+o = open_indexed(d)
+r = Router(o.panel, index=o.index)
+p = load_panel(d)
+print(f"in process, CPU medians: saved index read and checked {cpu(lambda: open_indexed(d)):.1f} ms, "
+      f"router {cpu(lambda: Router(o.panel, index=o.index)):.1f} ms, "
+      f"answer {cpu(lambda: r.route(sys.argv[2])):.1f} ms; instead, YAML {cpu(lambda: load_panel(d)):.1f} ms "
+      f"+ index build {cpu(lambda: QuoteIndex(p, Normalizer(p.vocabulary))):.1f} ms")
+"""
+
 
 CPU: dict[str, list[float]] = {}  # the same runs' CPU time (user + system): steadier on a busy machine
 
@@ -94,6 +119,9 @@ def main() -> int:
     print(f"ratios to the floor: warm {med['warm'] / med['floor']:.2f}x (aim <= 1.5x), "
           f"cold {med['cold'] / med['floor']:.2f}x (aim <= 2.5x)"
           + (f", before ({args.before}) {med['before'] / med['floor']:.2f}x" if args.before else ""))
+    out = subprocess.run([sys.executable, "-c", BREAKDOWN, args.panel, QUESTION], env=warm_env,
+                         capture_output=True, text=True, check=True, cwd=warm_env["PANELBOT_DATA_DIR"])
+    print(out.stdout.strip())
     cpu = {k: statistics.median(v) for k, v in CPU.items()}
     print("CPU time (user + system), medians: " + ", ".join(
         f"{k} {v * 1000:.0f} ms ({v / cpu['floor']:.2f}x)" for k, v in cpu.items()))
