@@ -167,3 +167,13 @@ def test_a_broken_talk_is_skipped_with_a_note(run_cli, tmp_path: Path) -> None:
                 env={"PANELBOT_PANELS": str(root), "PANELBOT_CACHE_DIR": str(tmp_path / "c")})
     assert r.returncode == 0 and json.loads(r.stdout)["panels"] == ["gardens"]
     assert r.stderr.startswith("panelbot: note: skipped panel 'storage':") and len(r.stderr.splitlines()) == 1
+
+
+def test_a_talk_that_only_brushes_the_question_does_not_join(tmp_path: Path, monkeypatch,
+                                                              shipped_panel) -> None:
+    """The shipped talk mentions coding, "better" and replicating papers; the storage talk is about
+    erasure coding and replication: only the storage talk answers."""
+    monkeypatch.setenv("PANELBOT_CACHE_DIR", str(tmp_path / "c"))
+    lib, _ = Library.open(directories=[*TWO, shipped_panel.path])
+    answer = lib.route("Is erasure coding better than replication?")
+    assert [t.panel.name for t in answer.talks] == ["storage"]

@@ -9,8 +9,8 @@ four scores 12 (its bound counts their word pairs too). Across talks a quote the
 ``100 * coverage * score / best score in its talk``: how much of the question its talk speaks to
 (``coverage``: the share of the question's content words the talk uses, everyday English words counting
 0.3, numbers nothing, as in the router's scope), times how the quote ranks within its talk. Talks that
-answer are ranked by their scope evidence; the runners-up join when their evidence is close to the best
-one's (``JOIN_RATIO``), at most ``MAX_TALKS``.
+answer are ranked by their scope evidence; a runner-up joins when both its evidence and its coverage are
+close to the best talk's (``JOIN_RATIO``), at most ``MAX_TALKS``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from panelbot.retrieval.lexicon import common_stems
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
 
-JOIN_RATIO = 0.8  # another talk answers too when its scope evidence is at least this share of the best's
+JOIN_RATIO = 0.8  # another talk answers too when its evidence and coverage are this share of the best's
 MAX_TALKS = 3
 
 
@@ -154,8 +154,10 @@ class Library:
             return LibraryAnswer(question, [], self._decline_reason(results), self.suggestions())
         kept.sort(key=lambda rr: (-rr[1].scope, rr[0].panel.name))
         best = kept[0][1].scope
+        cover = {id(r): self.coverage(r, question) for r, _ in kept}
+        best_cover = cover[id(kept[0][0])]
         talks = [TalkAnswer(r.panel, res) for r, res in kept[:MAX_TALKS]
-                 if res.scope >= JOIN_RATIO * best]
+                 if res.scope >= JOIN_RATIO * best and cover[id(r)] >= JOIN_RATIO * best_cover]
         names = ", ".join(t.panel.name for t in talks)
         reason = (f"{len(talks)} talks spoke to this ({names})" if len(talks) > 1
                   else f"from the talk {talks[0].panel.name!r}")
