@@ -97,6 +97,7 @@ _SUFFIXES = (
     ("ingly", ""), ("edly", ""), ("ings", ""), ("ing", ""), ("ies", "y"), ("ied", "y"), ("ers", "er"),
     ("ed", ""), ("es", ""), ("s", ""), ("ly", ""),
 )
+_ENDINGS = tuple(suf for suf, _ in _SUFFIXES)  # one C-level check before trying them in order
 
 
 @lru_cache(maxsize=200_000)
@@ -106,10 +107,11 @@ def stem(word: str) -> str:
     w = word.lower().replace("'", "")
     if len(w) <= 3 or not w.isalpha():
         return w
-    for suf, rep in _SUFFIXES:
-        if w.endswith(suf) and len(w) - len(suf) >= 3:
-            w = w[: -len(suf)] + rep
-            break
+    if w.endswith(_ENDINGS):
+        for suf, rep in _SUFFIXES:
+            if w.endswith(suf) and len(w) - len(suf) >= 3:
+                w = w[: -len(suf)] + rep
+                break
     if w.endswith("e") and len(w) > 4:
         w = w[:-1]
     if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "lsz":
