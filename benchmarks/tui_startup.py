@@ -40,8 +40,9 @@ app.run(headless=True, size=(120, 36), auto_pilot=ready)
 
 def headless_once(panel: str, env: dict[str, str]) -> float:
     start = time.time()
+    # from the data directory: `-c` puts the working directory first on sys.path (it would shadow --before)
     out = subprocess.run([sys.executable, "-c", CHILD, panel], capture_output=True, text=True, env=env,
-                         timeout=60)
+                         timeout=60, cwd=env["PANELBOT_DATA_DIR"])
     for line in out.stdout.splitlines():
         if line.startswith("READY "):
             return float(line.split()[1]) - start
@@ -71,16 +72,28 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--panel", default="minimax-m3")
+    ap.add_argument("--before", metavar="DIR",
+                    help="also time another checkout's app headless (PYTHONPATH=DIR), interleaved")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="panelbot-bench-")
     env = dict(os.environ, PANELBOT_DATA_DIR=tmp, PANELBOT_CONFIG=str(Path(tmp) / "none.yaml"),
-               PANELBOT_BACKEND="offline")
+               PANELBOT_BACKEND="offline", PANELBOT_CACHE_DIR=str(Path(tmp) / "cache"))
     print(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
           f"{platform.system()} {platform.release()}")
-    headless_once(args.panel, env)  # warm the OS file cache and .pyc files
-    runs = [headless_once(args.panel, env) for _ in range(args.runs)]
+    headless_once(args.panel, env)  # warm the OS file cache and .pyc files, and save the panel's index
+    before_env = dict(env, PYTHONPATH=args.before) if args.before else None
+    if before_env:
+        headless_once(args.panel, before_env)
+    runs, before = [], []
+    for _ in range(args.runs):
+        runs.append(headless_once(args.panel, env))
+        if before_env:
+            before.append(headless_once(args.panel, before_env))
     print(f"headless, spawn to first frame: median {statistics.median(runs):.3f} s "
           f"(min {min(runs):.3f}, max {max(runs):.3f}, {len(runs)} runs)")
+    if before:
+        print(f"headless, before ({args.before}), interleaved: median {statistics.median(before):.3f} s "
+              f"(min {min(before):.3f}, max {max(before):.3f}, {len(before)} runs)")
     exe = str(Path(sys.executable).parent / "panelbot")
     if not os.access(exe, os.X_OK):
         exe = shutil.which("panelbot") or ""

@@ -49,6 +49,22 @@ def user_config_path() -> Path:
     return _ucp(APP_NAME, appauthor=False) / "config.yaml"
 
 
+def user_cache_dir() -> Path:
+    """Where panelbot keeps what it can rebuild (saved indexes): ``$PANELBOT_CACHE_DIR`` or the platform's
+    user cache directory (``~/.cache/panelbot`` on Linux)."""
+    env = os.environ.get("PANELBOT_CACHE_DIR")
+    if env:
+        return Path(env)
+    from platformdirs import user_cache_path
+
+    return user_cache_path(APP_NAME, appauthor=False)
+
+
+def index_cache_dir() -> Path:
+    """Saved panel indexes (``panelbot.retrieval.cache``)."""
+    return user_cache_dir() / "index"
+
+
 def history_db_path() -> Path:
     return user_data_dir() / "history.sqlite3"
 

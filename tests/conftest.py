@@ -24,6 +24,13 @@ _LEAKY_ENV = (
 )
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Saved indexes go to a directory of this test run, never the developer's cache (shared by the run's
+    tests, so most start warm; tests of the cache itself point PANELBOT_CACHE_DIR elsewhere)."""
+    os.environ["PANELBOT_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+
+
 @pytest.fixture
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """Point panelbot's data dir and user config at tmp paths; returns the environment for subprocesses."""

@@ -52,6 +52,9 @@ def _loaded(isolated_env: dict[str, str], argv: list[str] | None) -> dict:
         ["panels"],
         ["serve", "--help"],
         ["mcp", "--help"],
+        ["ask", "--offline", "--all", "kv cache"],
+        ["quote", "--all", "-n", "2", "kernels"],
+        ["cache", "info"],
     ],
 )
 def test_cli_paths_do_not_import_textual_or_httpx(isolated_env, argv) -> None:
@@ -78,7 +81,7 @@ def test_cli_paths_do_not_import_the_server_stack(isolated_env, argv) -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["ingest.captions", "ingest.speakers", "ingest.draft", "panel", "panel.model", "panel.loader", "retrieval.router", "retrieval.index", "retrieval.vocabulary", "config", "retrieval.evaluation", "text", "answer.compose", "answer.events",
+    ["ingest.captions", "ingest.speakers", "ingest.draft", "panel", "panel.model", "panel.loader", "retrieval.router", "retrieval.index", "retrieval.vocabulary", "retrieval.cache", "retrieval.library", "config", "retrieval.evaluation", "text", "answer.compose", "answer.events",
      "retrieval.results", "retrieval.lexicon", "errors", "paths", "panel.yaml_lines"],
 )
 def test_core_modules_do_not_import_textual(isolated_env, module: str) -> None:

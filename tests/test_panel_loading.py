@@ -260,3 +260,28 @@ def test_cli_reports_one_line_and_exits_2(run_cli, tmp_path: Path, quotes: str, 
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1, r.stderr
         assert lines[0].startswith("panelbot: error:") and expect in lines[0] and "quotes.yaml" in lines[0]
+
+
+def test_list_panels_reads_metadata_and_counts_without_loading(tmp_path: Path, isolated_env, monkeypatch) -> None:
+    """Listing validates panel.yaml and counts the quote bank; a bank that is only counted is not parsed
+    (a bad entry further down shows when the panel is used, not in the list)."""
+    root = tmp_path / "panels"
+    make_panel(root)
+    flow = root / "flow"
+    shutil.copytree(root / "tiny", flow)
+    (flow / "quotes.yaml").write_text('[{id: a-1, speaker: ann, text: "One."}, {id: a-2, speaker: ann, text: "Two."},'
+                                      ' {id: a-3, speaker: ann, text: "Three."}]\n')
+    counted = root / "counted"
+    shutil.copytree(root / "tiny", counted)
+    (counted / "quotes.yaml").write_text((counted / "quotes.yaml").read_text() + "- id: x\n  speaker: nobody\n")
+    badmeta = root / "badmeta"
+    shutil.copytree(root / "tiny", badmeta)
+    (badmeta / "panel.yaml").write_text("title: [unclosed\n")
+    monkeypatch.setenv("PANELBOT_PANELS", str(root))
+    infos = {i.name: i for i in list_panels()}
+    assert infos["tiny"].quotes == 2 and infos["tiny"].status == "curated"
+    assert infos["flow"].quotes == 3  # not a block list: parsed to count
+    assert infos["counted"].quotes == 3 and infos["counted"].status == "curated"
+    assert infos["badmeta"].status == "error" and "panel.yaml" in infos["badmeta"].title
+    with pytest.raises(DataError, match="unknown speaker"):
+        load_panel(counted)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -414,3 +416,37 @@ def test_a_before_question_finds_the_ask_about_what_comes_before(router: Router)
     res = router.route("Dan, what do you do with a model before it is released?")
     assert res.speakers == ["dan"]
     assert "dan-10" in [sq.quote.id for sq in res.quotes[:3]]
+
+
+@cache
+def _shipped_normaliser():
+    from panelbot.panel import load_panel
+    from panelbot.retrieval.vocabulary import Normalizer
+
+    return Normalizer(load_panel("minimax-m3").vocabulary)
+
+
+def test_normaliser_restored_from_plain_data_maps_every_phrase_alike() -> None:
+    from panelbot.retrieval.vocabulary import Normalizer
+
+    original = _shipped_normaliser()
+    restored = Normalizer.from_state(original.state())
+    for phrase in original.state()["mapping"]:
+        for text in (phrase, f"so {phrase} grows", f"{phrase}.x and {phrase}"):
+            a, b = {}, {}
+            assert restored.normalise(text, None, a) == original.normalise(text, None, b) and a == b
+            assert restored.terms(text) == original.terms(text)
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=150, deadline=None)
+def test_normaliser_restored_from_plain_data_maps_alike(text: str) -> None:
+    """A saved index restores the normaliser from plain data (no thesaurus read, nothing compiled): the
+    restored one must map every text exactly as the original does, phrases included."""
+    from panelbot.retrieval.vocabulary import Normalizer
+
+    original = _shipped_normaliser()
+    restored = Normalizer.from_state(original.state())
+    assert restored.terms(text) == original.terms(text)
+    a, b = {}, {}
+    assert restored.normalise(text, None, a) == original.normalise(text, None, b) and a == b

@@ -10,7 +10,7 @@ from typing import TextIO
 from panelbot.cli.common import (
     EXIT_OK,
     count_k,
-    load_config_and_panel,
+    load_config_and_index,
     print_json,
     read_questions,
 )
@@ -38,6 +38,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
                            "with '-' every line continues it)")
     conv.add_argument("--cid", type=conversation_id, metavar="ID", help="continue conversation ID")
     ask.add_argument("--no-log", action="store_true", help="don't save this to the history")
+    ask.add_argument("--all", action="store_true", help="search every installed talk (quotes name the talk)")
     ask.set_defaults(handler=cmd_ask)
 
     quote = sub.add_parser("quote", parents=[common], help="look up the best matching quotes",
@@ -46,6 +47,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     quote.add_argument("-n", type=count_k, default=5, metavar="K", help="how many quotes (default 5)")
     quote.add_argument("--speaker", metavar="ID", help="only this panelist's quotes")
     quote.add_argument("--json", action="store_true", help="print a JSON list")
+    quote.add_argument("--all", action="store_true", help="search every installed talk (quotes name the talk)")
     quote.set_defaults(handler=cmd_quote)
 
 
@@ -70,7 +72,12 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.conversation.session import ConversationLog
     from panelbot.retrieval.router import Router
 
-    cfg, panel = load_config_and_panel(args)
+    if args.all:
+        from panelbot.cli.across import ask_all
+
+        return ask_all(args, out, err)
+    cfg, opened = load_config_and_index(args)
+    panel, index = opened.panel, opened.index
     chained = bool(args.continue_last or args.cid)
     conv = ConversationLog.open(paths.history_db_path(), panel.name, continue_last=args.continue_last,
                                 conversation_id=args.cid, log=cfg.history.log_cli and not args.no_log)
@@ -79,9 +86,10 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             conv.close()
             raise UsageError(f"conversation {conv.conversation_id} is with panel {conv.panel!r}, "
                              f"not {args.panel!r}")
-        from panelbot.panel import load_panel
+        from panelbot.retrieval.cache import open_indexed
 
-        panel = load_panel(conv.panel)
+        other = open_indexed(conv.panel)
+        panel, index = other.panel, other.index
     if args.k:
         cfg = replace(cfg, retrieval=replace(cfg.retrieval, top_k=args.k))
     target = args.target.lower()
@@ -103,7 +111,7 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         changes["name"] = "openai"
     if changes:
         cfg = cfg.with_backend(**changes)
-    router = Router(panel, cfg.retrieval)
+    router = Router(panel, cfg.retrieval, index=index)
     try:
         questions = list(read_questions(args.question, sys.stdin))
         if use_llm:
@@ -149,7 +157,12 @@ def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.retrieval.router import Router
     from panelbot.text import strip_control
 
-    cfg, panel = load_config_and_panel(args)
+    if args.all:
+        from panelbot.cli.across import quote_all
+
+        return quote_all(args, out, err)
+    cfg, opened = load_config_and_index(args)
+    panel = opened.panel
     query = " ".join(args.query).strip()
     if not query:
         raise UsageError("the query is empty")
@@ -158,7 +171,7 @@ def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.speaker not in panel.panelists:
             raise UsageError(f"--speaker expects one of: {', '.join(panel.panelists)} (got {args.speaker!r})")
         speakers = {args.speaker}
-    hits = Router(panel, cfg.retrieval).search(query, args.n, speakers)
+    hits = Router(panel, cfg.retrieval, index=opened.index).search(query, args.n, speakers)
     if args.json:
         print_json([h.to_dict() for h in hits], out)
         return EXIT_OK

@@ -14,6 +14,7 @@ from panelbot.errors import UsageError
 if TYPE_CHECKING:
     from panelbot.config import Config
     from panelbot.panel import Panel
+    from panelbot.retrieval.cache import Opened
 
 EXIT_OK, EXIT_USAGE, EXIT_FALLBACK = 0, 2, 3
 
@@ -46,6 +47,21 @@ def load_config_and_panel(args: argparse.Namespace) -> tuple[Config, Panel]:
         sys.stderr.write(f"panelbot: warning: {w}\n")
     panel = load_panel(getattr(args, "panel", None) or cfg.panel)
     return cfg, panel
+
+
+def load_config_and_index(args: argparse.Namespace) -> tuple[Config, Opened]:
+    """The config and the panel with its index, from the saved index when it is current (a one-line note
+    on stderr when a saved index was unusable and has been rebuilt)."""
+    from panelbot.config import load_config
+    from panelbot.retrieval.cache import open_indexed
+
+    cfg = load_config(getattr(args, "config", None))
+    for w in cfg.warnings:
+        sys.stderr.write(f"panelbot: warning: {w}\n")
+    opened = open_indexed(getattr(args, "panel", None) or cfg.panel)
+    if opened.note:
+        sys.stderr.write(f"panelbot: note: {opened.note}\n")
+    return cfg, opened
 
 
 def read_questions(parts: list[str], stdin: TextIO) -> Iterator[str]:

@@ -7,13 +7,13 @@ import sys
 from collections.abc import Sequence
 
 from panelbot import __version__
-from panelbot.cli import app, ask, check, history, panels, serve
+from panelbot.cli import app, ask, cache, check, history, panels, serve
 from panelbot.cli import eval as eval_cmd
 from panelbot.cli.ask import conversation_id
 from panelbot.cli.common import EXIT_OK, Parser
 from panelbot.errors import PanelbotError
 
-COMMAND_GROUPS = (ask, panels, check, eval_cmd, history, serve)
+COMMAND_GROUPS = (ask, panels, check, eval_cmd, history, cache, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -50,19 +50,26 @@ def find_panel_dir(name_or_path: str) -> Path:
     raise PanelNotFound(f"unknown panel {name_or_path!r} (installed: {names})")
 
 
-def panel_names() -> list[str]:
-    """Names of installed panels (directories with a panel.yaml), first of each name, without loading them."""
-    seen: dict[str, None] = {}
+def panel_dirs() -> list[Path]:
+    """Directories of installed panels (with a panel.yaml), first of each name, without loading them."""
+    seen: dict[str, Path] = {}
     for base in paths.panel_search_dirs():
         if base.is_dir():
             for d in sorted(base.iterdir()):
                 if (d / "panel.yaml").is_file():
-                    seen.setdefault(d.name, None)
-    return list(seen)
+                    seen.setdefault(d.name, d)
+    return list(seen.values())
+
+
+def panel_names() -> list[str]:
+    """Names of installed panels, first of each name, without loading them."""
+    return [d.name for d in panel_dirs()]
 
 
 def list_panels() -> list[PanelInfo]:
-    """Installed panels (first of each name wins, in search order). Broken ones are listed with status 'error'."""
+    """Installed panels (first of each name wins, in search order), read from their metadata: panel.yaml is
+    validated, the quote bank is only counted (no panel is loaded whole). Broken ones are listed with status
+    'error' and the problem as the title."""
     seen: dict[str, PanelInfo] = {}
     for base in paths.panel_search_dirs():
         if not base.is_dir():
@@ -71,13 +78,33 @@ def list_panels() -> list[PanelInfo]:
             if d.name in seen or not (d / "panel.yaml").is_file():
                 continue
             try:
-                p = load_panel(d)
-                seen[d.name] = PanelInfo(
-                    d.name, p.title, d, p.status, tuple(p.panelists), len(p.quotes)
-                )
+                seen[d.name] = panel_info(d)
             except DataError as exc:
                 seen[d.name] = PanelInfo(d.name, str(exc), d, "error", (), 0)
     return list(seen.values())
+
+
+_ENTRY_RE = re.compile(rb"^-(?:[ \t]|$)", re.MULTILINE)
+
+
+def panel_info(directory: Path) -> PanelInfo:
+    """A panel's title, status, panelists and number of quotes, without loading the quote bank: entries
+    of a block-style list are counted line by line (a bank written another way is parsed)."""
+    title, status, _, panelists, _, _, _, _ = _load_meta(directory)
+    bfile = directory / "quotes.yaml"
+    if not bfile.is_file():
+        raise DataError("missing quotes.yaml (the quote bank)", str(directory))
+    try:
+        raw = bfile.read_bytes()
+    except OSError as exc:
+        raise DataError(exc.strerror or str(exc), str(bfile)) from None
+    count = len(_ENTRY_RE.findall(raw))
+    if not count and raw.strip():
+        bank = load_yaml(bfile, with_lines=False)
+        count = len(bank) if isinstance(bank, list) else 0
+    if not count:
+        raise DataError("the quote bank is empty", str(bfile), 1)
+    return PanelInfo(directory.name, title, directory, status, tuple(panelists), count)
 
 
 # ----------------------------------------------------------------------------------------------- loading
@@ -177,11 +204,11 @@ def _persona(c: _Checker, node: Any, what: str) -> Persona:
     )
 
 
-def load_panel(name_or_path: str | Path) -> Panel:
-    """Load and validate a panel by name or directory. Raises DataError / PanelNotFound."""
-    directory = (
-        Path(name_or_path) if isinstance(name_or_path, Path) else find_panel_dir(name_or_path)
-    )
+def _load_meta(
+    directory: Path,
+) -> tuple[str, str, Persona | None, dict[str, Persona], dict[str, tuple[str, ...]], tuple[str, ...],
+           Path | None, str | None]:
+    """panel.yaml, validated: title, status, host, panelists, vocabulary, topics, source, source_url."""
     panel_file = directory / "panel.yaml"
     if not panel_file.is_file():
         raise DataError("not a panel directory (no panel.yaml)", str(directory))
@@ -226,10 +253,18 @@ def load_panel(name_or_path: str | Path) -> Panel:
         source = directory / src_name
         if not source.is_file():
             c.fail(f"source file {src_name!r} does not exist", meta)
-
     source_url = c.text(meta, "source_url", "panel", required=False) or None
     if source_url and not re.match(r"^https?://[^\s/]+\S*$", source_url):
         c.fail(f"source_url must be an http(s) URL, got {source_url!r}", meta)
+    return title, status, host, panelists, vocabulary, topics, source, source_url
+
+
+def load_panel(name_or_path: str | Path) -> Panel:
+    """Load and validate a panel by name or directory. Raises DataError / PanelNotFound."""
+    directory = (
+        Path(name_or_path) if isinstance(name_or_path, Path) else find_panel_dir(name_or_path)
+    )
+    title, status, host, panelists, vocabulary, topics, source, source_url = _load_meta(directory)
 
     speakers = set(panelists) | ({host.id} if host else set())
 

@@ -76,10 +76,12 @@ class Panel:
     source_url: str | None = None  # the video the captions belong to
 
     def __post_init__(self) -> None:
-        self._quotes = {q.id: q for q in self.quotes}
-        self._questions = {q.id: q for q in self.questions}
+        self._quotes: dict[str, Quote] | None = None  # by id, made on first use (a saved index's quotes
+        self._questions = {q.id: q for q in self.questions}  # are decoded only when asked for)
 
     def quote(self, quote_id: str) -> Quote | None:
+        if self._quotes is None:
+            self._quotes = {q.id: q for q in self.quotes}
         return self._quotes.get(quote_id)
 
     def question(self, question_id: str | None) -> HostQuestion | None:

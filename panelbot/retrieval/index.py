@@ -1,11 +1,34 @@
-"""The inverted index over a panel's quote bank: BM25 with field weights, compact postings, word pairs."""
+"""The inverted index over a panel's quote bank: BM25 with field weights, compact postings, word pairs.
+
+Postings are typed arrays: for each term, the quotes it occurs in (``docs``) with their weighted term
+frequencies (``weights``) at the same positions; a saved index holds them end to end, term ``t`` at
+``offsets[t]:offsets[t + 1]``. Postings are gathered by C-level map() calls and moved into the arrays in
+batches, so no Python int or float per posting is kept (memory) and no bytecode runs per posting (time).
+The whole index is plain data (:meth:`QuoteIndex.parts`) that ``panelbot.retrieval.cache`` saves and reads
+back zero-copy.
+"""
 
 from __future__ import annotations
 
+import gc
 import math
+import operator
+import struct
 from array import array
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import repeat
+from typing import Any
 
+from panelbot.errors import DataError
+
+try:  # Counter's own C counting loop, without Counter's per-call Python overhead (100,000 calls)
+    from collections import _count_elements as count  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - other Pythons
+    def count(mapping: dict, iterable: Iterable[str]) -> None:
+        get = mapping.get
+        for e in iterable:
+            mapping[e] = get(e, 0) + 1
 from panelbot.panel import Panel, Quote
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import words
@@ -16,116 +39,330 @@ W_TEXT, W_KEYWORDS, W_QUESTION, W_HOST_TURN, W_ASKS = 1.0, 1.6, 0.7, 0.3, 0.8
 K1, B = 1.2, 0.6
 BIGRAM_BOOST = 1.5
 RERANK = 60  # candidates whose own text is checked for the question's word pairs
+FORMAT = 2  # bump when what the index holds, or how it is built, changes (invalidates saved indexes)
+
+
+def index_settings() -> dict[str, float | int]:
+    """Everything that shapes a built index (a saved index is only reused when these are unchanged)."""
+    return {"format": FORMAT, "w_text": W_TEXT, "w_keywords": W_KEYWORDS, "w_question": W_QUESTION,
+            "w_host_turn": W_HOST_TURN, "w_asks": W_ASKS, "k1": K1, "b": B}
+
+
+# array typecodes of the saved parts: offsets (64-bit), quote numbers, weights and lengths (32-bit float)
+# and each quote's words as term ids (seq, ended at seq_ends), for word pairs in a quote's own text
+ARRAY_TYPES = {"offsets": "q", "docs": "i", "weights": "f", "norm_len": "f", "idf": "d", "seq": "i",
+               "seq_ends": "q"}
+
+
+_PAIR = struct.Struct("=ii")  # two term ids as a quote's word sequence stores them (native int32)
+_ID_SIZE = _PAIR.size // 2
+FLUSH = 8192  # quotes between moves of gathered postings into typed arrays
+_consume = deque(maxlen=0).extend  # runs an iterator to its end in C
+
+
+def _flush(gathered: dict[int, list], typed: dict[int, tuple[array, array]]) -> None:
+    """Move gathered postings ([quote, weight, quote, weight, ...] lists) into the typed arrays."""
+    for t, pairs in gathered.items():
+        if pairs:
+            arrays = typed.get(t)
+            if arrays is None:
+                arrays = typed[t] = (array("i"), array("f"))
+            arrays[0].extend(pairs[0::2])
+            arrays[1].extend(pairs[1::2])
+            pairs.clear()
+
+
+class Postings(Mapping):
+    """term -> (quote numbers, weighted frequencies); membership is a dict lookup.
+
+    Two layouts: a built index keeps one pair of arrays per term (``offsets`` is None; nothing is copied
+    into one block, which would double the build's peak memory); a saved index read back holds flat arrays
+    sliced by ``offsets``."""
+
+    def __init__(self, ids: dict[str, int], offsets: Sequence[int] | None, docs: Sequence,
+                 weights: Sequence) -> None:
+        self.ids, self.offsets, self.docs, self.weights = ids, offsets, docs, weights
+
+    def segment(self, tid: int) -> tuple[Sequence[int], Sequence[float]]:
+        """A term's quote numbers and weights, by term id."""
+        if self.offsets is None:
+            return self.docs[tid], self.weights[tid]
+        lo, hi = self.offsets[tid], self.offsets[tid + 1]
+        return self.docs[lo:hi], self.weights[lo:hi]
+
+    def count(self, tid: int) -> int:
+        if self.offsets is None:
+            return len(self.docs[tid])
+        return self.offsets[tid + 1] - self.offsets[tid]
+
+    def __contains__(self, term: object) -> bool:
+        return term in self.ids
+
+    def __getitem__(self, term: str) -> tuple[Sequence[int], Sequence[float]]:
+        return self.segment(self.ids[term])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
 
 
 class QuoteIndex:
-    """An inverted index over the quote bank (BM25F-style field weights).
-
-    Postings are kept as compact arrays (quote indices and weighted term frequencies) so that a bank of
-    100,000 quotes stays within a few hundred MB.
-    """
+    """An inverted index over the quote bank (BM25F-style field weights)."""
 
     def __init__(self, panel: Panel, normalizer: Normalizer) -> None:
-        self.panel = panel
-        self.norm = normalizer
-        self.quotes: list[Quote] = panel.quotes
-        lengths: list[float] = []
+        self._common_init(panel, normalizer)
+        lengths = array("d")
         self.lexicon: Counter[str] = Counter()  # surface words, for typo correction
         self.keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
         # a host question's terms: its text, plus (weaker) the host's whole turn around it
-        qterms: dict[str, Counter[str]] = {}
+        qterms: dict[str, dict[str, float]] = {}
         for hq in panel.questions:
-            c: Counter[str] = Counter({t: W_QUESTION for t in normalizer.terms(hq.text)})
+            c: dict[str, float] = dict.fromkeys(normalizer.terms(hq.text), W_QUESTION)
             turn = panel.turn(hq.turn)
             if turn is not None and turn.speaker != "unknown":
                 for t in set(normalizer.terms(turn.text)):
-                    c[t] = max(c[t], W_HOST_TURN)
+                    c[t] = max(c.get(t, 0.0), W_HOST_TURN)
             qterms[hq.id] = c
         kw_cache: dict[str, list[str]] = {}
-        postings: dict[str, tuple[list[int], list[float]]] = {}
-        for i, q in enumerate(self.quotes):
-            surface = words(q.text)
-            self.lexicon.update(surface)  # counted as we go: holding all tokens costs ~300 MB at 100k
-            tf: Counter[str] = Counter(normalizer.terms_of_words(surface, pairs=False))
-            for kw in (*q.keywords, *q.topics):
-                kt = kw_cache.get(kw)
-                if kt is None:
-                    kt = kw_cache[kw] = normalizer.terms(kw)
-                    self.lexicon.update(words(kw))
-                    self.keyword_terms.update(t for t in kt if "_" not in t)
-                for t in kt:
-                    tf[t] += W_KEYWORDS
-            if q.question in qterms:
-                tf.update(qterms[q.question])
-            if q.asks:
-                ask_terms: Counter[str] = Counter()
-                for a in q.asks:
-                    for t in set(normalizer.terms(a)):
-                        ask_terms[t] = min(ask_terms[t] + W_ASKS, 2 * W_ASKS)
-                tf.update(ask_terms)
-            lengths.append(sum(tf.values()))
-            for t, w in tf.items():
-                entry = postings.get(t)
-                if entry is None:
-                    postings[t] = ([i], [w])
-                else:
-                    entry[0].append(i)
-                    entry[1].append(w)
-        self.postings: dict[str, tuple[array, array]] = {
-            t: (array("i", d), array("f", w)) for t, (d, w) in postings.items()
-        }
-        del postings
-        self.n = len(self.quotes)
-        self.avg_len = (sum(lengths) / self.n) if self.n else 1.0
-        self.norm_len = array("f", (K1 * (1 - B + B * ln / self.avg_len) for ln in lengths))
-        self.idf = {
-            t: math.log(1 + (self.n - len(p[0]) + 0.5) / (len(p[0]) + 0.5))
-            for t, p in self.postings.items()
-        }
-        self.speaker_of = [q.speaker for q in self.quotes]
+        # Postings are scattered to per-term lists by one C-level map() per quote (no bytecode per posting)
+        # and moved into typed arrays every FLUSH quotes, so only a few MB of Python objects are ever held.
+        # Term ids follow first appearance; ``ids`` hands out the next one to a term it has not seen.
+        ids: defaultdict[str, int] = defaultdict()
+        ids.default_factory = ids.__len__
+        tid_of = ids.__getitem__
+        gathered: defaultdict[int, list] = defaultdict(list)  # term id -> [quote, weight, quote, weight, ...]
+        typed: dict[int, tuple[array, array]] = {}
+        postings_of, extend = gathered.__getitem__, list.extend
+        seq, seq_ends = array("i"), array("q")  # each quote's own words as term ids (for word pairs)
+        lexicon, terms_of_words, lex_update = self.lexicon, normalizer.terms_of_words, self.lexicon.update
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # nothing built here forms a cycle; collections would only rescan the bank
+        try:
+            for i, q in enumerate(self.quotes):
+                surface = words(q.text)
+                count(lexicon, surface)  # counted as we go: holding all tokens costs ~300 MB at 100k
+                tf: dict[str, float] = {}
+                uni = terms_of_words(surface, pairs=False)
+                seq.extend(map(tid_of, uni))
+                seq_ends.append(len(seq))
+                count(tf, uni)
+                for kw in (*q.keywords, *q.topics):
+                    kt = kw_cache.get(kw)
+                    if kt is None:
+                        kt = kw_cache[kw] = normalizer.terms(kw)
+                        lex_update(words(kw))
+                        self.keyword_terms.update(t for t in kt if "_" not in t)
+                    for t in kt:
+                        tf[t] = tf.get(t, 0) + W_KEYWORDS
+                extra = qterms.get(q.question) if q.question else None
+                if extra:
+                    for t, w in extra.items():
+                        tf[t] = tf.get(t, 0) + w
+                if q.asks:
+                    ask_terms: dict[str, float] = {}
+                    for a in q.asks:
+                        for t in set(normalizer.terms(a)):
+                            ask_terms[t] = min(ask_terms.get(t, 0.0) + W_ASKS, 2 * W_ASKS)
+                    for t, w in ask_terms.items():
+                        tf[t] = tf.get(t, 0) + w
+                values = tf.values()
+                lengths.append(sum(values))
+                _consume(map(extend, map(postings_of, map(tid_of, tf)), zip(repeat(i), values)))
+                if i % FLUSH == FLUSH - 1:
+                    _flush(gathered, typed)
+            _flush(gathered, typed)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        terms = list(ids)
+        del gathered, ids
+        docs_of_term = [typed[tid][0] for tid in range(len(terms))]  # per term, in term-id order
+        weights_of_term = [typed[tid][1] for tid in range(len(terms))]
+        del typed
+        n = len(self.quotes)
+        avg_len = (sum(lengths) / n) if n else 1.0
+        norm_len = array("f", [K1 * (1 - B + B * ln / avg_len) for ln in lengths])
+        idf = array("d", [math.log(1 + (n - c + 0.5) / (c + 0.5)) for c in map(len, docs_of_term)])
         for w in [w for w in self.lexicon if len(w) < 4 or not w.isalpha()]:
             del self.lexicon[w]
-        self._pairs_cache: dict[int, frozenset[str]] = {}
+        self._set_postings(terms, None, docs_of_term, weights_of_term, norm_len, idf, avg_len)
+        self._set_words(seq, seq_ends)
+
+    def _set_words(self, seq: Sequence[int], seq_ends: Sequence[int]) -> None:
+        self._seq, self._seq_ends = seq, seq_ends
+        self._arrays.update(seq=seq, seq_ends=seq_ends)
+
+    def _common_init(self, panel: Panel, normalizer: Normalizer,
+                     speaker_of: list[str] | None = None) -> None:
+        self.panel = panel
+        self.norm = normalizer
+        self.quotes: list[Quote] = panel.quotes
+        self.n = len(self.quotes)
+        self.speaker_of = speaker_of if speaker_of is not None else [q.speaker for q in self.quotes]
+        self._unchecked: set[int] = set()  # term ids whose postings come from a file and are not checked yet
+        self._last_scores: tuple[tuple[str, ...], dict[str, dict[int, float]]] | None = None
+        self._speakers: list[str] | None = None
+
+    def _set_postings(self, terms: list[str], offsets: Sequence[int] | None, docs: Sequence,
+                      weights: Sequence, norm_len: Sequence[float], idf: Sequence[float],
+                      avg_len: float) -> None:
+        self.terms = terms
+        ids = dict(zip(terms, range(len(terms)), strict=False))
+        self.postings = Postings(ids, offsets, docs, weights)
+        self.norm_len = norm_len
+        self.avg_len = avg_len
+        self.idf: dict[str, float] = dict(zip(terms, idf, strict=False))
+        if offsets is None:  # saved as one block per kind: the per-term arrays are written one after another
+            offsets = array("q", [0])
+            for d in docs:
+                offsets.append(offsets[-1] + len(d))
+        self._arrays: dict[str, Any] = {"offsets": offsets, "docs": docs, "weights": weights,
+                                        "norm_len": norm_len, "idf": idf}
+
+    # ------------------------------------------------------------------------------------- saving
+
+    def parts(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The index as plain data: JSON-ready values and typed arrays (see ``ARRAY_TYPES``); ``docs`` and
+        ``weights`` may be lists of arrays (one per term), to be written one after another."""
+        meta = {"terms": self.terms, "lexicon": dict(self.lexicon),
+                "keyword_terms": sorted(self.keyword_terms), "avg_len": self.avg_len, "n": self.n}
+        return meta, dict(self._arrays)
+
+    @classmethod
+    def from_parts(cls, panel: Panel, normalizer: Normalizer, meta: dict[str, Any],
+                   arrays: dict[str, Sequence], *, speaker_of: list[str] | None = None) -> QuoteIndex:
+        """An index from :meth:`parts` (e.g. read back from a file). Raises ValueError when the parts are
+        inconsistent with each other or with the panel; never trusts a length it has not checked.
+        ``speaker_of``: every quote's speaker, when known without reading the quotes."""
+        self = cls.__new__(cls)
+        self._common_init(panel, normalizer, speaker_of)
+        if len(self.speaker_of) != self.n:
+            raise ValueError("index: one speaker per quote expected")
+        terms, lexicon, kw = meta["terms"], meta["lexicon"], meta["keyword_terms"]
+        avg_len = meta["avg_len"]
+        if meta["n"] != self.n:
+            raise ValueError(f"index holds {meta['n']} quotes, the panel {self.n}")
+        if not (isinstance(terms, list) and all(isinstance(t, str) for t in terms)
+                and isinstance(kw, list) and all(isinstance(t, str) for t in kw)
+                and isinstance(lexicon, dict)
+                and all(isinstance(c, int) and isinstance(w, str) for w, c in lexicon.items())
+                and isinstance(avg_len, (int, float)) and math.isfinite(avg_len) and avg_len > 0):
+            raise ValueError("index: malformed term lists")
+        offsets, docs, weights = arrays["offsets"], arrays["docs"], arrays["weights"]
+        norm_len, idf = arrays["norm_len"], arrays["idf"]
+        if (len(offsets) != len(terms) + 1 or len(idf) != len(terms) or len(norm_len) != self.n
+                or len(docs) != len(weights) or offsets[0] != 0 or offsets[-1] != len(docs)
+                or not all(map(operator.le, offsets[:-1], offsets[1:]))):
+            raise ValueError("index: postings do not line up")
+        if len(set(terms)) != len(terms):
+            raise ValueError("index: duplicate terms")
+        if self.n and not (min(norm_len) > 0 and math.isfinite(sum(norm_len)) and math.isfinite(sum(idf))):
+            raise ValueError("index: lengths out of range")
+        self._unchecked = set(range(len(terms)))  # postings whose quote numbers are checked on first use
+        seq, seq_ends = arrays["seq"], arrays["seq_ends"]
+        if (len(seq_ends) != self.n or (self.n and seq_ends[-1] != len(seq))
+                or not all(map(operator.le, seq_ends[:-1], seq_ends[1:]))):
+            raise ValueError("index: word sequences do not line up")
+        self.lexicon = Counter(lexicon)
+        self.keyword_terms = set(kw)
+        self._set_postings(terms, offsets, docs, weights, norm_len, idf, float(avg_len))
+        self._set_words(seq, seq_ends)
+        return self
+
+    # ------------------------------------------------------------------------------------- scoring
 
     def score(self, terms: list[str], allowed: set[str] | None = None) -> dict[int, float]:
         """BM25 scores of quotes (indices) for weighted terms; optionally only some speakers'.
 
         Word pairs are indexed from keywords, topics and host questions; pairs in a quote's own text are
-        checked only for the best candidates (cheap, and keeps a 100k-quote index small)."""
-        scores: dict[int, float] = defaultdict(float)
-        norm_len, speaker_of = self.norm_len, self.speaker_of
-        pairs: list[str] = []
-        for term in terms:
-            if "_" in term:
-                pairs.append(term)
-            plist = self.postings.get(term)
-            if not plist:
-                continue
-            idf = self.idf[term] * (BIGRAM_BOOST if "_" in term else 1.0)
-            scale = idf * (K1 + 1)
-            for i, tf in zip(*plist, strict=False):
-                if allowed is not None and speaker_of[i] not in allowed:
-                    continue
-                scores[i] += scale * tf / (tf + norm_len[i])
+        checked only for the best candidates (cheap, and keeps a 100k-quote index small).
+
+        Routing asks for each panelist's quotes in turn with the same terms: the postings are walked once
+        per question, accumulating each speaker's scores apart (the last question's are kept)."""
+        if allowed is not None and len(allowed) == 1:
+            (speaker,) = allowed
+            scores = dict(self._by_speaker(terms).get(speaker, {}))
+        else:
+            scores = self._accumulate(terms, allowed)
+        pairs = [(t, p) for t in terms if "_" in t and (p := self._pair_pattern(t)) is not None]
         if pairs and scores:
+            norm_len = self.norm_len
             best = sorted(scores, key=scores.__getitem__, reverse=True)[:RERANK]
             for i in best:
-                text_pairs = self._text_pairs(i)
-                for term in pairs:
-                    if term in text_pairs:
+                for term, pattern in pairs:
+                    if self._text_has(i, pattern):
                         idf = self.pair_idf(term) * BIGRAM_BOOST
                         scores[i] += idf * (K1 + 1) * W_TEXT / (W_TEXT + norm_len[i])
         return scores
 
-    def _text_pairs(self, i: int) -> frozenset[str]:
-        cached = self._pairs_cache.get(i)
-        if cached is None:
-            terms = self.norm.terms(self.quotes[i].text)
-            cached = frozenset(t for t in terms if "_" in t)
-            if len(self._pairs_cache) > 4096:
-                self._pairs_cache.clear()
-            self._pairs_cache[i] = cached
-        return cached
+    def _postings_of(self, terms: list[str]) -> Iterator[tuple[float, Sequence[int], Sequence[float]]]:
+        """(scale, quote numbers, weights) of each indexed term, in the order given."""
+        ids, segment = self.postings.ids, self.postings.segment
+        for term in terms:
+            tid = ids.get(term)
+            if tid is None:
+                continue
+            docs, weights = segment(tid)
+            if tid in self._unchecked:
+                self._check(tid, docs)
+            idf = self.idf[term] * (BIGRAM_BOOST if "_" in term else 1.0)
+            yield idf * (K1 + 1), docs, weights
+
+    def _accumulate(self, terms: list[str], allowed: set[str] | None) -> dict[int, float]:
+        scores: dict[int, float] = {}
+        get = scores.get
+        norm_len, speaker_of = self.norm_len, self.speaker_of
+        for scale, docs, weights in self._postings_of(terms):
+            if allowed is None:
+                for i, tf in zip(docs, weights, strict=False):
+                    scores[i] = get(i, 0.0) + scale * tf / (tf + norm_len[i])
+            else:
+                for i, tf in zip(docs, weights, strict=False):
+                    if speaker_of[i] in allowed:
+                        scores[i] = get(i, 0.0) + scale * tf / (tf + norm_len[i])
+        return scores
+
+    def _by_speaker(self, terms: list[str]) -> dict[str, dict[int, float]]:
+        """Every speaker's scores for these terms (each in the order a filtered walk would give)."""
+        key = tuple(terms)
+        if self._last_scores is not None and self._last_scores[0] == key:
+            return self._last_scores[1]
+        if self._speakers is None:
+            self._speakers = sorted(set(self.speaker_of))
+        by: dict[str, dict[int, float]] = {sp: {} for sp in self._speakers}
+        norm_len, speaker_of = self.norm_len, self.speaker_of
+        for scale, docs, weights in self._postings_of(terms):
+            for i, tf in zip(docs, weights, strict=False):
+                d = by[speaker_of[i]]
+                d[i] = d.get(i, 0.0) + scale * tf / (tf + norm_len[i])
+        self._last_scores = (key, by)
+        return by
+
+    def _check(self, tid: int, seg: Sequence[int]) -> None:
+        """A saved index's postings are range-checked when first used (checking all 5M postings of a
+        100,000-quote bank up front would cost most of a warm start; the file's checksum already guards
+        against damage, this guards against a file that is well-formed but wrong)."""
+        if len(seg) and (min(seg) < 0 or max(seg) >= self.n):
+            raise DataError("the saved index is inconsistent (quote numbers out of range); "
+                            "run 'panelbot cache clear'", str(self.panel.path))
+        self._unchecked.discard(tid)
+
+    def _text_has(self, i: int, pattern: bytes) -> bool:
+        """Does quote i's own text have this word pair (two term ids, packed as the sequence stores them)?
+        A byte search over the quote's stored word ids: no tokenising, no objects per word."""
+        ends = self._seq_ends
+        raw = self._seq[ends[i - 1] if i else 0 : ends[i]].tobytes()
+        pos = raw.find(pattern)
+        while pos > 0 and pos % _ID_SIZE:  # found across two ids: look further
+            pos = raw.find(pattern, pos + 1)
+        return pos >= 0
+
+    def _pair_pattern(self, term: str) -> bytes | None:
+        a, _, b = term.partition("_")
+        ids = self.postings.ids
+        return _PAIR.pack(ids[a], ids[b]) if a in ids and b in ids else None
 
     def pair_idf(self, token: str) -> float:
         if token in self.idf:

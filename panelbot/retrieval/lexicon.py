@@ -7,18 +7,51 @@ English words (wordfreq, CC BY-SA 4.0), used to tell generic words from a panel'
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator
 from functools import cache, lru_cache
-from importlib import resources
+from pathlib import Path
 
 from panelbot.text import words
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"  # panelbot/data (importlib.resources costs ms)
+
+def _body(name: str) -> str:
+    """A word list's text without its leading comment lines."""
+    text = (DATA_DIR / name).read_text(encoding="utf-8")
+    while text.startswith("#"):
+        text = text.partition("\n")[2]
+    return text
+
+
+def _plain(body: str) -> bool:
+    """One word per line, no comments further down (every list shipped): fast paths apply."""
+    return not any(c in body for c in (" ", "\t", "\r", "\n#"))
 
 
 @cache
 def _wordlist(name: str) -> frozenset[str]:
-    text = resources.files("panelbot.data").joinpath(name).read_text(encoding="utf-8")
-    return frozenset(
-        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
-    )
+    """One entry per line; lines starting with '#' are comments."""
+    body = _body(name)
+    if _plain(body):
+        return frozenset(body.split())
+    return frozenset(s for line in body.splitlines() if (s := line.strip()) and not s.startswith("#"))
+
+
+class WordText:
+    """A long word list kept as its text: ``word in it`` is one substring search, so a process that
+    checks a handful of words never builds a 40,000-entry set (several ms of every start)."""
+
+    def __init__(self, body: str) -> None:
+        self._text = "\n" + body.strip("\n") + "\n"
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and bool(word) and "\n" not in word and f"\n{word}\n" in self._text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._text.split())
+
+    def __len__(self) -> int:
+        return self._text.count("\n") - 1
 
 
 def stopwords() -> frozenset[str]:
@@ -29,14 +62,32 @@ def common_words() -> frozenset[str]:
     return _wordlist("common_en.txt")
 
 
-@lru_cache(maxsize=1)
+_common_stems: frozenset[str] | None = None
+
+
 def common_stems() -> frozenset[str]:
-    """The stems of common_words(): what a stemmed term is compared with."""
-    return frozenset(stem(w) for w in common_words())
+    """The stems of common_words(): what a stemmed term is compared with. Computed once per process,
+    or handed over by a saved index (``prime_common_stems``) so that a warm start need not stem 5,000
+    words."""
+    global _common_stems
+    if _common_stems is None:
+        _common_stems = frozenset(stem(w) for w in common_words())
+    return _common_stems
 
 
-def english_words() -> frozenset[str]:
-    """A larger list of real English words (never treated as typos)."""
+def prime_common_stems(stems: frozenset[str]) -> None:
+    """Use ``stems`` as common_stems() (from a saved index whose key covers this module and the lists)."""
+    global _common_stems
+    if _common_stems is None:
+        _common_stems = stems
+
+
+@cache
+def english_words() -> Collection[str]:
+    """A larger list of real English words (never treated as typos): supports ``in``, iteration, len."""
+    body = _body("english_words.txt")
+    if _plain(body):
+        return WordText(body)
     return _wordlist("english_words.txt")
 
 
@@ -46,6 +97,7 @@ _SUFFIXES = (
     ("ingly", ""), ("edly", ""), ("ings", ""), ("ing", ""), ("ies", "y"), ("ied", "y"), ("ers", "er"),
     ("ed", ""), ("es", ""), ("s", ""), ("ly", ""),
 )
+_ENDINGS = tuple(suf for suf, _ in _SUFFIXES)  # one C-level check before trying them in order
 
 
 @lru_cache(maxsize=200_000)
@@ -55,10 +107,11 @@ def stem(word: str) -> str:
     w = word.lower().replace("'", "")
     if len(w) <= 3 or not w.isalpha():
         return w
-    for suf, rep in _SUFFIXES:
-        if w.endswith(suf) and len(w) - len(suf) >= 3:
-            w = w[: -len(suf)] + rep
-            break
+    if w.endswith(_ENDINGS):
+        for suf, rep in _SUFFIXES:
+            if w.endswith(suf) and len(w) - len(suf) >= 3:
+                w = w[: -len(suf)] + rep
+                break
     if w.endswith("e") and len(w) > 4:
         w = w[:-1]
     if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "lsz":

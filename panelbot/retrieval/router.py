@@ -120,11 +120,13 @@ class _Query:
 class Router:
     """Routes questions to panelists and retrieves their quotes. Build once per panel; queries are cheap."""
 
-    def __init__(self, panel: Panel, settings: RetrievalSettings | None = None) -> None:
+    def __init__(self, panel: Panel, settings: RetrievalSettings | None = None, *,
+                 index: QuoteIndex | None = None) -> None:
+        """``index``: a ready index of this panel (e.g. from ``panelbot.retrieval.cache``); else built."""
         self.panel = panel
         self.settings = settings or RetrievalSettings()
-        self.norm = Normalizer(panel.vocabulary)
-        self.index = QuoteIndex(panel, self.norm)
+        self.index = index if index is not None else QuoteIndex(panel, Normalizer(panel.vocabulary))
+        self.norm = self.index.norm
         self._common = common_stems()
         # curated subject vocabulary: persona keywords/covers, quote keywords/topics, panel topics, vocabulary
         curated: set[str] = set(self.norm.canonical_terms)

@@ -91,6 +91,8 @@ class PanelbotApp(ConversationActions, App[int]):
         self.router: Any = None
         self.backend: Backend | None = None
         self.target = "auto"
+        self.all_talks = False  # questions go to every installed talk (the palette switches it)
+        self._library: Any = None
         self.resume = resume
         self.conversation_id: int | None = None
         self.history: list[Message] = []
@@ -126,9 +128,13 @@ class PanelbotApp(ConversationActions, App[int]):
     def _load_panel(self, name: str, *, initial: bool = False) -> bool:
         from panelbot.panel import load_panel
 
+        note = None
         try:
-            panel = load_panel(name)
-            router = self._router_factory(panel, self.config)
+            if self._router_factory is engine.make_router:  # the real router: from the saved index
+                panel, router, note = engine.open_panel(name, self.config)
+            else:
+                panel = load_panel(name)
+                router = self._router_factory(panel, self.config)
         except PanelbotError as exc:
             message = f"Cannot load panel {name!r}: {exc}"
             if initial:
@@ -144,6 +150,11 @@ class PanelbotApp(ConversationActions, App[int]):
                 self.chat_notice(message, "error")
             return False
         self.panel, self.router = panel, router
+        if note:
+            if initial:
+                self._startup_notices.append((note, "info"))
+            else:
+                self.chat_notice(note, "info")
         if self._fixed_backend is not None:
             self.backend = self._fixed_backend
         else:
@@ -326,7 +337,7 @@ class PanelbotApp(ConversationActions, App[int]):
             self.query_one(Prompt).focus()
 
     def on_sources_list_chosen(self, event: SourcesList.Chosen) -> None:
-        self.open_source(event.quote_id)
+        self.open_source(event.quote_id, self.query_one(SourcesList).panel)
 
     def on_answer_block_picked(self, event: AnswerBlock.Picked) -> None:
         block = event.block
@@ -355,6 +366,10 @@ class PanelbotApp(ConversationActions, App[int]):
             stale.remove()
         chat.add_user(question)
         target = target or self.target
+        if self.all_talks:
+            self._save("user", "", question, meta={"target": target}, title=question[:80])
+            self._answer_all_talks(question)
+            return True
         try:  # read against the conversation so far: "tell me more", "what does Olive think?"
             resolution = resolve(self.router, self.turns, question, target)
         except Exception as exc:
@@ -383,6 +398,56 @@ class PanelbotApp(ConversationActions, App[int]):
                              "history": list(self.history[:-1]), "blocks": [], "message_ids": []}
         self._answer_worker = self._stream_answer(question, route, target, list(self.history[:-1]))
         return True
+
+    def set_all_talks(self, on: bool) -> None:
+        """Send questions to every installed talk (True) or to this panel only (False)."""
+        if on and self._library is None:
+            try:
+                self._library, notes = engine.open_library(self.config)
+            except Exception as exc:
+                self.chat_notice(f"Cannot open the other talks: {safe(str(exc), one_line=True)}", "error")
+                return
+            for note in notes:
+                self.chat_notice(note, "info")
+        self.all_talks = on
+        n = len(self._library.routers) if on else 1
+        self.notify(f"Questions now go to all {n} talks." if on else "Questions now go to this talk only.",
+                    markup=False)
+
+    def _answer_all_talks(self, question: str) -> None:
+        """Route across every talk; each answering talk's panelists reply in their own words."""
+        chat = self.query_one(ChatLog)
+        try:
+            answer = self._library.route(question)
+        except Exception as exc:
+            self.chat_notice(f"Could not route the question: {exc}", "error")
+            return
+        self.history.append(Message("user", question))
+        if answer.abstained:
+            topics = ", ".join(answer.suggestions[:8])
+            text = "None of the talks got into that, so we'd rather not guess." + (
+                f" They covered: {topics}." if topics else "")
+            block = chat.add_answer(self.panel, "panel", label="All talks", kind="decline")
+            block.finish(text)
+            self.query_one(SourcesList).show(self.panel, [], "Sources: none (declined)")
+            self.last_quotes = []
+            self._save("decline", "panel", text, meta={"reason": answer.reason, "all_talks": True})
+            self.history.append(Message("panel", text))
+            return
+        for talk in answer.talks:
+            for speaker in talk.result.speakers:
+                quotes = talk.result.quotes_for(speaker)
+                label = f"{talk.panel.display_name(speaker)} \u00b7 {talk.panel.title}"
+                block = chat.add_answer(talk.panel, speaker, quotes=quotes, label=label)
+                block.finish(quotes_text(quotes), quotes, f"(from the talk {talk.panel.name})")
+                self._save("assistant", speaker, block.text, [sq.quote.id for sq in quotes],
+                           {"panel": talk.panel.name, "all_talks": True})
+                self.history.append(Message(speaker, block.text))
+        best = answer.talks[0]
+        self.last_quotes = list(best.result.quotes)
+        self.query_one(SourcesList).show(best.panel, best.result.quotes,
+                                         f"Sources: {safe(best.panel.name, one_line=True)}")
+        chat.scroll_end(animate=False)
 
     def _show_decline(self, route: RouteResult) -> None:
         assert self.panel is not None
@@ -595,13 +660,15 @@ class PanelbotApp(ConversationActions, App[int]):
         keys.update(self.config.tui.keys)
         self.push_screen(HelpScreen(keys))
 
-    def open_source(self, quote_id: str) -> None:
-        if self.panel is None or self.panel.quote(quote_id) is None:
+    def open_source(self, quote_id: str, panel: Panel | None = None) -> None:
+        """Show a quote in context; ``panel``: its talk when not this one (sources from all talks)."""
+        panel = panel or self.panel
+        if panel is None or panel.quote(quote_id) is None:
             self.chat_notice(f"No quote with id {quote_id!r} in this panel.", "error")
             return
         from panelbot.tui.screens.context import ContextScreen
 
-        self.push_screen(ContextScreen(self.panel, quote_id))
+        self.push_screen(ContextScreen(panel, quote_id))
 
     def action_copy(self) -> None:
         payload_fn = getattr(self.screen, "copy_payload", None)

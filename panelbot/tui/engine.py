@@ -42,6 +42,23 @@ def make_router(panel: Panel, config: Config) -> Any:
     return Router(panel, config.retrieval)
 
 
+def open_panel(name: str, config: Config) -> tuple[Panel, Any, str | None]:
+    """A panel and its router from the saved index when current (else built and saved), and a one-line
+    note when a saved index had to be rebuilt."""
+    from panelbot.retrieval.cache import open_indexed
+    from panelbot.retrieval.router import Router
+
+    opened = open_indexed(name)
+    return opened.panel, Router(opened.panel, config.retrieval, index=opened.index), opened.note
+
+
+def open_library(config: Config) -> tuple[Any, list[str]]:
+    """Every installed talk (``panelbot.retrieval.library.Library``) and one-line notes."""
+    from panelbot.retrieval.library import Library
+
+    return Library.open(config.retrieval)
+
+
 # ------------------------------------------------------------------------------------------- targets
 
 

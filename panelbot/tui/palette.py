@@ -19,8 +19,10 @@ class PaletteHost(Protocol):
     """What the palette needs of the app (so this module does not import the app, which imports it)."""
 
     panel: Panel | None
+    all_talks: bool
 
     def set_target(self, value: str) -> None: ...
+    def set_all_talks(self, on: bool) -> None: ...
     def run_command_line(self, line: str) -> object: ...
     def ask(self, question: str) -> object: ...
     def installed_panels(self) -> list[PanelInfo]: ...
@@ -39,6 +41,12 @@ class PanelbotCommands(Provider):
         cmds: list[tuple[str, Callable[[], object], str]] = []
         for t in targets(app.panel):
             cmds.append((f"Ask: {t.label}", partial(app.set_target, t.value), f"/ask {t.value}"))
+        if app.all_talks:
+            cmds.append(("Ask: this talk only", partial(app.set_all_talks, False),
+                         "questions go to the loaded panel only"))
+        else:
+            cmds.append(("Ask: all talks", partial(app.set_all_talks, True),
+                         "questions go to every installed talk; answers name the talk"))
         cmds += [
             ("Export conversation", app.action_export, "/export: save as Markdown"),
             ("Clear conversation", partial(app.run_command_line, "/clear"), "/clear: start afresh"),

@@ -1,0 +1,85 @@
+"""``panelbot ask --all`` and ``panelbot quote --all``: every installed talk at once (the logic is in
+``panelbot.retrieval.library``; this is how the command line shows it)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from panelbot.cli.common import EXIT_OK, print_json, read_questions
+from panelbot.errors import UsageError
+
+
+def _library(args: argparse.Namespace, err: TextIO):  # -> tuple[Config, Library]
+    from dataclasses import replace
+
+    from panelbot.config import load_config
+    from panelbot.retrieval.library import Library
+
+    cfg = load_config(getattr(args, "config", None))
+    for w in cfg.warnings:
+        err.write(f"panelbot: warning: {w}\n")
+    if getattr(args, "k", None):
+        cfg = replace(cfg, retrieval=replace(cfg.retrieval, top_k=args.k))
+    library, notes = Library.open(cfg.retrieval)
+    for note in notes:
+        err.write(f"panelbot: note: {note}\n")
+    if not library.routers:
+        raise UsageError("no panels are installed (see 'panelbot panels')")
+    return cfg, library
+
+
+def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from panelbot.answer.compose import format_route
+    from panelbot.text import strip_control
+
+    if args.llm or args.base_url or args.model or args.backend:
+        raise UsageError("--all answers with the talks' own words: it cannot be combined with --llm, "
+                         "--base-url, --model or --backend")
+    target = args.target.lower()
+    if target not in ("auto", "both"):
+        raise UsageError(f"with --all, --to expects auto or both (got {args.target!r})")
+    _, library = _library(args, err)
+    questions = list(read_questions(args.question, sys.stdin))
+    for i, q in enumerate(questions):
+        answer = library.route(q, target)
+        if args.json:
+            print_json(answer.to_dict(), out)
+            continue
+        if len(questions) > 1:
+            out.write(("\n" if i else "") + f"Q: {q}\n")
+        if answer.abstained:
+            topics = ", ".join(strip_control(s, keep_newlines=False) for s in answer.suggestions[:8])
+            out.write("None of the talks got into that, so we'd rather not guess."
+                      + (f" They covered: {topics}." if topics else "") + "\n")
+            continue
+        for t in answer.talks:
+            title = strip_control(t.panel.title, keep_newlines=False)
+            out.write(f"== {title} [{t.panel.name}]\n{format_route(t.panel, t.result)}\n\n")
+        if len(answer.talks) > 1:
+            out.write(f"({strip_control(answer.reason, keep_newlines=False)})\n")
+    return EXIT_OK
+
+
+def quote_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from panelbot.text import strip_control
+
+    if args.speaker:
+        raise UsageError("--speaker names a panelist of one talk: use it with --panel, not --all")
+    query = " ".join(args.query).strip()
+    if not query:
+        raise UsageError("the query is empty")
+    _, library = _library(args, err)
+    hits = library.search(query, args.n)
+    if args.json:
+        print_json([h.to_dict() for h in hits], out)
+        return EXIT_OK
+    if not hits:
+        out.write("No quote in any talk matches that.\n")
+    for h in hits:
+        q = h.scored.quote
+        who = h.panel.display_name(q.speaker)
+        out.write(strip_control(f"[{h.panel.name}] [{q.id}] {who} ({h.score:.0f}): ", keep_newlines=False)
+                  + f"\u201c{strip_control(q.text, keep_newlines=False)}\u201d\n")
+    return EXIT_OK

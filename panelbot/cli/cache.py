@@ -1,0 +1,61 @@
+"""``panelbot cache info|clear``: the saved panel indexes (``panelbot.retrieval.cache``)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from panelbot.cli.common import EXIT_OK, Parser, print_json
+
+
+def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    cache = sub.add_parser("cache", help="show or clear the saved panel indexes",
+                           description="Saved panel indexes make every start after the first immediate. "
+                           "They are rebuilt by themselves when a panel or panelbot changes.")
+    actions = cache.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser, required=True)
+    info = actions.add_parser("info", help="where the saved indexes are, and whether each is current")
+    info.add_argument("--json", action="store_true")
+    info.set_defaults(handler=cmd_info)
+    clear = actions.add_parser("clear", help="delete every saved index (they are rebuilt when needed)")
+    clear.set_defaults(handler=cmd_clear)
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB"):
+        if n < 1024 or unit == "MB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
+
+
+def cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import time
+
+    from panelbot import paths
+    from panelbot.retrieval.cache import entries
+    from panelbot.text import strip_control
+
+    where = paths.index_cache_dir()
+    found = entries()
+    if args.json:
+        print_json({"directory": str(where), "indexes": [
+            {"panel": e.panel, "panel_directory": e.directory, "file": str(e.path), "bytes": e.size,
+             "quotes": e.quotes, "created": e.created, "state": e.state} for e in found]}, out)
+        return EXIT_OK
+    total = sum(e.size for e in found)
+    out.write(f"Saved indexes: {where} ({len(found)} file{'s' * (len(found) != 1)}, {_size(total)})\n")
+    for e in found:
+        built = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.created)) if e.created else "?"
+        line = (f"  {e.panel:<20} {e.state:<9} {e.quotes:>7} quotes {_size(e.size):>9}  built {built}  "
+                f"{e.directory}")
+        out.write(strip_control(line, keep_newlines=False) + "\n")
+    return EXIT_OK
+
+
+def cmd_clear(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from panelbot import paths
+    from panelbot.retrieval.cache import clear
+
+    n, freed = clear()
+    out.write(f"Removed {n} saved index{'es' * (n != 1)} ({_size(freed)}) from {paths.index_cache_dir()}.\n")
+    return EXIT_OK

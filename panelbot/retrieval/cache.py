@@ -1,0 +1,528 @@
+"""A saved index per panel, so that a start after the first needs neither the YAML nor an index build.
+
+One file per panel directory in ``paths.index_cache_dir()`` (``~/.cache/panelbot/index`` on Linux). It holds
+the validated panel, the normaliser's vocabulary and the index's postings, and it is used only when its key
+matches: a hash of the panel's files (their bytes), panelbot's version, the settings that shape an index
+(``index.index_settings()``: field weights, BM25 parameters, format), the fields of the panel model, and the
+size and time of the code and word lists an index is built from (so a changed checkout never reuses an
+index built by other code). Query-time settings (``top_k``, ``scope_floor``, ...) do not change an index and
+so do not invalidate it.
+
+The format is plain data, never executed: a magic line, a JSON header (key, layout, CRC-32 of the payload),
+then sections that are either UTF-8 JSON or raw little/big-endian typed arrays (read back zero-copy with
+``memoryview.cast``). Nothing is unpickled or evaluated. A file that is stale (key differs), truncated,
+damaged (checksum), foreign (not ours, another format or byte order) or inconsistent (lengths that do not line
+up) is reported in one line and rebuilt; it is never trusted.
+
+Writes are atomic (a temporary file in the same directory, then ``os.replace``), and a build holds an
+exclusive lock (``fcntl.flock`` where available), so several processes starting at once build once and never
+read a half-written file; a reader that finds the index rebuilt while it waited for the lock uses it.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import os
+import struct
+import sys
+import time
+import zlib
+from array import array
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from panelbot import __version__, paths
+from panelbot.panel import HostQuestion, Panel, Persona, Quote, Turn
+from panelbot.panel.loader import find_panel_dir, load_panel
+from panelbot.retrieval.index import ARRAY_TYPES, QuoteIndex, index_settings
+from panelbot.retrieval.lexicon import common_stems, prime_common_stems
+from panelbot.retrieval.vocabulary import Normalizer
+
+MAGIC = b"PANELBOT-INDEX\n\x00"  # 16 bytes
+FILE_FORMAT = 1
+SUFFIX = ".pbidx"
+_LEN = struct.Struct("<Q")
+_QUOTE_ARRAYS = {"quote_ends": "q", "quote_speakers": "i"}
+_SECTIONS = [("meta", "json"), ("quotes", "bytes"), *_QUOTE_ARRAYS.items(), *ARRAY_TYPES.items()]
+_ITEMSIZES = {code: struct.calcsize(code) for code in {*ARRAY_TYPES.values(), *_QUOTE_ARRAYS.values()}}
+_PANEL_FILES = ("panel.yaml", "quotes.yaml", "questions.yaml", "turns.yaml")
+# what an index is built from: when one of these changes, saved indexes are rebuilt
+_CODE = ("retrieval/index.py", "retrieval/vocabulary.py", "retrieval/lexicon.py", "retrieval/cache.py",
+         "panel/loader.py", "panel/model.py", "text.py", "data")
+_RECORDS: dict[str, type] = {"persona": Persona, "question": HostQuestion, "turn": Turn, "quote": Quote}
+_PANEL_KNOWN = {"name", "title", "path", "status", "host", "panelists", "quotes", "questions", "turns",
+                "vocabulary", "topics", "source"}
+LOCK_WAIT = 120.0  # seconds to wait for another process's build before building anyway
+
+
+class CacheProblem(Exception):
+    """A saved index that must not be used; the message says why, in a few words."""
+
+
+class Opened:
+    """A panel and its index, and how they were obtained: ``source`` is "cache" (read from the saved
+    index) or "built" (from the YAML); ``note`` is one line for the user when a saved index was unusable or
+    could not be saved. (A plain class: a dataclass costs a millisecond of start-up.)"""
+
+    def __init__(self, panel: Panel, index: QuoteIndex, source: str, note: str | None = None) -> None:
+        self.panel, self.index, self.source, self.note = panel, index, source, note
+
+
+# ------------------------------------------------------------------------------------------- keys
+
+
+def _code_fingerprint() -> list:
+    root = Path(__file__).resolve().parent.parent
+    out = []
+    for rel in _CODE:
+        p = root / rel
+        targets = sorted(p.iterdir()) if p.is_dir() else [p]
+        for t in targets:
+            try:
+                st = t.stat()
+            except OSError:
+                continue
+            if t.is_file():
+                out.append([str(t.relative_to(root)), st.st_size, st.st_mtime_ns])
+    return out
+
+
+def _hasher() -> Any:
+    """BLAKE2b from CPython's built-in module (importing hashlib loads OpenSSL: milliseconds per start)."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - a Python without it
+        from hashlib import blake2b
+    return blake2b(digest_size=32)
+
+
+def panel_hash(directory: Path) -> str:
+    """A hash of the panel's files (their bytes): what decides whether a saved index is current."""
+    h = _hasher()
+    for name in _PANEL_FILES:
+        p = directory / name
+        try:
+            data = p.read_bytes()
+        except FileNotFoundError:
+            h.update(f"{name}\0-\0".encode())
+            continue
+        except OSError:
+            data = b""
+        h.update(f"{name}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+def cache_key(directory: Path) -> str:
+    parts = {
+        "panel": panel_hash(directory),
+        "panelbot": __version__,
+        "index": index_settings(),
+        "model": {**_FIELDS, "panel": [f.name for f in fields(Panel)]},
+        "code": _code_fingerprint(),
+        "file_format": FILE_FORMAT,
+    }
+    h = _hasher()
+    h.update(json.dumps(parts, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def cache_path(directory: Path) -> Path:
+    """The saved index of a panel directory: named after the panel, plus a hash of its full path."""
+    h = _hasher()
+    h.update(str(directory.resolve()).encode())
+    tag = h.hexdigest()[:16]
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in directory.name)[:40] or "panel"
+    return paths.index_cache_dir() / f"{safe}-{tag}{SUFFIX}"
+
+
+# ------------------------------------------------------------------------------------------- panel <-> data
+
+
+_FIELDS = {kind: tuple(f.name for f in fields(cls)) for kind, cls in _RECORDS.items()}
+
+
+def _record(obj: Any, kind: str) -> list:
+    return [getattr(obj, name) for name in _FIELDS[kind]]
+
+
+def _restore_all(recs: Any, kind: str) -> list:
+    """Records -> model objects (lists back to tuples: the model holds no lists)."""
+    cls, width = _RECORDS[kind], len(_FIELDS[kind])
+    if not isinstance(recs, list):
+        raise CacheProblem(f"inconsistent ({kind} records)")
+    out = []
+    for rec in recs:
+        if type(rec) is not list or len(rec) != width:
+            raise CacheProblem(f"inconsistent ({kind} record)")
+        out.append(cls(*[tuple(v) if type(v) is list else v for v in rec]))
+    return out
+
+
+def _restore(rec: Any, kind: str) -> Any:
+    return _restore_all([rec], kind)[0]
+
+
+class LazyQuotes(Sequence):
+    """A saved panel's quotes, decoded one by one when used: a warm start of a 100,000-quote panel builds
+    the few quotes an answer shows, not all of them. Record i is the JSON array between ``ends[i - 1]`` and
+    ``ends[i]`` of ``blob``; ``speakers`` (every quote's speaker) is read up front, since routing filters
+    by speaker."""
+
+    def __init__(self, blob: Any, ends: Sequence[int], speakers: list[str]) -> None:
+        self._blob, self._ends, self.speakers = blob, ends, speakers
+        self._made: dict[int, Quote] = {}
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def _make(self, i: int) -> Quote:
+        q = self._made.get(i)
+        if q is None:
+            start = self._ends[i - 1] if i else 0
+            (q,) = _restore_all([json.loads(bytes(self._blob[start : self._ends[i]]))], "quote")
+            if q.speaker != self.speakers[i]:
+                raise CacheProblem("inconsistent (quote speakers)")
+            self._made[i] = q
+        return q
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._make(j) for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("quote index out of range")
+        return self._make(i)
+
+    def __iter__(self) -> Iterator[Quote]:
+        return (self._make(i) for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def panel_to_data(panel: Panel) -> dict[str, Any]:
+    """The panel as JSON-ready plain data (everything but its directory, which the caller knows)."""
+    source = None
+    if panel.source is not None:
+        try:
+            source = str(panel.source.relative_to(panel.path))
+        except ValueError:
+            source = str(panel.source)
+    extra = {f.name: getattr(panel, f.name) for f in fields(Panel) if f.name not in _PANEL_KNOWN}
+    return {
+        "name": panel.name, "title": panel.title, "status": panel.status,
+        "host": _record(panel.host, "persona") if panel.host else None,
+        "panelists": [_record(p, "persona") for p in panel.panelists.values()],
+        "speakers": sorted({q.speaker for q in panel.quotes}),
+        "questions": [_record(q, "question") for q in panel.questions],
+        "turns": [_record(t, "turn") for t in panel.turns],
+        "vocabulary": panel.vocabulary, "topics": panel.topics, "source": source, "extra": extra,
+    }
+
+
+def _quote_blob(panel: Panel) -> tuple[bytearray, array, array, list[str]]:
+    """The quotes as concatenated JSON records, their end offsets, and speaker numbers."""
+    names = sorted({q.speaker for q in panel.quotes})
+    code = {n: i for i, n in enumerate(names)}
+    blob, ends, speakers = bytearray(), array("q"), array("i")  # grown in place: no list of pieces
+    for q in panel.quotes:
+        blob += json.dumps(_record(q, "quote"), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        ends.append(len(blob))
+        speakers.append(code[q.speaker])
+    return blob, ends, speakers, names
+
+
+def panel_from_data(data: dict[str, Any], directory: Path, quotes: Sequence[Quote]) -> Panel:
+    source = directory / data["source"] if data["source"] else None
+    if source is not None and not source.is_file():
+        raise CacheProblem("stale (the panel's source file is gone)")
+    panelists = _restore_all(data["panelists"], "persona")
+    vocabulary = data["vocabulary"]
+    if not isinstance(vocabulary, dict):
+        raise CacheProblem("inconsistent (vocabulary)")
+    extra = {k: tuple(v) if type(v) is list else v for k, v in data["extra"].items()}
+    return Panel(
+        name=data["name"], title=data["title"], path=directory, status=data["status"],
+        host=_restore(data["host"], "persona") if data["host"] is not None else None,
+        panelists={p.id: p for p in panelists},
+        quotes=quotes,  # type: ignore[arg-type]
+        questions=_restore_all(data["questions"], "question"),
+        turns=_restore_all(data["turns"], "turn"),
+        vocabulary={str(k): tuple(v) for k, v in vocabulary.items()},
+        topics=tuple(data["topics"]), source=source, **extra,
+    )
+
+
+# ------------------------------------------------------------------------------------------- file format
+
+
+def _pad(n: int) -> int:
+    return (-n) % 8
+
+
+def write_index(path: Path, key: str, panel: Panel, normalizer: Normalizer, index: QuoteIndex) -> None:
+    """Save atomically: write a temporary file next to ``path``, then rename it over ``path``."""
+    meta, arrays = index.parts()
+    blob = json.dumps({"panel": panel_to_data(panel), "normalizer": normalizer.state(), "index": meta,
+                       "common_stems": sorted(common_stems())},
+                      ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    qblob, qends, qspeakers, _ = _quote_blob(panel)
+    sections: list[tuple[str, str, Any]] = [("meta", "json", blob), ("quotes", "bytes", qblob),
+                                            ("quote_ends", "q", qends), ("quote_speakers", "i", qspeakers)]
+    sections += [(name, ARRAY_TYPES[name], arrays[name]) for name in ARRAY_TYPES]
+    layout: dict[str, list] = {}
+    offset = 0
+    crc = 0
+    chunks: list[Any] = []
+    for name, kind, data in sections:
+        pieces = data if isinstance(data, list) else [data]  # a list: arrays written one after another
+        size = 0
+        for piece in pieces:
+            raw = memoryview(piece).cast("B") if kind not in ("json", "bytes") else memoryview(piece)
+            chunks.append(raw)
+            crc = zlib.crc32(raw, crc)
+            size += len(raw)
+        layout[name] = [kind, offset, size]
+        pad = b"\0" * _pad(size)
+        chunks.append(pad)
+        crc = zlib.crc32(pad, crc)
+        offset += size + len(pad)
+    header = json.dumps({
+        "format": FILE_FORMAT, "key": key, "panelbot": __version__, "byteorder": sys.byteorder,
+        "itemsizes": _ITEMSIZES,
+        "panel": panel.name, "directory": str(panel.path.resolve()), "quotes": len(panel.quotes),
+        "created": time.time(), "sections": layout, "payload": offset, "crc32": crc,
+    }).encode("utf-8")
+    head = MAGIC + _LEN.pack(len(header)) + header
+    head += b"\0" * _pad(len(head))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _temp_file(path)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(head)
+            for c in chunks:
+                f.write(c)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _temp_file(path: Path) -> tuple[int, str]:
+    import tempfile
+
+    return tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
+
+
+def read_header(data: bytes) -> tuple[dict[str, Any], int]:
+    """The header of a saved index and where its payload starts; CacheProblem when it is not one."""
+    if len(data) < len(MAGIC) + _LEN.size:
+        if MAGIC.startswith(data[: len(MAGIC)]):
+            raise CacheProblem("truncated")
+        raise CacheProblem("not a panelbot index")
+    if data[: len(MAGIC)] != MAGIC:
+        raise CacheProblem("not a panelbot index")
+    (hlen,) = _LEN.unpack_from(data, len(MAGIC))
+    start = len(MAGIC) + _LEN.size
+    if start + hlen > len(data):
+        raise CacheProblem("truncated")
+    try:
+        header = json.loads(data[start : start + hlen])
+    except (ValueError, UnicodeDecodeError):
+        raise CacheProblem("damaged (unreadable header)") from None
+    if not isinstance(header, dict):
+        raise CacheProblem("damaged (unreadable header)")
+    payload = start + hlen + _pad(start + hlen)
+    return header, payload
+
+
+def read_index(path: Path, key: str, directory: Path) -> Opened | None:
+    """The saved index at ``path`` if it is current and sound; None when there is none; CacheProblem when
+    there is one that must not be used."""
+    try:
+        data = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise CacheProblem(f"unreadable ({exc.strerror or exc})") from None
+    header, payload = read_header(data)
+    if (header.get("format") != FILE_FORMAT or header.get("byteorder") != sys.byteorder
+            or header.get("itemsizes") != _ITEMSIZES):
+        raise CacheProblem("from another panelbot version or machine")
+    if header.get("key") != key:
+        raise CacheProblem("stale (the panel or panelbot changed)")
+    size = header.get("payload")
+    if not isinstance(size, int) or payload + size > len(data):
+        raise CacheProblem("truncated")
+    if payload + size != len(data):
+        raise CacheProblem("damaged (unexpected length)")
+    body = memoryview(data)[payload:]
+    if zlib.crc32(body) != header.get("crc32"):
+        raise CacheProblem("damaged (checksum mismatch)")
+    try:
+        sections = header["sections"]
+        views: dict[str, Any] = {}
+        for name, kind in _SECTIONS:
+            k, off, length = sections[name]
+            if k != kind or not (isinstance(off, int) and isinstance(length, int)) \
+                    or off < 0 or length < 0 or off + length > size:
+                raise CacheProblem("inconsistent (section table)")
+            view = body[off : off + length]
+            views[name] = (json.loads(bytes(view)) if kind == "json" else view if kind == "bytes"
+                           else view.cast(kind))
+        meta = views.pop("meta")
+        names, codes, ends = meta["panel"]["speakers"], views.pop("quote_speakers"), views.pop("quote_ends")
+        blob = views.pop("quotes")
+        if (not isinstance(names, list) or len(codes) != len(ends)
+                or (len(ends) and (ends[-1] != len(blob) or min(codes) < 0 or max(codes) >= len(names)
+                                   or not all(map(operator.lt, ends[:-1], ends[1:])) or ends[0] <= 0))):
+            raise CacheProblem("inconsistent (quote table)")
+        speaker_of = [names[c] for c in codes]
+        panel = panel_from_data(meta["panel"], directory, LazyQuotes(blob, ends, speaker_of))
+        normalizer = Normalizer.from_state(meta["normalizer"])
+        index = QuoteIndex.from_parts(panel, normalizer, meta["index"], views, speaker_of=speaker_of)
+        stems = meta["common_stems"]
+        if not isinstance(stems, list) or not all(isinstance(w, str) for w in stems):
+            raise CacheProblem("inconsistent (word list)")
+        prime_common_stems(frozenset(stems))
+    except CacheProblem:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, UnicodeDecodeError) as exc:
+        raise CacheProblem(f"inconsistent ({type(exc).__name__})") from None
+    return Opened(panel, index, "cache")
+
+
+@contextmanager
+def _build_lock(path: Path) -> Iterator[None]:
+    """Exclusive while one process builds a panel's index (others wait, then read what it wrote)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: atomic replace alone keeps readers safe; builds may be repeated
+        yield
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield
+        return
+    try:
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    break  # a stuck builder: build anyway (the write is still atomic)
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+# ------------------------------------------------------------------------------------------- API
+
+
+def open_indexed(name_or_dir: str | Path, *, use_cache: bool = True) -> Opened:
+    """A panel (by name or directory) with its index: from the saved index when it is current, else built
+    from the YAML and saved. Raises the loader's DataError / PanelNotFound for a bad or unknown panel."""
+    directory = name_or_dir if isinstance(name_or_dir, Path) else find_panel_dir(name_or_dir)
+    if not use_cache:
+        return _build(directory)
+    key = cache_key(directory)
+    path = cache_path(directory)
+    problem: str | None = None
+    try:
+        hit = read_index(path, key, directory)
+        if hit is not None:
+            return hit
+    except CacheProblem as exc:
+        problem = str(exc)
+    with _build_lock(path):
+        try:  # another process may have built it while this one waited
+            hit = read_index(path, key, directory)
+            if hit is not None:
+                return hit
+        except CacheProblem:
+            pass
+        opened = _build(directory)
+        name = opened.panel.name
+        try:
+            write_index(path, key, opened.panel, opened.index.norm, opened.index)
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            opened.note = (f"the saved index of panel {name!r} was {problem} and could not be replaced "
+                           f"({why}); rebuilt it for this run" if problem else
+                           f"could not save the index of panel {name!r} ({why}); it is rebuilt at every start")
+            return opened
+    if problem:
+        opened.note = f"the saved index of panel {name!r} was {problem}; rebuilt it"
+    return opened
+
+
+def _build(directory: Path) -> Opened:
+    panel = load_panel(directory)
+    return Opened(panel, QuoteIndex(panel, Normalizer(panel.vocabulary)), "built")
+
+
+class CacheEntry:
+    """One saved index: ``panel`` is its panel's name ("?" when unreadable); ``state`` is "current",
+    "stale", "orphaned" (its panel directory is gone) or what is wrong with the file."""
+
+    def __init__(self, path: Path, size: int, panel: str, directory: str, quotes: int, created: float,
+                 state: str) -> None:
+        self.path, self.size, self.panel, self.directory = path, size, panel, directory
+        self.quotes, self.created, self.state = quotes, created, state
+
+
+def entries() -> list[CacheEntry]:
+    """Every saved index, with whether it is still current for its panel."""
+    d = paths.index_cache_dir()
+    if not d.is_dir():
+        return []
+    out = []
+    for p in sorted(d.glob(f"*{SUFFIX}")):
+        try:
+            size = p.stat().st_size
+            with p.open("rb") as f:
+                head = f.read(64 * 1024)
+            header, _ = read_header(head)
+            directory = str(header.get("directory", ""))
+            state = "current"
+            if not (Path(directory) / "panel.yaml").is_file():
+                state = "orphaned"
+            elif header.get("key") != cache_key(Path(directory)):
+                state = "stale"
+            out.append(CacheEntry(p, size, str(header.get("panel", "?")), directory,
+                                  int(header.get("quotes", 0)), float(header.get("created", 0.0)), state))
+        except (CacheProblem, OSError, ValueError, TypeError) as exc:
+            out.append(CacheEntry(p, p.stat().st_size if p.exists() else 0, "?", "", 0, 0.0,
+                                  str(exc) or type(exc).__name__))
+    return out
+
+
+def clear() -> tuple[int, int]:
+    """Delete every saved index (and lock and leftover temporary files): (files removed, bytes freed)."""
+    d = paths.index_cache_dir()
+    if not d.is_dir():
+        return 0, 0
+    n = freed = 0
+    for p in d.iterdir():
+        if p.is_file() and (p.suffix in (SUFFIX, ".lock") or p.name.endswith(".tmp")):
+            try:
+                size = p.stat().st_size
+                p.unlink()
+            except OSError:
+                continue
+            n += p.suffix == SUFFIX
+            freed += size
+    return n, freed

@@ -1,0 +1,56 @@
+"""The app's "all talks" mode: switched from the palette, answers name their talk, off-topic is declined."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from panelbot.tui.widgets.chat import AnswerBlock
+from panelbot.tui.widgets.sources import SourcesList
+
+from .conftest import HERE, chat_text, type_and_send
+
+pytestmark = pytest.mark.asyncio
+
+LIBRARY = HERE.parent / "fixtures" / "library"
+
+
+async def _palette(pilot, text: str) -> None:
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await pilot.press(*text)
+    await pilot.pause(0.3)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_palette_switches_to_all_talks_and_back(make_app, monkeypatch) -> None:
+    monkeypatch.setenv("PANELBOT_PANELS", os.pathsep.join([str(HERE / "panels"), str(LIBRARY)]))
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await _palette(pilot, "Ask: all talks")
+        assert app.all_talks is True
+        await type_and_send(pilot, "Do bees need water in a small garden?")
+        blocks = list(app.query(AnswerBlock))
+        assert blocks and {b.panel.name for b in blocks} == {"gardens"}
+        assert "Soil First" in blocks[0].label and "from the talk gardens" in blocks[0].status
+        assert "[ivy-02]" in blocks[0].text
+        sources = app.query_one(SourcesList)
+        assert sources.panel.name == "gardens" and sources.quotes
+        # a source from another talk opens in that talk, even though ids repeat across talks
+        app.open_source(sources.quotes[0].quote.id, sources.panel)
+        await pilot.pause()
+        assert app.screen.__class__.__name__ == "ContextScreen"
+        app.pop_screen()
+        await pilot.pause()
+
+        await type_and_send(pilot, "What is the best pizza in Naples?")
+        last = list(app.query(AnswerBlock))[-1]
+        assert last.kind == "decline" and "None of the talks" in last.text
+
+        await _palette(pilot, "Ask: this talk only")
+        assert app.all_talks is False
+        await type_and_send(pilot, "how do you make kernels fast")
+        assert list(app.query(AnswerBlock))[-1].panel.name == "tiny"
+        assert "Questions now go" not in chat_text(app)  # told in a toast, not the chat
