@@ -39,7 +39,7 @@ def _files(cache_dir: Path) -> list[Path]:
 
 
 def _ask(run_cli, panel_dir: Path, cache_dir: Path, *extra: str) -> subprocess.CompletedProcess:
-    return run_cli("ask", "--json", "--panel", str(panel_dir), *extra, QUESTION,
+    return run_cli("ask", "--json", "--no-log", "--panel", str(panel_dir), *extra, QUESTION,
                    env={"PANELBOT_CACHE_DIR": str(cache_dir)})
 
 
@@ -238,7 +238,7 @@ def test_concurrent_starts_build_once_and_agree(panel_dir: Path, tmp_path: Path,
     no temporary file is left, and the file is sound."""
     cache_dir = tmp_path / "race-cache"
     env = {**isolated_env, "PANELBOT_CACHE_DIR": str(cache_dir)}
-    cmd = [sys.executable, "-m", "panelbot", "ask", "--json", "--panel", str(panel_dir), QUESTION]
+    cmd = [sys.executable, "-m", "panelbot", "ask", "--json", "--no-log", "--panel", str(panel_dir), QUESTION]
     procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(6)]
     outs = [p.communicate(timeout=120) for p in procs]

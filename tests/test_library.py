@@ -140,7 +140,7 @@ def test_quote_all_cli(run_cli, tmp_path: Path) -> None:
     r = run_cli("quote", "--all", "--json", "-n", "3", "compost", env=env)
     hits = json.loads(r.stdout)
     assert hits and all(h["panel"] == "gardens" for h in hits)
-    assert set(hits[0]) == {"id", "speaker", "text", "score", "panel"}
+    assert set(hits[0]) == {"id", "speaker", "text", "score", "start", "panel"}
 
 
 @pytest.mark.parametrize(
