@@ -236,7 +236,10 @@ def _score(turns: list, truth: list[str]) -> tuple[int, int, int]:
 # Written after the rules, to see how they do on talks they were not shaped on (see README): in one the host
 # presents both guests and most questions are addressed to no one; in the other a closing round's answers
 # read like each other's fields. Kept here so a change that helps or hurts shows.
-HARD = {"host_intro_captions.txt": (5, 4), "energy_panel_captions.txt": (15, 0)}  # (at least right, at most wrong)
+# The ocean, bread and transit talks were written later still (first contact 15/17, 0/13 and 10/18); each keeps
+# one answer a spurious '>>' or a one-line remark hands to the wrong panelist.
+HARD = {"host_intro_captions.txt": (5, 4), "energy_panel_captions.txt": (15, 0),  # (at least right, at most wrong)
+        "ocean_panel_captions.txt": (15, 1), "bread_panel.vtt": (12, 1), "transit_panel_captions.txt": (16, 1)}
 
 
 def test_fixtures_never_name_a_wrong_panelist_and_leave_few_unknown(fixtures_dir: Path) -> None:

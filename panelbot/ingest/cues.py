@@ -30,7 +30,7 @@ ROUND_RE = re.compile(
     r"\b(?:each of you|all of you|both of you|you both|you all|each one of you|everyone on (?:the|this) panel|"
     r"down the line|one by one|around the (?:table|panel)|quick introductions|introduce yourselves|"
     r"anyone (?:can|could|want|wants)|whoever wants|jump in|(?:one )?(?:more )?for (?:everyone|everybody)|"
-    r"each of (?:our|the) (?:panelists|guests))\b",
+    r"each of (?:our|the) (?:panelists|guests)|(?:a|quick|lightning|speed|final|last|closing) round)\b",
     re.IGNORECASE,
 )
 
@@ -49,7 +49,11 @@ REPLY_RE = re.compile(
     re.IGNORECASE,
 )
 
-FOLLOW_ON_RE = re.compile(r"^\W*(?:and|but|how so|why|really|wait|is that|does that)\b", re.IGNORECASE)
+FOLLOW_ON_RE = re.compile(
+    r"^\W*(?:and|but|how so|why|really|wait|is that|does that|isn't (?:that|it)|doesn't (?:that|it)|"
+    r"aren't you)\b",
+    re.IGNORECASE,
+)
 
 def sentences(text: str) -> list[str]:
     return [s for s in _SENT_END_RE.split(text.strip()) if s]

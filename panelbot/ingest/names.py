@@ -46,16 +46,21 @@ _INTRO_RE = re.compile(
 
 _HERE_RE = re.compile(rf"^(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Yy]eah|[Ss]o)[,.!]?\s+(?:everyone[,.!]?\s+)?)?({NAME_TOKEN})\s+here\b")
 
+# a sentence opening with the speaker's full name, then their own words: "Íñigo Etxeberria, I'm a data scientist"
+_NAMED_OPENING_RE = re.compile(
+    rf"(?:^|[.!?]\s+)({NAME_TOKEN}\s+{NAME_TOKEN}),\s+(?:I'm|I\u2019m|I am|I work|I lead|I run|I build|I head|I teach)\b"
+)
+
 def fold_id(name: str) -> str:
     """'José' -> 'jose', 'Anaïs' -> 'anais', 'Björn' -> 'bjorn', "D'Andre" -> 'dandre', 'Mary Jane' ->
-    'mary-jane', '李明' -> 'liming' (non-Latin scripts are transliterated)."""
+    'mary-jane', 'Jean-Luc' -> 'jean-luc', '李明' -> 'liming' (non-Latin scripts are transliterated)."""
     text = unicodedata.normalize("NFKD", name)
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
     if not text.isascii():
         from anyascii import anyascii  # only for names outside the Latin alphabet
 
         text = anyascii(text)
-    parts = ["".join(ch for ch in p.lower() if ch.isascii() and ch.isalnum()) for p in text.split()]
+    parts = ["".join(ch for ch in p.lower() if ch.isascii() and ch.isalnum()) for p in re.split(r"[\s\-]+", text)]
     return "-".join(p for p in parts if p) or "panelist"
 
 def panelist_ids(names: list[str]) -> list[str]:
@@ -98,6 +103,10 @@ def _intro_candidates(text: str) -> list[list[str]]:
             run.append(tok)
         if run:
             found.append(run)
+    for m in _NAMED_OPENING_RE.finditer(head):
+        toks = m.group(1).split()
+        if all(is_name(tok) for tok in toks):
+            found.append(toks)
     m = _HERE_RE.search(text.strip())
     if m and is_name(m.group(1)):
         found.append([m.group(1)])
@@ -151,7 +160,7 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
     handover_re = re.compile(
         rf"(?:over to you|to you|come to you|thank you|thanks|with|start with|turn to|hear from),?\s+({NAME_TOKEN})(?!\w)|"
         rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({NAME_TOKEN}),?\s+(?:if you|can you|could you|"
-        rf"would you|what|how|why|do you|I want|over to you|your turn|you're up|tell us)|"
+        rf"would you|what|how|why|do you|I want|over to you|your turn|you're up|you're next|tell us)|"
         rf"(?:^|[.?!]\s+)(?:And |So |Now )?(?:what about )?({NAME_TOKEN})\?|"
         rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({NAME_TOKEN}),\s"
     )
@@ -160,9 +169,9 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
         # the host presenting the guests: "Joining me are Léa Fontaine, who …, and Tomasz Wiśniewski, …"
         for sent in sentences(t.text):
             if _GUESTS_RE.search(sent):
-                candidates += [m.group(1) for m in re.finditer(rf"({NAME_TOKEN})\s+{NAME_TOKEN}", sent)
-                               if is_name(m.group(1)) and m.group(0).split()[1][:1].isupper()]
-        if looks_like_question(t.text):
+                candidates += [m.group(1) for m in re.finditer(rf"(?<!\w)({NAME_TOKEN})(?=\s+({NAME_TOKEN}))", sent)
+                               if is_name(m.group(1)) and m.group(2)[:1].isupper()]
+        if looks_like_question(t.text) or len(t.text.split()) <= 8:
             candidates += [m.group(1) or m.group(2) or m.group(3) or m.group(4)
                            for m in handover_re.finditer(t.text)]
     for n in candidates:
@@ -180,7 +189,8 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
     return names, aliases
 
 _GUESTS_RE = re.compile(
-    r"\b(?:joining (?:me|us)|with (?:me|us) (?:today|tonight|here|on stage)|please welcome|"
+    r"\b(?:joining (?:me|us)|with (?:me|us)(?: (?:today|tonight|here|now|on stage|on the panel))? (?:are|is)\b|"
+    r"with (?:me|us) (?:today|tonight|here|on stage)|please welcome|I(?:'ve| have) (?:got )?(?:here|with me)|"
     r"our (?:guests?|panelists?|speakers?)|I'm (?:joined|here) (?:by|with)|we(?:'re| are) joined by|"
     r"we have (?:here|with us))\b",
     re.IGNORECASE,

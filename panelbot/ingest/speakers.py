@@ -140,6 +140,8 @@ def _attribute(
             st.is_question = st.speaker == HOST and questions[j]
         elif intro:
             st.speaker, st.why = intro[0], "introduces themselves"
+        elif j == 0 and len(ids) >= 2:
+            st.speaker, st.why = HOST, "opens the talk"
         elif len(ids) >= 2 and set(ids) <= set(ment):
             st.speaker, st.why = HOST, "names every panelist"
         elif question:
@@ -188,15 +190,19 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
         state.round = True
     if state.round:
         st.addressed = []
-    elif not st.addressed and state.last_answerer and not named and FOLLOW_ON_RE.match(st.text) \
-            and len(st.text.split()) <= 12:
-        # a short follow-on with no name ("And how fast is it compared to a person?") drills into the
-        # answer just given
-        st.addressed = [state.last_answerer]
     state.addressed = st.addressed
     state.answered = []
     state.follow_up = bool(FOLLOW_UP_RE.search(tail)) and not st.addressed
-    state.question = st.text
+    if not st.addressed and not state.round and state.last_answerer and not named \
+            and FOLLOW_ON_RE.match(st.text) and len(st.text.split()) <= 12:
+        # a short follow-on with no name ("And how fast is it compared to a person?") leans to the one who
+        # just answered; what the answer is about can still say it went to another ("And is there a cheaper
+        # way?" answered by the one whose field the cheaper way is)
+        state.follow_up = True
+    # a sentence presenting panelists by name ("With me are Zoë, who runs a bakery, and Rafał, a miller")
+    # says who they are, not what is asked: who the question is for comes from the others
+    asking_part = [x for x in sentences(st.text) if not names.mentioned(x)]
+    state.question = " ".join(asking_part) or st.text
 
 def _answer(
     st: SpeakerTurn,
@@ -279,7 +285,7 @@ def _field_scores(st: SpeakerTurn, state: _State, profiles: Profiles, everyone: 
     """Who the question is for (the words of their own introduction, the closing asking sentences counting
     most) and what the answer itself is about."""
     q: dict[str, float] = {}
-    if state.question and not state.answered:
+    if state.question and not state.answered and not state.round:  # a round's question is for everyone
         whole = profiles.identity_scores(state.question, everyone)
         asking = profiles.identity_scores(" ".join(sentences(state.question)[-2:]), everyone)
         q = {p: whole[p] + 2 * asking[p] for p in everyone}
