@@ -377,3 +377,11 @@ def test_a_one_guest_interview_gives_every_answer_to_the_guest() -> None:
         "bridges? >> Wind, mostly. Long spans twist in the wind. >> How do you test that? >> In a wind tunnel."))
     assert names == ["Ravi"]
     assert [t.speaker for t in turns] == ["host", "ravi", "host", "ravi", "host", "ravi"]
+
+
+def test_guests_presented_in_other_words_and_a_hyphenated_first_name(fixtures_dir: Path) -> None:
+    _, _, names = segment((fixtures_dir / "bread_panel.vtt").read_text(encoding="utf-8"))
+    assert names == ["Zoë", "Rafał"]  # "With me are Zoë Achterberg, who runs …, and Rafał Nowicki, a …"
+    d = build_draft((fixtures_dir / "transit_panel_captions.txt").read_text(encoding="utf-8"), "transit")
+    # "Íñigo Etxeberria, I'm a data scientist" names himself without "I'm Íñigo"
+    assert [p["id"] for p in d.panel["panelists"]] == ["jean-luc", "ngozi", "inigo", "hannah"]

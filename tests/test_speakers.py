@@ -155,6 +155,12 @@ def test_other_panel_handover_sets_addressed(storage) -> None:
         ("I'm Excited to be here.", []),  # a capitalised adjective is not a name
         ("I'm not sure. I'm the lead.", []),
         ("Nothing to see here.", []),
+        ("Hello everyone, Kwame Mensah, I run a grid startup.", ["Kwame"]),  # full name opening a sentence
+        ("Kaixo, hello. Íñigo Etxeberria, I'm a data scientist.", ["Íñigo"]),
+        ("I'm Professor Liu Yang from Tsinghua.", ["Liu"]),  # a title before the name
+        ("Hey, everybody. Aoife here, I build boats.", ["Aoife"]),
+        ("Hi. I go by Bea, I design chips.", ["Bea"]),
+        ("Sure, Boston is where I live.", []),  # a place after a greeting is not an introduction
     ],
 )
 def test_find_intro_names(text: str, names: list[str]) -> None:

@@ -38,17 +38,23 @@ _NAME_STOP = {
 NAME_TOKEN = r"[^\W\d_](?:[^\W\d_]|['\u2019\-](?=[^\W\d_]))*"
 
 _INTRO_RE = re.compile(
-    rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Mm]y name's|I'm called|[Cc]all me)\s+|"
+    rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Mm]y name's|I'm called|[Cc]all me|I go by)\s+"
+    rf"(?:(?:Dr|Doctor|Professor|Prof)\.?\s+)?|"
     rf"(?:^|[.!?]\s+)(?:[Hh]i|[Hh]ey|[Hh]ello)(?:\s+(?:everyone|everybody|all|folks|there))?,?\s+"
     rf"(?:this is|it's)\s+)"
     rf"({NAME_TOKEN}(?:\s+{NAME_TOKEN}){{0,2}})"
 )
 
-_HERE_RE = re.compile(rf"^(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Yy]eah|[Ss]o)[,.!]?\s+(?:everyone[,.!]?\s+)?)?({NAME_TOKEN})\s+here\b")
+# a greeting before the name: "Hi everyone,", "Hey, everybody.", "Sure, so"
+_GREETING = (r"(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Yy]eah|[Ss]o|[Ss]ure|[Oo]kay|[Tt]hanks)[,.!]?\s+"
+             r"(?:(?:everyone|everybody|all|folks|there)[,.!]?\s+)?)*")
+
+_HERE_RE = re.compile(rf"(?:^|[.!?]\s+){_GREETING}({NAME_TOKEN})\s+here\b")
 
 # a sentence opening with the speaker's full name, then their own words: "Íñigo Etxeberria, I'm a data scientist"
 _NAMED_OPENING_RE = re.compile(
-    rf"(?:^|[.!?]\s+)({NAME_TOKEN}\s+{NAME_TOKEN}),\s+(?:I'm|I\u2019m|I am|I work|I lead|I run|I build|I head|I teach)\b"
+    rf"(?:^|[.!?]\s+){_GREETING}({NAME_TOKEN}\s+{NAME_TOKEN}),\s+"
+    rf"(?:I'm|I\u2019m|I am|I work|I lead|I run|I build|I head|I teach)\b"
 )
 
 def fold_id(name: str) -> str:
@@ -107,7 +113,7 @@ def _intro_candidates(text: str) -> list[list[str]]:
         toks = m.group(1).split()
         if all(is_name(tok) for tok in toks):
             found.append(toks)
-    m = _HERE_RE.search(text.strip())
+    m = _HERE_RE.search(head)
     if m and is_name(m.group(1)):
         found.append([m.group(1)])
     return found
