@@ -385,3 +385,17 @@ def test_guests_presented_in_other_words_and_a_hyphenated_first_name(fixtures_di
     d = build_draft((fixtures_dir / "transit_panel_captions.txt").read_text(encoding="utf-8"), "transit")
     # "Íñigo Etxeberria, I'm a data scientist" names himself without "I'm Íñigo"
     assert [p["id"] for p in d.panel["panelists"]] == ["jean-luc", "ngozi", "inigo", "hannah"]
+
+
+def test_a_presented_guest_gets_role_and_bio_from_the_hosts_words(fixtures_dir: Path) -> None:
+    d = build_draft((fixtures_dir / "bread_panel.vtt").read_text(encoding="utf-8"), "bread")
+    people = {p["id"]: p for p in d.panel["panelists"]}
+    assert people["rafal"]["role"] == "Plant breeder and miller"
+    assert "sourdough bakery" in people["zoe"]["bio"]
+    assert "nowicki" not in people["rafal"]["keywords"]  # a surname is who he is, not what he talks about
+    # the host's question says what its answer is about, in a word the answer never uses
+    first = next(q for q in d.quotes if q["question"] == "q01")
+    assert "sourdough" in first["keywords"]
+    farm = build_draft((fixtures_dir / "host_intro_captions.txt").read_text(encoding="utf-8"), "farm")
+    tomasz = next(p for p in farm.panel["panelists"] if p["id"] == "tomasz")
+    assert (tomasz["role"], tomasz["organisation"]) == ("Economist", "Baltic Farm Institute")

@@ -143,6 +143,13 @@ def name_pattern(names: list[str]) -> re.Pattern[str] | None:
     alts_re = "|".join(re.escape(n) for n in sorted(alts, key=len, reverse=True))
     return re.compile(rf"(?<!\w)({alts_re})(?!\w)")
 
+def presentations(sentence: str, name_re: re.Pattern[str] | None, by_name: dict[str, str]) -> list[tuple[str, str]]:
+    """(panelist id, what the sentence says of them) for a sentence naming panelists, cut at each name:
+    "Léa, who runs …, and Tomasz, an economist …" -> [("lea", "Léa, who runs …, and "), ("tomasz", …)]."""
+    spans = [(m.start(), by_name[m.group(1)]) for m in name_re.finditer(sentence)] if name_re else []
+    return [(pid, sentence[at : spans[k + 1][0] if k + 1 < len(spans) else len(sentence)])
+            for k, (at, pid) in enumerate(spans)]
+
 def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[str], dict[str, str]]:
     """(display names in order of appearance, alias -> display name). A second name someone gives
     themselves in the same introduction ("I'm 王芳, most people call me Wang Fang") is an alias."""

@@ -49,6 +49,7 @@ from panelbot.ingest.names import (
     label_people,
     name_pattern,
     panelist_ids,
+    presentations,
     speaker_labels,
 )
 from panelbot.ingest.profiles import Profiles, generic_words, terms
@@ -365,9 +366,7 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
                 # a sentence presenting several ("Léa, who runs …, and Tomasz, an economist …") is cut at
                 # each name. For a panelist who never introduces themselves, that is who they are.
                 for sent in sentences(t.text):
-                    spans = [(m.start(), by_name[m.group(1)]) for m in name_re.finditer(sent)] if name_re else []
-                    for k, (at, pid) in enumerate(spans):
-                        piece = sent[at : spans[k + 1][0] if k + 1 < len(spans) else len(sent)]
+                    for pid, piece in presentations(sent, name_re, by_name):
                         profiles.add(pid, piece, identity=pid not in self_introduced)
         return profiles
 
