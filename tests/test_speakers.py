@@ -276,3 +276,21 @@ def test_the_seed_with_other_names_is_attributed_just_as_well(shipped_captions, 
     drafted = [{"speaker": t.speaker, "text": t.text} for t in turns]
     answers = [t for t in shipped_panel.turns if t.speaker in ids and len(t.text.split()) >= 15]
     assert [_best_match(t.text, drafted)["speaker"] for t in answers] == [ids[t.speaker] for t in answers]
+
+
+def test_an_answer_that_ends_by_asking_another_panelist_is_not_the_hosts() -> None:
+    raw = split_turns(
+        "Welcome to the panel on batteries. Please introduce yourselves. >> Hi, I'm Kofi, I design battery "
+        "chemistry at Voltaic. >> And I'm Mirela, I run a recycling plant for old batteries. >> So what limits how "
+        "long a battery lasts? >> Mostly the electrodes crack as lithium moves in and out, and the electrolyte "
+        "slowly decomposes on the surface of the anode. Mirela, is that what you see when the packs arrive at "
+        "your plant? >> Yes, most of the packs we get still hold eighty percent of their capacity."
+    )
+    turns, _ = identify_speakers(raw)
+    by_start = {t.text.split()[0]: t.speaker for t in turns}
+    assert by_start["Mostly"] == "kofi" and by_start["Yes,"] == "mirela"
+    # the host asking twice in a row stays the host's: a short question after a question
+    raw = split_turns("Hi all. >> I'm Ana, I work on compilers. >> I'm Ben, I work on databases. >> What is new? "
+                      ">> Ana, what changed for compilers this year?")
+    turns, _ = identify_speakers(raw)
+    assert turns[-1].speaker == HOST

@@ -135,6 +135,13 @@ def _attribute(
         next_intro = j + 1 < len(kept) and bool(names.introduced(kept[j + 1][0].text))
         sets_up_intro = (not intro and next_intro and len(text.split()) <= 12 and prev is not None
                          and prev.why in ("introduces themselves", "labelled in the captions"))
+        # "Mostly the electrodes crack … Mirela, is that what you see?" straight after the host's question:
+        # an answer that ends by asking another panelist (the host does not ask twice in a row)
+        answers_then_asks = (
+            question and not handover and prev is not None and prev.speaker == HOST and prev.is_question
+            and not after_interjection and _words_before_asking(text) >= 20
+        )
+        question = question and not answers_then_asks
         st = SpeakerTurn(UNKNOWN, text, question, sources=[t.index], times=_times(t))
         if forced and t.index in forced:
             st.speaker, st.why = forced[t.index], "labelled in the captions"
@@ -154,6 +161,11 @@ def _attribute(
         else:
             _answer(st, prev, after_interjection, ids, ment, state, profiles)
             st.in_round = state.round
+            asked = [p for p in names.mentioned(" ".join(sentences(text)[-2:])) if p in ids and p != st.speaker]
+            if answers_then_asks and st.speaker != UNKNOWN and len(set(asked)) == 1:
+                # the one they ask answers next, as if the host had asked
+                state.addressed, state.answered, state.round = asked[:1], [], False
+                state.question, state.follow_up = text, False
         # merge with the previous turn when it is the same speaker
         if out and st.speaker == out[-1].speaker and st.speaker != UNKNOWN:
             prev = out[-1]
@@ -170,6 +182,15 @@ def _attribute(
             state.answered.append(st.speaker)
         out.append(st)
     return out
+
+def _words_before_asking(text: str) -> int:
+    """Words of the sentences before the first one that asks."""
+    n = 0
+    for sent in sentences(text):
+        if sent.rstrip("\"'\u201d\u2019)").endswith("?"):
+            break
+        n += len(sent.split())
+    return n
 
 def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State) -> None:
     named = [p for p in names.mentioned(st.text) if p in ids]
