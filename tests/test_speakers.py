@@ -294,3 +294,30 @@ def test_an_answer_that_ends_by_asking_another_panelist_is_not_the_hosts() -> No
                       ">> Ana, what changed for compilers this year?")
     turns, _ = identify_speakers(raw)
     assert turns[-1].speaker == HOST
+
+
+@pytest.mark.parametrize(
+    "text, who",
+    [
+        # the host introduces themselves first: not a panelist
+        ("Hi everyone, I'm Sam Porter and I'll be your moderator today. Can you introduce yourselves? >> Sure, "
+         "I'm Kofi, I design battery chemistry at Voltaic. >> And I'm Mirela, I run a recycling plant for old "
+         "batteries. >> Kofi, what limits battery life? >> Mostly the electrodes crack. >> Kofi, Mirela, thanks.",
+         ["host", "kofi", "mirela", "host", "kofi", "host"]),
+        # guests presented by first name only; the closing sentence decides whom the question is for
+        ("Good morning. I'm delighted to welcome Kofi, who designs battery chemistry at Voltaic, and Mirela, who "
+         "runs a recycling plant for old batteries. Kofi, what limits how long a battery lasts? >> Mostly the "
+         "electrodes crack as lithium moves in and out. >> Mirela, what happens to old packs? >> We shred the "
+         "packs. >> Thank you Kofi and Mirela.",
+         ["host", "kofi", "host", "mirela", "host"]),
+        # "Kofi Mensah from Voltaic, I design …": a full name with an organisation opening the introduction
+        ("Okay let's get started. Who are you? >> Hi, Kofi Mensah from Voltaic, I design battery chemistry. >> "
+         "Hello, Mirela Popescu from GreenCycle, we recycle batteries. >> Mirela, what happens to old packs? >> "
+         "We shred the packs and leach out the metals. >> Kofi, Mirela, thanks.",
+         ["host", "kofi", "mirela", "host", "mirela", "host"]),
+    ],
+)
+def test_openings_in_other_words(text: str, who: list[str]) -> None:
+    turns, names = identify_speakers(split_turns(text))
+    assert names == ["Kofi", "Mirela"]
+    assert [t.speaker for t in turns] == who

@@ -53,8 +53,8 @@ _HERE_RE = re.compile(rf"(?:^|[.!?]\s+){_GREETING}({NAME_TOKEN})\s+here\b")
 
 # a sentence opening with the speaker's full name, then their own words: "Íñigo Etxeberria, I'm a data scientist"
 _NAMED_OPENING_RE = re.compile(
-    rf"(?:^|[.!?]\s+){_GREETING}({NAME_TOKEN}\s+{NAME_TOKEN}),\s+"
-    rf"(?:I'm|I\u2019m|I am|I work|I lead|I run|I build|I head|I teach)\b"
+    rf"(?:^|[.!?]\s+){_GREETING}({NAME_TOKEN}\s+{NAME_TOKEN})(?:\s+(?:from|at|with)\s+[^,.!?]{{1,60}})?,\s+"
+    rf"(?:I'm|I\u2019m|I am|I work|I lead|I run|I build|I head|I teach|I design|I study|I do|we|our)\b"
 )
 
 def fold_id(name: str) -> str:
@@ -160,7 +160,9 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
     def known(n: str) -> bool:
         return n in names or n in aliases or ascii_fold(n) in {ascii_fold(x) for x in (*names, *aliases)}
 
-    for t, _ in kept:
+    for k, (t, _) in enumerate(kept):
+        if k == 0 and (looks_like_question(t.text) or _HOSTING_RE.search(t.text)):
+            continue  # "Hi, I'm Sam and I'll be your moderator. … Can you introduce yourselves?"
         found = [n for n in find_intro_names(t.text, all_text) if not known(n)]
         primary = next((x for x in find_intro_names(t.text, all_text) if x in names), None)
         for n in found:
@@ -200,6 +202,13 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
              for n in names}
     names.sort(key=lambda n: first[n])
     return names, aliases
+
+# the host saying they host: the opening turn's own introduction is then the host's, not a panelist's
+_HOSTING_RE = re.compile(
+    r"\b(?:moderat\w*|your host|hosting|host(?:ing)? (?:this|today|tonight)|I'll be (?:asking|chairing|leading)|"
+    r"chair(?:ing)? (?:this|the|today)|emcee|welcome (?:to|back|everyone|everybody))\b",
+    re.IGNORECASE,
+)
 
 _GUESTS_RE = re.compile(
     r"\b(?:joining (?:me|us)|with (?:me|us)(?: (?:today|tonight|here|now|on stage|on the panel))? (?:are|is)\b|"

@@ -200,6 +200,9 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     # you."); several named there, or a round cue ("each of you"), is a round
     tail = " ".join(sentences(st.text)[-2:])
     tail_named = list(dict.fromkeys(p for p in names.mentioned(tail) if p in ids))
+    last_named = list(dict.fromkeys(p for p in names.mentioned(sentences(st.text)[-1]) if p in ids))
+    if len(last_named) == 1 and not ROUND_RE.search(tail):
+        tail_named = last_named  # "…, and Mirela, who runs a plant. Kofi, what limits battery life?"
     cue = bool(ROUND_RE.search(tail))
     if len(tail_named) == 1:
         st.addressed, state.round = tail_named, False
