@@ -310,6 +310,15 @@ def test_an_answer_that_ends_by_asking_another_panelist_is_not_the_hosts() -> No
          "electrodes crack as lithium moves in and out. >> Mirela, what happens to old packs? >> We shred the "
          "packs. >> Thank you Kofi and Mirela.",
          ["host", "kofi", "host", "mirela", "host"]),
+        # guests named and described in one breath, each once; the closing thanks are the host's
+        ("Today I'm talking with Kofi, a battery chemist at Voltaic, and Mirela, who runs a recycling plant. "
+         "Kofi, what limits battery life? >> Mostly the electrodes crack. >> Mirela, what happens to old packs? "
+         ">> We shred the packs at our plant. >> Thanks, both.",
+         ["host", "kofi", "host", "mirela", "host"]),
+        ("Welcome back. On my left is Dr. Kofi Mensah, the head of battery research at Voltaic, and next to him "
+         "Mirela Popescu, who founded GreenCycle. Kofi, what limits battery life? >> Mostly the electrodes "
+         "crack. >> Mirela, what happens to old packs? >> We shred the packs. >> Thank you all so much.",
+         ["host", "kofi", "host", "mirela", "host"]),
         # "Kofi Mensah from Voltaic, I design …": a full name with an organisation opening the introduction
         ("Okay let's get started. Who are you? >> Hi, Kofi Mensah from Voltaic, I design battery chemistry. >> "
          "Hello, Mirela Popescu from GreenCycle, we recycle batteries. >> Mirela, what happens to old packs? >> "
@@ -321,3 +330,8 @@ def test_openings_in_other_words(text: str, who: list[str]) -> None:
     turns, names = identify_speakers(split_turns(text))
     assert names == ["Kofi", "Mirela"]
     assert [t.speaker for t in turns] == who
+
+
+def test_a_place_described_like_a_guest_is_not_a_panelist() -> None:
+    raw = split_turns("Welcome back to the show about Paris, a city that never sleeps. So what is new? >> Nothing much.")
+    assert identify_speakers(raw)[1] == []

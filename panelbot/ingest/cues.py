@@ -86,3 +86,10 @@ def looks_like_question(text: str) -> bool:
     # A request in the closing sentence ("Maybe Dan if you can go first.", "... over to you to talk
     # about your role"), also when the captions cut it off mid-sentence.
     return bool(_REQUEST_RE.search(last)) and "you" in last.lower()
+
+# the host thanking the panel: "Thanks, both.", "Thank you all so much.", "Please thank our panelists."
+THANKS_ALL_RE = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|well|great|wonderful|fantastic|alright|all right)[,.!]?\s+)?(?:thank(?:s| you)|please thank)\b"
+    r"[^.?!]{0,40}\b(?:both|all|everyone|everybody|panel\w*|guests?)\b",
+    re.IGNORECASE,
+)

@@ -150,6 +150,11 @@ def presentations(sentence: str, name_re: re.Pattern[str] | None, by_name: dict[
     return [(pid, sentence[at : spans[k + 1][0] if k + 1 < len(spans) else len(sentence)])
             for k, (at, pid) in enumerate(spans)]
 
+def _after_a_name(before: str) -> bool:
+    """Does a name end right here ("Kofi " before "Mensah, the head of …": a surname, not a first name)?"""
+    m = re.search(rf"({NAME_TOKEN})\.?\s+$", before)
+    return bool(m) and is_name(m.group(1))
+
 def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[str], dict[str, str]]:
     """(display names in order of appearance, alias -> display name). A second name someone gives
     themselves in the same introduction ("I'm 王芳, most people call me Wang Fang") is an alias."""
@@ -180,12 +185,18 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
         rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({NAME_TOKEN}),\s"
     )
     candidates: list[str] = []
+    presented: set[str] = set()  # named and described in a sentence presenting the guests
     for t, _ in kept:
         # the host presenting the guests: "Joining me are Léa Fontaine, who …, and Tomasz Wiśniewski, …"
         for sent in sentences(t.text):
             if _GUESTS_RE.search(sent):
                 candidates += [m.group(1) for m in re.finditer(rf"(?<!\w)({NAME_TOKEN})(?=\s+({NAME_TOKEN}))", sent)
                                if is_name(m.group(1)) and m.group(2)[:1].isupper()]
+                described = [m.group(1) for m in _PRESENTED_RE.finditer(sent)
+                             if is_name(m.group(1)) and (m.group(2) is None or m.group(2)[:1].isupper())
+                             and not _after_a_name(sent[: m.start()])]
+                candidates += described
+                presented.update(described)
         if looks_like_question(t.text) or len(t.text.split()) <= 8:
             candidates += [m.group(1) or m.group(2) or m.group(3) or m.group(4)
                            for m in handover_re.finditer(t.text)]
@@ -195,7 +206,7 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
         # a proper name: capitalised also in mid-sentence, and named in the title or addressed twice
         pat = rf"(?<!\w){re.escape(n)}(?!\w)"
         mid = re.search(rf"[^\W\d_],?\s+{re.escape(n)}(?!\w)", all_text)
-        if mid and (n in title_names or len(re.findall(pat, all_text)) >= 2):
+        if n in presented or (mid and (n in title_names or len(re.findall(pat, all_text)) >= 2)):
             names.append(n)
     # in the order the talk first names them
     first = {n: (m.start() if (m := re.search(rf"(?<!\w){re.escape(n)}(?!\w)", all_text)) else len(all_text))
@@ -214,8 +225,15 @@ _GUESTS_RE = re.compile(
     r"\b(?:joining (?:me|us)|with (?:me|us)(?: (?:today|tonight|here|now|on stage|on the panel))? (?:are|is)\b|"
     r"with (?:me|us) (?:today|tonight|here|on stage)|please welcome|I(?:'ve| have) (?:got )?(?:here|with me)|"
     r"our (?:guests?|panelists?|speakers?)|I'm (?:joined|here) (?:by|with)|we(?:'re| are) joined by|"
-    r"we have (?:here|with us))\b",
+    r"we have (?:here|with us)|(?:talking|speaking|chatting|sitting down) (?:with|to)|"
+    r"(?:to|I'd|let's|please|warmly) welcome|welcome (?:our|my)|introduce (?:our|my|you to)|"
+    r"on my (?:left|right)|next to (?:me|her|him))\b",
     re.IGNORECASE,
+)
+
+# a guest named and then described: "Kofi, a battery chemist at Voltaic", "Mirela, who runs a plant"
+_PRESENTED_RE = re.compile(
+    rf"(?<!\w)(?=({NAME_TOKEN})(?:\s+({NAME_TOKEN}))?,\s+(?:who|a|an|the|our|head|founder)\s)"
 )
 
 def _title_names(title: str) -> set[str]:

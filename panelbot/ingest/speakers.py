@@ -35,6 +35,7 @@ from panelbot.ingest.cues import (
     FOLLOW_UP_RE,
     REPLY_RE,
     ROUND_RE,
+    THANKS_ALL_RE,
     is_backchannel,
     looks_like_question,
     sentences,
@@ -154,6 +155,8 @@ def _attribute(
             st.speaker, st.why = HOST, "names every panelist"
         elif question:
             st.speaker, st.why = HOST, "asks a question"
+        elif len(text.split()) <= 12 and THANKS_ALL_RE.search(text):
+            st.speaker, st.why = HOST, "thanks the panel"
         elif sets_up_question:
             st.speaker, st.why = HOST, "leads into the host's next question"
         elif sets_up_intro:
