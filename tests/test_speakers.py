@@ -335,3 +335,19 @@ def test_openings_in_other_words(text: str, who: list[str]) -> None:
 def test_a_place_described_like_a_guest_is_not_a_panelist() -> None:
     raw = split_turns("Welcome back to the show about Paris, a city that never sleeps. So what is new? >> Nothing much.")
     assert identify_speakers(raw)[1] == []
+
+
+def test_a_turn_the_next_speaker_answers_by_name_is_theirs() -> None:
+    raw = split_turns(
+        "Welcome everyone. Let's go around and introduce ourselves. >> Hi, I'm Kofi, I design battery chemistry "
+        "at Voltaic. >> And I'm Mirela, I run a recycling plant for old batteries. >> And I'm Tanvi, I set energy "
+        "policy for the state. >> What limits battery life? >> Mostly the electrodes crack as lithium moves in "
+        "and out. >> I'd push back a bit on that, Kofi, because most packs we see fail in the electronics. >> "
+        "That's fair, the management system matters a lot too. >> As Kofi said, it's the cells."
+    )
+    turns, _ = identify_speakers(raw)
+    by_start = {t.text.split()[0]: t for t in turns}
+    assert by_start["Mostly"].speaker == "kofi"  # answered by name next: "…, Kofi, …"
+    assert by_start["I'd"].speaker != "kofi"
+    assert by_start["That's"].speaker == "kofi"  # the reply to the push-back
+    assert by_start["As"].speaker != "kofi"  # "as Kofi said" is about him, not to him

@@ -106,6 +106,7 @@ class _Names:
     mentioned: Callable[[str], list[str]]  # every panelist named
     introduced: Callable[[str], list[str]]  # the names the speaker gives themselves
     hands_over: Callable[[str], list[str]]  # the panelist a short turn calls on
+    spoken_to: Callable[[str], list[str]]  # panelists the opening sentences speak to ("That's fair, Kofi, …")
 
 def _attribute(
     kept: list[tuple[RawTurn, bool]],
@@ -165,7 +166,12 @@ def _attribute(
         elif sets_up_intro:
             st.speaker, st.why = HOST, "hands over to the next introduction"
         else:
-            _answer(st, prev, after_interjection, ids, ment, state, profiles)
+            replied = _replied_to_by_name(kept, questions, j, names, ids)
+            if replied and replied not in ment:
+                # "I'd push back on that, Kofi, …" right after: this was Kofi
+                st.speaker, st.why = replied, "the next speaker answers them by name"
+            else:
+                _answer(st, prev, after_interjection, ids, ment, state, profiles)
             st.in_round = state.round
             asked = [p for p in names.mentioned(" ".join(sentences(text)[-2:])) if p in ids and p != st.speaker]
             if answers_then_asks and st.speaker != UNKNOWN and len(set(asked)) == 1:
@@ -188,6 +194,17 @@ def _attribute(
             state.answered.append(st.speaker)
         out.append(st)
     return out
+
+def _replied_to_by_name(
+    kept: list[tuple[RawTurn, bool]], questions: list[bool], j: int, names: _Names, ids: list[str]
+) -> str | None:
+    """The panelist the next turn answers by name ("That's fair, Kofi, …", "Thanks, Kofi."), when it is a
+    statement, not a new question, and names no one else that way."""
+    if j + 1 >= len(kept) or questions[j + 1]:
+        return None
+    nxt = kept[j + 1][0].text
+    to = list(dict.fromkeys(p for p in names.spoken_to(nxt) if p in ids))
+    return to[0] if len(to) == 1 and to[0] not in names.introduced(nxt) else None
 
 def _words_before_asking(text: str) -> int:
     """Words of the sentences before the first one that asks."""
@@ -370,7 +387,16 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
                 if re.match(r"[\s.?!,]*$", text[m.end():]) or re.match(r",\s+you\b", text[m.end():])]
         return [by_name[m.group(1)] for m in ends[-1:]]
 
-    ctx = _Names(mentioned, introduced, hands_over)
+    def spoken_to(text: str) -> list[str]:
+        """Panelists named as the one spoken to in the first two sentences: "Kofi, …", "…, Kofi, …",
+        "Thanks, Kofi." (not "as Kofi said")."""
+        if not name_re:
+            return []
+        head = " ".join(sentences(text)[:2])
+        return [by_name[m.group(1)] for m in name_re.finditer(head)
+                if re.search(r"(?:^|[,.!?]\s*)$", head[: m.start()]) and re.match(r"\s*[,.!?]", head[m.end():])]
+
+    ctx = _Names(mentioned, introduced, hands_over, spoken_to)
     display_id = dict(zip(names, ids, strict=True))
     forced = {i: (HOST if people[lab.lower()] == HOST else display_id[people[lab.lower()]])
               for i, lab in labels.items() if lab.lower() in people}
