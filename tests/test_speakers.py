@@ -351,3 +351,16 @@ def test_a_turn_the_next_speaker_answers_by_name_is_theirs() -> None:
     assert by_start["I'd"].speaker != "kofi"
     assert by_start["That's"].speaker == "kofi"  # the reply to the push-back
     assert by_start["As"].speaker != "kofi"  # "as Kofi said" is about him, not to him
+
+
+def test_someone_from_the_audience_who_introduces_themselves_is_not_a_panelist() -> None:
+    raw = split_turns(
+        "Welcome everyone. Let's go around and introduce ourselves. >> Hi, I'm Kofi, I design battery chemistry "
+        "at Voltaic. >> And I'm Mirela, I run a recycling plant for old batteries. >> Kofi, what limits battery "
+        "life? >> Mostly the electrodes crack. >> Let's take some questions from the audience. Yes, in the front. "
+        ">> Hi, I'm Dave, I'm a student at MIT. My question is for Mirela. How much lithium do you recover? >> "
+        "About ninety percent of it, with the newer leaching process."
+    )
+    turns, names = identify_speakers(raw)
+    assert names == ["Kofi", "Mirela"]
+    assert turns[-1].speaker == "mirela" and turns[-2].is_question

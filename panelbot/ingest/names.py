@@ -168,6 +168,8 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
     for k, (t, _) in enumerate(kept):
         if k == 0 and (looks_like_question(t.text) or _HOSTING_RE.search(t.text)):
             continue  # "Hi, I'm Sam and I'll be your moderator. … Can you introduce yourselves?"
+        if k > 0 and looks_like_question(t.text) and _AUDIENCE_RE.search(t.text):
+            continue  # "Hi, I'm Dave, a student. My question is for Mirela. …?": the audience asking
         found = [n for n in find_intro_names(t.text, all_text) if not known(n)]
         primary = next((x for x in find_intro_names(t.text, all_text) if x in names), None)
         for n in found:
@@ -218,6 +220,13 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
 _HOSTING_RE = re.compile(
     r"\b(?:moderat\w*|your host|hosting|host(?:ing)? (?:this|today|tonight)|I'll be (?:asking|chairing|leading)|"
     r"chair(?:ing)? (?:this|the|today)|emcee|welcome (?:to|back|everyone|everybody))\b",
+    re.IGNORECASE,
+)
+
+# someone from the audience introducing themselves before asking
+_AUDIENCE_RE = re.compile(
+    r"\b(?:my question|a question (?:for|to)|question is (?:for|to)|I(?:'d| would) like to ask|I want(?:ed)? to ask|"
+    r"I was wondering|I'm curious|quick question)\b",
     re.IGNORECASE,
 )
 
