@@ -364,3 +364,20 @@ def test_someone_from_the_audience_who_introduces_themselves_is_not_a_panelist()
     turns, names = identify_speakers(raw)
     assert names == ["Kofi", "Mirela"]
     assert turns[-1].speaker == "mirela" and turns[-2].is_question
+
+
+@pytest.mark.parametrize(
+    "handover",
+    ["Let's start with you, Mirela.", "Mirela, the floor is yours.", "Over to Mirela.", "What about you, Mirela?",
+     "Mirela, same question.", "I'd love to hear from Mirela on that."],
+)
+def test_hand_overs_in_other_words(handover: str) -> None:
+    raw = split_turns(
+        "Welcome everyone. Let's go around and introduce ourselves. >> Hi, I'm Kofi, I design battery chemistry "
+        "at Voltaic. >> And I'm Mirela, I run a recycling plant for old batteries. >> And I'm Tanvi, I set energy "
+        "policy for the state. >> What limits battery life? Kofi, you first. >> Mostly the electrodes crack as "
+        f"lithium moves in and out of the anode. >> {handover} >> We see the same cracking in packs that arrive "
+        "at our plant, and also failed electronics."
+    )
+    turns, _ = identify_speakers(raw)
+    assert [t.speaker for t in turns[4:]] == ["host", "kofi", "host", "mirela"]

@@ -203,6 +203,8 @@ def _replied_to_by_name(
     if j + 1 >= len(kept) or questions[j + 1]:
         return None
     nxt = kept[j + 1][0].text
+    if len(nxt.split()) < 10 or names.hands_over(nxt):
+        return None  # "Let's start with you, Mirela.": a hand-over speaks to the next one, not the last
     to = list(dict.fromkeys(p for p in names.spoken_to(nxt) if p in ids))
     return to[0] if len(to) == 1 and to[0] not in names.introduced(nxt) else None
 
@@ -383,8 +385,14 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         """A short turn that calls on a panelist by name: "And finally, D'Andre." / "王芳, you're next." """
         if not name_re or len(text.split()) > 25:
             return []
+        short = len(text.split()) <= 8
         ends = [m for m in name_re.finditer(text)
-                if re.match(r"[\s.?!,]*$", text[m.end():]) or re.match(r",\s+you\b", text[m.end():])]
+                if re.match(r"[\s.?!,]*$", text[m.end():]) or re.match(r",\s+you\b", text[m.end():])
+                # "Mirela, the floor is yours." / "Mirela, same question."
+                or (short and m.start() == 0 and re.match(r",\s", text[m.end():]))
+                # "I'd love to hear from Mirela on that." / "Over to Mirela."
+                or re.search(r"\b(?:hear from|over to|turn to|go to|come to|start with|begin with)\s+$",
+                             text[: m.start()], re.IGNORECASE)]
         return [by_name[m.group(1)] for m in ends[-1:]]
 
     def spoken_to(text: str) -> list[str]:
@@ -393,8 +401,9 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         if not name_re:
             return []
         head = " ".join(sentences(text)[:2])
-        return [by_name[m.group(1)] for m in name_re.finditer(head)
-                if re.search(r"(?:^|[,.!?]\s*)$", head[: m.start()]) and re.match(r"\s*[,.!?]", head[m.end():])]
+        return [by_name[m.group(1)] for m in name_re.finditer(head)  # after a phrase: "That's fair, Kofi,"
+                if m.start() > 0 and re.search(r"[,.!?]\s*$", head[: m.start()])
+                and re.match(r"\s*[,.!?]", head[m.end():])]
 
     ctx = _Names(mentioned, introduced, hands_over, spoken_to)
     display_id = dict(zip(names, ids, strict=True))
