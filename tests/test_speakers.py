@@ -381,3 +381,19 @@ def test_hand_overs_in_other_words(handover: str) -> None:
     )
     turns, _ = identify_speakers(raw)
     assert [t.speaker for t in turns[4:]] == ["host", "kofi", "host", "mirela"]
+
+
+@pytest.mark.parametrize(
+    "text, asks",
+    [
+        ("Kofi, tell me about battery life.", True),
+        ("Walk us through recycling, Mirela.", True),
+        ("So I'm curious what limits battery life.", True),
+        ("I'd love to know how recycling works.", True),
+        ("Give us a sense of how big the market is.", True),
+        ("And the data tell us a lot about it.", False),
+        ("Let me talk about recycling for a second.", False),
+    ],
+)
+def test_asking_without_a_question_mark(text: str, asks: bool) -> None:
+    assert looks_like_question(text) is asks

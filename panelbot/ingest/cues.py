@@ -26,6 +26,16 @@ _REQUEST_RE = re.compile(
     re.IGNORECASE,
 )
 
+# asking without a question mark or a "you": "Kofi, tell me about battery life.", "Walk us through recycling.",
+# "I'm curious what limits battery life."
+_ASKING_RE = re.compile(
+    r"(?:^|[.!?]\s+)(?:(?:so|and|okay|now)[,]?\s+)?(?:[^\W\d_]+,\s+)?(?:please\s+)?"
+    r"(?:tell (?:me|us)|walk (?:me|us)|explain|give (?:me|us) a sense|describe|talk (?:to us |to me )?about)\b|"
+    r"\bI(?:'m| am) (?:really )?curious (?:what|how|why|whether|if|about)\b|"
+    r"\bI(?:'d| would) love to (?:know|hear|understand)\b",
+    re.IGNORECASE,
+)
+
 ROUND_RE = re.compile(
     r"\b(?:each of you|all of you|both of you|you both|you all|each one of you|everyone on (?:the|this) panel|"
     r"down the line|one by one|around the (?:table|panel)|quick introductions|introduce yourselves|"
@@ -85,7 +95,7 @@ def looks_like_question(text: str) -> bool:
         return True
     # A request in the closing sentence ("Maybe Dan if you can go first.", "... over to you to talk
     # about your role"), also when the captions cut it off mid-sentence.
-    return bool(_REQUEST_RE.search(last)) and "you" in last.lower()
+    return (bool(_REQUEST_RE.search(last)) and "you" in last.lower()) or bool(_ASKING_RE.search(last))
 
 # the host thanking the panel: "Thanks, both.", "Thank you all so much.", "Please thank our panelists."
 THANKS_ALL_RE = re.compile(
