@@ -132,9 +132,6 @@ def _attribute(
             and prev is not None
             and prev.speaker not in (HOST, UNKNOWN)
             and not after_interjection
-            # the host leading in speaks to someone ("one thing I noticed, you gave a lecture …"); a panelist's
-            # last words before the next question speak of their own ("our gas bill tripled")
-            and bool(re.search(r"\byou(?:r|'ve|'re)?\b", text, re.IGNORECASE))
         )
         # "Great. And last but not least." between two introductions: the host handing over
         next_intro = j + 1 < len(kept) and bool(names.introduced(kept[j + 1][0].text))
