@@ -397,3 +397,15 @@ def test_hand_overs_in_other_words(handover: str) -> None:
 )
 def test_asking_without_a_question_mark(text: str, asks: bool) -> None:
     assert looks_like_question(text) is asks
+
+
+@pytest.mark.parametrize("a, b", [("Will", "Grace"), ("May", "Art")])
+def test_first_names_that_are_also_common_words(a: str, b: str) -> None:
+    raw = split_turns(
+        f"Welcome. Please introduce yourselves. >> Hi, I'm {a} Chen, I design battery chemistry at Voltaic. >> "
+        f"And I'm {b} Okoro, I run a recycling plant. >> {a}, what limits battery life? >> Mostly the electrodes "
+        f"crack as lithium moves. >> {b}, what about old packs? >> We shred them at our plant. >> Thanks {a} and {b}."
+    )
+    turns, names = identify_speakers(raw)
+    assert names == [a, b]
+    assert [t.speaker for t in turns] == ["host", a.lower(), b.lower(), "host", a.lower(), "host", b.lower(), "host"]

@@ -95,6 +95,9 @@ def is_name(tok: str) -> bool:
         return False
     return not (tok.isupper() and len(tok) > 1)  # "AI", "RL": acronyms, not names
 
+# given names that are also ordinary words kept out of names elsewhere ("Will you …", "May I …")
+_WORD_NAMES = {"Will", "May", "Hope", "Grace", "Faith", "Joy", "Art", "Bill", "Rich", "Guy", "Pat", "Sky", "Dawn"}
+
 def _intro_candidates(text: str) -> list[list[str]]:
     """Name-token runs a speaker gives themselves in the opening sentences."""
     head = " ".join(sentences(text)[:3])
@@ -102,9 +105,11 @@ def _intro_candidates(text: str) -> list[list[str]]:
     for m in _INTRO_RE.finditer(head):
         toks = m.group(1).split()
         run: list[str] = []
-        for tok in toks:
+        for k, tok in enumerate(toks):
             tok = re.sub(r"['\u2019]s$", "", tok)
-            if not is_name(tok):
+            # "I'm Will Chen", "I'm May Tan": a first name that is also a common word, then a surname
+            word_name = not run and tok in _WORD_NAMES and k + 1 < len(toks) and is_name(toks[k + 1])
+            if not (is_name(tok) or word_name):
                 break
             run.append(tok)
         if run:
