@@ -409,3 +409,14 @@ def test_first_names_that_are_also_common_words(a: str, b: str) -> None:
     turns, names = identify_speakers(raw)
     assert names == [a, b]
     assert [t.speaker for t in turns] == ["host", a.lower(), b.lower(), "host", a.lower(), "host", b.lower(), "host"]
+
+
+def test_a_question_to_one_panelist_about_what_another_said() -> None:
+    raw = split_turns(
+        "Welcome everyone. Let's go around and introduce ourselves. >> Hi, I'm Kofi, I design battery chemistry "
+        "at Voltaic. >> And I'm Mirela, I run a recycling plant. >> And I'm Tanvi, I set energy policy. >> Kofi, "
+        "what limits battery life? >> Mostly the electrodes crack. >> Mirela, Kofi mentioned cracking electrodes, "
+        "do you see that in the packs you get? >> We see the same cracking, and also failed electronics."
+    )
+    turns, _ = identify_speakers(raw)
+    assert turns[-2].addressed == ["mirela"] and turns[-1].speaker == "mirela"

@@ -107,6 +107,7 @@ class _Names:
     introduced: Callable[[str], list[str]]  # the names the speaker gives themselves
     hands_over: Callable[[str], list[str]]  # the panelist a short turn calls on
     spoken_to: Callable[[str], list[str]]  # panelists the opening sentences speak to ("That's fair, Kofi, …")
+    called: Callable[[str], list[str]]  # panelists named as the one spoken to anywhere ("Mirela, …", "…, Mirela?")
 
 def _attribute(
     kept: list[tuple[RawTurn, bool]],
@@ -228,6 +229,10 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     cue = bool(ROUND_RE.search(tail))
     if len(tail_named) == 1:
         st.addressed, state.round = tail_named, False
+    elif len(tail_named) >= 2 and len(called := list(dict.fromkeys(
+            p for p in names.called(tail) if p in ids))) == 1 and not ROUND_RE.search(tail):
+        # "Mirela, Kofi mentioned cracking earlier, do you see that?": spoken to one, about another
+        st.addressed, state.round = called, False
     elif len(tail_named) >= 2:
         st.addressed, state.round = [], True
     else:
@@ -402,7 +407,15 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
                 if m.start() > 0 and re.search(r"[,.!?]\s*$", head[: m.start()])
                 and re.match(r"\s*[,.!?]", head[m.end():])]
 
-    ctx = _Names(mentioned, introduced, hands_over, spoken_to)
+    def called(text: str) -> list[str]:
+        """Panelists named where one speaks to someone: opening a sentence or set off by commas ("Mirela, do
+        you …", "what do you see, Mirela?"), not in "Kofi mentioned …" or "Kofi and Mirela, …"."""
+        if not name_re:
+            return []
+        return [by_name[m.group(1)] for m in name_re.finditer(text)
+                if re.search(r"(?:^|[,.!?]\s*)$", text[: m.start()]) and re.match(r"\s*[,.!?]", text[m.end():])]
+
+    ctx = _Names(mentioned, introduced, hands_over, spoken_to, called)
     display_id = dict(zip(names, ids, strict=True))
     forced = {i: (HOST if people[lab.lower()] == HOST else display_id[people[lab.lower()]])
               for i, lab in labels.items() if lab.lower() in people}
