@@ -420,3 +420,13 @@ def test_a_question_to_one_panelist_about_what_another_said() -> None:
     )
     turns, _ = identify_speakers(raw)
     assert turns[-2].addressed == ["mirela"] and turns[-1].speaker == "mirela"
+
+
+def test_a_speaker_mark_in_mid_sentence_is_no_new_speaker() -> None:
+    raw = split_turns(
+        "Welcome. Please introduce yourselves. >> Hi, I'm Kofi, I design battery chemistry at Voltaic. >> And I'm "
+        "Mirela, I run a recycling plant. >> Kofi, what limits battery life? >> Mostly the electrodes crack as "
+        "lithium moves in and out of the anode, >> and the electrolyte slowly decomposes on the surface."
+    )
+    turns, _ = identify_speakers(raw)
+    assert turns[-1].speaker == "kofi" and turns[-1].text.endswith("surface.") and len(turns[-1].sources) == 2

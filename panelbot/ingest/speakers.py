@@ -270,6 +270,11 @@ def _answer(
     if prev_panelist and after_interjection and prev_panelist in candidates:
         st.speaker, st.why = prev_panelist, "continues after a back-channel"
         return
+    if (prev_panelist and not after_interjection and st.text[:1].islower()
+            and not re.search(r"[.?!][\"'\u201d\u2019)]*$", prev.text.rstrip())):
+        # "… but the quota doesn't >> and that is very expensive": a '>>' in mid-sentence is no new speaker
+        st.speaker, st.why = prev_panelist, "continues the sentence the '>>' cut"
+        return
     if (
         prev_panelist
         and len(prev.text.split()) < 25
