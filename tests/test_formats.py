@@ -237,7 +237,7 @@ def _score(turns: list, truth: list[str]) -> tuple[int, int, int]:
 # presents both guests and most questions are addressed to no one; in the other a closing round's answers
 # read like each other's fields. Kept here so a change that helps or hurts shows.
 # The ocean, bread and transit talks were written later still (first contact 15/17, 0/13 and 10/18); each keeps
-# one answer a spurious '>>' or a one-line remark hands to the wrong panelist.
+# one wrong answer (a '>>' splitting an answer between two sentences, or a follow-on the field misreads).
 HARD = {"host_intro_captions.txt": (5, 4), "energy_panel_captions.txt": (15, 0),  # (at least right, at most wrong)
         "ocean_panel_captions.txt": (15, 1), "bread_panel.vtt": (12, 1), "transit_panel_captions.txt": (16, 1)}
 
