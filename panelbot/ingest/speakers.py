@@ -8,7 +8,10 @@ display names keep their spelling, and a name is recognised in the captions with
 Then the structure of a moderated panel, in two passes:
 
 1. firm evidence: a self-introduction; the host is the one who asks (a real question or a request in the
-   closing sentences, a turn naming every panelist, a statement leading straight into the next question);
+   closing sentences, a turn naming every panelist, a statement leading straight into the next question),
+   opens the talk and thanks the panel; an answer that ends by asking another panelist is a panelist's, and
+   the one asked answers next; a turn the next speaker answers by name ("That's fair, Kofi, …") is theirs;
+   a ``>>`` in mid-sentence is no new speaker;
    the one a question is addressed to answers it; a continuation after a back-channel ("Mm-hm.") is the
    same speaker; ``>>`` after an answer means someone else (with two panelists: the other one); in a round
    (the host asks everyone) each answers in turn, so the last one left is named; a turn that speaks *to*
@@ -402,23 +405,20 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
                              text[: m.start()], re.IGNORECASE)]
         return [by_name[m.group(1)] for m in ends[-1:]]
 
-    def spoken_to(text: str) -> list[str]:
-        """Panelists named as the one spoken to in the first two sentences: "Kofi, …", "…, Kofi, …",
-        "Thanks, Kofi." (not "as Kofi said")."""
-        if not name_re:
-            return []
-        head = " ".join(sentences(text)[:2])
-        return [by_name[m.group(1)] for m in name_re.finditer(head)  # after a phrase: "That's fair, Kofi,"
-                if m.start() > 0 and re.search(r"[,.!?]\s*$", head[: m.start()])
-                and re.match(r"\s*[,.!?]", head[m.end():])]
-
-    def called(text: str) -> list[str]:
-        """Panelists named where one speaks to someone: opening a sentence or set off by commas ("Mirela, do
-        you …", "what do you see, Mirela?"), not in "Kofi mentioned …" or "Kofi and Mirela, …"."""
+    def called(text: str, *, opening: bool = True) -> list[str]:
+        """Panelists named where one speaks to someone: opening a sentence (unless ``opening`` is False) or
+        set off by commas ("Mirela, do you …", "what do you see, Mirela?"), not in "Kofi mentioned …" or
+        "Kofi and Mirela, …"."""
         if not name_re:
             return []
         return [by_name[m.group(1)] for m in name_re.finditer(text)
-                if re.search(r"(?:^|[,.!?]\s*)$", text[: m.start()]) and re.match(r"\s*[,.!?]", text[m.end():])]
+                if (opening or m.start() > 0) and re.search(r"(?:^|[,.!?]\s*)$", text[: m.start()])
+                and re.match(r"\s*[,.!?]", text[m.end():])]
+
+    def spoken_to(text: str) -> list[str]:
+        """Panelists the first two sentences speak to after a phrase: "That's fair, Kofi, …", "Thanks, Kofi."
+        (a turn opening with a name is more often a hand-over)."""
+        return called(" ".join(sentences(text)[:2]), opening=False)
 
     ctx = _Names(mentioned, introduced, hands_over, spoken_to, called)
     display_id = dict(zip(names, ids, strict=True))
