@@ -399,3 +399,14 @@ def test_a_presented_guest_gets_role_and_bio_from_the_hosts_words(fixtures_dir: 
     farm = build_draft((fixtures_dir / "host_intro_captions.txt").read_text(encoding="utf-8"), "farm")
     tomasz = next(p for p in farm.panel["panelists"] if p["id"] == "tomasz")
     assert (tomasz["role"], tomasz["organisation"]) == ("Economist", "Baltic Farm Institute")
+
+
+def test_roles_from_professions_and_without_the_city(fixtures_dir: Path) -> None:
+    d = build_draft((fixtures_dir / "ocean_panel_captions.txt").read_text(encoding="utf-8"), "ocean")
+    people = {p["id"]: p for p in d.panel["panelists"]}
+    # "I'm a coral reef ecologist at the Instituto do Mar in Lisbon", "I'm a fisheries economist, so …"
+    assert (people["ana-lucia"]["role"], people["ana-lucia"]["organisation"]) == ("Coral reef ecologist",
+                                                                                  "Instituto do Mar")
+    assert people["soren"]["role"] == "Fisheries economist"
+    d = build_draft((fixtures_dir / "bread_panel.vtt").read_text(encoding="utf-8"), "bread")
+    assert next(p for p in d.panel["panelists"] if p["id"] == "zoe")["role"] == "Runs a cooperative sourdough bakery"

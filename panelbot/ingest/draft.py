@@ -191,7 +191,9 @@ def _keywords(texts: list[str], *, top: int, exclude: set[str] | None = None) ->
 
 _ROLE_WORDS = re.compile(
     r"\b(?:lead|head|vp|director|manager|engineer|researcher|founder|ceo|cto|scientist|professor|"
-    r"president|chief|partner|architect|principal|developer|student)\b",
+    r"president|chief|partner|architect|principal|developer|student|planner|designer|maintainer|teacher|"
+    r"lawyer|doctor|nurse|farmer|breeder|miller|baker|writer|editor|analyst|consultant|officer|advis[eo]r|"
+    r"coordinator|organi[sz]er|[a-z]+(?:ist|ian|ologist))\b",
     re.IGNORECASE,
 )
 
@@ -199,11 +201,17 @@ _ROLE_WORDS = re.compile(
 _TOP_ROLE = re.compile(r"(?i)ceo|cto|cfo|coo|cso|founder|co-founder|cofounder|president|owner|chair")
 
 
+# lower-case words inside an organisation's name: "Bank of England", "Instituto do Mar", "Universidad de Chile"
+_ORG_PARTICLES = {"of", "and", "&", "for", "do", "da", "de", "del", "della", "der", "di", "du", "la", "le", "van", "von"}
+
 def _role_from_intro(text: str) -> tuple[str, str]:
     """('VP of Kernels', 'Together AI') from "I'm Dan. I'm the VP of Kernels at Together AI."."""
     for verb, rest in re.findall(r"\b(?=(I'm|I am|I lead|I run|I head)\s+([^.;!?]+))", text):
         phrase = re.split(r",|\s+and\s+(?:I|I'm|we|my)\b", rest)[0].strip()
         phrase = re.sub(r"^(?:the|a|an)\s+", "", phrase)
+        # the city it is in says where, not what: "… for the tram network in Bordeaux"
+        phrase = re.sub(r"\s+in\s+[^\W\d_][\w'\u2019-]*(?:\s+[^\W\d_][\w'\u2019-]*){0,2}\s*$",
+                        lambda m: "" if all(w[:1].isupper() for w in m.group(0).split()[1:]) else m.group(0), phrase)
         if verb.lower() in ("i lead", "i run", "i head"):
             phrase = f"Lead of {phrase}" if not _ROLE_WORDS.search(phrase) else phrase
         if not _ROLE_WORDS.search(phrase):
@@ -211,7 +219,7 @@ def _role_from_intro(text: str) -> tuple[str, str]:
         role, org = phrase, ""
         mo = re.search(r"\s(?:at|with|from|for)\s+(?:the\s+)?([^\W\d_][\w&.'-]*(?:\s+[^\W\d_][\w&.'-]*)*)\s*$",
                        phrase)
-        if mo and not all(w[:1].isupper() or w in ("of", "and", "&", "for") for w in mo.group(1).split()):
+        if mo and not all(w[:1].isupper() or w in _ORG_PARTICLES for w in mo.group(1).split()):
             mo = None
         if mo:
             role, org = phrase[: mo.start()].strip(), mo.group(1)
@@ -399,7 +407,12 @@ def _role_from_presentation(text: str) -> tuple[str, str]:
     ('Economist', 'Baltic Farm Institute') from "Tomasz Wiśniewski, an economist at the Baltic Farm Institute"."""
     m = re.match(r"[^,]+,\s+(?:who is\s+|who's\s+)?(?:a|an|the)\s+([^,;]+?)(?=\s+(?:who|which|that|where)\b|[,;]|$)",
                  text)
-    if not m or len(m.group(1).split()) > 10:
+    if not m:
+        # "Zoë Achterberg, who runs a cooperative sourdough bakery in Utrecht" -> "Runs a cooperative sourdough bakery"
+        mr = re.match(r"[^,]+,\s+who\s+(runs|leads|heads|founded|directs|manages)\s+([^,;]+?)(?=\s+(?:in|at|with|and|who|where)\b|[,;]|$)",
+                      text)
+        return (f"{mr.group(1).title()} {mr.group(2)}", "") if mr and len(mr.group(2).split()) <= 6 else ("", "")
+    if len(m.group(1).split()) > 10:
         return "", ""
     role, org = _role_from_intro(f"I'm the {m.group(1)}.")
     if not role:
