@@ -39,7 +39,7 @@ _ASKING_RE = re.compile(
 ROUND_RE = re.compile(
     r"\b(?:each of you|all of you|both of you|you both|you all|each one of you|everyone on (?:the|this) panel|"
     r"down the line|one by one|around the (?:table|panel)|quick introductions|introduce yourselves|"
-    r"anyone (?:can|could|want|wants)|whoever wants|jump in|(?:one )?(?:more )?for (?:everyone|everybody)|"
+    r"anyone (?:can|could|want|wants)|whoever wants|who (?:wants|would like|'d like) to (?:take|start|go|answer)|jump in|(?:one )?(?:more )?for (?:everyone|everybody)|"
     r"each of (?:our|the) (?:panelists|guests)|(?:a|quick|lightning|speed|final|last|closing) round)\b",
     re.IGNORECASE,
 )
