@@ -239,7 +239,9 @@ def _score(turns: list, truth: list[str]) -> tuple[int, int, int]:
 # The ocean, bread and transit talks were written later still (first contact 15/17, 0/13 and 10/18); each keeps
 # one wrong answer (a '>>' splitting an answer between two sentences, or a follow-on the field misreads).
 HARD = {"host_intro_captions.txt": (5, 4), "energy_panel_captions.txt": (15, 0),  # (at least right, at most wrong)
-        "ocean_panel_captions.txt": (15, 1), "bread_panel.vtt": (12, 1), "transit_panel_captions.txt": (16, 1)}
+        "ocean_panel_captions.txt": (15, 1), "bread_panel.vtt": (12, 1), "transit_panel_captions.txt": (16, 1),
+        # written after every rule, scored once, nothing changed for it
+        "health_panel.srt": (13, 2)}  # one of the two: the host's turn given to a panelist
 
 
 def test_fixtures_never_name_a_wrong_panelist_and_leave_few_unknown(fixtures_dir: Path) -> None:
