@@ -3,6 +3,8 @@ against the panel `panelbot ingest` writes from persona_data/minimax-m3/captions
 
     python scripts/draft_routing.py [-v]
 
+Then the same for the fixtures that have an eval file of their own (tests/fixtures/*_eval.yaml).
+
 The eval sets name quotes of the curated panel; each is mapped to the draft quotes of the same speaker that
 hold at least half of its words (the draft cuts answers differently), so "the right quote in the top 3" means
 a draft quote carrying that passage.
@@ -14,6 +16,8 @@ import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -51,6 +55,28 @@ def main() -> None:
             print(format_report(rep, verbose=True))
     unmapped = [q for q, v in mapping.items() if not v]
     print(f"curated quotes with no draft counterpart: {len(unmapped)} of {len(mapping)}")
+    fixtures(verbose)
+
+
+def fixtures(verbose: bool) -> None:
+    """The fixtures that have an eval file (tests/fixtures/NAME_eval.yaml, questions with the phrase a right
+    quote holds), each through the draft of its captions (the fixture in truth.yaml whose name starts so)."""
+    here = ROOT / "tests" / "fixtures"
+    captions_of = yaml.safe_load((here / "truth.yaml").read_text(encoding="utf-8"))
+    for ev in sorted(here.glob("*_eval.yaml")):
+        stem = ev.name.removesuffix("_eval.yaml")
+        source = next(name for name in captions_of if name.startswith(stem))
+        captions = (here / source).read_text(encoding="utf-8")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / stem
+            write_draft(build_draft(captions, stem), captions, out)
+            draft = load_panel(out)
+            rep = evaluate(Router(draft), load_eval_set(str(ev), draft))
+        d = rep.to_dict()
+        print(f"{source:<28} items {d['items']:>3}  speaker {d['speaker_accuracy']}%  recall@3 {d['recall_at_3']}%  "
+              f"abstained off-topic {d['abstention_recall']}%  wrongly abstained {d['wrongly_abstained']}%")
+        if verbose:
+            print(format_report(rep, verbose=True))
 
 
 if __name__ == "__main__":

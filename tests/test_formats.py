@@ -236,7 +236,12 @@ def _score(turns: list, truth: list[str]) -> tuple[int, int, int]:
 # Written after the rules, to see how they do on talks they were not shaped on (see README): in one the host
 # presents both guests and most questions are addressed to no one; in the other a closing round's answers
 # read like each other's fields. Kept here so a change that helps or hurts shows.
-HARD = {"host_intro_captions.txt": (5, 4), "energy_panel_captions.txt": (15, 0)}  # (at least right, at most wrong)
+# The ocean, bread and transit talks were written later still (first contact 15/17, 0/13 and 10/18); each keeps
+# one wrong answer (a '>>' splitting an answer between two sentences, or a follow-on the field misreads).
+HARD = {"host_intro_captions.txt": (5, 4), "energy_panel_captions.txt": (15, 0),  # (at least right, at most wrong)
+        "ocean_panel_captions.txt": (15, 1), "bread_panel.vtt": (12, 1), "transit_panel_captions.txt": (16, 1),
+        # written after every rule, scored once, nothing changed for it
+        "health_panel.srt": (13, 2)}  # one of the two: the host's turn given to a panelist
 
 
 def test_fixtures_never_name_a_wrong_panelist_and_leave_few_unknown(fixtures_dir: Path) -> None:
@@ -374,3 +379,36 @@ def test_a_one_guest_interview_gives_every_answer_to_the_guest() -> None:
         "bridges? >> Wind, mostly. Long spans twist in the wind. >> How do you test that? >> In a wind tunnel."))
     assert names == ["Ravi"]
     assert [t.speaker for t in turns] == ["host", "ravi", "host", "ravi", "host", "ravi"]
+
+
+def test_guests_presented_in_other_words_and_a_hyphenated_first_name(fixtures_dir: Path) -> None:
+    _, _, names = segment((fixtures_dir / "bread_panel.vtt").read_text(encoding="utf-8"))
+    assert names == ["Zoë", "Rafał"]  # "With me are Zoë Achterberg, who runs …, and Rafał Nowicki, a …"
+    d = build_draft((fixtures_dir / "transit_panel_captions.txt").read_text(encoding="utf-8"), "transit")
+    # "Íñigo Etxeberria, I'm a data scientist" names himself without "I'm Íñigo"
+    assert [p["id"] for p in d.panel["panelists"]] == ["jean-luc", "ngozi", "inigo", "hannah"]
+
+
+def test_a_presented_guest_gets_role_and_bio_from_the_hosts_words(fixtures_dir: Path) -> None:
+    d = build_draft((fixtures_dir / "bread_panel.vtt").read_text(encoding="utf-8"), "bread")
+    people = {p["id"]: p for p in d.panel["panelists"]}
+    assert people["rafal"]["role"] == "Plant breeder and miller"
+    assert "sourdough bakery" in people["zoe"]["bio"]
+    assert "nowicki" not in people["rafal"]["keywords"]  # a surname is who he is, not what he talks about
+    # the host's question says what its answer is about, in a word the answer never uses
+    first = next(q for q in d.quotes if q["question"] == "q01")
+    assert "sourdough" in first["keywords"]
+    farm = build_draft((fixtures_dir / "host_intro_captions.txt").read_text(encoding="utf-8"), "farm")
+    tomasz = next(p for p in farm.panel["panelists"] if p["id"] == "tomasz")
+    assert (tomasz["role"], tomasz["organisation"]) == ("Economist", "Baltic Farm Institute")
+
+
+def test_roles_from_professions_and_without_the_city(fixtures_dir: Path) -> None:
+    d = build_draft((fixtures_dir / "ocean_panel_captions.txt").read_text(encoding="utf-8"), "ocean")
+    people = {p["id"]: p for p in d.panel["panelists"]}
+    # "I'm a coral reef ecologist at the Instituto do Mar in Lisbon", "I'm a fisheries economist, so …"
+    assert (people["ana-lucia"]["role"], people["ana-lucia"]["organisation"]) == ("Coral reef ecologist",
+                                                                                  "Instituto do Mar")
+    assert people["soren"]["role"] == "Fisheries economist"
+    d = build_draft((fixtures_dir / "bread_panel.vtt").read_text(encoding="utf-8"), "bread")
+    assert next(p for p in d.panel["panelists"] if p["id"] == "zoe")["role"] == "Runs a cooperative sourdough bakery"

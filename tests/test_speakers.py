@@ -155,6 +155,12 @@ def test_other_panel_handover_sets_addressed(storage) -> None:
         ("I'm Excited to be here.", []),  # a capitalised adjective is not a name
         ("I'm not sure. I'm the lead.", []),
         ("Nothing to see here.", []),
+        ("Hello everyone, Kwame Mensah, I run a grid startup.", ["Kwame"]),  # full name opening a sentence
+        ("Kaixo, hello. Íñigo Etxeberria, I'm a data scientist.", ["Íñigo"]),
+        ("I'm Professor Liu Yang from Tsinghua.", ["Liu"]),  # a title before the name
+        ("Hey, everybody. Aoife here, I build boats.", ["Aoife"]),
+        ("Hi. I go by Bea, I design chips.", ["Bea"]),
+        ("Sure, Boston is where I live.", []),  # a place after a greeting is not an introduction
     ],
 )
 def test_find_intro_names(text: str, names: list[str]) -> None:
@@ -270,3 +276,157 @@ def test_the_seed_with_other_names_is_attributed_just_as_well(shipped_captions, 
     drafted = [{"speaker": t.speaker, "text": t.text} for t in turns]
     answers = [t for t in shipped_panel.turns if t.speaker in ids and len(t.text.split()) >= 15]
     assert [_best_match(t.text, drafted)["speaker"] for t in answers] == [ids[t.speaker] for t in answers]
+
+
+def test_an_answer_that_ends_by_asking_another_panelist_is_not_the_hosts() -> None:
+    raw = split_turns(
+        "Welcome to the panel on batteries. Please introduce yourselves. >> Hi, I'm Kofi, I design battery "
+        "chemistry at Voltaic. >> And I'm Mirela, I run a recycling plant for old batteries. >> So what limits how "
+        "long a battery lasts? >> Mostly the electrodes crack as lithium moves in and out, and the electrolyte "
+        "slowly decomposes on the surface of the anode. Mirela, is that what you see when the packs arrive at "
+        "your plant? >> Yes, most of the packs we get still hold eighty percent of their capacity."
+    )
+    turns, _ = identify_speakers(raw)
+    by_start = {t.text.split()[0]: t.speaker for t in turns}
+    assert by_start["Mostly"] == "kofi" and by_start["Yes,"] == "mirela"
+    # the host asking twice in a row stays the host's: a short question after a question
+    raw = split_turns("Hi all. >> I'm Ana, I work on compilers. >> I'm Ben, I work on databases. >> What is new? "
+                      ">> Ana, what changed for compilers this year?")
+    turns, _ = identify_speakers(raw)
+    assert turns[-1].speaker == HOST
+
+
+@pytest.mark.parametrize(
+    "text, who",
+    [
+        # the host introduces themselves first: not a panelist
+        ("Hi everyone, I'm Sam Porter and I'll be your moderator today. Can you introduce yourselves? >> Sure, "
+         "I'm Kofi, I design battery chemistry at Voltaic. >> And I'm Mirela, I run a recycling plant for old "
+         "batteries. >> Kofi, what limits battery life? >> Mostly the electrodes crack. >> Kofi, Mirela, thanks.",
+         ["host", "kofi", "mirela", "host", "kofi", "host"]),
+        # guests presented by first name only; the closing sentence decides whom the question is for
+        ("Good morning. I'm delighted to welcome Kofi, who designs battery chemistry at Voltaic, and Mirela, who "
+         "runs a recycling plant for old batteries. Kofi, what limits how long a battery lasts? >> Mostly the "
+         "electrodes crack as lithium moves in and out. >> Mirela, what happens to old packs? >> We shred the "
+         "packs. >> Thank you Kofi and Mirela.",
+         ["host", "kofi", "host", "mirela", "host"]),
+        # guests named and described in one breath, each once; the closing thanks are the host's
+        ("Today I'm talking with Kofi, a battery chemist at Voltaic, and Mirela, who runs a recycling plant. "
+         "Kofi, what limits battery life? >> Mostly the electrodes crack. >> Mirela, what happens to old packs? "
+         ">> We shred the packs at our plant. >> Thanks, both.",
+         ["host", "kofi", "host", "mirela", "host"]),
+        ("Welcome back. On my left is Dr. Kofi Mensah, the head of battery research at Voltaic, and next to him "
+         "Mirela Popescu, who founded GreenCycle. Kofi, what limits battery life? >> Mostly the electrodes "
+         "crack. >> Mirela, what happens to old packs? >> We shred the packs. >> Thank you all so much.",
+         ["host", "kofi", "host", "mirela", "host"]),
+        # "Kofi Mensah from Voltaic, I design …": a full name with an organisation opening the introduction
+        ("Okay let's get started. Who are you? >> Hi, Kofi Mensah from Voltaic, I design battery chemistry. >> "
+         "Hello, Mirela Popescu from GreenCycle, we recycle batteries. >> Mirela, what happens to old packs? >> "
+         "We shred the packs and leach out the metals. >> Kofi, Mirela, thanks.",
+         ["host", "kofi", "mirela", "host", "mirela", "host"]),
+    ],
+)
+def test_openings_in_other_words(text: str, who: list[str]) -> None:
+    turns, names = identify_speakers(split_turns(text))
+    assert names == ["Kofi", "Mirela"]
+    assert [t.speaker for t in turns] == who
+
+
+def test_a_place_described_like_a_guest_is_not_a_panelist() -> None:
+    raw = split_turns("Welcome back to the show about Paris, a city that never sleeps. So what is new? >> Nothing much.")
+    assert identify_speakers(raw)[1] == []
+
+
+def test_a_turn_the_next_speaker_answers_by_name_is_theirs() -> None:
+    raw = split_turns(
+        "Welcome everyone. Let's go around and introduce ourselves. >> Hi, I'm Kofi, I design battery chemistry "
+        "at Voltaic. >> And I'm Mirela, I run a recycling plant for old batteries. >> And I'm Tanvi, I set energy "
+        "policy for the state. >> What limits battery life? >> Mostly the electrodes crack as lithium moves in "
+        "and out. >> I'd push back a bit on that, Kofi, because most packs we see fail in the electronics. >> "
+        "That's fair, the management system matters a lot too. >> As Kofi said, it's the cells."
+    )
+    turns, _ = identify_speakers(raw)
+    by_start = {t.text.split()[0]: t for t in turns}
+    assert by_start["Mostly"].speaker == "kofi"  # answered by name next: "…, Kofi, …"
+    assert by_start["I'd"].speaker != "kofi"
+    assert by_start["That's"].speaker == "kofi"  # the reply to the push-back
+    assert by_start["As"].speaker != "kofi"  # "as Kofi said" is about him, not to him
+
+
+def test_someone_from_the_audience_who_introduces_themselves_is_not_a_panelist() -> None:
+    raw = split_turns(
+        "Welcome everyone. Let's go around and introduce ourselves. >> Hi, I'm Kofi, I design battery chemistry "
+        "at Voltaic. >> And I'm Mirela, I run a recycling plant for old batteries. >> Kofi, what limits battery "
+        "life? >> Mostly the electrodes crack. >> Let's take some questions from the audience. Yes, in the front. "
+        ">> Hi, I'm Dave, I'm a student at MIT. My question is for Mirela. How much lithium do you recover? >> "
+        "About ninety percent of it, with the newer leaching process."
+    )
+    turns, names = identify_speakers(raw)
+    assert names == ["Kofi", "Mirela"]
+    assert turns[-1].speaker == "mirela" and turns[-2].is_question
+
+
+@pytest.mark.parametrize(
+    "handover",
+    ["Let's start with you, Mirela.", "Mirela, the floor is yours.", "Over to Mirela.", "What about you, Mirela?",
+     "Mirela, same question.", "I'd love to hear from Mirela on that."],
+)
+def test_hand_overs_in_other_words(handover: str) -> None:
+    raw = split_turns(
+        "Welcome everyone. Let's go around and introduce ourselves. >> Hi, I'm Kofi, I design battery chemistry "
+        "at Voltaic. >> And I'm Mirela, I run a recycling plant for old batteries. >> And I'm Tanvi, I set energy "
+        "policy for the state. >> What limits battery life? Kofi, you first. >> Mostly the electrodes crack as "
+        f"lithium moves in and out of the anode. >> {handover} >> We see the same cracking in packs that arrive "
+        "at our plant, and also failed electronics."
+    )
+    turns, _ = identify_speakers(raw)
+    assert [t.speaker for t in turns[4:]] == ["host", "kofi", "host", "mirela"]
+
+
+@pytest.mark.parametrize(
+    "text, asks",
+    [
+        ("Kofi, tell me about battery life.", True),
+        ("Walk us through recycling, Mirela.", True),
+        ("So I'm curious what limits battery life.", True),
+        ("I'd love to know how recycling works.", True),
+        ("Give us a sense of how big the market is.", True),
+        ("And the data tell us a lot about it.", False),
+        ("Let me talk about recycling for a second.", False),
+    ],
+)
+def test_asking_without_a_question_mark(text: str, asks: bool) -> None:
+    assert looks_like_question(text) is asks
+
+
+@pytest.mark.parametrize("a, b", [("Will", "Grace"), ("May", "Art")])
+def test_first_names_that_are_also_common_words(a: str, b: str) -> None:
+    raw = split_turns(
+        f"Welcome. Please introduce yourselves. >> Hi, I'm {a} Chen, I design battery chemistry at Voltaic. >> "
+        f"And I'm {b} Okoro, I run a recycling plant. >> {a}, what limits battery life? >> Mostly the electrodes "
+        f"crack as lithium moves. >> {b}, what about old packs? >> We shred them at our plant. >> Thanks {a} and {b}."
+    )
+    turns, names = identify_speakers(raw)
+    assert names == [a, b]
+    assert [t.speaker for t in turns] == ["host", a.lower(), b.lower(), "host", a.lower(), "host", b.lower(), "host"]
+
+
+def test_a_question_to_one_panelist_about_what_another_said() -> None:
+    raw = split_turns(
+        "Welcome everyone. Let's go around and introduce ourselves. >> Hi, I'm Kofi, I design battery chemistry "
+        "at Voltaic. >> And I'm Mirela, I run a recycling plant. >> And I'm Tanvi, I set energy policy. >> Kofi, "
+        "what limits battery life? >> Mostly the electrodes crack. >> Mirela, Kofi mentioned cracking electrodes, "
+        "do you see that in the packs you get? >> We see the same cracking, and also failed electronics."
+    )
+    turns, _ = identify_speakers(raw)
+    assert turns[-2].addressed == ["mirela"] and turns[-1].speaker == "mirela"
+
+
+def test_a_speaker_mark_in_mid_sentence_is_no_new_speaker() -> None:
+    raw = split_turns(
+        "Welcome. Please introduce yourselves. >> Hi, I'm Kofi, I design battery chemistry at Voltaic. >> And I'm "
+        "Mirela, I run a recycling plant. >> Kofi, what limits battery life? >> Mostly the electrodes crack as "
+        "lithium moves in and out of the anode, >> and the electrolyte slowly decomposes on the surface."
+    )
+    turns, _ = identify_speakers(raw)
+    assert turns[-1].speaker == "kofi" and turns[-1].text.endswith("surface.") and len(turns[-1].sources) == 2

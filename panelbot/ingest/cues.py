@@ -26,11 +26,21 @@ _REQUEST_RE = re.compile(
     re.IGNORECASE,
 )
 
+# asking without a question mark or a "you": "Kofi, tell me about battery life.", "Walk us through recycling.",
+# "I'm curious what limits battery life."
+_ASKING_RE = re.compile(
+    r"(?:^|[.!?]\s+)(?:(?:so|and|okay|now)[,]?\s+)?(?:[^\W\d_]+,\s+)?(?:please\s+)?"
+    r"(?:tell (?:me|us)|walk (?:me|us)|explain|give (?:me|us) a sense|describe|talk (?:to us |to me )?about)\b|"
+    r"\bI(?:'m| am) (?:really )?curious (?:what|how|why|whether|if|about)\b|"
+    r"\bI(?:'d| would) love to (?:know|hear|understand)\b",
+    re.IGNORECASE,
+)
+
 ROUND_RE = re.compile(
     r"\b(?:each of you|all of you|both of you|you both|you all|each one of you|everyone on (?:the|this) panel|"
     r"down the line|one by one|around the (?:table|panel)|quick introductions|introduce yourselves|"
-    r"anyone (?:can|could|want|wants)|whoever wants|jump in|(?:one )?(?:more )?for (?:everyone|everybody)|"
-    r"each of (?:our|the) (?:panelists|guests))\b",
+    r"anyone (?:can|could|want|wants)|whoever wants|who (?:wants|would like|'d like) to (?:take|start|go|answer)|jump in|(?:one )?(?:more )?for (?:everyone|everybody)|"
+    r"each of (?:our|the) (?:panelists|guests)|(?:a|quick|lightning|speed|final|last|closing) round)\b",
     re.IGNORECASE,
 )
 
@@ -49,7 +59,11 @@ REPLY_RE = re.compile(
     re.IGNORECASE,
 )
 
-FOLLOW_ON_RE = re.compile(r"^\W*(?:and|but|how so|why|really|wait|is that|does that)\b", re.IGNORECASE)
+FOLLOW_ON_RE = re.compile(
+    r"^\W*(?:and|but|how so|why|really|wait|is that|does that|isn't (?:that|it)|doesn't (?:that|it)|"
+    r"aren't you)\b",
+    re.IGNORECASE,
+)
 
 def sentences(text: str) -> list[str]:
     return [s for s in _SENT_END_RE.split(text.strip()) if s]
@@ -81,4 +95,11 @@ def looks_like_question(text: str) -> bool:
         return True
     # A request in the closing sentence ("Maybe Dan if you can go first.", "... over to you to talk
     # about your role"), also when the captions cut it off mid-sentence.
-    return bool(_REQUEST_RE.search(last)) and "you" in last.lower()
+    return (bool(_REQUEST_RE.search(last)) and "you" in last.lower()) or bool(_ASKING_RE.search(last))
+
+# the host thanking the panel: "Thanks, both.", "Thank you all so much.", "Please thank our panelists."
+THANKS_ALL_RE = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|well|great|wonderful|fantastic|alright|all right)[,.!]?\s+)?(?:thank(?:s| you)|please thank)\b"
+    r"[^.?!]{0,40}\b(?:both|all|everyone|everybody|panel\w*|guests?)\b",
+    re.IGNORECASE,
+)

@@ -23,7 +23,14 @@ from panelbot.errors import DataError, UsageError
 from panelbot.ingest.align import align_turn
 from panelbot.ingest.captions import clean_quote_text, split_turns
 from panelbot.ingest.formats import Captions, parse_captions
-from panelbot.ingest.names import HOST, UNKNOWN, panelist_ids
+from panelbot.ingest.names import (
+    HOST,
+    UNKNOWN,
+    ascii_fold,
+    name_pattern,
+    panelist_ids,
+    presentations,
+)
 from panelbot.ingest.speakers import SpeakerTurn, identify_speakers
 from panelbot.retrieval.lexicon import common_words, content_words, stopwords
 from panelbot.text import split_sentences, strip_control, words
@@ -184,7 +191,9 @@ def _keywords(texts: list[str], *, top: int, exclude: set[str] | None = None) ->
 
 _ROLE_WORDS = re.compile(
     r"\b(?:lead|head|vp|director|manager|engineer|researcher|founder|ceo|cto|scientist|professor|"
-    r"president|chief|partner|architect|principal|developer|student)\b",
+    r"president|chief|partner|architect|principal|developer|student|planner|designer|maintainer|teacher|"
+    r"lawyer|doctor|nurse|farmer|breeder|miller|baker|writer|editor|analyst|consultant|officer|advis[eo]r|"
+    r"coordinator|organi[sz]er|[a-z]+(?:ist|ian|ologist))\b",
     re.IGNORECASE,
 )
 
@@ -192,11 +201,17 @@ _ROLE_WORDS = re.compile(
 _TOP_ROLE = re.compile(r"(?i)ceo|cto|cfo|coo|cso|founder|co-founder|cofounder|president|owner|chair")
 
 
+# lower-case words inside an organisation's name: "Bank of England", "Instituto do Mar", "Universidad de Chile"
+_ORG_PARTICLES = {"of", "and", "&", "for", "do", "da", "de", "del", "della", "der", "di", "du", "la", "le", "van", "von"}
+
 def _role_from_intro(text: str) -> tuple[str, str]:
     """('VP of Kernels', 'Together AI') from "I'm Dan. I'm the VP of Kernels at Together AI."."""
     for verb, rest in re.findall(r"\b(?=(I'm|I am|I lead|I run|I head)\s+([^.;!?]+))", text):
         phrase = re.split(r",|\s+and\s+(?:I|I'm|we|my)\b", rest)[0].strip()
         phrase = re.sub(r"^(?:the|a|an)\s+", "", phrase)
+        # the city it is in says where, not what: "… for the tram network in Bordeaux"
+        phrase = re.sub(r"\s+in\s+[^\W\d_][\w'\u2019-]*(?:\s+[^\W\d_][\w'\u2019-]*){0,2}\s*$",
+                        lambda m: "" if all(w[:1].isupper() for w in m.group(0).split()[1:]) else m.group(0), phrase)
         if verb.lower() in ("i lead", "i run", "i head"):
             phrase = f"Lead of {phrase}" if not _ROLE_WORDS.search(phrase) else phrase
         if not _ROLE_WORDS.search(phrase):
@@ -204,7 +219,7 @@ def _role_from_intro(text: str) -> tuple[str, str]:
         role, org = phrase, ""
         mo = re.search(r"\s(?:at|with|from|for)\s+(?:the\s+)?([^\W\d_][\w&.'-]*(?:\s+[^\W\d_][\w&.'-]*)*)\s*$",
                        phrase)
-        if mo and not all(w[:1].isupper() or w in ("of", "and", "&", "for") for w in mo.group(1).split()):
+        if mo and not all(w[:1].isupper() or w in _ORG_PARTICLES for w in mo.group(1).split()):
             mo = None
         if mo:
             role, org = phrase[: mo.start()].strip(), mo.group(1)
@@ -303,16 +318,19 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         turns[i].text = align_turn(turns[i].text, texts)
     intros = {pid: next((t.text for t in turns if t.speaker == pid and t.why == "introduces themselves"), "")
               for pid in ids}
-    roles = {pid: _role_from_intro(intros[pid]) for pid in ids}
+    presented = _presented(turns, names, ids)  # what the host says of a guest, for those who never say it
+    roles = {pid: _role_from_intro(intros[pid]) if intros[pid] else _role_from_presentation(presented[pid])
+             for pid in ids}
     # names (with surnames: "I'm Sarah Chen") and organisations are who they are, not what they talk about
-    name_words = {w for n in names for w in words(n)} | {w for n in names for w in words(_ascii_fold(n))}
+    name_words = {w for n in names for w in words(n)} | {w for n in names for w in words(ascii_fold(n))}
     for pid in ids:
         name_words.update(words(roles[pid][1]))
         for n in names:
-            m = re.search(rf"{re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})", intros[pid])
+            m = re.search(rf"{re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})", intros[pid] or presented[pid])
             if m:
-                name_words.update(w for w in words(_ascii_fold(m.group(1))) if m.group(1).strip()[:1].isupper())
-    by_speaker = {p: " ".join(q["text"] for q in quotes if q["speaker"] == p) for p in ids}
+                name_words.update(w for w in words(ascii_fold(m.group(1))) if m.group(1).strip()[:1].isupper())
+    by_speaker = {p: " ".join([q["text"] for q in quotes if q["speaker"] == p] + ([] if intros[p] else [presented[p]]))
+                  for p in ids}
     persona_kws = _keywords([by_speaker[p] for p in ids], top=15, exclude=name_words)
     persona_phrases = _phrases([by_speaker[p] for p in ids], top=KEYWORD_PHRASES, exclude=name_words)
     all_phrases = {ph for phs in persona_phrases for ph in phs}
@@ -323,6 +341,14 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         phrases = [ph for ph in sorted(all_phrases) if f" {ph} " in f" {norm} "]
         q["keywords"] = phrases + [w for w in kw if not any(w in ph.split() for ph in phrases)]
         q["topics"] = (phrases + kw)[:2]
+    # the host's question says what its answers are about, in words the answer may never use ("Why did
+    # sourdough get so popular?" answered with "people started baking at home")
+    asked = {hq["id"]: hq["text"] for hq in questions}
+    common = common_words()
+    for q in quotes:
+        extra = [w for w in words(asked.get(q["question"] or "", "")) if len(w) > 3 and w not in common
+                 and w not in name_words and w not in stopwords() and w not in q["keywords"]]
+        q["keywords"] = q["keywords"] + list(dict.fromkeys(extra))[:2]
     # personas
     panelists = []
     for k, (pid, disp) in enumerate(zip(ids, names, strict=False)):
@@ -337,7 +363,7 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
             "covers": (persona_phrases[k] + [w for w in persona_kws[k] if not any(
                 w in ph.split() for ph in persona_phrases[k])])[:5],
             "keywords": list(dict.fromkeys(_role_keywords(role, org) + persona_phrases[k] + persona_kws[k])),
-            "bio": clean_quote_text(intro) if intro else "",
+            "bio": clean_quote_text(intro) if intro else presented[pid],
             "voice": "",
         })
     panel_topics = list(dict.fromkeys(
@@ -355,6 +381,46 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         "topics": panel_topics,
     }
     return Draft(title, turns, names, panel, questions, quotes, caps.format, list(caps.warnings))
+
+
+def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> dict[str, str]:
+    """What the host's sentences presenting a guest say of them ("Zoë Achterberg, who runs a cooperative
+    sourdough bakery in Utrecht"), for each panelist (first presentation of a few words or more)."""
+    by_name: dict[str, str] = {}
+    for n, pid in zip(names, ids, strict=True):
+        by_name[n] = by_name[ascii_fold(n)] = pid
+    name_re = name_pattern(names)
+    out = {pid: "" for pid in ids}
+    for t in turns:
+        if t.speaker != HOST:
+            continue
+        for sent in split_sentences(t.text):
+            for pid, piece in presentations(sent, name_re, by_name):
+                piece = re.sub(r"(?:[\s,;]+(?:and|or))?[\s,;.?!]*$", "", piece)
+                if not out[pid] and len(piece.split()) >= 5 and re.search(r",\s+(?:who|a|an|the|our)\b", piece):
+                    out[pid] = clean_quote_text(piece)
+    return out
+
+
+def _role_from_presentation(text: str) -> tuple[str, str]:
+    """('Plant breeder and miller', '') from "Rafał Nowicki, a plant breeder and miller who grows …";
+    ('Economist', 'Baltic Farm Institute') from "Tomasz Wiśniewski, an economist at the Baltic Farm Institute"."""
+    m = re.match(r"[^,]+,\s+(?:who is\s+|who's\s+)?(?:a|an|the)\s+([^,;]+?)(?=\s+(?:who|which|that|where)\b|[,;]|$)",
+                 text)
+    if not m:
+        # "Zoë Achterberg, who runs a cooperative sourdough bakery in Utrecht" -> "Runs a cooperative sourdough bakery"
+        mr = re.match(r"[^,]+,\s+who\s+(runs|leads|heads|founded|directs|manages)\s+([^,;]+?)(?=\s+(?:in|at|with|and|who|where)\b|[,;]|$)",
+                      text)
+        return (f"{mr.group(1).title()} {mr.group(2)}", "") if mr and len(mr.group(2).split()) <= 6 else ("", "")
+    if len(m.group(1).split()) > 10:
+        return "", ""
+    role, org = _role_from_intro(f"I'm the {m.group(1)}.")
+    if not role:
+        role = m.group(1)
+        at = re.search(r"\s(?:at|with|from)\s+(?:the\s+)?((?:[^\W\d_][\w&.'-]*\s*)+)$", role)
+        if at and all(w[:1].isupper() or w in ("of", "and", "for") for w in at.group(1).split()):
+            role, org = role[: at.start()], at.group(1).strip()
+    return role[:1].upper() + role[1:], org
 
 
 def turn_record(t: SpeakerTurn) -> dict:
@@ -378,12 +444,6 @@ def _role_keywords(role: str, org: str) -> list[str]:
     if org:
         out.append(" ".join(words(org)))
     return out
-
-
-def _ascii_fold(name: str) -> str:
-    import unicodedata
-
-    return "".join(ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
 
 
 def _phrases(texts: list[str], *, top: int, exclude: set[str]) -> list[list[str]]:

@@ -38,24 +38,35 @@ _NAME_STOP = {
 NAME_TOKEN = r"[^\W\d_](?:[^\W\d_]|['\u2019\-](?=[^\W\d_]))*"
 
 _INTRO_RE = re.compile(
-    rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Mm]y name's|I'm called|[Cc]all me)\s+|"
+    rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Mm]y name's|I'm called|[Cc]all me|I go by)\s+"
+    rf"(?:(?:Dr|Doctor|Professor|Prof)\.?\s+)?|"
     rf"(?:^|[.!?]\s+)(?:[Hh]i|[Hh]ey|[Hh]ello)(?:\s+(?:everyone|everybody|all|folks|there))?,?\s+"
     rf"(?:this is|it's)\s+)"
     rf"({NAME_TOKEN}(?:\s+{NAME_TOKEN}){{0,2}})"
 )
 
-_HERE_RE = re.compile(rf"^(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Yy]eah|[Ss]o)[,.!]?\s+(?:everyone[,.!]?\s+)?)?({NAME_TOKEN})\s+here\b")
+# a greeting before the name: "Hi everyone,", "Hey, everybody.", "Sure, so"
+_GREETING = (r"(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Yy]eah|[Ss]o|[Ss]ure|[Oo]kay|[Tt]hanks)[,.!]?\s+"
+             r"(?:(?:everyone|everybody|all|folks|there)[,.!]?\s+)?)*")
+
+_HERE_RE = re.compile(rf"(?:^|[.!?]\s+){_GREETING}({NAME_TOKEN})\s+here\b")
+
+# a sentence opening with the speaker's full name, then their own words: "Íñigo Etxeberria, I'm a data scientist"
+_NAMED_OPENING_RE = re.compile(
+    rf"(?:^|[.!?]\s+){_GREETING}({NAME_TOKEN}\s+{NAME_TOKEN})(?:\s+(?:from|at|with)\s+[^,.!?]{{1,60}})?,\s+"
+    rf"(?:I'm|I\u2019m|I am|I work|I lead|I run|I build|I head|I teach|I design|I study|I do|we|our)\b"
+)
 
 def fold_id(name: str) -> str:
     """'José' -> 'jose', 'Anaïs' -> 'anais', 'Björn' -> 'bjorn', "D'Andre" -> 'dandre', 'Mary Jane' ->
-    'mary-jane', '李明' -> 'liming' (non-Latin scripts are transliterated)."""
+    'mary-jane', 'Jean-Luc' -> 'jean-luc', '李明' -> 'liming' (non-Latin scripts are transliterated)."""
     text = unicodedata.normalize("NFKD", name)
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
     if not text.isascii():
         from anyascii import anyascii  # only for names outside the Latin alphabet
 
         text = anyascii(text)
-    parts = ["".join(ch for ch in p.lower() if ch.isascii() and ch.isalnum()) for p in text.split()]
+    parts = ["".join(ch for ch in p.lower() if ch.isascii() and ch.isalnum()) for p in re.split(r"[\s\-]+", text)]
     return "-".join(p for p in parts if p) or "panelist"
 
 def panelist_ids(names: list[str]) -> list[str]:
@@ -84,6 +95,9 @@ def is_name(tok: str) -> bool:
         return False
     return not (tok.isupper() and len(tok) > 1)  # "AI", "RL": acronyms, not names
 
+# given names that are also ordinary words kept out of names elsewhere ("Will you …", "May I …")
+_WORD_NAMES = {"Will", "May", "Hope", "Grace", "Faith", "Joy", "Art", "Bill", "Rich", "Guy", "Pat", "Sky", "Dawn"}
+
 def _intro_candidates(text: str) -> list[list[str]]:
     """Name-token runs a speaker gives themselves in the opening sentences."""
     head = " ".join(sentences(text)[:3])
@@ -91,14 +105,20 @@ def _intro_candidates(text: str) -> list[list[str]]:
     for m in _INTRO_RE.finditer(head):
         toks = m.group(1).split()
         run: list[str] = []
-        for tok in toks:
+        for k, tok in enumerate(toks):
             tok = re.sub(r"['\u2019]s$", "", tok)
-            if not is_name(tok):
+            # "I'm Will Chen", "I'm May Tan": a first name that is also a common word, then a surname
+            word_name = not run and tok in _WORD_NAMES and k + 1 < len(toks) and is_name(toks[k + 1])
+            if not (is_name(tok) or word_name):
                 break
             run.append(tok)
         if run:
             found.append(run)
-    m = _HERE_RE.search(text.strip())
+    for m in _NAMED_OPENING_RE.finditer(head):
+        toks = m.group(1).split()
+        if all(is_name(tok) for tok in toks):
+            found.append(toks)
+    m = _HERE_RE.search(head)
     if m and is_name(m.group(1)):
         found.append([m.group(1)])
     return found
@@ -128,6 +148,18 @@ def name_pattern(names: list[str]) -> re.Pattern[str] | None:
     alts_re = "|".join(re.escape(n) for n in sorted(alts, key=len, reverse=True))
     return re.compile(rf"(?<!\w)({alts_re})(?!\w)")
 
+def presentations(sentence: str, name_re: re.Pattern[str] | None, by_name: dict[str, str]) -> list[tuple[str, str]]:
+    """(panelist id, what the sentence says of them) for a sentence naming panelists, cut at each name:
+    "Léa, who runs …, and Tomasz, an economist …" -> [("lea", "Léa, who runs …, and "), ("tomasz", …)]."""
+    spans = [(m.start(), by_name[m.group(1)]) for m in name_re.finditer(sentence)] if name_re else []
+    return [(pid, sentence[at : spans[k + 1][0] if k + 1 < len(spans) else len(sentence)])
+            for k, (at, pid) in enumerate(spans)]
+
+def _after_a_name(before: str) -> bool:
+    """Does a name end right here ("Kofi " before "Mensah, the head of …": a surname, not a first name)?"""
+    m = re.search(rf"({NAME_TOKEN})\.?\s+$", before)
+    return bool(m) and is_name(m.group(1))
+
 def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[str], dict[str, str]]:
     """(display names in order of appearance, alias -> display name). A second name someone gives
     themselves in the same introduction ("I'm 王芳, most people call me Wang Fang") is an alias."""
@@ -138,7 +170,11 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
     def known(n: str) -> bool:
         return n in names or n in aliases or ascii_fold(n) in {ascii_fold(x) for x in (*names, *aliases)}
 
-    for t, _ in kept:
+    for k, (t, _) in enumerate(kept):
+        if k == 0 and (looks_like_question(t.text) or _HOSTING_RE.search(t.text)):
+            continue  # "Hi, I'm Sam and I'll be your moderator. … Can you introduce yourselves?"
+        if k > 0 and looks_like_question(t.text) and _AUDIENCE_RE.search(t.text):
+            continue  # "Hi, I'm Dave, a student. My question is for Mirela. …?": the audience asking
         found = [n for n in find_intro_names(t.text, all_text) if not known(n)]
         primary = next((x for x in find_intro_names(t.text, all_text) if x in names), None)
         for n in found:
@@ -151,18 +187,24 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
     handover_re = re.compile(
         rf"(?:over to you|to you|come to you|thank you|thanks|with|start with|turn to|hear from),?\s+({NAME_TOKEN})(?!\w)|"
         rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({NAME_TOKEN}),?\s+(?:if you|can you|could you|"
-        rf"would you|what|how|why|do you|I want|over to you|your turn|you're up|tell us)|"
+        rf"would you|what|how|why|do you|I want|over to you|your turn|you're up|you're next|tell us)|"
         rf"(?:^|[.?!]\s+)(?:And |So |Now )?(?:what about )?({NAME_TOKEN})\?|"
         rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({NAME_TOKEN}),\s"
     )
     candidates: list[str] = []
+    presented: set[str] = set()  # named and described in a sentence presenting the guests
     for t, _ in kept:
         # the host presenting the guests: "Joining me are Léa Fontaine, who …, and Tomasz Wiśniewski, …"
         for sent in sentences(t.text):
             if _GUESTS_RE.search(sent):
-                candidates += [m.group(1) for m in re.finditer(rf"({NAME_TOKEN})\s+{NAME_TOKEN}", sent)
-                               if is_name(m.group(1)) and m.group(0).split()[1][:1].isupper()]
-        if looks_like_question(t.text):
+                candidates += [m.group(1) for m in re.finditer(rf"(?<!\w)({NAME_TOKEN})(?=\s+({NAME_TOKEN}))", sent)
+                               if is_name(m.group(1)) and m.group(2)[:1].isupper()]
+                described = [m.group(1) for m in _PRESENTED_RE.finditer(sent)
+                             if is_name(m.group(1)) and (m.group(2) is None or m.group(2)[:1].isupper())
+                             and not _after_a_name(sent[: m.start()])]
+                candidates += described
+                presented.update(described)
+        if looks_like_question(t.text) or len(t.text.split()) <= 8:
             candidates += [m.group(1) or m.group(2) or m.group(3) or m.group(4)
                            for m in handover_re.finditer(t.text)]
     for n in candidates:
@@ -171,7 +213,7 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
         # a proper name: capitalised also in mid-sentence, and named in the title or addressed twice
         pat = rf"(?<!\w){re.escape(n)}(?!\w)"
         mid = re.search(rf"[^\W\d_],?\s+{re.escape(n)}(?!\w)", all_text)
-        if mid and (n in title_names or len(re.findall(pat, all_text)) >= 2):
+        if n in presented or (mid and (n in title_names or len(re.findall(pat, all_text)) >= 2)):
             names.append(n)
     # in the order the talk first names them
     first = {n: (m.start() if (m := re.search(rf"(?<!\w){re.escape(n)}(?!\w)", all_text)) else len(all_text))
@@ -179,11 +221,33 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
     names.sort(key=lambda n: first[n])
     return names, aliases
 
-_GUESTS_RE = re.compile(
-    r"\b(?:joining (?:me|us)|with (?:me|us) (?:today|tonight|here|on stage)|please welcome|"
-    r"our (?:guests?|panelists?|speakers?)|I'm (?:joined|here) (?:by|with)|we(?:'re| are) joined by|"
-    r"we have (?:here|with us))\b",
+# the host saying they host: the opening turn's own introduction is then the host's, not a panelist's
+_HOSTING_RE = re.compile(
+    r"\b(?:moderat\w*|your host|hosting|host(?:ing)? (?:this|today|tonight)|I'll be (?:asking|chairing|leading)|"
+    r"chair(?:ing)? (?:this|the|today)|emcee|welcome (?:to|back|everyone|everybody))\b",
     re.IGNORECASE,
+)
+
+# someone from the audience introducing themselves before asking
+_AUDIENCE_RE = re.compile(
+    r"\b(?:my question|a question (?:for|to)|question is (?:for|to)|I(?:'d| would) like to ask|I want(?:ed)? to ask|"
+    r"I was wondering|I'm curious|quick question)\b",
+    re.IGNORECASE,
+)
+
+_GUESTS_RE = re.compile(
+    r"\b(?:joining (?:me|us)|with (?:me|us)(?: (?:today|tonight|here|now|on stage|on the panel))? (?:are|is)\b|"
+    r"with (?:me|us) (?:today|tonight|here|on stage)|please welcome|I(?:'ve| have) (?:got )?(?:here|with me)|"
+    r"our (?:guests?|panelists?|speakers?)|I'm (?:joined|here) (?:by|with)|we(?:'re| are) joined by|"
+    r"we have (?:here|with us)|(?:talking|speaking|chatting|sitting down) (?:with|to)|"
+    r"(?:to|I'd|let's|please|warmly) welcome|welcome (?:our|my)|introduce (?:our|my|you to)|"
+    r"on my (?:left|right)|next to (?:me|her|him))\b",
+    re.IGNORECASE,
+)
+
+# a guest named and then described: "Kofi, a battery chemist at Voltaic", "Mirela, who runs a plant"
+_PRESENTED_RE = re.compile(
+    rf"(?<!\w)(?=({NAME_TOKEN})(?:\s+({NAME_TOKEN}))?,\s+(?:who|a|an|the|our|head|founder)\s)"
 )
 
 def _title_names(title: str) -> set[str]:

@@ -8,7 +8,10 @@ display names keep their spelling, and a name is recognised in the captions with
 Then the structure of a moderated panel, in two passes:
 
 1. firm evidence: a self-introduction; the host is the one who asks (a real question or a request in the
-   closing sentences, a turn naming every panelist, a statement leading straight into the next question);
+   closing sentences, a turn naming every panelist, a statement leading straight into the next question),
+   opens the talk and thanks the panel; an answer that ends by asking another panelist is a panelist's, and
+   the one asked answers next; a turn the next speaker answers by name ("That's fair, Kofi, …") is theirs;
+   a ``>>`` in mid-sentence is no new speaker;
    the one a question is addressed to answers it; a continuation after a back-channel ("Mm-hm.") is the
    same speaker; ``>>`` after an answer means someone else (with two panelists: the other one); in a round
    (the host asks everyone) each answers in turn, so the last one left is named; a turn that speaks *to*
@@ -35,6 +38,7 @@ from panelbot.ingest.cues import (
     FOLLOW_UP_RE,
     REPLY_RE,
     ROUND_RE,
+    THANKS_ALL_RE,
     is_backchannel,
     looks_like_question,
     sentences,
@@ -49,6 +53,7 @@ from panelbot.ingest.names import (
     label_people,
     name_pattern,
     panelist_ids,
+    presentations,
     speaker_labels,
 )
 from panelbot.ingest.profiles import Profiles, generic_words, terms
@@ -104,6 +109,8 @@ class _Names:
     mentioned: Callable[[str], list[str]]  # every panelist named
     introduced: Callable[[str], list[str]]  # the names the speaker gives themselves
     hands_over: Callable[[str], list[str]]  # the panelist a short turn calls on
+    spoken_to: Callable[[str], list[str]]  # panelists the opening sentences speak to ("That's fair, Kofi, …")
+    called: Callable[[str], list[str]]  # panelists named as the one spoken to anywhere ("Mirela, …", "…, Mirela?")
 
 def _attribute(
     kept: list[tuple[RawTurn, bool]],
@@ -134,23 +141,44 @@ def _attribute(
         next_intro = j + 1 < len(kept) and bool(names.introduced(kept[j + 1][0].text))
         sets_up_intro = (not intro and next_intro and len(text.split()) <= 12 and prev is not None
                          and prev.why in ("introduces themselves", "labelled in the captions"))
+        # "Mostly the electrodes crack … Mirela, is that what you see?" straight after the host's question:
+        # an answer that ends by asking another panelist (the host does not ask twice in a row)
+        answers_then_asks = (
+            question and not handover and prev is not None and prev.speaker == HOST and prev.is_question
+            and not after_interjection and _words_before_asking(text) >= 20
+        )
+        question = question and not answers_then_asks
         st = SpeakerTurn(UNKNOWN, text, question, sources=[t.index], times=_times(t))
         if forced and t.index in forced:
             st.speaker, st.why = forced[t.index], "labelled in the captions"
             st.is_question = st.speaker == HOST and questions[j]
         elif intro:
             st.speaker, st.why = intro[0], "introduces themselves"
+        elif j == 0 and len(ids) >= 2:
+            st.speaker, st.why = HOST, "opens the talk"
         elif len(ids) >= 2 and set(ids) <= set(ment):
             st.speaker, st.why = HOST, "names every panelist"
         elif question:
             st.speaker, st.why = HOST, "asks a question"
+        elif len(text.split()) <= 12 and THANKS_ALL_RE.search(text):
+            st.speaker, st.why = HOST, "thanks the panel"
         elif sets_up_question:
             st.speaker, st.why = HOST, "leads into the host's next question"
         elif sets_up_intro:
             st.speaker, st.why = HOST, "hands over to the next introduction"
         else:
-            _answer(st, prev, after_interjection, ids, ment, state, profiles)
+            replied = _replied_to_by_name(kept, questions, j, names, ids)
+            if replied and replied not in ment:
+                # "I'd push back on that, Kofi, …" right after: this was Kofi
+                st.speaker, st.why = replied, "the next speaker answers them by name"
+            else:
+                _answer(st, prev, after_interjection, ids, ment, state, profiles)
             st.in_round = state.round
+            asked = [p for p in names.mentioned(" ".join(sentences(text)[-2:])) if p in ids and p != st.speaker]
+            if answers_then_asks and st.speaker != UNKNOWN and len(set(asked)) == 1:
+                # the one they ask answers next, as if the host had asked
+                state.addressed, state.answered, state.round = asked[:1], [], False
+                state.question, state.follow_up = text, False
         # merge with the previous turn when it is the same speaker
         if out and st.speaker == out[-1].speaker and st.speaker != UNKNOWN:
             prev = out[-1]
@@ -168,6 +196,28 @@ def _attribute(
         out.append(st)
     return out
 
+def _replied_to_by_name(
+    kept: list[tuple[RawTurn, bool]], questions: list[bool], j: int, names: _Names, ids: list[str]
+) -> str | None:
+    """The panelist the next turn answers by name ("That's fair, Kofi, …", "Thanks, Kofi."), when it is a
+    statement, not a new question, and names no one else that way."""
+    if j + 1 >= len(kept) or questions[j + 1]:
+        return None
+    nxt = kept[j + 1][0].text
+    if len(nxt.split()) < 10 or names.hands_over(nxt):
+        return None  # "Let's start with you, Mirela.": a hand-over speaks to the next one, not the last
+    to = list(dict.fromkeys(p for p in names.spoken_to(nxt) if p in ids))
+    return to[0] if len(to) == 1 and to[0] not in names.introduced(nxt) else None
+
+def _words_before_asking(text: str) -> int:
+    """Words of the sentences before the first one that asks."""
+    n = 0
+    for sent in sentences(text):
+        if sent.rstrip("\"'\u201d\u2019)").endswith("?"):
+            break
+        n += len(sent.split())
+    return n
+
 def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State) -> None:
     named = [p for p in names.mentioned(st.text) if p in ids]
     last = [p for p in state.answered if p in ids][-1:] or ([state.last_answerer] if state.last_answerer else [])
@@ -176,9 +226,16 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     # you."); several named there, or a round cue ("each of you"), is a round
     tail = " ".join(sentences(st.text)[-2:])
     tail_named = list(dict.fromkeys(p for p in names.mentioned(tail) if p in ids))
+    last_named = list(dict.fromkeys(p for p in names.mentioned(sentences(st.text)[-1]) if p in ids))
+    if len(last_named) == 1 and not ROUND_RE.search(tail):
+        tail_named = last_named  # "…, and Mirela, who runs a plant. Kofi, what limits battery life?"
     cue = bool(ROUND_RE.search(tail))
     if len(tail_named) == 1:
         st.addressed, state.round = tail_named, False
+    elif len(tail_named) >= 2 and len(called := list(dict.fromkeys(
+            p for p in names.called(tail) if p in ids))) == 1 and not ROUND_RE.search(tail):
+        # "Mirela, Kofi mentioned cracking earlier, do you see that?": spoken to one, about another
+        st.addressed, state.round = called, False
     elif len(tail_named) >= 2:
         st.addressed, state.round = [], True
     else:
@@ -188,15 +245,19 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
         state.round = True
     if state.round:
         st.addressed = []
-    elif not st.addressed and state.last_answerer and not named and FOLLOW_ON_RE.match(st.text) \
-            and len(st.text.split()) <= 12:
-        # a short follow-on with no name ("And how fast is it compared to a person?") drills into the
-        # answer just given
-        st.addressed = [state.last_answerer]
     state.addressed = st.addressed
     state.answered = []
     state.follow_up = bool(FOLLOW_UP_RE.search(tail)) and not st.addressed
-    state.question = st.text
+    if not st.addressed and not state.round and state.last_answerer and not named \
+            and FOLLOW_ON_RE.match(st.text) and len(st.text.split()) <= 12:
+        # a short follow-on with no name ("And how fast is it compared to a person?") leans to the one who
+        # just answered; what the answer is about can still say it went to another ("And is there a cheaper
+        # way?" answered by the one whose field the cheaper way is)
+        state.follow_up = True
+    # a sentence presenting panelists by name ("With me are Zoë, who runs a bakery, and Rafał, a miller")
+    # says who they are, not what is asked: who the question is for comes from the others
+    asking_part = [x for x in sentences(st.text) if not names.mentioned(x)]
+    state.question = " ".join(asking_part) or st.text
 
 def _answer(
     st: SpeakerTurn,
@@ -211,6 +272,11 @@ def _answer(
     prev_panelist = prev.speaker if prev is not None and prev.speaker not in (HOST, UNKNOWN) else None
     if prev_panelist and after_interjection and prev_panelist in candidates:
         st.speaker, st.why = prev_panelist, "continues after a back-channel"
+        return
+    if (prev_panelist and not after_interjection and st.text[:1].islower()
+            and not re.search(r"[.?!][\"'\u201d\u2019)]*$", prev.text.rstrip())):
+        # "… but the quota doesn't >> and that is very expensive": a '>>' in mid-sentence is no new speaker
+        st.speaker, st.why = prev_panelist, "continues the sentence the '>>' cut"
         return
     if (
         prev_panelist
@@ -279,7 +345,7 @@ def _field_scores(st: SpeakerTurn, state: _State, profiles: Profiles, everyone: 
     """Who the question is for (the words of their own introduction, the closing asking sentences counting
     most) and what the answer itself is about."""
     q: dict[str, float] = {}
-    if state.question and not state.answered:
+    if state.question and not state.answered and not state.round:  # a round's question is for everyone
         whole = profiles.identity_scores(state.question, everyone)
         asking = profiles.identity_scores(" ".join(sentences(state.question)[-2:]), everyone)
         q = {p: whole[p] + 2 * asking[p] for p in everyone}
@@ -329,11 +395,32 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         """A short turn that calls on a panelist by name: "And finally, D'Andre." / "王芳, you're next." """
         if not name_re or len(text.split()) > 25:
             return []
+        short = len(text.split()) <= 8
         ends = [m for m in name_re.finditer(text)
-                if re.match(r"[\s.?!,]*$", text[m.end():]) or re.match(r",\s+you\b", text[m.end():])]
+                if re.match(r"[\s.?!,]*$", text[m.end():]) or re.match(r",\s+you\b", text[m.end():])
+                # "Mirela, the floor is yours." / "Mirela, same question."
+                or (short and m.start() == 0 and re.match(r",\s", text[m.end():]))
+                # "I'd love to hear from Mirela on that." / "Over to Mirela."
+                or re.search(r"\b(?:hear from|over to|turn to|go to|come to|start with|begin with)\s+$",
+                             text[: m.start()], re.IGNORECASE)]
         return [by_name[m.group(1)] for m in ends[-1:]]
 
-    ctx = _Names(mentioned, introduced, hands_over)
+    def called(text: str, *, opening: bool = True) -> list[str]:
+        """Panelists named where one speaks to someone: opening a sentence (unless ``opening`` is False) or
+        set off by commas ("Mirela, do you …", "what do you see, Mirela?"), not in "Kofi mentioned …" or
+        "Kofi and Mirela, …"."""
+        if not name_re:
+            return []
+        return [by_name[m.group(1)] for m in name_re.finditer(text)
+                if (opening or m.start() > 0) and re.search(r"(?:^|[,.!?]\s*)$", text[: m.start()])
+                and re.match(r"\s*[,.!?]", text[m.end():])]
+
+    def spoken_to(text: str) -> list[str]:
+        """Panelists the first two sentences speak to after a phrase: "That's fair, Kofi, …", "Thanks, Kofi."
+        (a turn opening with a name is more often a hand-over)."""
+        return called(" ".join(sentences(text)[:2]), opening=False)
+
+    ctx = _Names(mentioned, introduced, hands_over, spoken_to, called)
     display_id = dict(zip(names, ids, strict=True))
     forced = {i: (HOST if people[lab.lower()] == HOST else display_id[people[lab.lower()]])
               for i, lab in labels.items() if lab.lower() in people}
@@ -359,9 +446,7 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
                 # a sentence presenting several ("Léa, who runs …, and Tomasz, an economist …") is cut at
                 # each name. For a panelist who never introduces themselves, that is who they are.
                 for sent in sentences(t.text):
-                    spans = [(m.start(), by_name[m.group(1)]) for m in name_re.finditer(sent)] if name_re else []
-                    for k, (at, pid) in enumerate(spans):
-                        piece = sent[at : spans[k + 1][0] if k + 1 < len(spans) else len(sent)]
+                    for pid, piece in presentations(sent, name_re, by_name):
                         profiles.add(pid, piece, identity=pid not in self_introduced)
         return profiles
 
