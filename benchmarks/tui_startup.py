@@ -73,7 +73,7 @@ def main() -> int:
     ap.add_argument("--panel", default="minimax-m3")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="panelbot-bench-")
-    env = dict(os.environ, PANELBOT_DATA_DIR=tmp, PANELBOT_CONFIG=str(Path(tmp) / "none.yaml"),
+    env = dict(os.environ, PANELBOT_DATA_DIR=tmp, PANELBOT_CONFIG=os.devnull,
                PANELBOT_BACKEND="offline")
     print(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
           f"{platform.system()} {platform.release()}")

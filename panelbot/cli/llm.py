@@ -8,7 +8,6 @@ config or data error. httpx is imported only when a generative backend is built,
 from __future__ import annotations
 
 import asyncio
-import json
 import textwrap
 from typing import Any, TextIO
 
@@ -16,11 +15,13 @@ from panelbot.answer.backends.base import AnswerRequest, Backend, Message, Speak
 from panelbot.answer.backends.offline import quotes_text
 from panelbot.answer.compose import decline_text, speaker_heading
 from panelbot.answer.llm.verify import verdict
-from panelbot.cli.common import EXIT_FALLBACK, EXIT_OK
+from panelbot.cli.common import EXIT_FALLBACK, EXIT_OK, print_json
 from panelbot.config import Config
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel
+from panelbot.redact import scrub
 from panelbot.retrieval.results import RouteResult
+from panelbot.text import strip_control
 
 
 def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Panel, router: Any,
@@ -60,6 +61,7 @@ async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, pa
             view.finish(route, dones, backend)
             errors = list(dict.fromkeys(d.error for d in dones if d.error))
             for e in errors:
+                e = scrub(strip_control(e, keep_newlines=False))
                 err.write(f"panelbot: the model failed: {e}; answered with the panelists' own words\n")
             if errors:
                 status = EXIT_FALLBACK
@@ -76,10 +78,13 @@ def _abstain(panel: Panel, route: RouteResult, json_out: bool, out: TextIO) -> N
     if json_out:
         d = route.to_dict()
         d.update(suggestions=route.suggestions, answer=text, citations=[], grounded=None, error=None)
-        out.write(json.dumps(d, ensure_ascii=False) + "\n")
+        print_json(d, out)
     else:
         out.write(textwrap.fill(text, 100) + "\n")
     out.flush()
+
+
+MODEL_INDENT = "  "
 
 
 def _indent(text: str) -> str:
@@ -87,7 +92,10 @@ def _indent(text: str) -> str:
 
 
 class _TextView:
-    """Speaker label, then the tokens as they arrive, then the verdict (and the quotes when needed)."""
+    """Speaker label, then the tokens as they arrive, then the verdict (and the quotes when needed).
+
+    The model's words are always indented by two spaces, so only panelbot writes at the start of a line:
+    a model cannot print a verdict line or a speaker heading that looks like panelbot's own."""
 
     def __init__(self, panel: Panel, out: TextIO) -> None:
         self.panel = panel
@@ -110,7 +118,19 @@ class _TextView:
 
     def delta(self, event: TextDelta) -> None:
         self._heading(event.speaker)
-        self._write(event.text)
+        out: list[str] = []
+        for i, piece in enumerate(strip_control(event.text).split("\n")):
+            if i:
+                out.append("\n")
+                self.at_line_start = True
+            if piece:
+                if self.at_line_start:
+                    out.append(MODEL_INDENT)
+                out.append(piece)
+                self.at_line_start = False
+        if out:
+            self.out.write("".join(out))
+            self.out.flush()
 
     def done(self, d: SpeakerDone) -> None:
         self._heading(d.speaker)
@@ -175,6 +195,6 @@ class _JsonView:
             error="; ".join(errors) if errors else None,
             answers=answers,
         )
-        self.out.write(json.dumps(d, ensure_ascii=False) + "\n")
+        print_json(d, self.out)
         self.out.flush()
 

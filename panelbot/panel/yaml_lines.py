@@ -55,6 +55,12 @@ def load_yaml(path: Path, *, with_lines: bool = True) -> Any:
         raise DataError(f"invalid YAML: {problem}", str(path), line) from None
     except yaml.YAMLError as exc:
         raise DataError(f"invalid YAML: {exc}", str(path)) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits (int() refuses it)
+        if "digits" in str(exc):
+            raise DataError("invalid YAML: a number is too long (over 4,300 digits)", str(path)) from None
+        raise DataError(f"invalid YAML: {exc}", str(path)) from None
+    except RecursionError:
+        raise DataError("invalid YAML: nested too deeply", str(path)) from None
 
 
 def line_of(obj: Any) -> int | None:

@@ -69,7 +69,7 @@ def test_ask_a_question_in_the_real_app(tmux: Tmux, tmp_path: Path) -> None:
     data = tmp_path / "e2e-data"
     env = {
         "PANELBOT_DATA_DIR": str(data),
-        "PANELBOT_CONFIG": str(tmp_path / "none.yaml"),
+        "PANELBOT_CONFIG": os.devnull,
         "PANELBOT_BACKEND": "offline",
         "TERM": "xterm-256color",
         "COLORTERM": "truecolor",
