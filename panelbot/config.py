@@ -280,7 +280,7 @@ def load_config(explicit: str | Path | None = None, *, environ: dict[str, str] |
     if default.is_file():
         cfg = _apply_file(cfg, default)
     user = paths.user_config_path()
-    if env.get("PANELBOT_CONFIG") and str(user) != os.devnull:  # /dev/null: no user config
+    if os.environ.get("PANELBOT_CONFIG") and str(user) != os.devnull:  # as paths reads it; /dev/null: none
         if not user.is_file():  # named explicitly: a missing file or a directory is an error, not a default
             what = "is a directory" if user.is_dir() else "is not a readable file"
             raise ConfigError(f"$PANELBOT_CONFIG names a config file that {what}", str(user))

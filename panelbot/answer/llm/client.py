@@ -68,7 +68,10 @@ def _endpoint(base_url: str, path: str) -> str:
         raise ConfigError(
             "no endpoint configured: pass --base-url, set backend.base_url or OPENAI_BASE_URL"
         )
-    parts = urlsplit(base)
+    try:
+        parts = urlsplit(base)
+    except ValueError as exc:  # e.g. an unbalanced '[' (an IPv6 literal)
+        raise ConfigError(f"backend.base_url is not a valid URL ({exc}): {base!r}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"backend.base_url must look like http(s)://host[:port]/v1, got {base!r}")
     if parts.username or parts.password:
