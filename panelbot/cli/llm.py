@@ -104,6 +104,7 @@ class _TextView:
         self.at_line_start = True
 
     def _write(self, text: str) -> None:
+        text = strip_control(text)  # panel text and error text are untrusted too
         if text:
             self.out.write(text)
             self.at_line_start = text.endswith("\n")
@@ -138,7 +139,8 @@ class _TextView:
             self._write("\n")
         name = self.panel.display_name(d.speaker)
         if d.error:
-            self._write(f"[the model failed: {d.error}]\n{name}'s own words:\n{_indent(d.text)}\n")
+            error = strip_control(d.error, keep_newlines=False)
+            self._write(f"[the model failed: {error}]\n{name}'s own words:\n{_indent(d.text)}\n")
             return
         if d.grounded is None:  # a backend that answers with verbatim quotes: nothing to verify
             return
