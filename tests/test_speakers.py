@@ -97,6 +97,19 @@ def test_shipped_no_turn_is_given_to_the_wrong_panelist(shipped, shipped_panel) 
     assert wrong == []
 
 
+KNOWN_MISATTRIBUTED = 1  # the one named in the xfail above
+
+
+def test_shipped_misattributions_do_not_grow(shipped, shipped_panel) -> None:
+    """The xfail above passes however many turns go wrong; this one counts them."""
+    _, turns, _ = shipped
+    curated = [{"speaker": t.speaker, "text": t.text} for t in shipped_panel.turns]
+    wrong = [(t.speaker, t.text[:70]) for t in turns
+             if t.speaker != UNKNOWN and _best_match(t.text, curated)["speaker"] != t.speaker]
+    assert len(wrong) <= KNOWN_MISATTRIBUTED, wrong
+    assert all(speaker == "dan" for speaker, _ in wrong), wrong  # an answer of Olive's given to Dan
+
+
 def test_shipped_turns_yaml_is_consistent_with_names(shipped_panel) -> None:
     # the curated file the tests above compare against uses the same ids
     raw = yaml.safe_load((shipped_panel.path / "turns.yaml").read_text(encoding="utf-8"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import re
 import socket
 import threading
 import zlib
@@ -323,6 +324,12 @@ class Handler(BaseHTTPRequestHandler):
                 self._event(msg)
             else:
                 self._json(int(b[-3:]), msg, headers={"Retry-After": "0"})
+        elif b == "cite-sources":  # a well-behaved model: cites the first source id the prompt lists
+            prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
+            found = re.search(r"^\s*\d+\. \[([^\]]+)\]", prompt, re.M)
+            ident = found.group(1) if found else "none"
+            self.st.counts["cited:" + ident] = 1
+            self._stream_answer(f"As I said, the cache grows with the context [{ident}].")
         elif b == "escapes":  # terminal escapes, bidi, fake verdicts and headings in the answer
             self._stream_answer(self.st.answer)
         else:
