@@ -139,6 +139,12 @@ class Handler(BaseHTTPRequestHandler):
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                              "finish_reason": "stop"}]}
 
+    def _echo(self) -> str:
+        """Like real servers that log the request into the error: the key, in a few disguises (so every
+        'the key never appears in the error' test meets a server that echoes it, not only 401/403)."""
+        key = self.headers.get("authorization", "").removeprefix("Bearer ")
+        return f" (request by {key}; header {self.headers.get('authorization', '')!r}; {key.upper()})" if key else ""
+
     def _write(self, data: bytes) -> bool:
         try:
             self.wfile.write(data)
@@ -225,22 +231,22 @@ class Handler(BaseHTTPRequestHandler):
                 if self.st.stop.is_set() or not self._event(_chunk("more ")):
                     return
         elif b in ("429", "503", "500"):
-            self._json(int(b), {"error": {"message": f"status {b}"}},
+            self._json(int(b), {"error": {"message": f"status {b}{self._echo()}"}},
                        headers={"Retry-After": self.st.retry_after} if b != "500" else None)
         elif b in ("429-once", "503-once"):
             if n == 1:
-                self._json(int(b[:3]), {"error": {"message": "busy"}},
+                self._json(int(b[:3]), {"error": {"message": f"busy{self._echo()}"}},
                            headers={"Retry-After": self.st.retry_after})
             else:
                 self._stream_answer(answer)
         elif b == "400":
-            self._json(400, {"error": {"message": "context too long"}})
+            self._json(400, {"error": {"message": f"context too long{self._echo()}"}})
         elif b in ("401", "403"):
             auth = self.headers.get("authorization", "")
             self._json(int(b), {"error": {"message": f"Incorrect API key provided: {auth}"}})
         elif b == "404":
             model = body.get("model") if isinstance(body, dict) else None
-            self._json(404, {"error": {"message": f"The model `{model}` does not exist"}})
+            self._json(404, {"error": {"message": f"The model `{model}` does not exist{self._echo()}"}})
         elif b == "html":
             self._send(200, "<html><body>Welcome to nginx!</body></html>", "text/html")
         elif b == "malformed":
@@ -263,7 +269,7 @@ class Handler(BaseHTTPRequestHandler):
                 self._json(200, {"id": "x", "object": "chat.completion", "choices": []})
         elif b == "error-event":
             self._sse_start()
-            self._event({"error": {"message": "model overloaded"}})
+            self._event({"error": {"message": f"model overloaded{self._echo()}"}})
         elif b == "redirect":
             self._send(307, "", headers={"Location": self.st.redirect_to})
         elif b == "dribble":  # one byte per write: events and UTF-8 characters split across reads
