@@ -52,7 +52,7 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     captions = read_captions_file(args.captions)
     if args.turns_json and not args.out:
         _, turns, _ = segment(captions)
-        out.write(json.dumps([t.to_dict() for t in turns], ensure_ascii=False, indent=1) + "\n")
+        out.write(json.dumps([t.to_dict() for t in turns], ensure_ascii=True, indent=1) + "\n")
         return EXIT_OK
     outdir = Path(args.out)
     if outdir.exists() and not outdir.is_dir():
@@ -66,7 +66,7 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         raise DataError(f"cannot write the panel there: {exc.strerror or exc}", str(outdir)) from None
     if args.turns_json:
-        out.write(json.dumps([t.to_dict() for t in draft.turns], ensure_ascii=False, indent=1) + "\n")
+        out.write(json.dumps([t.to_dict() for t in draft.turns], ensure_ascii=True, indent=1) + "\n")
         return EXIT_OK
     unknown = sum(1 for t in draft.turns if t.speaker == "unknown")
     out.write(
