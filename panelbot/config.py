@@ -99,8 +99,7 @@ def _number(section: str, key: str, val: Any, path: str, line: int | None, *, in
         ok = False
     if not ok:
         kind = "a whole number" if integer else "a number"
-        rng = f" between {lo} and {hi}" if lo is not None and hi is not None else (
-            f" >= {lo}" if lo is not None else "")
+        rng = f" between {lo} and {hi}" if lo is not None else ""  # limits always come in pairs
         raise ConfigError(f"{section}.{key} must be {kind}{rng}, got {val!r}", path, line)
     return val
 

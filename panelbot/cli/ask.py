@@ -93,12 +93,14 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.retrieval.router import Router
-    from panelbot.text import strip_control
+    from panelbot.text import question_too_long, strip_control
 
     cfg, panel = load_config_and_panel(args)
-    query = " ".join(args.query).strip()
+    query = strip_control(" ".join(args.query), keep_newlines=False).strip()
     if not query:
         raise UsageError("the query is empty")
+    if question_too_long(query):
+        raise UsageError(question_too_long(query).replace("question", "query"))
     speakers = None
     if args.speaker:
         if args.speaker not in panel.panelists:
