@@ -86,6 +86,8 @@ def test_sse_state_after_finish_and_the_exact_event_cap() -> None:
     assert p.feed("data: a\r") == []
     assert [e.data for e in p.finish()] == ["a"]
     assert [e.data for e in p.feed("\ndata: b\n\n")] == ["b"]  # a \n after finish starts a fresh line
+    p = SSEParser()  # \r, an empty read, then \n: still one line break, not two
+    assert p.feed("data: x\r") == [] and p.feed("") == [] and p.feed("\ndata: y\r\n\r\n")[0].data == "x\ny"
     p = SSEParser(max_event=8)
     assert [e.data for e in p.feed("data: abc\ndata: abc\n\n")] == ["abc\nabc"]  # 4 + 4 = 8: allowed
     assert [e.data for e in p.feed("data: abcdefg\n\n")] == ["abcdefg"]  # the count restarts per event

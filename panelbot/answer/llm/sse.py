@@ -48,6 +48,8 @@ class SSEParser:
 
     def feed(self, chunk: str) -> list[SSEEvent]:
         events: list[SSEEvent] = []
+        if not chunk:
+            return events  # an empty read: a pending \r\n half stays pending
         if self._cr and chunk.startswith("\n"):
             chunk = chunk[1:]
         self._cr = False
