@@ -76,7 +76,7 @@ def main() -> int:
                     help="also time another checkout's app headless (PYTHONPATH=DIR), interleaved")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="panelbot-bench-")
-    env = dict(os.environ, PANELBOT_DATA_DIR=tmp, PANELBOT_CONFIG=str(Path(tmp) / "none.yaml"),
+    env = dict(os.environ, PANELBOT_DATA_DIR=tmp, PANELBOT_CONFIG=os.devnull,
                PANELBOT_BACKEND="offline", PANELBOT_CACHE_DIR=str(Path(tmp) / "cache"))
     print(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
           f"{platform.system()} {platform.release()}")

@@ -6,7 +6,9 @@ Order (later wins): bundled ``config.yaml`` < user config (``$PANELBOT_CONFIG`` 
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -99,14 +101,15 @@ def _number(section: str, key: str, val: Any, path: str, line: int | None, *, in
     ok = isinstance(val, (int, float)) and not isinstance(val, bool)
     if integer:
         ok = ok and isinstance(val, int)
+    if ok and isinstance(val, float) and not math.isfinite(val):
+        ok = False  # .nan / .inf: every comparison with NaN is false, so it would pass any range check
     if ok and lo is not None and val < lo:
         ok = False
     if ok and hi is not None and val > hi:
         ok = False
     if not ok:
         kind = "a whole number" if integer else "a number"
-        rng = f" between {lo} and {hi}" if lo is not None and hi is not None else (
-            f" >= {lo}" if lo is not None else "")
+        rng = f" between {lo} and {hi}" if lo is not None else ""  # limits always come in pairs
         raise ConfigError(f"{section}.{key} must be {kind}{rng}, got {val!r}", path, line)
     return val
 
@@ -192,7 +195,8 @@ def _apply_file(cfg: Config, path: Path) -> Config:
                                           _RETRIEVAL_SPEC, spath)
     backend = _merge_section(data.get("backend"), cfg.backend, "backend", _BACKEND_SPEC, spath)
     if isinstance(data.get("backend"), dict) and data["backend"].get("api_key"):
-        backend = replace(backend, api_key_source=f"config file {spath}")
+        backend = replace(backend, api_key_source=f"config file {spath}",
+                          api_key=clean_api_key(backend.api_key, f"config file {spath}"))
         if _readable_by_others(path):
             warnings.append(
                 f"{spath} holds an API key and is readable by other users; run: chmod 600 {spath}"
@@ -222,14 +226,54 @@ def _apply_file(cfg: Config, path: Path) -> Config:
                         raise ConfigError(
                             f"unknown key binding id {bid!r} (known: {', '.join(DEFAULT_KEYS)})",
                             spath, line_of(v))
-                    if not isinstance(key, str) or not key.strip():
-                        raise ConfigError(f"tui.keys.{bid} must be a key name like 'ctrl+e'",
-                                          spath, line_of(v))
-                    keys[bid] = key.strip()
+                    if not isinstance(key, str) or not is_key_name(key.strip()):
+                        raise ConfigError(
+                            f"tui.keys.{bid} must be a key name like 'ctrl+e', 'f2' or 'enter', "
+                            f"got {key!r}", spath, line_of(v))
+                    keys[bid] = key.strip().lower()
             else:
                 raise ConfigError(f"unknown setting tui.{k} (known: keys, theme)", spath, line_of(tui))
         changes["tui"] = TuiSettings(theme=theme, keys=keys)
     return replace(cfg, **changes, sources=cfg.sources + (spath,), warnings=tuple(warnings))
+
+
+_MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
+_NAMED_KEYS = {
+    "enter", "escape", "tab", "space", "backspace", "delete", "insert", "home", "end", "pageup",
+    "pagedown", "up", "down", "left", "right", "comma", "full_stop", "minus", "plus", "slash",
+    "backslash", "semicolon", "colon", "apostrophe", "quotation_mark", "left_square_bracket",
+    "right_square_bracket", "underscore", "equals_sign", "question_mark", "exclamation_mark",
+    "number_sign", "dollar_sign", "percent_sign", "ampersand", "asterisk", "at", "circumflex_accent",
+    "grave_accent", "tilde", "vertical_line", "left_curly_bracket", "right_curly_bracket",
+    "left_parenthesis", "right_parenthesis", "less_than_sign", "greater_than_sign",
+}
+_FUNCTION_KEY_RE = re.compile(r"f([1-9]|1[0-9]|2[0-4])")
+
+
+def is_key_name(key: str) -> bool:
+    """A terminal key as Textual names it: modifiers joined by '+' then one key ('ctrl+e', 'f2', 'enter').
+
+    Several bindings may be given separated by commas ('ctrl+e,f2')."""
+    bindings = key.lower().split(",")
+    for binding in bindings:
+        *mods, name = binding.strip().split("+")
+        if len(set(mods)) != len(mods) or not set(mods) <= _MODIFIERS:
+            return False
+        if not (name in _NAMED_KEYS or _FUNCTION_KEY_RE.fullmatch(name)
+                or (len(name) == 1 and name.isprintable() and not name.isspace() and name not in "+,")):
+            return False
+    return True
+
+
+def clean_api_key(key: str, source: str = "") -> str:
+    """The key without surrounding whitespace (a key file's trailing newline or CR); ConfigError when it holds
+    anything that cannot go in an HTTP header (a control character, a space, non-ASCII). Never echoes it."""
+    key = (key or "").strip()
+    if key and not all(33 <= ord(c) < 127 for c in key):
+        where = f" from {source}" if source else ""
+        raise ConfigError(f"the API key{where} holds a control character, a space or a non-ASCII "
+                          "character; check for a stray character or a pasted line break")
+    return key
 
 
 def _readable_by_others(path: Path) -> bool:
@@ -247,12 +291,18 @@ def load_config(explicit: str | Path | None = None, *, environ: dict[str, str] |
     if default.is_file():
         cfg = _apply_file(cfg, default)
     user = paths.user_config_path()
-    if user.is_file():
+    if os.environ.get("PANELBOT_CONFIG") and str(user) != os.devnull:  # as paths reads it; /dev/null: none
+        if not user.is_file():  # named explicitly: a missing file or a directory is an error, not a default
+            what = "is a directory" if user.is_dir() else "is not a readable file"
+            raise ConfigError(f"$PANELBOT_CONFIG names a config file that {what}", str(user))
+        cfg = _apply_file(cfg, user)
+    elif user.is_file():
         cfg = _apply_file(cfg, user)
     if explicit is not None:
         p = Path(explicit).expanduser()
         if not p.is_file():
-            raise ConfigError("config file not found", str(p))
+            raise ConfigError("is a directory, not a config file" if p.is_dir() else "config file not found",
+                              str(p))
         cfg = _apply_file(cfg, p)
     # Environment: the usual OpenAI variables plus panelbot's own (panelbot's win); they override files.
     changes: dict[str, Any] = {}
@@ -263,8 +313,8 @@ def load_config(explicit: str | Path | None = None, *, environ: dict[str, str] |
     if env.get("PANELBOT_MODEL"):
         changes["model"] = env["PANELBOT_MODEL"]
     for var in API_KEY_ENV_VARS:
-        if env.get(var):
-            changes["api_key"] = env[var]
+        if env.get(var, "").strip():
+            changes["api_key"] = clean_api_key(env[var], f"${var}")
             changes["api_key_source"] = f"${var}"
             break
     if env.get("PANELBOT_BACKEND"):

@@ -74,9 +74,12 @@ def panel_search_dirs() -> list[Path]:
     env = os.environ.get("PANELBOT_PANELS")
     if env:
         dirs.extend(Path(p) for p in env.split(os.pathsep) if p)
-    local = Path.cwd() / "persona_data"
-    if local.is_dir() and local.resolve() != bundled_panels_dir().resolve():
-        dirs.append(local)
+    try:
+        local = Path.cwd() / "persona_data"
+        if local.is_dir() and local.resolve() != bundled_panels_dir().resolve():
+            dirs.append(local)
+    except OSError:  # the working directory was removed or cannot be read
+        pass
     dirs.append(user_data_dir() / "panels")
     dirs.append(bundled_panels_dir())
     return dirs

@@ -18,20 +18,41 @@ _ANSI_RE = re.compile(
     """,
     re.VERBOSE,
 )
-_CTRL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+# C0/C1 controls (but \n and \t), DEL, lone surrogates (undecodable bytes kept by surrogateescape), and
+# every invisible format character (Unicode category Cf: bidi overrides and isolates, zero-width
+# characters, soft hyphen, tag characters...), which can reorder or hide what a person reads.
+_FORMAT_CHARS = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+_CTRL_RE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_FORMAT_CHARS}]")
+_LINE_BREAKS_RE = re.compile("\r\n|[\r\u2028\u2029]")
 
 
 def strip_control(text: str, *, keep_newlines: bool = True) -> str:
-    """Remove terminal escape sequences and control characters (bidi overrides too).
+    """Remove terminal escape sequences, control characters and invisible format characters.
 
-    Newlines and tabs survive when ``keep_newlines``; a carriage return becomes a newline.
+    Newlines and tabs survive when ``keep_newlines``; a carriage return and the Unicode line and paragraph
+    separators become a newline (and without ``keep_newlines`` every run of them a single space).
     """
     text = _ANSI_RE.sub("", text)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _LINE_BREAKS_RE.sub("\n", text)
     text = _CTRL_RE.sub("", text)
     if not keep_newlines:
         text = re.sub(r"[\n\t]+", " ", text)
     return text
+
+
+MAX_QUESTION_CHARS = 2000  # a question longer than this is refused (routing cost grows with its length)
+
+
+def question_too_long(question: str) -> str | None:
+    """Why ``question`` is refused for its length, or None when it is short enough."""
+    if len(question) <= MAX_QUESTION_CHARS:
+        return None
+    return (f"the question is {len(question):,} characters long; the limit is {MAX_QUESTION_CHARS:,}: "
+            "shorten it")
 
 
 _WORD_RE = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")

@@ -36,6 +36,7 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, s
     """Point panelbot's data dir and user config at tmp paths; returns the environment for subprocesses."""
     data = tmp_path / "data"
     monkeypatch.setenv("PANELBOT_DATA_DIR", str(data))
+    (tmp_path / "no-user-config.yaml").write_text("", encoding="utf-8")  # named, so it must exist
     monkeypatch.setenv("PANELBOT_CONFIG", str(tmp_path / "no-user-config.yaml"))
     for var in _LEAKY_ENV:
         monkeypatch.delenv(var, raising=False)

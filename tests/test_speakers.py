@@ -100,6 +100,15 @@ def test_shipped_every_substantive_answer_is_named_right(shipped, shipped_panel)
     assert [g["speaker"] for g in got] == [t.speaker for t in answers], [g["why"] for g in got]
 
 
+def test_shipped_no_drafted_turn_is_given_to_the_wrong_panelist(shipped, shipped_panel) -> None:
+    """Counts every drafted turn (not only the 18 answers) that names a panelist other than the curated one."""
+    _, turns, _ = shipped
+    curated = [{"speaker": t.speaker, "text": t.text} for t in shipped_panel.turns]
+    wrong = [(t.speaker, t.text[:70]) for t in turns
+             if t.speaker != UNKNOWN and _best_match(t.text, curated)["speaker"] != t.speaker]
+    assert wrong == []
+
+
 def test_shipped_turns_yaml_is_consistent_with_names(shipped_panel) -> None:
     # the curated file the tests above compare against uses the same ids
     raw = yaml.safe_load((shipped_panel.path / "turns.yaml").read_text(encoding="utf-8"))

@@ -155,7 +155,7 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.retrieval.router import Router
-    from panelbot.text import strip_control
+    from panelbot.text import question_too_long, strip_control
 
     if args.all:
         from panelbot.cli.across import quote_all
@@ -163,9 +163,11 @@ def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return quote_all(args, out, err)
     cfg, opened = load_config_and_index(args)
     panel = opened.panel
-    query = " ".join(args.query).strip()
+    query = strip_control(" ".join(args.query), keep_newlines=False).strip()
     if not query:
         raise UsageError("the query is empty")
+    if question_too_long(query):
+        raise UsageError(question_too_long(query).replace("question", "query"))
     speakers = None
     if args.speaker:
         if args.speaker not in panel.panelists:

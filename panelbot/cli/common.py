@@ -65,18 +65,35 @@ def load_config_and_index(args: argparse.Namespace) -> tuple[Config, Opened]:
 
 
 def read_questions(parts: list[str], stdin: TextIO) -> Iterator[str]:
-    """The question from the command line, or one per non-empty line of stdin for '-'."""
+    """The question from the command line, or one per non-empty line of stdin for '-'.
+
+    Bytes that are not UTF-8 become U+FFFD (never written back raw: a lone 0x9B is an 8-bit CSI), control
+    characters are dropped, and a question over the length limit is refused."""
+    from panelbot.text import question_too_long, strip_control
+
     if parts == ["-"]:
-        for line in stdin:
-            line = line.strip()
+        raw = getattr(stdin, "buffer", None)
+        lines = (b.decode("utf-8", "replace") for b in raw) if raw is not None else iter(stdin)
+        for n, line in enumerate(lines, 1):
+            line = strip_control(line, keep_newlines=False).strip()
             if line:
+                too_long = question_too_long(line)
+                if too_long:
+                    raise UsageError(f"line {n} of stdin: {too_long}")
                 yield line
         return
-    q = " ".join(parts).strip()
+    q = strip_control(" ".join(parts), keep_newlines=False).strip()
     if not q:
         raise UsageError("the question is empty")
+    too_long = question_too_long(q)
+    if too_long:
+        raise UsageError(too_long)
     yield q
 
 
 def print_json(obj: object, out: TextIO) -> None:
-    out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    """One JSON object on one line, ASCII only: every non-ASCII character (C1 controls, bidi overrides,
+    U+2028, which JSON Lines readers split on) is a \\u escape; no API key in any form."""
+    from panelbot.redact import scrub
+
+    out.write(scrub(json.dumps(obj, ensure_ascii=True)) + "\n")

@@ -8,7 +8,6 @@ config or data error. httpx is imported only when a generative backend is built,
 from __future__ import annotations
 
 import asyncio
-import json
 import textwrap
 from typing import Any, TextIO
 
@@ -17,13 +16,15 @@ from panelbot.answer.backends.offline import quotes_text
 from panelbot.answer.compose import decline_text, speaker_heading
 from panelbot.answer.llm.verify import verdict
 from panelbot.answer.record import answer_record, decline_record
-from panelbot.cli.common import EXIT_FALLBACK, EXIT_OK
+from panelbot.cli.common import EXIT_FALLBACK, EXIT_OK, print_json
 from panelbot.config import Config
 from panelbot.conversation.resolve import resolve
 from panelbot.conversation.session import ConversationLog
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel
+from panelbot.redact import scrub
 from panelbot.retrieval.results import RouteResult
+from panelbot.text import strip_control
 
 
 def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Panel, router: Any,
@@ -98,6 +99,7 @@ async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, pa
                 status = EXIT_FALLBACK
             errors = list(dict.fromkeys(d.error for d in dones if d.error and not no_model))
             for e in errors:
+                e = scrub(strip_control(e, keep_newlines=False))
                 err.write(f"panelbot: the model failed: {e}; answered with the panelists' own words\n")
             if errors:
                 status = EXIT_FALLBACK
@@ -112,10 +114,13 @@ def _abstain(panel: Panel, route: RouteResult, text: str, json_out: bool, out: T
     if json_out:
         d = decline_record(panel, route, text)
         d.update(extra)
-        out.write(json.dumps(d, ensure_ascii=False) + "\n")
+        print_json(d, out)
     else:
         out.write("\n".join(textwrap.fill(line, 100) for line in text.splitlines()) + "\n")
     out.flush()
+
+
+MODEL_INDENT = "  "
 
 
 def _indent(text: str) -> str:
@@ -123,7 +128,10 @@ def _indent(text: str) -> str:
 
 
 class _TextView:
-    """Speaker label, then the tokens as they arrive, then the verdict (and the quotes when needed)."""
+    """Speaker label, then the tokens as they arrive, then the verdict (and the quotes when needed).
+
+    The model's words are always indented by two spaces, so only panelbot writes at the start of a line:
+    a model cannot print a verdict line or a speaker heading that looks like panelbot's own."""
 
     def __init__(self, panel: Panel, out: TextIO) -> None:
         self.panel = panel
@@ -132,6 +140,7 @@ class _TextView:
         self.at_line_start = True
 
     def _write(self, text: str) -> None:
+        text = strip_control(text)  # panel text and error text are untrusted too
         if text:
             self.out.write(text)
             self.at_line_start = text.endswith("\n")
@@ -146,7 +155,19 @@ class _TextView:
 
     def delta(self, event: TextDelta) -> None:
         self._heading(event.speaker)
-        self._write(event.text)
+        out: list[str] = []
+        for i, piece in enumerate(strip_control(event.text).split("\n")):
+            if i:
+                out.append("\n")
+                self.at_line_start = True
+            if piece:
+                if self.at_line_start:
+                    out.append(MODEL_INDENT)
+                out.append(piece)
+                self.at_line_start = False
+        if out:
+            self.out.write("".join(out))
+            self.out.flush()
 
     def done(self, d: SpeakerDone) -> None:
         self._heading(d.speaker)
@@ -154,7 +175,8 @@ class _TextView:
             self._write("\n")
         name = self.panel.display_name(d.speaker)
         if d.error:
-            self._write(f"[the model failed: {d.error}]\n{name}'s own words:\n{_indent(d.text)}\n")
+            error = strip_control(d.error, keep_newlines=False)
+            self._write(f"[the model failed: {error}]\n{name}'s own words:\n{_indent(d.text)}\n")
             return
         if d.grounded is None:  # a backend that answers with verbatim quotes: nothing to verify
             return
@@ -192,6 +214,6 @@ class _JsonView:
                extra: dict[str, Any]) -> None:
         d = answer_record(self.panel, route, dones, backend.name, backend.label)
         d.update(extra)
-        self.out.write(json.dumps(d, ensure_ascii=False) + "\n")
+        print_json(d, self.out)
         self.out.flush()
 

@@ -49,7 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args, out, err)
     except PanelbotError as exc:
-        err.write(f"panelbot: error: {exc}\n")
+        from panelbot.redact import scrub
+        from panelbot.text import strip_control
+
+        # the message may hold untrusted text (a file name, a server's words): one clean line
+        err.write(f"panelbot: error: {scrub(strip_control(str(exc), keep_newlines=False))}\n")
         return exc.exit_code
     except KeyboardInterrupt:
         err.write("panelbot: interrupted\n")

@@ -76,13 +76,19 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                   "to their moment (WebVTT, SRT or json3 captions can)\n")
     if args.turns_json and not args.out:
         _, turns, _ = segment(caps)
-        out.write(json.dumps([t.to_dict() for t in turns], ensure_ascii=False, indent=1) + "\n")
+        out.write(json.dumps([t.to_dict() for t in turns], ensure_ascii=True, indent=1) + "\n")
         return EXIT_OK
     outdir = Path(args.out)
+    if outdir.exists() and not outdir.is_dir():
+        raise UsageError(f"--out {outdir} is a file, not a directory (--force replaces only a panel "
+                         "directory)")
     draft = build_draft(caps, outdir.name, url=args.url)
-    written = write_draft(draft, captions, outdir, force=args.force)
+    try:
+        written = write_draft(draft, captions, outdir, force=args.force)
+    except OSError as exc:  # a read-only place, a path under a file, /proc, a full disk...
+        raise DataError(f"cannot write the panel there: {exc.strerror or exc}", str(outdir)) from None
     if args.turns_json:
-        out.write(json.dumps([t.to_dict() for t in draft.turns], ensure_ascii=False, indent=1) + "\n")
+        out.write(json.dumps([t.to_dict() for t in draft.turns], ensure_ascii=True, indent=1) + "\n")
         return EXIT_OK
     unknown = sum(1 for t in draft.turns if t.speaker == "unknown")
     out.write(

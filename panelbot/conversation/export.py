@@ -10,13 +10,19 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from panelbot.redact import scrub
 from panelbot.text import strip_control
+
+
+class NotARegularFile(OSError):
+    """The export target exists and is not a regular file (a device, FIFO, socket, symlink, directory)."""
 
 
 @dataclass(frozen=True)
@@ -28,7 +34,7 @@ class ExportMessage:
 
 
 def _clean(text: str) -> str:
-    return strip_control(text).strip()
+    return scrub(strip_control(text)).strip()
 
 
 def conversation_markdown(
@@ -82,15 +88,38 @@ def default_export_name(title: str, when: datetime | None = None) -> str:
     return f"panelbot-{slug}-{stamp}.md"
 
 
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _refuse_special(target: Path) -> bool:
+    """True when ``target`` exists (as a regular file); NotARegularFile when it exists as anything else."""
+    try:
+        mode = target.lstat().st_mode
+    except FileNotFoundError:
+        return False
+    if stat.S_ISREG(mode):
+        return True
+    kind = _kind(mode)
+    error = IsADirectoryError if stat.S_ISDIR(mode) else NotARegularFile
+    raise error(f"{target} is {kind}; an export is written only to a new or regular file, so it was "
+                "left untouched")
+
+
 def write_export(path: str | Path, text: str, *, overwrite: bool = False) -> Path:
-    """Write ``text`` to ``path`` atomically. Raises FileExistsError rather than replace a file unasked."""
+    """Write ``text`` to ``path`` atomically. Raises FileExistsError rather than replace a file unasked, and
+    NotARegularFile (IsADirectoryError) rather than touch a device, FIFO, socket, symlink or directory."""
     target = Path(path).expanduser()
-    if target.is_dir():
-        raise IsADirectoryError(f"{target} is a directory")
-    if not overwrite and target.exists():
+    text = scrub(text)
+    if _refuse_special(target) and not overwrite:
         raise FileExistsError(f"{target} already exists")
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name[:200]}.", suffix=".tmp", dir=target.parent)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
@@ -98,6 +127,7 @@ def write_export(path: str | Path, text: str, *, overwrite: bool = False) -> Pat
             fh.flush()
             os.fsync(fh.fileno())
         if overwrite:
+            _refuse_special(target)  # again, just before replacing: it may have changed meanwhile
             os.replace(tmp, target)
         else:
             # link() fails if the name appeared meanwhile: no window in which another file is clobbered.
@@ -106,7 +136,7 @@ def write_export(path: str | Path, text: str, *, overwrite: bool = False) -> Pat
             except FileExistsError:
                 raise FileExistsError(f"{target} already exists") from None
             except OSError:  # a filesystem without hard links
-                if target.exists():
+                if target.exists() or target.is_symlink():
                     raise FileExistsError(f"{target} already exists") from None
                 os.replace(tmp, target)
     finally:

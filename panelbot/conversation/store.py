@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from panelbot.errors import PanelbotError
+from panelbot.redact import scrub
 
 SCHEMA_VERSION = 3
 
@@ -109,14 +110,25 @@ class ConversationStore:
         self._clock = clock
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{self.path.parent}: cannot create the data directory "
+                             f"({exc.strerror or exc}); set PANELBOT_DATA_DIR to a writable place") from None
+        try:
             # isolation_level=None: autocommit; we open explicit transactions where needed.
-            self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=5.0)
+            conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=5.0)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the history database ({exc})") from None
+        self._db = _Guarded(conn, self.path)
+        self._db.doing = "cannot open the history database"
+        try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # durable across process crashes in WAL mode
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot open the history database ({exc})") from exc
+        except BaseException:
+            conn.close()
+            raise
+        self._db.doing = "history database error"
 
     # ------------------------------------------------------------------------------------------ schema
 
@@ -148,7 +160,7 @@ class ConversationStore:
             self._db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
             self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            self._db.rollback()
             raise
 
     # ------------------------------------------------------------------------------------------ writes
@@ -157,7 +169,7 @@ class ConversationStore:
         now = self._clock()
         cur = self._db.execute(
             "INSERT INTO conversations (title, panel, started_at, updated_at, source) VALUES (?, ?, ?, ?, ?)",
-            (_title(title), panel, now, now, source),
+            (_title(scrub(title)), panel, now, now, source),
         )
         return int(cur.lastrowid or 0)
 
@@ -202,13 +214,13 @@ class ConversationStore:
             cur = self._db.execute(
                 "INSERT INTO messages (conversation_id, role, speaker, text, quote_ids, meta, created_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (conv_id, role, speaker, text, json.dumps(list(quote_ids)),
-                 json.dumps(meta or {}, sort_keys=True), now),
+                (conv_id, role, speaker, scrub(text), json.dumps(list(quote_ids)),
+                 scrub(json.dumps(meta or {}, sort_keys=True)), now),
             )
             self._db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv_id))
             self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            self._db.rollback()
             raise
         return int(cur.lastrowid or 0)
 
@@ -308,6 +320,76 @@ def fts_query(text: str) -> str:
 
 def _title(title: str) -> str:
     return " ".join(title.split())[:200] or "(untitled)"
+
+
+class _Guarded:
+    """The connection, with every SQLite failure (a damaged file, a missing table, a full disk, a lock held
+    too long) turned into one :class:`StoreError` line naming the file, never a traceback."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self._path = path
+        self.doing = "history database error"
+
+    def _error(self, exc: sqlite3.Error) -> StoreError:
+        text = str(exc) or type(exc).__name__
+        hint = ""
+        if isinstance(exc, sqlite3.DatabaseError) and any(
+                w in text for w in ("malformed", "not a database", "no such table", "no such column")):
+            hint = "; the file is damaged: move it aside to start a new history"
+        return StoreError(f"{self._path}: {self.doing} ({text}){hint}")
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> _GuardedCursor:
+        try:
+            return _GuardedCursor(self._conn.execute(sql, params), self)
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._conn.in_transaction
+
+    def rollback(self) -> None:
+        """Undo the open transaction, if any (a failed BEGIN leaves none; never mask the first error)."""
+        if self._conn.in_transaction:
+            try:
+                self._conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                self._conn.rollback()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
+class _GuardedCursor:
+    def __init__(self, cur: sqlite3.Cursor, db: _Guarded) -> None:
+        self._cur = cur
+        self._db = db
+
+    @property
+    def lastrowid(self) -> int | None:
+        return self._cur.lastrowid
+
+    def fetchone(self) -> Any:
+        try:
+            return self._cur.fetchone()
+        except sqlite3.Error as exc:
+            raise self._db._error(exc) from None
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return self._cur.fetchall()
+        except sqlite3.Error as exc:
+            raise self._db._error(exc) from None
+
+    def __iter__(self) -> Any:
+        return iter(self.fetchall())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cur, name)
 
 
 def _json(raw: str, default: Any) -> Any:

@@ -508,7 +508,11 @@ def is_curated(directory: Path) -> str | None:
         return f"{directory} holds files panelbot ingest did not write"
     try:
         hashes = json.loads(manifest.read_text(encoding="utf-8")).get("files", {})
-    except (ValueError, OSError):
+        if not isinstance(hashes, dict) or not all(
+                isinstance(f, str) and isinstance(d, str) and f and "/" not in f and "\\" not in f
+                and f not in (".", "..") for f, d in hashes.items()):
+            raise ValueError("not a manifest")
+    except (ValueError, OSError, AttributeError, RecursionError):
         return f"{directory}/{MANIFEST} is unreadable"
     for fname, digest in hashes.items():
         f = directory / fname

@@ -32,19 +32,44 @@ _PANEL_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 # ----------------------------------------------------------------------------------------------- finding
 
 
+def _is_dir(p: Path) -> bool:
+    """Path.is_dir that says False for a path it may not look at (unreadable, too long, under /proc)."""
+    try:
+        return p.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def _is_file(p: Path) -> bool:
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _subdirs(base: Path) -> list[Path]:
+    """The entries of a search directory; none when it cannot be read (it is skipped, not fatal)."""
+    try:
+        return sorted(base.iterdir()) if _is_dir(base) else []
+    except OSError:
+        return []
+
+
 def find_panel_dir(name_or_path: str) -> Path:
     """Resolve a panel name (searched in paths.panel_search_dirs()) or a directory path."""
     if not name_or_path or not name_or_path.strip():
         raise PanelNotFound("empty panel name")
+    if any(len(part.encode("utf-8", "surrogateescape")) > 255 for part in name_or_path.split("/")):
+        raise PanelNotFound("panel name is longer than 255 bytes (no such file name is possible)")
     candidate = Path(name_or_path).expanduser()
-    if ("/" in name_or_path or name_or_path.startswith(".")) and candidate.is_dir():
+    if ("/" in name_or_path or name_or_path.startswith(".")) and _is_dir(candidate):
         return candidate
     if _PANEL_NAME_RE.match(name_or_path):
         for base in paths.panel_search_dirs():
             d = base / name_or_path
-            if (d / "panel.yaml").is_file():
+            if _is_file(d / "panel.yaml"):
                 return d
-    if candidate.is_dir() and (candidate / "panel.yaml").is_file():
+    if _is_dir(candidate) and _is_file(candidate / "panel.yaml"):
         return candidate
     names = ", ".join(panel_names()) or "none"
     raise PanelNotFound(f"unknown panel {name_or_path!r} (installed: {names})")
@@ -54,10 +79,9 @@ def panel_dirs() -> list[Path]:
     """Directories of installed panels (with a panel.yaml), first of each name, without loading them."""
     seen: dict[str, Path] = {}
     for base in paths.panel_search_dirs():
-        if base.is_dir():
-            for d in sorted(base.iterdir()):
-                if (d / "panel.yaml").is_file():
-                    seen.setdefault(d.name, d)
+        for d in _subdirs(base):
+            if _is_file(d / "panel.yaml"):
+                seen.setdefault(d.name, d)
     return list(seen.values())
 
 
@@ -72,10 +96,8 @@ def list_panels() -> list[PanelInfo]:
     'error' and the problem as the title."""
     seen: dict[str, PanelInfo] = {}
     for base in paths.panel_search_dirs():
-        if not base.is_dir():
-            continue
-        for d in sorted(base.iterdir()):
-            if d.name in seen or not (d / "panel.yaml").is_file():
+        for d in _subdirs(base):
+            if d.name in seen or not _is_file(d / "panel.yaml"):
                 continue
             try:
                 seen[d.name] = panel_info(d)

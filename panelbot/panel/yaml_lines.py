@@ -51,10 +51,16 @@ def load_yaml(path: Path, *, with_lines: bool = True) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
-        problem = exc.problem or exc.context or "invalid YAML"
+        problem = " ".join((exc.problem or exc.context or "invalid YAML").split())
         raise DataError(f"invalid YAML: {problem}", str(path), line) from None
     except yaml.YAMLError as exc:
+        raise DataError(f"invalid YAML: {' '.join(str(exc).split())}", str(path)) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits (int() refuses it)
+        if "digits" in str(exc):
+            raise DataError("invalid YAML: a number is too long (over 4,300 digits)", str(path)) from None
         raise DataError(f"invalid YAML: {exc}", str(path)) from None
+    except RecursionError:
+        raise DataError("invalid YAML: nested too deeply", str(path)) from None
 
 
 def line_of(obj: Any) -> int | None:

@@ -26,7 +26,9 @@ from panelbot.conversation.resolve import ConversationTurn, resolve
 from panelbot.conversation.store import ConversationStore
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel, PanelInfo
+from panelbot.redact import scrub
 from panelbot.retrieval.results import RouteResult, ScoredQuote
+from panelbot.text import question_too_long, strip_control
 from panelbot.tui import engine
 from panelbot.tui.conversation import ConversationActions
 from panelbot.tui.render import safe
@@ -347,6 +349,10 @@ class PanelbotApp(ConversationActions, App[int]):
 
     def ask(self, question: str, target: str | None = None) -> bool:
         """Route and answer a question. False (and the text stays in the input) when it can't be asked."""
+        too_long = question_too_long(question.strip())
+        if too_long:
+            self.notify(too_long[0].upper() + too_long[1:] + ".", severity="warning", markup=False)
+            return False
         question = safe(question).strip()
         if not question:
             return False
@@ -689,6 +695,7 @@ class PanelbotApp(ConversationActions, App[int]):
         self.copy_text(*payload)
 
     def copy_text(self, text: str, what: str) -> None:
+        text = scrub(strip_control(text))  # the clipboard is another terminal: no escapes, no key
         try:
             self.copy_to_clipboard(text)
         except Exception as exc:  # no terminal / clipboard: say so, don't crash
@@ -716,11 +723,16 @@ class PanelbotApp(ConversationActions, App[int]):
             self.notify("Nothing to export yet: ask a question first.", markup=False)
             return
         panel = self.panel
-        summary = store.conversation(self.conversation_id)
+        try:
+            summary = store.conversation(self.conversation_id)
+            stored = store.messages(self.conversation_id)
+        except PanelbotError as exc:
+            self.chat_notice(f"Export failed: {exc}", "error")
+            return
         title = summary.title if summary else "Conversation"
         messages = [
             ExportMessage(m.role, panel.display_name(m.speaker) if m.speaker else "", m.text, m.quote_ids)
-            for m in store.messages(self.conversation_id)
+            for m in stored
         ]
 
         def lookup(qid: str) -> tuple[str, str] | None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from panelbot.answer.backends.base import Message
 from panelbot.conversation.followups import FollowUp
 from panelbot.conversation.resolve import ConversationTurn, turns_from_messages
+from panelbot.errors import PanelbotError
 from panelbot.tui.render import plain
 from panelbot.tui.widgets.chat import ChatLog
 from panelbot.tui.widgets.followups import FollowUps
@@ -32,8 +33,13 @@ class ConversationActions(_Base):
     def _resume(self, conv_id: int | None) -> None:
         """``panelbot --resume [ID]``: the given conversation, or the most recent one."""
         store = self.store
-        cid = conv_id if conv_id is not None else (store.last_conversation_id() if store else None)
-        if store is None or cid is None or not self.open_conversation(cid):
+        try:
+            cid = conv_id if conv_id is not None else (store.last_conversation_id() if store else None)
+            opened = store is not None and cid is not None and self.open_conversation(cid)
+        except PanelbotError as exc:  # a damaged history database: say so and carry on
+            self.chat_notice(f"Cannot resume the conversation: {exc}", "error")
+            opened, conv_id = False, None
+        if not opened:
             what = f"conversation {conv_id}" if conv_id is not None else "earlier conversation"
             self.chat_notice(f"No {what} to resume; starting a new one.", "info")
             if self.panel is not None:

@@ -7,9 +7,12 @@ recorded (path, headers, JSON body). Loops are bounded and stop when the server 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
+import re
 import socket
 import threading
+import zlib
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -33,6 +36,16 @@ class FakeState:
     counts: dict[str, int] = field(default_factory=dict)
     disconnected: threading.Event = field(default_factory=threading.Event)
     stop: threading.Event = field(default_factory=threading.Event)
+
+
+@functools.lru_cache(maxsize=4)
+def gzip_bomb(unit: bytes, total: int = 512 << 20) -> bytes:
+    """``unit`` repeated to ``total`` bytes, gzip-compressed (built once per test session)."""
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = unit * max(1, (1 << 20) // len(unit))
+    out = [comp.compress(block) for _ in range(total // len(block))]
+    out.append(comp.flush())
+    return b"".join(out)
 
 
 def _chunk(content: str | None = None, finish: str | None = None, choices: bool = True) -> dict:
@@ -126,8 +139,48 @@ class Handler(BaseHTTPRequestHandler):
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                              "finish_reason": "stop"}]}
 
+    def _echo(self) -> str:
+        """Like real servers that log the request into the error: the key, in a few disguises (so every
+        'the key never appears in the error' test meets a server that echoes it, not only 401/403)."""
+        key = self.headers.get("authorization", "").removeprefix("Bearer ")
+        return f" (request by {key}; header {self.headers.get('authorization', '')!r}; {key.upper()})" if key else ""
+
+    def _write(self, data: bytes) -> bool:
+        try:
+            self.wfile.write(data)
+            self.wfile.flush()
+            return True
+        except (BrokenPipeError, ConnectionResetError):
+            self.st.disconnected.set()
+            return False
+
+    def _forever(self, piece: bytes, limit: int = 400 << 20) -> None:
+        """Write ``piece`` again and again (up to ``limit`` bytes) until the client hangs up."""
+        sent = 0
+        while sent < limit and not self.st.stop.is_set() and self._write(piece):
+            sent += len(piece)
+
+    def _gzip_bomb(self, ctype: str, unit: bytes, status: int = 200) -> None:
+        """A gzip body of about 500 KB that inflates to 512 MB of ``unit`` repeated."""
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Encoding", "gzip")
+        self.end_headers()
+        self._write(gzip_bomb(unit))
+
     def do_GET(self) -> None:
         self._record()
+        b = self._behaviour()
+        if b == "huge-models":  # an endless model list
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            if self._write(b'{"object": "list", "data": ['):
+                self._forever(b'{"id": "m", "object": "model"}, ' * 1000)
+            return
+        if b == "gzip-models":
+            self._gzip_bomb("application/json", b'{"id": "m", "object": "model"}, ')
+            return
         if self.path.endswith("/models"):
             self._json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
         else:
@@ -178,22 +231,22 @@ class Handler(BaseHTTPRequestHandler):
                 if self.st.stop.is_set() or not self._event(_chunk("more ")):
                     return
         elif b in ("429", "503", "500"):
-            self._json(int(b), {"error": {"message": f"status {b}"}},
+            self._json(int(b), {"error": {"message": f"status {b}{self._echo()}"}},
                        headers={"Retry-After": self.st.retry_after} if b != "500" else None)
         elif b in ("429-once", "503-once"):
             if n == 1:
-                self._json(int(b[:3]), {"error": {"message": "busy"}},
+                self._json(int(b[:3]), {"error": {"message": f"busy{self._echo()}"}},
                            headers={"Retry-After": self.st.retry_after})
             else:
                 self._stream_answer(answer)
         elif b == "400":
-            self._json(400, {"error": {"message": "context too long"}})
+            self._json(400, {"error": {"message": f"context too long{self._echo()}"}})
         elif b in ("401", "403"):
             auth = self.headers.get("authorization", "")
             self._json(int(b), {"error": {"message": f"Incorrect API key provided: {auth}"}})
         elif b == "404":
             model = body.get("model") if isinstance(body, dict) else None
-            self._json(404, {"error": {"message": f"The model `{model}` does not exist"}})
+            self._json(404, {"error": {"message": f"The model `{model}` does not exist{self._echo()}"}})
         elif b == "html":
             self._send(200, "<html><body>Welcome to nginx!</body></html>", "text/html")
         elif b == "malformed":
@@ -216,7 +269,7 @@ class Handler(BaseHTTPRequestHandler):
                 self._json(200, {"id": "x", "object": "chat.completion", "choices": []})
         elif b == "error-event":
             self._sse_start()
-            self._event({"error": {"message": "model overloaded"}})
+            self._event({"error": {"message": f"model overloaded{self._echo()}"}})
         elif b == "redirect":
             self._send(307, "", headers={"Location": self.st.redirect_to})
         elif b == "dribble":  # one byte per write: events and UTF-8 characters split across reads
@@ -232,6 +285,59 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(f"data: {json.dumps(_chunk(piece))}\r\n\r\n".encode())
                 self.wfile.flush()
             self.wfile.write(b"data: [DONE]\r\n\r\n")
+        # ------------------------------------------------------------------ hostile servers (fault tests)
+        elif b == "endless-line":  # one data: line that never ends
+            self._sse_start()
+            if self._write(b"data: "):
+                self._forever(b"x" * 65536)
+        elif b == "endless-event":  # data: lines forever, never a blank line to end the event
+            self._sse_start()
+            self._forever(b"data: " + b"y" * 200 + b"\n")
+        elif b == "endless-comments":  # keep-alive comments forever: never an answer
+            self._sse_start()
+            self._forever(b": keep-alive\n" * 1000)
+        elif b == "endless-empty-events":  # blank lines and empty events forever
+            self._sse_start()
+            self._forever(b"\n\ndata:\n\n" * 1000)
+        elif b == "gzip-sse":  # an event stream that inflates to 512 MB
+            self._gzip_bomb("text/event-stream", b"data: " + json.dumps(_chunk("z")).encode() + b"\n\n")
+        elif b == "gzip-json":  # a JSON reply that inflates to 512 MB
+            self._gzip_bomb("application/json", b" " * 4096)
+        elif b == "gzip-error":  # an error body that inflates to 512 MB
+            self._gzip_bomb("application/json", b" " * 4096, status=500)
+        elif b == "bad-encoding":
+            self._send(200, "data: x\n\n", "text/event-stream", headers={"Content-Encoding": "zstd-ish"})
+        elif b == "deep-json":  # nesting that blows the recursion limit of a naive parser
+            self._sse_start()
+            self._event("[" * 100_000 + "]" * 100_000)
+            self._event("[DONE]")
+        elif b == "echo-key":  # the answer holds the key the client sent, in several disguises
+            key = self.headers.get("authorization", "").removeprefix("Bearer ")
+            text = (f"Your key is {key} [dan-1]. Upper {key.upper()} and a piece {key[3:12]}. "
+                    f"Escaped {json.dumps(key + chr(13))} end.")
+            self._sse_start()
+            for i in range(0, len(text), 3):  # small pieces: the key arrives split across events
+                if not self._event(_chunk(text[i:i + 3])):
+                    return
+            self._event(_chunk(finish="stop"))
+            self._event("[DONE]")
+        elif b in ("echo-key-500", "echo-key-400", "echo-key-429", "echo-key-mid"):
+            auth = self.headers.get("authorization", "")
+            msg = {"error": {"message": f"bad request from {auth!r} (key {auth[7:].lower()})"}}
+            if b == "echo-key-mid":
+                self._sse_start()
+                self._event(_chunk("Hello "))
+                self._event(msg)
+            else:
+                self._json(int(b[-3:]), msg, headers={"Retry-After": "0"})
+        elif b == "cite-sources":  # a well-behaved model: cites the first source id the prompt lists
+            prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
+            found = re.search(r"^\s*\d+\. \[([^\]]+)\]", prompt, re.M)
+            ident = found.group(1) if found else "none"
+            self.st.counts["cited:" + ident] = 1
+            self._stream_answer(f"As I said, the cache grows with the context [{ident}].")
+        elif b == "escapes":  # terminal escapes, bidi, fake verdicts and headings in the answer
+            self._stream_answer(self.st.answer)
         else:
             self._json(500, {"error": {"message": f"unknown behaviour {b}"}})
 

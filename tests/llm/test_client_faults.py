@@ -70,7 +70,8 @@ def test_parameters_the_model_refuses_are_adapted_once(fake: FakeHTTPServer) -> 
 
 def test_a_plain_400_is_not_retried(fake: FakeHTTPServer) -> None:
     err = failure(fake.url("400"))
-    assert "HTTP 400: request refused (context too long)" in err.cause and fake.state.counts["400"] == 1
+    assert "HTTP 400: request refused (context too long (request by ***;" in err.cause  # key echoed, masked
+    assert fake.state.counts["400"] == 1 and SECRET not in err.cause and SECRET.upper() not in err.cause
 
 
 def test_stream_false_setting(fake: FakeHTTPServer) -> None:

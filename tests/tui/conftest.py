@@ -16,6 +16,7 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Never touch the developer's history or config; find the test panels."""
     data = tmp_path / "data"
     monkeypatch.setenv("PANELBOT_DATA_DIR", str(data))
+    (tmp_path / "no-user-config.yaml").write_text("", encoding="utf-8")  # named, so it must exist
     monkeypatch.setenv("PANELBOT_CONFIG", str(tmp_path / "no-user-config.yaml"))
     monkeypatch.setenv("PANELBOT_PANELS", str(HERE / "panels"))
     monkeypatch.delenv("PANELBOT_BACKEND", raising=False)

@@ -55,6 +55,20 @@ async def test_streamed_generated_answer(make_app, server) -> None:
         assert server.state.requests  # it really went over HTTP
 
 
+async def test_a_grounded_answer_with_real_ids_is_shown_as_grounded(make_app, server) -> None:
+    app = make_app("minimax-m3", config=openai_config(server.url("cite-sources")),
+                   router_factory=engine.make_router)
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "How does the KV cache grow with long context?")
+        (block, *_) = app.query(AnswerBlock)
+        cited = [k.split(":", 1)[1] for k in server.state.counts if k.startswith("cited:")]
+        assert cited and re.fullmatch(r"(dan|olive)-\d\d", cited[0])  # the panel's real ids, e.g. dan-01
+        assert f"[{cited[0]}]" in block.text
+        assert block.status.startswith("(grounded: cites " + cited[0]), block.status
+        assert "own words" not in block.text
+        assert cited[0] in {sq.quote.id for sq in block.quotes}
+
+
 async def test_backend_down_falls_back_to_quotes_with_a_message(make_app) -> None:
     port = _fakeserver().refused_port()
     app = make_app("minimax-m3", config=openai_config(f"http://127.0.0.1:{port}/v1"),

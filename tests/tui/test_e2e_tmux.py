@@ -70,7 +70,7 @@ def test_ask_a_question_in_the_real_app(tmux: Tmux, tmp_path: Path) -> None:
     env = {
         "PANELBOT_DATA_DIR": str(data),
         "PANELBOT_CACHE_DIR": str(tmp_path / "e2e-cache"),
-        "PANELBOT_CONFIG": str(tmp_path / "none.yaml"),
+        "PANELBOT_CONFIG": os.devnull,
         "PANELBOT_BACKEND": "offline",
         "TERM": "xterm-256color",
         "COLORTERM": "truecolor",

@@ -23,6 +23,7 @@ from panelbot.answer.llm.prompt import PromptBudget, build_messages
 from panelbot.answer.llm.verify import verify_answer
 from panelbot.config import Config
 from panelbot.panel import Panel
+from panelbot.redact import StreamRedactor, scrub
 from panelbot.text import strip_control
 
 # An escape sequence that may still be incomplete at the end of a piece (held back until the next one).
@@ -110,23 +111,32 @@ class OpenAICompatBackend:
         for speaker in route.speakers:
             scored = route.quotes_for(speaker)
             quotes = [sq.quote for sq in scored]
+            if not quotes:  # nothing of theirs to ground an answer in: never ask the model to invent one
+                text = f"{panel.display_name(speaker)} said nothing in the talk that answers this."
+                yield TextDelta(speaker, text)
+                yield SpeakerDone(speaker, text, [])
+                earlier.append((speaker, text))
+                continue
             messages = build_messages(panel, speaker, quotes, request.question, request.history,
                                       earlier, self.budget)
+            # model output is untrusted: escapes stripped first (so none can split the key), then any
+            # echo of the API key masked, then <think> blocks dropped
             sanitizer, think = StreamSanitizer(), ThinkFilter()
+            redactor = StreamRedactor(self.client.redactor)
             parts: list[str] = []
             error: str | None = None
             try:
                 async for piece in self.client.stream(messages):
-                    clean = think.feed(sanitizer.feed(piece))
+                    clean = think.feed(redactor.feed(sanitizer.feed(piece)))
                     if clean:
                         parts.append(clean)
                         yield TextDelta(speaker, clean)
-                tail = think.feed(sanitizer.flush()) + think.flush()
+                tail = think.feed(redactor.feed(sanitizer.flush()) + redactor.flush()) + think.flush()
                 if tail:
                     parts.append(tail)
                     yield TextDelta(speaker, tail)
             except BackendError as exc:
-                error = str(exc)
+                error = scrub(strip_control(str(exc), keep_newlines=False))
             text = "".join(parts).strip()
             if error is None and not text:
                 error = f"{self.client.url}: the model returned an empty answer"

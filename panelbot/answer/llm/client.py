@@ -10,10 +10,12 @@ one :class:`LLMError` line naming the URL and the cause. The API key goes only t
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import email.utils
 import json
 import time
+import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,14 +24,18 @@ import httpx
 
 from panelbot import __version__
 from panelbot.answer.events import BackendError
-from panelbot.answer.llm.sse import SSEParser
+from panelbot.answer.llm.sse import SSELimitError, SSEParser
 from panelbot.config import BackendSettings
 from panelbot.errors import ConfigError
+from panelbot.redact import register
 from panelbot.text import strip_control
 
 RETRY_STATUSES = (429, 503)
 MAX_RETRY_WAIT = 30.0  # never sleep longer than this for one Retry-After
 MAX_ERROR_BODY = 64 * 1024
+MAX_MODELS_BODY = 1 << 20  # a /models list larger than this is not a model list
+MAX_STREAM_BYTES = 32 << 20  # an event stream never needs more than this (after decompression)
+READ_PIECE = 64 * 1024  # decompress and parse at most this much at a time, yielding to the event loop
 _END = object()
 
 
@@ -37,6 +43,7 @@ class LLMError(BackendError):
     """One clear line: ``URL: cause``. ``kind`` is a short machine-readable tag (e.g. 'auth', 'timeout')."""
 
     def __init__(self, url: str, cause: str, kind: str = "error") -> None:
+        url = strip_control(url, keep_newlines=False)
         self.url = url
         self.cause = cause
         self.kind = kind
@@ -61,11 +68,22 @@ def _endpoint(base_url: str, path: str) -> str:
         raise ConfigError(
             "no endpoint configured: pass --base-url, set backend.base_url or OPENAI_BASE_URL"
         )
-    parts = urlsplit(base)
+    try:
+        parts = urlsplit(base)
+    except ValueError as exc:  # e.g. an unbalanced '[' (an IPv6 literal)
+        raise ConfigError(f"backend.base_url is not a valid URL ({exc}): {base!r}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"backend.base_url must look like http(s)://host[:port]/v1, got {base!r}")
     if parts.username or parts.password:
         raise ConfigError("backend.base_url must not hold credentials; use PANELBOT_API_KEY")
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port == 0 or port == -1:
+        raise ConfigError(f"backend.base_url has an invalid port (1-65535), got {base!r}")
+    if strip_control(base, keep_newlines=False) != base or any(c.isspace() for c in base):
+        raise ConfigError(f"backend.base_url holds spaces or control characters: {base!r}")
     return f"{base}/{path}"
 
 
@@ -102,6 +120,11 @@ class ChatClient:
         *,
         sleep: Callable[[float], Awaitable[Any]] | None = None,
     ) -> None:
+        from dataclasses import replace
+
+        from panelbot.config import clean_api_key
+
+        settings = replace(settings, api_key=clean_api_key(settings.api_key, settings.api_key_source))
         self.settings = settings
         self.url = chat_url(settings.base_url)
         self.model = settings.model
@@ -109,6 +132,8 @@ class ChatClient:
         self._sleep = sleep or asyncio.sleep
         self._http: httpx.AsyncClient | None = None
         self._dropped: set[str] = set()  # request parameters the server refused (see _adapt)
+        self.redactor = register(settings.api_key)
+        self.stream_cap = min(MAX_STREAM_BYTES, max(4 << 20, self.max_chars * 256))
 
     def __repr__(self) -> str:  # never the key
         return f"ChatClient(url={self.url!r}, model={self.model!r})"
@@ -132,6 +157,7 @@ class ChatClient:
         h = {
             "Accept": "text/event-stream" if stream else "application/json",
             "User-Agent": f"panelbot/{__version__}",
+            "Accept-Encoding": "identity",  # compression is only a way to send more than we read
         }
         if self.settings.api_key:
             h["Authorization"] = f"Bearer {self.settings.api_key}"
@@ -141,12 +167,8 @@ class ChatClient:
         return LLMError(url or self.url, self._redact(cause), kind)
 
     def _redact(self, text: str) -> str:
-        key = self.settings.api_key
-        if key:
-            text = text.replace(key, "***")
-            if len(key) >= 8:  # servers often echo a prefix or suffix of a wrong key
-                text = text.replace(key[:8], "***").replace(key[-6:], "***")
-        return " ".join(strip_control(text).split())
+        """One line without control characters and without any recognisable part of the key."""
+        return " ".join(self.redactor.redact(strip_control(self.redactor.redact(text))).split())
 
     async def aclose(self) -> None:
         if self._http is not None:
@@ -218,14 +240,20 @@ class ChatClient:
     async def _discover_model(self) -> str:
         url = _endpoint(self.settings.base_url, "models")
         try:
-            resp = await self._client().get(url, headers=self._headers(stream=False))
+            async with self._client().stream("GET", url, headers=self._headers(stream=False)) as resp:
+                if resp.status_code != 200:
+                    body = await self._read_capped(resp, MAX_ERROR_BODY, truncate=True)
+                    raise self._status_error(resp.status_code, body, url=url)
+                try:
+                    raw = await self._read_capped(resp, MAX_MODELS_BODY)
+                except LLMError:
+                    raise self._fail(f"the model list is larger than {MAX_MODELS_BODY} bytes; pass "
+                                     "--model or set backend.model", "endless", url=url) from None
         except httpx.HTTPError as exc:
             raise self._transport_error(exc, started=False, url=url) from None
-        if resp.status_code != 200:
-            raise self._status_error(resp.status_code, resp.content, url=url)
         try:
-            ids = [m["id"] for m in resp.json()["data"] if isinstance(m.get("id"), str)]
-        except (ValueError, KeyError, TypeError):
+            ids = [m["id"] for m in json.loads(raw)["data"] if isinstance(m.get("id"), str)]
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             ids = []
         if not ids:
             raise self._fail("no model set and the server lists none: pass --model or set "
@@ -288,23 +316,57 @@ class ChatClient:
     async def _read_capped(self, resp: httpx.Response, cap: int, *, truncate: bool = False) -> bytes:
         chunks: list[bytes] = []
         size = 0
-        async for chunk in resp.aiter_bytes():
+        async for chunk in self._body_pieces(resp, cap + 1):
             chunks.append(chunk)
             size += len(chunk)
             if size > cap:
                 if truncate:
                     break
                 raise self._fail(f"the reply is larger than {cap} bytes; cut off", "endless")
-        return b"".join(chunks)[:cap] if truncate else b"".join(chunks)
+        return b"".join(chunks)[:cap]
+
+    async def _body_pieces(self, resp: httpx.Response, cap: int) -> AsyncIterator[bytes]:
+        """The body, decompressed by at most READ_PIECE bytes at a time and never more than ``cap`` bytes
+        in all (a gzip bomb stops at the cap, not in memory); control returns to the event loop after
+        each piece, so timeouts stay on time."""
+        encoding = resp.headers.get("content-encoding", "identity").strip().lower()
+        inflate: Any = None
+        if encoding in ("gzip", "x-gzip", "deflate"):
+            inflate = zlib.decompressobj(32 + zlib.MAX_WBITS)  # gzip or zlib header, detected
+        elif encoding not in ("", "identity"):
+            raise self._fail(f"the reply uses an unsupported content encoding {encoding[:40]!r}",
+                             "protocol")
+        total = 0
+        async for raw in resp.aiter_raw():  # as it arrives (a chunk size would wait for that much)
+            pending = raw
+            while pending:
+                if inflate is None:
+                    piece, pending = pending[:READ_PIECE], pending[READ_PIECE:]
+                else:
+                    try:
+                        piece = inflate.decompress(pending, READ_PIECE)
+                    except zlib.error as exc:
+                        raise self._fail(f"the compressed reply is corrupt ({exc})", "protocol") from None
+                    pending = inflate.unconsumed_tail
+                    if inflate.eof and inflate.unused_data:  # another gzip member follows
+                        pending = inflate.unused_data + pending
+                        inflate = zlib.decompressobj(32 + zlib.MAX_WBITS)
+                total += len(piece)
+                if total > cap:
+                    yield piece[: max(0, cap - (total - len(piece)))]
+                    raise self._fail(f"the reply is larger than {cap} bytes; cut off", "endless")
+                if piece:
+                    yield piece
+                await asyncio.sleep(0)
 
     # ------------------------------------------------------------------------------------------ replies
 
     async def _read_json(self, resp: httpx.Response, ctype: str, emit: Callable[[str], None]) -> None:
         """A non-streamed reply (the server ignored or refused stream: true)."""
-        raw = await self._read_capped(resp, self.max_chars * 8 + MAX_ERROR_BODY)
+        raw = await self._read_capped(resp, min(self.stream_cap, self.max_chars * 8 + MAX_ERROR_BODY))
         try:
             data = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             shown = ctype.split(";")[0] or "no content type"
             raise self._fail(
                 f"the reply is not JSON ({shown}); is base_url an OpenAI-compatible endpoint "
@@ -338,12 +400,17 @@ class ChatClient:
             return done
 
         finished = False
-        async for chunk in resp.aiter_text():
-            if any([handle(ev.data) for ev in parser.feed(chunk)]):
-                finished = True
-                break
-        if not finished:
-            finished = any([handle(ev.data) for ev in parser.finish()])
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        try:
+            async for chunk in self._body_pieces(resp, self.stream_cap):
+                if any([handle(ev.data) for ev in parser.feed(decoder.decode(chunk))]):
+                    finished = True
+                    break
+            if not finished:
+                parser.feed(decoder.decode(b"", final=True))
+                finished = any([handle(ev.data) for ev in parser.finish()])
+        except SSELimitError as exc:
+            raise self._fail(f"{exc}; cut off", "endless") from None
         if not finished:
             raise self._fail("the stream ended before the answer was complete (truncated)", "protocol")
         if produced == 0 and empty_choices:
@@ -355,7 +422,7 @@ class ChatClient:
             return True, "", False
         try:
             obj = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise self._fail(f"malformed event in the stream (not JSON): {data[:60]!r}", "protocol") from None
         if not isinstance(obj, dict):
             raise self._fail("malformed event in the stream (not an object)", "protocol")
@@ -398,7 +465,7 @@ class ChatClient:
     def _status_error(self, status: int, body: bytes, *, url: str | None = None,
                       location: str | None = None) -> LLMError:
         detail = ""
-        with contextlib.suppress(ValueError):
+        with contextlib.suppress(ValueError, RecursionError):
             detail = _error_message(json.loads(body))
         suffix = f" ({detail})" if detail else ""
         if status in (401, 403):

@@ -6,11 +6,25 @@ dispatches the event; lines starting with ``:`` are comments (keep-alives). Othe
 the event name. At the end of the stream, complete ``data:`` lines still pending are dispatched (some
 servers omit the final blank line); an unterminated last line is dropped, so a cut-off event never looks
 whole.
+
+A server is untrusted: parsing is linear in the input (each character is scanned once, however the stream
+is chunked), and memory is bounded. A line longer than ``max_line`` characters or an event whose data grows
+past ``max_event`` raises :class:`SSELimitError` at once, before the excess is kept.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+MAX_LINE_CHARS = 1 << 20  # one line of the stream (a chat chunk is usually well under 1 KB)
+MAX_EVENT_CHARS = 1 << 20  # the data of one event, all its data: lines together
+
+_BREAK_RE = re.compile(r"\r\n|\r|\n")
+
+
+class SSELimitError(ValueError):
+    """The stream broke one of the parser's size limits (a hostile or broken server)."""
 
 
 @dataclass(frozen=True)
@@ -22,50 +36,52 @@ class SSEEvent:
 class SSEParser:
     """Feed text chunks as they arrive; get back the events they complete."""
 
-    def __init__(self) -> None:
-        self._buf = ""
+    def __init__(self, *, max_line: int = MAX_LINE_CHARS, max_event: int = MAX_EVENT_CHARS) -> None:
+        self.max_line = max_line
+        self.max_event = max_event
+        self._line: list[str] = []  # pieces of the current, unterminated line
+        self._line_len = 0
+        self._cr = False  # the previous chunk ended in \r: a \n starting the next one belongs to it
         self._data: list[str] = []
+        self._data_len = 0
         self._event = ""
 
     def feed(self, chunk: str) -> list[SSEEvent]:
-        self._buf += chunk
         events: list[SSEEvent] = []
-        while True:
-            line, rest = self._take_line(self._buf)
-            if line is None:
-                break
-            self._buf = rest
-            ev = self._line(line)
+        if not chunk:
+            return events  # an empty read: a pending \r\n half stays pending
+        if self._cr and chunk.startswith("\n"):
+            chunk = chunk[1:]
+        self._cr = False
+        pos = 0
+        for m in _BREAK_RE.finditer(chunk):
+            if m.group() == "\r" and m.end() == len(chunk):
+                self._cr = True  # maybe the first half of \r\n: the line ends here either way
+            self._extend(chunk, pos, m.start())
+            line = "".join(self._line)
+            self._line, self._line_len = [], 0
+            ev = self._process(line)
             if ev is not None:
                 events.append(ev)
+            pos = m.end()
+        self._extend(chunk, pos, len(chunk))
         return events
 
     def finish(self) -> list[SSEEvent]:
         """The stream ended: dispatch complete pending data, drop an unterminated line."""
-        events = self.feed("")
-        if self._buf.endswith("\r"):
-            ev = self._line(self._buf[:-1])
-            if ev is not None:
-                events.append(ev)
-        self._buf = ""
+        self._line, self._line_len, self._cr = [], 0, False
         ev = self._dispatch()
-        if ev is not None:
-            events.append(ev)
-        return events
+        return [ev] if ev is not None else []
 
-    @staticmethod
-    def _take_line(buf: str) -> tuple[str | None, str]:
-        n, r = buf.find("\n"), buf.find("\r")
-        if r == -1 and n == -1:
-            return None, buf
-        if r == -1 or (n != -1 and n < r):
-            return buf[:n], buf[n + 1 :]
-        if r + 1 == len(buf):
-            return None, buf  # might be the first half of \r\n: wait for more
-        skip = 2 if buf[r + 1] == "\n" else 1
-        return buf[:r], buf[r + skip :]
+    def _extend(self, chunk: str, start: int, end: int) -> None:
+        if end <= start:
+            return
+        self._line_len += end - start
+        if self._line_len > self.max_line:
+            raise SSELimitError(f"a line of the event stream is longer than {self.max_line} characters")
+        self._line.append(chunk[start:end])
 
-    def _line(self, line: str) -> SSEEvent | None:
+    def _process(self, line: str) -> SSEEvent | None:
         if line == "":
             return self._dispatch()
         if line.startswith(":"):
@@ -74,14 +90,17 @@ class SSEParser:
         if sep and value.startswith(" "):
             value = value[1:]
         if field == "data":
+            self._data_len += len(value) + 1
+            if self._data_len > self.max_event:
+                raise SSELimitError(f"an event of the stream holds more than {self.max_event} characters")
             self._data.append(value)
         elif field == "event":
-            self._event = value
+            self._event = value[:200]
         return None
 
     def _dispatch(self) -> SSEEvent | None:
         data, event = self._data, self._event
-        self._data, self._event = [], ""
+        self._data, self._data_len, self._event = [], 0, ""
         if not data:
             return None
         return SSEEvent("\n".join(data), event or "message")

@@ -1,7 +1,10 @@
 """Check a generated answer against the quotes it was given.
 
-- Every ``[id]`` must name one of the answering speaker's retrieved quotes (case is ignored).
-- Text in double quotation marks must appear, normalised, in a quote cited in the same sentence.
+- Every ``[id]`` must name one of the answering speaker's retrieved quotes (case is ignored). Lookalikes
+  count as citations too: full-width and other bracket forms (``［id］``, ``【id】``), the text of a
+  Markdown link (``[id](url)``), an id broken across lines, full-width letters and Unicode dashes.
+- Text in quotation marks (double, curly, single, guillemets, corner brackets) must appear, normalised
+  (case and punctuation ignored, whole words only), in a quote cited in the same sentence.
 - Sentences that cite nothing are listed as unsupported.
 - ``grounded`` is true only when at least one citation is valid and none is invalid.
 """
@@ -9,6 +12,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -16,13 +20,44 @@ from panelbot.answer.events import Citation, SpeakerDone
 from panelbot.panel import Quote
 from panelbot.text import normalize_for_match, split_sentences
 
-# A bracket not followed by "(" (that would be a Markdown link), holding no brackets or newlines.
-_BRACKET_RE = re.compile(r"\[([^\[\]\n]{1,80})\](?!\()")
+_BRACKET_RE = re.compile(r"\[([^\[\]\n]{1,80})\]")
 _TOKEN_SPLIT_RE = re.compile(r"[,;\s]+")
 # Sentence punctuation written before the citations ("claim. [a-1] Next") moves after them.
-_CITE_AFTER_STOP_RE = re.compile(r"([.!?])((?:[ \t]*\[[^\[\]\n]{1,80}\](?!\())+)")
+_CITE_AFTER_STOP_RE = re.compile(r"([.!?])((?:[ \t]*\[[^\[\]\n]{1,80}\](?:\([^()\n]*\))?)+)")
 _LIST_MARKER_RE = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*\u2022])\s+")
-_QUOTED_RE = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d")
+_MD_LINK_TARGET_RE = re.compile(r"(\[[^\[\]\n]{1,80}\])\([^()\n]*\)")
+# Bracket lookalikes a model (or a prompt injection) may use instead of [ and ].
+_OPEN_BRACKETS = "\uff3b\u3010\u3014\u3016\u3018\u301a\u27e6\u2045\u298b\u298d\u298f\ufe5d"
+_CLOSE_BRACKETS = "\uff3d\u3011\u3015\u3017\u3019\u301b\u27e7\u2046\u298c\u298e\u2990\ufe5e"
+_BRACKET_MAP = str.maketrans(_OPEN_BRACKETS + _CLOSE_BRACKETS,
+                             "[" * len(_OPEN_BRACKETS) + "]" * len(_CLOSE_BRACKETS))
+_DASHES_RE = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
+_SPLIT_ID_RE = re.compile(r"\[([^\[\]]{1,80})\]")
+# Quotations: "..." and “...”, «...» and ‹...› (either way round), „...“, 「...」,
+# 『...』, and single quotes ('...' or ‘...’) that are not apostrophes (not inside a word).
+_QUOTED_RE = re.compile(
+    "\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d|\u201e([^\u201c\u201d\n]+)[\u201c\u201d]"
+    "|\u00ab([^\u00bb\n]+)\u00bb|\u00bb([^\u00ab\n]+)\u00ab|\u2039([^\u203a\n]+)\u203a|\u203a([^\u2039\n]+)\u2039"
+    "|\u300c([^\u300d\n]+)\u300d|\u300e([^\u300f\n]+)\u300f"
+    "|(?<!\\w)'([^'\n]+)'(?!\\w)|(?<!\\w)\u2018([^\u2018\u2019\n]+)\u2019(?!\\w)"
+)
+_SINGLE_QUOTE_GROUPS = (10, 11)  # '...' and ‘...’: one word in single quotes is a term, not a quotation
+_OPEN_MARKS = ('"', "\u201c", "\u201e", "\u00ab", "\u2039", "\u300c", "\u300e")
+
+
+def normalize_citations(text: str) -> str:
+    """Citation lookalikes in their plain form: ``[id]`` for bracket lookalikes, Markdown links and ids
+    broken across lines; full-width letters and Unicode dashes inside brackets folded to ASCII."""
+    text = text.translate(_BRACKET_MAP)
+
+    def fold_inside(m: re.Match[str]) -> str:
+        inner = unicodedata.normalize("NFKC", m.group(1))
+        inner = _DASHES_RE.sub("-", inner)
+        inner = re.sub(r"\s*\n\s*", "", inner)  # an id split by a line break is still that id
+        return f"[{inner}]"
+
+    text = _SPLIT_ID_RE.sub(fold_inside, text)
+    return _MD_LINK_TARGET_RE.sub(r"\1", text)  # [id](url): the link text is the citation
 
 
 @dataclass
@@ -59,13 +94,20 @@ def sentences_of(text: str) -> list[str]:
 
 
 def quoted_spans(sentence: str) -> list[str]:
-    """Text in double quotation marks; an unclosed quotation runs to the end of the sentence."""
+    """Text in quotation marks; an unclosed double quotation or guillemet runs to the end of the sentence.
+    A single word in single quotes is a term ('agents'), not a quotation."""
     text = _BRACKET_RE.sub("", sentence)
-    spans = [a or b for a, b in _QUOTED_RE.findall(text)]
+    spans: list[str] = []
+    for m in _QUOTED_RE.finditer(text):
+        group = next(i for i, g in enumerate(m.groups(), 1) if g is not None)
+        span = m.group(group)
+        if group in _SINGLE_QUOTE_GROUPS and len(normalize_for_match(span).split()) < 2:
+            continue
+        spans.append(span)
     rest = _QUOTED_RE.sub("", text)
-    for mark in ('"', "\u201c"):
-        if mark in rest:
-            spans.append(rest[rest.rindex(mark) + 1 :])
+    opened = [rest.rindex(mark) for mark in _OPEN_MARKS if mark in rest]
+    if opened:
+        spans.append(rest[max(opened) + 1 :])
     return [sp for sp in spans if normalize_for_match(sp)]
 
 
@@ -92,7 +134,7 @@ def verify_answer(text: str, sources: Sequence[Quote], speaker_name: str = "this
         if why and why not in problems:
             problems.append(why)
 
-    for sent in sentences_of(text):
+    for sent in sentences_of(normalize_citations(text)):
         ids = cited_ids(sent)
         quoted = quoted_spans(sent)
         if not ids:
