@@ -158,7 +158,7 @@ def main() -> None:
         return
     tmp = Path(tempfile.mkdtemp(prefix="panelbot-growth-"))
     env = dict(os.environ, PANELBOT_CACHE_DIR=str(tmp / "cache"), PANELBOT_DATA_DIR=str(tmp / "data"),
-               PANELBOT_CONFIG=str(tmp / "none.yaml"), PYTHONPYCACHEPREFIX=str(tmp / "pycache"))
+               PANELBOT_CONFIG=os.devnull, PYTHONPYCACHEPREFIX=str(tmp / "pycache"))
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # warm starts run with compiled bytecode, as installed
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
           f"load average {os.getloadavg()[0]:.1f}")

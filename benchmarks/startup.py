@@ -85,7 +85,7 @@ def main() -> int:
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="panelbot-startup-"))
     (tmp / "data").mkdir()
-    base = dict(os.environ, PANELBOT_DATA_DIR=str(tmp / "data"), PANELBOT_CONFIG=str(tmp / "none.yaml"),
+    base = dict(os.environ, PANELBOT_DATA_DIR=str(tmp / "data"), PANELBOT_CONFIG=os.devnull,
                 PANELBOT_BACKEND="offline", PYTHONPYCACHEPREFIX=str(tmp / "pycache"))
     base.pop("PYTHONDONTWRITEBYTECODE", None)
     warm_env = dict(base, PANELBOT_CACHE_DIR=str(tmp / "warm-cache"))

@@ -106,25 +106,25 @@ def test_shipped_dev_set_meets_the_targets(shipped_panel, router: Router) -> Non
     kinds = {i.kind for i in items}
     assert {"paraphrase", "keyword", "typo", "addressed", "both", "offtopic"} <= kinds
     d = evaluate(router, items).to_dict()
-    # a guard close to the measured figures (98.6 / 90.1 / 100 / 100 / 0 when written): one more miss of
-    # any kind fails it, so a weakened router cannot hide behind a loose threshold
-    assert d["speaker_accuracy"] >= 97
-    assert d["recall_at_1"] >= 88
-    assert d["recall_at_3"] >= 98
-    assert d["abstention_recall"] >= 94
-    assert d["abstention_precision"] >= 99
+    # a guard close to the measured figures (95.6 / 90.3 / 98.2 / 96.4 / 98.2 / 0.9 with the issue-8 router):
+    # one or two more misses of any kind fail it, so a weakened router cannot hide behind a loose threshold
+    assert d["speaker_accuracy"] >= 94.5
+    assert d["recall_at_1"] >= 89
+    assert d["recall_at_3"] >= 97
+    assert d["abstention_recall"] >= 94.5
+    assert d["abstention_precision"] >= 98
     assert d["wrongly_abstained"] <= 1.5
 
 
 def test_shipped_test_set_stays_near_its_figures(shipped_panel, router: Router) -> None:
-    """eval/test.yaml too (94.2 / 79.7 / 94.2 / 81.0 / 0 when written): the off-topic decline rate there
-    is the figure that drops first when the router's scope check is weakened."""
+    """eval/test.yaml too (96.1 / 87.6 / 95.3 / 98.2 / 0.8 with the issue-8 router): the off-topic decline
+    rate there is the figure that drops first when the router's scope check is weakened."""
     path = Path(shipped_panel.path).parents[1] / "eval" / "test.yaml"
     d = evaluate(router, load_eval_set(str(path), shipped_panel)).to_dict()
-    assert d["speaker_accuracy"] >= 92
-    assert d["recall_at_1"] >= 77
-    assert d["recall_at_3"] >= 92
-    assert d["abstention_recall"] >= 80
+    assert d["speaker_accuracy"] >= 95
+    assert d["recall_at_1"] >= 86
+    assert d["recall_at_3"] >= 94
+    assert d["abstention_recall"] >= 96
     assert d["wrongly_abstained"] <= 1.5
 
 

@@ -72,7 +72,7 @@ def test_panel_text_is_one_line_in_cards_and_options() -> None:
     assert [(card.plain[s.start:s.end], str(s.style)) for s in card.spans] == [
         ("\u25cf ", "#123456"), ("Dan Smith", "bold #123456"), ("\n  Together AI", "italic")]
     t = source_option(p, ScoredQuote(Quote("dan\n01", "dan", "line one\nline two"), 5.0))
-    assert t.plain == "dan 01  Dan Smith  5\n\u201cline one line two\u201d"
+    assert t.plain == "dan 01  Dan Smith  match 5/100\n\u201cline one line two\u201d"
     assert ("Dan Smith", "#123456") in [(t.plain[s.start:s.end], str(s.style)) for s in t.spans]
 
 
@@ -116,4 +116,4 @@ def test_history_timestamps_are_utc(tmp_path: Path, far_timezone) -> None:  # no
         after = datetime.now(timezone.utc)
         started = datetime.fromisoformat(store.list_conversations()[0].started_at)
         assert started.utcoffset() == timezone.utc.utcoffset(None) and before <= started <= after
-        assert store.schema_version() == 2 and cid == 1
+        assert store.schema_version() == 3 and cid == 1

@@ -102,7 +102,7 @@ def offline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerP
     tmp = tmp_path_factory.mktemp("serve")
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PANELBOT_", "OPENAI_"))}
-    env.update(PANELBOT_DATA_DIR=str(tmp / "data"), PANELBOT_CONFIG=str(tmp / "none.yaml"),
+    env.update(PANELBOT_DATA_DIR=str(tmp / "data"), PANELBOT_CONFIG=os.devnull,
                PYTHONIOENCODING="utf-8")
     port = free_port()
     srv = ServerProcess(["serve", "--port", str(port)], env, port, tmp)

@@ -101,7 +101,7 @@ def test_three_turn_conversation_in_the_real_app(tmux: Tmux, tmp_path: Path) -> 
     data = tmp_path / "e2e-data"
     env = {
         "PANELBOT_DATA_DIR": str(data),
-        "PANELBOT_CONFIG": str(tmp_path / "none.yaml"),
+        "PANELBOT_CONFIG": os.devnull,
         "PANELBOT_BACKEND": "offline",
         "TERM": "xterm-256color",
     }

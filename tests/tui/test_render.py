@@ -91,10 +91,10 @@ def test_source_option_layout() -> None:
     q = p.quotes[0]
     t = source_option(p, ScoredQuote(q, 42.4, "matched:\x1b[1m kv\ncache"), width=40)
     lines = t.plain.split("\n")
-    assert lines[0] == "dan-01  Dan " + MARKUP + "  42"
+    assert lines[0] == "dan-01  Dan " + MARKUP + "  match 42/100"
     assert lines[1] == "matched: kv cache"
     assert lines[2] == "\u201c" + ("Memory is " + MARKUP + " " + "w" * 200)[:39] + "\u2026\u201d"
-    assert ("dan-01", "bold") in _styled(t) and ("  42", "dim") in _styled(t)
+    assert ("dan-01", "bold") in _styled(t) and ("  match 42/100", "dim") in _styled(t)
     assert ("\nmatched: kv cache", "dim italic") in _styled(t)
     t = source_option(None, ScoredQuote(q, 0.0), width=500)
     assert t.plain.split("\n")[0] == "dan-01  dan" and len(t.plain.split("\n")) == 2
