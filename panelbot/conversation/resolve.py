@@ -53,6 +53,9 @@ STAY_RATIO = 0.5  # in an elaboration, the previous panelist keeps the floor at 
 SPOKE_RATIO = 0.2  # a panelist "spoke to" the subject: best quote at this share of the best anyone has
 SPOKE_MIN = 2.0  # ... and at least this many times the minimum quote score
 RELATED_RATIO = 0.3  # continuation: a related quote scores at least this share of the subject's best...
+# ... or says one of the subject's distinctive words: one that at most this share of the panelist's quotes
+# say ("kv cache" names a subject of Dan's; "inference", said in most of what he said, names none)
+DISTINCT_SHARE = 1 / 2
 SHOWN_PENALTY = 0.6  # in an elaboration, a quote already shown in this conversation ranks lower
 HOST_WEIGHT = 0.4  # the host question the subject's first answer responded to, relative to its own words
 PARALLEL_SHARE = 0.5  # a host question sharing this share of words with the subject's is "the same question"
@@ -298,7 +301,10 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     if _foreign(router, unmatched):
         # it brings words the panel never used: a new subject, judged on its own (so declined as before)
         return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
-    stands = evidence >= floor
+    # a panelist's name or organisation is evidence that a message is about the panel, not a subject of its
+    # own: "and how does Together see it?" asks the subject so far of Together's panelist
+    identity = _identity_terms(router, list(router.panel.panelists))
+    stands = evidence >= floor and not (matched and set(matched) <= identity)
     if not stands and not addressed and not both:
         addressed = _organisations(router, message)
     asks_other = not stands and (addressed or both or OTHER.search(message))
@@ -310,6 +316,8 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
             # the panelist who just answered, named again: more from them
             more = not rest or _overlap(router, subject, rest) >= 0.5
             return _Reading(CONTINUATION if more else ELABORATION, rest, evidence, addressed, both)
+        # the words that named who is asked ("Together" in "how does Together see it?") are not the subject
+        rest = {t: w for t, w in rest.items() if t not in identity}
         return _Reading(OTHER_PANELIST, rest, evidence, addressed, both)
     if CONTINUE.search(message):
         rest, _, _, rest_unmatched = _own_terms(router, CONTINUE.sub(" ", message))
@@ -473,6 +481,12 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
     resolver = _Resolver(router, subject, shown, message, target)
     if reading.kind == CONTINUATION:
         route = resolver.continuation(reading)
+        if route.abstained and reading.terms:
+            # "tell me more about those internal evaluations" when all they said of it is on screen: the
+            # words it names are answered (as an elaboration) rather than declined
+            again = resolver.elaboration(reading)
+            if not again.abstained:
+                reading.kind, route = ELABORATION, again
     elif reading.kind == OTHER_PANELIST:
         route = resolver.other_panelist(reading)
     else:
@@ -585,7 +599,7 @@ class _Resolver:
             seen.add(qid)
         # 2. related answers by the same panelist(s), not shown: close to the subject's best match, or
         #    about one of the subject's own specific words ("kv cache", "rl")
-        specific = self._specific_terms()
+        specific = self._specific_terms(speakers)
         about = self.router.index.score(specific, set(speakers)) if specific else {}
         for i, s in _ranked(scores, len(self.shown) + len(seen) + self.k + PER_SPEAKER):
             q = self.router.index.quotes[i]
@@ -613,9 +627,15 @@ class _Resolver:
             return {}
         return {q.id: i for i, q in enumerate(self.router.index.quotes) if q.id in wanted}
 
-    def _specific_terms(self) -> list[str]:
-        """The subject's own words that name it: not everyday English, or one of the panel's terms."""
-        return [t for t, w in self.subject.terms.items() if w >= 1.0 and _is_specific(self.router, t)]
+    def _specific_terms(self, speakers: list[str]) -> list[str]:
+        """The subject's own words that name it: not everyday English, or one of the panel's terms, and
+        distinctive of what these panelists said (not in more than DISTINCT_SHARE of their quotes)."""
+        terms = [t for t, w in self.subject.terms.items() if w >= 1.0 and _is_specific(self.router, t)]
+        if not terms:
+            return []
+        allowed = set(speakers)
+        total = sum(len(self.panel.quotes_by(p)) for p in allowed)
+        return [t for t in terms if len(self.router.index.score([t], allowed)) <= DISTINCT_SHARE * total]
 
     def _leading(self, speakers: list[str]) -> list[str]:
         """Each speaker's best quote in the last answer (its first one): the answer to continue."""
