@@ -226,3 +226,28 @@ def test_continuation_naming_what_was_shown_answers_it_again(router):
     res = resolve(router, history, "tell me more about those internal evaluations")
     assert res.kind == "elaboration" and res.route.speakers == ["olive"]
     assert "olive-14" in ids(res)[:3]
+
+
+def test_declined_follow_up_offers_what_would_be_answered_here(router):
+    first, more, olive, again = talk(router, KV, "why?", "what does Olive think?", "tell me more")
+    assert olive.route.abstained and again.route.abstained and not again.route.off_topic
+    assert again.route.suggestions
+    history = [turn_of(r, m) for r, m in zip((first, more), (KV, "why?"), strict=True)]
+    for text in again.route.suggestions:  # each one is answered in this very conversation
+        res = resolve(router, history, text)
+        assert not res.route.abstained and res.route.quotes
+
+
+def test_elaboration_new_word_that_stands_outweighs_a_long_subject(router):
+    # "DeepSeek" is one word against the KV subject's many: the quote that says it leads
+    first, same = talk(router, KV, "is that the same as what DeepSeek does?")
+    assert same.kind == "elaboration" and same.route.speakers == ["dan"]
+    assert "deepseek" in same.route.quotes[0].quote.text.lower()
+
+
+def test_continuation_goes_on_with_the_answer_not_with_a_related_quote(router):
+    # "why?" brought in quotes that mention the KV cache in passing; "tell me more" does not go on to the
+    # rest of the answers those came from (the day-zero story), it stays on the KV cache or says so
+    *_, more = talk(router, KV, "why?", "tell me more")
+    assert more.kind == "continuation"
+    assert more.route.abstained or all("kv cache" in sq.quote.text.lower() for sq in more.route.quotes)

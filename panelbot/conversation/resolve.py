@@ -157,6 +157,8 @@ class _Subject:
     quote_ids: list[str]  # the last answer's quotes
     turn: int  # index of the opening turn in the history
     opening_quotes: list[str] = field(default_factory=list)  # the first answer's quotes (name the subject)
+    # the last answer retrieved for the subject (not a continuation's related quotes): the answer to go on with
+    answer_quotes: list[str] = field(default_factory=list)
     label: str = ""
 
 
@@ -359,6 +361,16 @@ def _merge(new: dict[str, float], old: dict[str, float], weight: float) -> dict[
     return out
 
 
+def _below(router: Router, new: dict[str, float], old: dict[str, float], weight: float) -> float:
+    """The weight for the old subject's terms (at most ``weight`` each) so that, all together, they weigh no
+    more than the new words: a subject of twenty terms must not outvote the one new word ("and DeepSeek?")."""
+    if not new or not old:
+        return weight
+    mine = sum(w * router.index.max_score([t]) for t, w in new.items())
+    theirs = sum(w * router.index.max_score([t]) for t, w in old.items())
+    return weight if theirs <= 0 else min(weight, mine / theirs)
+
+
 def _scored(router: Router, i: int, score: float, top: float, terms: dict[str, float]) -> ScoredQuote:
     q = router.index.quotes[i]
     why = getattr(router, "_why", None)
@@ -433,7 +445,8 @@ def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_S
             # the subject is what was asked about, not who was asked ("Dan, why does Together ...?")
             own = _identity_terms(router, list(router.panel.panelists))
             topic = {t: w for t, w in reading.terms.items() if t not in own} or reading.terms
-            subject = _Subject(question, _expanded(router, topic, quote_ids), speakers, quote_ids, n, quote_ids)
+            subject = _Subject(question, _expanded(router, topic, quote_ids), speakers, quote_ids, n, quote_ids,
+                               list(quote_ids))
             subject.label = _label(router, subject)
         else:
             if reading.kind == OTHER_PANELIST and not set(speakers) & set(subject.speakers):
@@ -446,6 +459,9 @@ def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_S
                 subject.terms = _merge(reading.terms, subject.terms, 1.0)
             subject.speakers = speakers
             subject.quote_ids = quote_ids or subject.quote_ids
+            if reading.kind != CONTINUATION or not set(speakers) <= {
+                    q.speaker for qid in subject.answer_quotes if (q := router.panel.quote(qid))}:
+                subject.answer_quotes = list(subject.quote_ids)
     return subject, shown
 
 
@@ -491,6 +507,8 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         route = resolver.other_panelist(reading)
     else:
         route = resolver.elaboration(reading)
+    if route.abstained and not route.off_topic:
+        route.suggestions = _followups_instead(router, history) or route.suggestions
     answered = route.speakers[0] if len(route.speakers) == 1 else None
     carried = answered if reading.kind != OTHER_PANELIST and answered in subject.speakers else None
     context = {
@@ -502,6 +520,28 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         "turn": subject.turn,
     }
     return Resolution(route, context, reading.kind)
+
+
+_SUGGESTING: list[bool] = []  # set while follow-ups are being worked out (they resolve messages themselves)
+
+
+def _followups_instead(router: Router, history: Sequence[ConversationTurn]) -> list[str]:
+    """A follow-up declined mid-conversation ("nothing more", "Olive didn't speak to it") offers what would
+    be answered here instead -- the next questions on stage, the other panelist -- not the bank's generic
+    suggestions. Declined turns since the last answer change nothing (they leave the subject where it was).
+    Empty when nothing was answered yet, or while already working out follow-ups."""
+    answered = [n for n, turn in enumerate(history) if turn.speakers]
+    if _SUGGESTING or not answered:
+        return []
+    history = history[: answered[-1] + 1]
+    # followups builds on resolve: imported here, not at the top
+    from panelbot.conversation.followups import suggest_followups
+
+    _SUGGESTING.append(True)
+    try:
+        return [f.text for f in suggest_followups(router, history)]
+    finally:
+        _SUGGESTING.pop()
 
 
 class _Resolver:
@@ -638,9 +678,11 @@ class _Resolver:
         return [t for t in terms if len(self.router.index.score([t], allowed)) <= DISTINCT_SHARE * total]
 
     def _leading(self, speakers: list[str]) -> list[str]:
-        """Each speaker's best quote in the last answer (its first one): the answer to continue."""
+        """Each speaker's best quote in the last answer retrieved for the subject (its first one): the answer
+        to continue -- never the turn a related quote came from ("tell me more" about the KV cache twice
+        does not go on to the rest of an answer that mentioned the KV cache in passing)."""
         out: dict[str, str] = {}
-        for qid in self.subject.quote_ids:
+        for qid in self.subject.answer_quotes or self.subject.quote_ids:
             q = self.panel.quote(qid)
             if q is not None and q.speaker in speakers and q.speaker not in out:
                 out[q.speaker] = qid
@@ -693,6 +735,10 @@ class _Resolver:
         """The new words plus the previous subject (weighted below them); the previous panelist keeps the
         floor unless the new words clearly belong to someone else."""
         weight = SUBJECT_WEIGHT_STANDING if reading.evidence >= self.router.settings.scope_floor else SUBJECT_WEIGHT
+        if reading.evidence >= self.router.settings.scope_floor:
+            # new words that would stand on their own ("is that what DeepSeek does?") lead, however many
+            # terms the subject has
+            weight = _below(self.router, reading.terms, self.subject.terms, weight)
         terms = _merge(reading.terms, self.subject.terms, weight)
         per, top = self._best_by_speaker(terms)
         strength = {p: self._strength(per.get(p, []), top) for p in self.panel.panelists}
