@@ -251,3 +251,16 @@ def test_continuation_goes_on_with_the_answer_not_with_a_related_quote(router):
     *_, more = talk(router, KV, "why?", "tell me more")
     assert more.kind == "continuation"
     assert more.route.abstained or all("kv cache" in sq.quote.text.lower() for sq in more.route.quotes)
+
+
+@pytest.mark.parametrize("question", [KV, OPEN, "What matters most when you design RL environments for hard domains?",
+                                      "How did the partnership between Together and MiniMax start?"])
+def test_nothing_more_names_the_other_panelist_only_when_they_would_answer(router, question):
+    history: list[ConversationTurn] = []
+    for message in (question, "tell me more", "tell me more", "tell me more"):
+        res = resolve(router, history, message)
+        history.append(turn_of(res, message))
+        if res.route.abstained and "also spoke to it" in res.route.reason:
+            other = next(p for p in router.panel.panelists if p not in history[0].speakers)
+            asked = resolve(router, history, f"what does {router.panel.panelists[other].name.split()[0]} think?")
+            assert not asked.route.abstained and asked.route.speakers == [other]

@@ -652,7 +652,9 @@ class _Resolver:
                 break
         picked = [_scored(self.router, i, s, top, terms) for i, s in chosen[: self.k]]
         if not picked:
-            spoke = [p for p in self._spoke(*self._best_by_speaker(self.subject.terms)) if p not in speakers]
+            # named only when asking them would be answered (the other panelist's own reading of it)
+            others = self.other_panelist(_Reading(OTHER_PANELIST, {}, 0.0, [], False))
+            spoke = [p for p in others.speakers if p not in speakers] if not others.abstained else []
             tail = f" {self._name(spoke)} also spoke to it: ask what they think." if spoke else ""
             return self._decline(
                 f"{self._name(speakers)} had nothing more to say on {self.subject.label} than what you've "
