@@ -390,6 +390,38 @@ def _expanded(router: Router, terms: dict[str, float], quote_ids: list[str]) -> 
     return _merge(terms, extra, 1.0)
 
 
+_SHARES: weakref.WeakKeyDictionary[Any, dict[tuple[str, frozenset[str]], float]] = weakref.WeakKeyDictionary()
+
+
+def _share(router: Router, term: str, speakers: Sequence[str]) -> float:
+    """The share of these panelists' quotes that say the term (remembered per router: a bank does not change)."""
+    allowed = frozenset(speakers)
+    try:
+        memo = _SHARES.setdefault(router, {})
+    except TypeError:
+        memo = {}
+    key = (term, allowed)
+    got = memo.get(key)
+    if got is None:
+        index = router.index
+        counts: dict[str, int] = defaultdict(int)
+        plist = index.postings.get(term)
+        for i in (plist[0] if plist else ()):
+            counts[index.speaker_of[i]] += 1
+        total = sum(memo.get(("", frozenset((p,))), 0.0) or _quote_count(router, memo, p) for p in allowed)
+        got = sum(counts[p] for p in allowed) / total if total else 1.0
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        memo[key] = got
+    return got
+
+
+def _quote_count(router: Router, memo: dict[tuple[str, frozenset[str]], float], speaker: str) -> float:
+    n = float(sum(1 for s in router.index.speaker_of if s == speaker))
+    memo[("", frozenset((speaker,)))] = n
+    return n
+
+
 def _is_specific(router: Router, term: str) -> bool:
     """A word that names a subject: not everyday English, or one of the panel's vocabulary terms."""
     return "_" not in term and (term not in common_stems() or term in router.norm.canonical_terms)
@@ -673,11 +705,7 @@ class _Resolver:
         """The subject's own words that name it: not everyday English, or one of the panel's terms, and
         distinctive of what these panelists said (not in more than DISTINCT_SHARE of their quotes)."""
         terms = [t for t, w in self.subject.terms.items() if w >= 1.0 and _is_specific(self.router, t)]
-        if not terms:
-            return []
-        allowed = set(speakers)
-        total = sum(len(self.panel.quotes_by(p)) for p in allowed)
-        return [t for t in terms if len(self.router.index.score([t], allowed)) <= DISTINCT_SHARE * total]
+        return [t for t in terms if _share(self.router, t, speakers) <= DISTINCT_SHARE]
 
     def _leading(self, speakers: list[str]) -> list[str]:
         """Each speaker's best quote in the last answer retrieved for the subject (its first one): the answer
