@@ -185,3 +185,82 @@ def test_speakers_are_taken_from_the_quotes_when_not_given(router):
     res = resolve(router, [ConversationTurn(KV, [], ["dan-22", "dan-23", "dan-24"])], "tell me more")
     assert res.kind == "continuation" and res.route.speakers == ["dan"]
     assert not {"dan-22", "dan-23", "dan-24"} & set(ids(res))
+
+
+# --- after the router merge: first answers show the whole answer, so continuations lean on related quotes
+
+
+def test_organisation_alone_asks_its_panelist_the_same_subject(router):
+    # the organisation is evidence the message is about the panel, not a subject of its own
+    first, other, more = talk(router, "Olive, why open source your strongest model?",
+                              "and how does Together see it?", "say more about that")
+    assert first.route.speakers == ["olive"]
+    assert other.kind == "other_panelist" and other.route.speakers == ["dan"]
+    # what named Dan ("Together") did not become the subject: more of Dan on open source, nothing repeated
+    assert more.kind == "continuation" and more.route.speakers == ["dan"]
+    assert not set(ids(more)) & (set(ids(first)) | set(ids(other)))
+
+
+def test_continuation_related_by_a_distinctive_word(router):
+    # every KV quote of the first answer shown: "why?" goes on to Dan's other KV cache quotes
+    first, why = talk(router, KV, "why?")
+    assert why.kind == "continuation" and why.route.speakers == ["dan"]
+    assert ids(why) and not set(ids(why)) & set(ids(first))
+    assert all("kv cache" in sq.quote.text.lower() for sq in why.route.quotes)
+
+
+def test_continuation_not_related_by_a_word_said_everywhere(router):
+    # "inference" and "optimize" run through most of what Dan said: they make no quote "more on this"
+    q = "Where do you get the biggest speedups in inference?"
+    history = [ConversationTurn(q, ["dan"], ["dan-17", "dan-18", "dan-14"])]
+    res = resolve(router, history, "why?")
+    assert res.route.abstained and not res.route.off_topic
+    assert "nothing more" in res.route.reason
+
+
+def test_continuation_naming_what_was_shown_answers_it_again(router):
+    # "tell me more about X" when all that was said of X is on screen: answered, not declined
+    history = [ConversationTurn("How do you evaluate long-horizon runs?", ["olive"], ["olive-13", "olive-11"]),
+               ConversationTurn("what do you do when the model hacks the test?", ["olive"],
+                                ["olive-13", "olive-14"])]
+    res = resolve(router, history, "tell me more about those internal evaluations")
+    assert res.kind == "elaboration" and res.route.speakers == ["olive"]
+    assert "olive-14" in ids(res)[:3]
+
+
+def test_declined_follow_up_offers_what_would_be_answered_here(router):
+    first, more, olive, again = talk(router, KV, "why?", "what does Olive think?", "tell me more")
+    assert olive.route.abstained and again.route.abstained and not again.route.off_topic
+    assert again.route.suggestions
+    history = [turn_of(r, m) for r, m in zip((first, more), (KV, "why?"), strict=True)]
+    for text in again.route.suggestions:  # each one is answered in this very conversation
+        res = resolve(router, history, text)
+        assert not res.route.abstained and res.route.quotes
+
+
+def test_elaboration_new_word_that_stands_outweighs_a_long_subject(router):
+    # "DeepSeek" is one word against the KV subject's many: the quote that says it leads
+    first, same = talk(router, KV, "is that the same as what DeepSeek does?")
+    assert same.kind == "elaboration" and same.route.speakers == ["dan"]
+    assert "deepseek" in same.route.quotes[0].quote.text.lower()
+
+
+def test_continuation_goes_on_with_the_answer_not_with_a_related_quote(router):
+    # "why?" brought in quotes that mention the KV cache in passing; "tell me more" does not go on to the
+    # rest of the answers those came from (the day-zero story), it stays on the KV cache or says so
+    *_, more = talk(router, KV, "why?", "tell me more")
+    assert more.kind == "continuation"
+    assert more.route.abstained or all("kv cache" in sq.quote.text.lower() for sq in more.route.quotes)
+
+
+@pytest.mark.parametrize("question", [KV, OPEN, "What matters most when you design RL environments for hard domains?",
+                                      "How did the partnership between Together and MiniMax start?"])
+def test_nothing_more_names_the_other_panelist_only_when_they_would_answer(router, question):
+    history: list[ConversationTurn] = []
+    for message in (question, "tell me more", "tell me more", "tell me more"):
+        res = resolve(router, history, message)
+        history.append(turn_of(res, message))
+        if res.route.abstained and "also spoke to it" in res.route.reason:
+            other = next(p for p in router.panel.panelists if p not in history[0].speakers)
+            asked = resolve(router, history, f"what does {router.panel.panelists[other].name.split()[0]} think?")
+            assert not asked.route.abstained and asked.route.speakers == [other]

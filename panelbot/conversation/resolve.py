@@ -53,6 +53,9 @@ STAY_RATIO = 0.5  # in an elaboration, the previous panelist keeps the floor at 
 SPOKE_RATIO = 0.2  # a panelist "spoke to" the subject: best quote at this share of the best anyone has
 SPOKE_MIN = 2.0  # ... and at least this many times the minimum quote score
 RELATED_RATIO = 0.3  # continuation: a related quote scores at least this share of the subject's best...
+# ... or says one of the subject's distinctive words: one that at most this share of the panelist's quotes
+# say ("kv cache" names a subject of Dan's; "inference", said in most of what he said, names none)
+DISTINCT_SHARE = 1 / 2
 SHOWN_PENALTY = 0.6  # in an elaboration, a quote already shown in this conversation ranks lower
 HOST_WEIGHT = 0.4  # the host question the subject's first answer responded to, relative to its own words
 PARALLEL_SHARE = 0.5  # a host question sharing this share of words with the subject's is "the same question"
@@ -154,6 +157,8 @@ class _Subject:
     quote_ids: list[str]  # the last answer's quotes
     turn: int  # index of the opening turn in the history
     opening_quotes: list[str] = field(default_factory=list)  # the first answer's quotes (name the subject)
+    # the last answer retrieved for the subject (not a continuation's related quotes): the answer to go on with
+    answer_quotes: list[str] = field(default_factory=list)
     label: str = ""
 
 
@@ -298,7 +303,10 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     if _foreign(router, unmatched):
         # it brings words the panel never used: a new subject, judged on its own (so declined as before)
         return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
-    stands = evidence >= floor
+    # a panelist's name or organisation is evidence that a message is about the panel, not a subject of its
+    # own: "and how does Together see it?" asks the subject so far of Together's panelist
+    identity = _identity_terms(router, list(router.panel.panelists))
+    stands = evidence >= floor and not (matched and set(matched) <= identity)
     if not stands and not addressed and not both:
         addressed = _organisations(router, message)
     asks_other = not stands and (addressed or both or OTHER.search(message))
@@ -310,6 +318,8 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
             # the panelist who just answered, named again: more from them
             more = not rest or _overlap(router, subject, rest) >= 0.5
             return _Reading(CONTINUATION if more else ELABORATION, rest, evidence, addressed, both)
+        # the words that named who is asked ("Together" in "how does Together see it?") are not the subject
+        rest = {t: w for t, w in rest.items() if t not in identity}
         return _Reading(OTHER_PANELIST, rest, evidence, addressed, both)
     if CONTINUE.search(message):
         rest, _, _, rest_unmatched = _own_terms(router, CONTINUE.sub(" ", message))
@@ -351,6 +361,16 @@ def _merge(new: dict[str, float], old: dict[str, float], weight: float) -> dict[
     return out
 
 
+def _below(router: Router, new: dict[str, float], old: dict[str, float], weight: float) -> float:
+    """The weight for the old subject's terms (at most ``weight`` each) so that, all together, they weigh no
+    more than the new words: a subject of twenty terms must not outvote the one new word ("and DeepSeek?")."""
+    if not new or not old:
+        return weight
+    mine = sum(w * router.index.max_score([t]) for t, w in new.items())
+    theirs = sum(w * router.index.max_score([t]) for t, w in old.items())
+    return weight if theirs <= 0 else min(weight, mine / theirs)
+
+
 def _scored(router: Router, i: int, score: float, top: float, terms: dict[str, float]) -> ScoredQuote:
     q = router.index.quotes[i]
     why = getattr(router, "_why", None)
@@ -368,6 +388,38 @@ def _expanded(router: Router, terms: dict[str, float], quote_ids: list[str]) -> 
         if host is not None:
             extra.update(dict.fromkeys((t for t in router.query_terms(host.text).terms), HOST_WEIGHT))
     return _merge(terms, extra, 1.0)
+
+
+_SHARES: weakref.WeakKeyDictionary[Any, dict[tuple[str, frozenset[str]], float]] = weakref.WeakKeyDictionary()
+
+
+def _share(router: Router, term: str, speakers: Sequence[str]) -> float:
+    """The share of these panelists' quotes that say the term (remembered per router: a bank does not change)."""
+    allowed = frozenset(speakers)
+    try:
+        memo = _SHARES.setdefault(router, {})
+    except TypeError:
+        memo = {}
+    key = (term, allowed)
+    got = memo.get(key)
+    if got is None:
+        index = router.index
+        counts: dict[str, int] = defaultdict(int)
+        plist = index.postings.get(term)
+        for i in (plist[0] if plist else ()):
+            counts[index.speaker_of[i]] += 1
+        total = sum(memo.get(("", frozenset((p,))), 0.0) or _quote_count(router, memo, p) for p in allowed)
+        got = sum(counts[p] for p in allowed) / total if total else 1.0
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        memo[key] = got
+    return got
+
+
+def _quote_count(router: Router, memo: dict[tuple[str, frozenset[str]], float], speaker: str) -> float:
+    n = float(sum(1 for s in router.index.speaker_of if s == speaker))
+    memo[("", frozenset((speaker,)))] = n
+    return n
 
 
 def _is_specific(router: Router, term: str) -> bool:
@@ -425,7 +477,8 @@ def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_S
             # the subject is what was asked about, not who was asked ("Dan, why does Together ...?")
             own = _identity_terms(router, list(router.panel.panelists))
             topic = {t: w for t, w in reading.terms.items() if t not in own} or reading.terms
-            subject = _Subject(question, _expanded(router, topic, quote_ids), speakers, quote_ids, n, quote_ids)
+            subject = _Subject(question, _expanded(router, topic, quote_ids), speakers, quote_ids, n, quote_ids,
+                               list(quote_ids))
             subject.label = _label(router, subject)
         else:
             if reading.kind == OTHER_PANELIST and not set(speakers) & set(subject.speakers):
@@ -438,6 +491,9 @@ def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_S
                 subject.terms = _merge(reading.terms, subject.terms, 1.0)
             subject.speakers = speakers
             subject.quote_ids = quote_ids or subject.quote_ids
+            if reading.kind != CONTINUATION or not set(speakers) <= {
+                    q.speaker for qid in subject.answer_quotes if (q := router.panel.quote(qid))}:
+                subject.answer_quotes = list(subject.quote_ids)
     return subject, shown
 
 
@@ -473,10 +529,18 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
     resolver = _Resolver(router, subject, shown, message, target)
     if reading.kind == CONTINUATION:
         route = resolver.continuation(reading)
+        if route.abstained and reading.terms:
+            # "tell me more about those internal evaluations" when all they said of it is on screen: the
+            # words it names are answered (as an elaboration) rather than declined
+            again = resolver.elaboration(reading)
+            if not again.abstained:
+                reading.kind, route = ELABORATION, again
     elif reading.kind == OTHER_PANELIST:
         route = resolver.other_panelist(reading)
     else:
         route = resolver.elaboration(reading)
+    if route.abstained and not route.off_topic:
+        route.suggestions = _followups_instead(router, history) or route.suggestions
     answered = route.speakers[0] if len(route.speakers) == 1 else None
     carried = answered if reading.kind != OTHER_PANELIST and answered in subject.speakers else None
     context = {
@@ -488,6 +552,28 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         "turn": subject.turn,
     }
     return Resolution(route, context, reading.kind)
+
+
+_SUGGESTING: list[bool] = []  # set while follow-ups are being worked out (they resolve messages themselves)
+
+
+def _followups_instead(router: Router, history: Sequence[ConversationTurn]) -> list[str]:
+    """A follow-up declined mid-conversation ("nothing more", "Olive didn't speak to it") offers what would
+    be answered here instead -- the next questions on stage, the other panelist -- not the bank's generic
+    suggestions. Declined turns since the last answer change nothing (they leave the subject where it was).
+    Empty when nothing was answered yet, or while already working out follow-ups."""
+    answered = [n for n, turn in enumerate(history) if turn.speakers]
+    if _SUGGESTING or not answered:
+        return []
+    history = history[: answered[-1] + 1]
+    # followups builds on resolve: imported here, not at the top
+    from panelbot.conversation.followups import suggest_followups
+
+    _SUGGESTING.append(True)
+    try:
+        return [f.text for f in suggest_followups(router, history)]
+    finally:
+        _SUGGESTING.pop()
 
 
 class _Resolver:
@@ -585,7 +671,7 @@ class _Resolver:
             seen.add(qid)
         # 2. related answers by the same panelist(s), not shown: close to the subject's best match, or
         #    about one of the subject's own specific words ("kv cache", "rl")
-        specific = self._specific_terms()
+        specific = self._specific_terms(speakers)
         about = self.router.index.score(specific, set(speakers)) if specific else {}
         for i, s in _ranked(scores, len(self.shown) + len(seen) + self.k + PER_SPEAKER):
             q = self.router.index.quotes[i]
@@ -598,7 +684,9 @@ class _Resolver:
                 break
         picked = [_scored(self.router, i, s, top, terms) for i, s in chosen[: self.k]]
         if not picked:
-            spoke = [p for p in self._spoke(*self._best_by_speaker(self.subject.terms)) if p not in speakers]
+            # named only when asking them would be answered (the other panelist's own reading of it)
+            others = self.other_panelist(_Reading(OTHER_PANELIST, {}, 0.0, [], False))
+            spoke = [p for p in others.speakers if p not in speakers] if not others.abstained else []
             tail = f" {self._name(spoke)} also spoke to it: ask what they think." if spoke else ""
             return self._decline(
                 f"{self._name(speakers)} had nothing more to say on {self.subject.label} than what you've "
@@ -613,14 +701,18 @@ class _Resolver:
             return {}
         return {q.id: i for i, q in enumerate(self.router.index.quotes) if q.id in wanted}
 
-    def _specific_terms(self) -> list[str]:
-        """The subject's own words that name it: not everyday English, or one of the panel's terms."""
-        return [t for t, w in self.subject.terms.items() if w >= 1.0 and _is_specific(self.router, t)]
+    def _specific_terms(self, speakers: list[str]) -> list[str]:
+        """The subject's own words that name it: not everyday English, or one of the panel's terms, and
+        distinctive of what these panelists said (not in more than DISTINCT_SHARE of their quotes)."""
+        terms = [t for t, w in self.subject.terms.items() if w >= 1.0 and _is_specific(self.router, t)]
+        return [t for t in terms if _share(self.router, t, speakers) <= DISTINCT_SHARE]
 
     def _leading(self, speakers: list[str]) -> list[str]:
-        """Each speaker's best quote in the last answer (its first one): the answer to continue."""
+        """Each speaker's best quote in the last answer retrieved for the subject (its first one): the answer
+        to continue -- never the turn a related quote came from ("tell me more" about the KV cache twice
+        does not go on to the rest of an answer that mentioned the KV cache in passing)."""
         out: dict[str, str] = {}
-        for qid in self.subject.quote_ids:
+        for qid in self.subject.answer_quotes or self.subject.quote_ids:
             q = self.panel.quote(qid)
             if q is not None and q.speaker in speakers and q.speaker not in out:
                 out[q.speaker] = qid
@@ -673,6 +765,10 @@ class _Resolver:
         """The new words plus the previous subject (weighted below them); the previous panelist keeps the
         floor unless the new words clearly belong to someone else."""
         weight = SUBJECT_WEIGHT_STANDING if reading.evidence >= self.router.settings.scope_floor else SUBJECT_WEIGHT
+        if reading.evidence >= self.router.settings.scope_floor:
+            # new words that would stand on their own ("is that what DeepSeek does?") lead, however many
+            # terms the subject has
+            weight = _below(self.router, reading.terms, self.subject.terms, weight)
         terms = _merge(reading.terms, self.subject.terms, weight)
         per, top = self._best_by_speaker(terms)
         strength = {p: self._strength(per.get(p, []), top) for p in self.panel.panelists}
