@@ -123,16 +123,7 @@ def _fork_gather(index: QuoteIndex, lo: int, hi: int,
         except Exception:  # the child died or sent nothing whole: rebuild its part here
             part = None
         _, status = os.waitpid(pid, 0)
-        if part is None or status != 0:
-            return None
-        (lens, flat_docs), flat_weights = part[1], part[2]
-        docs, weights, at = [], [], 0
-        for ln in lens:
-            docs.append(flat_docs[at:at + ln])
-            weights.append(flat_weights[at:at + ln])
-            at += ln
-        part[1], part[2] = docs, weights
-        return part
+        return None if part is None or status != 0 else part  # postings still flat: _merge slices them
 
     return collect
 
@@ -143,6 +134,19 @@ def _concat(arrays: list[array], typecode: str) -> array:
     return out
 
 
+def _segments(part: list[Any]) -> Iterator[tuple[array, array]]:
+    """A part's postings term by term: its per-term arrays, or slices of the flat arrays a child sent
+    (sliced one term at a time, so the part's postings are never held twice)."""
+    if not isinstance(part[1], tuple):
+        yield from zip(part[1], part[2], strict=True)
+        return
+    (lens, flat_docs), flat_weights = part[1], part[2]
+    at = 0
+    for ln in lens:
+        yield flat_docs[at:at + ln], flat_weights[at:at + ln]
+        at += ln
+
+
 def _merge(first: list[Any], second: list[Any]) -> None:
     """Append a later part of the bank to ``first`` as if one pass had gathered both: terms keep their
     first-appearance order, a term's postings stay in quote order, and a keyword both parts saw has its
@@ -150,7 +154,7 @@ def _merge(first: list[Any], second: list[Any]) -> None:
     terms, docs, weights, seq, seq_ends, lengths, lexicon, keyword_terms, seen = first
     ids = dict(zip(terms, range(len(terms)), strict=False))
     remap = array("i")
-    for t, d, w in zip(second[0], second[1], second[2], strict=True):
+    for t, (d, w) in zip(second[0], _segments(second), strict=True):
         j = ids.get(t)
         if j is None:
             j = ids[t] = len(terms)
