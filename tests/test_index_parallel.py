@@ -53,3 +53,29 @@ def test_a_failed_child_part_is_gathered_here(bank, monkeypatch) -> None:
     monkeypatch.setattr(index_mod, "_can_fork", lambda: True)
     monkeypatch.setattr(index_mod, "_fork_gather", lambda *a: (lambda: None))
     assert _plain(QuoteIndex(bank, Normalizer(bank.vocabulary))) == _plain(one)
+
+
+@pytest.mark.skipif(not index_mod._can_fork(), reason="the two-process build runs only where forking is safe")
+def test_an_interrupted_build_leaves_no_helper_behind(bank, monkeypatch) -> None:
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", 2)
+    pids = []
+    real_fork, real_gather = os.fork, QuoteIndex._gather
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    def gather(self, lo, hi, qterms):
+        if lo == 0:  # this process's half (the child gathers the other)
+            raise KeyboardInterrupt
+        return real_gather(self, lo, hi, qterms)
+
+    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(QuoteIndex, "_gather", gather)
+    with pytest.raises(KeyboardInterrupt):
+        QuoteIndex(bank, Normalizer(bank.vocabulary))
+    assert pids
+    with pytest.raises(ChildProcessError):  # already reaped
+        os.waitpid(pids[0], os.WNOHANG)

@@ -10,6 +10,7 @@ back zero-copy.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
 import operator
@@ -86,14 +87,16 @@ def _can_fork() -> bool:
 
 
 def _fork_gather(index: QuoteIndex, lo: int, hi: int,
-                 qterms: dict[str, dict[str, float]]) -> Callable[[], list[Any] | None] | None:
+                 qterms: dict[str, dict[str, float]]) -> Callable[..., list[Any] | None] | None:
     """Gather quotes lo..hi in a forked child while this process does the rest; returns the call that
-    collects the child's part (None from it when the child failed: the caller gathers that part itself).
+    collects the child's part (None from it when the child failed: the caller gathers that part itself;
+    ``abandon=True`` stops the child instead).
 
     The part comes back pickled over a pipe that only this process and its own child hold: it is data this
     build produced a moment ago, never anything read from disk or from another program. Per-term arrays
     travel as one flat array each (one object, not one per term)."""
     import pickle
+    import signal
 
     try:
         r, w = os.pipe()
@@ -115,8 +118,14 @@ def _fork_gather(index: QuoteIndex, lo: int, hi: int,
             os._exit(code)
     os.close(w)
 
-    def collect() -> list[Any] | None:
+    def collect(abandon: bool = False) -> list[Any] | None:
         part = None
+        if abandon:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            os.close(r)
+            os.waitpid(pid, 0)
+            return None
         try:
             with os.fdopen(r, "rb") as f:
                 part = pickle.load(f)
@@ -234,7 +243,12 @@ class QuoteIndex:
         gc.disable()  # nothing built here forms a cycle; collections would only rescan the bank
         try:
             second = _fork_gather(self, n // 2, n, qterms) if n >= PARALLEL_FROM and _can_fork() else None
-            part = self._gather(0, n // 2 if second else n, qterms)
+            try:
+                part = self._gather(0, n // 2 if second else n, qterms)
+            except BaseException:  # e.g. Ctrl-C: stop the helper and reap it, leave no process behind
+                if second is not None:
+                    second(abandon=True)
+                raise
             if second is not None:
                 _merge(part, second() or self._gather(n // 2, n, qterms))
         finally:
