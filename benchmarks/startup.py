@@ -3,7 +3,9 @@
 Three commands, run interleaved (so a busy machine slows them alike) --runs times each, medians compared:
 
 * floor: ``python -c "import rapidfuzz, yaml"`` (Python's own start plus the two libraries panelbot needs);
-* warm:  ``python -m panelbot ask --offline QUESTION`` with the panel's saved index in place;
+* warm:  ``python -m panelbot ask --offline QUESTION`` with the panel's saved index in place (the question is
+  logged to the history, as ``ask`` does by default);
+* nolog: the same with ``--no-log`` (no history database opened);
 * cold:  the same with an empty cache directory (the YAML is read and the index built, then saved).
 
     python benchmarks/startup.py [--runs 9] [--panel minimax-m3] [--before /path/to/other/checkout]
@@ -94,7 +96,8 @@ def main() -> int:
     wall(ask, warm_env)  # fills the warm cache, .pyc files and the OS file cache
     wall(ask, dict(base, PANELBOT_CACHE_DIR=str(tmp / "cold-cache-warmup")))
     wall(floor, base)
-    times: dict[str, list[float]] = {"floor": [], "warm": [], "cold": []}
+    nolog = [*ask[:-1], "--no-log", QUESTION]
+    times: dict[str, list[float]] = {"floor": [], "warm": [], "nolog": [], "cold": []}
     before_env = dict(base, PYTHONPATH=args.before, PANELBOT_CACHE_DIR=str(tmp / "before-cache")) \
         if args.before else None
     if before_env:
@@ -104,6 +107,7 @@ def main() -> int:
     for i in range(args.runs):
         times["floor"].append(wall(floor, base, "floor"))
         times["warm"].append(wall(ask, warm_env, "warm"))
+        times["nolog"].append(wall(nolog, warm_env, "nolog"))
         cold_env = dict(base, PANELBOT_CACHE_DIR=str(tmp / f"cold-cache-{i}"))  # empty every time
         times["cold"].append(wall(ask, cold_env, "cold"))
         if before_env:
@@ -117,6 +121,7 @@ def main() -> int:
         print(f"{k:>5}: median {med[k] * 1000:6.1f} ms  (min {min(v) * 1000:.1f}, max {max(v) * 1000:.1f}, "
               f"{len(v)} runs)")
     print(f"ratios to the floor: warm {med['warm'] / med['floor']:.2f}x (aim <= 1.5x), "
+          f"warm --no-log {med['nolog'] / med['floor']:.2f}x, "
           f"cold {med['cold'] / med['floor']:.2f}x (aim <= 2.5x)"
           + (f", before ({args.before}) {med['before'] / med['floor']:.2f}x" if args.before else ""))
     out = subprocess.run([sys.executable, "-c", BREAKDOWN, args.panel, QUESTION], env=warm_env,

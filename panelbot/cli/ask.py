@@ -66,8 +66,7 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from dataclasses import replace
 
     from panelbot import paths
-    from panelbot.answer.backends.offline import quotes_text
-    from panelbot.answer.compose import decline_text, format_route
+    from panelbot.answer.compose import decline_text, format_route, quotes_text
     from panelbot.conversation.resolve import resolve
     from panelbot.conversation.session import ConversationLog
     from panelbot.retrieval.router import Router

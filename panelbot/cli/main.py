@@ -1,22 +1,48 @@
-"""``panelbot``'s entry point: the parser (each command group adds its own sub-commands) and one-line errors."""
+"""``panelbot``'s entry point: the parser (each command group adds its own sub-commands) and one-line errors.
+
+Only the group whose command runs is imported and built (``panelbot ask`` never builds ``serve``'s parser);
+``--help``, no command, or anything unusual before the command builds them all."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 
 from panelbot import __version__
-from panelbot.cli import app, ask, cache, check, history, panels, serve
-from panelbot.cli import eval as eval_cmd
+from panelbot.cli import app
 from panelbot.cli.ask import conversation_id
 from panelbot.cli.common import EXIT_OK, Parser
 from panelbot.errors import PanelbotError
 
-COMMAND_GROUPS = (ask, panels, check, eval_cmd, history, cache, serve)
+# every command and the module (panelbot.cli.<group>) that adds it, in --help's order
+COMMANDS = {
+    "ask": "ask", "quote": "ask", "panels": "panels", "ingest": "panels", "check": "check", "eval": "eval",
+    "history": "history", "cache": "cache", "serve": "serve", "mcp": "serve",
+}
+COMMAND_GROUPS = tuple(dict.fromkeys(COMMANDS.values()))
+_VALUE_OPTIONS = ("--panel", "--config")  # top-level options that take the next word as their value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_group(argv: Sequence[str]) -> str | None:
+    """The group of the command ``argv`` runs, when that is certain from the words before it; None (build
+    every group) for no command, ``--help``, ``--resume`` or any other option argparse might read otherwise."""
+    words = iter(argv)
+    for word in words:
+        if word in COMMANDS:
+            return COMMANDS[word]
+        name, eq, _ = word.partition("=")
+        if len(name) > 3 and name.startswith("--") and any(o.startswith(name) for o in _VALUE_OPTIONS):
+            if not eq:
+                next(words, None)  # --panel NAME (or an unambiguous abbreviation of it)
+            continue
+        return None
+    return None
+
+
+def build_parser(group: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``group`` only that command group's sub-commands (the same parse for them)."""
     def shared(default: object) -> argparse.ArgumentParser:
         # accepted before or after the command; the command's copy must not reset the top-level value
         sp = argparse.ArgumentParser(add_help=False)
@@ -37,13 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="open the terminal app on conversation ID (default: the most recent one)")
     p.set_defaults(handler=app.cmd_tui)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for group in COMMAND_GROUPS:
-        group.add_parsers(sub, common)
+    for name in (group,) if group else COMMAND_GROUPS:
+        import_module(f"panelbot.cli.{name}").add_parsers(sub, common)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(command_group(argv))
     args = parser.parse_args(argv)
     out, err = sys.stdout, sys.stderr
     try:

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from panelbot.conversation.resolve import ConversationTurn, Resolution, turns_from_messages
-from panelbot.conversation.store import ConversationStore
 from panelbot.errors import UsageError
+
+if TYPE_CHECKING:  # the store (and sqlite3) is imported only when the history is read or written
+    from panelbot.conversation.store import ConversationStore
 
 
 class ConversationLog:
@@ -40,6 +42,8 @@ class ConversationLog:
             if conversation_id is not None:
                 raise UsageError(f"no conversation {conversation_id} (the history is empty)")
             return cls(None, None, panel, log=False)
+        from panelbot.conversation.store import ConversationStore
+
         store = ConversationStore(path)
         cid: int | None = None
         turns: list[ConversationTurn] = []

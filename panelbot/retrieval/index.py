@@ -10,13 +10,16 @@ back zero-copy.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
 import operator
+import os
 import struct
+import sys
 from array import array
 from collections import Counter, defaultdict, deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -72,6 +75,119 @@ def _flush(gathered: dict[int, list], typed: dict[int, tuple[array, array]]) -> 
             pairs.clear()
 
 
+PARALLEL_FROM = 20_000  # quotes from which a forked process gathers the bank's second half
+
+
+def _can_fork() -> bool:
+    """A second process helps, and forking is safe: Linux, two cores or more, no other thread running."""
+    import threading
+
+    return (sys.platform == "linux" and (os.cpu_count() or 1) > 1 and threading.active_count() == 1
+            and hasattr(os, "fork"))
+
+
+def _fork_gather(index: QuoteIndex, lo: int, hi: int,
+                 qterms: dict[str, dict[str, float]]) -> Callable[..., list[Any] | None] | None:
+    """Gather quotes lo..hi in a forked child while this process does the rest; returns the call that
+    collects the child's part (None from it when the child failed: the caller gathers that part itself;
+    ``abandon=True`` stops the child instead).
+
+    The part comes back pickled over a pipe that only this process and its own child hold: it is data this
+    build produced a moment ago, never anything read from disk or from another program. Per-term arrays
+    travel as one flat array each (one object, not one per term)."""
+    import pickle
+    import signal
+
+    try:
+        r, w = os.pipe()
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:  # the child: gather, send, and leave without running the parent's exit handlers
+        code = 1
+        try:
+            os.close(r)
+            part = index._gather(lo, hi, qterms)
+            docs, weights = part[1], part[2]
+            part[1] = (array("q", map(len, docs)), _concat(docs, "i"))
+            part[2] = _concat(weights, "f")
+            with os.fdopen(w, "wb") as f:
+                pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+
+    def collect(abandon: bool = False) -> list[Any] | None:
+        part = None
+        if abandon:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            os.close(r)
+            os.waitpid(pid, 0)
+            return None
+        try:
+            with os.fdopen(r, "rb") as f:
+                part = pickle.load(f)
+        except Exception:  # the child died or sent nothing whole: rebuild its part here
+            part = None
+        _, status = os.waitpid(pid, 0)
+        return None if part is None or status != 0 else part  # postings still flat: _merge slices them
+
+    return collect
+
+
+def _concat(arrays: list[array], typecode: str) -> array:
+    out = array(typecode)
+    _consume(map(out.extend, arrays))
+    return out
+
+
+def _segments(part: list[Any]) -> Iterator[tuple[array, array]]:
+    """A part's postings term by term: its per-term arrays, or slices of the flat arrays a child sent
+    (sliced one term at a time, so the part's postings are never held twice)."""
+    if not isinstance(part[1], tuple):
+        yield from zip(part[1], part[2], strict=True)
+        return
+    (lens, flat_docs), flat_weights = part[1], part[2]
+    at = 0
+    for ln in lens:
+        yield flat_docs[at:at + ln], flat_weights[at:at + ln]
+        at += ln
+
+
+def _merge(first: list[Any], second: list[Any]) -> None:
+    """Append a later part of the bank to ``first`` as if one pass had gathered both: terms keep their
+    first-appearance order, a term's postings stay in quote order, and a keyword both parts saw has its
+    words counted once in the lexicon (as a single pass counts them at first sight)."""
+    terms, docs, weights, seq, seq_ends, lengths, lexicon, keyword_terms, seen = first
+    ids = dict(zip(terms, range(len(terms)), strict=False))
+    remap = array("i")
+    for t, (d, w) in zip(second[0], _segments(second), strict=True):
+        j = ids.get(t)
+        if j is None:
+            j = ids[t] = len(terms)
+            terms.append(t)
+            docs.append(d)
+            weights.append(w)
+        else:
+            docs[j].extend(d)
+            weights[j].extend(w)
+        remap.append(j)
+    base = len(seq)
+    seq.extend(array("i", map(remap.__getitem__, second[3])))
+    seq_ends.extend(array("q", map(base.__add__, second[4])))
+    lengths.extend(second[5])
+    lexicon.update(second[6])
+    known = set(seen)
+    for kw in second[8]:
+        if kw in known:
+            lexicon.subtract(words(kw))
+        else:
+            seen.append(kw)
+    keyword_terms.update(second[7])
+
+
 class Postings(Mapping):
     """term -> (quote numbers, weighted frequencies); membership is a dict lookup.
 
@@ -113,9 +229,6 @@ class QuoteIndex:
 
     def __init__(self, panel: Panel, normalizer: Normalizer) -> None:
         self._common_init(panel, normalizer)
-        lengths = array("d")
-        self.lexicon: Counter[str] = Counter()  # surface words, for typo correction
-        self.keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
         # a host question's terms: its text, plus (weaker) the host's whole turn around it
         qterms: dict[str, dict[str, float]] = {}
         for hq in panel.questions:
@@ -125,6 +238,40 @@ class QuoteIndex:
                 for t in set(normalizer.terms(turn.text)):
                     c[t] = max(c.get(t, 0.0), W_HOST_TURN)
             qterms[hq.id] = c
+        n = self.n
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # nothing built here forms a cycle; collections would only rescan the bank
+        try:
+            second = _fork_gather(self, n // 2, n, qterms) if n >= PARALLEL_FROM and _can_fork() else None
+            try:
+                part = self._gather(0, n // 2 if second else n, qterms)
+            except BaseException:  # e.g. Ctrl-C: stop the helper and reap it, leave no process behind
+                if second is not None:
+                    second(abandon=True)
+                raise
+            if second is not None:
+                _merge(part, second() or self._gather(n // 2, n, qterms))
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        terms, docs_of_term, weights_of_term, seq, seq_ends, lengths, self.lexicon, self.keyword_terms, _ = part
+        del part
+        avg_len = (sum(lengths) / n) if n else 1.0
+        norm_len = array("f", [K1 * (1 - B + B * ln / avg_len) for ln in lengths])
+        idf = array("d", [math.log(1 + (n - c + 0.5) / (c + 0.5)) for c in map(len, docs_of_term)])
+        for w in [w for w in self.lexicon if len(w) < 4 or not w.isalpha()]:
+            del self.lexicon[w]
+        self._set_postings(terms, None, docs_of_term, weights_of_term, norm_len, idf, avg_len)
+        self._set_words(seq, seq_ends)
+
+    def _gather(self, lo: int, hi: int, qterms: dict[str, dict[str, float]]) -> list[Any]:
+        """Quotes lo..hi: [terms in first-appearance order, per term its quote numbers and its weights
+        (arrays, by term id), the quotes' words as term ids with their ends, lengths, the surface-word
+        lexicon, keyword terms, the keywords seen (in order)]. Term ids count from 0 within the part."""
+        normalizer = self.norm
+        lengths = array("d")
+        lexicon: Counter[str] = Counter()  # surface words, for typo correction
+        keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
         kw_cache: dict[str, list[str]] = {}
         # Postings are scattered to per-term lists by one C-level map() per quote (no bytecode per posting)
         # and moved into typed arrays every FLUSH quotes, so only a few MB of Python objects are ever held.
@@ -136,59 +283,46 @@ class QuoteIndex:
         typed: dict[int, tuple[array, array]] = {}
         postings_of, extend = gathered.__getitem__, list.extend
         seq, seq_ends = array("i"), array("q")  # each quote's own words as term ids (for word pairs)
-        lexicon, terms_of_words, lex_update = self.lexicon, normalizer.terms_of_words, self.lexicon.update
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # nothing built here forms a cycle; collections would only rescan the bank
-        try:
-            for i, q in enumerate(self.quotes):
-                surface = words(q.text)
-                count(lexicon, surface)  # counted as we go: holding all tokens costs ~300 MB at 100k
-                tf: dict[str, float] = {}
-                uni = terms_of_words(surface, pairs=False)
-                seq.extend(map(tid_of, uni))
-                seq_ends.append(len(seq))
-                count(tf, uni)
-                for kw in (*q.keywords, *q.topics):
-                    kt = kw_cache.get(kw)
-                    if kt is None:
-                        kt = kw_cache[kw] = normalizer.terms(kw)
-                        lex_update(words(kw))
-                        self.keyword_terms.update(t for t in kt if "_" not in t)
-                    for t in kt:
-                        tf[t] = tf.get(t, 0) + W_KEYWORDS
-                extra = qterms.get(q.question) if q.question else None
-                if extra:
-                    for t, w in extra.items():
-                        tf[t] = tf.get(t, 0) + w
-                if q.asks:
-                    ask_terms: dict[str, float] = {}
-                    for a in q.asks:
-                        for t in set(normalizer.terms(a)):
-                            ask_terms[t] = min(ask_terms.get(t, 0.0) + W_ASKS, 2 * W_ASKS)
-                    for t, w in ask_terms.items():
-                        tf[t] = tf.get(t, 0) + w
-                values = tf.values()
-                lengths.append(sum(values))
-                _consume(map(extend, map(postings_of, map(tid_of, tf)), zip(repeat(i), values)))
-                if i % FLUSH == FLUSH - 1:
-                    _flush(gathered, typed)
-            _flush(gathered, typed)
-        finally:
-            if gc_was_enabled:
-                gc.enable()
+        terms_of_words, lex_update = normalizer.terms_of_words, lexicon.update
+        for i in range(lo, hi):
+            q = self.quotes[i]
+            surface = words(q.text)
+            count(lexicon, surface)  # counted as we go: holding all tokens costs ~300 MB at 100k
+            tf: dict[str, float] = {}
+            uni = terms_of_words(surface, pairs=False)
+            seq.extend(map(tid_of, uni))
+            seq_ends.append(len(seq))
+            count(tf, uni)
+            for kw in (*q.keywords, *q.topics):
+                kt = kw_cache.get(kw)
+                if kt is None:
+                    kt = kw_cache[kw] = normalizer.terms(kw)
+                    lex_update(words(kw))
+                    keyword_terms.update(t for t in kt if "_" not in t)
+                for t in kt:
+                    tf[t] = tf.get(t, 0) + W_KEYWORDS
+            extra = qterms.get(q.question) if q.question else None
+            if extra:
+                for t, w in extra.items():
+                    tf[t] = tf.get(t, 0) + w
+            if q.asks:
+                ask_terms: dict[str, float] = {}
+                for a in q.asks:
+                    for t in set(normalizer.terms(a)):
+                        ask_terms[t] = min(ask_terms.get(t, 0.0) + W_ASKS, 2 * W_ASKS)
+                for t, w in ask_terms.items():
+                    tf[t] = tf.get(t, 0) + w
+            values = tf.values()
+            lengths.append(sum(values))
+            _consume(map(extend, map(postings_of, map(tid_of, tf)), zip(repeat(i), values)))
+            if i % FLUSH == FLUSH - 1:
+                _flush(gathered, typed)
+        _flush(gathered, typed)
         terms = list(ids)
         del gathered, ids
-        docs_of_term = [typed[tid][0] for tid in range(len(terms))]  # per term, in term-id order
-        weights_of_term = [typed[tid][1] for tid in range(len(terms))]
-        del typed
-        n = len(self.quotes)
-        avg_len = (sum(lengths) / n) if n else 1.0
-        norm_len = array("f", [K1 * (1 - B + B * ln / avg_len) for ln in lengths])
-        idf = array("d", [math.log(1 + (n - c + 0.5) / (c + 0.5)) for c in map(len, docs_of_term)])
-        for w in [w for w in self.lexicon if len(w) < 4 or not w.isalpha()]:
-            del self.lexicon[w]
-        self._set_postings(terms, None, docs_of_term, weights_of_term, norm_len, idf, avg_len)
-        self._set_words(seq, seq_ends)
+        docs = [typed[tid][0] for tid in range(len(terms))]  # per term, in term-id order
+        weights = [typed[tid][1] for tid in range(len(terms))]
+        return [terms, docs, weights, seq, seq_ends, lengths, lexicon, keyword_terms, list(kw_cache)]
 
     def _set_words(self, seq: Sequence[int], seq_ends: Sequence[int]) -> None:
         self._seq, self._seq_ends = seq, seq_ends

@@ -1,0 +1,81 @@
+"""A large bank's index is gathered in two processes: the result must be exactly the one-pass index (terms in
+the same order, the same postings, word sequences, lengths, lexicon counts and order, keyword terms)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+import pytest
+
+from panelbot.panel import load_panel
+from panelbot.panel.loader import find_panel_dir
+from panelbot.retrieval import index as index_mod
+from panelbot.retrieval.index import QuoteIndex
+from panelbot.retrieval.router import Router
+from panelbot.retrieval.vocabulary import Normalizer
+
+
+def _plain(ix: QuoteIndex) -> tuple:
+    meta, arrays = ix.parts()
+    return (meta["terms"], list(meta["lexicon"].items()), meta["keyword_terms"], meta["avg_len"], meta["n"],
+            {k: [list(a) for a in v] if isinstance(v, list) else list(v) for k, v in arrays.items()})
+
+
+@pytest.fixture(scope="module")
+def bank():
+    panel = load_panel(find_panel_dir("minimax-m3"))
+    # three copies of the shipped bank: keywords, topics, asks and host questions recur in both halves
+    quotes = [replace(q, id=f"{q.id}-{k}") for k in range(3) for q in panel.quotes]
+    return replace(panel, quotes=quotes)
+
+
+@pytest.mark.skipif(not index_mod._can_fork(), reason="the two-process build runs only where forking is safe")
+@pytest.mark.parametrize("split_from", [2, 45, 100])
+def test_two_processes_build_the_one_pass_index(bank, monkeypatch, split_from) -> None:
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", 10**9)
+    one = QuoteIndex(bank, Normalizer(bank.vocabulary))
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", split_from)
+    forks = []
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    two = QuoteIndex(bank, Normalizer(bank.vocabulary))
+    assert forks  # the second half really came from another process
+    assert _plain(two) == _plain(one)
+    q = "How do you deal with a growing KV cache?"
+    assert Router(bank, index=two).route(q).to_dict() == Router(bank, index=one).route(q).to_dict()
+
+
+def test_a_failed_child_part_is_gathered_here(bank, monkeypatch) -> None:
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", 10**9)
+    one = QuoteIndex(bank, Normalizer(bank.vocabulary))
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(index_mod, "_can_fork", lambda: True)
+    monkeypatch.setattr(index_mod, "_fork_gather", lambda *a: (lambda: None))
+    assert _plain(QuoteIndex(bank, Normalizer(bank.vocabulary))) == _plain(one)
+
+
+@pytest.mark.skipif(not index_mod._can_fork(), reason="the two-process build runs only where forking is safe")
+def test_an_interrupted_build_leaves_no_helper_behind(bank, monkeypatch) -> None:
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", 2)
+    pids = []
+    real_fork, real_gather = os.fork, QuoteIndex._gather
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    def gather(self, lo, hi, qterms):
+        if lo == 0:  # this process's half (the child gathers the other)
+            raise KeyboardInterrupt
+        return real_gather(self, lo, hi, qterms)
+
+    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(QuoteIndex, "_gather", gather)
+    with pytest.raises(KeyboardInterrupt):
+        QuoteIndex(bank, Normalizer(bank.vocabulary))
+    assert pids
+    with pytest.raises(ChildProcessError):  # already reaped
+        os.waitpid(pids[0], os.WNOHANG)
