@@ -16,21 +16,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from panelbot.ingest.formats import SPEAKER_MARK, Word
+from panelbot.ingest.formats import SPEAKER_MARK, Word, split_title
 
 # A phrase this long repeated back to back is a caption artefact, not speech.
 _MIN_ECHO = 3
 _MAX_ECHO = 80
 
 
-@dataclass
-class RawTurn:
-    """A stretch of captions between two ``>>`` marks."""
+class Timed:
+    """``start``/``end`` seconds of a stretch of text, from the (start, end) of each of its words."""
 
-    text: str
-    index: int  # position among the raw turns
-    # (start, end) seconds of each word of ``text.split()``; None when the captions carry no times
-    times: list[tuple[float | None, float | None]] = field(default_factory=list)
+    times: list[tuple[float | None, float | None]]
 
     @property
     def start(self) -> float | None:
@@ -41,19 +37,20 @@ class RawTurn:
         return next((b for _, b in reversed(self.times) if b is not None), None)
 
 
+@dataclass
+class RawTurn(Timed):
+    """A stretch of captions between two ``>>`` marks."""
+
+    text: str
+    index: int  # position among the raw turns
+    # (start, end) seconds of each word of ``text.split()``; None when the captions carry no times
+    times: list[tuple[float | None, float | None]] = field(default_factory=list)
+
+
+
 def read_captions(text: str) -> tuple[str, str]:
     """Split a captions file into (title, body). The title is a first line followed by a blank line."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
-    lines = text.split("\n")
-    if (
-        len(lines) > 2
-        and lines[0].strip()
-        and not lines[1].strip()
-        and SPEAKER_MARK not in lines[0]
-        and len(lines[0].split()) <= 30
-    ):
-        return lines[0].strip(), "\n".join(lines[2:])
-    return "", text
+    return split_title(text)
 
 
 def _echo(words: list[str], i: int, k: int) -> bool:

@@ -126,11 +126,10 @@ def _split_marks(text: str) -> list[str]:
     return text.replace(SPEAKER_MARK, f" {SPEAKER_MARK} ").split()
 
 
-def _parse_text(text: str) -> Captions:
-    """Plain rolling text: an optional title line followed by a blank line, then the words (no times)."""
+def split_title(text: str) -> tuple[str, str]:
+    """Plain text -> (title, body): the title is a first line followed by a blank line (else "")."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
     lines = text.split("\n")
-    title = ""
     if (
         len(lines) > 2
         and lines[0].strip()
@@ -138,7 +137,13 @@ def _parse_text(text: str) -> Captions:
         and SPEAKER_MARK not in lines[0]
         and len(lines[0].split()) <= 30
     ):
-        title, text = lines[0].strip(), "\n".join(lines[2:])
+        return lines[0].strip(), "\n".join(lines[2:])
+    return "", text
+
+
+def _parse_text(text: str) -> Captions:
+    """Plain rolling text: an optional title line followed by a blank line, then the words (no times)."""
+    title, text = split_title(text)
     # transcripts with a speaker label at the start of a line ("DAN: …", "Speaker 2: …") change speaker there
     text = "\n".join(f"{SPEAKER_MARK} {ln}" if speaker_label(ln, strict=True) else ln for ln in text.split("\n"))
     return Captions("text", title, [Word(w) for w in _split_marks(text)])

@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from panelbot.ingest.captions import RawTurn
+from panelbot.ingest.captions import RawTurn, Timed
 from panelbot.ingest.cues import (
     FOLLOW_ON_RE,
     FOLLOW_UP_RE,
@@ -66,7 +66,7 @@ __all__ = [
 _QUESTION_WEIGHT = 4.0  # the question's identity evidence (who it is for), against the answer's evidence
 
 @dataclass
-class SpeakerTurn:
+class SpeakerTurn(Timed):
     speaker: str
     text: str
     is_question: bool = False
@@ -76,14 +76,6 @@ class SpeakerTurn:
     times: list[tuple[float | None, float | None]] = field(default_factory=list)  # per word of text.split()
     field_scores: dict[str, float] = field(default_factory=dict, repr=False)  # evidence per candidate
     in_round: bool = False  # answers a question the host put to everyone
-
-    @property
-    def start(self) -> float | None:
-        return next((a for a, _ in self.times if a is not None), None)
-
-    @property
-    def end(self) -> float | None:
-        return next((b for _, b in reversed(self.times) if b is not None), None)
 
     def to_dict(self) -> dict[str, object]:
         """``{speaker, text, start, end}`` (times in seconds, None for captions without times)."""
