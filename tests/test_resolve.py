@@ -109,6 +109,15 @@ def test_off_topic_in_the_middle_is_declined(router, msg):
     assert res.route.abstained and res.route.off_topic
 
 
+@pytest.mark.parametrize("msg", ["How much does it cost to serve M3?", "what's its context length?"])
+def test_a_specific_never_given_is_declined_mid_conversation_as_on_its_own(router, msg):
+    """No earlier subject can answer a price or a context length: declined, saying what was said nearby,
+    never answered as an elaboration of the KV-cache answer."""
+    _, res = talk(router, KV, msg)
+    assert res.route.abstained and res.route.unstated and res.context is None
+    assert res.route.unstated == router.route(msg).unstated
+
+
 def test_declined_turn_leaves_the_subject(router):
     *_, more = talk(router, KV, "unrelated: any good hiking trails near Denver?", "tell me more")
     assert more.kind == "continuation" and more.route.speakers == ["dan"]

@@ -23,7 +23,7 @@ class Parser(argparse.ArgumentParser):
     """argparse that reports a bad flag in one line, says what is expected, and exits 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: error: {message}\n(try '{self.prog} --help')\n")
+        sys.stderr.write(f"{self.prog}: error: {message} (try '{self.prog} --help')\n")
         raise SystemExit(EXIT_USAGE)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from typing import TextIO
 
 from panelbot.cli.common import EXIT_OK, print_json
@@ -97,10 +98,16 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     if unknown:
         out.write(f"{unknown} turn(s) could not be attributed: marked 'unknown' in turns.yaml for review.\n")
+    from panelbot.errors import PanelNotFound
     from panelbot.ingest.health import format_health, panel_health
-    from panelbot.panel import load_panel
+    from panelbot.panel import find_panel_dir, load_panel
 
     out.write(format_health(panel_health(load_panel(outdir))) + "\n")
-    out.write(f"Try: panelbot ask --panel {outdir.name} \"...\"   ({len(written)} files written; "
+    try:  # the name works only where panels are searched for (./persona_data, $PANELBOT_PANELS, ...)
+        by_name = find_panel_dir(outdir.name).resolve() == outdir.resolve()
+    except PanelNotFound:
+        by_name = False
+    ref = outdir.name if by_name else str(outdir)
+    out.write(f"Try: panelbot ask --panel {shlex.quote(ref)} \"...\"   ({len(written)} files written; "
               f"panelbot check {outdir} to see this again)\n")
     return EXIT_OK

@@ -526,6 +526,11 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
                                 "off-topic: the follow-up asks about something the panel didn't discuss",
                                 route.addressed, router.suggestions(), route.scope)
         return Resolution(route, None, STANDALONE)
+    alone = router.route(message, target)
+    if getattr(alone, "unstated", None):
+        # it asks for a specific the talk never gave (a price, a context length): no earlier subject can
+        # answer that, so it is declined as it would be on its own, saying what was said nearby
+        return Resolution(alone, None, STANDALONE)
     resolver = _Resolver(router, subject, shown, message, target)
     if reading.kind == CONTINUATION:
         route = resolver.continuation(reading)

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -240,8 +240,9 @@ class PanelbotApp(ConversationActions, App[int]):
 
     # ------------------------------------------------------------------------------------------ layout
 
-    def on_resize(self) -> None:
-        self._apply_layout(self.size.width)
+    def on_resize(self, event: events.Resize) -> None:
+        # the event's size: self.size still holds the previous one while the App handles its Resize
+        self._apply_layout(event.size.width)
 
     def _apply_layout(self, width: int) -> None:
         narrow = width < NARROW_WIDTH
@@ -387,7 +388,8 @@ class PanelbotApp(ConversationActions, App[int]):
         if resolution.context is not None:
             meta["context"] = resolution.context
         self._save("user", "", question, meta=meta, title=question[:80])
-        if resolution.context is not None:  # say how the conversation was used
+        if resolution.context is not None and not route.abstained:  # say how the conversation was used
+            # (a decline already says it, in the host's words)
             chat.add_notice(Text("\u21aa " + safe(route.reason, one_line=True), style="italic"), "context")
         self.turns.append(ConversationTurn(question, list(route.speakers),
                                            [sq.quote.id for sq in route.quotes], target))

@@ -29,4 +29,9 @@ def test_streamed_answer_from_a_real_model_is_verified(start_server, tmp_path) -
     given = {q["id"].lower() for q in extra["quotes"]}
     assert all(cit["valid"] == (cit["id"].lower() in given) for cit in extra["citations"])  # ids it was not given: invalid
     again = c.chat.completions.create(model="dan", messages=q)
-    assert again.choices[0].message.content == text  # temperature 0 + seed: the same answer, JSON or streamed
+    # JSON and streamed give the same grounding (same quotes, each citation judged the same way); the prose
+    # itself is not compared: llama.cpp's prompt cache makes a second identical request differ at temperature 0
+    extra2 = again.model_extra["panelbot"]
+    assert again.choices[0].message.content.startswith("Dan (") and extra2["error"] is None
+    assert [q["id"] for q in extra2["quotes"]] == [q["id"] for q in extra["quotes"]]
+    assert all(cit["valid"] == (cit["id"].lower() in given) for cit in extra2["citations"])

@@ -87,6 +87,21 @@ async def test_typing_in_the_narrow_panes_brings_the_chat_back(make_app) -> None
         assert app.query_one("#main").display and app.query_one(Prompt).text == "w"
 
 
+async def test_the_layout_follows_a_resize_both_ways(make_app) -> None:
+    """Started narrow then widened: the three columns come back (and fold again when narrowed)."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        body = app.query_one("#body")
+        await pilot.pause()
+        assert body.has_class("-narrow")
+        await pilot.resize_terminal(150, 45)
+        await pilot.pause()
+        assert not body.has_class("-narrow") and body.has_class("-panes")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert body.has_class("-narrow") and not body.has_class("-panes")
+
+
 async def test_page_up_and_down_scroll_the_chat_from_the_input(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
