@@ -42,6 +42,7 @@ class HelpScreen(ModalScreen[None]):
         for bid, what in KEY_HELP:
             keys.add_row(Text(key_label(self.keys.get(bid, ""))), Text(what))
         keys.add_row(Text("Up / Down"), Text("earlier questions (on the first / last line)"))
+        keys.add_row(Text("PageUp / PageDown"), Text("scroll the conversation (from the input)"))
         cmds = Table.grid(padding=(0, 2))
         cmds.add_column(style="bold")
         cmds.add_column()
