@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 from panelbot import paths
 from panelbot.errors import ConfigError
 from panelbot.panel.yaml_lines import line_of, load_yaml, strip_lines
+from panelbot.text import LazyPattern
 
 API_KEY_ENV_VARS = ("PANELBOT_API_KEY", "OPENAI_API_KEY")
 DEFAULT_KEYS = {
@@ -247,7 +247,7 @@ _NAMED_KEYS = {
     "grave_accent", "tilde", "vertical_line", "left_curly_bracket", "right_curly_bracket",
     "left_parenthesis", "right_parenthesis", "less_than_sign", "greater_than_sign",
 }
-_FUNCTION_KEY_RE = re.compile(r"f([1-9]|1[0-9]|2[0-4])")
+_FUNCTION_KEY_RE = LazyPattern(r"f([1-9]|1[0-9]|2[0-4])")
 
 
 def is_key_name(key: str) -> bool:
