@@ -37,6 +37,8 @@ DEFAULT_KEYS = {
 
 @dataclass(frozen=True)
 class RetrievalSettings:
+    """The ``retrieval:`` section of the config: how many quotes, and the routing thresholds."""
+
     top_k: int = 3
     # Minimum in-scope evidence (see router) below which the panel abstains.
     scope_floor: float = 1.0
@@ -50,6 +52,8 @@ class RetrievalSettings:
 
 @dataclass(frozen=True)
 class BackendSettings:
+    """The ``backend:`` section of the config: the answer backend and its endpoint."""
+
     name: str = "offline"  # "offline", "openai" or a third-party entry point name
     base_url: str = ""
     model: str = ""
@@ -67,18 +71,24 @@ class BackendSettings:
 
 @dataclass(frozen=True)
 class TuiSettings:
+    """The ``tui:`` section of the config: the app's theme and key bindings."""
+
     theme: str = "textual-dark"
     keys: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_KEYS))
 
 
 @dataclass(frozen=True)
 class HistorySettings:
+    """The ``history:`` section of the config: what is saved to the history database."""
+
     # `panelbot ask` saves each question and answer to the history database the app uses (--no-log: not)
     log_cli: bool = True
 
 
 @dataclass(frozen=True)
 class Config:
+    """The whole configuration: the panel to use and each section's settings."""
+
     panel: str = "minimax-m3"
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     backend: BackendSettings = field(default_factory=BackendSettings)

@@ -152,6 +152,8 @@ class Resolution:
 
 @dataclass
 class _Subject:
+    """The subject a conversation is on: the question that opened it, its terms and who answered it."""
+
     question: str  # the message that opened the subject
     terms: dict[str, float]  # weighted retrieval terms
     speakers: list[str]  # who answered it last
@@ -165,6 +167,8 @@ class _Subject:
 
 @dataclass
 class _Reading:
+    """How a message reads against the conversation's subject: its kind, own terms and evidence."""
+
     kind: str
     terms: dict[str, float]  # the message's own retrieval terms (cue words removed for a continuation)
     evidence: float  # its own in-scope evidence

@@ -101,6 +101,8 @@ EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
 
 @dataclass
 class _Query:
+    """A question read against the panel's vocabulary: its terms, matched or not, and its phrases."""
+
     terms: list[str]  # stemmed terms to score with, word pairs ("kv_cach") included
     matched: list[str]  # the question's content terms the panel uses
     unmatched: list[str]  # ... and those it never uses
