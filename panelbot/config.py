@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 from panelbot import paths
 from panelbot.errors import ConfigError
 from panelbot.panel.yaml_lines import line_of, load_yaml, strip_lines
+from panelbot.text import LazyPattern
 
 API_KEY_ENV_VARS = ("PANELBOT_API_KEY", "OPENAI_API_KEY")
 DEFAULT_KEYS = {
@@ -37,6 +37,8 @@ DEFAULT_KEYS = {
 
 @dataclass(frozen=True)
 class RetrievalSettings:
+    """The ``retrieval:`` section of the config: how many quotes, and the routing thresholds."""
+
     top_k: int = 3
     # Minimum in-scope evidence (see router) below which the panel abstains.
     scope_floor: float = 1.0
@@ -50,6 +52,8 @@ class RetrievalSettings:
 
 @dataclass(frozen=True)
 class BackendSettings:
+    """The ``backend:`` section of the config: the answer backend and its endpoint."""
+
     name: str = "offline"  # "offline", "openai" or a third-party entry point name
     base_url: str = ""
     model: str = ""
@@ -67,18 +71,24 @@ class BackendSettings:
 
 @dataclass(frozen=True)
 class TuiSettings:
+    """The ``tui:`` section of the config: the app's theme and key bindings."""
+
     theme: str = "textual-dark"
     keys: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_KEYS))
 
 
 @dataclass(frozen=True)
 class HistorySettings:
+    """The ``history:`` section of the config: what is saved to the history database."""
+
     # `panelbot ask` saves each question and answer to the history database the app uses (--no-log: not)
     log_cli: bool = True
 
 
 @dataclass(frozen=True)
 class Config:
+    """The whole configuration: the panel to use and each section's settings."""
+
     panel: str = "minimax-m3"
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     backend: BackendSettings = field(default_factory=BackendSettings)
@@ -247,7 +257,7 @@ _NAMED_KEYS = {
     "grave_accent", "tilde", "vertical_line", "left_curly_bracket", "right_curly_bracket",
     "left_parenthesis", "right_parenthesis", "less_than_sign", "greater_than_sign",
 }
-_FUNCTION_KEY_RE = re.compile(r"f([1-9]|1[0-9]|2[0-4])")
+_FUNCTION_KEY_RE = LazyPattern(r"f([1-9]|1[0-9]|2[0-4])")
 
 
 def is_key_name(key: str) -> bool:

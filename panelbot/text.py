@@ -5,9 +5,34 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
+
+
+class LazyPattern:
+    """A regular expression compiled when first used, not at import (start-up time): ``LazyPattern(p, flags)``
+    stands where ``re.compile(p, flags)`` would and answers the same methods (search, sub, finditer...)."""
+
+    __slots__ = ("_args", "_compiled")
+
+    def __init__(self, pattern: str | bytes, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern[Any] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[Any]:
+        """The compiled pattern (compiled on first use)."""
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return self._compiled
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.compiled, name)
+
+    def __repr__(self) -> str:
+        return f"LazyPattern({self._args[0]!r}, {self._args[1]!r})"
 
 # CSI / OSC / other escape sequences, then any remaining C0/C1 control characters except \n and \t.
-_ANSI_RE = re.compile(
+_ANSI_RE = LazyPattern(
     r"""
     \x1b\[[0-?]*[ -/]*[@-~]            # CSI ... final byte
   | \x1b\][^\x07\x1b]*(?:\x07|\x1b\\)? # OSC ... BEL or ST
@@ -26,8 +51,8 @@ _FORMAT_CHARS = (
     "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
 )
-_CTRL_RE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_FORMAT_CHARS}]")
-_LINE_BREAKS_RE = re.compile("\r\n|[\r\u2028\u2029]")
+_CTRL_RE = LazyPattern(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_FORMAT_CHARS}]")
+_LINE_BREAKS_RE = LazyPattern("\r\n|[\r\u2028\u2029]")
 
 
 def strip_control(text: str, *, keep_newlines: bool = True) -> str:
@@ -55,7 +80,7 @@ def question_too_long(question: str) -> str | None:
             "shorten it")
 
 
-_WORD_RE = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
+_WORD_RE = LazyPattern(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 
 
 def fold(text: str) -> str:
@@ -78,7 +103,7 @@ def normalize_for_match(text: str) -> str:
     return " ".join(words(text))
 
 
-_SENT_RE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]\u201d\u2019]))\s+(?=[\"'(\[\u201c]?[A-Z0-9])")
+_SENT_RE = LazyPattern(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]\u201d\u2019]))\s+(?=[\"'(\[\u201c]?[A-Z0-9])")
 
 
 def split_sentences(text: str) -> list[str]:

@@ -39,6 +39,7 @@ from rapidfuzz.distance import OSA
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
+from panelbot.text import LazyPattern
 
 STANDALONE = "standalone"
 CONTINUATION = "continuation"
@@ -64,7 +65,7 @@ PER_SPEAKER = 60  # candidates kept per panelist when ranking
 VARIANT_PREFIX = 6  # an unknown word sharing this many first letters with a panel word is a variant of it
 
 # a new subject announced ("unrelated, ...", "by the way, ...")
-SWITCH = re.compile(
+SWITCH = LazyPattern(
     r"\b(?:unrelated|off[- ]topic|different (?:question|topic|subject|note)|chang(?:e|ing) (?:of )?"
     r"(?:the )?(?:subject|topic)|new (?:question|topic|subject)|by the way|btw|random(?:ly)? question|"
     r"switch(?:ing)? gears|on (?:an)?other note|another (?:question|topic)|moving on|separate question|"
@@ -73,7 +74,7 @@ SWITCH = re.compile(
 )
 
 # asking for more of the same; these words are removed before judging whether new content was added
-CONTINUE = re.compile(
+CONTINUE = LazyPattern(
     r"\b(?:(?:tell|say|share|give|show)(?: me| us)?(?: a (?:bit|little|lot))? more(?: about (?:that|this|it))?|"
     r"more(?: on| about)? (?:that|this|it)|(?:any|some|much|a bit|a little) more|more|go on|carry on|"
     r"continue|keep going|elaborate(?: on (?:that|this|it))?|expand(?: on (?:that|this|it))?|"
@@ -87,7 +88,7 @@ CONTINUE = re.compile(
 )
 
 # the other side of the panel, or a named panelist asked the same thing
-OTHER = re.compile(
+OTHER = LazyPattern(
     r"\b(?:(?:the )?other (?:side|panelist|guest|speaker|person|one|expert)|"
     r"(?:do|does|would|will) (?:you|he|she|they) agree|agree|disagree|same question|same for you|"
     r"(?:what|how) about you|and you|you too|your (?:take|view|views|thoughts|opinion|perspective|side)|"
@@ -98,7 +99,7 @@ OTHER = re.compile(
 )
 
 # reactions and back-channel words in front of a follow-up ("Interesting. Why's that?", "ok so, ...")
-FILLER = re.compile(
+FILLER = LazyPattern(
     r"^(?:\W*(?:ok(?:ay)?|so|well|hm+|interesting|cool|great|nice|wow|right|i see|got it|thanks|thank you|"
     r"sure|yeah|yes|yep|oh|ah|huh|really|fair enough|makes sense|neat|amazing|fascinating|please|pls|plz)"
     r"\b[\s,.!?;:\u2014-]*)+",
@@ -113,15 +114,15 @@ CUE_WORDS = ("tell", "more", "continue", "going", "elaborate", "expand", "why", 
 
 # a pronoun or demonstrative pointing back ("does that take long?", "how do you train those?"); a "that"
 # right after a content word is a relative clause ("a cache that keeps growing") and does not count
-REFERENCE = re.compile(
+REFERENCE = LazyPattern(
     r"\b(?:this|it|its|it's|those|these|they|them|their|there|then|such|same|he|she|him|her|his|"
     r"the former|the latter)\b",
     re.IGNORECASE,
 )
-THAT = re.compile(r"(?:^|(\b\w+)\W+)that\b", re.IGNORECASE)
+THAT = LazyPattern(r"(?:^|(\b\w+)\W+)that\b", re.IGNORECASE)
 
 # an elliptical follow-up ("and for training?", "what about multimodal?")
-ELLIPSIS = re.compile(
+ELLIPSIS = LazyPattern(
     r"^\W*(?:and|but|or|also|so|plus|what about|how about|what of|same for|and what about|and how about)\b",
     re.IGNORECASE,
 )
@@ -151,6 +152,8 @@ class Resolution:
 
 @dataclass
 class _Subject:
+    """The subject a conversation is on: the question that opened it, its terms and who answered it."""
+
     question: str  # the message that opened the subject
     terms: dict[str, float]  # weighted retrieval terms
     speakers: list[str]  # who answered it last
@@ -164,6 +167,8 @@ class _Subject:
 
 @dataclass
 class _Reading:
+    """How a message reads against the conversation's subject: its kind, own terms and evidence."""
+
     kind: str
     terms: dict[str, float]  # the message's own retrieval terms (cue words removed for a continuation)
     evidence: float  # its own in-scope evidence

@@ -24,10 +24,11 @@ from panelbot.panel.model import (
     link_at,
 )
 from panelbot.panel.yaml_lines import line_of, load_yaml
+from panelbot.text import LazyPattern
 
 FORMAT_VERSION = 1
-_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
-_PANEL_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_ID_RE = LazyPattern(r"^[a-z0-9][a-z0-9_.-]*$")
+_PANEL_NAME_RE = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 # ----------------------------------------------------------------------------------------------- finding
 
@@ -106,7 +107,7 @@ def list_panels() -> list[PanelInfo]:
     return list(seen.values())
 
 
-_ENTRY_RE = re.compile(rb"^-(?:[ \t]|$)", re.MULTILINE)
+_ENTRY_RE = LazyPattern(rb"^-(?:[ \t]|$)", re.MULTILINE)
 
 
 def panel_info(directory: Path) -> PanelInfo:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Persona:
+    """A person on the panel (or its host): id, display name, role, organisation and the topics they cover."""
+
     id: str
     name: str
     role: str = ""
@@ -27,6 +29,8 @@ class Persona:
 
 @dataclass(frozen=True)
 class HostQuestion:
+    """A question the host asked in the talk, who it was put to and who answered it."""
+
     id: str
     text: str
     turn: int | None = None
@@ -36,6 +40,8 @@ class HostQuestion:
 
 @dataclass(frozen=True)
 class Turn:
+    """One turn of the transcript: who spoke, what they said and (with timed captions) when."""
+
     index: int
     speaker: str
     text: str
@@ -45,6 +51,8 @@ class Turn:
 
 @dataclass(frozen=True)
 class Quote:
+    """A verbatim quote of the quote bank: its id, speaker, text and where in the talk it was said."""
+
     id: str
     speaker: str
     text: str
@@ -61,6 +69,8 @@ class Quote:
 
 @dataclass
 class Panel:
+    """A loaded panel: its personas, host questions, transcript turns and quote bank."""
+
     name: str
     title: str
     path: Path
@@ -137,6 +147,8 @@ def format_time(seconds: float) -> str:
 
 @dataclass(frozen=True)
 class PanelInfo:
+    """An installed panel as listed (by ``panelbot panels`` and the app), without loading its quotes."""
+
     name: str
     title: str
     path: Path

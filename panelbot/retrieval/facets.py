@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from panelbot.text import LazyPattern
+
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 
@@ -32,7 +34,7 @@ class Facet:
 
     label: str
     asks: re.Pattern[str]
-    states: re.Pattern[str]
+    states: LazyPattern  # compiled when first needed: only for a question that asks for this facet
 
 
 @cache
@@ -41,5 +43,5 @@ def specific_facets() -> tuple[Facet, ...]:
     out = []
     for line in _lines("specifics.txt"):
         label, asks, states = (part.strip() for part in line.split(" | "))
-        out.append(Facet(label, re.compile(asks, re.IGNORECASE), re.compile(states, re.IGNORECASE)))
+        out.append(Facet(label, re.compile(asks, re.IGNORECASE), LazyPattern(states, re.IGNORECASE)))
     return tuple(out)

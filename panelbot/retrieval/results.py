@@ -10,6 +10,8 @@ from panelbot.panel import Quote
 
 @dataclass(frozen=True)
 class ScoredQuote:
+    """A quote chosen for an answer, with its score and why it was chosen."""
+
     quote: Quote
     score: float  # 0-100, higher is better
     reason: str = ""  # why it was chosen, e.g. "matched: kv cache, growing; answers q12"
@@ -27,6 +29,8 @@ class ScoredQuote:
 
 @dataclass
 class RouteResult:
+    """How a question was routed: who answers with which quotes, or why the panel declined."""
+
     question: str
     speakers: list[str]  # answer order; [] when abstained
     abstained: bool

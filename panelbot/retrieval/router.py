@@ -43,20 +43,20 @@ from panelbot.retrieval.index import QuoteIndex
 from panelbot.retrieval.lexicon import common_stems, english_words, stem, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.vocabulary import Normalizer
-from panelbot.text import fold, normalize_for_match, words
+from panelbot.text import LazyPattern, fold, normalize_for_match, words
 
 GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
 EVERYDAY_MIN = 3
 MIN_COVERAGE = 0.6  # below this share of panel evidence, the question is mostly about something else
 
 # "How do I fix my router?": a personal how-to, not a question about the panelists' work
-PERSONAL_TASK = re.compile(
+PERSONAL_TASK = LazyPattern(
     r"\b(?:how (?:do|can|should|would) i|should i|can i|do i need|i need to|i want to|my|help me|for me)\b",
     re.IGNORECASE,
 )
 PERSONAL_FACTOR = 0.6
 
-BOTH_WORDS = re.compile(
+BOTH_WORDS = LazyPattern(
     r"\b(?:both(?: of you)?|each of you|you two|the two of you|all of you|everyone on the panel|the whole panel|"
     r"ask both|both panelists|either of you|yourselves|you both|you guys|the panelists|the speakers|"
     r"your (?:roles|jobs|backgrounds|titles|companies|teams))\b",
@@ -67,12 +67,12 @@ BOTH_WORDS = re.compile(
 OTHER_SENSE = 0.35
 # words said verbatim together in a quote ("day zero", "catch up") add this to its 0-100 score, at most twice
 SURFACE_PAIR_BONUS = 15.0
-NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
+NAME_RUN = LazyPattern(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
 COOCCUR_SCAN = 200  # quotes holding both terms checked for saying both in their own words (bounds the cost)
 FACET_SCAN = 1000  # characters of a question searched for a specific it asks for
 RERANK_SURFACE = 60  # best candidates checked for the question's verbatim word pairs
 # a quote that cannot stand alone: it continues the sentence before it
-DANGLING = re.compile(r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE)
+DANGLING = LazyPattern(r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE)
 PARTICLES = frozenset({"up", "down", "out", "off", "over", "back", "on"})
 # a named panelist "spoke to" a question when their best quote reaches this share of the best overall
 SPOKE_RATIO = 0.3
@@ -101,6 +101,8 @@ EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
 
 @dataclass
 class _Query:
+    """A question read against the panel's vocabulary: its terms, matched or not, and its phrases."""
+
     terms: list[str]  # stemmed terms to score with, word pairs ("kv_cach") included
     matched: list[str]  # the question's content terms the panel uses
     unmatched: list[str]  # ... and those it never uses
@@ -812,5 +814,5 @@ def _as_question(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-QUESTION_START = re.compile(
+QUESTION_START = LazyPattern(
     r"(?:what|why|how|who|where|when|which|is|are|do|does|did|can|could|should|would|will)\b", re.IGNORECASE)
