@@ -76,3 +76,17 @@ def test_split_sentences() -> None:
 def test_split_sentences_keeps_closing_quotes() -> None:
     assert split_sentences('He said "go." Then left.') == ['He said "go."', "Then left."]
     assert split_sentences("It works (mostly.) Next one.") == ["It works (mostly.)", "Next one."]
+
+
+def test_lazy_pattern_compiles_on_first_use_and_acts_as_the_pattern() -> None:
+    import re
+
+    from panelbot.text import LazyPattern
+
+    lazy = LazyPattern(r"(k)v\s+cache", re.I)
+    assert lazy._compiled is None  # nothing compiled at import / construction
+    assert lazy.search("the KV  cache").group(1) == "K"
+    assert lazy.compiled is lazy.compiled and lazy.compiled.flags & re.I
+    assert lazy.sub("X", "kv cache, Kv cache") == "X, X"
+    assert [m.start() for m in lazy.finditer("kv cache kv cache")] == [0, 9]
+    assert "kv" in repr(lazy)
