@@ -25,8 +25,11 @@ from panelbot.ingest.captions import clean_quote_text, split_turns
 from panelbot.ingest.formats import Captions, parse_captions
 from panelbot.ingest.names import (
     HOST,
+    NAME_TOKEN,
     UNKNOWN,
     ascii_fold,
+    full_intro_name,
+    is_name,
     name_pattern,
     panelist_ids,
     presentations,
@@ -204,15 +207,43 @@ _TOP_ROLE = re.compile(r"(?i)ceo|cto|cfo|coo|cso|founder|co-founder|cofounder|pr
 # lower-case words inside an organisation's name: "Bank of England", "Instituto do Mar", "Universidad de Chile"
 _ORG_PARTICLES = {"of", "and", "&", "for", "do", "da", "de", "del", "della", "der", "di", "du", "la", "le", "van", "von"}
 
+# a name given before the role, in the same breath: "I'm Bob Kumar, head of …", "Bob Kumar here, I'm the …",
+# "Hi, this is Alice Smith, Lead of …": what follows the comma is read as "I'm …"
+_NAMED_THEN_ROLE = re.compile(
+    rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Tt]his is)\s+|(?:^|(?<=[.!?])\s+))"
+    rf"((?:{NAME_TOKEN})(?:\s+(?!here\b){NAME_TOKEN}){{0,2}})(?:\s+here)?,\s+(?:(?:I'm|I\u2019m|I am)\s+)?"
+    rf"(?!(?:and|but|so|I|we|thanks|thank|it|it's|glad|happy|great)\b)"
+)
+
+
+def _named_then_role(text: str) -> str:
+    """The intro with a leading name turned into "I'm": "I'm Bob Kumar, head of networking at Zeta Labs" ->
+    "I'm head of networking at Zeta Labs" (only when the words before the comma are all names)."""
+    out, pos = [], 0
+    while m := _NAMED_THEN_ROLE.search(text, pos):
+        if all(is_name(tok) for tok in m.group(1).split()):
+            out.append(text[pos : m.start()] + " I'm ")
+            pos = m.end()
+        else:  # "Hi, I'm Alice Smith, …": try again from the next character
+            out.append(text[pos : m.start() + 1])
+            pos = m.start() + 1
+    return "".join(out) + text[pos:]
+
+
 def _role_from_intro(text: str) -> tuple[str, str]:
-    """('VP of Kernels', 'Together AI') from "I'm Dan. I'm the VP of Kernels at Together AI."."""
-    for verb, rest in re.findall(r"\b(?=(I'm|I am|I lead|I run|I head)\s+([^.;!?]+))", text):
+    """('VP of Kernels', 'Together AI') from "I'm Dan. I'm the VP of Kernels at Together AI."; ('Head of
+    networking', 'Zeta Labs') from "I'm Bob Kumar, head of networking at Zeta Labs" or "Bob Kumar here, I'm
+    the head of networking at Zeta Labs"; ('Lead of networking', 'Zeta Labs') from "I lead networking at Zeta
+    Labs"."""
+    text = _named_then_role(text)
+    for verb, rest in re.findall(r"\b(?=(I'm|I\u2019m|I am|I lead|I run|I head|I manage|I direct)\s+([^.;!?]+))",
+                                 text):
         phrase = re.split(r",|\s+and\s+(?:I|I'm|we|my)\b", rest)[0].strip()
         phrase = re.sub(r"^(?:the|a|an)\s+", "", phrase)
         # the city it is in says where, not what: "… for the tram network in Bordeaux"
         phrase = re.sub(r"\s+in\s+[^\W\d_][\w'\u2019-]*(?:\s+[^\W\d_][\w'\u2019-]*){0,2}\s*$",
                         lambda m: "" if all(w[:1].isupper() for w in m.group(0).split()[1:]) else m.group(0), phrase)
-        if verb.lower() in ("i lead", "i run", "i head"):
+        if verb.lower() in ("i lead", "i run", "i head", "i manage", "i direct"):
             phrase = f"Lead of {phrase}" if not _ROLE_WORDS.search(phrase) else phrase
         if not _ROLE_WORDS.search(phrase):
             continue
@@ -356,7 +387,7 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         role, org = roles[pid]
         panelists.append({
             "id": pid,
-            "name": disp,
+            "name": full_intro_name(intro, disp) if intro else disp,
             "role": role,
             "organisation": org,
             "colour": _PALETTE[k % len(_PALETTE)],

@@ -140,6 +140,16 @@ def find_intro_names(text: str, all_text: str = "") -> list[str]:
             names.append(name)
     return names
 
+def full_intro_name(text: str, name: str) -> str:
+    """The whole name a speaker gives themselves when it starts with ``name``: "I'm Bob Kumar, head of …" and
+    "Bob" -> "Bob Kumar"; ``name`` itself when the introduction gives no more."""
+    want = name.split()
+    for run in _intro_candidates(text):
+        if len(run) > len(want) and [ascii_fold(t) for t in run[: len(want)]] == [ascii_fold(t) for t in want]:
+            return " ".join(run)
+    return name
+
+
 def name_pattern(names: list[str]) -> re.Pattern[str] | None:
     """Matches any of the names, with or without accents."""
     if not names:
