@@ -35,7 +35,7 @@ from panelbot.ingest.names import (
     presentations,
 )
 from panelbot.ingest.speakers import SpeakerTurn, identify_speakers
-from panelbot.retrieval.lexicon import common_words, content_words, stopwords
+from panelbot.retrieval.lexicon import common_words, content_words, english_words, stopwords
 from panelbot.text import split_sentences, strip_control, words
 
 MANIFEST = ".ingest.json"
@@ -391,16 +391,16 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
             "role": role,
             "organisation": org,
             "colour": _PALETTE[k % len(_PALETTE)],
-            "covers": (persona_phrases[k] + [w for w in persona_kws[k] if not any(
-                w in ph.split() for ph in persona_phrases[k])])[:5],
+            "covers": _covers(persona_phrases[k] + [w for w in persona_kws[k] if not any(
+                w in ph.split() for ph in persona_phrases[k])], by_speaker[pid])[:5],
             "keywords": list(dict.fromkeys(_role_keywords(role, org) + persona_phrases[k] + persona_kws[k])),
             "bio": clean_quote_text(intro) if intro else presented[pid],
             "voice": "",
         })
-    panel_topics = list(dict.fromkeys(
+    panel_topics = _covers(list(dict.fromkeys(
         [ph for phs in persona_phrases for ph in phs[:4]]
-        + _keywords([" ".join(by_speaker.values())], top=12, exclude=name_words)[0]
-    ))[:12]
+        + _keywords([" ".join(by_speaker.values())], top=24, exclude=name_words)[0]
+    )), " ".join(by_speaker.values()))[:12]
     panel = {
         "format": 1,
         "title": title or name,
@@ -412,6 +412,54 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         "topics": panel_topics,
     }
     return Draft(title, turns, names, panel, questions, quotes, caps.format, list(caps.warnings))
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# words that come before a noun ("the disk", "other replicas", "of latency") and before a verb ("it
+# explodes", "we never recover", "to rebuild")
+_BEFORE_NOUN = _word_set(
+    "the a an this that these those my our your their his her its of on in about for with from into and or "
+    "some any every each other more less most no one two three many much whole own same new big small")
+_BEFORE_VERB = _word_set(
+    "i we you they it he she to will can could would should might must may never always often just also "
+    "don't doesn't didn't won't can't really usually sometimes who")
+# adverbs, prepositions and fillers that are no one's topic
+_NOT_TOPICS = _word_set(
+    "never always often ever maybe perhaps almost already still yet else instead rather quite pretty actually "
+    "basically literally anyway though although unless whether toward towards upon within without among "
+    "despite beyond onto via per versus around behind besides throughout together away back anymore "
+    "somehow everywhere anywhere nowhere somewhere across kind sort lot lots thing things stuff way")
+
+
+def _topic_like(term: str, text: str) -> bool:
+    """Could a person pick this as a topic someone covers? A phrase, or a word that is not a function word,
+    an adverb ("quickly") or a verb form ("loses", "explodes", "rebuilt") as the speaker used it: a word
+    ending in -s or -ed counts as a noun only when the speaker put it after a determiner or preposition once."""
+    if " " in term:
+        return True
+    if term in stopwords() or term in _NOT_TOPICS:
+        return False
+    if len(term) > 4 and term.endswith("ly") and term[:-2] in english_words():
+        return False  # "quickly", "usually"
+    toks = words(text)
+    before = [toks[i - 1] for i in range(1, len(toks)) if toks[i] == term]
+    nounish = sum(w in _BEFORE_NOUN for w in before)
+    verbish = sum(w in _BEFORE_VERB for w in before)
+    if verbish > nounish:
+        return False
+    verb_form = re.search(r"(?<![su])s$|ed$", term) is not None and not term.endswith(("ss", "ness", "sis"))
+    return not (verb_form and nounish == 0)
+
+
+def _covers(terms: list[str], text: str) -> list[str]:
+    """The terms that read as topics, the most ordinary English words last."""
+    from panelbot.ingest.profiles import generic_words
+
+    picked = [t for t in terms if _topic_like(t, text)]
+    return [t for t in picked if t not in generic_words()] + [t for t in picked if t in generic_words()]
 
 
 def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> dict[str, str]:
