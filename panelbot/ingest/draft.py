@@ -403,7 +403,7 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
     )), " ".join(by_speaker.values()))[:12]
     panel = {
         "format": 1,
-        "title": title or name,
+        "title": title or _people_title(panelists) or name,
         "status": "draft",
         "source": CAPTIONS_NAME,
         **({"source_url": url} if url else {}),
@@ -412,6 +412,16 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         "topics": panel_topics,
     }
     return Draft(title, turns, names, panel, questions, quotes, caps.format, list(caps.warnings))
+
+
+def _people_title(panelists: list[dict]) -> str:
+    """A title from who is on the panel, for captions with none: "Alice Smith (Acme Cloud) and Bob Kumar (Zeta
+    Labs)"; organisations are left out beyond three people, so the title stays a line."""
+    with_org = len(panelists) <= 3
+    people = [f"{p['name']} ({p['organisation']})" if with_org and p["organisation"] else p["name"] for p in panelists]
+    if len(people) <= 1:
+        return "".join(people)
+    return f"{', '.join(people[:-1])} and {people[-1]}"
 
 
 def _word_set(text: str) -> frozenset[str]:
