@@ -375,3 +375,9 @@ def test_self_introductions_give_full_names_roles_organisations_topics_and_a_tit
 ])
 def test_role_and_organisation_from_the_common_forms_of_introduction(intro: str, role: str, org: str) -> None:
     assert _role_from_intro(intro) == (role, org)
+
+
+def test_name_here_then_role_gives_the_full_name_role_and_organisation() -> None:
+    vtt = _SELF_INTRO_VTT.replace("I'm Bob Kumar, head of networking", "Bob Kumar here, I'm the head of networking")
+    bob = next(p for p in build_draft(vtt, "x").panel["panelists"] if p["id"] == "bob")
+    assert (bob["name"], bob["role"], bob["organisation"]) == ("Bob Kumar", "Head of networking", "Zeta Labs")
