@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from panelbot.errors import DataError, PanelbotError, UsageError
 from panelbot.ingest.draft import (
     MAX_QUOTE_WORDS,
+    _role_from_intro,
     build_draft,
     chunk_answer,
     is_curated,
@@ -313,3 +314,70 @@ def test_build_draft_on_a_huge_transcript(shipped_captions: str) -> None:
     d = build_draft(shipped_captions + "\n>> " + " >> ".join([shipped_captions] * 4), "big")
     assert [p["id"] for p in d.panel["panelists"]] == ["dan", "olive"]
     assert len({q["id"] for q in d.quotes}) == len(d.quotes)
+
+
+# a new user's small WebVTT: two people introduce themselves with surname, role and organisation in one breath,
+# ">>" marks each change of speaker, the host asks each by name, and the captions carry no title
+_SELF_INTRO_VTT = """WEBVTT
+
+00:00:01.000 --> 00:00:05.000
+>> Welcome everyone to the infrastructure panel. Let's start with introductions.
+
+00:00:05.000 --> 00:00:12.000
+>> Hi, I'm Alice Smith, Lead of storage team at Acme Cloud. I work on object storage and replication.
+
+00:00:12.000 --> 00:00:18.000
+>> I'm Bob Kumar, head of networking at Zeta Labs. I spend my days on packet loss and routing.
+
+00:00:18.000 --> 00:00:24.000
+>> Alice, what happens when a disk fails in your object storage cluster?
+
+00:00:24.000 --> 00:00:40.000
+>> When a disk fails, the cluster loses one replica and the replication service rebuilds it from the other
+replicas. Object storage never explodes, but replication across regions hurts latency. Object storage
+replication is the whole game for us.
+
+00:00:40.000 --> 00:00:46.000
+>> Bob, how do you think about packet loss in your network?
+
+00:00:46.000 --> 00:01:02.000
+>> Packet loss hurts everything. The routing layer explodes when packet loss spikes across data centers, and
+the network never recovers quickly. Packet loss and routing tables are what I watch every single day.
+"""
+
+
+def test_self_introductions_give_full_names_roles_organisations_topics_and_a_title() -> None:
+    d = build_draft(_SELF_INTRO_VTT, "my-folder")
+    people = {p["id"]: p for p in d.panel["panelists"]}
+    assert list(people) == ["alice", "bob"]  # ids stay folded first names
+    alice, bob = people["alice"], people["bob"]
+    assert (alice["name"], alice["role"], alice["organisation"]) == ("Alice Smith", "Lead of storage team", "Acme Cloud")
+    assert (bob["name"], bob["role"], bob["organisation"]) == ("Bob Kumar", "Head of networking", "Zeta Labs")
+    noise = {"loses", "explodes", "never", "across", "hurts", "rebuilds", "recovers", "spikes", "quickly"}
+    for p in (alice, bob):
+        assert p["covers"] and not noise & set(p["covers"]), p["covers"]
+    assert not noise & set(d.panel["topics"])
+    assert "replication" in alice["covers"] and "packet loss" in bob["covers"]
+    assert d.panel["title"] == "Alice Smith (Acme Cloud) and Bob Kumar (Zeta Labs)"
+    q = {q["asked_to"][0]: q["answered_by"] for q in d.questions}
+    assert q == {"alice": ["alice"], "bob": ["bob"]}
+
+
+@pytest.mark.parametrize(("intro", "role", "org"), [
+    ("I'm Bob Kumar, head of networking at Zeta Labs.", "Head of networking", "Zeta Labs"),
+    ("Bob Kumar here, I'm the head of networking at Zeta Labs.", "Head of networking", "Zeta Labs"),
+    ("Hi everyone. Bob Kumar here, head of networking at Zeta Labs.", "Head of networking", "Zeta Labs"),
+    ("Hi, this is Bob Kumar, head of networking at Zeta Labs.", "Head of networking", "Zeta Labs"),
+    ("I'm Bob. I head networking at Zeta Labs.", "Lead of networking", "Zeta Labs"),
+    ("I'm Bob, and I run the platform team at Zeta Labs.", "Lead of platform team", "Zeta Labs"),
+    ("I'm Dan. I'm the VP of Kernels at Together AI.", "VP of Kernels", "Together AI"),
+    ("I'm Bob Kumar, thanks for having me.", "", ""),
+])
+def test_role_and_organisation_from_the_common_forms_of_introduction(intro: str, role: str, org: str) -> None:
+    assert _role_from_intro(intro) == (role, org)
+
+
+def test_name_here_then_role_gives_the_full_name_role_and_organisation() -> None:
+    vtt = _SELF_INTRO_VTT.replace("I'm Bob Kumar, head of networking", "Bob Kumar here, I'm the head of networking")
+    bob = next(p for p in build_draft(vtt, "x").panel["panelists"] if p["id"] == "bob")
+    assert (bob["name"], bob["role"], bob["organisation"]) == ("Bob Kumar", "Head of networking", "Zeta Labs")

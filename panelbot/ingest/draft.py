@@ -25,14 +25,17 @@ from panelbot.ingest.captions import clean_quote_text, split_turns
 from panelbot.ingest.formats import Captions, parse_captions
 from panelbot.ingest.names import (
     HOST,
+    NAME_TOKEN,
     UNKNOWN,
     ascii_fold,
+    full_intro_name,
+    is_name,
     name_pattern,
     panelist_ids,
     presentations,
 )
 from panelbot.ingest.speakers import SpeakerTurn, identify_speakers
-from panelbot.retrieval.lexicon import common_words, content_words, stopwords
+from panelbot.retrieval.lexicon import common_words, content_words, english_words, stopwords
 from panelbot.text import split_sentences, strip_control, words
 
 MANIFEST = ".ingest.json"
@@ -204,15 +207,43 @@ _TOP_ROLE = re.compile(r"(?i)ceo|cto|cfo|coo|cso|founder|co-founder|cofounder|pr
 # lower-case words inside an organisation's name: "Bank of England", "Instituto do Mar", "Universidad de Chile"
 _ORG_PARTICLES = {"of", "and", "&", "for", "do", "da", "de", "del", "della", "der", "di", "du", "la", "le", "van", "von"}
 
+# a name given before the role, in the same breath: "I'm Bob Kumar, head of …", "Bob Kumar here, I'm the …",
+# "Hi, this is Alice Smith, Lead of …": what follows the comma is read as "I'm …"
+_NAMED_THEN_ROLE = re.compile(
+    rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Tt]his is)\s+|(?:^|(?<=[.!?])\s+))"
+    rf"((?:{NAME_TOKEN})(?:\s+(?!here\b){NAME_TOKEN}){{0,2}})(?:\s+here)?,\s+(?:(?:I'm|I\u2019m|I am)\s+)?"
+    rf"(?!(?:and|but|so|I|we|thanks|thank|it|it's|glad|happy|great)\b)"
+)
+
+
+def _named_then_role(text: str) -> str:
+    """The intro with a leading name turned into "I'm": "I'm Bob Kumar, head of networking at Zeta Labs" ->
+    "I'm head of networking at Zeta Labs" (only when the words before the comma are all names)."""
+    out, pos = [], 0
+    while m := _NAMED_THEN_ROLE.search(text, pos):
+        if all(is_name(tok) for tok in m.group(1).split()):
+            out.append(text[pos : m.start()] + " I'm ")
+            pos = m.end()
+        else:  # "Hi, I'm Alice Smith, …": try again from the next character
+            out.append(text[pos : m.start() + 1])
+            pos = m.start() + 1
+    return "".join(out) + text[pos:]
+
+
 def _role_from_intro(text: str) -> tuple[str, str]:
-    """('VP of Kernels', 'Together AI') from "I'm Dan. I'm the VP of Kernels at Together AI."."""
-    for verb, rest in re.findall(r"\b(?=(I'm|I am|I lead|I run|I head)\s+([^.;!?]+))", text):
+    """('VP of Kernels', 'Together AI') from "I'm Dan. I'm the VP of Kernels at Together AI."; ('Head of
+    networking', 'Zeta Labs') from "I'm Bob Kumar, head of networking at Zeta Labs" or "Bob Kumar here, I'm
+    the head of networking at Zeta Labs"; ('Lead of networking', 'Zeta Labs') from "I lead networking at Zeta
+    Labs"."""
+    text = _named_then_role(text)
+    for verb, rest in re.findall(r"\b(?=(I'm|I\u2019m|I am|I lead|I run|I head|I manage|I direct)\s+([^.;!?]+))",
+                                 text):
         phrase = re.split(r",|\s+and\s+(?:I|I'm|we|my)\b", rest)[0].strip()
         phrase = re.sub(r"^(?:the|a|an)\s+", "", phrase)
         # the city it is in says where, not what: "… for the tram network in Bordeaux"
         phrase = re.sub(r"\s+in\s+[^\W\d_][\w'\u2019-]*(?:\s+[^\W\d_][\w'\u2019-]*){0,2}\s*$",
                         lambda m: "" if all(w[:1].isupper() for w in m.group(0).split()[1:]) else m.group(0), phrase)
-        if verb.lower() in ("i lead", "i run", "i head"):
+        if verb.lower() in ("i lead", "i run", "i head", "i manage", "i direct"):
             phrase = f"Lead of {phrase}" if not _ROLE_WORDS.search(phrase) else phrase
         if not _ROLE_WORDS.search(phrase):
             continue
@@ -356,23 +387,23 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         role, org = roles[pid]
         panelists.append({
             "id": pid,
-            "name": disp,
+            "name": full_intro_name(intro, disp) if intro else disp,
             "role": role,
             "organisation": org,
             "colour": _PALETTE[k % len(_PALETTE)],
-            "covers": (persona_phrases[k] + [w for w in persona_kws[k] if not any(
-                w in ph.split() for ph in persona_phrases[k])])[:5],
+            "covers": _covers(persona_phrases[k] + [w for w in persona_kws[k] if not any(
+                w in ph.split() for ph in persona_phrases[k])], by_speaker[pid])[:5],
             "keywords": list(dict.fromkeys(_role_keywords(role, org) + persona_phrases[k] + persona_kws[k])),
             "bio": clean_quote_text(intro) if intro else presented[pid],
             "voice": "",
         })
-    panel_topics = list(dict.fromkeys(
+    panel_topics = _covers(list(dict.fromkeys(
         [ph for phs in persona_phrases for ph in phs[:4]]
-        + _keywords([" ".join(by_speaker.values())], top=12, exclude=name_words)[0]
-    ))[:12]
+        + _keywords([" ".join(by_speaker.values())], top=24, exclude=name_words)[0]
+    )), " ".join(by_speaker.values()))[:12]
     panel = {
         "format": 1,
-        "title": title or name,
+        "title": title or _people_title(panelists) or name,
         "status": "draft",
         "source": CAPTIONS_NAME,
         **({"source_url": url} if url else {}),
@@ -381,6 +412,64 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         "topics": panel_topics,
     }
     return Draft(title, turns, names, panel, questions, quotes, caps.format, list(caps.warnings))
+
+
+def _people_title(panelists: list[dict]) -> str:
+    """A title from who is on the panel, for captions with none: "Alice Smith (Acme Cloud) and Bob Kumar (Zeta
+    Labs)"; organisations are left out beyond three people, so the title stays a line."""
+    with_org = len(panelists) <= 3
+    people = [f"{p['name']} ({p['organisation']})" if with_org and p["organisation"] else p["name"] for p in panelists]
+    if len(people) <= 1:
+        return "".join(people)
+    return f"{', '.join(people[:-1])} and {people[-1]}"
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# words that come before a noun ("the disk", "other replicas", "of latency") and before a verb ("it
+# explodes", "we never recover", "to rebuild")
+_BEFORE_NOUN = _word_set(
+    "the a an this that these those my our your their his her its of on in about for with from into and or "
+    "some any every each other more less most no one two three many much whole own same new big small")
+_BEFORE_VERB = _word_set(
+    "i we you they it he she to will can could would should might must may never always often just also "
+    "don't doesn't didn't won't can't really usually sometimes who")
+# adverbs, prepositions and fillers that are no one's topic
+_NOT_TOPICS = _word_set(
+    "never always often ever maybe perhaps almost already still yet else instead rather quite pretty actually "
+    "basically literally anyway though although unless whether toward towards upon within without among "
+    "despite beyond onto via per versus around behind besides throughout together away back anymore "
+    "somehow everywhere anywhere nowhere somewhere across kind sort lot lots thing things stuff way")
+
+
+def _topic_like(term: str, text: str) -> bool:
+    """Could a person pick this as a topic someone covers? A phrase, or a word that is not a function word,
+    an adverb ("quickly") or a verb form ("loses", "explodes", "rebuilt") as the speaker used it: a word
+    ending in -s or -ed counts as a noun only when the speaker put it after a determiner or preposition once."""
+    if " " in term:
+        return True
+    if term in stopwords() or term in _NOT_TOPICS:
+        return False
+    if len(term) > 4 and term.endswith("ly") and term[:-2] in english_words():
+        return False  # "quickly", "usually"
+    toks = words(text)
+    before = [toks[i - 1] for i in range(1, len(toks)) if toks[i] == term]
+    nounish = sum(w in _BEFORE_NOUN for w in before)
+    verbish = sum(w in _BEFORE_VERB for w in before)
+    if verbish > nounish:
+        return False
+    verb_form = re.search(r"(?<![su])s$|ed$", term) is not None and not term.endswith(("ss", "ness", "sis"))
+    return not (verb_form and nounish == 0)
+
+
+def _covers(terms: list[str], text: str) -> list[str]:
+    """The terms that read as topics, the most ordinary English words last."""
+    from panelbot.ingest.profiles import generic_words
+
+    picked = [t for t in terms if _topic_like(t, text)]
+    return [t for t in picked if t not in generic_words()] + [t for t in picked if t in generic_words()]
 
 
 def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> dict[str, str]:

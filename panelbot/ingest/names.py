@@ -49,7 +49,7 @@ _INTRO_RE = re.compile(
 _GREETING = (r"(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Yy]eah|[Ss]o|[Ss]ure|[Oo]kay|[Tt]hanks)[,.!]?\s+"
              r"(?:(?:everyone|everybody|all|folks|there)[,.!]?\s+)?)*")
 
-_HERE_RE = re.compile(rf"(?:^|[.!?]\s+){_GREETING}({NAME_TOKEN})\s+here\b")
+_HERE_RE = re.compile(rf"(?:^|[.!?]\s+){_GREETING}({NAME_TOKEN})(?:\s+({NAME_TOKEN}))?\s+here\b")
 
 # a sentence opening with the speaker's full name, then their own words: "Íñigo Etxeberria, I'm a data scientist"
 _NAMED_OPENING_RE = re.compile(
@@ -119,8 +119,8 @@ def _intro_candidates(text: str) -> list[list[str]]:
         if all(is_name(tok) for tok in toks):
             found.append(toks)
     m = _HERE_RE.search(head)
-    if m and is_name(m.group(1)):
-        found.append([m.group(1)])
+    if m and is_name(m.group(1)):  # "Björn here", "Bob Kumar here"
+        found.append([m.group(1)] + ([m.group(2)] if m.group(2) and is_name(m.group(2)) else []))
     return found
 
 def find_intro_names(text: str, all_text: str = "") -> list[str]:
@@ -139,6 +139,16 @@ def find_intro_names(text: str, all_text: str = "") -> list[str]:
         if name not in names:
             names.append(name)
     return names
+
+def full_intro_name(text: str, name: str) -> str:
+    """The whole name a speaker gives themselves when it starts with ``name``: "I'm Bob Kumar, head of …" and
+    "Bob" -> "Bob Kumar"; ``name`` itself when the introduction gives no more."""
+    want = name.split()
+    for run in _intro_candidates(text):
+        if len(run) > len(want) and [ascii_fold(t) for t in run[: len(want)]] == [ascii_fold(t) for t in want]:
+            return " ".join(run)
+    return name
+
 
 def name_pattern(names: list[str]) -> re.Pattern[str] | None:
     """Matches any of the names, with or without accents."""
