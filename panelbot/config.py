@@ -100,6 +100,15 @@ class Config:
     def with_backend(self, **changes: Any) -> Config:
         return replace(self, backend=replace(self.backend, **changes))
 
+    def with_endpoint(self, base_url: str | None = None, model: str | None = None, name: str | None = None,
+                      *, generate: bool = False) -> Config:
+        """Flags over the files: a base URL, a model and a backend name. When the backend would be offline,
+        ``generate`` (``ask --llm``), or a URL or model given without a backend name, means 'openai'."""
+        changes = {k: v for k, v in (("base_url", base_url), ("model", model), ("name", name)) if v}
+        if (name or self.backend.name) in ("", "offline") and (generate or (not name and (base_url or model))):
+            changes["name"] = "openai"
+        return self.with_backend(**changes) if changes else self
+
 
 # ----------------------------------------------------------------------------------------------- parsing
 

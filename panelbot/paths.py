@@ -45,42 +45,35 @@ def _linux_user_dir(xdg_var: str, under_home: str) -> Path | None:
     return Path(os.path.join(base, APP_NAME))
 
 
-def user_data_dir() -> Path:
-    env = os.environ.get("PANELBOT_DATA_DIR")
+def _user_dir(env_var: str | None, xdg_var: str, under_home: str, platformdirs_name: str) -> Path:
+    """``$env_var`` if set, else the XDG directory on Linux (worked out without importing platformdirs),
+    else platformdirs' answer for this platform."""
+    env = os.environ.get(env_var) if env_var else None
     if env:
         return Path(env)
-    fast = _linux_user_dir("XDG_DATA_HOME", ".local/share")
+    fast = _linux_user_dir(xdg_var, under_home)
     if fast is not None:
         return fast
-    from platformdirs import user_data_path
+    import platformdirs
 
-    return user_data_path(APP_NAME, appauthor=False)
+    return getattr(platformdirs, platformdirs_name)(APP_NAME, appauthor=False)
+
+
+def user_data_dir() -> Path:
+    return _user_dir("PANELBOT_DATA_DIR", "XDG_DATA_HOME", ".local/share", "user_data_path")
 
 
 def user_config_path() -> Path:
     env = os.environ.get("PANELBOT_CONFIG")
     if env:
         return Path(env)
-    fast = _linux_user_dir("XDG_CONFIG_HOME", ".config")
-    if fast is not None:
-        return fast / "config.yaml"
-    from platformdirs import user_config_path as _ucp
-
-    return _ucp(APP_NAME, appauthor=False) / "config.yaml"
+    return _user_dir(None, "XDG_CONFIG_HOME", ".config", "user_config_path") / "config.yaml"
 
 
 def user_cache_dir() -> Path:
     """Where panelbot keeps what it can rebuild (saved indexes): ``$PANELBOT_CACHE_DIR`` or the platform's
     user cache directory (``~/.cache/panelbot`` on Linux)."""
-    env = os.environ.get("PANELBOT_CACHE_DIR")
-    if env:
-        return Path(env)
-    fast = _linux_user_dir("XDG_CACHE_HOME", ".cache")
-    if fast is not None:
-        return fast
-    from platformdirs import user_cache_path
-
-    return user_cache_path(APP_NAME, appauthor=False)
+    return _user_dir("PANELBOT_CACHE_DIR", "XDG_CACHE_HOME", ".cache", "user_cache_path")
 
 
 def index_cache_dir() -> Path:

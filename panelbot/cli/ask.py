@@ -96,20 +96,10 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(
             f"--to expects auto, both or one of: {', '.join(panel.panelists)} (got {args.target!r})"
         )
-    changes = {}
-    if args.base_url:
-        changes["base_url"] = args.base_url
-    if args.model:
-        changes["model"] = args.model
-    if args.backend:
-        changes["name"] = args.backend
     use_llm = args.llm or (
         not args.offline and (bool(args.base_url or args.model) or (args.backend or cfg.backend.name) != "offline")
     )
-    if use_llm and (args.backend or cfg.backend.name) == "offline":
-        changes["name"] = "openai"
-    if changes:
-        cfg = cfg.with_backend(**changes)
+    cfg = cfg.with_endpoint(args.base_url, args.model, args.backend, generate=use_llm)
     router = Router(panel, cfg.retrieval, index=index)
     try:
         questions = list(read_questions(args.question, sys.stdin))

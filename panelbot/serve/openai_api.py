@@ -63,17 +63,7 @@ class ServeSettings:
 
     def effective_config(self) -> Config:
         """The config file(s) and environment, then these flags; a model URL or name implies the openai backend."""
-        cfg = load_config(self.config)
-        changes: dict[str, Any] = {}
-        if self.base_url:
-            changes["base_url"] = self.base_url
-        if self.model:
-            changes["model"] = self.model
-        if self.backend:
-            changes["name"] = self.backend
-        elif (self.base_url or self.model) and cfg.backend.name in ("", "offline"):
-            changes["name"] = "openai"
-        return cfg.with_backend(**changes) if changes else cfg
+        return load_config(self.config).with_endpoint(self.base_url, self.model, self.backend)
 
 
 # --------------------------------------------------------------------------------------------- errors
