@@ -2,8 +2,8 @@
 
 Postings are typed arrays: for each term, the quotes it occurs in (``docs``) with their weighted term
 frequencies (``weights``) at the same positions; a saved index holds them end to end, term ``t`` at
-``offsets[t]:offsets[t + 1]``. Postings are gathered by C-level map() calls and moved into the arrays in
-batches, so no Python int or float per posting is kept (memory) and no bytecode runs per posting (time).
+``offsets[t]:offsets[t + 1]``. Postings are appended to their term's arrays by C-level map() calls, so no
+Python int or float per posting is kept (memory) and no bytecode runs per word or posting (time).
 The whole index is plain data (:meth:`QuoteIndex.parts`) that ``panelbot.retrieval.cache`` saves and reads
 back zero-copy.
 """
@@ -34,7 +34,7 @@ except ImportError:  # pragma: no cover - other Pythons
             mapping[e] = get(e, 0) + 1
 from panelbot.panel import Panel, Quote
 from panelbot.retrieval.vocabulary import Normalizer
-from panelbot.text import words
+from panelbot.text import fold, word_pattern, words
 
 # field weights: the quote's own words, its curated keywords/topics, the host question it answers, the host's
 # whole turn around that question, and the questions in a user's words it answers (``asks``)
@@ -59,20 +59,23 @@ ARRAY_TYPES = {"offsets": "q", "docs": "i", "weights": "f", "norm_len": "f", "id
 
 _PAIR = struct.Struct("=ii")  # two term ids as a quote's word sequence stores them (native int32)
 _ID_SIZE = _PAIR.size // 2
-FLUSH = 8192  # quotes between moves of gathered postings into typed arrays
 _consume = deque(maxlen=0).extend  # runs an iterator to its end in C
 
 
-def _flush(gathered: dict[int, list], typed: dict[int, tuple[array, array]]) -> None:
-    """Move gathered postings ([quote, weight, quote, weight, ...] lists) into the typed arrays."""
-    for t, pairs in gathered.items():
-        if pairs:
-            arrays = typed.get(t)
-            if arrays is None:
-                arrays = typed[t] = (array("i"), array("f"))
-            arrays[0].extend(pairs[0::2])
-            arrays[1].extend(pairs[1::2])
-            pairs.clear()
+_TERM = (-1).__ne__  # a word id that is a term (not a stopword)
+
+
+def _add_weights(tf: dict[int, float], more: dict[int, float]) -> None:
+    """``tf[t] += w`` for every ``t, w`` of ``more`` (new terms in ``more``'s order, as that loop would add
+    them), with the loop run only over the terms both hold: the rest is one C-level update."""
+    common = more.keys() & tf.keys()
+    if not common:
+        tf.update(more)
+        return
+    before = {t: tf[t] for t in common}
+    tf.update(more)
+    for t in common:
+        tf[t] = before[t] + more[t]
 
 
 PARALLEL_FROM = 20_000  # quotes from which a forked process gathers the bank's second half
@@ -267,62 +270,90 @@ class QuoteIndex:
     def _gather(self, lo: int, hi: int, qterms: dict[str, dict[str, float]]) -> list[Any]:
         """Quotes lo..hi: [terms in first-appearance order, per term its quote numbers and its weights
         (arrays, by term id), the quotes' words as term ids with their ends, lengths, the surface-word
-        lexicon, keyword terms, the keywords seen (in order)]. Term ids count from 0 within the part."""
+        lexicon, keyword terms, the keywords seen (in order)]. Term ids count from 0 within the part.
+
+        Every step that touches each word or each posting is a C-level call per quote: the text is
+        tokenised by one regex, its words counted by Counter's C loop and turned into term ids by one
+        dict (word -> term id, filled on first sight: stemming runs once per distinct word), the
+        quote's term frequencies counted over those ids, and each posting appended straight to its
+        term's typed arrays by ``map(array.append, ...)``. Python bytecode runs per quote, per curated
+        keyword and per distinct word, never per word or posting."""
         normalizer = self.norm
+        findall = word_pattern().findall
         lengths = array("d")
         lexicon: Counter[str] = Counter()  # surface words, for typo correction
         keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
-        kw_cache: dict[str, list[str]] = {}
-        # Postings are scattered to per-term lists by one C-level map() per quote (no bytecode per posting)
-        # and moved into typed arrays every FLUSH quotes, so only a few MB of Python objects are ever held.
-        # Term ids follow first appearance; ``ids`` hands out the next one to a term it has not seen.
-        ids: defaultdict[str, int] = defaultdict()
-        ids.default_factory = ids.__len__
+        kw_cache: dict[str, list[int]] = {}  # keyword -> its terms' ids
+        q_cache: dict[str, dict[int, float]] = {}  # host question -> its terms' ids and weights
+        # term ids follow first appearance; a term not seen before gets the next id and its two arrays
+        docs_of_term: list[array] = []
+        weights_of_term: list[array] = []
+        new_docs, new_weights = docs_of_term.append, weights_of_term.append
+
+        def new_term() -> int:
+            new_docs(array("i"))
+            new_weights(array("f"))
+            return len(docs_of_term) - 1
+
+        ids: defaultdict[str, int] = defaultdict(new_term)
         tid_of = ids.__getitem__
-        gathered: defaultdict[int, list] = defaultdict(list)  # term id -> [quote, weight, quote, weight, ...]
-        typed: dict[int, tuple[array, array]] = {}
-        postings_of, extend = gathered.__getitem__, list.extend
+        word_term = normalizer.word_terms().__getitem__
+
+        class WordIds(dict):
+            """word -> its term's id (-1: a stopword), on first sight."""
+
+            def __missing__(self, w: str) -> int:
+                term = word_term(w)
+                tid = self[w] = tid_of(term) if term else -1
+                return tid
+
+        word_id = WordIds().__getitem__
+        docs_get, weights_get, append = docs_of_term.__getitem__, weights_of_term.__getitem__, array.append
         seq, seq_ends = array("i"), array("q")  # each quote's own words as term ids (for word pairs)
-        terms_of_words, lex_update = normalizer.terms_of_words, lexicon.update
+        seq_extend, ends_append, lengths_append = seq.extend, seq_ends.append, lengths.append
+        terms_of_words, plain, lex_update = normalizer.terms_of_words, normalizer.plain, lexicon.update
+        quotes = self.quotes
         for i in range(lo, hi):
-            q = self.quotes[i]
-            surface = words(q.text)
+            q = quotes[i]
+            text = q.text
+            surface = findall(text.lower() if text.isascii() else fold(text))
             count(lexicon, surface)  # counted as we go: holding all tokens costs ~300 MB at 100k
-            tf: dict[str, float] = {}
-            uni = terms_of_words(surface, pairs=False)
-            seq.extend(map(tid_of, uni))
-            seq_ends.append(len(seq))
+            if plain(surface):
+                uni = list(filter(_TERM, map(word_id, surface)))
+            else:  # a vocabulary phrase or a dotted word: the normaliser maps the quote as a whole
+                uni = list(map(tid_of, terms_of_words(surface, pairs=False)))
+            seq_extend(uni)
+            ends_append(len(seq))
+            tf: dict[int, float] = {}
             count(tf, uni)
-            for kw in (*q.keywords, *q.topics):
-                kt = kw_cache.get(kw)
-                if kt is None:
-                    kt = kw_cache[kw] = normalizer.terms(kw)
-                    lex_update(words(kw))
-                    keyword_terms.update(t for t in kt if "_" not in t)
-                for t in kt:
-                    tf[t] = tf.get(t, 0) + W_KEYWORDS
-            extra = qterms.get(q.question) if q.question else None
-            if extra:
-                for t, w in extra.items():
-                    tf[t] = tf.get(t, 0) + w
+            if q.keywords or q.topics:
+                for kw in (*q.keywords, *q.topics):
+                    kt = kw_cache.get(kw)
+                    if kt is None:
+                        terms = normalizer.terms(kw)
+                        kt = kw_cache[kw] = list(map(tid_of, terms))
+                        lex_update(words(kw))
+                        keyword_terms.update(t for t in terms if "_" not in t)
+                    for t in kt:
+                        tf[t] = tf.get(t, 0) + W_KEYWORDS
+            if q.question:
+                extra = q_cache.get(q.question)
+                if extra is None and q.question in qterms:  # ids given here, where a one-pass build would
+                    extra = q_cache[q.question] = {tid_of(t): w for t, w in qterms[q.question].items()}
+                if extra:
+                    _add_weights(tf, extra)
             if q.asks:
                 ask_terms: dict[str, float] = {}
                 for a in q.asks:
                     for t in set(normalizer.terms(a)):
                         ask_terms[t] = min(ask_terms.get(t, 0.0) + W_ASKS, 2 * W_ASKS)
-                for t, w in ask_terms.items():
-                    tf[t] = tf.get(t, 0) + w
+                _add_weights(tf, {tid_of(t): w for t, w in ask_terms.items()})
             values = tf.values()
-            lengths.append(sum(values))
-            _consume(map(extend, map(postings_of, map(tid_of, tf)), zip(repeat(i), values)))
-            if i % FLUSH == FLUSH - 1:
-                _flush(gathered, typed)
-        _flush(gathered, typed)
-        terms = list(ids)
-        del gathered, ids
-        docs = [typed[tid][0] for tid in range(len(terms))]  # per term, in term-id order
-        weights = [typed[tid][1] for tid in range(len(terms))]
-        return [terms, docs, weights, seq, seq_ends, lengths, lexicon, keyword_terms, list(kw_cache)]
+            lengths_append(sum(values))
+            _consume(map(append, map(docs_get, tf), repeat(i)))
+            _consume(map(append, map(weights_get, tf), values))
+        return [list(ids), docs_of_term, weights_of_term, seq, seq_ends, lengths, lexicon, keyword_terms,
+                list(kw_cache)]
 
     def _set_words(self, seq: Sequence[int], seq_ends: Sequence[int]) -> None:
         self._seq, self._seq_ends = seq, seq_ends
