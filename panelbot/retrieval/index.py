@@ -311,17 +311,18 @@ class QuoteIndex:
         docs_get, weights_get, append = docs_of_term.__getitem__, weights_of_term.__getitem__, array.append
         seq, seq_ends = array("i"), array("q")  # each quote's own words as term ids (for word pairs)
         seq_extend, ends_append, lengths_append = seq.extend, seq_ends.append, lengths.append
-        terms_of_words, plain, lex_update = normalizer.terms_of_words, normalizer.plain, lexicon.update
+        map_words, lex_update = normalizer.map_words, lexicon.update
         quotes = self.quotes
         for i in range(lo, hi):
             q = quotes[i]
             text = q.text
             surface = findall(text.lower() if text.isascii() else fold(text))
             count(lexicon, surface)  # counted as we go: holding all tokens costs ~300 MB at 100k
-            if plain(surface):
+            mapped = map_words(surface)
+            if mapped is surface:  # no vocabulary phrase (most quotes): each word's own term, by id
                 uni = list(filter(_TERM, map(word_id, surface)))
-            else:  # a vocabulary phrase or a dotted word: the normaliser maps the quote as a whole
-                uni = list(map(tid_of, terms_of_words(surface, pairs=False)))
+            else:
+                uni = list(map(tid_of, filter(None, map(word_term, mapped))))
             seq_extend(uni)
             ends_append(len(seq))
             tf: dict[int, float] = {}

@@ -181,8 +181,15 @@ class Normalizer:
                     pieces = [rest]
             out.extend(pieces)
             done = i + span
+        if not done:
+            return toks  # no phrase matched: the words as they were (the same list)
         out.extend(toks[done:])
         return out
+
+    def map_words(self, toks: list[str]) -> list[str]:
+        """The words with the vocabulary's phrases and number words mapped; ``toks`` itself (the same
+        list) when nothing applied."""
+        return self._map_words(toks)
 
     def normalise(self, text: str, fix: dict[str, str] | None = None,
                   phrases: dict[str, float] | None = None) -> str:
