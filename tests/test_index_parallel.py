@@ -79,3 +79,26 @@ def test_an_interrupted_build_leaves_no_helper_behind(bank, monkeypatch) -> None
     assert pids
     with pytest.raises(ChildProcessError):  # already reaped
         os.waitpid(pids[0], os.WNOHANG)
+
+
+@pytest.mark.skipif(not index_mod._can_fork(), reason="the two-process build runs only where forking is safe")
+def test_a_part_that_breaks_off_while_merged_is_rebuilt_here(bank, monkeypatch) -> None:
+    """The helper's postings arrive term by term while they are merged: when they break off (here the helper
+    sends one weight too few per term), the whole bank is gathered in this process instead."""
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", 10**9)
+    one = QuoteIndex(bank, Normalizer(bank.vocabulary))
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", 2)
+    real_gather = QuoteIndex._gather
+    calls = []
+
+    def gather(self, lo, hi, qterms):
+        calls.append((lo, hi))
+        part = real_gather(self, lo, hi, qterms)
+        if lo > 0:  # only the helper gathers a part that does not start at the first quote
+            part[2] = [w[:-1] for w in part[2]]
+        return part
+
+    monkeypatch.setattr(QuoteIndex, "_gather", gather)
+    two = QuoteIndex(bank, Normalizer(bank.vocabulary))
+    assert calls == [(0, len(bank.quotes) // 2), (0, len(bank.quotes))]  # its half, then all of it
+    assert _plain(two) == _plain(one)

@@ -140,8 +140,12 @@ def panel_info(directory: Path) -> PanelInfo:
 class _Checker:
     """Collects the first problem with file/line context."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, shared: dict[str, str] | None = None) -> None:
         self.path = path
+        self.shared = shared  # text -> the one object kept for it (strings(), share())
+
+    def share(self, text: str) -> str:
+        return text if self.shared is None else self.shared.setdefault(text, text)
 
     def fail(self, msg: str, node: Any = None, line: int | None = None) -> None:
         raise DataError(msg, str(self.path), line if line is not None else line_of(node))
@@ -170,7 +174,7 @@ class _Checker:
             self.fail(f"{what}: field {key!r} must be text, got {type(val).__name__}", node)
         return val.strip()
 
-    def strings(self, node: dict, key: str, what: str) -> tuple[str, ...]:
+    def strings(self, node: dict, key: str, what: str, *, share: bool = True) -> tuple[str, ...]:
         val = node.get(key)
         if val is None:
             return ()
@@ -178,7 +182,10 @@ class _Checker:
             val = [val]
         if not isinstance(val, list) or not all(isinstance(v, (str, int, float)) for v in val):
             self.fail(f"{what}: field {key!r} must be a list of text", node)
-        return tuple(str(v).strip() for v in val if str(v).strip())
+        out = tuple(filter(None, [str(v).strip() for v in val]))
+        if share and self.shared is not None:  # one object per distinct keyword (a large bank repeats them a lot)
+            out = tuple(map(self.shared.setdefault, out, out))
+        return out
 
     def entry(self, node: Any, kind: str, index: int, seen: set[str]) -> tuple[dict, str, str]:
         """The i-th list entry as a mapping with a new, well-formed id: (node, id, "kind 'id'")."""
@@ -381,7 +388,7 @@ def _questions(qfile: Path, data: Any, panelists: dict[str, Persona], turns: lis
 def _quotes(bfile: Path, data: Any, panelists: dict[str, Persona], questions: list[HostQuestion],
             turns: list[Turn], source_url: str | None) -> list[Quote]:
     quotes: list[Quote] = []
-    bc = _Checker(bfile)
+    bc = _Checker(bfile, shared={})
     raw_quotes = bc.seq(data, "quotes.yaml", line=1)
     if not raw_quotes:
         bc.fail("the quote bank is empty", line=1)
@@ -389,10 +396,10 @@ def _quotes(bfile: Path, data: Any, panelists: dict[str, Persona], questions: li
     qids = {q.id for q in questions}
     for i, node in enumerate(raw_quotes):
         node, qid, what = bc.entry(node, "quote", i, seen_ids)
-        speaker = bc.text(node, "speaker", what)
+        speaker = bc.share(bc.text(node, "speaker", what))
         if speaker not in panelists:
             bc.fail(f"{what}: unknown speaker {speaker!r} (panelists: {', '.join(panelists)})", node)
-        question = bc.text(node, "question", what, required=False) or None
+        question = bc.share(bc.text(node, "question", what, required=False)) or None
         if question and questions and question not in qids:
             bc.fail(f"{what}: unknown question {question!r}", node)
         turn = bc.integer(node, "turn", what)
@@ -420,7 +427,7 @@ def _quotes(bfile: Path, data: Any, panelists: dict[str, Persona], questions: li
                 sentences=span,
                 topics=bc.strings(node, "topics", what),
                 keywords=bc.strings(node, "keywords", what),
-                asks=bc.strings(node, "asks", what),
+                asks=bc.strings(node, "asks", what, share=False),  # mostly unique: not worth a table entry
                 start=start,
                 end=bc.seconds(node, "end", what),
                 url=link_at(source_url, start) if source_url and start is not None else None,

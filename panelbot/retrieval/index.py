@@ -95,9 +95,11 @@ def _fork_gather(index: QuoteIndex, lo: int, hi: int,
     collects the child's part (None from it when the child failed: the caller gathers that part itself;
     ``abandon=True`` stops the child instead).
 
-    The part comes back pickled over a pipe that only this process and its own child hold: it is data this
-    build produced a moment ago, never anything read from disk or from another program. Per-term arrays
-    travel as one flat array each (one object, not one per term)."""
+    The part comes back over a pipe that only this process and its own child hold: it is data this build
+    produced a moment ago, never anything read from disk or from another program. Its small pieces are
+    pickled; its arrays follow as raw bytes, read straight into arrays, the postings one term at a time as
+    they are merged (unpickling the whole part held it twice: ~85 MB more at 100,000 quotes). When the
+    part breaks off half merged, :class:`_HelperFailed` says so and the caller gathers the whole bank."""
     import pickle
     import signal
 
@@ -111,33 +113,73 @@ def _fork_gather(index: QuoteIndex, lo: int, hi: int,
         try:
             os.close(r)
             part = index._gather(lo, hi, qterms)
-            docs, weights = part[1], part[2]
-            part[1] = (array("q", map(len, docs)), _concat(docs, "i"))
-            part[2] = _concat(weights, "f")
-            with os.fdopen(w, "wb") as f:
-                pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
+            docs, weights, seq, seq_ends = part[1:5]
+            part[1:5] = [None] * 4
+            lens = array("q", map(len, docs))
+            with os.fdopen(w, "wb") as f:  # the small part pickled, then the arrays' raw bytes
+                pickle.dump((part, len(seq), len(seq_ends)), f, protocol=pickle.HIGHEST_PROTOCOL)
+                for a in (seq, seq_ends, lens):
+                    f.write(memoryview(a).cast("B"))
+                for d, wt in zip(docs, weights, strict=True):  # term by term: the parent merges as it reads
+                    f.write(memoryview(d).cast("B"))
+                    f.write(memoryview(wt).cast("B"))
             code = 0
         finally:
             os._exit(code)
     os.close(w)
 
     def collect(abandon: bool = False) -> list[Any] | None:
-        part = None
         if abandon:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
             os.close(r)
             os.waitpid(pid, 0)
             return None
+        f = os.fdopen(r, "rb")
         try:
-            with os.fdopen(r, "rb") as f:
-                part = pickle.load(f)
-        except Exception:  # the child died or sent nothing whole: rebuild its part here
-            part = None
-        _, status = os.waitpid(pid, 0)
-        return None if part is None or status != 0 else part  # postings still flat: _merge slices them
+            part, n_seq, n_ends = pickle.load(f)
+            part[3], part[4] = _read_array(f, "i", n_seq), _read_array(f, "q", n_ends)
+            lens = _read_array(f, "q", len(part[0]))
+        except Exception:  # the child died or sent nothing whole: the caller gathers its part itself
+            f.close()
+            os.waitpid(pid, 0)
+            return None
+
+        def segments() -> Iterator[tuple[array, array]]:
+            try:
+                for ln in lens:
+                    yield _read_array(f, "i", ln), _read_array(f, "f", ln)
+                if f.read(1):
+                    raise EOFError("the helper sent more than its part")
+            except Exception as exc:
+                raise _HelperFailed(str(exc)) from None
+            finally:
+                f.close()
+                _, status = os.waitpid(pid, 0)
+            if status != 0:
+                raise _HelperFailed(f"the helper ended with status {status}")
+
+        part[1], part[2] = segments(), None  # read term by term while merging: never held whole
+        return part
 
     return collect
+
+
+class _HelperFailed(Exception):
+    """The forked helper's part broke off while it was being merged."""
+
+
+def _read_array(f: Any, typecode: str, n: int) -> array:
+    """An array of n items read straight into its own memory (no bytes object in between)."""
+    out = array(typecode, [0]) * n
+    view = memoryview(out).cast("B")
+    at = 0
+    while at < len(view):
+        got = f.readinto(view[at:])
+        if not got:
+            raise EOFError("the helper's part ended early")
+        at += got
+    return out
 
 
 def _concat(arrays: list[array], typecode: str) -> array:
@@ -147,16 +189,12 @@ def _concat(arrays: list[array], typecode: str) -> array:
 
 
 def _segments(part: list[Any]) -> Iterator[tuple[array, array]]:
-    """A part's postings term by term: its per-term arrays, or slices of the flat arrays a child sent
-    (sliced one term at a time, so the part's postings are never held twice)."""
-    if not isinstance(part[1], tuple):
+    """A part's postings term by term: its per-term arrays, or (``part[2]`` None) what the helper sends, read
+    one term at a time."""
+    if part[2] is None:
+        yield from part[1]
+    else:
         yield from zip(part[1], part[2], strict=True)
-        return
-    (lens, flat_docs), flat_weights = part[1], part[2]
-    at = 0
-    for ln in lens:
-        yield flat_docs[at:at + ln], flat_weights[at:at + ln]
-        at += ln
 
 
 def _merge(first: list[Any], second: list[Any]) -> None:
@@ -253,7 +291,14 @@ class QuoteIndex:
                     second(abandon=True)
                 raise
             if second is not None:
-                _merge(part, second() or self._gather(n // 2, n, qterms))
+                got = second()
+                if got is None:
+                    _merge(part, self._gather(n // 2, n, qterms))
+                else:
+                    try:
+                        _merge(part, got)
+                    except _HelperFailed:  # broke off half merged: gather the whole bank here
+                        part = self._gather(0, n, qterms)
         finally:
             if gc_was_enabled:
                 gc.enable()
