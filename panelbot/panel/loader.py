@@ -164,6 +164,8 @@ class _Checker:
 
     def text(self, node: dict, key: str, what: str, *, required: bool = True) -> str:
         val = node.get(key)
+        if type(val) is str and (stripped := val.strip()):  # the usual case, checked first (large banks)
+            return stripped
         if val is None or (isinstance(val, str) and not val.strip()):
             if required:
                 self.fail(f"{what}: missing field {key!r}", node)
@@ -178,6 +180,9 @@ class _Checker:
         val = node.get(key)
         if val is None:
             return ()
+        if type(val) is list and all(map(str.__instancecheck__, val)):  # the usual case (large banks)
+            out = tuple(filter(None, map(str.strip, val)))
+            return tuple(map(self.shared.setdefault, out, out)) if share and self.shared is not None else out
         if isinstance(val, str):
             val = [val]
         if not isinstance(val, list) or not all(isinstance(v, (str, int, float)) for v in val):
@@ -214,7 +219,7 @@ class _Checker:
 
     def ident(self, node: dict, key: str, what: str) -> str:
         val = self.text(node, key, what)
-        if not _ID_RE.match(val):
+        if not _ID_RE.compiled.match(val):
             self.fail(f"{what}: {key} {val!r} must be lowercase letters, digits, '-', '_' or '.'", node)
         return val
 
