@@ -93,15 +93,15 @@ def load_json_shaped(path: Path) -> Any:
     these, or that is not JSON at all, is NOT_JSON: the caller reads it with :func:`load_yaml`, which
     gives exactly what it always gave. Mappings read here carry no line numbers (``line_of`` is None):
     a caller that reports a problem reads the file again with :func:`load_yaml` to name the line."""
-    import json
-    import re
-
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return NOT_JSON  # load_yaml says what is wrong
     if text.lstrip(" \r\n")[:1] not in ("[", "{") or "\t" in text or "\x7f" in text:
         return NOT_JSON
+    import json
+    import re
+
     if not _checks:
         _checks.extend((re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?\Z"),  # a float to YAML 1.1
                         re.compile(r"\\u[dD][89a-fA-F]"),  # half of a surrogate pair
