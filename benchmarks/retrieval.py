@@ -84,7 +84,7 @@ def _cpu_with_children() -> float:
 def measure_one(n: int, queries: int, directory: Path | None) -> dict:
     """Generate, build (cold), save, and route in this process; the caller starts warm processes.
     Without a directory: no files and no saving (this also runs another checkout's panelbot, --before)."""
-    from dataclasses import replace
+    from panelbot.records import replace
 
     t0 = time.perf_counter()
     panel = synthetic_panel(n)

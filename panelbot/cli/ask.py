@@ -63,12 +63,11 @@ def conversation_id(value: str) -> int:
 
 
 def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from dataclasses import replace
-
     from panelbot import paths
     from panelbot.answer.compose import decline_text, format_route, quotes_text
     from panelbot.conversation.resolve import resolve
     from panelbot.conversation.session import ConversationLog
+    from panelbot.records import replace
     from panelbot.retrieval.router import Router
 
     if args.all:

@@ -31,13 +31,13 @@ import zlib
 from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from panelbot import __version__, paths
 from panelbot.panel import HostQuestion, Panel, Persona, Quote, Turn
 from panelbot.panel.loader import find_panel_dir, load_panel
+from panelbot.records import fields
 from panelbot.retrieval.index import ARRAY_TYPES, QuoteIndex, index_settings
 from panelbot.retrieval.lexicon import common_stems, prime_common_stems
 from panelbot.retrieval.vocabulary import Normalizer
@@ -66,7 +66,7 @@ class CacheProblem(Exception):
 class Opened:
     """A panel and its index, and how they were obtained: ``source`` is "cache" (read from the saved
     index) or "built" (from the YAML); ``note`` is one line for the user when a saved index was unusable or
-    could not be saved. (A plain class: a dataclass costs a millisecond of start-up.)"""
+    could not be saved. (A plain class: it needs no generated methods.)"""
 
     def __init__(self, panel: Panel, index: QuoteIndex, source: str, note: str | None = None) -> None:
         self.panel, self.index, self.source, self.note = panel, index, source, note
