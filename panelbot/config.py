@@ -10,13 +10,16 @@ import math
 import os
 import stat
 from pathlib import Path
-from typing import Any
 
 from panelbot import paths
 from panelbot.errors import ConfigError
 from panelbot.panel.yaml_lines import line_of, load_yaml_remembered, strip_lines
 from panelbot.records import field, record, replace
 from panelbot.text import LazyPattern
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 API_KEY_ENV_VARS = ("PANELBOT_API_KEY", "OPENAI_API_KEY")
 DEFAULT_KEYS = {

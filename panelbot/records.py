@@ -4,8 +4,9 @@
 ``__init__``, ``__repr__`` and ``__eq__`` (and, frozen, ``__hash__`` and read-only attributes), as
 ``@dataclass`` does; ``field``, ``fields``, ``replace`` and ``asdict`` work as theirs do. It exists for start-up
 time alone: importing :mod:`dataclasses` imports :mod:`inspect` (and with it ``ast``, ``dis`` and
-``tokenize``), and ``@dataclass`` compiles each method separately; together ~20 ms of a ~60 ms warm start.
-Here a class's methods are compiled in one go and nothing else is imported (``benchmarks/startup.py``).
+``tokenize``), and ``@dataclass`` compiles each generated method; together ~20 ms of a warm start for the two
+dozen classes the ``ask`` path defines. Here the methods are shared functions that read the class's field list:
+nothing is compiled and nothing else is imported, and an instance is made as fast (``benchmarks/startup.py``).
 
 What is supported, and nothing more: fields in annotation order (``from __future__ import annotations`` style,
 ``ClassVar`` annotations skipped), defaults and ``field(default=..., default_factory=..., repr=False,
@@ -16,9 +17,14 @@ Code outside the start-up path (the app, the servers, ingest) uses :mod:`datacla
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from operator import attrgetter
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+
 
 _FIELDS = "__record_fields__"
 
@@ -84,61 +90,107 @@ def _build(cls: type, frozen: bool) -> type:
             raise TypeError(f"non-default field {f.name!r} follows a default field in {cls.__name__}")
         seen_default = seen_default or has_default
 
-    env: dict[str, Any] = {"MISSING": MISSING, "FrozenRecordError": FrozenRecordError, "cls": cls}
-    params, body = [], []
-    setter = "object.__setattr__(self, {0!r}, {1})" if frozen else "self.{0} = {1}"
-    for f in all_fields:
-        if f.default_factory is not MISSING:
-            env[f"_factory_{f.name}"] = f.default_factory
-            params.append(f"{f.name}=MISSING")
-            body.append(setter.format(f.name, f"_factory_{f.name}() if {f.name} is MISSING else {f.name}"))
-        else:
-            if f.default is not MISSING:
-                env[f"_default_{f.name}"] = f.default
-                params.append(f"{f.name}=_default_{f.name}")
-            else:
-                params.append(f.name)
-            body.append(setter.format(f.name, f.name))
-    if hasattr(cls, "__post_init__"):
-        body.append("self.__post_init__()")
-    shown = [f.name for f in all_fields if f.repr]
-    compared = [f.name for f in all_fields if f.compare]
-    own_tuple = "(" + "".join(f"self.{n}," for n in compared) + ")"
-    other_tuple = "(" + "".join(f"other.{n}," for n in compared) + ")"
-    repr_parts = ", ".join(f"{n}={{self.{n}!r}}" for n in shown)
-    src = [
-        f"def __init__(self, {', '.join(params)}):" if params else "def __init__(self):",
-        *(f"    {line}" for line in body or ["pass"]),
-        "def __repr__(self):",
-        f"    return f'{{type(self).__qualname__}}({repr_parts})'",
-        "def __eq__(self, other):",
-        "    if other.__class__ is not self.__class__:",
-        "        return NotImplemented",
-        f"    return {own_tuple} == {other_tuple}",
-    ]
+    names = tuple(f.name for f in all_fields)
+    shown = tuple(f.name for f in all_fields if f.repr)
+    compared = tuple(f.name for f in all_fields if f.compare)
+    cls.__init__ = _make_init(cls, all_fields)  # type: ignore[misc]
+    cls.__repr__ = _make_repr(shown)  # type: ignore[method-assign]
+    key = _key_of(compared)
+
+    def __eq__(self: Any, other: Any) -> Any:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return key(self) == key(other)
+
+    cls.__eq__ = __eq__  # type: ignore[method-assign]
     if frozen:
-        src += [
-            f"def __hash__(self):\n    return hash({own_tuple})",
-            "def __setattr__(self, name, value):",
-            "    if type(self) is cls or name in cls.__record_fields_names__:",
-            "        raise FrozenRecordError(f'cannot assign to field {name!r}')",
-            "    object.__setattr__(self, name, value)",
-            "def __delattr__(self, name):",
-            "    if type(self) is cls or name in cls.__record_fields_names__:",
-            "        raise FrozenRecordError(f'cannot delete field {name!r}')",
-            "    object.__delattr__(self, name)",
-        ]
-    exec("\n".join(src), env)  # noqa: S102 - source made above from the class's own field names
+        fixed = frozenset(names)
+
+        def __hash__(self: Any) -> int:
+            return hash(key(self))
+
+        def __setattr__(self: Any, name: str, value: Any) -> None:
+            if type(self) is cls or name in fixed:
+                raise FrozenRecordError(f"cannot assign to field {name!r}")
+            object.__setattr__(self, name, value)
+
+        def __delattr__(self: Any, name: str) -> None:
+            if type(self) is cls or name in fixed:
+                raise FrozenRecordError(f"cannot delete field {name!r}")
+            object.__delattr__(self, name)
+
+        cls.__hash__ = __hash__  # type: ignore[method-assign]
+        cls.__setattr__ = __setattr__  # type: ignore[method-assign]
+        cls.__delattr__ = __delattr__  # type: ignore[method-assign]
     for name in ("__init__", "__repr__", "__eq__", *(("__hash__", "__setattr__", "__delattr__") if frozen else ())):
-        fn = env[name]
-        fn.__qualname__ = f"{cls.__qualname__}.{name}"
-        setattr(cls, name, fn)
+        getattr(cls, name).__qualname__ = f"{cls.__qualname__}.{name}"
     if not frozen:
         cls.__hash__ = None  # type: ignore[assignment] # like a dataclass with eq and not frozen
     setattr(cls, _FIELDS, all_fields)
-    cls.__record_fields_names__ = frozenset(f.name for f in all_fields)  # type: ignore[attr-defined]
     cls.__match_args__ = tuple(f.name for f in all_fields)  # type: ignore[attr-defined]
     return cls
+
+
+def _fill(f: Field) -> tuple[int, Any]:
+    """How an omitted argument is filled: (0, None) required, (1, value) a default, (2, factory) a factory."""
+    if f.default_factory is not MISSING:
+        return 2, f.default_factory
+    if f.default is not MISSING:
+        return 1, f.default
+    return 0, None
+
+
+def _make_init(cls: type, all_fields: tuple[Field, ...]) -> Callable[..., None]:
+    """One ``__init__`` for any record, reading the field list (no code generated: compiling a method per
+    class costs more at start-up than this loop does per instance). Values go straight into the instance's
+    ``__dict__``, as a frozen dataclass's ``object.__setattr__`` would put them."""
+    names = tuple(f.name for f in all_fields)
+    fills = tuple(_fill(f) for f in all_fields)
+    post = getattr(cls, "__post_init__", None) is not None
+    width = len(names)
+    title = cls.__name__
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        given = len(args)
+        if given > width:
+            raise TypeError(f"{title}() takes {width} positional arguments but {given} were given")
+        d = self.__dict__
+        for i, name in enumerate(names):
+            if i < given:
+                if kwargs and name in kwargs:
+                    raise TypeError(f"{title}() got multiple values for argument {name!r}")
+                d[name] = args[i]
+            elif name in kwargs:
+                d[name] = kwargs.pop(name)
+            else:
+                kind, value = fills[i]
+                if kind == 0:
+                    raise TypeError(f"{title}() missing required argument: {name!r}")
+                d[name] = value() if kind == 2 else value
+        if kwargs:
+            raise TypeError(f"{title}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+        if post:
+            self.__post_init__()
+
+    return __init__
+
+
+def _make_repr(shown: tuple[str, ...]) -> Callable[[Any], str]:
+    def __repr__(self: Any) -> str:
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in shown)
+        return f"{type(self).__qualname__}({inner})"
+
+    return __repr__
+
+
+def _key_of(names: tuple[str, ...]) -> Callable[[Any], tuple]:
+    """The values == and hash compare, as a tuple."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    if names:
+        one = attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
 
 
 def record(cls: type[T] | None = None, *, frozen: bool = False) -> Any:

@@ -105,8 +105,10 @@ def _imported_by_ask(env: dict[str, str], question: str = "kv cache") -> set[str
 
 
 # what a warm start (saved index, config already parsed once) needs none of: YAML, rapidfuzz (only a word
-# to correct needs it), dataclasses and the inspect/ast/dis/tokenize it pulls in (panelbot.records instead)
-WARM_NEVER = {"yaml", "rapidfuzz", "dataclasses", "inspect", "ast", "dis", "tokenize"}
+# to correct needs it), dataclasses and the inspect/ast/dis/tokenize it pulls in (panelbot.records instead),
+# typing (TYPE_CHECKING = False blocks), shutil (panelbot.text.terminal_columns), locale (argparse's gettext)
+WARM_NEVER = {"yaml", "rapidfuzz", "dataclasses", "inspect", "ast", "dis", "tokenize", "typing", "shutil",
+              "locale"}
 
 
 def test_importtime_of_ask_offline(isolated_env) -> None:

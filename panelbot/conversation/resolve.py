@@ -31,13 +31,16 @@ import re
 import weakref
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
 
 from panelbot.records import field, record
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
 from panelbot.text import LazyPattern
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 STANDALONE = "standalone"
 CONTINUATION = "continuation"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from panelbot import paths
 from panelbot.errors import DataError, PanelNotFound
@@ -25,6 +24,10 @@ from panelbot.panel.model import (
 )
 from panelbot.panel.yaml_lines import line_of, load_yaml
 from panelbot.text import LazyPattern
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT_VERSION = 1
 _ID_RE = LazyPattern(r"^[a-z0-9][a-z0-9_.-]*$")

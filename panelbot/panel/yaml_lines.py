@@ -11,9 +11,12 @@ import os
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from panelbot.errors import DataError
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 LINE_KEY = "__line__"
 REMEMBERED_FORMAT = 1

@@ -32,7 +32,6 @@ from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from panelbot import __version__, paths
 from panelbot.panel import HostQuestion, Panel, Persona, Quote, Turn
@@ -41,6 +40,10 @@ from panelbot.records import fields
 from panelbot.retrieval.index import ARRAY_TYPES, QuoteIndex, index_settings
 from panelbot.retrieval.lexicon import common_stems, prime_common_stems
 from panelbot.retrieval.vocabulary import Normalizer
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAGIC = b"PANELBOT-INDEX\n\x00"  # 16 bytes
 FILE_FORMAT = 1
