@@ -320,9 +320,15 @@ def write_index(path: Path, key: str, panel: Panel, normalizer: Normalizer, inde
 
 
 def _temp_file(path: Path) -> tuple[int, str]:
-    import tempfile
-
-    return tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
+    """A new file beside ``path`` (as ``tempfile.mkstemp`` makes one: exclusive, 0600, a random name),
+    without importing tempfile (which loads shutil and random: milliseconds of a first start)."""
+    for _ in range(100):
+        name = str(path.parent / f".{path.stem}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {path.parent}")
 
 
 def read_header(data: bytes) -> tuple[dict[str, Any], int]:
