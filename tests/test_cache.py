@@ -226,9 +226,11 @@ def test_cache_info_and_clear(run_cli, panel_dir: Path, tmp_path: Path) -> None:
     (panel_dir / "turns.yaml").write_text("- {speaker: host, text: Welcome.}\n")
     r = run_cli("cache", "info", env=env)
     assert "gardens" in r.stdout and "stale" in r.stdout
+    assert "Remembered config parses:" in r.stdout and info["config_parses"]["files"] >= 1
     r = run_cli("cache", "clear", env=env)
     assert r.returncode == 0 and r.stdout.startswith("Removed 1 saved index")
-    assert _files(cache_dir) == []
+    assert "remembered config parse" in r.stdout
+    assert _files(cache_dir) == [] and not list((cache_dir / "parsed").glob("*"))
     r = run_cli("cache", env=env)
     assert r.returncode == 2 and "Traceback" not in r.stderr
 

@@ -123,6 +123,17 @@ def load_yaml_remembered(path: Path, *, keep: Callable[[Any], bool] = lambda dat
     return data
 
 
+def remembered_files() -> list[Path]:
+    """The remembered parses in the cache dir (``panelbot cache info|clear``)."""
+    from panelbot import paths
+
+    d = paths.parsed_cache_dir()
+    try:
+        return sorted(p for p in d.iterdir() if p.is_file() and p.suffix in (".json", ".tmp"))
+    except OSError:
+        return []
+
+
 def _write_atomically(path: Path, content: str) -> None:
     """Best effort: a cache that cannot be written (read-only home, full disk) costs only the next parse."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
