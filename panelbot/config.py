@@ -9,14 +9,17 @@ from __future__ import annotations
 import math
 import os
 import stat
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from panelbot import paths
 from panelbot.errors import ConfigError
-from panelbot.panel.yaml_lines import line_of, load_yaml, strip_lines
+from panelbot.panel.yaml_lines import line_of, load_yaml_remembered, strip_lines
+from panelbot.records import field, record, replace
 from panelbot.text import LazyPattern
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 API_KEY_ENV_VARS = ("PANELBOT_API_KEY", "OPENAI_API_KEY")
 DEFAULT_KEYS = {
@@ -35,7 +38,7 @@ DEFAULT_KEYS = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RetrievalSettings:
     """The ``retrieval:`` section of the config: how many quotes, and the routing thresholds."""
 
@@ -50,7 +53,7 @@ class RetrievalSettings:
     typo_ratio: float = 84.0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BackendSettings:
     """The ``backend:`` section of the config: the answer backend and its endpoint."""
 
@@ -69,7 +72,7 @@ class BackendSettings:
     stream: bool = True
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TuiSettings:
     """The ``tui:`` section of the config: the app's theme and key bindings."""
 
@@ -77,7 +80,7 @@ class TuiSettings:
     keys: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_KEYS))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HistorySettings:
     """The ``history:`` section of the config: what is saved to the history database."""
 
@@ -85,7 +88,7 @@ class HistorySettings:
     log_cli: bool = True
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Config:
     """The whole configuration: the panel to use and each section's settings."""
 
@@ -192,8 +195,18 @@ _BACKEND_SPEC = {
 }
 
 
+def _holds_a_key(data: Any) -> bool:
+    """Whether a parsed config names an ``api_key`` anywhere (such a file's parse is never copied to the
+    cache: a key stays only where the user put it)."""
+    if isinstance(data, dict):
+        return any(k == "api_key" or _holds_a_key(v) for k, v in data.items())
+    if isinstance(data, list):
+        return any(_holds_a_key(v) for v in data)
+    return False
+
+
 def _apply_file(cfg: Config, path: Path) -> Config:
-    data = load_yaml(path)
+    data = load_yaml_remembered(path, keep=lambda parsed: not _holds_a_key(parsed))
     if data is None:
         return cfg
     spath = str(path)
@@ -345,7 +358,7 @@ def load_config(explicit: str | Path | None = None, *, environ: dict[str, str] |
 
 def as_dict(cfg: Config) -> dict[str, Any]:
     """The effective settings for display, with the API key masked."""
-    from dataclasses import asdict
+    from panelbot.records import asdict
 
     d = asdict(cfg)
     if d["backend"].get("api_key"):

@@ -81,6 +81,12 @@ def index_cache_dir() -> Path:
     return user_cache_dir() / "index"
 
 
+def parsed_cache_dir() -> Path:
+    """Config files' parses, kept with their text so that a start needs no YAML parser
+    (``panelbot.panel.yaml_lines.load_yaml_remembered``)."""
+    return user_cache_dir() / "parsed"
+
+
 def history_db_path() -> Path:
     return user_data_dir() / "history.sqlite3"
 

@@ -3,9 +3,13 @@ text safe for a terminal (no control sequences)."""
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
-from typing import Any
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class LazyPattern:
@@ -53,6 +57,22 @@ _FORMAT_CHARS = (
 )
 _CTRL_RE = LazyPattern(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_FORMAT_CHARS}]")
 _LINE_BREAKS_RE = LazyPattern("\r\n|[\r\u2028\u2029]")
+
+
+def terminal_columns(fallback: int) -> int:
+    """``shutil.get_terminal_size((fallback, 24)).columns`` without importing shutil (and the archive modules
+    it loads, a millisecond or two of a start): $COLUMNS, else the width of the terminal on stdout, else
+    ``fallback``."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(1).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or fallback
 
 
 def strip_control(text: str, *, keep_newlines: bool = True) -> str:

@@ -85,7 +85,7 @@ def test_shipped_panel_round_trips(cache_dir: Path, shipped_panel) -> None:
 def test_saved_quotes_are_their_json_records(cache_dir: Path, shipped_panel) -> None:
     """Each quote is saved as json.dumps of its fields would write it (the writer's encoder is made once),
     and reads back equal, however odd its text."""
-    from dataclasses import replace
+    from panelbot.records import replace
 
     odd = replace(shipped_panel.quotes[0], text='Quote "marks", back\\slash, é, \u2028, emoji 😀 and\ttab',
                   start=12.5, sentences=(0, 2))
@@ -247,9 +247,11 @@ def test_cache_info_and_clear(run_cli, panel_dir: Path, tmp_path: Path) -> None:
     (panel_dir / "turns.yaml").write_text("- {speaker: host, text: Welcome.}\n")
     r = run_cli("cache", "info", env=env)
     assert "gardens" in r.stdout and "stale" in r.stdout
+    assert "Remembered config parses:" in r.stdout and info["config_parses"]["files"] >= 1
     r = run_cli("cache", "clear", env=env)
     assert r.returncode == 0 and r.stdout.startswith("Removed 1 saved index")
-    assert _files(cache_dir) == []
+    assert "remembered config parse" in r.stdout
+    assert _files(cache_dir) == [] and not list((cache_dir / "parsed").glob("*"))
     r = run_cli("cache", env=env)
     assert r.returncode == 2 and "Traceback" not in r.stderr
 

@@ -12,7 +12,6 @@ import math
 import random
 from array import array
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -20,6 +19,7 @@ from hypothesis import strategies as st
 
 from panelbot.panel import HostQuestion, Panel, Persona, Quote, Turn, load_panel
 from panelbot.panel.loader import find_panel_dir
+from panelbot.records import replace
 from panelbot.retrieval import index as index_mod
 from panelbot.retrieval.index import QuoteIndex
 from panelbot.retrieval.router import Router

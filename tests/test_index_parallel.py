@@ -4,12 +4,12 @@ the same order, the same postings, word sequences, lengths, lexicon counts and o
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 
 import pytest
 
 from panelbot.panel import load_panel
 from panelbot.panel.loader import find_panel_dir
+from panelbot.records import replace
 from panelbot.retrieval import index as index_mod
 from panelbot.retrieval.index import QuoteIndex
 from panelbot.retrieval.router import Router

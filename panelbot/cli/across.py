@@ -12,9 +12,8 @@ from panelbot.errors import UsageError
 
 
 def _library(args: argparse.Namespace, err: TextIO):  # -> tuple[Config, Library]
-    from dataclasses import replace
-
     from panelbot.config import load_config
+    from panelbot.records import replace
     from panelbot.retrieval.library import Library
 
     cfg = load_config(getattr(args, "config", None))

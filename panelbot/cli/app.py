@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 def cmd_tui(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

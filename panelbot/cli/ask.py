@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
 
 from panelbot.cli.common import (
     EXIT_OK,
@@ -16,6 +15,10 @@ from panelbot.cli.common import (
 )
 from panelbot.errors import UsageError
 from panelbot.panel.model import format_time
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -63,12 +66,11 @@ def conversation_id(value: str) -> int:
 
 
 def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from dataclasses import replace
-
     from panelbot import paths
     from panelbot.answer.compose import decline_text, format_route, quotes_text
     from panelbot.conversation.resolve import resolve
     from panelbot.conversation.session import ConversationLog
+    from panelbot.records import replace
     from panelbot.retrieval.router import Router
 
     if args.all:

@@ -7,11 +7,13 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, TextIO
 
 from panelbot.errors import UsageError
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
 if TYPE_CHECKING:
+    from typing import Any, TextIO
+
     from panelbot.config import Config
     from panelbot.panel import Panel
     from panelbot.retrieval.cache import Opened
@@ -19,8 +21,34 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_USAGE, EXIT_FALLBACK = 0, 2, 3
 
 
+def _english(message: str) -> str:
+    return message
+
+
+# argparse asks gettext for a translation of every label it makes (a dozen lookups, and the locale module:
+# ~2 ms of every start). Python ships no translation of argparse, and panelbot's own words are English.
+argparse._ = _english  # type: ignore[attr-defined]
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, told the terminal's width (argparse makes one for every option it adds, and
+    without a width each imports shutil to ask)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            from panelbot.text import terminal_columns
+
+            width = terminal_columns(80) - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that reports a bad flag in one line, says what is expected, and exits 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         sys.stderr.write(f"{self.prog}: error: {message} (try '{self.prog} --help')\n")

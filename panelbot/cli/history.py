@@ -8,7 +8,7 @@ import textwrap
 from typing import TYPE_CHECKING, TextIO
 
 from panelbot.cli.ask import conversation_id
-from panelbot.cli.common import EXIT_OK, print_json
+from panelbot.cli.common import EXIT_OK, Parser, print_json
 from panelbot.errors import UsageError
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     hist.add_argument("--json", action="store_true")
     hist.set_defaults(handler=cmd_history)
     hsub = hist.add_subparsers(dest="history_command", metavar="SUBCOMMAND")
-    json_flag = argparse.ArgumentParser(add_help=False)
+    json_flag = Parser(add_help=False)
     json_flag.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
 
     show = hsub.add_parser("show", parents=[json_flag], help="print one conversation")

@@ -45,7 +45,7 @@ def build_parser(group: str | None = None) -> argparse.ArgumentParser:
     """The whole parser, or with ``group`` only that command group's sub-commands (the same parse for them)."""
     def shared(default: object) -> argparse.ArgumentParser:
         # accepted before or after the command; the command's copy must not reset the top-level value
-        sp = argparse.ArgumentParser(add_help=False)
+        sp = Parser(add_help=False)
         sp.add_argument("--panel", metavar="NAME", default=default,
                         help="panel name or directory (default: from config)")
         sp.add_argument("--config", metavar="FILE", default=default, help="extra config file to apply")

@@ -31,15 +31,16 @@ import re
 import weakref
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
-from rapidfuzz.distance import OSA
-
+from panelbot.records import field, record
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
 from panelbot.text import LazyPattern
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 STANDALONE = "standalone"
 CONTINUATION = "continuation"
@@ -128,7 +129,7 @@ ELLIPSIS = LazyPattern(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ConversationTurn:
     """One earlier user turn and how it was answered (speakers [] when declined)."""
 
@@ -138,7 +139,7 @@ class ConversationTurn:
     target: str = "auto"
 
 
-@dataclass
+@record
 class Resolution:
     """How a message was read and answered.
 
@@ -150,7 +151,7 @@ class Resolution:
     kind: str = STANDALONE
 
 
-@dataclass
+@record
 class _Subject:
     """The subject a conversation is on: the question that opened it, its terms and who answered it."""
 
@@ -165,7 +166,7 @@ class _Subject:
     label: str = ""
 
 
-@dataclass
+@record
 class _Reading:
     """How a message reads against the conversation's subject: its kind, own terms and evidence."""
 
@@ -282,6 +283,8 @@ def _fix_cue_typos(router: Router, message: str) -> str:
         low = w.lower()
         if len(low) < 3 or low in known or low in router.lexicon or low in CUE_WORDS:
             return w
+        from rapidfuzz.distance import OSA  # only for a word that is neither known nor a cue word
+
         near = [c for c in CUE_WORDS if abs(len(c) - len(low)) <= 1 and OSA.distance(low, c) <= 1
                 and (len(c) >= 4 or c[0] == low[0])]
         return near[0] if len(near) == 1 else w

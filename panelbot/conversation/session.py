@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from panelbot.conversation.resolve import ConversationTurn, Resolution, turns_from_messages
 from panelbot.errors import UsageError
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
 if TYPE_CHECKING:  # the store (and sqlite3) is imported only when the history is read or written
+    from typing import Any
+
     from panelbot.conversation.store import ConversationStore
 
 
@@ -92,13 +94,12 @@ class ConversationLog:
         meta: dict[str, Any] = {"target": target, "reason": route.reason}
         if resolution.context is not None:
             meta["context"] = resolution.context
-        self.store.add_message(self.conversation_id, "user", "", question, (), meta)
-        for speaker, text, ids, extra in answers:
-            self.store.add_message(self.conversation_id, "assistant", speaker, text, list(ids),
-                                   {"target": target, **extra})
+        rows: list[tuple[str, str, str, Sequence[str], dict[str, Any] | None]] = [("user", "", question, (), meta)]
+        rows += [("assistant", speaker, text, list(ids), {"target": target, **extra})
+                 for speaker, text, ids, extra in answers]
         if decline is not None:
-            self.store.add_message(self.conversation_id, "decline", decline[0], decline[1], (),
-                                   {"reason": route.reason})
+            rows.append(("decline", decline[0], decline[1], (), {"reason": route.reason}))
+        self.store.add_messages(self.conversation_id, rows)  # the turn whole, in one transaction
 
     def close(self) -> None:
         if self.store is not None:

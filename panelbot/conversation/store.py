@@ -10,14 +10,17 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from panelbot.errors import PanelbotError
+from panelbot.records import asdict, field, record
 from panelbot.redact import scrub
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_VERSION = 3
 
@@ -72,7 +75,7 @@ class StoreError(PanelbotError):
     """The history database cannot be opened or is from a newer panelbot."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ConversationSummary:
     id: int
     title: str
@@ -86,7 +89,7 @@ class ConversationSummary:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StoredMessage:
     id: int
     conversation_id: int
@@ -99,7 +102,9 @@ class StoredMessage:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    """Now in UTC, as ``datetime.now(timezone.utc).isoformat(timespec="seconds")`` writes it (without importing
+    datetime: a millisecond of every ``ask``)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
 
 
 class ConversationStore:
@@ -208,21 +213,30 @@ class ConversationStore:
         meta: dict[str, Any] | None = None,
     ) -> int:
         """Append one message and commit it before returning."""
+        return self.add_messages(conv_id, [(role, speaker, text, quote_ids, meta)])[0]
+
+    def add_messages(self, conv_id: int,
+                     messages: Sequence[tuple[str, str, str, Sequence[str], dict[str, Any] | None]]) -> list[int]:
+        """Append several messages (role, speaker, text, quote ids, meta) in one transaction, committed before
+        returning: a turn (the question and its answers) is saved whole or not at all. Their ids."""
         now = self._clock()
+        ids: list[int] = []
         self._db.execute("BEGIN IMMEDIATE")
         try:
-            cur = self._db.execute(
-                "INSERT INTO messages (conversation_id, role, speaker, text, quote_ids, meta, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (conv_id, role, speaker, scrub(text), json.dumps(list(quote_ids)),
-                 scrub(json.dumps(meta or {}, sort_keys=True)), now),
-            )
+            for role, speaker, text, quote_ids, meta in messages:
+                cur = self._db.execute(
+                    "INSERT INTO messages (conversation_id, role, speaker, text, quote_ids, meta, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (conv_id, role, speaker, scrub(text), json.dumps(list(quote_ids)),
+                     scrub(json.dumps(meta or {}, sort_keys=True)), now),
+                )
+                ids.append(int(cur.lastrowid or 0))
             self._db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv_id))
             self._db.execute("COMMIT")
         except BaseException:
             self._db.rollback()
             raise
-        return int(cur.lastrowid or 0)
+        return ids
 
     # ------------------------------------------------------------------------------------------ reads
 
@@ -298,7 +312,7 @@ class ConversationStore:
         self.close()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SearchHit:
     message_id: int
     conversation_id: int

@@ -9,9 +9,7 @@ is sound: an error names the file, the line and the entry, and nothing is half-l
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 from panelbot import paths
 from panelbot.errors import DataError, PanelNotFound
@@ -27,8 +25,14 @@ from panelbot.panel.model import (
 from panelbot.panel.yaml_lines import NOT_JSON, line_of, load_json_shaped, load_yaml
 from panelbot.text import LazyPattern
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+
 FORMAT_VERSION = 1
-T = TypeVar("T")
 _ID_RE = LazyPattern(r"^[a-z0-9][a-z0-9_.-]*$")
 _PANEL_NAME_RE = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 

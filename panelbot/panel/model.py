@@ -1,13 +1,14 @@
-"""The panel model: personas, host questions, transcript turns and the quote bank (plain dataclasses).
+"""The panel model: personas, host questions, transcript turns and the quote bank (plain records, ``panelbot.records``).
 ``panelbot.panel.loader`` reads and validates them from persona_data."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from panelbot.records import field, record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class Persona:
     """A person on the panel (or its host): id, display name, role, organisation and the topics they cover."""
 
@@ -27,7 +28,7 @@ class Persona:
         return ", ".join(p for p in (self.role, self.organisation) if p)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HostQuestion:
     """A question the host asked in the talk, who it was put to and who answered it."""
 
@@ -38,7 +39,7 @@ class HostQuestion:
     answered_by: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Turn:
     """One turn of the transcript: who spoke, what they said and (with timed captions) when."""
 
@@ -49,7 +50,7 @@ class Turn:
     end: float | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Quote:
     """A verbatim quote of the quote bank: its id, speaker, text and where in the talk it was said."""
 
@@ -67,7 +68,7 @@ class Quote:
     url: str | None = None  # the panel's source_url at this moment (set by the loader)
 
 
-@dataclass
+@record
 class Panel:
     """A loaded panel: its personas, host questions, transcript turns and quote bank."""
 
@@ -145,7 +146,7 @@ def format_time(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PanelInfo:
     """An installed panel as listed (by ``panelbot panels`` and the app), without loading its quotes."""
 

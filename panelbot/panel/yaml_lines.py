@@ -1,53 +1,73 @@
-"""YAML loading that reports file and line for every error, and remembers where each mapping began."""
+"""YAML loading that reports file and line for every error, and remembers where each mapping began.
+
+``load_yaml_remembered`` also keeps a file's parse between runs (for config files, read at every start):
+importing a YAML parser is ~20 ms, more than the rest of a warm ``panelbot ask``."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import zlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 from panelbot.errors import DataError
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
+
 LINE_KEY = "__line__"
+REMEMBERED_FORMAT = 1
 
 
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: ~10x faster
+def _line_loader() -> Any:
+    """The loader class: libyaml's when available (~10x faster), noting where each mapping began and refusing
+    duplicate keys. Made on first use, so that importing this module does not import yaml."""
+    global _LINE_LOADER
+    if _LINE_LOADER is None:
+        import yaml
+
+        def construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) -> dict:
+            mapping = yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep=True)
+            seen: set = set()
+            for key_node, _ in node.value:
+                key = loader.construct_object(key_node, deep=True)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key!r}", key_node.start_mark
+                    )
+                seen.add(key)
+            mapping[LINE_KEY] = node.start_mark.line + 1
+            return mapping
+
+        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        loader = type("_LineLoader", (base,), {})
+        loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+        _LINE_LOADER = loader
+    return _LINE_LOADER
 
 
-class _LineLoader(_Base):  # type: ignore[misc,valid-type]
-    pass
+_LINE_LOADER: Any = None
 
 
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    mapping = yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep=True)
-    seen: set = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
-        seen.add(key)
-    mapping[LINE_KEY] = node.start_mark.line + 1
-    return mapping
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
-def load_yaml(path: Path, *, with_lines: bool = True) -> Any:
-    """Load one YAML file; raise DataError naming the file and line on any problem."""
+def _read_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise DataError("file not found", str(path)) from None
     except UnicodeDecodeError as exc:
         raise DataError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", str(path)) from None
     except OSError as exc:
         raise DataError(exc.strerror or str(exc), str(path)) from None
+
+
+def _parse(text: str, path: Path, with_lines: bool) -> Any:
+    import yaml
+
     try:
-        return yaml.load(text, Loader=_LineLoader if with_lines else yaml.SafeLoader)  # noqa: S506
+        return yaml.load(text, Loader=_line_loader() if with_lines else yaml.SafeLoader)  # noqa: S506
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -99,7 +119,6 @@ def load_json_shaped(path: Path) -> Any:
         return NOT_JSON  # load_yaml says what is wrong
     if text.lstrip(" \r\n")[:1] not in ("[", "{") or "\t" in text or "\x7f" in text:
         return NOT_JSON
-    import json
     import re
 
     if not _checks:
@@ -115,6 +134,71 @@ def load_json_shaped(path: Path) -> Any:
         return json.loads(text, object_pairs_hook=_mapping, parse_float=_float, parse_constant=_not_yaml_alike)
     except (ValueError, RecursionError):
         return NOT_JSON
+
+
+def load_yaml(path: Path, *, with_lines: bool = True) -> Any:
+    """Load one YAML file; raise DataError naming the file and line on any problem."""
+    return _parse(_read_text(path), path, with_lines)
+
+
+def _remembered_at(path: Path) -> Path:
+    from panelbot import paths
+
+    try:
+        where = str(path.resolve())
+    except (OSError, RuntimeError):
+        where = str(path)
+    return paths.parsed_cache_dir() / f"{zlib.crc32(where.encode('utf-8', 'surrogatepass')):08x}.json"
+
+
+def load_yaml_remembered(path: Path, *, keep: Callable[[Any], bool] = lambda data: True) -> Any:
+    """``load_yaml`` (with lines) for a file read at every start, such as a config file.
+
+    The parse is kept as JSON beside the file's whole text in the user cache dir, and used again only while
+    the file's text is exactly the same: nothing is trusted that the text does not match, and a missing,
+    foreign or damaged record just means parsing again. Only data JSON holds exactly (string keys, no dates,
+    no NaN) is kept, and only when ``keep(data)`` says so (a config holding an API key is never copied)."""
+    text = _read_text(path)
+    spot = _remembered_at(path)
+    try:
+        rec = json.loads(spot.read_text(encoding="utf-8"))
+        if rec["format"] == REMEMBERED_FORMAT and rec["text"] == text:
+            return rec["data"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    data = _parse(text, path, with_lines=True)
+    try:
+        exact = json.loads(json.dumps(data)) == data
+    except (TypeError, ValueError, RecursionError):
+        exact = False
+    if exact and keep(data):
+        _write_atomically(spot, json.dumps({"format": REMEMBERED_FORMAT, "text": text, "data": data}))
+    return data
+
+
+def remembered_files() -> list[Path]:
+    """The remembered parses in the cache dir (``panelbot cache info|clear``)."""
+    from panelbot import paths
+
+    d = paths.parsed_cache_dir()
+    try:
+        return sorted(p for p in d.iterdir() if p.is_file() and p.suffix in (".json", ".tmp"))
+    except OSError:
+        return []
+
+
+def _write_atomically(path: Path, content: str) -> None:
+    """Best effort: a cache that cannot be written (read-only home, full disk) costs only the next parse."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(content)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def line_of(obj: Any) -> int | None:

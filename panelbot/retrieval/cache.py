@@ -31,17 +31,20 @@ import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import fields
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
 
 from panelbot import __version__, paths
 from panelbot.panel import HostQuestion, Panel, Persona, Quote, Turn
 from panelbot.panel.loader import find_panel_dir, load_panel
+from panelbot.records import fields
 from panelbot.retrieval.index import ARRAY_TYPES, QuoteIndex, index_settings
 from panelbot.retrieval.lexicon import common_stems, prime_common_stems
 from panelbot.retrieval.vocabulary import Normalizer
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAGIC = b"PANELBOT-INDEX\n\x00"  # 16 bytes
 FILE_FORMAT = 1
@@ -67,7 +70,7 @@ class CacheProblem(Exception):
 class Opened:
     """A panel and its index, and how they were obtained: ``source`` is "cache" (read from the saved
     index) or "built" (from the YAML); ``note`` is one line for the user when a saved index was unusable or
-    could not be saved. (A plain class: a dataclass costs a millisecond of start-up.)"""
+    could not be saved. (A plain class: it needs no generated methods.)"""
 
     def __init__(self, panel: Panel, index: QuoteIndex, source: str, note: str | None = None) -> None:
         self.panel, self.index, self.source, self.note = panel, index, source, note
@@ -371,9 +374,15 @@ def write_index(path: Path, key: str, panel: Panel, normalizer: Normalizer, inde
 
 
 def _temp_file(path: Path) -> tuple[int, str]:
-    import tempfile
-
-    return tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
+    """A new file beside ``path`` (as ``tempfile.mkstemp`` makes one: exclusive, 0600, a random name),
+    without importing tempfile (which loads shutil and random: milliseconds of a first start)."""
+    for _ in range(100):
+        name = str(path.parent / f".{path.stem}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {path.parent}")
 
 
 def read_header(data: bytes) -> tuple[dict[str, Any], int]:

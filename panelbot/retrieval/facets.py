@@ -8,10 +8,10 @@ a hardware model...), each with a pattern for the question and one for a quote t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from panelbot.records import record
 from panelbot.text import LazyPattern
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -28,20 +28,27 @@ def model_names() -> frozenset[str]:
     return frozenset(_lines("model_names.txt"))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Facet:
     """A specific fact a question can ask for (a price, a context length) and how an answer states it."""
 
     label: str
-    asks: re.Pattern[str]
+    asks: LazyPattern  # compiled when first needed: only for a question holding one of the triggers
     states: LazyPattern  # compiled when first needed: only for a question that asks for this facet
+    triggers: tuple[str, ...] = ()  # every match of ``asks`` contains one of these (casefolded)
+
+    def asked_in(self, question: str) -> bool:
+        """Whether the question asks for this facet (the triggers first: no regex work for most questions)."""
+        folded = question.casefold()
+        return any(t in folded for t in self.triggers) and self.asks.search(question) is not None
 
 
 @cache
 def specific_facets() -> tuple[Facet, ...]:
-    """The facets of ``specifics.txt`` in file order: ``label | question regex | evidence regex``."""
+    """The facets of ``specifics.txt`` in file order: ``label | question regex | evidence regex | triggers``."""
     out = []
     for line in _lines("specifics.txt"):
-        label, asks, states = (part.strip() for part in line.split(" | "))
-        out.append(Facet(label, re.compile(asks, re.IGNORECASE), LazyPattern(states, re.IGNORECASE)))
+        label, asks, states, triggers = (part.strip() for part in line.split(" | "))
+        out.append(Facet(label, LazyPattern(asks, re.IGNORECASE), LazyPattern(states, re.IGNORECASE),
+                         tuple(t.strip().casefold() for t in triggers.split(",") if t.strip())))
     return tuple(out)

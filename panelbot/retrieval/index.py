@@ -21,7 +21,6 @@ from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
-from typing import Any
 
 from panelbot.errors import DataError
 
@@ -35,6 +34,10 @@ except ImportError:  # pragma: no cover - other Pythons
 from panelbot.panel import Panel, Quote
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import fold, word_pattern, words
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 # field weights: the quote's own words, its curated keywords/topics, the host question it answers, the host's
 # whole turn around that question, and the questions in a user's words it answers (``asks``)

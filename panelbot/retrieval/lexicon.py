@@ -3,6 +3,8 @@
 ``stopwords.txt``: function words and conversational filler. ``common_en.txt``: the 5,000 most frequent
 English words (wordfreq, CC BY-SA 4.0), used to tell generic words from a panel's own vocabulary.
 ``english_words.txt``: the 40,000 most frequent (same source), real words that typo correction leaves alone.
+``common_stems.txt``: ``stem()`` of every word of common_en.txt, written by ``scripts/make_common_stems.py``
+(a first start need not stem 5,000 words; a test keeps it equal to what ``stem()`` gives).
 """
 
 from __future__ import annotations
@@ -66,13 +68,17 @@ _common_stems: frozenset[str] | None = None
 
 
 def common_stems() -> frozenset[str]:
-    """The stems of common_words(): what a stemmed term is compared with. Computed once per process,
-    or handed over by a saved index (``prime_common_stems``) so that a warm start need not stem 5,000
-    words."""
+    """The stems of common_words(): what a stemmed term is compared with. Read from ``common_stems.txt``
+    (stemmed ahead of time), or handed over by a saved index (``prime_common_stems``)."""
     global _common_stems
     if _common_stems is None:
-        _common_stems = frozenset(stem(w) for w in common_words())
+        _common_stems = _wordlist("common_stems.txt")
     return _common_stems
+
+
+def stem_common_words() -> list[str]:
+    """``stem()`` of every common word, sorted: what ``common_stems.txt`` holds."""
+    return sorted({stem(w) for w in common_words()})
 
 
 def prime_common_stems(stems: frozenset[str]) -> None:

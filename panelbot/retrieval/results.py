@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from panelbot.panel import Quote
+from panelbot.records import field, record
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ScoredQuote:
     """A quote chosen for an answer, with its score and why it was chosen."""
 
@@ -27,7 +29,7 @@ class ScoredQuote:
         }
 
 
-@dataclass
+@record
 class RouteResult:
     """How a question was routed: who answers with which quotes, or why the panel declined."""
 

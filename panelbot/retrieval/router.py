@@ -31,13 +31,10 @@ import math
 import re
 import zlib
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
-
-from rapidfuzz import fuzz, process
-from rapidfuzz.distance import OSA
 
 from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel, Quote
+from panelbot.records import field, record
 from panelbot.retrieval.facets import Facet, model_names, specific_facets
 from panelbot.retrieval.index import QuoteIndex
 from panelbot.retrieval.lexicon import common_stems, english_words, stem, stopwords
@@ -99,7 +96,7 @@ EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
 
 
 
-@dataclass
+@record
 class _Query:
     """A question read against the panel's vocabulary: its terms, matched or not, and its phrases."""
 
@@ -234,6 +231,10 @@ class Router:
             cands = self._lex_by_initial.get(w[0])
             if not cands:
                 continue
+            # imported here: most questions have no unknown word, and rapidfuzz is ~15 ms of a start
+            from rapidfuzz import fuzz, process
+            from rapidfuzz.distance import OSA
+
             max_edits = 1 if len(w) <= 8 else 2
             hits = process.extract(w, cands, scorer=OSA.distance, score_cutoff=max_edits,
                                    limit=5)
@@ -659,7 +660,7 @@ class Router:
     def _asked_facet(question: str) -> Facet | None:
         """The specific the question asks for (a price, a context length...), if any."""
         head = question[:FACET_SCAN]  # a question, not a document: bounds the regex work on huge input
-        return next((f for f in specific_facets() if f.asks.search(head)), None)
+        return next((f for f in specific_facets() if f.asked_in(head)), None)
 
     def _unstated(self, question: str, quotes: list[ScoredQuote]) -> Facet | None:
         """The specific the question asks for when none of the answer's quotes states it."""

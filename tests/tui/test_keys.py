@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from panelbot.config import Config, TuiSettings
 from panelbot.conversation.store import ConversationStore
+from panelbot.records import replace
 from panelbot.tui.widgets.chat import AnswerBlock
 from panelbot.tui.widgets.prompt import Prompt
 from panelbot.tui.widgets.sources import SourcesList

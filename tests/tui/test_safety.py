@@ -93,9 +93,8 @@ def test_run_turns_a_bad_config_file_into_a_message(tmp_path: Path, monkeypatch)
 
 @pytest.mark.asyncio
 async def test_unknown_theme_is_a_warning(make_app) -> None:
-    from dataclasses import replace
-
     from panelbot.config import Config, TuiSettings
+    from panelbot.records import replace
 
     cfg = replace(Config(panel="tiny"), tui=TuiSettings(theme="no-such-theme"))
     app = make_app(config=cfg)

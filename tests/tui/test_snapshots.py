@@ -6,12 +6,12 @@ after checking the new pictures in snapshot_report.html.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from panelbot.config import Config, TuiSettings
+from panelbot.records import replace
 from panelbot.tui.widgets.prompt import Prompt
 
 from .conftest import settle, type_and_send

@@ -120,9 +120,8 @@ class ChatClient:
         *,
         sleep: Callable[[float], Awaitable[Any]] | None = None,
     ) -> None:
-        from dataclasses import replace
-
         from panelbot.config import clean_api_key
+        from panelbot.records import replace
 
         settings = replace(settings, api_key=clean_api_key(settings.api_key, settings.api_key_source))
         self.settings = settings
