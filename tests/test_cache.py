@@ -82,6 +82,28 @@ def test_shipped_panel_round_trips(cache_dir: Path, shipped_panel) -> None:
                [(s.quote.id, s.score, s.reason) for s in rb.quotes]
 
 
+def test_a_warm_router_decodes_only_the_quotes_it_returns(cache_dir: Path, shipped_panel) -> None:
+    """Starting from a saved index, building the router decodes no quote (a 100,000-quote bank's warm start
+    would otherwise decode them all); an answer decodes the quotes it shows, and positions still resolve."""
+    cache.open_indexed(shipped_panel.path)
+    hit = cache.open_indexed(shipped_panel.path)
+    router = Router(hit.panel, index=hit.index)
+    assert hit.panel.quotes._made == {}
+    q = "How do you deal with a growing KV cache?"
+    assert router.route(q).to_dict() == Router(shipped_panel).route(q).to_dict()
+    assert 0 < len(hit.panel.quotes._made) < len(shipped_panel.quotes)
+
+
+def test_quote_positions_of_a_plain_bank(shipped_panel) -> None:
+    from panelbot.retrieval.index import QuotePositions
+
+    pos = QuotePositions(shipped_panel.quotes)
+    assert [pos[q.id] for q in shipped_panel.quotes] == list(range(len(shipped_panel.quotes)))
+    assert pos.get("no-such-quote") is None
+    with pytest.raises(KeyError):
+        pos["no-such-quote"]
+
+
 def test_saved_quotes_are_their_json_records(cache_dir: Path, shipped_panel) -> None:
     """Each quote is saved as json.dumps of its fields would write it (the writer's encoder is made once),
     and reads back equal, however odd its text."""

@@ -180,9 +180,14 @@ class LazyQuotes(Sequence):
     def __init__(self, blob: Any, ends: Sequence[int], speakers: list[str]) -> None:
         self._blob, self._ends, self.speakers = blob, ends, speakers
         self._made: dict[int, Quote] = {}
+        self._made_at: dict[str, int] = {}  # id -> position, of the quotes decoded so far
 
     def __len__(self) -> int:
         return len(self._ends)
+
+    def position_of(self, quote_id: str) -> int | None:
+        """Where a quote already decoded (e.g. one routing returned) stands in the bank; None for others."""
+        return self._made_at.get(quote_id)
 
     def _make(self, i: int) -> Quote:
         q = self._made.get(i)
@@ -192,6 +197,7 @@ class LazyQuotes(Sequence):
             if q.speaker != self.speakers[i]:
                 raise CacheProblem("inconsistent (quote speakers)")
             self._made[i] = q
+            self._made_at[q.id] = i
         return q
 
     def __getitem__(self, i: Any) -> Any:

@@ -36,7 +36,7 @@ from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel, Quote
 from panelbot.records import field, record
 from panelbot.retrieval.facets import Facet, model_names, specific_facets
-from panelbot.retrieval.index import QuoteIndex
+from panelbot.retrieval.index import QuoteIndex, QuotePositions
 from panelbot.retrieval.lexicon import common_stems, english_words, stem, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.vocabulary import Normalizer
@@ -169,7 +169,7 @@ class Router:
         self._models = model_names()
         self._docsets: dict[str, frozenset[int]] = {}
         self._together: dict[tuple[str, str], bool] = {}
-        self._pos = {q.id: i for i, q in enumerate(self.index.quotes)}
+        self._pos = QuotePositions(self.index.quotes)  # a saved bank's quotes stay undecoded
         self._quote_terms: dict[int, frozenset[str]] = {}
         self._surface_cache: dict[int, str] = {}
         self._asks_cache: dict[int, list[frozenset[str]]] = {}
