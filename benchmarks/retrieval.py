@@ -13,7 +13,8 @@ then, each in a fresh process with an empty cache:
 - **warm start + first answer**: --runs new processes of that command with the saved index (median).
 
 A larger size (default 1,000,000) is projected linearly from the two largest measured and labelled so.
-``--before DIR`` also runs the cold build from the same files with another checkout (e.g. main).
+``--before DIR`` also runs the cold build from the same files with another checkout (e.g. main), and
+``--one-process`` with no forked helper (a bank of 20,000 quotes or more is otherwise gathered in two).
 Start-up against the import floor: benchmarks/startup.py.
 
     python benchmarks/retrieval.py
@@ -194,7 +195,10 @@ def main() -> None:
                     help="also project this size linearly from the two largest measured (0: no)")
     ap.add_argument("--before", metavar="DIR",
                     help="also run the cold build from the same files with another panelbot checkout (e.g. main)")
+    ap.add_argument("--one-process", action="store_true",
+                    help="also run the cold build with no forked helper (one process), to compare")
     ap.add_argument("--write", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--no-helper", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--cold", help=argparse.SUPPRESS)
     ap.add_argument("--dir", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -202,6 +206,10 @@ def main() -> None:
         write_panel_files(synthetic_panel(args.write), Path(args.dir))
         return
     if args.cold:  # a child: the cold build in a fresh interpreter, so that its peak RSS is its own
+        if args.no_helper:
+            from panelbot.retrieval import index
+
+            index.PARALLEL_FROM = sys.maxsize
         print(json.dumps(measure_cold(Path(args.cold), args.queries)))
         return
     tmp = Path(tempfile.mkdtemp(prefix="panelbot-growth-"))
@@ -221,6 +229,10 @@ def main() -> None:
                                          tmp / "cache"))
             rows.append(row)
             print(_line(row, ""), flush=True)
+            if args.one_process:
+                one = _child(["--cold", str(d), "--queries", str(args.queries), "--no-helper"],
+                             dict(env, PANELBOT_CACHE_DIR=str(tmp / "one-cache")))
+                print(_line(one, "  <- one process (no forked helper)", short=True), flush=True)
             if args.before:
                 b = _child(["--cold", str(d), "--queries", str(args.queries)],
                            dict(env, PYTHONPATH=args.before, PANELBOT_CACHE_DIR=str(tmp / "before-cache")))
