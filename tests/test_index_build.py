@@ -169,6 +169,7 @@ def test_a_large_bank_builds_the_reference_index(shipped_panel, monkeypatch) -> 
     """Past every batching threshold of the fast build (flushes, a second process where one is used)."""
     monkeypatch.setattr(index_mod, "FLUSH", 97, raising=False)
     monkeypatch.setattr(index_mod, "PARALLEL_FROM", 500, raising=False)
+    monkeypatch.setattr(index_mod, "_spare_core", lambda: True, raising=False)
     assert_same_as_reference(_random_panel(random.Random(99), 1500, shipped_panel))
 
 
