@@ -303,6 +303,7 @@ class _Payload:
     def __init__(self, f: Any) -> None:
         self.f, self.offset, self.crc, self.layout = f, 0, 0, {}
         self._start = 0
+        self._open: tuple[str, str] | None = None  # the section being written: (name, kind)
 
     def write(self, data: Any) -> None:
         raw = memoryview(data).cast("B")
@@ -318,7 +319,7 @@ class _Payload:
             self.write(piece)
 
     def end(self) -> None:
-        if getattr(self, "_open", None) is not None:
+        if self._open is not None:
             name, kind = self._open
             self.layout[name] = [kind, self._start, self.offset - self._start]
             self.write(b"\0" * _pad(self.offset))

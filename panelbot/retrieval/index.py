@@ -98,7 +98,7 @@ def _spare_core() -> bool:
     quotes took 16 s to gather with the helper, 10 s without)."""
     try:
         return os.getloadavg()[0] < (os.cpu_count() or 1) - 1
-    except OSError:
+    except (OSError, AttributeError):  # no load average here: do not guess
         return False
 
 
