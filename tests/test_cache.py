@@ -292,3 +292,90 @@ def test_concurrent_writers_never_expose_a_partial_file(panel_dir: Path, tmp_pat
     assert reader.returncode == 0, reader.stderr
     assert int(reader.stdout) == 150
     assert len(_files(cache_dir)) == 1 and not list((cache_dir / "index").glob("*.tmp"))
+
+
+# ------------------------------------------------------------------------ the panel files' hash, from stat
+
+
+def _record_of(panel_dir: Path) -> Path:
+    return cache.cache_path(panel_dir).with_suffix(cache.FILES_SUFFIX)
+
+
+def _count_hashing(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    calls: list[Path] = []
+    real = cache.panel_hash
+
+    def counting(directory: Path) -> str:
+        calls.append(directory)
+        return real(directory)
+
+    monkeypatch.setattr(cache, "panel_hash", counting)
+    return calls
+
+
+def test_unchanged_files_are_not_read_again(cache_dir: Path, panel_dir: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # files written by this test are seconds old at most
+    expected = cache.panel_hash(panel_dir)
+    calls = _count_hashing(monkeypatch)
+    first = cache.current_panel_hash(panel_dir, _record_of(panel_dir))
+    assert first == expected and len(calls) == 1
+    assert cache.current_panel_hash(panel_dir, _record_of(panel_dir)) == first
+    assert len(calls) == 1  # from the record: the files were not read
+    assert cache.open_indexed(panel_dir).source in ("built", "cache")
+    assert cache.open_indexed(panel_dir).source == "cache"
+
+
+def test_a_changed_file_is_hashed_again_even_with_its_old_time(cache_dir: Path, panel_dir: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same size, modification time put back: the change time (and the content hash) still tell."""
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    record = _record_of(panel_dir)
+    before = cache.current_panel_hash(panel_dir, record)
+    quotes = panel_dir / "quotes.yaml"
+    st = quotes.stat()
+    text = quotes.read_text(encoding="utf-8")
+    swapped = text.replace("a", "e", 1)
+    assert swapped != text and len(swapped) == len(text)
+    quotes.write_text(swapped, encoding="utf-8")
+    os.utime(quotes, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert cache.current_panel_hash(panel_dir, record) != before
+
+
+def test_racy_files_are_always_hashed(cache_dir: Path, panel_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files changed within RACY_NS of the hashing (here: just written) are read every time."""
+    calls = _count_hashing(monkeypatch)
+    record = _record_of(panel_dir)
+    a = cache.current_panel_hash(panel_dir, record)
+    b = cache.current_panel_hash(panel_dir, record)
+    assert a == b and len(calls) == 2
+
+
+@pytest.mark.parametrize("content", [b"", b"{", b"[]", b'{"files": {}, "taken": 1, "hash": "x"}', b"\xff\xfe"])
+def test_a_damaged_record_means_hashing(cache_dir: Path, panel_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                                        content: bytes) -> None:
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    record = _record_of(panel_dir)
+    good = cache.current_panel_hash(panel_dir, record)
+    record.write_bytes(content)
+    calls = _count_hashing(monkeypatch)
+    assert cache.current_panel_hash(panel_dir, record) == good and len(calls) == 1
+
+
+def test_a_forged_hash_for_other_files_is_not_used(cache_dir: Path, panel_dir: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    record = _record_of(panel_dir)
+    good = cache.current_panel_hash(panel_dir, record)
+    rec = json.loads(record.read_text())
+    rec["files"]["quotes.yaml"][0] += 1  # another size than the file has
+    rec["hash"] = "0" * 64
+    record.write_text(json.dumps(rec))
+    assert cache.current_panel_hash(panel_dir, record) == good
+
+
+def test_cache_clear_removes_the_records(cache_dir: Path, panel_dir: Path) -> None:
+    cache.open_indexed(panel_dir)
+    assert _record_of(panel_dir).exists()
+    cache.clear()
+    assert not _record_of(panel_dir).exists()

@@ -169,7 +169,7 @@ class Router:
         self._models = model_names()
         self._docsets: dict[str, frozenset[int]] = {}
         self._together: dict[tuple[str, str], bool] = {}
-        self._pos = {q.id: i for i, q in enumerate(self.index.quotes)}
+        self._pos: dict[str, int] | None = None  # quote id -> position, made only when needed
         self._quote_terms: dict[int, frozenset[str]] = {}
         self._surface_cache: dict[int, str] = {}
         self._asks_cache: dict[int, list[frozenset[str]]] = {}
@@ -640,7 +640,7 @@ class Router:
         for sq in list(kept):
             if not DANGLING.match(sq.quote.text):
                 continue
-            i = self._pos.get(sq.quote.id)
+            i = self._position(sq.quote.id)
             prev = self.index.quotes[i - 1] if i else None
             lead = scores.get(i - 1, 0.0) if i else 0.0
             if prev is not None and prev.id not in ids and self._adjacent(prev, sq.quote) \
@@ -721,9 +721,24 @@ class Router:
                        if (" " in t or t not in self._common or t in query.phrases) and t not in orgs}
         return len(shared) >= 2 and bool(distinctive) and len(said_b) >= BOTH_COVERAGE * len(said_a)
 
+    def _position(self, quote_id: str) -> int | None:
+        """A quote's position in the index. A saved index decodes quotes one by one and knows where each
+        one it handed out is; only otherwise are all quotes' ids read (once), which for a large saved bank
+        would decode every quote (seconds at 100,000)."""
+        finder = getattr(self.index.quotes, "position", None)
+        if finder is not None:
+            i = finder(quote_id)
+            if i is not None:
+                return i
+        if self._pos is None:
+            self._pos = {q.id: i for i, q in enumerate(self.index.quotes)}
+        return self._pos.get(quote_id)
+
     def _said(self, query: _Query, quote: Quote) -> set[str]:
         """The question's terms and verbatim word pairs that a quote says in its own words."""
-        i = self._pos[quote.id]
+        i = self._position(quote.id)
+        if i is None:
+            raise KeyError(quote.id)
         said = (set(query.matched) - query.neutral) & self._text_terms(i)
         text = self._surface_text(i)
         return said | {pair for pair in query.surface if f" {pair} " in text}
