@@ -379,3 +379,32 @@ def test_cache_clear_removes_the_records(cache_dir: Path, panel_dir: Path) -> No
     assert _record_of(panel_dir).exists()
     cache.clear()
     assert not _record_of(panel_dir).exists()
+
+
+def test_a_saved_panel_finds_a_quote_by_id_decoding_only_it(cache_dir: Path, panel_dir: Path) -> None:
+    built = cache.open_indexed(panel_dir)
+    opened = cache.open_indexed(panel_dir)
+    assert opened.source == "cache"
+    quotes = opened.panel.quotes
+    last = built.panel.quotes[-1]
+    assert opened.panel.quote(last.id) == last
+    assert len(quotes._made) == 1  # type: ignore[attr-defined]
+    assert opened.panel.quote("no-such-id") is None
+    speaker = last.speaker
+    assert opened.panel.quotes_by(speaker) == [q for q in built.panel.quotes if q.speaker == speaker]
+
+
+def test_lazy_quotes_read_odd_ids_whole() -> None:
+    """A record whose id is not plain (an escape in it) is decoded whole to read its id."""
+    from panelbot.panel import Quote
+
+    made = [Quote('odd"id', "ivy", "one"), Quote("plain-2", "ivy", "two"), Quote("x" * 200, "oak", "three")]
+    blob, ends = bytearray(), []
+    for q in made:
+        blob += json.dumps(cache._record(q, "quote")).encode()
+        ends.append(len(blob))
+    lazy = cache.LazyQuotes(memoryview(bytes(blob)), ends, [q.speaker for q in made])
+    assert lazy.find("plain-2") == made[1]
+    assert lazy.find('odd"id') == made[0]
+    assert lazy.find("x" * 200) == made[2]
+    assert lazy.find("odd") is None

@@ -234,6 +234,7 @@ class LazyQuotes(Sequence):
         self._blob, self._ends, self.speakers = blob, ends, speakers
         self._made: dict[int, Quote] = {}
         self._where: dict[str, int] = {}  # id -> position of every quote decoded so far
+        self._ids: dict[str, int] | None = None  # id -> position of every quote, read when first needed
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -248,6 +249,33 @@ class LazyQuotes(Sequence):
             self._made[i] = q
             self._where.setdefault(q.id, i)
         return q
+
+    def find(self, quote_id: str) -> Quote | None:
+        """The quote with this id (decoding only it; the ids of all are read once, from each record's head)."""
+        i = self._where.get(quote_id)
+        if i is None:
+            if self._ids is None:
+                self._ids = self._read_ids()
+            i = self._ids.get(quote_id)
+            if i is None:
+                return None
+        return self._make(i)
+
+    def _read_ids(self) -> dict[str, int]:
+        """Every quote's id and position, from the start of its record (``["id",...``) without decoding the
+        rest of it (a record whose id is not plain is decoded whole)."""
+        ids: dict[str, int] = {}
+        start = 0
+        for i, end in enumerate(self._ends):
+            head = bytes(self._blob[start : min(start + 96, end)])
+            close = head.find(b'"', 2)
+            if head.startswith(b'["') and close > 2 and b"\\" not in head[2:close]:
+                qid = head[2:close].decode("utf-8", "replace")
+            else:
+                qid = self._make(i).id
+            ids.setdefault(qid, i)
+            start = end
+        return ids
 
     def position(self, quote_id: str) -> int | None:
         """Where the quote with this id is, if it has been decoded (every quote handed out has been);
