@@ -62,9 +62,11 @@ def test_continuation_gives_the_rest_of_the_same_answer_first(router, shipped_pa
 
 def test_continuation_says_so_when_nothing_is_left(router):
     history = [ConversationTurn(KV, ["dan"], [q.id for q in router.panel.quotes if q.speaker == "dan"])]
-    res = resolve(router, history, "why?")
+    res = resolve(router, history, "tell me more")
     assert res.route.abstained and not res.route.off_topic
     assert "nothing more" in res.route.reason and not res.route.quotes
+    # ... and names what was said on it, by id
+    assert "dan-22" in res.route.reason
 
 
 def test_other_panelist_who_never_spoke_to_it_is_not_given_a_random_quote(router):
@@ -171,7 +173,7 @@ def test_misspelt_other_panelist(router):
 
 def test_reaction_in_front_is_ignored(router):
     _, more = talk(router, KV, "Interesting. Why's that?")
-    assert more.kind == "continuation" and more.route.speakers == ["dan"]
+    assert more.kind == "reason" and more.route.speakers == ["dan"]
 
 
 def test_continue_with_another_panelist_picked_is_their_take(router):
@@ -211,8 +213,8 @@ def test_organisation_alone_asks_its_panelist_the_same_subject(router):
 
 
 def test_continuation_related_by_a_distinctive_word(router):
-    # every KV quote of the first answer shown: "why?" goes on to Dan's other KV cache quotes
-    first, why = talk(router, KV, "why?")
+    # every KV quote of the first answer shown: "keep going" goes on to Dan's other KV cache quotes
+    first, why = talk(router, KV, "keep going")
     assert why.kind == "continuation" and why.route.speakers == ["dan"]
     assert ids(why) and not set(ids(why)) & set(ids(first))
     assert all("kv cache" in sq.quote.text.lower() for sq in why.route.quotes)
@@ -222,7 +224,7 @@ def test_continuation_not_related_by_a_word_said_everywhere(router):
     # "inference" and "optimize" run through most of what Dan said: they make no quote "more on this"
     q = "Where do you get the biggest speedups in inference?"
     history = [ConversationTurn(q, ["dan"], ["dan-17", "dan-18", "dan-14"])]
-    res = resolve(router, history, "why?")
+    res = resolve(router, history, "anything else?")
     assert res.route.abstained and not res.route.off_topic
     assert "nothing more" in res.route.reason
 
@@ -238,10 +240,10 @@ def test_continuation_naming_what_was_shown_answers_it_again(router):
 
 
 def test_declined_follow_up_offers_what_would_be_answered_here(router):
-    first, more, olive, again = talk(router, KV, "why?", "what does Olive think?", "tell me more")
+    first, more, olive, again = talk(router, KV, "go on", "what does Olive think?", "tell me more")
     assert olive.route.abstained and again.route.abstained and not again.route.off_topic
     assert again.route.suggestions
-    history = [turn_of(r, m) for r, m in zip((first, more), (KV, "why?"), strict=True)]
+    history = [turn_of(r, m) for r, m in zip((first, more), (KV, "go on"), strict=True)]
     for text in again.route.suggestions:  # each one is answered in this very conversation
         res = resolve(router, history, text)
         assert not res.route.abstained and res.route.quotes
@@ -255,9 +257,9 @@ def test_elaboration_new_word_that_stands_outweighs_a_long_subject(router):
 
 
 def test_continuation_goes_on_with_the_answer_not_with_a_related_quote(router):
-    # "why?" brought in quotes that mention the KV cache in passing; "tell me more" does not go on to the
+    # "go on" brought in quotes that mention the KV cache in passing; "tell me more" does not go on to the
     # rest of the answers those came from (the day-zero story), it stays on the KV cache or says so
-    *_, more = talk(router, KV, "why?", "tell me more")
+    *_, more = talk(router, KV, "go on", "tell me more")
     assert more.kind == "continuation"
     assert more.route.abstained or all("kv cache" in sq.quote.text.lower() for sq in more.route.quotes)
 
