@@ -101,7 +101,8 @@ def _refer_back(text: str, ids: list[str], quote_lookup: Callable[[str], tuple[s
         if not words:
             continue
         pattern = re.compile(r"\s+".join(re.escape(w) for w in words))
-        text, n = pattern.subn(lambda _m, q=_clean(qid): f"({q}: quoted above)", text, count=1)
+        ref = f"({_clean(qid)}: quoted above)"
+        text, n = pattern.subn(lambda _m, ref=ref: ref, text, count=1)
         changed = changed or n > 0
     if not changed:
         return text
