@@ -42,7 +42,7 @@ CAUSE = LazyPattern(
 
 _LEAD = LazyPattern(r"^\W*(?:and|but|so|ok(?:ay)?|then)\b[\s,]*", re.IGNORECASE)
 _SENTENCE = LazyPattern(r"(?<=[.!?])\s+")
-EXCERPT_WORDS = 24  # a reason quoted in the answer's note is cut to this many words
+EXCERPT_WORDS = 30  # a reason quoted in the answer's note is cut to this many words
 
 
 def causes(text: str) -> int:

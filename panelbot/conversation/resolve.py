@@ -828,7 +828,8 @@ class _Resolver:
         per: dict[str, list[tuple[int, float]]] = defaultdict(list)
         for _, i, sc in found:
             theirs = per[quotes[i].speaker]
-            if len(theirs) < REASONS_EACH:
+            # a quote already shown comes again only as the speaker's main reason, never as a second one
+            if len(theirs) < REASONS_EACH and not (theirs and quotes[i].id in self.shown):
                 theirs.append((i, sc))
         answering = [p for p in speakers if per.get(p)]
         if not answering:
