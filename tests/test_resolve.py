@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -275,3 +276,99 @@ def test_nothing_more_names_the_other_panelist_only_when_they_would_answer(route
             other = next(p for p in router.panel.panelists if p not in history[0].speakers)
             asked = resolve(router, history, f"what does {router.panel.panelists[other].name.split()[0]} think?")
             assert not asked.route.abstained and asked.route.speakers == [other]
+
+
+# --- a named panelist never repeats herself; "why?" looks for the reason; "how so?" stays in the answer
+
+
+def _said_by(router, speaker: str, history: list[ConversationTurn]) -> set[str]:
+    return {q for t in history for q in t.quote_ids if router.panel.quote(q).speaker == speaker}
+
+
+@pytest.mark.parametrize("ask", ["and Olive?", "what does Olive think?", "Olive, your view?"])
+def test_named_panelist_after_an_answer_both_gave_only_adds(router, ask):
+    first = resolve(router, [], OPEN, "both")
+    assert set(first.route.speakers) == {"olive", "dan"}
+    history = [turn_of(first, OPEN)]
+    res = resolve(router, history, ask)
+    shown_olive = _said_by(router, "olive", history)
+    assert shown_olive  # she spoke in the first answer
+    if res.route.abstained:
+        # nothing left: said plainly, naming what she did say, by id
+        assert "nothing more" in res.route.reason and all(q in res.route.reason for q in shown_olive)
+    else:
+        assert res.route.speakers == ["olive"] and not set(ids(res)) & shown_olive
+
+
+def test_named_panelist_with_nothing_left_says_so_by_id(router):
+    history = [ConversationTurn(OPEN, ["olive", "dan"], [q.id for q in router.panel.quotes]),
+               ConversationTurn("and Dan?", ["dan"], [])]
+    for ask in ("and Olive?", "what does Dan think?"):
+        res = resolve(router, history, ask)
+        assert res.route.abstained and not res.route.off_topic and not res.route.quotes
+        assert "nothing more" in res.route.reason
+        assert re.search(r"\((?:dan|olive)-\d+(?:, (?:dan|olive)-\d+)*\)", res.route.reason)
+
+
+def test_other_panelist_never_repeats_a_shown_quote(router):
+    # Dan answers, Olive is asked, then Dan again: each time only what that panelist has not said yet
+    history: list[ConversationTurn] = []
+    for message in ("Dan, why does Together care about open source?", "and Olive?", "and Dan?", "Olive?"):
+        res = resolve(router, history, message)
+        if history:
+            assert not set(ids(res)) & {q for t in history for q in t.quote_ids}
+        history.append(turn_of(res, message))
+
+
+@pytest.mark.parametrize("why", ["why?", "Why is that?", "how come?", "ok, why's that?", "and why?"])
+def test_why_gives_the_reason_in_the_talk(router, why):
+    # Dan said what the benchmark is; why they put it out is the rest of that answer ("one of the reasons")
+    history = [ConversationTurn("Did Together release a benchmark for kernels?", ["dan"], ["dan-07", "dan-08"])]
+    res = resolve(router, history, why)
+    assert res.kind == "reason" and res.route.speakers == ["dan"]
+    assert ids(res)[0] == "dan-09"
+    assert "the reason Dan gave [dan-09]" in res.route.reason and "reasons" in res.route.reason
+
+
+def test_why_may_point_at_a_quote_already_shown_and_says_so(router):
+    # the reason sits in what was just shown ("because it's very long horizon"): given again, marked as shown
+    history = [ConversationTurn("Is it hard to train a model to replicate a paper?", ["olive"], ["olive-11"])]
+    res = resolve(router, history, "why?")
+    assert res.kind == "reason" and "olive-11" in ids(res)
+    assert "the reason Olive gave [olive-11] (shown above)" in res.route.reason
+    assert "because" in res.route.reason
+
+
+def test_why_without_a_reason_in_the_talk_says_so(router):
+    history = [ConversationTurn("Can M3 help people make games?", ["olive"], ["olive-05", "olive-06"])]
+    res = resolve(router, history, "why?")
+    assert res.kind == "reason" and res.route.abstained and not res.route.off_topic
+    assert "gave no reason" in res.route.reason and "olive-05" in res.route.reason
+
+
+def test_reasons_module_markers():
+    from panelbot.conversation.reasons import asks_why, causes, reason_excerpt
+
+    assert all(asks_why(m) for m in ("why?", "Why's that?", "how come?", "and why not?", "what's the reasoning?"))
+    assert not any(asks_why(m) for m in ("tell me more", "what does Olive think?", "how so?", "who said why"))
+    assert causes("We did it because it was cheap, so that everyone can use it.") == 2
+    assert causes("We trained it on images and text.") == 0
+    text = "We started early. " + "word " * 40 + "and that is why we ship weekly."
+    excerpt = reason_excerpt(text)
+    assert "that is why" in excerpt and len(excerpt.split()) <= 32 and excerpt.startswith("\u2026")
+    assert reason_excerpt("No cause here.") == ""
+
+
+def test_how_so_stays_in_the_answer_given(router):
+    # "how so?" asks what was just said means: the rest of that answer, never a related one elsewhere
+    history = [ConversationTurn("How do you evaluate long runs?", ["olive"], ["olive-14"])]
+    res = resolve(router, history, "how so?")
+    turn = router.panel.quote("olive-14").turn
+    assert res.kind == "continuation" and res.route.quotes
+    assert all(sq.quote.turn == turn for sq in res.route.quotes)
+    history = [ConversationTurn("How do you evaluate long runs?", ["olive"], ["olive-13", "olive-14"])]
+    res = resolve(router, history, "how so?")
+    assert res.route.abstained and "nothing more" in res.route.reason
+    # "tell me more" may still go on to related answers
+    more = resolve(router, history, "tell me more")
+    assert more.route.quotes and all(sq.quote.turn != turn for sq in more.route.quotes)

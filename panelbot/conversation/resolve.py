@@ -72,6 +72,7 @@ SWITCH_RATIO = 0.5  # elaboration: the new words alone must favour another panel
 PER_SPEAKER = 60  # candidates kept per panelist when ranking
 SAID_IDS = 4  # "nothing more than what's shown (olive-02, olive-03)": ids named at most
 REASONS_EACH = 2
+REASON_POOL = 5  # a reason from another answer: one of each speaker's this many best passages on the subject
 CAUSE_BONUS = 0.25  # a passage with two markers of a reason ranks this much above one with one  # passages giving a reason, per panelist
 VARIANT_PREFIX = 6  # an unknown word sharing this many first letters with a panel word is a variant of it
 
@@ -95,6 +96,19 @@ CONTINUE = LazyPattern(
     r"(?:for|an|any|some) examples?|examples?|such as|like what|"
     r"what else|anything else|and then|then what|what(?: happened| happens)? (?:next|then|after(?:wards)?)|"
     r"after that|afterwards|next|details?|deeper|further|specifically|is that (?:so|true|right)|go deeper)\b",
+    re.IGNORECASE,
+)
+
+# asking what was just said means ("how so?", "what do you mean?"): answered from the same answer only ...
+CLARIFY = LazyPattern(
+    r"\b(?:how so|in what (?:way|sense)|what (?:do|did) (?:you|he|she|they) mean|meaning|mean|explain|"
+    r"clarify|unpack|is that (?:so|true|right))\b",
+    re.IGNORECASE,
+)
+# ... unless it also asks for more ("explain more", "what else do you mean")
+MORE = LazyPattern(
+    r"\b(?:more|else|go on|carry on|keep going|continue|expand|elaborate|examples?|like what|such as|next|"
+    r"after|then|further|deeper|details?|also)\b",
     re.IGNORECASE,
 )
 
@@ -699,10 +713,12 @@ class _Resolver:
             chosen.append((i, max(scores.get(i, 0.0), 0.0)))
             seen.add(qid)
         # 2. related answers by the same panelist(s), not shown: close to the subject's best match, or
-        #    about one of the subject's own specific words ("kv cache", "rl")
+        #    about one of the subject's own specific words ("kv cache", "rl") -- not when the message asks
+        #    what was just said means ("how so?"): that is in the answer itself, never in another one
+        clarifying = bool(CLARIFY.search(self.message)) and not MORE.search(self.message)
         specific = self._specific_terms(speakers)
-        about = self.router.index.score(specific, set(speakers)) if specific else {}
-        for i, s in _ranked(scores, len(self.shown) + len(seen) + self.k + PER_SPEAKER):
+        about = self.router.index.score(specific, set(speakers)) if specific and not clarifying else {}
+        for i, s in [] if clarifying else _ranked(scores, len(self.shown) + len(seen) + self.k + PER_SPEAKER):
             q = self.router.index.quotes[i]
             if q.id in self.shown or q.id in seen or 100.0 * s / top < self.floor:
                 continue
@@ -714,7 +730,7 @@ class _Resolver:
         picked = [_scored(self.router, i, s, top, terms) for i, s in chosen[: self.k]]
         if not picked:
             # named only when asking them would be answered (the other panelist's own reading of it)
-            others = self.other_panelist(_Reading(OTHER_PANELIST, {}, 0.0, [], False))
+            others = self.other_panelist(_Reading(OTHER_PANELIST, {}, 0.0, [], False), go_on=False)
             spoke = [p for p in others.speakers if p not in speakers] if not others.abstained else []
             tail = f" {self._name(spoke)} also spoke to it: ask what they think." if spoke else ""
             return self._decline(
@@ -809,7 +825,9 @@ class _Resolver:
         # related: close to the subject's best match, or about one of its own specific words (as continuing)
         specific = self._specific_terms(speakers)
         about = self.router.index.score(specific, set(speakers)) if specific else {}
-        for i, sc in _ranked(scores, PER_SPEAKER * max(1, len(speakers))):
+        # ... among each speaker's few best passages on it: a reason given in another answer is a reason for
+        # the subject only when that answer is about it too
+        for i, sc in _ranked(scores, REASON_POOL * max(1, len(speakers))):
             if 100.0 * sc / top >= self.floor and (sc >= RELATED_RATIO * best or about.get(i, 0.0) > 0):
                 tier.setdefault(quotes[i].id, 1)
         index_of = self._index_of(list(tier))
@@ -849,8 +867,9 @@ class _Resolver:
         reason = f"{self._about()}: " + "; ".join(notes) + tail
         return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
 
-    def other_panelist(self, reading: _Reading) -> RouteResult:
-        """The same subject, answered by the panelist named (or the one(s) who did not answer last)."""
+    def other_panelist(self, reading: _Reading, *, go_on: bool = True) -> RouteResult:
+        """The same subject, answered by the panelist named (or the one(s) who did not answer last); one who
+        already answered it goes on with what they have not said yet (``go_on``: as a continuation)."""
         ids = list(self.panel.panelists)
         forced = self._forced()
         if forced:
@@ -862,7 +881,7 @@ class _Resolver:
         else:
             speakers = [p for p in ids if p not in self.subject.speakers] or list(self.subject.speakers)
         answered = {q.speaker for qid in self.subject.answer_quotes if (q := self.panel.quote(qid)) is not None}
-        if not forced and speakers and set(speakers) <= answered:
+        if go_on and not forced and speakers and set(speakers) <= answered:
             # they already answered this subject here ("and Olive?" after an answer both gave): what they
             # have not said yet, the rest of their answer first -- or, when nothing is left, that, by id
             return self.continuation(_Reading(CONTINUATION, reading.terms, reading.evidence, speakers, False))
