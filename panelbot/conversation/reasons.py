@@ -9,6 +9,7 @@ reason, that's why, our mission, ...), never phrases of a particular talk. Plain
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from panelbot.text import LazyPattern
 
@@ -39,6 +40,12 @@ CAUSE = LazyPattern(
     r"(?:we|they|i)(?:'re| are| were)? seeing|(?:we|they|i) (?:found|saw|noticed|learned)|it turns out)\b",
     re.IGNORECASE,
 )
+# the weaker of those: a wish, a belief or what was seen, not a stated cause
+WEAK = LazyPattern(
+    r"^(?:since .*|(?:we|they|i) (?:want(?:ed)?|need(?:ed)?) to|(?:we|they) believe|"
+    r"(?:we|they|i)(?:'re| are| were)? seeing|(?:we|they|i) (?:found|saw|noticed|learned)|it turns out)$",
+    re.IGNORECASE,
+)
 
 _LEAD = LazyPattern(r"^\W*(?:and|but|so|ok(?:ay)?|then)\b[\s,]*", re.IGNORECASE)
 _SENTENCE = LazyPattern(r"(?<=[.!?])\s+")
@@ -50,12 +57,25 @@ def causes(text: str) -> int:
     return len({m.group(0).lower() for m in CAUSE.finditer(text or "")})
 
 
-def reason_excerpt(text: str) -> str:
-    """The sentence of a passage that gives the reason (cut to ``EXCERPT_WORDS`` words), or ""."""
-    for sentence in _SENTENCE.split(" ".join((text or "").split())):
-        m = CAUSE.search(sentence)
-        if m is None:
+def states_cause(text: str) -> bool:
+    """Whether a passage states a cause outright ("because", "the reason", "so that"), not only grounds."""
+    return any(not WEAK.match(m.group(0)) for m in CAUSE.finditer(text or ""))
+
+
+def reason_excerpt(text: str, relevance: Callable[[str], float] | None = None) -> str:
+    """The sentence of a passage that gives the reason (cut to ``EXCERPT_WORDS`` words), or "": one stating a
+    cause before one giving grounds, then the most relevant (``relevance(sentence)``), then the first."""
+    best: tuple[tuple[int, float, int], str, re.Match[str]] | None = None
+    for n, sentence in enumerate(_SENTENCE.split(" ".join((text or "").split()))):
+        marks = list(CAUSE.finditer(sentence))
+        if not marks:
             continue
+        m = next((x for x in marks if not WEAK.match(x.group(0))), marks[0])
+        key = (0 if not WEAK.match(m.group(0)) else 1, -(relevance(sentence) if relevance else 0.0), n)
+        if best is None or key < best[0]:
+            best = (key, sentence, m)
+    if best is not None:
+        _, sentence, m = best
         words = sentence.split()
         if len(words) <= EXCERPT_WORDS:
             return sentence

@@ -42,7 +42,7 @@ from typing import Any
 
 from rapidfuzz.distance import OSA
 
-from panelbot.conversation.reasons import WHY, asks_why, causes, reason_excerpt
+from panelbot.conversation.reasons import WHY, asks_why, causes, reason_excerpt, states_cause
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
@@ -831,7 +831,7 @@ class _Resolver:
             if 100.0 * sc / top >= self.floor and (sc >= RELATED_RATIO * best or about.get(i, 0.0) > 0):
                 tier.setdefault(quotes[i].id, 1)
         index_of = self._index_of(list(tier))
-        found: list[tuple[tuple[int, float], int, float]] = []
+        found: list[tuple[tuple[int, int, float], int, float]] = []
         for qid, t in tier.items():
             i = index_of.get(qid)
             if i is None:
@@ -841,7 +841,8 @@ class _Resolver:
                 # how well it matches the subject, a little more for a second marker, a little less when shown
                 sc = max(scores.get(i, 0.0), 0.0)
                 rank = sc * (1.0 + CAUSE_BONUS * (min(n, 2) - 1)) * (SHOWN_PENALTY if qid in self.shown else 1.0)
-                found.append(((t, -rank), i, sc))
+                # a cause stated outright comes before grounds only ("we found"), shown or not
+                found.append(((t, 0 if states_cause(quotes[i].text) else 1, -rank), i, sc))
         found.sort(key=lambda f: (f[0], f[1]))
         per: dict[str, list[tuple[int, float]]] = defaultdict(list)
         for _, i, sc in found:
@@ -856,12 +857,17 @@ class _Resolver:
                 f"{self.subject.label} is in what you've already seen{self._said(speakers, scores)}.",
                 reading.addressed, off_topic=False)
         picked = [_scored(self.router, i, sc, top, terms) for p in answering for i, sc in per[p]]
+        norm = self.router.norm
+
+        def relevance(sentence: str) -> float:  # how much of the subject a sentence says
+            return sum(terms.get(t, 0.0) for t in set(norm.terms(sentence)))
+
         notes = []
         for p in answering:
             q = quotes[per[p][0][0]]
             again = " (shown above)" if q.id in self.shown else ""
             notes.append(f"the reason {self._name([p])} gave [{q.id}]{again}: "
-                         f"\u201c{reason_excerpt(q.text)}\u201d")
+                         f"\u201c{reason_excerpt(q.text, relevance)}\u201d")
         silent = [p for p in speakers if p not in answering]
         tail = f"; {self._name(silent)} gave no reason for it" if silent else ""
         reason = f"{self._about()}: " + "; ".join(notes) + tail
