@@ -7,8 +7,8 @@ Plain Python, deterministic, built on the Router's public parts (``query_terms``
 * **standalone** -- it makes sense on its own (or the conversation has no subject yet): routed as if first,
   so context can never drag a topic switch back to the old subject or panelist;
 * **continuation** ("tell me more", "go on", "how so?"): the same panelist(s) on the same subject; quotes not yet
-  shown come first (the rest of the same answer, then related answers, then what is closest to what they
-  already said on it); when nothing new is left, it says so, naming what they did say by id;
+  shown come first (the rest of the same answer, then related answers -- not for "how so?", which asks about
+  the answer itself); when nothing new is left, it says so, naming what they did say by id;
 * **reason** ("why?", "how come?", "why's that?"): the passage where the same panelist(s) give a cause or a
   motivation for the subject (``panelbot.conversation.reasons``) -- the rest of the answer first, then their
   related answers, and an already shown one when that is where the reason sits (the note quotes the reason
@@ -42,7 +42,6 @@ from typing import Any
 
 from rapidfuzz.distance import OSA
 
-from panelbot.conversation.reasons import WHY, asks_why, causes, reason_excerpt, states_cause
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
@@ -71,9 +70,9 @@ PARALLEL_SHARE = 0.5  # a host question sharing this share of words with the sub
 SWITCH_RATIO = 0.5  # elaboration: the new words alone must favour another panelist this clearly to switch
 PER_SPEAKER = 60  # candidates kept per panelist when ranking
 SAID_IDS = 4  # "nothing more than what's shown (olive-02, olive-03)": ids named at most
-REASONS_EACH = 2
+REASONS_EACH = 2  # passages giving a reason, per panelist
 REASON_POOL = 5  # a reason from another answer: one of each speaker's this many best passages on the subject
-CAUSE_BONUS = 0.25  # a passage with two markers of a reason ranks this much above one with one  # passages giving a reason, per panelist
+CAUSE_BONUS = 0.25  # a passage with two markers of a reason ranks this much above one with one
 VARIANT_PREFIX = 6  # an unknown word sharing this many first letters with a panel word is a variant of it
 
 # a new subject announced ("unrelated, ...", "by the way, ...")
@@ -328,6 +327,9 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     terms, evidence, matched, unmatched = _own_terms(router, message)
     cue = _references(message) or bool(ELLIPSIS.search(message))
     # judged on the words that are not follow-up cues ("do you agree", "tell me more")
+    # reasons.py: imported here, not at the top, so the module's import lines stay as they are for others
+    from panelbot.conversation.reasons import WHY, asks_why
+
     rest, _, _, unmatched = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", WHY.sub(" ", message))))
     unknown = [t for t in dict.fromkeys(unmatched) if not _variant(router, t)]
     if _foreign(router, unmatched):
@@ -388,6 +390,11 @@ def _weighted_scores(router: Router, weighted: dict[str, float],
 def _ranked(scores: dict[int, float], n: int) -> list[tuple[int, float]]:
     """The n best (quote index, score), best first, ties by index (cheap on a bank of 100,000)."""
     return heapq.nsmallest(n, scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _best_first(scores: dict[int, float]) -> list[int]:
+    """Quote indices, best score first (ties by index)."""
+    return [i for i, _ in _ranked(scores, len(scores))]
 
 
 def _merge(new: dict[str, float], old: dict[str, float], weight: float) -> dict[str, float]:
@@ -735,7 +742,7 @@ class _Resolver:
             tail = f" {self._name(spoke)} also spoke to it: ask what they think." if spoke else ""
             return self._decline(
                 f"{self._name(speakers)} had nothing more to say on {self.subject.label} than what you've "
-                f"already seen{self._said(speakers, scores)}.{tail}", reading.addressed, off_topic=False)
+                f"already seen{self._said(speakers, _best_first(scores))}.{tail}", reading.addressed, off_topic=False)
         answering = [p for p in speakers if any(sq.quote.speaker == p for sq in picked)]
         reason = f"{self._about()}: more from {self._name(answering)}, not shown yet"
         return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
@@ -786,13 +793,9 @@ class _Resolver:
                 done.append(p)
         return fresh, done
 
-    def _said(self, speakers: list[str], scores: dict[str, list[tuple[int, float]]] | dict[int, float]) -> str:
+    def _said(self, speakers: list[str], ranked: Sequence[int]) -> str:
         """" (olive-02, olive-03)": what these speakers already said on the subject in this conversation, by
-        id (best match first; the last answer's when nothing matches), or ""."""
-        if scores and isinstance(next(iter(scores.values())), list):
-            ranked = [i for p in speakers for i, _ in scores.get(p, [])]  # type: ignore[union-attr]
-        else:
-            ranked = [i for i, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]  # type: ignore[union-attr]
+        id (``ranked``: quote indices, best match first; then the last answer's), or ""."""
         quotes = self.router.index.quotes
         ids = [quotes[i].id for i in ranked if quotes[i].speaker in speakers and quotes[i].id in self.shown]
         ids += [q for q in self.subject.quote_ids
@@ -804,6 +807,8 @@ class _Resolver:
         """Why: the passages where the same panelist(s) give a cause or motivation for the subject -- the
         rest of the last answer first, then their related answers -- including one already shown when the
         reason sits there (the note quotes it, with its id); when the talk gives none, it says so."""
+        from panelbot.conversation.reasons import causes, reason_excerpt, states_cause
+
         speakers = self._forced() or list(self.subject.speakers)
         if reading.addressed and self.target == "auto":
             speakers = list(reading.addressed)
@@ -854,7 +859,7 @@ class _Resolver:
         if not answering:
             return self._decline(
                 f"{self._name(speakers)} gave no reason for that on the panel; what was said on "
-                f"{self.subject.label} is in what you've already seen{self._said(speakers, scores)}.",
+                f"{self.subject.label} is in what you've already seen{self._said(speakers, _best_first(scores))}.",
                 reading.addressed, off_topic=False)
         picked = [_scored(self.router, i, sc, top, terms) for p in answering for i, sc in per[p]]
         norm = self.router.norm
@@ -908,13 +913,14 @@ class _Resolver:
         # what each has not said yet in this conversation: a quote already shown is never given again
         fresh, said_all = self._unsaid(per, top, [p for p in speakers if p in spoke], parallel)
         answering = [p for p in speakers if p in fresh]
+        said = self._said(said_all, [i for p in said_all for i, _ in per.get(p, [])])
         if not answering:
             if said_all:
                 others = [p for p in spoke if p not in speakers and p in self._unsaid(per, top, [p], parallel)[0]]
                 tail = f" {self._name(others)} also spoke to it: ask what they think." if others else ""
                 return self._decline(
                     f"{self._name(said_all)} had nothing more to say on {self.subject.label} than what's already "
-                    f"been shown in this conversation{self._said(said_all, per)}.{tail}",
+                    f"been shown in this conversation{said}.{tail}",
                     reading.addressed, off_topic=False)
             did = [p for p in spoke if p not in speakers]
             who = f" ({self._name(did)} did)" if did else ""
@@ -926,7 +932,7 @@ class _Resolver:
         if silent:
             reason += f" ({self._name(silent)} didn't speak to it)"
         if said_all:
-            reason += f" ({self._name(said_all)}: nothing more than what's shown{self._said(said_all, per)})"
+            reason += f" ({self._name(said_all)}: nothing more than what's shown{said})"
         return RouteResult(self.message, answering, False, quotes, reason, reading.addressed, [], 0.0)
 
     def elaboration(self, reading: _Reading) -> RouteResult:
