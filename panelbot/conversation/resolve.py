@@ -818,9 +818,9 @@ class _Resolver:
         quotes = self.router.index.quotes
         last = [qid for qid in self.subject.quote_ids
                 if (q := self.panel.quote(qid)) is not None and q.speaker in speakers]
-        # the answer each speaker was giving: their first (best) quote of the last answer, not a related one
-        leading = {q.speaker: q for qid in reversed(last) if (q := self.panel.quote(qid)) is not None}
-        turns = {(q.speaker, q.turn) for q in leading.values()}
+        # the answer each speaker was giving for the subject (as continuing does): never the answer a related
+        # quote of the last turn came from
+        turns = {(q.speaker, q.turn) for qid in self._leading(speakers) if (q := self.panel.quote(qid)) is not None}
         # 0: what they just said and the rest of that answer; 1: their related answers on the subject
         tier: dict[str, int] = {qid: 0 for qid in last}
         for speaker in {sp for sp, _ in turns}:
@@ -850,10 +850,11 @@ class _Resolver:
                 found.append(((t, 0 if states_cause(quotes[i].text) else 1, -rank), i, sc))
         found.sort(key=lambda f: (f[0], f[1]))
         per: dict[str, list[tuple[int, float]]] = defaultdict(list)
-        for _, i, sc in found:
+        for key, i, sc in found:
             theirs = per[quotes[i].speaker]
-            # a quote already shown comes again only as the speaker's main reason, never as a second one
-            if len(theirs) < REASONS_EACH and not (theirs and quotes[i].id in self.shown):
+            # a second passage only when it states a cause and is new: a quote already shown comes again only
+            # as the speaker's main reason, grounds alone ("we found") only when nothing states one
+            if not theirs or (len(theirs) < REASONS_EACH and key[1] == 0 and quotes[i].id not in self.shown):
                 theirs.append((i, sc))
         answering = [p for p in speakers if per.get(p)]
         if not answering:
