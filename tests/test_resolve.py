@@ -381,3 +381,14 @@ def test_a_stated_reason_already_shown_beats_new_grounds(router):
     history = [ConversationTurn("Did Together release a kernel benchmark?", ["dan"], ["dan-07", "dan-09"])]
     res = resolve(router, history, "why?")
     assert ids(res)[0] == "dan-09" and "the reason Dan gave [dan-09] (shown above)" in res.route.reason
+
+
+@pytest.mark.parametrize("why", ["Dan, why?", "why, Dan?"])
+def test_why_asked_of_a_panelist_by_name(router, why):
+    history = [ConversationTurn("Did Together release a benchmark for kernels?", ["dan"], ["dan-07", "dan-08"])]
+    res = resolve(router, history, why)
+    assert res.kind == "reason" and res.route.speakers == ["dan"] and ids(res)[0] == "dan-09"
+    # asked of the panelist who never spoke to it: said so, no reason made up
+    res = resolve(router, [ConversationTurn(KV, ["dan"], ["dan-22", "dan-23"])], why.replace("Dan", "Olive"))
+    assert res.kind == "reason" and res.route.abstained and not res.route.quotes
+    assert "Olive didn't speak to" in res.route.reason and "Dan did" in res.route.reason

@@ -145,6 +145,9 @@ REFERENCE = LazyPattern(
 )
 THAT = LazyPattern(r"(?:^|(\b\w+)\W+)that\b", re.IGNORECASE)
 
+# a name in front ("Dan, why?"): what follows is the question
+_NAME_LEAD = LazyPattern(r"^\W*@?[A-Za-z][\w.'-]*(?: [A-Z][\w.'-]*)?\s*[,:]\s*")
+
 # an elliptical follow-up ("and for training?", "what about multimodal?")
 ELLIPSIS = LazyPattern(
     r"^\W*(?:and|but|or|also|so|plus|what about|how about|what of|same for|and what about|and how about)\b",
@@ -346,6 +349,10 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
             len(unknown) >= 2 and len(unknown) > len(set(matched)))):
         return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
     if asks_other:
+        if addressed and not both and (asks_why(message) or asks_why(_NAME_LEAD.sub("", message))) \
+                and not {t: w for t, w in rest.items() if t not in identity}:
+            # "Dan, why?", "why, Olive?": the reason that panelist gave (or that they gave none)
+            return _Reading(REASON, {}, evidence, addressed, both)
         if addressed and not both and set(addressed) <= set(subject.speakers):
             # the panelist who just answered, named again: more from them
             more = not rest or _overlap(router, subject, rest) >= 0.5
@@ -858,6 +865,16 @@ class _Resolver:
                 theirs.append((i, sc))
         answering = [p for p in speakers if per.get(p)]
         if not answering:
+            others = [p for p in speakers if p not in self.subject.speakers]
+            if others:
+                # asked of someone who never spoke to it ("Olive, why?" after Dan's answer): that, not a reason
+                per_all, top_all = self._best_by_speaker(terms)
+                spoke = self._spoke(per_all, top_all)
+                if not set(others) & set(spoke):
+                    did = [p for p in spoke if p not in others]
+                    who = f" ({self._name(did)} did)" if did else ""
+                    return self._decline(f"{self._name(others)} didn't speak to {self.subject.label} on the "
+                                         f"panel{who}", reading.addressed, off_topic=False)
             return self._decline(
                 f"{self._name(speakers)} gave no reason for that on the panel; what was said on "
                 f"{self.subject.label} is in what you've already seen{self._said(speakers, _best_first(scores))}.",
