@@ -392,3 +392,14 @@ def test_why_asked_of_a_panelist_by_name(router, why):
     res = resolve(router, [ConversationTurn(KV, ["dan"], ["dan-22", "dan-23"])], why.replace("Dan", "Olive"))
     assert res.kind == "reason" and res.route.abstained and not res.route.quotes
     assert "Olive didn't speak to" in res.route.reason and "Dan did" in res.route.reason
+
+
+def test_why_asked_again_does_not_give_the_same_reason_as_new(router):
+    history = [ConversationTurn("Did Together release a benchmark for kernels?", ["dan"], ["dan-07", "dan-08"])]
+    first = resolve(router, history, "why?")
+    history.append(turn_of(first, "why?"))
+    again = resolve(router, history, "but why would they do that?")
+    assert again.kind == "reason"
+    assert not set(ids(again)) & set(ids(first))
+    if again.route.abstained:
+        assert "no other reason" in again.route.reason and ids(first)[0] in again.route.reason

@@ -582,6 +582,13 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         # answer that, so it is declined as it would be on its own, saying what was said nearby
         return Resolution(alone, None, STANDALONE)
     resolver = _Resolver(router, subject, shown, message, target)
+    answered = [t for t in history if t.speakers]
+    if reading.kind == REASON and answered:
+        from panelbot.conversation.reasons import asks_why
+
+        if asks_why(str(answered[-1].question or "")):
+            # "why?" asked again: the reason just given is not given again as if new
+            resolver.given = {str(q) for q in answered[-1].quote_ids}
     if reading.kind == CONTINUATION:
         route = resolver.continuation(reading)
         if route.abstained and reading.terms:
@@ -643,6 +650,7 @@ class _Resolver:
         self.target = target
         self.k = router.settings.top_k
         self.floor = router.settings.min_quote_score
+        self.given: set[str] = set()  # the quotes that answered a "why?" just before this one
 
     # ------------------------------------------------------------------------------------ helpers
 
@@ -856,6 +864,13 @@ class _Resolver:
                 # a cause stated outright comes before grounds only ("we found"), shown or not
                 found.append(((t, 0 if states_cause(quotes[i].text) else 1, -rank), i, sc))
         found.sort(key=lambda f: (f[0], f[1]))
+        again = [f for f in found if quotes[f[1]].id in self.given]
+        found = [f for f in found if quotes[f[1]].id not in self.given]
+        if again and not found:
+            # asked "why?" again: the only reasons in the talk are the ones just given
+            ids = ", ".join(dict.fromkeys(quotes[i].id for _, i, _ in again))
+            return self._decline(f"{self._name(speakers)} gave no other reason for that on the panel than the "
+                                 f"one just shown ({ids}).", reading.addressed, off_topic=False)
         per: dict[str, list[tuple[int, float]]] = defaultdict(list)
         for key, i, sc in found:
             theirs = per[quotes[i].speaker]
