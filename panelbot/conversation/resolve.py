@@ -857,12 +857,14 @@ class _Resolver:
             if i is None:
                 continue
             n = causes(quotes[i].text)
-            if n:
+            stated = n > 0 and states_cause(quotes[i].text)
+            # grounds only ("we found", "we're seeing") count in the answer itself, not in another one
+            if n and (stated or t == 0):
                 # how well it matches the subject, a little more for a second marker, a little less when shown
                 sc = max(scores.get(i, 0.0), 0.0)
                 rank = sc * (1.0 + CAUSE_BONUS * (min(n, 2) - 1)) * (SHOWN_PENALTY if qid in self.shown else 1.0)
                 # a cause stated outright comes before grounds only ("we found"), shown or not
-                found.append(((t, 0 if states_cause(quotes[i].text) else 1, -rank), i, sc))
+                found.append(((t, 0 if stated else 1, -rank), i, sc))
         found.sort(key=lambda f: (f[0], f[1]))
         again = [f for f in found if quotes[f[1]].id in self.given]
         found = [f for f in found if quotes[f[1]].id not in self.given]
