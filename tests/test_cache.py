@@ -94,16 +94,6 @@ def test_a_warm_router_decodes_only_the_quotes_it_returns(cache_dir: Path, shipp
     assert 0 < len(hit.panel.quotes._made) < len(shipped_panel.quotes)
 
 
-def test_quote_positions_of_a_plain_bank(shipped_panel) -> None:
-    from panelbot.retrieval.index import QuotePositions
-
-    pos = QuotePositions(shipped_panel.quotes)
-    assert [pos[q.id] for q in shipped_panel.quotes] == list(range(len(shipped_panel.quotes)))
-    assert pos.get("no-such-quote") is None
-    with pytest.raises(KeyError):
-        pos["no-such-quote"]
-
-
 def test_saved_quotes_are_their_json_records(cache_dir: Path, shipped_panel) -> None:
     """Each quote is saved as json.dumps of its fields would write it (the writer's encoder is made once),
     and reads back equal, however odd its text."""
@@ -335,3 +325,119 @@ def test_concurrent_writers_never_expose_a_partial_file(panel_dir: Path, tmp_pat
     assert reader.returncode == 0, reader.stderr
     assert int(reader.stdout) == 150
     assert len(_files(cache_dir)) == 1 and not list((cache_dir / "index").glob("*.tmp"))
+
+
+# ------------------------------------------------------------------------ the panel files' hash, from stat
+
+
+def _record_of(panel_dir: Path) -> Path:
+    return cache.cache_path(panel_dir).with_suffix(cache.FILES_SUFFIX)
+
+
+def _count_hashing(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    calls: list[Path] = []
+    real = cache.panel_hash
+
+    def counting(directory: Path) -> str:
+        calls.append(directory)
+        return real(directory)
+
+    monkeypatch.setattr(cache, "panel_hash", counting)
+    return calls
+
+
+def test_unchanged_files_are_not_read_again(cache_dir: Path, panel_dir: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # files written by this test are seconds old at most
+    expected = cache.panel_hash(panel_dir)
+    calls = _count_hashing(monkeypatch)
+    first = cache.current_panel_hash(panel_dir, _record_of(panel_dir))
+    assert first == expected and len(calls) == 1
+    assert cache.current_panel_hash(panel_dir, _record_of(panel_dir)) == first
+    assert len(calls) == 1  # from the record: the files were not read
+    assert cache.open_indexed(panel_dir).source in ("built", "cache")
+    assert cache.open_indexed(panel_dir).source == "cache"
+
+
+def test_a_changed_file_is_hashed_again_even_with_its_old_time(cache_dir: Path, panel_dir: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same size, modification time put back: the change time (and the content hash) still tell."""
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    record = _record_of(panel_dir)
+    before = cache.current_panel_hash(panel_dir, record)
+    quotes = panel_dir / "quotes.yaml"
+    st = quotes.stat()
+    text = quotes.read_text(encoding="utf-8")
+    swapped = text.replace("a", "e", 1)
+    assert swapped != text and len(swapped) == len(text)
+    quotes.write_text(swapped, encoding="utf-8")
+    os.utime(quotes, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert cache.current_panel_hash(panel_dir, record) != before
+
+
+def test_racy_files_are_always_hashed(cache_dir: Path, panel_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files changed within RACY_NS of the hashing (here: just written) are read every time."""
+    calls = _count_hashing(monkeypatch)
+    record = _record_of(panel_dir)
+    a = cache.current_panel_hash(panel_dir, record)
+    b = cache.current_panel_hash(panel_dir, record)
+    assert a == b and len(calls) == 2
+
+
+@pytest.mark.parametrize("content", [b"", b"{", b"[]", b'{"files": {}, "taken": 1, "hash": "x"}', b"\xff\xfe"])
+def test_a_damaged_record_means_hashing(cache_dir: Path, panel_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                                        content: bytes) -> None:
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    record = _record_of(panel_dir)
+    good = cache.current_panel_hash(panel_dir, record)
+    record.write_bytes(content)
+    calls = _count_hashing(monkeypatch)
+    assert cache.current_panel_hash(panel_dir, record) == good and len(calls) == 1
+
+
+def test_a_forged_hash_for_other_files_is_not_used(cache_dir: Path, panel_dir: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    record = _record_of(panel_dir)
+    good = cache.current_panel_hash(panel_dir, record)
+    rec = json.loads(record.read_text())
+    rec["files"]["quotes.yaml"][0] += 1  # another size than the file has
+    rec["hash"] = "0" * 64
+    record.write_text(json.dumps(rec))
+    assert cache.current_panel_hash(panel_dir, record) == good
+
+
+def test_cache_clear_removes_the_records(cache_dir: Path, panel_dir: Path) -> None:
+    cache.open_indexed(panel_dir)
+    assert _record_of(panel_dir).exists()
+    cache.clear()
+    assert not _record_of(panel_dir).exists()
+
+
+def test_a_saved_panel_finds_a_quote_by_id_decoding_only_it(cache_dir: Path, panel_dir: Path) -> None:
+    built = cache.open_indexed(panel_dir)
+    opened = cache.open_indexed(panel_dir)
+    assert opened.source == "cache"
+    quotes = opened.panel.quotes
+    last = built.panel.quotes[-1]
+    assert opened.panel.quote(last.id) == last
+    assert len(quotes._made) == 1  # type: ignore[attr-defined]
+    assert opened.panel.quote("no-such-id") is None
+    speaker = last.speaker
+    assert opened.panel.quotes_by(speaker) == [q for q in built.panel.quotes if q.speaker == speaker]
+
+
+def test_lazy_quotes_read_odd_ids_whole() -> None:
+    """A record whose id is not plain (an escape in it) is decoded whole to read its id."""
+    from panelbot.panel import Quote
+
+    made = [Quote('odd"id', "ivy", "one"), Quote("plain-2", "ivy", "two"), Quote("x" * 200, "oak", "three")]
+    blob, ends = bytearray(), []
+    for q in made:
+        blob += json.dumps(cache._record(q, "quote")).encode()
+        ends.append(len(blob))
+    lazy = cache.LazyQuotes(memoryview(bytes(blob)), ends, [q.speaker for q in made])
+    assert lazy.find("plain-2") == made[1]
+    assert lazy.find('odd"id') == made[0]
+    assert lazy.find("x" * 200) == made[2]
+    assert lazy.find("odd") is None

@@ -54,7 +54,7 @@ def test_cid_continues_a_given_conversation(run_cli) -> None:
     a = _json(run_cli("ask", "--json", KV))["conversation"]
     b = _json(run_cli("ask", "--json", "How do you evaluate long-horizon runs?"))["conversation"]
     r = _json(run_cli("ask", "--cid", str(a), "--json", "why?"))
-    assert r["conversation"] == a and r["speakers"] == ["dan"] and r["context"]["kind"] == "continuation"
+    assert r["conversation"] == a and r["speakers"] == ["dan"] and r["context"]["kind"] == "reason"
     r = _json(run_cli("ask", "--cid", str(b), "--json", "go on"))
     assert r["conversation"] == b and r["speakers"] == ["olive"]
 

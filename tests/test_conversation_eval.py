@@ -61,7 +61,7 @@ def test_dev_set_quality(shipped_panel, router) -> None:
     convs = load_conversations(str(DEV), shipped_panel)
     assert len(convs) >= 30 and sum(len(c.turns) for c in convs) >= 80
     kinds = {t.kind for c in convs for t in c.turns}
-    assert kinds == {"single", "continuation", "elaboration", "other", "switch", "offtopic"}
+    assert kinds == {"single", "continuation", "reason", "elaboration", "other", "switch", "offtopic"}
     d = evaluate_conversations(router, convs).to_dict()
     assert d["offtopic_answered"] == 0
     assert d["by_kind"]["single"]["accuracy"] == 100.0 and d["by_kind"]["switch"]["accuracy"] == 100.0

@@ -84,3 +84,33 @@ def test_never_clobbers_without_overwrite(tmp_path: Path) -> None:
 def test_directory_target_is_refused(tmp_path: Path) -> None:
     with pytest.raises(IsADirectoryError):
         write_export(tmp_path, "x")
+
+
+def test_a_quote_shown_in_two_answers_is_written_once_then_named_by_id() -> None:
+    first = "It grows with every token."
+    second = "You store it somewhere else."
+    msgs = [
+        ExportMessage("user", "", "How big is the KV cache?"),
+        ExportMessage("assistant", "Dan", f"\u201c{first}\u201d [dan-1]", ["dan-1"]),
+        ExportMessage("user", "", "and where does it go?"),
+        # the same quote again, merged with a new one into one passage (re-wrapped: spaces differ)
+        ExportMessage("assistant", "Dan", f"\u201cIt grows with\n every token. {second}\u201d [dan-1] [dan-2]",
+                      ["dan-1", "dan-2"]),
+        ExportMessage("user", "", "say that again"),
+        ExportMessage("assistant", "Dan", f"\u201c{first}\u201d [dan-1]", ["dan-1"]),
+    ]
+    lookup = {"dan-1": ("Dan", first), "dan-2": ("Dan", second)}.get
+    md = conversation_markdown("KV", "P", msgs, quote_lookup=lookup, exported_at=WHEN)
+    assert md.count("grows with") == 1 and md.count(second) == 1
+    # a later answer refers to it by id and keeps what is new
+    assert f"\u201c(dan-1: quoted above) {second}\u201d [dan-1] [dan-2]" in md
+    # an answer that only repeats says so in one line, still readable on its own
+    assert md.rstrip().endswith("(dan-1: quoted above)\n\nSources:\n\n- `dan-1` (Dan)")
+
+
+def test_words_of_a_quote_not_yet_written_are_kept() -> None:
+    msgs = [ExportMessage("assistant", "Dan", "\u201cIt grows.\u201d [dan-1]", ["dan-1"]),
+            ExportMessage("assistant", "Olive", "\u201cIt grows.\u201d [olive-1]", ["olive-1"])]
+    lookup = {"dan-1": ("Dan", "It grows."), "olive-1": ("Olive", "It grows.")}.get
+    md = conversation_markdown("KV", "P", msgs, quote_lookup=lookup, exported_at=WHEN)
+    assert md.count("It grows.") == 2  # two quotes that happen to say the same: each is its own source

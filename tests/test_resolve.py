@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -62,9 +63,11 @@ def test_continuation_gives_the_rest_of_the_same_answer_first(router, shipped_pa
 
 def test_continuation_says_so_when_nothing_is_left(router):
     history = [ConversationTurn(KV, ["dan"], [q.id for q in router.panel.quotes if q.speaker == "dan"])]
-    res = resolve(router, history, "why?")
+    res = resolve(router, history, "tell me more")
     assert res.route.abstained and not res.route.off_topic
     assert "nothing more" in res.route.reason and not res.route.quotes
+    # ... and names what was said on it, by id
+    assert "dan-22" in res.route.reason
 
 
 def test_other_panelist_who_never_spoke_to_it_is_not_given_a_random_quote(router):
@@ -171,7 +174,7 @@ def test_misspelt_other_panelist(router):
 
 def test_reaction_in_front_is_ignored(router):
     _, more = talk(router, KV, "Interesting. Why's that?")
-    assert more.kind == "continuation" and more.route.speakers == ["dan"]
+    assert more.kind == "reason" and more.route.speakers == ["dan"]
 
 
 def test_continue_with_another_panelist_picked_is_their_take(router):
@@ -211,8 +214,8 @@ def test_organisation_alone_asks_its_panelist_the_same_subject(router):
 
 
 def test_continuation_related_by_a_distinctive_word(router):
-    # every KV quote of the first answer shown: "why?" goes on to Dan's other KV cache quotes
-    first, why = talk(router, KV, "why?")
+    # every KV quote of the first answer shown: "keep going" goes on to Dan's other KV cache quotes
+    first, why = talk(router, KV, "keep going")
     assert why.kind == "continuation" and why.route.speakers == ["dan"]
     assert ids(why) and not set(ids(why)) & set(ids(first))
     assert all("kv cache" in sq.quote.text.lower() for sq in why.route.quotes)
@@ -222,7 +225,7 @@ def test_continuation_not_related_by_a_word_said_everywhere(router):
     # "inference" and "optimize" run through most of what Dan said: they make no quote "more on this"
     q = "Where do you get the biggest speedups in inference?"
     history = [ConversationTurn(q, ["dan"], ["dan-17", "dan-18", "dan-14"])]
-    res = resolve(router, history, "why?")
+    res = resolve(router, history, "anything else?")
     assert res.route.abstained and not res.route.off_topic
     assert "nothing more" in res.route.reason
 
@@ -238,10 +241,10 @@ def test_continuation_naming_what_was_shown_answers_it_again(router):
 
 
 def test_declined_follow_up_offers_what_would_be_answered_here(router):
-    first, more, olive, again = talk(router, KV, "why?", "what does Olive think?", "tell me more")
+    first, more, olive, again = talk(router, KV, "go on", "what does Olive think?", "tell me more")
     assert olive.route.abstained and again.route.abstained and not again.route.off_topic
     assert again.route.suggestions
-    history = [turn_of(r, m) for r, m in zip((first, more), (KV, "why?"), strict=True)]
+    history = [turn_of(r, m) for r, m in zip((first, more), (KV, "go on"), strict=True)]
     for text in again.route.suggestions:  # each one is answered in this very conversation
         res = resolve(router, history, text)
         assert not res.route.abstained and res.route.quotes
@@ -255,9 +258,9 @@ def test_elaboration_new_word_that_stands_outweighs_a_long_subject(router):
 
 
 def test_continuation_goes_on_with_the_answer_not_with_a_related_quote(router):
-    # "why?" brought in quotes that mention the KV cache in passing; "tell me more" does not go on to the
+    # "go on" brought in quotes that mention the KV cache in passing; "tell me more" does not go on to the
     # rest of the answers those came from (the day-zero story), it stays on the KV cache or says so
-    *_, more = talk(router, KV, "why?", "tell me more")
+    *_, more = talk(router, KV, "go on", "tell me more")
     assert more.kind == "continuation"
     assert more.route.abstained or all("kv cache" in sq.quote.text.lower() for sq in more.route.quotes)
 
@@ -273,3 +276,130 @@ def test_nothing_more_names_the_other_panelist_only_when_they_would_answer(route
             other = next(p for p in router.panel.panelists if p not in history[0].speakers)
             asked = resolve(router, history, f"what does {router.panel.panelists[other].name.split()[0]} think?")
             assert not asked.route.abstained and asked.route.speakers == [other]
+
+
+# --- a named panelist never repeats herself; "why?" looks for the reason; "how so?" stays in the answer
+
+
+def _said_by(router, speaker: str, history: list[ConversationTurn]) -> set[str]:
+    return {q for t in history for q in t.quote_ids if router.panel.quote(q).speaker == speaker}
+
+
+@pytest.mark.parametrize("ask", ["and Olive?", "what does Olive think?", "Olive, your view?"])
+def test_named_panelist_after_an_answer_both_gave_only_adds(router, ask):
+    first = resolve(router, [], OPEN, "both")
+    assert set(first.route.speakers) == {"olive", "dan"}
+    history = [turn_of(first, OPEN)]
+    res = resolve(router, history, ask)
+    shown_olive = _said_by(router, "olive", history)
+    assert shown_olive  # she spoke in the first answer
+    if res.route.abstained:
+        # nothing left: said plainly, naming what she did say, by id
+        assert "nothing more" in res.route.reason and all(q in res.route.reason for q in shown_olive)
+    else:
+        assert res.route.speakers == ["olive"] and not set(ids(res)) & shown_olive
+
+
+def test_named_panelist_with_nothing_left_says_so_by_id(router):
+    history = [ConversationTurn(OPEN, ["olive", "dan"], [q.id for q in router.panel.quotes]),
+               ConversationTurn("and Dan?", ["dan"], [])]
+    for ask in ("and Olive?", "what does Dan think?"):
+        res = resolve(router, history, ask)
+        assert res.route.abstained and not res.route.off_topic and not res.route.quotes
+        assert "nothing more" in res.route.reason
+        assert re.search(r"\((?:dan|olive)-\d+(?:, (?:dan|olive)-\d+)*\)", res.route.reason)
+
+
+def test_other_panelist_never_repeats_a_shown_quote(router):
+    # Dan answers, Olive is asked, then Dan again: each time only what that panelist has not said yet
+    history: list[ConversationTurn] = []
+    for message in ("Dan, why does Together care about open source?", "and Olive?", "and Dan?", "Olive?"):
+        res = resolve(router, history, message)
+        if history:
+            assert not set(ids(res)) & {q for t in history for q in t.quote_ids}
+        history.append(turn_of(res, message))
+
+
+@pytest.mark.parametrize("why", ["why?", "Why is that?", "how come?", "ok, why's that?", "and why?"])
+def test_why_gives_the_reason_in_the_talk(router, why):
+    # Dan said what the benchmark is; why they put it out is the rest of that answer ("one of the reasons")
+    history = [ConversationTurn("Did Together release a benchmark for kernels?", ["dan"], ["dan-07", "dan-08"])]
+    res = resolve(router, history, why)
+    assert res.kind == "reason" and res.route.speakers == ["dan"]
+    assert ids(res)[0] == "dan-09"
+    assert "the reason Dan gave [dan-09]" in res.route.reason
+    assert "reasons" in res.route.reason or "intentions" in res.route.reason  # the sentence giving it
+
+
+def test_why_may_point_at_a_quote_already_shown_and_says_so(router):
+    # the reason sits in what was just shown ("because it's very long horizon"): given again, marked as shown
+    history = [ConversationTurn("Is it hard to train a model to replicate a paper?", ["olive"], ["olive-11"])]
+    res = resolve(router, history, "why?")
+    assert res.kind == "reason" and "olive-11" in ids(res)
+    assert "the reason Olive gave [olive-11] (shown above)" in res.route.reason
+    assert "because" in res.route.reason
+
+
+def test_why_without_a_reason_in_the_talk_says_so(router):
+    history = [ConversationTurn("Can M3 help people make games?", ["olive"], ["olive-05", "olive-06"])]
+    res = resolve(router, history, "why?")
+    assert res.kind == "reason" and res.route.abstained and not res.route.off_topic
+    assert "gave no reason" in res.route.reason and "olive-05" in res.route.reason
+
+
+def test_reasons_module_markers():
+    from panelbot.conversation.reasons import asks_why, causes, reason_excerpt, states_cause
+
+    assert all(asks_why(m) for m in ("why?", "Why's that?", "how come?", "and why not?", "what's the reasoning?"))
+    assert not any(asks_why(m) for m in ("tell me more", "what does Olive think?", "how so?", "who said why"))
+    assert causes("We did it because it was cheap, so that everyone can use it.") == 2
+    assert causes("We trained it on images and text.") == 0
+    assert states_cause("We ship weekly so that it gets faster.") and not states_cause("We found it was slow.")
+    text = "We started early. " + "word " * 40 + "and that is why we ship weekly."
+    excerpt = reason_excerpt(text)
+    assert "that is why" in excerpt and len(excerpt.split()) <= 32 and excerpt.startswith("\u2026")
+    assert reason_excerpt("No cause here.") == ""
+
+
+def test_how_so_stays_in_the_answer_given(router):
+    # "how so?" asks what was just said means: the rest of that answer, never a related one elsewhere
+    history = [ConversationTurn("How do you evaluate long runs?", ["olive"], ["olive-14"])]
+    res = resolve(router, history, "how so?")
+    turn = router.panel.quote("olive-14").turn
+    assert res.kind == "continuation" and res.route.quotes
+    assert all(sq.quote.turn == turn for sq in res.route.quotes)
+    history = [ConversationTurn("How do you evaluate long runs?", ["olive"], ["olive-13", "olive-14"])]
+    res = resolve(router, history, "how so?")
+    assert res.route.abstained and "nothing more" in res.route.reason
+    # "tell me more" may still go on to related answers
+    more = resolve(router, history, "tell me more")
+    assert more.route.quotes and all(sq.quote.turn != turn for sq in more.route.quotes)
+
+
+def test_a_stated_reason_already_shown_beats_new_grounds(router):
+    # the reason (dan-09, "one of the reasons") was in the answer; dan-08 only says what they found
+    history = [ConversationTurn("Did Together release a kernel benchmark?", ["dan"], ["dan-07", "dan-09"])]
+    res = resolve(router, history, "why?")
+    assert ids(res)[0] == "dan-09" and "the reason Dan gave [dan-09] (shown above)" in res.route.reason
+
+
+@pytest.mark.parametrize("why", ["Dan, why?", "why, Dan?"])
+def test_why_asked_of_a_panelist_by_name(router, why):
+    history = [ConversationTurn("Did Together release a benchmark for kernels?", ["dan"], ["dan-07", "dan-08"])]
+    res = resolve(router, history, why)
+    assert res.kind == "reason" and res.route.speakers == ["dan"] and ids(res)[0] == "dan-09"
+    # asked of the panelist who never spoke to it: said so, no reason made up
+    res = resolve(router, [ConversationTurn(KV, ["dan"], ["dan-22", "dan-23"])], why.replace("Dan", "Olive"))
+    assert res.kind == "reason" and res.route.abstained and not res.route.quotes
+    assert "Olive didn't speak to" in res.route.reason and "Dan did" in res.route.reason
+
+
+def test_why_asked_again_does_not_give_the_same_reason_as_new(router):
+    history = [ConversationTurn("Did Together release a benchmark for kernels?", ["dan"], ["dan-07", "dan-08"])]
+    first = resolve(router, history, "why?")
+    history.append(turn_of(first, "why?"))
+    again = resolve(router, history, "but why would they do that?")
+    assert again.kind == "reason"
+    assert not set(ids(again)) & set(ids(first))
+    if again.route.abstained:
+        assert "no other reason" in again.route.reason and ids(first)[0] in again.route.reason

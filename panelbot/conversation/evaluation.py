@@ -10,13 +10,14 @@ The file is a YAML list (or JSON Lines) of conversations, each a list of turns a
         - {question: "what does Olive think?", speaker: none, kind: other}
 
 A turn takes the fields of a single eval item (``panelbot.retrieval.evaluation``: speaker, quotes, text)
-and a kind: ``single`` (a first question), ``continuation``, ``elaboration``, ``other`` (the other
-panelist), ``switch`` (a new subject that stands on its own) or ``offtopic``. Every turn is answered by
+and a kind: ``single`` (a first question), ``continuation``, ``reason`` ("why?", "how come?": the passage
+giving the cause, or a decline when the talk gives none), ``elaboration``, ``other`` (the other panelist, or a
+named one), ``switch`` (a new subject that stands on its own) or ``offtopic``. Every turn is answered by
 panelbot itself and that answer becomes the history of the next turn, as for a user.
 
 A turn is right when the speakers are exactly the expected ones (``none``: it declined), an expected quote
-is in the top 3 (when quotes are given), and a continuation repeats no quote already shown in the
-conversation.
+is in the top 3 (when quotes are given), and a continuation or another panelist's turn repeats no quote already
+shown in the conversation (a reason may: the cause can sit in what was shown).
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ from panelbot.retrieval.evaluation import EvalItem, hit, parse_item, read_eval_f
 from panelbot.retrieval.results import RouteResult
 from panelbot.retrieval.router import Router
 
-FOLLOW_UP_KINDS = ("continuation", "elaboration", "other")
+FOLLOW_UP_KINDS = ("continuation", "reason", "elaboration", "other")
 KIND_ALIASES = {"first": "single", "standalone": "single", "other_panelist": "other", "other-panelist": "other",
                 "off-topic": "offtopic", "off_topic": "offtopic", "topic_switch": "switch",
-                "topic-switch": "switch", "followup": "continuation"}
+                "topic-switch": "switch", "followup": "continuation", "why": "reason"}
 KNOWN_KINDS = ("single", *FOLLOW_UP_KINDS, "switch", "offtopic")
 
 
@@ -165,7 +166,7 @@ def _problem(it: EvalItem, route: RouteResult, shown: set[str]) -> str:
         return "wrong speaker"
     if (it.quotes or it.text) and not hit(it, route.quotes[:3]):
         return "expected quote not in top 3"
-    if it.kind == "continuation" and {sq.quote.id for sq in route.quotes} & shown:
+    if it.kind in ("continuation", "other") and {sq.quote.id for sq in route.quotes} & shown:
         return "repeated a quote already shown"
     return ""
 
@@ -181,7 +182,7 @@ def format_conversation_report(rep: ConversationReport, *, verbose: bool = False
         f"conversations: {rep.conversations} ({rep.turns} turns)",
         f"turn accuracy         {f(d['turn_accuracy'])}",
         f"follow-up accuracy    {f(d['follow_up_accuracy'])}  ({fu['ok']}/{fu['total']}: continuation, "
-        f"elaboration, other panelist; each asked on its own: {f(d['follow_up_accuracy_alone'])})",
+        f"reason, elaboration, other panelist; each asked on its own: {f(d['follow_up_accuracy_alone'])})",
         f"off-topic answered    {rep.offtopic_answered}",
     ]
     for k, v in d["by_kind"].items():

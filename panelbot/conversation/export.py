@@ -1,5 +1,8 @@
 """Markdown export of a conversation: who said what, the quotes behind each answer, with their ids.
 
+Each quote's words are written once: when a later answer shows a quote again, its words there are replaced by
+a reference to its id ("(olive-02: quoted above)"), so the file reads on its own without repeating itself.
+
 Writing is atomic (a temp file in the same directory, fsync, then rename) and never replaces an existing
 file unless the caller says so: ``write_export(..., overwrite=False)`` raises :class:`FileExistsError`,
 and the TUI asks the person before calling again with ``overwrite=True``.
@@ -18,7 +21,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from panelbot.redact import scrub
-from panelbot.text import strip_control
+from panelbot.text import LazyPattern, strip_control
+
+# a quoted passage left with nothing but references to quotes written above, and its ids after it
+_ONLY_REFS = LazyPattern(r"\u201c\s*((?:\([^()\u201c\u201d]+: quoted above\)\s*)+)\u201d(?:\s*\[[^\]\s]+\])*")
+_REF_ID = LazyPattern(r"\(([^()\u201c\u201d]+): quoted above\)")
 
 
 class NotARegularFile(OSError):
@@ -51,6 +58,8 @@ def conversation_markdown(
     listed: set[str] = set()  # each quote's text is written once
     for msg in messages:
         text = _clean(msg.text)
+        if msg.role != "user" and quote_lookup is not None:
+            text = _refer_back(text, [i for i in msg.quote_ids if i in listed], quote_lookup)
         if not text and not msg.quote_ids:
             continue  # never an empty section
         if msg.role == "user":
@@ -80,6 +89,29 @@ def conversation_markdown(
                     out.append(f"- `{_clean(qid)}`")
             out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _refer_back(text: str, ids: list[str], quote_lookup: Callable[[str], tuple[str, str] | None]) -> str:
+    """``text`` with the words of quotes already written above replaced by a reference to their id; a quoted
+    passage left with only such references becomes one line naming them."""
+    changed = False
+    for qid in dict.fromkeys(ids):
+        found = quote_lookup(qid)
+        words = _clean(found[1]).split() if found else []
+        if not words:
+            continue
+        pattern = re.compile(r"\s+".join(re.escape(w) for w in words))
+        ref = f"({_clean(qid)}: quoted above)"
+        text, n = pattern.subn(lambda _m, ref=ref: ref, text, count=1)
+        changed = changed or n > 0
+    if not changed:
+        return text
+
+    def collapse(m: re.Match[str]) -> str:
+        refs = _REF_ID.findall(m.group(1))
+        return f"({', '.join(refs)}: quoted above)"
+
+    return _ONLY_REFS.sub(collapse, text)
 
 
 def default_export_name(title: str, when: datetime | None = None) -> str:

@@ -6,13 +6,19 @@ Plain Python, deterministic, built on the Router's public parts (``query_terms``
 
 * **standalone** -- it makes sense on its own (or the conversation has no subject yet): routed as if first,
   so context can never drag a topic switch back to the old subject or panelist;
-* **continuation** ("tell me more", "why?", "how so?"): the same panelist(s) on the same subject; quotes not yet
-  shown come first (the rest of the same answer, then related answers); when nothing new is left, it says so;
+* **continuation** ("tell me more", "go on", "how so?"): the same panelist(s) on the same subject; quotes not yet
+  shown come first (the rest of the same answer, then related answers -- not for "how so?", which asks about
+  the answer itself); when nothing new is left, it says so, naming what they did say by id;
+* **reason** ("why?", "how come?", "why's that?"): the passage where the same panelist(s) give a cause or a
+  motivation for the subject (``panelbot.conversation.reasons``) -- the rest of the answer first, then their
+  related answers, and an already shown one when that is where the reason sits (the note quotes the reason
+  and its id); when the talk gives no reason, it says so;
 * **elaboration** (a pronoun or an ellipsis: "how long does that take?", "and for training?"): the message's
   words plus the previous subject's words, weighted below them, retrieve; the previous panelist keeps the
   floor unless the new words clearly belong to someone else;
 * **other panelist** ("what does Olive think?", "do you agree?", "how about the other side?"): the same
-  subject, answered by that panelist; when they never spoke to it, it says so and names who did.
+  subject, answered by that panelist with what they have not said yet in this conversation; when they never
+  spoke to it, it says so and names who did; when all they said of it is already shown, it says so by id.
 
 A message whose own words are about something the panel never discussed (more words the panel never used than
 panel words) is routed on its own, and so declined as before; so is a message that announces a new subject
@@ -44,9 +50,10 @@ if TYPE_CHECKING:
 
 STANDALONE = "standalone"
 CONTINUATION = "continuation"
+REASON = "reason"
 ELABORATION = "elaboration"
 OTHER_PANELIST = "other_panelist"
-KINDS = (STANDALONE, CONTINUATION, ELABORATION, OTHER_PANELIST)
+KINDS = (STANDALONE, CONTINUATION, REASON, ELABORATION, OTHER_PANELIST)
 
 WINDOW = 24  # earlier turns looked at to find the subject
 SUBJECT_WEIGHT = 0.5  # the previous subject's terms, relative to the new message's words
@@ -63,6 +70,10 @@ HOST_WEIGHT = 0.4  # the host question the subject's first answer responded to, 
 PARALLEL_SHARE = 0.5  # a host question sharing this share of words with the subject's is "the same question"
 SWITCH_RATIO = 0.5  # elaboration: the new words alone must favour another panelist this clearly to switch
 PER_SPEAKER = 60  # candidates kept per panelist when ranking
+SAID_IDS = 4  # "nothing more than what's shown (olive-02, olive-03)": ids named at most
+REASONS_EACH = 2  # passages giving a reason, per panelist
+REASON_POOL = 5  # a reason from another answer: one of each speaker's this many best passages on the subject
+CAUSE_BONUS = 0.25  # a passage with two markers of a reason ranks this much above one with one
 VARIANT_PREFIX = 6  # an unknown word sharing this many first letters with a panel word is a variant of it
 
 # a new subject announced ("unrelated, ...", "by the way, ...")
@@ -79,12 +90,25 @@ CONTINUE = LazyPattern(
     r"\b(?:(?:tell|say|share|give|show)(?: me| us)?(?: a (?:bit|little|lot))? more(?: about (?:that|this|it))?|"
     r"more(?: on| about)? (?:that|this|it)|(?:any|some|much|a bit|a little) more|more|go on|carry on|"
     r"continue|keep going|elaborate(?: on (?:that|this|it))?|expand(?: on (?:that|this|it))?|"
-    r"why(?: (?:is|was) (?:that|this|it))?(?: so)?|how (?:so|come)|in what (?:way|sense)|"
+    r"how so|in what (?:way|sense)|"
     r"what (?:do|did) you mean(?: by (?:that|this|it))?|meaning|mean|explain(?: (?:that|this|it))?|"
     r"clarify|unpack(?: that| this)?|(?:give|show|share|got)(?: me| us)? (?:an?|any|some|one) examples?|"
     r"(?:for|an|any|some) examples?|examples?|such as|like what|"
     r"what else|anything else|and then|then what|what(?: happened| happens)? (?:next|then|after(?:wards)?)|"
     r"after that|afterwards|next|details?|deeper|further|specifically|is that (?:so|true|right)|go deeper)\b",
+    re.IGNORECASE,
+)
+
+# asking what was just said means ("how so?", "what do you mean?"): answered from the same answer only ...
+CLARIFY = LazyPattern(
+    r"\b(?:how so|in what (?:way|sense)|what (?:do|did) (?:you|he|she|they) mean|meaning|mean|explain|"
+    r"clarify|unpack|is that (?:so|true|right))\b",
+    re.IGNORECASE,
+)
+# ... unless it also asks for more ("explain more", "what else do you mean")
+MORE = LazyPattern(
+    r"\b(?:more|else|go on|carry on|keep going|continue|expand|elaborate|examples?|like what|such as|next|"
+    r"after|then|further|deeper|details?|also)\b",
     re.IGNORECASE,
 )
 
@@ -121,6 +145,9 @@ REFERENCE = LazyPattern(
     re.IGNORECASE,
 )
 THAT = LazyPattern(r"(?:^|(\b\w+)\W+)that\b", re.IGNORECASE)
+
+# a name in front ("Dan, why?"): what follows is the question
+_NAME_LEAD = LazyPattern(r"^\W*@?[A-Za-z][\w.'-]*(?: [A-Z][\w.'-]*)?\s*[,:]\s*")
 
 # an elliptical follow-up ("and for training?", "what about multimodal?")
 ELLIPSIS = LazyPattern(
@@ -306,7 +333,10 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     terms, evidence, matched, unmatched = _own_terms(router, message)
     cue = _references(message) or bool(ELLIPSIS.search(message))
     # judged on the words that are not follow-up cues ("do you agree", "tell me more")
-    rest, _, _, unmatched = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", message)))
+    # reasons.py: imported here, not at the top, so the module's import lines stay as they are for others
+    from panelbot.conversation.reasons import WHY, asks_why
+
+    rest, _, _, unmatched = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", WHY.sub(" ", message))))
     unknown = [t for t in dict.fromkeys(unmatched) if not _variant(router, t)]
     if _foreign(router, unmatched):
         # it brings words the panel never used: a new subject, judged on its own (so declined as before)
@@ -322,6 +352,10 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
             len(unknown) >= 2 and len(unknown) > len(set(matched)))):
         return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
     if asks_other:
+        if addressed and not both and (asks_why(message) or asks_why(_NAME_LEAD.sub("", message))) \
+                and not {t: w for t, w in rest.items() if t not in identity}:
+            # "Dan, why?", "why, Olive?": the reason that panelist gave (or that they gave none)
+            return _Reading(REASON, {}, evidence, addressed, both)
         if addressed and not both and set(addressed) <= set(subject.speakers):
             # the panelist who just answered, named again: more from them
             more = not rest or _overlap(router, subject, rest) >= 0.5
@@ -329,6 +363,12 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
         # the words that named who is asked ("Together" in "how does Together see it?") are not the subject
         rest = {t: w for t, w in rest.items() if t not in identity}
         return _Reading(OTHER_PANELIST, rest, evidence, addressed, both)
+    if asks_why(message):
+        # "why?", "how come?", "why does that matter?": the reason behind the subject, when the message adds
+        # nothing of its own or only the subject's words
+        rest, _, _, rest_unmatched = _own_terms(router, CONTINUE.sub(" ", WHY.sub(" ", message)))
+        if (not rest and not rest_unmatched) or (rest and _overlap(router, subject, rest) >= 0.5):
+            return _Reading(REASON, rest, evidence, addressed, both)
     if CONTINUE.search(message):
         rest, _, _, rest_unmatched = _own_terms(router, CONTINUE.sub(" ", message))
         if (not stands and not rest and not rest_unmatched) or (rest and _overlap(router, subject, rest) >= 0.5):
@@ -360,6 +400,11 @@ def _weighted_scores(router: Router, weighted: dict[str, float],
 def _ranked(scores: dict[int, float], n: int) -> list[tuple[int, float]]:
     """The n best (quote index, score), best first, ties by index (cheap on a bank of 100,000)."""
     return heapq.nsmallest(n, scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _best_first(scores: dict[int, float]) -> list[int]:
+    """Quote indices, best score first (ties by index)."""
+    return [i for i, _ in _ranked(scores, len(scores))]
 
 
 def _merge(new: dict[str, float], old: dict[str, float], weight: float) -> dict[str, float]:
@@ -499,7 +544,7 @@ def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_S
                 subject.terms = _merge(reading.terms, subject.terms, 1.0)
             subject.speakers = speakers
             subject.quote_ids = quote_ids or subject.quote_ids
-            if reading.kind != CONTINUATION or not set(speakers) <= {
+            if reading.kind not in (CONTINUATION, REASON) or not set(speakers) <= {
                     q.speaker for qid in subject.answer_quotes if (q := router.panel.quote(qid))}:
                 subject.answer_quotes = list(subject.quote_ids)
     return subject, shown
@@ -540,6 +585,13 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         # answer that, so it is declined as it would be on its own, saying what was said nearby
         return Resolution(alone, None, STANDALONE)
     resolver = _Resolver(router, subject, shown, message, target)
+    answered = [t for t in history if t.speakers]
+    if reading.kind == REASON and answered:
+        from panelbot.conversation.reasons import asks_why
+
+        if asks_why(str(answered[-1].question or "")):
+            # "why?" asked again: the reason just given is not given again as if new
+            resolver.given = {str(q) for q in answered[-1].quote_ids}
     if reading.kind == CONTINUATION:
         route = resolver.continuation(reading)
         if route.abstained and reading.terms:
@@ -548,6 +600,8 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
             again = resolver.elaboration(reading)
             if not again.abstained:
                 reading.kind, route = ELABORATION, again
+    elif reading.kind == REASON:
+        route = resolver.reason(reading)
     elif reading.kind == OTHER_PANELIST:
         route = resolver.other_panelist(reading)
     else:
@@ -599,6 +653,7 @@ class _Resolver:
         self.target = target
         self.k = router.settings.top_k
         self.floor = router.settings.min_quote_score
+        self.given: set[str] = set()  # the quotes that answered a "why?" just before this one
 
     # ------------------------------------------------------------------------------------ helpers
 
@@ -683,10 +738,12 @@ class _Resolver:
             chosen.append((i, max(scores.get(i, 0.0), 0.0)))
             seen.add(qid)
         # 2. related answers by the same panelist(s), not shown: close to the subject's best match, or
-        #    about one of the subject's own specific words ("kv cache", "rl")
+        #    about one of the subject's own specific words ("kv cache", "rl") -- not when the message asks
+        #    what was just said means ("how so?"): that is in the answer itself, never in another one
+        clarifying = bool(CLARIFY.search(self.message)) and not MORE.search(self.message)
         specific = self._specific_terms(speakers)
-        about = self.router.index.score(specific, set(speakers)) if specific else {}
-        for i, s in _ranked(scores, len(self.shown) + len(seen) + self.k + PER_SPEAKER):
+        about = self.router.index.score(specific, set(speakers)) if specific and not clarifying else {}
+        for i, s in [] if clarifying else _ranked(scores, len(self.shown) + len(seen) + self.k + PER_SPEAKER):
             q = self.router.index.quotes[i]
             if q.id in self.shown or q.id in seen or 100.0 * s / top < self.floor:
                 continue
@@ -698,12 +755,12 @@ class _Resolver:
         picked = [_scored(self.router, i, s, top, terms) for i, s in chosen[: self.k]]
         if not picked:
             # named only when asking them would be answered (the other panelist's own reading of it)
-            others = self.other_panelist(_Reading(OTHER_PANELIST, {}, 0.0, [], False))
+            others = self.other_panelist(_Reading(OTHER_PANELIST, {}, 0.0, [], False), go_on=False)
             spoke = [p for p in others.speakers if p not in speakers] if not others.abstained else []
             tail = f" {self._name(spoke)} also spoke to it: ask what they think." if spoke else ""
             return self._decline(
                 f"{self._name(speakers)} had nothing more to say on {self.subject.label} than what you've "
-                f"already seen.{tail}", reading.addressed, off_topic=False)
+                f"already seen{self._said(speakers, _best_first(scores))}.{tail}", reading.addressed, off_topic=False)
         answering = [p for p in speakers if any(sq.quote.speaker == p for sq in picked)]
         reason = f"{self._about()}: more from {self._name(answering)}, not shown yet"
         return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
@@ -735,8 +792,133 @@ class _Resolver:
     def _position(q: Any) -> int:
         return q.sentences[0] if q.sentences else 0
 
-    def other_panelist(self, reading: _Reading) -> RouteResult:
-        """The same subject, answered by the panelist named (or the one(s) who did not answer last)."""
+    def _unsaid(self, per: dict[str, list[tuple[int, float]]], top: float, speakers: list[str],
+                parallel: set[str]) -> tuple[dict[str, list[tuple[int, float]]], list[str]]:
+        """Each speaker's quotes on the subject not shown yet in this conversation -- those still a real
+        answer (by the same measure as ``_spoke``, or an answer to the host's same question) -- and the
+        speakers who have nothing left (all they said of it is on screen)."""
+        overall = max((100.0 * v[0][1] / top for v in per.values() if v), default=0.0)
+        bar = max(SPOKE_MIN * self.floor, SPOKE_RATIO * overall)
+        fresh: dict[str, list[tuple[int, float]]] = {}
+        done: list[str] = []
+        for p in speakers:
+            left = [(i, s) for i, s in per.get(p, []) if self.router.index.quotes[i].id not in self.shown]
+            real = [(i, s) for i, s in left
+                    if 100.0 * s / top >= bar or self.router.index.quotes[i].question in parallel]
+            if real:
+                fresh[p] = left
+            else:
+                done.append(p)
+        return fresh, done
+
+    def _said(self, speakers: list[str], ranked: Sequence[int]) -> str:
+        """" (olive-02, olive-03)": what these speakers already said on the subject in this conversation, by
+        id (``ranked``: quote indices, best match first; then the last answer's), or ""."""
+        quotes = self.router.index.quotes
+        ids = [quotes[i].id for i in ranked if quotes[i].speaker in speakers and quotes[i].id in self.shown]
+        ids += [q for q in self.subject.quote_ids
+                if (found := self.panel.quote(q)) is not None and found.speaker in speakers]
+        ids = list(dict.fromkeys(ids))[:SAID_IDS]
+        return f" ({', '.join(ids)})" if ids else ""
+
+    def reason(self, reading: _Reading) -> RouteResult:
+        """Why: the passages where the same panelist(s) give a cause or motivation for the subject -- the
+        rest of the last answer first, then their related answers -- including one already shown when the
+        reason sits there (the note quotes it, with its id); when the talk gives none, it says so."""
+        from panelbot.conversation.reasons import causes, reason_excerpt, states_cause
+
+        speakers = self._forced() or list(self.subject.speakers)
+        if reading.addressed and self.target == "auto":
+            speakers = list(reading.addressed)
+        terms = _merge(reading.terms, self.subject.terms, 1.0)
+        scores, top = _weighted_scores(self.router, terms, set(speakers))
+        best = max(scores.values(), default=0.0)
+        quotes = self.router.index.quotes
+        last = [qid for qid in self.subject.quote_ids
+                if (q := self.panel.quote(qid)) is not None and q.speaker in speakers]
+        # the answer each speaker was giving for the subject (as continuing does): never the answer a related
+        # quote of the last turn came from
+        turns = {(q.speaker, q.turn) for qid in self._leading(speakers) if (q := self.panel.quote(qid)) is not None}
+        # 0: what they just said and the rest of that answer; 1: their related answers on the subject
+        tier: dict[str, int] = {qid: 0 for qid in last}
+        for speaker in {sp for sp, _ in turns}:
+            for q in self.panel.quotes_by(speaker):
+                if (q.speaker, q.turn) in turns:
+                    tier.setdefault(q.id, 0)
+        # related: close to the subject's best match, or about one of its own specific words (as continuing)
+        specific = self._specific_terms(speakers)
+        about = self.router.index.score(specific, set(speakers)) if specific else {}
+        # ... among each speaker's few best passages on it: a reason given in another answer is a reason for
+        # the subject only when that answer is about it too
+        for i, sc in _ranked(scores, REASON_POOL * max(1, len(speakers))):
+            if 100.0 * sc / top >= self.floor and (sc >= RELATED_RATIO * best or about.get(i, 0.0) > 0):
+                tier.setdefault(quotes[i].id, 1)
+        index_of = self._index_of(list(tier))
+        found: list[tuple[tuple[int, int, float], int, float]] = []
+        for qid, t in tier.items():
+            i = index_of.get(qid)
+            if i is None:
+                continue
+            n = causes(quotes[i].text)
+            stated = n > 0 and states_cause(quotes[i].text)
+            # grounds only ("we found", "we're seeing") count in the answer itself, not in another one
+            if n and (stated or t == 0):
+                # how well it matches the subject, a little more for a second marker, a little less when shown
+                sc = max(scores.get(i, 0.0), 0.0)
+                rank = sc * (1.0 + CAUSE_BONUS * (min(n, 2) - 1)) * (SHOWN_PENALTY if qid in self.shown else 1.0)
+                # a cause stated outright comes before grounds only ("we found"), shown or not
+                found.append(((t, 0 if stated else 1, -rank), i, sc))
+        found.sort(key=lambda f: (f[0], f[1]))
+        again = [f for f in found if quotes[f[1]].id in self.given]
+        found = [f for f in found if quotes[f[1]].id not in self.given]
+        if again and not found:
+            # asked "why?" again: the only reasons in the talk are the ones just given
+            ids = ", ".join(dict.fromkeys(quotes[i].id for _, i, _ in again))
+            return self._decline(f"{self._name(speakers)} gave no other reason for that on the panel than the "
+                                 f"one just shown ({ids}).", reading.addressed, off_topic=False)
+        per: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        for key, i, sc in found:
+            theirs = per[quotes[i].speaker]
+            # a second passage only when it states a cause and is new: a quote already shown comes again only
+            # as the speaker's main reason, grounds alone ("we found") only when nothing states one
+            if not theirs or (len(theirs) < REASONS_EACH and key[1] == 0 and quotes[i].id not in self.shown):
+                theirs.append((i, sc))
+        answering = [p for p in speakers if per.get(p)]
+        if not answering:
+            others = [p for p in speakers if p not in self.subject.speakers]
+            if others:
+                # asked of someone who never spoke to it ("Olive, why?" after Dan's answer): that, not a reason
+                per_all, top_all = self._best_by_speaker(terms)
+                spoke = self._spoke(per_all, top_all)
+                if not set(others) & set(spoke):
+                    did = [p for p in spoke if p not in others]
+                    who = f" ({self._name(did)} did)" if did else ""
+                    return self._decline(f"{self._name(others)} didn't speak to {self.subject.label} on the "
+                                         f"panel{who}", reading.addressed, off_topic=False)
+            return self._decline(
+                f"{self._name(speakers)} gave no reason for that on the panel; what was said on "
+                f"{self.subject.label} is in what you've already seen{self._said(speakers, _best_first(scores))}.",
+                reading.addressed, off_topic=False)
+        picked = [_scored(self.router, i, sc, top, terms) for p in answering for i, sc in per[p]]
+        norm = self.router.norm
+
+        def relevance(sentence: str) -> float:  # how much of the subject a sentence says
+            return sum(terms.get(t, 0.0) for t in set(norm.terms(sentence)))
+
+        notes = []
+        for p in answering:
+            q = quotes[per[p][0][0]]
+            again = " (shown above)" if q.id in self.shown else ""
+            notes.append(f"the reason {self._name([p])} gave [{q.id}]{again}: "
+                         f"\u201c{reason_excerpt(q.text, relevance)}\u201d")
+        silent = [p for p in speakers if p not in answering]
+        tail = f"; {self._name(silent)} gave no reason for it" if silent else ""
+        reason = f"{self._about()}: " + "; ".join(notes) + tail
+        return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
+
+    def other_panelist(self, reading: _Reading, *, go_on: bool = True) -> RouteResult:
+        """The same subject, answered by the panelist named (or the one(s) who did not answer last); one who
+        already answered it goes on with what they have not said yet (``go_on``: as a continuation)."""
         ids = list(self.panel.panelists)
         forced = self._forced()
         if forced:
@@ -747,6 +929,11 @@ class _Resolver:
             speakers = ids
         else:
             speakers = [p for p in ids if p not in self.subject.speakers] or list(self.subject.speakers)
+        answered = {q.speaker for qid in self.subject.answer_quotes if (q := self.panel.quote(qid)) is not None}
+        if go_on and not forced and speakers and set(speakers) <= answered:
+            # they already answered this subject here ("and Olive?" after an answer both gave): what they
+            # have not said yet, the rest of their answer first -- or, when nothing is left, that, by id
+            return self.continuation(_Reading(CONTINUATION, reading.terms, reading.evidence, speakers, False))
         # the same question, without what named the panelist who answered it ("Dan, ... at Together?")
         own = _identity_terms(self.router, list(self.panel.panelists))
         subject = {t: w for t, w in self.subject.terms.items() if t not in own} or self.subject.terms
@@ -761,17 +948,29 @@ class _Resolver:
                 per[p] = first + [(i, s) for i, s in per[p] if (i, s) not in first]
                 spoke = [*spoke, p] if p not in spoke else spoke
         silent = [p for p in speakers if p not in spoke]
-        answering = [p for p in speakers if p in spoke]
+        # what each has not said yet in this conversation: a quote already shown is never given again
+        fresh, said_all = self._unsaid(per, top, [p for p in speakers if p in spoke], parallel)
+        answering = [p for p in speakers if p in fresh]
+        said = self._said(said_all, [i for p in said_all for i, _ in per.get(p, [])])
         if not answering:
+            if said_all:
+                others = [p for p in spoke if p not in speakers and p in self._unsaid(per, top, [p], parallel)[0]]
+                tail = f" {self._name(others)} also spoke to it: ask what they think." if others else ""
+                return self._decline(
+                    f"{self._name(said_all)} had nothing more to say on {self.subject.label} than what's already "
+                    f"been shown in this conversation{said}.{tail}",
+                    reading.addressed, off_topic=False)
             did = [p for p in spoke if p not in speakers]
             who = f" ({self._name(did)} did)" if did else ""
             return self._decline(
                 f"{self._name(silent)} didn't speak to {self.subject.label} on the panel{who}",
                 reading.addressed, off_topic=False)
-        quotes = self._pick(per, top, answering, terms, penalise_shown=True)
+        quotes = self._pick(fresh, top, answering, terms, penalise_shown=False)
         reason = f"{self._about()}, asked of {self._name(answering)}"
         if silent:
             reason += f" ({self._name(silent)} didn't speak to it)"
+        if said_all:
+            reason += f" ({self._name(said_all)}: nothing more than what's shown{said})"
         return RouteResult(self.message, answering, False, quotes, reason, reading.addressed, [], 0.0)
 
     def elaboration(self, reading: _Reading) -> RouteResult:

@@ -92,6 +92,9 @@ class Panel:
 
     def quote(self, quote_id: str) -> Quote | None:
         if self._quotes is None:
+            find = getattr(self.quotes, "find", None)  # a saved index's quotes: decode only this one
+            if find is not None:
+                return find(quote_id)  # type: ignore[no-any-return]
             self._quotes = {q.id: q for q in self.quotes}
         return self._quotes.get(quote_id)
 
@@ -104,6 +107,9 @@ class Panel:
         return self.turns[index]
 
     def quotes_by(self, speaker: str) -> list[Quote]:
+        speakers = getattr(self.quotes, "speakers", None)  # a saved index knows every speaker up front
+        if speakers is not None:
+            return [self.quotes[i] for i, s in enumerate(speakers) if s == speaker]
         return [q for q in self.quotes if q.speaker == speaker]
 
     def persona(self, speaker_id: str) -> Persona | None:

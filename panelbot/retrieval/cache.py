@@ -21,6 +21,7 @@ read a half-written file; a reader that finds the index rebuilt while it waited 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import operator
 import os
@@ -121,9 +122,11 @@ def panel_hash(directory: Path) -> str:
     return h.hexdigest()
 
 
-def cache_key(directory: Path) -> str:
+def cache_key(directory: Path, panel_digest: str | None = None) -> str:
+    """The key a saved index of this panel directory must carry to be used (``panel_digest``: the panel's
+    ``panel_hash`` when the caller has it)."""
     parts = {
-        "panel": panel_hash(directory),
+        "panel": panel_digest if panel_digest is not None else panel_hash(directory),
         "panelbot": __version__,
         "index": index_settings(),
         "model": {**_FIELDS, "panel": [f.name for f in fields(Panel)]},
@@ -133,6 +136,57 @@ def cache_key(directory: Path) -> str:
     h = _hasher()
     h.update(json.dumps(parts, sort_keys=True).encode())
     return h.hexdigest()
+
+
+# A file whose modification or change time is this close to when it was last hashed may change again
+# without its times showing it (file systems with coarse times, clock skew): it is hashed again.
+RACY_NS = 2_000_000_000
+FILES_SUFFIX = ".files"
+
+
+def _file_signature(directory: Path) -> dict[str, list[int] | None] | None:
+    """Size, modification and change times, inode and device of each panel file (None: absent); None when
+    one cannot be read."""
+    sig: dict[str, list[int] | None] = {}
+    for name in _PANEL_FILES:
+        try:
+            st = os.stat(directory / name)
+        except FileNotFoundError:
+            sig[name] = None
+            continue
+        except OSError:
+            return None
+        sig[name] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+    return sig
+
+
+def current_panel_hash(directory: Path, record: Path) -> str:
+    """``panel_hash(directory)``, without reading the panel's files when none has changed since they were
+    last hashed (as git checks its index): ``record`` keeps the files' sizes, times and inodes with the
+    hash. A file changed since, or changed within ``RACY_NS`` of that hashing, is hashed again (and the
+    record renewed), so the hash is never taken on trust for a file that may have changed unseen."""
+    taken = time.time_ns()
+    sig = _file_signature(directory)
+    try:
+        rec = json.loads(record.read_bytes())
+        if (sig is not None and isinstance(rec, dict) and rec.get("files") == sig
+                and isinstance(rec.get("taken"), int) and isinstance(rec.get("hash"), str)
+                and all(s[1] < rec["taken"] - RACY_NS and s[2] < rec["taken"] - RACY_NS
+                        for s in sig.values() if s)):
+            return str(rec["hash"])
+    except (OSError, ValueError, TypeError, IndexError):
+        pass
+    digest = panel_hash(directory)
+    if sig is not None:
+        tmp = record.with_name(f".{record.name}.{os.getpid()}.tmp")
+        try:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps({"files": sig, "taken": taken, "hash": digest}), encoding="utf-8")
+            os.replace(tmp, record)
+        except OSError:  # an unwritable cache costs only this hashing, at every start
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+    return digest
 
 
 def cache_path(directory: Path) -> Path:
@@ -180,14 +234,11 @@ class LazyQuotes(Sequence):
     def __init__(self, blob: Any, ends: Sequence[int], speakers: list[str]) -> None:
         self._blob, self._ends, self.speakers = blob, ends, speakers
         self._made: dict[int, Quote] = {}
-        self._made_at: dict[str, int] = {}  # id -> position, of the quotes decoded so far
+        self._where: dict[str, int] = {}  # id -> position of every quote decoded so far
+        self._ids: dict[str, int] | None = None  # id -> position of every quote, read when first needed
 
     def __len__(self) -> int:
         return len(self._ends)
-
-    def position_of(self, quote_id: str) -> int | None:
-        """Where a quote already decoded (e.g. one routing returned) stands in the bank; None for others."""
-        return self._made_at.get(quote_id)
 
     def _make(self, i: int) -> Quote:
         q = self._made.get(i)
@@ -197,8 +248,40 @@ class LazyQuotes(Sequence):
             if q.speaker != self.speakers[i]:
                 raise CacheProblem("inconsistent (quote speakers)")
             self._made[i] = q
-            self._made_at[q.id] = i
+            self._where.setdefault(q.id, i)
         return q
+
+    def find(self, quote_id: str) -> Quote | None:
+        """The quote with this id (decoding only it; the ids of all are read once, from each record's head)."""
+        i = self._where.get(quote_id)
+        if i is None:
+            if self._ids is None:
+                self._ids = self._read_ids()
+            i = self._ids.get(quote_id)
+            if i is None:
+                return None
+        return self._make(i)
+
+    def _read_ids(self) -> dict[str, int]:
+        """Every quote's id and position, from the start of its record (``["id",...``) without decoding the
+        rest of it (a record whose id is not plain is decoded whole)."""
+        ids: dict[str, int] = {}
+        start = 0
+        for i, end in enumerate(self._ends):
+            head = bytes(self._blob[start : min(start + 96, end)])
+            close = head.find(b'"', 2)
+            if head.startswith(b'["') and close > 2 and b"\\" not in head[2:close]:
+                qid = head[2:close].decode("utf-8", "replace")
+            else:
+                qid = self._make(i).id
+            ids.setdefault(qid, i)
+            start = end
+        return ids
+
+    def position(self, quote_id: str) -> int | None:
+        """Where the quote with this id is, if it has been decoded (every quote handed out has been);
+        None otherwise, without decoding the rest."""
+        return self._where.get(quote_id)
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
@@ -414,11 +497,28 @@ def read_header(data: bytes) -> tuple[dict[str, Any], int]:
     return header, payload
 
 
+def _map(path: Path) -> Any:
+    """The file's bytes: memory-mapped read-only on POSIX (pages are read as they are used and never copied;
+    the postings and quotes are used in place), else read. Saved indexes are only ever replaced whole
+    (``os.replace``), never rewritten in place, so a mapping always sees one complete file."""
+    if os.name != "posix":
+        return path.read_bytes()
+    import mmap
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if os.fstat(fd).st_size == 0:
+            return b""
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    finally:
+        os.close(fd)
+
+
 def read_index(path: Path, key: str, directory: Path) -> Opened | None:
     """The saved index at ``path`` if it is current and sound; None when there is none; CacheProblem when
     there is one that must not be used."""
     try:
-        data = path.read_bytes()
+        data = _map(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
@@ -508,8 +608,8 @@ def open_indexed(name_or_dir: str | Path, *, use_cache: bool = True) -> Opened:
     directory = name_or_dir if isinstance(name_or_dir, Path) else find_panel_dir(name_or_dir)
     if not use_cache:
         return _build(directory)
-    key = cache_key(directory)
     path = cache_path(directory)
+    key = cache_key(directory, current_panel_hash(directory, path.with_suffix(FILES_SUFFIX)))
     problem: str | None = None
     try:
         hit = read_index(path, key, directory)
@@ -587,7 +687,7 @@ def clear() -> tuple[int, int]:
         return 0, 0
     n = freed = 0
     for p in d.iterdir():
-        if p.is_file() and (p.suffix in (SUFFIX, ".lock") or p.name.endswith(".tmp")):
+        if p.is_file() and (p.suffix in (SUFFIX, ".lock", FILES_SUFFIX) or p.name.endswith(".tmp")):
             try:
                 size = p.stat().st_size
                 p.unlink()

@@ -242,30 +242,6 @@ def _merge(first: list[Any], second: list[Any]) -> None:
     keyword_terms.update(second[7])
 
 
-class QuotePositions:
-    """quote id -> its position in the bank. A saved bank's quotes (``cache.LazyQuotes``) answer for the
-    quotes they have decoded, which are the ones routing returns, without decoding the other 100,000 at a
-    warm start; for any other id, or a plain list of quotes, the whole table is made once."""
-
-    def __init__(self, quotes: Sequence[Quote]) -> None:
-        self._quotes = quotes
-        self._decoded = getattr(quotes, "position_of", None)
-        self._all: dict[str, int] | None = None
-
-    def get(self, quote_id: str, default: int | None = None) -> int | None:
-        if self._decoded is not None and (i := self._decoded(quote_id)) is not None:
-            return i
-        if self._all is None:
-            self._all = {q.id: i for i, q in enumerate(self._quotes)}
-        return self._all.get(quote_id, default)
-
-    def __getitem__(self, quote_id: str) -> int:
-        i = self.get(quote_id)
-        if i is None:
-            raise KeyError(quote_id)
-        return i
-
-
 class Postings(Mapping):
     """term -> (quote numbers, weighted frequencies); membership is a dict lookup.
 

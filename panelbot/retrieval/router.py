@@ -31,12 +31,13 @@ import math
 import re
 import zlib
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 
 from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel, Quote
 from panelbot.records import field, record
 from panelbot.retrieval.facets import Facet, model_names, specific_facets
-from panelbot.retrieval.index import QuoteIndex, QuotePositions
+from panelbot.retrieval.index import QuoteIndex
 from panelbot.retrieval.lexicon import common_stems, english_words, stem, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.vocabulary import Normalizer
@@ -68,6 +69,7 @@ NAME_RUN = LazyPattern(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
 COOCCUR_SCAN = 200  # quotes holding both terms checked for saying both in their own words (bounds the cost)
 FACET_SCAN = 1000  # characters of a question searched for a specific it asks for
 RERANK_SURFACE = 60  # best candidates checked for the question's verbatim word pairs
+SCAN_LIMIT = 2000  # quotes looked through for suggested questions (all of a talk's; a sample of a huge bank)
 # a quote that cannot stand alone: it continues the sentence before it
 DANGLING = LazyPattern(r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE)
 PARTICLES = frozenset({"up", "down", "out", "off", "over", "back", "on"})
@@ -169,7 +171,7 @@ class Router:
         self._models = model_names()
         self._docsets: dict[str, frozenset[int]] = {}
         self._together: dict[tuple[str, str], bool] = {}
-        self._pos = QuotePositions(self.index.quotes)  # a saved bank's quotes stay undecoded
+        self._pos: dict[str, int] | None = None  # quote id -> position, made only when needed
         self._quote_terms: dict[int, frozenset[str]] = {}
         self._surface_cache: dict[int, str] = {}
         self._asks_cache: dict[int, list[frozenset[str]]] = {}
@@ -640,7 +642,7 @@ class Router:
         for sq in list(kept):
             if not DANGLING.match(sq.quote.text):
                 continue
-            i = self._pos.get(sq.quote.id)
+            i = self._position(sq.quote.id)
             prev = self.index.quotes[i - 1] if i else None
             lead = scores.get(i - 1, 0.0) if i else 0.0
             if prev is not None and prev.id not in ids and self._adjacent(prev, sq.quote) \
@@ -721,9 +723,24 @@ class Router:
                        if (" " in t or t not in self._common or t in query.phrases) and t not in orgs}
         return len(shared) >= 2 and bool(distinctive) and len(said_b) >= BOTH_COVERAGE * len(said_a)
 
+    def _position(self, quote_id: str) -> int | None:
+        """A quote's position in the index. A saved index decodes quotes one by one and knows where each
+        one it handed out is; only otherwise are all quotes' ids read (once), which for a large saved bank
+        would decode every quote (seconds at 100,000)."""
+        finder = getattr(self.index.quotes, "position", None)
+        if finder is not None:
+            i = finder(quote_id)
+            if i is not None:
+                return i
+        if self._pos is None:
+            self._pos = {q.id: i for i, q in enumerate(self.index.quotes)}
+        return self._pos.get(quote_id)
+
     def _said(self, query: _Query, quote: Quote) -> set[str]:
         """The question's terms and verbatim word pairs that a quote says in its own words."""
-        i = self._pos[quote.id]
+        i = self._position(quote.id)
+        if i is None:
+            raise KeyError(quote.id)
         said = (set(query.matched) - query.neutral) & self._text_terms(i)
         text = self._surface_text(i)
         return said | {pair for pair in query.surface if f" {pair} " in text}
@@ -758,14 +775,21 @@ class Router:
                     break
         return out
 
-    def example_questions(self) -> list[str]:
+    def example_questions(self, limit: int = 20) -> list[str]:
         """One question in a user's words per host question of the talk, in the order they were asked, each
-        known to be answered by its own quote (the host's question itself when no ``asks`` fit)."""
+        known to be answered by its own quote (the host's question itself when no ``asks`` fit); at most
+        ``limit`` (each is checked by answering it)."""
+        by_question: dict[str, list[Quote]] = defaultdict(list)
+        for q in self._scanned_quotes():
+            if q.question is not None:
+                by_question[q.question].append(q)
         out: list[str] = []
         for hq in self.panel.questions:
+            if len(out) >= limit:
+                break
             if not hq.answered_by:
                 continue
-            found = next((text for q in self.panel.quotes if q.question == hq.id for ask in q.asks
+            found = next((text for q in by_question.get(hq.id, ()) for ask in q.asks
                           if 12 <= len(text := _as_question(ask)) <= 70 and self._answers(text, q.id)), None)
             if found is None:
                 text = _as_question(hq.text)
@@ -774,11 +798,21 @@ class Router:
                 out.append(found)
         return out
 
+    def _scanned_quotes(self) -> Sequence[Quote]:
+        """The quotes suggestions and examples are drawn from: every quote of a talk; of a bank larger
+        than ``SCAN_LIMIT``, an evenly spaced sample of that many (a saved index decodes quotes one by one,
+        and offering three questions must not decode 100,000 of them)."""
+        quotes = self.panel.quotes
+        step = -(-len(quotes) // SCAN_LIMIT)
+        if step <= 1:
+            return quotes
+        return [quotes[i] for i in range(0, len(quotes), step)]
+
     def _pool(self) -> list[tuple[str, str | None]]:
         """(question, the quote id it must find) candidates, interleaved across panelists."""
         if self._suggestion_pool is None:
             by_speaker: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
-            for q in self.panel.quotes:
+            for q in self._scanned_quotes():
                 for ask in q.asks:
                     text = _as_question(ask)
                     if 12 <= len(text) <= 70:

@@ -60,10 +60,11 @@ class PanelbotApp(ConversationActions, App[int]):
         Binding("escape", "cancel", "Stop", id="cancel", show=False),
         Binding("ctrl+e", "export", "Export", id="export", priority=True),
         Binding("f1", "help", "Help", id="help", priority=True),
-        Binding("ctrl+y", "copy", "Copy", id="copy", priority=True),
+        # not in the footer (F1 lists it): with it every other key fits at 80 columns
+        Binding("ctrl+y", "copy", "Copy", id="copy", show=False, priority=True),
         Binding("ctrl+b", "toggle_sidebar", "Panes", id="toggle_sidebar", priority=True),
-        Binding("ctrl+r", "regenerate", "Regenerate", id="regenerate", priority=True),
-        Binding("ctrl+o", "conversations", "Conversations", id="conversations", priority=True),
+        Binding("ctrl+r", "regenerate", "Again", id="regenerate", priority=True),
+        Binding("ctrl+o", "conversations", "History", id="conversations", priority=True),
         Binding("ctrl+g", "followups", "Follow-ups", id="followups", show=False, priority=True),
         Binding("ctrl+p", "command_palette", "Commands", id="command_palette", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
@@ -180,7 +181,7 @@ class PanelbotApp(ConversationActions, App[int]):
                 yield Prompt(engine.key_label(keys.get("send", "enter")),
                              engine.key_label(keys.get("newline", "ctrl+j")), id="prompt")
             yield SourcesList(id="sources")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         theme = self.config.tui.theme

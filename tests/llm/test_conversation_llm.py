@@ -31,13 +31,13 @@ def test_follow_ups_reach_the_model_with_quotes_and_off_topic_ones_do_not(fake: 
     conv = ConversationLog(store, None, panel.name)
     out, err = io.StringIO(), io.StringIO()
     questions = [KV, "tell me more", "what does Olive think?",
-                 "cool, unrelated: any good hiking trails near Denver?", "why?"]
+                 "cool, unrelated: any good hiking trails near Denver?", "anything else?"]
     code = ask_llm(questions, json_out=True, config=config_for(fake.url("ok")), panel=panel,
                    router=Router(panel), target="auto", out=out, err=err, conversation=conv, chained=True)
     assert code == 0, err.getvalue()
     first, more, olive, hiking, why = (json.loads(line) for line in out.getvalue().splitlines())
 
-    # only the two answerable turns called the model, each with quotes; "why?" after everything Dan said of
+    # only the two answerable turns called the model, each with quotes; "anything else?" after everything Dan said of
     # the KV cache was shown says so without a model call
     assert [d["abstained"] for d in (first, more, olive, hiking, why)] == [False, False, True, True, True]
     assert len(fake.state.requests) == 2

@@ -117,6 +117,42 @@ async def test_help_key(make_app) -> None:
             assert isinstance(app.screen, HelpScreen) is is_open
 
 
+async def test_every_footer_key_fits_at_80_columns(make_app) -> None:
+    # a key cut off at the edge is a key nobody sees: every one shown fits, whatever has the focus
+    from textual.widgets import Footer
+    from textual.widgets._footer import FooterKey
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for focus in ("#prompt", "#chat"):
+            app.query_one(focus).focus()
+            await settle(pilot)
+            footer = app.query_one(Footer)
+            shown = [k for k in footer.query(FooterKey) if k.display]
+            assert {k.description for k in shown} >= {"Send", "Help", "Quit", "Export", "History"} or \
+                focus != "#prompt"
+            for key in shown:
+                assert key.region.width > 0 and key.region.right <= footer.region.right, key.description
+
+
+async def test_help_shows_every_key_at_80x24_without_scrolling(make_app) -> None:
+    from panelbot.tui.screens.help import KEY_HELP, HelpScreen
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        body = app.screen.query_one("#help-body")
+        screen = app.export_screenshot()  # SVG: what is on screen, spaces as &#160;
+        for name in ("PageUp / PageDown", "Up / Down", "Ctrl+Q", "Ctrl+Y", "Ctrl+O"):
+            assert name.replace(" ", "&#160;") in screen, name
+        # the keys are all above the fold: no scrolling needed to see the last one
+        keys_height = len(KEY_HELP) + 1
+        assert body.scroll_offset.y == 0 and body.content_region.height >= keys_height
+
+
 async def test_quit_key(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:

@@ -93,3 +93,13 @@ def test_help(snap_compare, shipped_app) -> None:
         await still(pilot)
 
     assert snap_compare(shipped_app(), run_before=run_before, terminal_size=WIDE)
+
+
+def test_help_80x24(snap_compare, shipped_app) -> None:
+    # every key, PageUp / PageDown included, above the fold at 80x24
+    async def run_before(pilot: Any) -> None:
+        await still(pilot)
+        await pilot.press("f1")
+        await still(pilot)
+
+    assert snap_compare(shipped_app(), run_before=run_before, terminal_size=SMALL)

@@ -12,18 +12,22 @@ from textual.widgets import Static
 
 from panelbot.tui.engine import COMMANDS, key_label
 
+# (binding id, what it does); an id starting with "=" is a fixed key named by the rest. Each line fits the help
+# box at 80 columns, so every key shows at 80x24 without scrolling (the footer leaves some keys to this list).
 KEY_HELP = (
     ("send", "send the question"),
     ("newline", "new line in the question"),
-    ("cancel", "stop the answer in progress (the question goes back in the input)"),
+    ("=Up / Down", "earlier questions (first / last line)"),
+    ("=PageUp / PageDown", "scroll the conversation"),
+    ("cancel", "stop the answer (the question comes back)"),
+    ("followups", "suggested follow-ups (Enter asks one)"),
+    ("copy", "copy the highlighted source or last answer"),
+    ("regenerate", "answer the last question again, same quotes"),
+    ("conversations", "conversations: open, search, rename, delete"),
     ("export", "export the conversation to Markdown"),
-    ("help", "this help"),
-    ("copy", "copy the highlighted source, or the last answer (OSC 52)"),
     ("toggle_sidebar", "show or hide the side panes"),
     ("command_palette", "command palette"),
-    ("regenerate", "answer the last question again, with the same quotes"),
-    ("conversations", "saved conversations: open, search, rename, delete"),
-    ("followups", "the suggested follow-ups under the last answer (Enter asks one)"),
+    ("help", "this help"),
     ("quit", "quit"),
 )
 
@@ -40,9 +44,8 @@ class HelpScreen(ModalScreen[None]):
         keys.add_column(style="bold")
         keys.add_column()
         for bid, what in KEY_HELP:
-            keys.add_row(Text(key_label(self.keys.get(bid, ""))), Text(what))
-        keys.add_row(Text("Up / Down"), Text("earlier questions (on the first / last line)"))
-        keys.add_row(Text("PageUp / PageDown"), Text("scroll the conversation (from the input)"))
+            name = bid[1:] if bid.startswith("=") else key_label(self.keys.get(bid, ""))
+            keys.add_row(Text(name), Text(what))
         cmds = Table.grid(padding=(0, 2))
         cmds.add_column(style="bold")
         cmds.add_column()

@@ -1,0 +1,93 @@
+"""Asking for a reason ("why?", "how come?", "why's that?") and finding where a speaker gives one.
+
+A "why?" follow-up is not "tell me more": it asks for the cause or motivation behind what was just said. The
+resolver (``panelbot.conversation.resolve``) reads it with ``WHY`` and answers it from the passages that carry
+a cause, found here with ``CAUSE``: general English markers of a reason (because, so that, in order to, the
+reason, that's why, our mission, ...), never phrases of a particular talk. Plain Python (no Textual).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from panelbot.text import LazyPattern
+
+# a question asking for the reason; what it matches is removed before judging whether new content was added
+WHY = LazyPattern(
+    r"\b(?:why(?:'s|s)?(?: (?:is|was|are|were|would|does|did|do|should|not|so|bother|exactly|though|then))*"
+    r"(?: (?:that|this|it|he|she|they|you|one))?"
+    r"(?: (?:so|the case|say (?:that|so)|think (?:that|so)|matter|happen|do (?:that|this|it)|bother))?|"
+    r"how come|what for|for what reason|"
+    r"(?:what(?:'s| is| was| were) )?(?:the |your |his |her |their )?(?:reasons?|reasoning|motivation|rationale|"
+    r"thinking|logic)(?: (?:for|behind) (?:that|this|it))?)\b",
+    re.IGNORECASE,
+)
+
+# it opens with the reason question ("why?", "ok, how come?") rather than asking why inside a longer question
+WHY_FIRST = LazyPattern(r"^\W*(?:why\b|how come\b|what for\b|for what reason\b|what(?:'s| is| was) the "
+                        r"(?:reason|reasoning|motivation|rationale|thinking|logic)\b)", re.IGNORECASE)
+
+# a cause or motivation given in what someone said
+CAUSE = LazyPattern(
+    r"\b(?:because|cuz|'cause|since (?:we|they|it|you|the|this|that)|so,? that|in order to|so as to|"
+    r"(?:the|one of the|main|big|whole) reasons?|reasons? (?:why|that|is|was)|that's why|that is why|"
+    r"which is why|this is why|that's the reason|due to|thanks to|as a result|"
+    r"(?:our|the|my|their) (?:intentions?|goal|aim|purpose|mission|motivation|idea)|aligns? with|"
+    r"the (?:idea|point|goal) (?:is|was)|so (?:we|they|it|you|that we|people|everyone) (?:can|could|will|would)|"
+    r"(?:we|they|i) (?:want(?:ed)?|need(?:ed)?) to|(?:we|they) believe|"
+    # grounds: what was seen or found
+    r"(?:we|they|i)(?:'re| are| were)? seeing|(?:we|they|i) (?:found|saw|noticed|learned)|it turns out)\b",
+    re.IGNORECASE,
+)
+# the weaker of those: a wish, a belief or what was seen, not a stated cause
+WEAK = LazyPattern(
+    r"^(?:since .*|(?:we|they|i) (?:want(?:ed)?|need(?:ed)?) to|(?:we|they) believe|"
+    r"(?:we|they|i)(?:'re| are| were)? seeing|(?:we|they|i) (?:found|saw|noticed|learned)|it turns out)$",
+    re.IGNORECASE,
+)
+
+_LEAD = LazyPattern(r"^\W*(?:and|but|so|ok(?:ay)?|then)\b[\s,]*", re.IGNORECASE)
+_SENTENCE = LazyPattern(r"(?<=[.!?])\s+")
+EXCERPT_WORDS = 30  # a reason quoted in the answer's note is cut to this many words
+
+
+def causes(text: str) -> int:
+    """How many distinct cause markers a passage has (0: it gives no reason)."""
+    return len({m.group(0).lower() for m in CAUSE.finditer(text or "")})
+
+
+def states_cause(text: str) -> bool:
+    """Whether a passage states a cause outright ("because", "the reason", "so that"), not only grounds."""
+    return any(not WEAK.match(m.group(0)) for m in CAUSE.finditer(text or ""))
+
+
+def reason_excerpt(text: str, relevance: Callable[[str], float] | None = None) -> str:
+    """The sentence of a passage that gives the reason (cut to ``EXCERPT_WORDS`` words), or "": one stating a
+    cause before one giving grounds, then the most relevant (``relevance(sentence)``), then the first."""
+    best: tuple[tuple[int, float, int], str, re.Match[str]] | None = None
+    for n, sentence in enumerate(_SENTENCE.split(" ".join((text or "").split()))):
+        marks = list(CAUSE.finditer(sentence))
+        if not marks:
+            continue
+        m = next((x for x in marks if not WEAK.match(x.group(0))), marks[0])
+        key = (0 if not WEAK.match(m.group(0)) else 1, -(relevance(sentence) if relevance else 0.0), n)
+        if best is None or key < best[0]:
+            best = (key, sentence, m)
+    if best is not None:
+        _, sentence, m = best
+        words = sentence.split()
+        if len(words) <= EXCERPT_WORDS:
+            return sentence
+        # keep the marker in view: start a little before it when the sentence is long
+        at = len(sentence[: m.start()].split())
+        start = max(0, min(at - 6, len(words) - EXCERPT_WORDS))
+        cut = " ".join(words[start:start + EXCERPT_WORDS])
+        return ("\u2026" if start else "") + cut + ("\u2026" if start + EXCERPT_WORDS < len(words) else "")
+    return ""
+
+
+def asks_why(message: str) -> bool:
+    """The message asks for a reason ("why?", "how come?", "and why is that?", "what's the reasoning?")."""
+    stripped = _LEAD.sub("", message or "")
+    return bool(WHY_FIRST.search(stripped))
