@@ -195,12 +195,6 @@ def _read_array(f: Any, typecode: str, n: int) -> array:
     return out
 
 
-def _concat(arrays: list[array], typecode: str) -> array:
-    out = array(typecode)
-    _consume(map(out.extend, arrays))
-    return out
-
-
 def _segments(part: list[Any]) -> Iterator[tuple[array, array]]:
     """A part's postings term by term: its per-term arrays, or (``part[2]`` None) what the helper sends, read
     one term at a time."""
