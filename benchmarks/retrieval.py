@@ -67,9 +67,10 @@ def synthetic_panel(n: int, seed: int = 7) -> Panel:
 QUESTION = "kernel cache memory latency"
 
 
-def write_panel_files(panel: Panel, directory: Path) -> None:
-    """The synthetic panel as files (quotes and questions as JSON, which is YAML too), so that the saved
-    index is keyed and found exactly as a real panel's is."""
+def write_panel_files(panel: Panel, directory: Path, *, block_yaml: bool = False) -> None:
+    """The synthetic panel as files (quotes and questions as JSON, which is YAML too; or the quotes as block
+    YAML, as ``panelbot ingest`` writes them), so that the saved index is keyed and found exactly as a real
+    panel's is."""
     directory.mkdir(parents=True, exist_ok=True)
     people = "".join(f"  - {{id: {p.id}, name: {p.name}, keywords: {json.dumps(list(p.keywords))}}}\n"
                      for p in panel.panelists.values())
@@ -77,6 +78,15 @@ def write_panel_files(panel: Panel, directory: Path) -> None:
                                           f"topics: {json.dumps(list(panel.topics))}\n", encoding="utf-8")
     (directory / "questions.yaml").write_text(json.dumps(
         [{"id": q.id, "text": q.text, "answered_by": list(q.answered_by)} for q in panel.questions]))
+    if block_yaml:
+        import yaml
+
+        with (directory / "quotes.yaml").open("w", encoding="utf-8") as f:
+            for q in panel.quotes:
+                f.write(yaml.dump([{"id": q.id, "speaker": q.speaker, "text": q.text, "question": q.question,
+                                    "keywords": list(q.keywords)}], Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+                                  sort_keys=False, allow_unicode=True, width=110))
+        return
     with (directory / "quotes.yaml").open("w", encoding="utf-8") as f:  # one quote at a time: the file's
         f.write("[\n")  # text is never held whole, so the peak RSS measured is the build's
         for i, q in enumerate(panel.quotes):
@@ -197,13 +207,15 @@ def main() -> None:
                     help="also run the cold build from the same files with another panelbot checkout (e.g. main)")
     ap.add_argument("--one-process", action="store_true",
                     help="also run the cold build with no forked helper (one process), to compare")
+    ap.add_argument("--yaml", action="store_true",
+                    help="write the quote bank as block YAML (as ingest does) instead of JSON")
     ap.add_argument("--write", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--no-helper", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--cold", help=argparse.SUPPRESS)
     ap.add_argument("--dir", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.write:  # a child: write the bank's files (generating it costs memory the build must not count)
-        write_panel_files(synthetic_panel(args.write), Path(args.dir))
+        write_panel_files(synthetic_panel(args.write), Path(args.dir), block_yaml=args.yaml)
         return
     if args.cold:  # a child: the cold build in a fresh interpreter, so that its peak RSS is its own
         if args.no_helper:
@@ -222,7 +234,7 @@ def main() -> None:
     try:
         for n in [int(x) for x in args.sizes.split(",")]:
             d = tmp / f"synthetic-{n}"
-            _child(["--write", str(n), "--dir", str(d)], env)
+            _child(["--write", str(n), "--dir", str(d), *(["--yaml"] if args.yaml else [])], env)
             shutil.rmtree(tmp / "cache", ignore_errors=True)
             row = _child(["--cold", str(d), "--queries", str(args.queries)], env)
             row.update(cli_cold_and_warm(d, dict(env, PANELBOT_CACHE_DIR=str(tmp / "cli-cache")), args.runs,
