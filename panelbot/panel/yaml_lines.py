@@ -114,6 +114,10 @@ def load_json_shaped(path: Path) -> Any:
     gives exactly what it always gave. Mappings read here carry no line numbers (``line_of`` is None):
     a caller that reports a problem reads the file again with :func:`load_yaml` to name the line."""
     try:
+        with path.open("rb") as f:  # a glance first: a block-YAML bank is not read twice
+            head = f.read(4096).lstrip(b" \r\n")
+        if head and head[:1] not in (b"[", b"{"):
+            return NOT_JSON
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return NOT_JSON  # load_yaml says what is wrong
