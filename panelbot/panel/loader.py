@@ -22,7 +22,7 @@ from panelbot.panel.model import (
     Turn,
     link_at,
 )
-from panelbot.panel.yaml_lines import NOT_JSON, line_of, load_json_shaped, load_yaml
+from panelbot.panel.yaml_lines import NOT_JSON, line_of, load_json_shaped, load_yaml, load_yaml_list
 from panelbot.text import LazyPattern
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
@@ -352,13 +352,13 @@ def _read_list(path: Path, validate: Callable[[Any], T]) -> T:
     try:
         data = load_json_shaped(path)
         if data is NOT_JSON:
-            return validate(load_yaml(path))
+            return validate(load_yaml_list(path))
         try:
             return validate(data)
         except DataError:
             pass
         del data
-        return validate(load_yaml(path))  # the same problem, now with its line
+        return validate(load_yaml_list(path))  # the same problem, now with its line
     finally:
         if gc_was_enabled:
             gc.enable()
