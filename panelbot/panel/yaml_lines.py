@@ -158,8 +158,11 @@ def load_yaml_list(path: Path) -> Any:
     import re
 
     text = _read_text(path)
-    starts = [m.start() for m in re.finditer(r"^-(?:[ \t]|$)", text, re.MULTILINE)]
-    if (len(starts) <= PIECE or re.search(r"^(?:---|\.\.\.|%)", text, re.MULTILINE)
+    starts = [m.start() + 1 for m in re.finditer(r"\n-(?=[ \t\n]|\Z)", text)]  # a literal to search for: fast
+    if re.match(r"-(?:[ \t\n]|\Z)", text):
+        starts.insert(0, 0)
+    if (len(starts) <= PIECE or any(m in text for m in ("\n---", "\n...", "\n%"))
+            or text.startswith(("---", "...", "%"))
             or any(c in text for c in ("\r", "\x85", "\u2028", "\u2029"))  # line breaks "\n" does not count
             or any(line.strip() and not line.lstrip().startswith("#") for line in text[: starts[0]].splitlines())):
         return _parse(text, path, with_lines=True)
