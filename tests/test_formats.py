@@ -241,7 +241,10 @@ def _score(turns: list, truth: list[str]) -> tuple[int, int, int]:
 HARD = {"host_intro_captions.txt": (5, 4), "energy_panel_captions.txt": (15, 0),  # (at least right, at most wrong)
         "ocean_panel_captions.txt": (15, 1), "bread_panel.vtt": (12, 1), "transit_panel_captions.txt": (16, 1),
         # written after every rule, scored once, nothing changed for it
-        "health_panel.srt": (13, 2)}  # one of the two: the host's turn given to a panelist
+        "health_panel.srt": (13, 2),  # one of the two: the host's turn given to a panelist
+        # written by a new hand without reading the rules, first contact 13 of 68 (see the README)
+        "volcano_interview.vtt": (14, 0), "museum_panel.srt": (11, 6), "games_panel_captions.txt": (11, 0),
+        "wages_panel.vtt": (7, 3), "lake_talk.srt": (4, 3)}
 
 
 def test_fixtures_never_name_a_wrong_panelist_and_leave_few_unknown(fixtures_dir: Path) -> None:

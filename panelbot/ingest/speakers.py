@@ -37,9 +37,11 @@ from panelbot.ingest.cues import (
     FOLLOW_ON_RE,
     FOLLOW_UP_RE,
     REPLY_RE,
+    CLOSING_RE,
     ROUND_RE,
     THANKS_ALL_RE,
     is_backchannel,
+    is_remark,
     looks_like_question,
     sentences,
 )
@@ -62,6 +64,10 @@ __all__ = [
     "HOST", "UNKNOWN", "SpeakerTurn", "find_intro_names", "fold_id", "generic_words", "identify_speakers",
     "is_backchannel", "looks_like_question", "panelist_ids",
 ]
+
+_GUEST_GOES_ON = 30  # words: in an interview, a statement this long after the guest's answer is still theirs
+
+_ECHO, _ECHO_SAID = 0.25, 0.75  # a question's echo of a panelist's earlier answers, plain and "you mentioned …"
 
 _QUESTION_WEIGHT = 4.0  # the question's identity evidence (who it is for), against the answer's evidence
 
@@ -146,7 +152,7 @@ def _attribute(
             st.is_question = st.speaker == HOST and questions[j]
         elif intro:
             st.speaker, st.why = intro[0], "introduces themselves"
-        elif j == 0 and len(ids) >= 2:
+        elif j == 0 and ids:
             st.speaker, st.why = HOST, "opens the talk"
         elif len(ids) >= 2 and set(ids) <= set(ment):
             st.speaker, st.why = HOST, "names every panelist"
@@ -154,10 +160,16 @@ def _attribute(
             st.speaker, st.why = HOST, "asks a question"
         elif len(text.split()) <= 12 and THANKS_ALL_RE.search(text):
             st.speaker, st.why = HOST, "thanks the panel"
+        elif j == len(kept) - 1 and ids and len(text.split()) <= 40 and CLOSING_RE.search(text):
+            st.speaker, st.why = HOST, "closes the talk"
         elif sets_up_question:
             st.speaker, st.why = HOST, "leads into the host's next question"
         elif sets_up_intro:
             st.speaker, st.why = HOST, "hands over to the next introduction"
+        elif (len(ids) >= 2 and prev is not None and prev.speaker in ids and not after_interjection
+              and j + 1 < len(kept) and not questions[j + 1] and is_remark(text)):
+            # "That must be hard to hear." between two answers: the host's comment, not a panelist's answer
+            st.speaker, st.why = HOST, "a short remark on the answer before"
         else:
             replied = _replied_to_by_name(kept, questions, j, names, ids)
             if replied and replied not in ment:
@@ -270,6 +282,15 @@ def _answer(
         # "… but the quota doesn't >> and that is very expensive": a '>>' in mid-sentence is no new speaker
         st.speaker, st.why = prev_panelist, "continues the sentence the '>>' cut"
         return
+    if len(ids) == 1 and prev_panelist and not after_interjection:
+        # an interview: after the guest's answer, a '>>' is the host's remark ("That sounds terrifying.",
+        # "Tamsin, thank you so much.") unless it is a long statement of the guest's own (a '>>' between two
+        # sentences of one answer)
+        if ment or len(st.text.split()) < _GUEST_GOES_ON:
+            st.speaker, st.why = HOST, "a remark between the guest's answers"
+        else:
+            st.speaker, st.why = prev_panelist, "goes on with their answer (the only guest)"
+        return
     if (
         prev_panelist
         and len(prev.text.split()) < 25
@@ -340,7 +361,11 @@ def _field_scores(st: SpeakerTurn, state: _State, profiles: Profiles, everyone: 
     if state.question and not state.answered and not state.round:  # a round's question is for everyone
         whole = profiles.identity_scores(state.question, everyone)
         asking = profiles.identity_scores(" ".join(sentences(state.question)[-2:]), everyone)
-        q = {p: whole[p] + 2 * asking[p] for p in everyone}
+        # what the question picks up from someone's earlier answers ("You mentioned the old ledgers."),
+        # more when it says so
+        echo = profiles.echo_scores(FOLLOW_UP_RE.sub(" ", " ".join(sentences(state.question)[-2:])), everyone)
+        ew = _ECHO_SAID if FOLLOW_UP_RE.search(state.question) else _ECHO
+        q = {p: whole[p] + 2 * asking[p] + ew * echo[p] for p in everyone}
     a = profiles.scores(st.text, everyone, st.sources)
     return {p: a.get(p, 0.0) + _QUESTION_WEIGHT * q.get(p, 0.0) for p in everyone}
 
@@ -428,6 +453,7 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         profiles = Profiles(ids)
         every = [*names, *aliases]
         profiles.names = set(terms(" ".join(every + [ascii_fold(n) for n in every])))
+        profiles.topic = topic
         for t, _ in kept:
             profiles.observe(t.text)
         for t in turns:
@@ -443,15 +469,20 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         return profiles
 
     self_introduced = {t.speaker for t in firm if t.why == "introduces themselves"}
+    # what the whole talk is about (the title, and the host's opening where it presents nobody): no one
+    # panelist's field ("the Friends of the Museum series" makes "museum" nobody's in particular)
+    opening = [x for t in firm[:1] if t.speaker == HOST for x in sentences(t.text) if not mentioned(x)]
+    topic = set(terms(" ".join([title, *opening])))
 
     current = firm
     for _ in range(2):
         nxt = _attribute(kept, ids, ctx, build(current), forced)
+        _settle_rounds(nxt, ids)  # a round's answers tell the profiles what each panelist talks about
         same = [t.speaker for t in nxt] == [t.speaker for t in current]
         current = nxt
         if same:
             break
-    _settle_rounds(current)
+    _settle_rounds(current, ids)
     return current, names
 
 def _clear_lead(best: float, second: float) -> bool:
@@ -460,10 +491,31 @@ def _clear_lead(best: float, second: float) -> bool:
     one into ``unknown`` (scripts/attribution_accuracy.py)."""
     return (best >= 0.3 and best >= 1.15 * second) or (best >= 1.0 and best - second >= max(0.3, 0.05 * best))
 
-def _settle_rounds(turns: list[SpeakerTurn]) -> None:
+def _in_order(open_: list[SpeakerTurn], pool: list[str], ids: list[str]) -> list[str] | None:
+    """The panelists left for a round's open answers in the order the talk introduced them, when that many
+    answers are open and no answer's own evidence clearly points to someone else: panelists answer a round
+    the way they sit, which is how the host presented them."""
+    if len(pool) != len(open_):
+        return None
+    order = sorted(pool, key=ids.index)
+    for t, p in zip(open_, order, strict=True):
+        mine = t.field_scores.get(p, 0.0)
+        if any(v >= _ROUND_ORDER_OVERRULED and _clear_lead(v, mine) and v - mine >= _ROUND_ORDER_OVERRULED
+               for q, v in t.field_scores.items() if q != p and q in pool):
+            return None
+    return order
+
+
+_ROUND_ORDER_OVERRULED = 5.0  # field evidence this far ahead of the seating order's panelist overrules it
+
+_ROUND_FIELD_SPEAKS = 0.5  # evidence each answer of a round needs before the field, not the order, settles it
+
+
+def _settle_rounds(turns: list[SpeakerTurn], ids: list[str]) -> None:
     """In a round each panelist answers once. The answers the field decided (or left open) get the assignment
     of distinct panelists with the most evidence in total, around the ones already settled; each keeps its
-    panelist only when that one clearly leads among those the others did not take."""
+    panelist only when that one clearly leads among those the others did not take. When every panelist
+    left answers and nothing clearly says otherwise, they answer in the order they were introduced."""
     from itertools import permutations
 
     i = 0
@@ -486,6 +538,14 @@ def _settle_rounds(turns: list[SpeakerTurn]) -> None:
             continue
         best = max(permutations(pool, len(open_)),
                    key=lambda perm: sum(t.field_scores.get(p, 0.0) for t, p in zip(open_, perm, strict=True)))
+        # the field settles the round only when it speaks for every answer; else the seating order does
+        informative = all(t.field_scores.get(p, 0.0) >= _ROUND_FIELD_SPEAKS for t, p in zip(open_, best, strict=True))
+        order = None if informative else _in_order(open_, pool, ids)
+        if order is not None:
+            for t, p in zip(open_, order, strict=True):
+                if t.speaker != p:
+                    t.speaker, t.why = p, "the round, in the order the panelists were introduced"
+            continue
         for t, p in zip(open_, best, strict=True):
             others_taken = {q for u, q in zip(open_, best, strict=True) if u is not t} | taken
             rest = [v for q, v in t.field_scores.items() if q != p and q not in others_taken]
