@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 
 from panelbot.ingest.captions import RawTurn, Timed
 from panelbot.ingest.cues import (
+    CLOSING_RE,
     FOLLOW_ON_RE,
     FOLLOW_UP_RE,
     REPLY_RE,
-    CLOSING_RE,
     ROUND_RE,
     THANKS_ALL_RE,
     is_backchannel,
