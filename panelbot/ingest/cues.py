@@ -85,6 +85,14 @@ def is_backchannel(text: str) -> bool:
         return not re.search(r"[^\W\d_]{2,}", stripped)
     return len(toks) <= 5 and all(t in _BACKCHANNEL for t in toks)
 
+# the host running the session: "Let's take a question from the audience.", "Okay, let's open it up."
+MODERATING_RE = re.compile(
+    r"^\W*(?:(?:okay|ok|alright|all right|great|good|so|well|now|and|right)[,.!]?\s+)*(?:let's|let us)\s+"
+    r"(?:take|open|move|turn|go|get|hear|switch|come back|wrap|bring|pause|have a (?:question|look)|"
+    r"thank|give|welcome)\b",
+    re.IGNORECASE,
+)
+
 _REMARK_MAX_WORDS = 8
 
 # what a panelist's own short turn has and a host's comment on an answer does not: "I", "we", a disagreement

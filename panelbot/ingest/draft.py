@@ -43,6 +43,7 @@ CAPTIONS_NAME = "captions.txt"
 MAX_QUOTE_WORDS = 90
 MAX_QUOTE_SENTENCES = 4
 TARGET_QUOTE_WORDS = 55
+PERSONA_KEYWORDS = 15  # distinctive single words per panelist (after the phrases)
 QUOTE_KEYWORDS = 10  # distinctive words per quote
 KEYWORD_PHRASES = 20  # recurring phrases per panelist
 _PALETTE = ["#4EA8DE", "#F4A259", "#8AC926", "#E56B6F", "#B388EB", "#43AA8B"]
@@ -362,7 +363,7 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
                 name_words.update(w for w in words(ascii_fold(m.group(1))) if m.group(1).strip()[:1].isupper())
     by_speaker = {p: " ".join([q["text"] for q in quotes if q["speaker"] == p] + ([] if intros[p] else [presented[p]]))
                   for p in ids}
-    persona_kws = _keywords([by_speaker[p] for p in ids], top=15, exclude=name_words)
+    persona_kws = _keywords([by_speaker[p] for p in ids], top=PERSONA_KEYWORDS, exclude=name_words)
     persona_phrases = _phrases([by_speaker[p] for p in ids], top=KEYWORD_PHRASES, exclude=name_words)
     all_phrases = {ph for phs in persona_phrases for ph in phs}
     kws = _keywords([q["text"] for q in quotes], top=QUOTE_KEYWORDS, exclude=name_words)
@@ -393,7 +394,8 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
             "colour": _PALETTE[k % len(_PALETTE)],
             "covers": _covers(persona_phrases[k] + [w for w in persona_kws[k] if not any(
                 w in ph.split() for ph in persona_phrases[k])], by_speaker[pid])[:5],
-            "keywords": list(dict.fromkeys(_role_keywords(role, org) + persona_phrases[k] + persona_kws[k])),
+            "keywords": list(dict.fromkeys(_role_keywords(role, org) + persona_phrases[k] + [
+                w for w in persona_kws[k] if _keyword_like(w, by_speaker[pid])][:PERSONA_KEYWORDS])),
             "bio": clean_quote_text(intro) if intro else presented[pid],
             "voice": "",
         })
@@ -441,7 +443,25 @@ _NOT_TOPICS = _word_set(
     "never always often ever maybe perhaps almost already still yet else instead rather quite pretty actually "
     "basically literally anyway though although unless whether toward towards upon within without among "
     "despite beyond onto via per versus around behind besides throughout together away back anymore "
-    "somehow everywhere anywhere nowhere somewhere across kind sort lot lots thing things stuff way")
+    "somehow everywhere anywhere nowhere somewhere across kind sort lot lots thing things stuff way "
+    # numbers spelled out say how many, not what about
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred hundreds "
+    "thousand thousands million millions billion billions half third quarter dozen")
+
+
+def _keyword_like(term: str, text: str) -> bool:
+    """A word a person would file the panelist under, judged more leniently than a topic (a plural such as
+    "lanes" stays): no function word, adverb or number, no word the speaker only uses as a verb ("it loses",
+    "we tested", "bolting"), an -s form only when something other than a noun's neighbour says so."""
+    if " " in term or term.endswith("s") and not re.search(r"ed$|ing$", term):
+        # "-s" forms: only the plain verb test (after "it", "we", "to" more than after "the", "of")
+        if term in stopwords() or term in _NOT_TOPICS:
+            return False
+        toks = words(text)
+        before = [toks[i - 1] for i in range(1, len(toks)) if toks[i] == term]
+        return " " in term or sum(w in _BEFORE_VERB for w in before) <= sum(w in _BEFORE_NOUN for w in before)
+    return _topic_like(term, text)
 
 
 def _topic_like(term: str, text: str) -> bool:
@@ -460,7 +480,7 @@ def _topic_like(term: str, text: str) -> bool:
     verbish = sum(w in _BEFORE_VERB for w in before)
     if verbish > nounish:
         return False
-    verb_form = re.search(r"(?<![su])s$|ed$", term) is not None and not term.endswith(("ss", "ness", "sis"))
+    verb_form = re.search(r"(?<![su])s$|ed$|ing$", term) is not None and not term.endswith(("ss", "ness", "sis"))
     return not (verb_form and nounish == 0)
 
 

@@ -37,6 +37,7 @@ from panelbot.ingest.cues import (
     CLOSING_RE,
     FOLLOW_ON_RE,
     FOLLOW_UP_RE,
+    MODERATING_RE,
     REPLY_RE,
     ROUND_RE,
     THANKS_ALL_RE,
@@ -170,6 +171,8 @@ def _attribute(
               and j + 1 < len(kept) and not questions[j + 1] and is_remark(text)):
             # "That must be hard to hear." between two answers: the host's comment, not a panelist's answer
             st.speaker, st.why = HOST, "a short remark on the answer before"
+        elif len(ids) >= 2 and len(text.split()) <= 30 and MODERATING_RE.match(text):
+            st.speaker, st.why = HOST, "runs the session (\"Let's take a question …\")"
         else:
             replied = _replied_to_by_name(kept, questions, j, names, ids)
             if replied and replied not in ment:
