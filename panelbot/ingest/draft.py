@@ -388,7 +388,7 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         role, org = roles[pid]
         panelists.append({
             "id": pid,
-            "name": full_intro_name(intro, disp) if intro else disp,
+            "name": full_intro_name(intro, disp) if intro else _presented_name(presented[pid], disp),
             "role": role,
             "organisation": org,
             "colour": _PALETTE[k % len(_PALETTE)],
@@ -506,29 +506,81 @@ def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> di
         for sent in split_sentences(t.text):
             for pid, piece in presentations(sent, name_re, by_name):
                 piece = re.sub(r"(?:[\s,;]+(?:and|or))?[\s,;.?!]*$", "", piece)
-                if not out[pid] and len(piece.split()) >= 5 and re.search(r",\s+(?:who|a|an|the|our)\b", piece):
+                if not out[pid] and len(piece.split()) >= 5 and (
+                        re.search(r",\s+(?:who|a|an|the|our)\b", piece) or _PRESENTED_BY_VERB.match(piece)):
                     out[pid] = clean_quote_text(piece)
     return out
 
 
+def _presented_name(presented: str, name: str) -> str:
+    """The full name the host presents a guest by ("Henrike Vogel restores …", "Zoë Achterberg, who …"), else
+    ``name``."""
+    m = re.match(rf"(?:(?:Dr|Professor|Prof)\.?\s+)?{re.escape(name)}((?:\s+{NAME_TOKEN}){{1,2}})", presented)
+    if not m:
+        return name
+    rest = [t for t in m.group(1).split()]
+    keep = []
+    for t in rest:
+        if not t[:1].isupper():
+            break
+        keep.append(t)
+    return " ".join([name, *keep])
+
+
+def _leading_org(text: str) -> str:
+    """The organisation's name a text starts with: capitalised words and the particles inside them ("National
+    Museum of the American Indian", "Mauritshuis" of "Mauritshuis in The Hague")."""
+    out: list[str] = []
+    for w in text.split():
+        bare = w.rstrip(",;.")
+        if bare[:1].isupper() or (out and bare.lower() in _ORG_PARTICLES | {"the"}):
+            out.append(bare)
+            if bare != w:
+                break
+        else:
+            break
+    while out and out[-1].lower() in _ORG_PARTICLES | {"the"}:
+        out.pop()
+    return " ".join(out)
+
+
+# "Tamsin Varga is a volcanologist at …", "Henrike Vogel restores paintings at …": a full name, then what they
+# are or do (the host presenting a guest without a comma)
+_PRESENTED_BY_VERB = re.compile(
+    rf"^((?:Dr\.?\s+|Professor\s+)?{NAME_TOKEN}(?:\s+{NAME_TOKEN}){{1,2}}?)\s+(?:(?:is|was)\s+(?=(?:a|an|the)\s)|(?=[a-z]+s\s))"
+)
+
+
 def _role_from_presentation(text: str) -> tuple[str, str]:
     """('Plant breeder and miller', '') from "Rafał Nowicki, a plant breeder and miller who grows …";
-    ('Economist', 'Baltic Farm Institute') from "Tomasz Wiśniewski, an economist at the Baltic Farm Institute"."""
+    ('Economist', 'Baltic Farm Institute') from "Tomasz Wiśniewski, an economist at the Baltic Farm Institute";
+    ('Volcanologist', 'University of Iceland') from "Tamsin Varga is a volcanologist at the University of
+    Iceland"; ('Restores paintings', 'Mauritshuis') from "Henrike Vogel restores paintings at the Mauritshuis"."""
+    if m := _PRESENTED_BY_VERB.match(text):
+        rest = text[m.end():]
+        text = f"{m.group(1)}, " + (rest if re.match(r"(?:a|an|the)\s", rest) else f"who {rest}")
+    if mv := re.match(r"[^,]+,\s+who\s+(?!is\b|was\b)([a-z]+s|founded)\s+([^,;.]+)", text):
+        # "…, who restores paintings at the Mauritshuis in The Hague" -> ("Restores paintings", "Mauritshuis")
+        does, org = re.split(r"\s+(?:who|where|and|so|because|which)\s+", mv.group(2))[0], ""
+        if at := re.search(r"\s+(?:at|with|for)\s+(?:the\s+)?(?=[^\W\d_])", does):
+            org = _leading_org(does[at.end():])
+            does = does[: at.start()] if org else does
+        does = re.split(r"\s+in\s+(?=[^\W\d_])", does)[0]
+        return (f"{mv.group(1).title()} {does}", org) if len(does.split()) <= 6 else ("", "")
     m = re.match(r"[^,]+,\s+(?:who is\s+|who's\s+)?(?:a|an|the)\s+([^,;]+?)(?=\s+(?:who|which|that|where)\b|[,;]|$)",
                  text)
     if not m:
-        # "Zoë Achterberg, who runs a cooperative sourdough bakery in Utrecht" -> "Runs a cooperative sourdough bakery"
-        mr = re.match(r"[^,]+,\s+who\s+(runs|leads|heads|founded|directs|manages)\s+([^,;]+?)(?=\s+(?:in|at|with|and|who|where)\b|[,;]|$)",
-                      text)
-        return (f"{mr.group(1).title()} {mr.group(2)}", "") if mr and len(mr.group(2).split()) <= 6 else ("", "")
+        return "", ""
     if len(m.group(1).split()) > 10:
         return "", ""
     role, org = _role_from_intro(f"I'm the {m.group(1)}.")
-    if not role:
-        role = m.group(1)
-        at = re.search(r"\s(?:at|with|from)\s+(?:the\s+)?((?:[^\W\d_][\w&.'-]*\s*)+)$", role)
-        if at and all(w[:1].isupper() or w in ("of", "and", "for") for w in at.group(1).split()):
-            role, org = role[: at.start()], at.group(1).strip()
+    if not role or not org:
+        role = role or m.group(1)
+        at = re.search(r"\s(?:at|with|from|of)\s+(?:the\s+)?(?=[^\W\d_])", role)
+        if at and (lead := _leading_org(role[at.end():])) and role[at.end():].startswith(lead):
+            rest = role[at.end() + len(lead):].strip()
+            if not rest or re.match(r"in\s+[^\W\d_]", rest):  # "… Hunt Museum in Limerick": the city left out
+                role, org = role[: at.start()], lead
     return role[:1].upper() + role[1:], org
 
 
