@@ -439,3 +439,86 @@ def test_a_speaker_mark_in_mid_sentence_is_no_new_speaker() -> None:
     )
     turns, _ = identify_speakers(raw)
     assert turns[-1].speaker == "kofi" and turns[-1].text.endswith("surface.") and len(turns[-1].sources) == 2
+
+
+# ----------------------------------------------------------------------------------------------- talks the
+# rules first met in tests/fixtures/{volcano_interview,museum_panel,games_panel,wages_panel,lake_talk}: each
+# case below is put in other words than those fixtures
+
+
+@pytest.mark.parametrize(
+    "opening, names",
+    [
+        ("Good morning. I'm happy to have three experts here. Ines Carvalho is a hydrologist at Deltares. "
+         "Ravi Menon builds flood barriers for the city. And Oksana Bondar runs the emergency service.",
+         ["Ines", "Ravi", "Oksana"]),
+        ("This is Night Shift, the science show. My guest tonight is an astronomer. Dr. Kemal Aydın studies "
+         "exoplanets at the Kandilli Observatory. Kemal, welcome.", ["Kemal"]),
+    ],
+)
+def test_guests_presented_by_full_name_after_a_cue(opening: str, names: list[str]) -> None:
+    raw = split_turns(f"{opening} >> Thank you, glad to be here. >> Let's start. What do you do all day?")
+    _, found = identify_speakers(raw)
+    assert found == names
+
+
+def test_a_place_or_a_show_named_before_the_cue_is_nobody() -> None:
+    raw = split_turns("Every spring the Rhine Valley floods. Welcome to Delta Talks. With me today are two people. "
+                      "Ines Carvalho is a hydrologist, and Ravi Menon builds barriers. >> Glad to be here.")
+    _, found = identify_speakers(raw)
+    assert found == ["Ines", "Ravi"]
+
+
+def test_an_interview_host_remarks_and_the_guest_going_on() -> None:
+    raw = split_turns(
+        "Welcome to Night Shift. My guest tonight is an astronomer. Kemal Aydın studies exoplanets at an "
+        "observatory in Istanbul. >> Thanks, it's good to be here. >> How do you find a planet you cannot see? "
+        ">> We watch the star dim a tiny bit when the planet passes in front of it. >> Amazing. "
+        ">> And if it dims again on schedule, we know the orbit, and from the orbit we know roughly how warm the "
+        "planet is, which tells us whether water could be liquid there, which is what everyone asks about. "
+        ">> Kemal, thank you so much. >> Thank you for having me. >> And thanks to all of you for listening."
+    )
+    turns, names = identify_speakers(raw)
+    assert names == ["Kemal"]
+    got = [(t.sources, t.speaker) for t in turns]
+    assert got[0] == ([0], HOST)
+    assert ([4], HOST) in got  # "Amazing.": the host's remark
+    assert any(t.speaker == "kemal" and 5 in t.sources for t in turns)  # a long statement: still the guest
+    assert [t.speaker for t in turns][-3:] == [HOST, "kemal", HOST]
+
+
+def test_a_round_nobody_is_named_in_goes_in_the_order_of_the_presentation() -> None:
+    raw = split_turns(
+        "Welcome to the river forum. I'm happy to have three experts here. Ines Carvalho is a hydrologist. Ravi "
+        "Menon builds barriers. And Oksana Bondar runs the emergency service. Quickly, down the line: what "
+        "keeps you up at night? >> Rain on saturated ground. >> Old barriers. >> Phones that stop working. "
+        ">> Please join me in thanking our panel."
+    )
+    turns, _ = identify_speakers(raw)
+    assert [t.speaker for t in turns] == [HOST, "ines", "ravi", "oksana", HOST]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("What's one city that gets it right?", True),  # asks, though it ends in "right?"
+        ("And do you think the budget is right?", True),
+        ("The barrier held, right?", False),  # only checks
+    ],
+)
+def test_a_question_opening_as_one_is_not_a_tag_question(text: str, expected: bool) -> None:
+    assert looks_like_question(text) is expected
+
+
+def test_short_remarks_and_running_the_session_are_the_hosts() -> None:
+    raw = split_turns(
+        "Welcome. With me are Ines Carvalho, a hydrologist, and Ravi Menon, an engineer who builds barriers. "
+        "Ines, why do rivers flood more often now? >> The ground is sealed with concrete, so the rain runs off "
+        "at once instead of soaking in. >> What a picture. >> I'd say the barriers are old too, most of ours "
+        "date from the sixties and were built for smaller floods. >> Okay, let's take a question from the floor. "
+        ">> Hi, who pays for new barriers? >> The city, mostly, with some national money."
+    )
+    turns, _ = identify_speakers(raw)
+    by_source = {i: t.speaker for t in turns for i in t.sources}
+    assert by_source[2] == HOST and by_source[4] == HOST
+    assert by_source[3] != HOST and by_source[1] == "ines"

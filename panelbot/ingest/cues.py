@@ -105,7 +105,15 @@ def is_remark(text: str) -> bool:
     hard to hear.", "What a story." (not "I agree.", "That's not true.", nor a question)."""
     toks = text.split()
     return (0 < len(toks) <= _REMARK_MAX_WORDS and "?" not in text and not _OWN_VOICE_RE.search(text)
-            and not is_backchannel(text))
+            and bool(_REMARK_OPENING_RE.match(text)) and not is_backchannel(text))
+
+
+# how a comment on what was just said opens (a short answer in a round, "Old barriers.", does not)
+_REMARK_OPENING_RE = re.compile(
+    r"^\W*(?:that|this|it|what an?|how|wow|oh|gosh|amazing|fascinating|interesting|incredible|great|lovely|"
+    r"wonderful|terrific|remarkable|brilliant|sounds|must be|quite|really)\b",
+    re.IGNORECASE,
+)
 
 
 def looks_like_question(text: str) -> bool:

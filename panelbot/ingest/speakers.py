@@ -237,6 +237,8 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     if len(last_named) == 1 and not ROUND_RE.search(tail):
         tail_named = last_named  # "…, and Mirela, who runs a plant. Kofi, what limits battery life?"
     cue = bool(ROUND_RE.search(tail))
+    if cue and ROUND_RE.search(sentences(st.text)[-1]) and not last_named:
+        tail_named = []  # "… And Oksana runs the service. Quickly, down the line: what keeps you up?"
     if len(tail_named) == 1:
         st.addressed, state.round = tail_named, False
     elif len(tail_named) >= 2 and len(called := list(dict.fromkeys(
