@@ -357,6 +357,11 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
     name_words = {w for n in names for w in words(n)} | {w for n in names for w in words(ascii_fold(n))}
     for pid in ids:
         name_words.update(words(roles[pid][1]))
+        # where they are ("a clinic in Limerick", "a studio in Lisbon called Lanterna") is not what they cover
+        for m in re.finditer(r"\b(?:in|at|from|near|called|named)\s+((?:[^\W\d_][\w'\u2019-]*\s*){1,3})",
+                             intros[pid] or presented[pid]):
+            name_words.update(w.lower() for w in re.findall(r"[^\W\d_][\w'\u2019-]*", m.group(1))
+                              if w[:1].isupper() and w[1:].islower())
         for n in names:
             m = re.search(rf"{re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})", intros[pid] or presented[pid])
             if m:
@@ -480,8 +485,24 @@ def _topic_like(term: str, text: str) -> bool:
     verbish = sum(w in _BEFORE_VERB for w in before)
     if verbish > nounish:
         return False
+    if re.search(r"(?:ous|ful|less|able|ible)$", term) and len(term) > 6:
+        return False  # "glamorous", "careful", "affordable": what a thing is like, not what it is
+    if re.search(r"(?:ed|ing)$", term) and not _ever_a_head(term, text):
+        return False  # "a leaking roof", "a beaded dress": a modifier of the noun that is the topic
     verb_form = re.search(r"(?<![su])s$|ed$|ing$", term) is not None and not term.endswith(("ss", "ness", "sis"))
     return not (verb_form and nounish == 0)
+
+
+def _ever_a_head(term: str, text: str) -> bool:
+    """Does the speaker ever use ``term`` as the last word of a noun phrase (before punctuation or a function
+    word: "the cost of baking.", "bread baking is …") rather than before the noun it describes?"""
+    sw = stopwords()
+    for m in re.finditer(rf"(?<!\w){re.escape(term)}(?!\w)(\s*[^\w\s]|\s+([\w'\u2019-]+)|\s*$)", text,
+                         re.IGNORECASE):
+        nxt = m.group(2)
+        if nxt is None or nxt.lower() in sw:
+            return True
+    return False
 
 
 def _covers(terms: list[str], text: str) -> list[str]:
