@@ -522,3 +522,27 @@ def test_short_remarks_and_running_the_session_are_the_hosts() -> None:
     by_source = {i: t.speaker for t in turns for i in t.sources}
     assert by_source[2] == HOST and by_source[4] == HOST
     assert by_source[3] != HOST and by_source[1] == "ines"
+
+
+def test_a_panelist_adding_and_asking_a_colleague_is_not_the_host() -> None:
+    raw = split_turns(
+        "Welcome. With me are Ines Carvalho, a hydrologist, and Ravi Menon, an engineer who builds barriers, and "
+        "Oksana Bondar, who runs the emergency service. Ines, why do rivers flood more often now? >> The ground "
+        "is sealed with concrete, so the rain runs off at once instead of soaking in, and the rivers rise within "
+        "hours. >> I'd add that the warnings come late too. Oksana, you've seen that, right? >> Every spring. "
+        "We get the alert when the water is already in the streets."
+    )
+    turns, _ = identify_speakers(raw)
+    by_source = {i: t.speaker for t in turns for i in t.sources}
+    assert by_source[2] not in (HOST, "oksana") and by_source[3] == "oksana"
+
+
+def test_a_few_opening_words_then_the_same_answer_after_a_speaker_mark() -> None:
+    raw = split_turns(
+        "Welcome. With me are Ines Carvalho, a hydrologist, and Ravi Menon, an engineer who builds barriers. "
+        "Ines, how do you map the flood risk? >> We model every street. >> Isn't that very slow? >> Not anymore. "
+        ">> A model of the whole city runs overnight on a rented cluster, and we redo it every time the river "
+        "authority publishes new gauges."
+    )
+    turns, _ = identify_speakers(raw)
+    assert [t.speaker for t in turns][-1] == "ines" and turns[-1].sources == [3, 4]

@@ -61,6 +61,14 @@ FOLLOW_UP_RE = re.compile(
 
 _SENT_END_RE = re.compile(r"(?<=[.!?])\s+")
 
+# a panelist adding to what was just said: "I'd add that …", "Can I add to that?", "To build on that, …"
+ADDS_RE = re.compile(
+    r"^\W*(?:(?:yeah|yes|and|so|well|sorry)[,.]?\s+)*(?:I'd (?:add|push back|just add|also add)|I would add|"
+    r"I (?:agree|disagree)|(?:can|could|may) I (?:add|jump in|come in)|to add to (?:that|this)|just to add|"
+    r"to build on (?:that|this)|building on (?:that|this)|if I (?:can|could|may) add|I'll add|let me add)\b",
+    re.IGNORECASE,
+)
+
 REPLY_RE = re.compile(
     r"^\W*(?:that's fair|fair enough|fair|agreed|i agree|true|that's true|good point|that's a good point|"
     r"yes,? but|yeah,? but|sure,? but|no,? i)\b",

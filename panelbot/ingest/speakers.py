@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 from panelbot.ingest.captions import RawTurn, Timed
 from panelbot.ingest.cues import (
+    ADDS_RE,
     CLOSING_RE,
     FOLLOW_ON_RE,
     FOLLOW_UP_RE,
@@ -65,6 +66,8 @@ __all__ = [
     "HOST", "UNKNOWN", "SpeakerTurn", "find_intro_names", "fold_id", "generic_words", "identify_speakers",
     "is_backchannel", "looks_like_question", "panelist_ids",
 ]
+
+_OPENING_WORDS = 8  # an answer's opening this short, then a '>>' and a long statement, is one answer
 
 _GUEST_GOES_ON = 30  # words: in an interview, a statement this long after the guest's answer is still theirs
 
@@ -146,8 +149,14 @@ def _attribute(
             question and not handover and prev is not None and prev.speaker == HOST and prev.is_question
             and not after_interjection and _words_before_asking(text) >= 20
         )
+        # "I'd add that the signal is the weak point. Olusegun, you've seen that, right?": a panelist adding to
+        # the answer before and asking a colleague, not the host
+        answers_then_asks = answers_then_asks or (
+            question and bool(ADDS_RE.match(text)) and prev is not None and prev.speaker not in (HOST, UNKNOWN)
+            and not intro)
         question = question and not answers_then_asks
         st = SpeakerTurn(UNKNOWN, text, question, sources=[t.index], times=_times(t))
+        passes_on = False  # the turn ends by asking another panelist, who answers next
         if forced and t.index in forced:
             st.speaker, st.why = forced[t.index], "labelled in the captions"
             st.is_question = st.speaker == HOST and questions[j]
@@ -186,6 +195,7 @@ def _attribute(
                 # the one they ask answers next, as if the host had asked
                 state.addressed, state.answered, state.round = asked[:1], [], False
                 state.question, state.follow_up = text, False
+                passes_on = True
         # merge with the previous turn when it is the same speaker
         if out and st.speaker == out[-1].speaker and st.speaker != UNKNOWN:
             prev = out[-1]
@@ -198,7 +208,7 @@ def _attribute(
             continue
         if st.speaker == HOST:
             _new_question(st, names, ids, state)
-        elif st.speaker != UNKNOWN:
+        elif st.speaker != UNKNOWN and not passes_on:
             state.answered.append(st.speaker)
         out.append(st)
     return out
@@ -295,6 +305,14 @@ def _answer(
             st.speaker, st.why = HOST, "a remark between the guest's answers"
         else:
             st.speaker, st.why = prev_panelist, "goes on with their answer (the only guest)"
+        return
+    if (prev_panelist and not after_interjection and not state.round and prev_panelist in candidates
+            and len(prev.text.split()) <= _OPENING_WORDS and not prev.is_question
+            and len(st.text.split()) > 2 * _OPENING_WORDS and not ADDS_RE.match(st.text)
+            and not REPLY_RE.match(st.text)):
+        # "It can be if done badly. >> We never see individuals, only flows …": a few words, then the '>>' of
+        # an auto-caption and the rest of the same answer
+        st.speaker, st.why = prev_panelist, "goes on after a few opening words"
         return
     if (
         prev_panelist
