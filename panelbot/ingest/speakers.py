@@ -15,11 +15,15 @@ Then the structure of a moderated panel, in two passes:
    the one a question is addressed to answers it; a continuation after a back-channel ("Mm-hm.") is the
    same speaker; ``>>`` after an answer means someone else (with two panelists: the other one); in a round
    (the host asks everyone) each answers in turn, so the last one left is named; a turn that speaks *to*
-   a panelist by name is not theirs;
+   a panelist by name is not theirs; a short comment on an answer ("That sounds terrifying.") and running the
+   session ("Let's take a question …") are the host's; with one guest, a short turn after their answer is the
+   host's; a few opening words, a ``>>`` and a long statement are one answer;
 2. the field: profiles are built from the turns the first pass attributed firmly (their introductions
    weighing most, and what the host says about each of them), and an unaddressed question goes to the
-   panelist whose field the question and its answer are in, when one clearly leads. A follow-up ("pulling
-   on this thread") leans to whoever answered last.
+   panelist whose field the question and its answer are in, when one clearly leads (what the whole talk is
+   about is nobody's field; a question picking up one panelist's earlier words is theirs). A follow-up
+   ("pulling on this thread") leans to whoever answered last. A round's open answers go to distinct panelists:
+   by the field when it speaks for each answer, else in the order the panelists were introduced.
 
 What neither settles is ``unknown``, with the reason kept in ``why`` (written to turns.yaml): never a silent
 guess. Short back-channel turns ("Yeah.", "Mhm.", "[laughter]") are dropped so they cannot split one answer
@@ -475,7 +479,7 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
     def build(turns: list[SpeakerTurn]) -> Profiles:
         profiles = Profiles(ids)
         every = [*names, *aliases]
-        profiles.names = set(terms(" ".join(every + [ascii_fold(n) for n in every])))
+        profiles.names = set(terms(" ".join(every + [ascii_fold(n) for n in every] + surnames)))
         profiles.topic = topic
         for t, _ in kept:
             profiles.observe(t.text)
@@ -492,6 +496,11 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         return profiles
 
     self_introduced = {t.speaker for t in firm if t.why == "introduces themselves"}
+    # the words after a first name that are part of the name ("Henrike Vogel", "Gráinne Ní Bhriain"): who, not
+    # what about
+    surnames = [m.group(1) for n in names
+                for m in re.finditer(rf"(?<!\w){re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})", all_text)
+                if all(w[:1].isupper() for w in m.group(1).split())]
     # what the whole talk is about (the title, and the host's opening where it presents nobody): no one
     # panelist's field ("the Friends of the Museum series" makes "museum" nobody's in particular)
     opening = [x for t in firm[:1] if t.speaker == HOST for x in sentences(t.text) if not mentioned(x)]
