@@ -455,6 +455,10 @@ _NOT_TOPICS = _word_set(
     "thousand thousands million millions billion billions half third quarter dozen")
 
 
+# words an object starts with, right after its verb: "feeds the storm", "loses a bit", "shows us"
+_OBJECT_START = _word_set("the a an its their our my your his her this these those us them him me")
+
+
 def _keyword_like(term: str, text: str) -> bool:
     """A word a person would file the panelist under, judged more leniently than a topic (a plural such as
     "lanes" stays): no function word, adverb or number, no word the speaker only uses as a verb ("it loses",
@@ -463,9 +467,15 @@ def _keyword_like(term: str, text: str) -> bool:
         # "-s" forms: only the plain verb test (after "it", "we", "to" more than after "the", "of")
         if term in stopwords() or term in _NOT_TOPICS:
             return False
+        if " " in term:
+            return True
         toks = words(text)
-        before = [toks[i - 1] for i in range(1, len(toks)) if toks[i] == term]
-        return " " in term or sum(w in _BEFORE_VERB for w in before) <= sum(w in _BEFORE_NOUN for w in before)
+        at = [i for i in range(len(toks)) if toks[i] == term]
+        nounish = sum(i > 0 and toks[i - 1] in _BEFORE_NOUN for i in at)
+        # "feeds the storm", "loses a bit", "it explodes": a verb with its object or its subject pronoun
+        verbish = sum((i > 0 and toks[i - 1] in _BEFORE_VERB) or (i + 1 < len(toks) and toks[i + 1] in _OBJECT_START)
+                      for i in at)
+        return verbish <= nounish
     return _topic_like(term, text)
 
 
