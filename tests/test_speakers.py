@@ -546,3 +546,16 @@ def test_a_few_opening_words_then_the_same_answer_after_a_speaker_mark() -> None
     )
     turns, _ = identify_speakers(raw)
     assert [t.speaker for t in turns][-1] == "ines" and turns[-1].sources == [3, 4]
+
+
+@pytest.mark.parametrize("ask", ["Last round, for everyone. Ravi, you start: what keeps you up at night?",
+                                 "Quick round, starting with Ravi: what keeps you up at night?"])
+def test_a_round_the_host_opens_with_someone_goes_round_the_table_from_them(ask: str) -> None:
+    raw = split_turns(
+        "Welcome to the river forum. I'm happy to have three experts here. Ines Carvalho is a hydrologist. Ravi "
+        "Menon builds barriers. And Oksana Bondar runs the emergency service. Ines, why do rivers flood? >> The "
+        f"ground is sealed with concrete, so the rain runs off. >> {ask} >> Old barriers. >> Phones that stop "
+        "working. >> Rain on saturated ground. >> Please join me in thanking our panel."
+    )
+    turns, _ = identify_speakers(raw)
+    assert [t.speaker for t in turns][3:6] == ["ravi", "oksana", "ines"]

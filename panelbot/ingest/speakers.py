@@ -73,7 +73,14 @@ __all__ = [
 
 _OPENING_WORDS = 8  # an answer's opening this short, then a '>>' and a long statement, is one answer
 
-_GUEST_GOES_ON = 30  # words: in an interview, a statement this long after the guest's answer is still theirs
+_GUEST_GOES_ON = 30
+
+# the host naming who opens a round: "Keisha, you start.", "starting with Keisha", "Keisha, you first."
+_STARTS_RE = re.compile(
+    r"\b(?:you (?:start|first|go first|kick (?:us )?off|begin)|(?:start|starting|begin|beginning) with|"
+    r"(?:let's|we'll) (?:start|begin) (?:with|from))\b",
+    re.IGNORECASE,
+)  # words: in an interview, a statement this long after the guest's answer is still theirs
 
 _ECHO, _ECHO_SAID = 0.25, 0.75  # a question's echo of a panelist's earlier answers, plain and "you mentioned …"
 
@@ -107,6 +114,7 @@ class _State:
     follow_up: bool = False
     question: str = ""
     last_answerer: str = ""  # who answered the question before this one
+    starts: str = ""  # the one the host names to open a round ("Quick round. Keisha, you start.")
 
 @dataclass(frozen=True)
 class _Names:
@@ -253,7 +261,12 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     cue = bool(ROUND_RE.search(tail))
     if cue and ROUND_RE.search(sentences(st.text)[-1]) and not last_named:
         tail_named = []  # "… And Oksana runs the service. Quickly, down the line: what keeps you up?"
-    if len(tail_named) == 1:
+    state.starts = ""
+    if len(tail_named) == 1 and cue and _STARTS_RE.search(tail):
+        # "Last round, for everyone. Keisha, you start.": a round, opened by the one named
+        state.starts, state.round = tail_named[0], True
+        st.addressed = []
+    elif len(tail_named) == 1:
         st.addressed, state.round = tail_named, False
     elif len(tail_named) >= 2 and len(called := list(dict.fromkeys(
             p for p in names.called(tail) if p in ids))) == 1 and not ROUND_RE.search(tail):
@@ -264,7 +277,7 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     else:
         st.addressed = named[-1:]
         state.round = (cue and len(set(named)) != 1) or (len(set(named)) >= 2 and len(set(named)) == len(ids))
-    if cue and len(tail_named) != 1:
+    if cue and (len(tail_named) != 1 or state.starts):
         state.round = True
     if state.round:
         st.addressed = []
@@ -351,6 +364,9 @@ def _answer(
     everyone = [p for p in ids if p not in ment]
     if profiles is not None and state.round:
         st.field_scores = _field_scores(st, state, profiles, everyone)  # for settling the round later
+    if state.round and state.starts in candidates and not state.answered:
+        st.speaker, st.why = state.starts, "the host named them to open the round"
+        return
     if state.round:
         left = [p for p in candidates if p not in state.answered]
         if len(left) == 1:
@@ -523,13 +539,15 @@ def _clear_lead(best: float, second: float) -> bool:
     one into ``unknown`` (scripts/attribution_accuracy.py)."""
     return (best >= 0.3 and best >= 1.15 * second) or (best >= 1.0 and best - second >= max(0.3, 0.05 * best))
 
-def _in_order(open_: list[SpeakerTurn], pool: list[str], ids: list[str]) -> list[str] | None:
+def _in_order(open_: list[SpeakerTurn], pool: list[str], ids: list[str], first: str = "") -> list[str] | None:
     """The panelists left for a round's open answers in the order the talk introduced them, when that many
     answers are open and no answer's own evidence clearly points to someone else: panelists answer a round
     the way they sit, which is how the host presented them."""
     if len(pool) != len(open_):
         return None
-    order = sorted(pool, key=ids.index)
+    # from the one who opened it, when the host named someone to start ("Keisha, you start."), round the table
+    offset = ids.index(first) if first in ids else 0
+    order = sorted(pool, key=lambda p: (ids.index(p) - offset) % len(ids))
     for t, p in zip(open_, order, strict=True):
         mine = t.field_scores.get(p, 0.0)
         if any(v >= _ROUND_ORDER_OVERRULED and _clear_lead(v, mine) and v - mine >= _ROUND_ORDER_OVERRULED
@@ -572,7 +590,8 @@ def _settle_rounds(turns: list[SpeakerTurn], ids: list[str]) -> None:
                    key=lambda perm: sum(t.field_scores.get(p, 0.0) for t, p in zip(open_, perm, strict=True)))
         # the field settles the round only when it speaks for every answer; else the seating order does
         informative = all(t.field_scores.get(p, 0.0) >= _ROUND_FIELD_SPEAKS for t, p in zip(open_, best, strict=True))
-        order = None if informative else _in_order(open_, pool, ids)
+        opener = block[0].speaker if block[0] not in open_ else ""
+        order = None if informative else _in_order(open_, pool, ids, opener)
         if order is not None:
             for t, p in zip(open_, order, strict=True):
                 if t.speaker != p:
