@@ -170,6 +170,8 @@ def test_other_panel_handover_sets_addressed(storage) -> None:
         ("Hey, everybody. Aoife here, I build boats.", ["Aoife"]),
         ("Hi. I go by Bea, I design chips.", ["Bea"]),
         ("Sure, Boston is where I live.", []),  # a place after a greeting is not an introduction
+        ("Hello. Ines Carvalho. I'm a hydrologist at Deltares.", ["Ines"]),  # the name alone as a sentence
+        ("Good point. New York. My favourite city.", []),  # a place alone is not followed by "I'm"
     ],
 )
 def test_find_intro_names(text: str, names: list[str]) -> None:
@@ -333,6 +335,11 @@ def test_an_answer_that_ends_by_asking_another_panelist_is_not_the_hosts() -> No
          "Hello, Mirela Popescu from GreenCycle, we recycle batteries. >> Mirela, what happens to old packs? >> "
          "We shred the packs and leach out the metals. >> Kofi, Mirela, thanks.",
          ["host", "kofi", "mirela", "host", "mirela", "host"]),
+        # the one who runs the event names herself in the opening: the host, not a panelist
+        ("Hello and welcome, everybody. I'm Dana Ortiz, I run the festival, and this panel is about batteries. "
+         "Please introduce yourselves. >> Hi, I'm Kofi, I design battery chemistry. >> And I'm Mirela, I recycle "
+         "batteries. >> Kofi, what limits battery life? >> Mostly the electrodes crack. >> Thanks, both.",
+         ["host", "kofi", "mirela", "host", "kofi", "host"]),
     ],
 )
 def test_openings_in_other_words(text: str, who: list[str]) -> None:

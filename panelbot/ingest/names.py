@@ -118,6 +118,12 @@ def _intro_candidates(text: str) -> list[list[str]]:
         toks = m.group(1).split()
         if all(is_name(tok) for tok in toks):
             found.append(toks)
+    # "Hi. Tobias Lindqvist. I'm a green coffee buyer …": a sentence that is only a full name, then their own words
+    sents = sentences(text)[:3]
+    for k, sent in enumerate(sents[:-1]):
+        toks = re.sub(r"^(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Ss]ure|[Oo]kay|[Tt]hanks)[,.!]?\s+)+", "", sent).rstrip(".!").split()
+        if 2 <= len(toks) <= 3 and all(is_name(t) for t in toks) and re.match(r"(?:I|I'm|I\u2019m|My)\b", sents[k + 1]):
+            found.append(toks)
     m = _HERE_RE.search(head)
     if m and is_name(m.group(1)):  # "Björn here", "Bob Kumar here"
         found.append([m.group(1)] + ([m.group(2)] if m.group(2) and is_name(m.group(2)) else []))
@@ -242,7 +248,9 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
 # the host saying they host: the opening turn's own introduction is then the host's, not a panelist's
 _HOSTING_RE = re.compile(
     r"\b(?:moderat\w*|your host|hosting|host(?:ing)? (?:this|today|tonight)|I'll be (?:asking|chairing|leading)|"
-    r"chair(?:ing)? (?:this|the|today)|emcee|welcome (?:to|back|everyone|everybody))\b",
+    r"chair(?:ing)? (?:this|the|today)|emcee|welcome,? (?:to|back|everyone|everybody)|"
+    r"I (?:run|organi[sz]e|curate|programme|program) (?:the|this) (?:summit|conference|festival|event|series|"
+    r"podcast|show|programme|program|forum|meetup|track))\b",
     re.IGNORECASE,
 )
 
