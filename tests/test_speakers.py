@@ -566,3 +566,19 @@ def test_a_round_the_host_opens_with_someone_goes_round_the_table_from_them(ask:
     )
     turns, _ = identify_speakers(raw)
     assert [t.speaker for t in turns][3:6] == ["ravi", "oksana", "ines"]
+
+
+def test_giving_the_floor_and_closing_statements() -> None:
+    raw = split_turns(
+        "Good evening. Arguing for is Ines Carvalho, a hydrologist at Deltares. Arguing against is Ravi Menon, an "
+        "engineer who builds barriers. Ines, you first. >> Dams store water for dry years and the river needs "
+        "that. >> Dams also trap the silt that the delta needs, so the coast sinks. >> We have a few minutes for "
+        "questions from the room. Yes, at the back. >> Hi, who pays for the dams? >> The public, mostly, through "
+        "the water bill. >> And one more. Over there. >> Are dams safe in an earthquake? >> Modern ones are "
+        "built for it. >> Closing statements, thirty seconds each. Ravi, this time you go first. >> Let the "
+        "river move its silt. >> Store the water we will need."
+    )
+    turns, _ = identify_speakers(raw)
+    by_source = {i: t.speaker for t in turns for i in t.sources}
+    assert by_source[3] == HOST and by_source[6] == HOST
+    assert (by_source[10], by_source[11]) == ("ravi", "ines")

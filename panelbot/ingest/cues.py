@@ -48,7 +48,8 @@ ROUND_RE = re.compile(
     r"down the line|(?:down|along|across) the (?:row|line|table|panel)|one by one|(?:for|to) the (?:whole |entire )?panel|"
     r"for all (?:two|three|four|five|six) of you|same question (?:to|for) (?:all|everyone|everybody)|around the (?:table|panel)|quick introductions|introduce yourselves|"
     r"anyone (?:can|could|want|wants)|whoever wants|who (?:wants|would like|'d like) to (?:take|start|go|answer)|jump in|(?:one )?(?:more )?for (?:everyone|everybody)|"
-    r"each of (?:our|the) (?:panelists|guests)|(?:a|quick|lightning|speed|final|last|closing) round)\b",
+    r"each of (?:our|the) (?:panelists|guests)|(?:a|quick|lightning|speed|final|last|closing) round|"
+    r"(?:opening|closing) (?:statements?|remarks|thoughts|words)|\w+ (?:seconds|minutes) each)\b",
     re.IGNORECASE,
 )
 
@@ -98,6 +99,15 @@ MODERATING_RE = re.compile(
     r"^\W*(?:(?:okay|ok|alright|all right|great|good|so|well|now|and|right)[,.!]?\s+)*(?:let's|let us)\s+"
     r"(?:take|open|move|turn|go|get|hear|switch|come back|wrap|bring|pause|have a (?:question|look)|"
     r"thank|give|welcome)\b",
+    re.IGNORECASE,
+)
+
+# the host giving the floor to the audience: "We have time for a couple of questions from the floor. Yes, you,
+# sir.", "And one more. Over there."
+FLOOR_RE = re.compile(
+    r"\b(?:questions? from the (?:floor|audience|room)|open (?:it )?up to (?:the )?(?:floor|audience|room|questions)|"
+    r"(?:we have|we've got|there's) (?:time|a few minutes|a couple of minutes) for|one more(?: question)?[.!]|"
+    r"over there[.!]|(?:at|in) the (?:back|front|middle)[.!]|(?:yes|okay|right),? (?:you|sir|madam)\b)",
     re.IGNORECASE,
 )
 

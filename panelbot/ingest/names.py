@@ -209,10 +209,19 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
     )
     candidates: list[str] = []
     presented: set[str] = set()  # named and described in a sentence presenting the guests
-    for t, _ in kept:
+    for k, (t, _) in enumerate(kept):
         # the host presenting the guests: "Joining me are Léa Fontaine, who …, and Tomasz Wiśniewski, …"
         cued = False
         for sent in sentences(t.text):
+            if k == 0:
+                # the opening turn presenting someone by full name and what they are: "Arguing yes is Sigrid
+                # Aalto, a nuclear engineer …" (a first name, a surname, then "a", "an" or "who")
+                full = [m.group(1) for m in _PRESENTED_RE.finditer(sent)
+                        if m.group(2) and is_name(m.group(1)) and m.group(2)[:1].isupper()
+                        and re.match(r",\s+(?:a|an|who)\s", sent[m.end(2):])
+                        and not _after_a_name(sent[: m.start()])]
+                candidates += full
+                presented.update(full)
             if cued or _GUESTS_RE.search(sent) or _GUESTS_AHEAD_RE.search(sent):
                 # after the cue, the sentences that present someone by full name ("I'm joined by four people.
                 # Henrike Vogel restores paintings … And Aiyana Redcloud is a textile conservator …")

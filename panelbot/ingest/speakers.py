@@ -40,6 +40,7 @@ from panelbot.ingest.captions import RawTurn, Timed
 from panelbot.ingest.cues import (
     ADDS_RE,
     CLOSING_RE,
+    FLOOR_RE,
     FOLLOW_ON_RE,
     FOLLOW_UP_RE,
     MODERATING_RE,
@@ -70,6 +71,8 @@ __all__ = [
     "HOST", "UNKNOWN", "SpeakerTurn", "find_intro_names", "fold_id", "generic_words", "identify_speakers",
     "is_backchannel", "looks_like_question", "panelist_ids",
 ]
+
+_FIRST_PERSON_SINGULAR_RE = re.compile(r"\b(?:I|I'm|I've|I'd|my|me)\b")  # a panelist's own voice, not the host's
 
 _OPENING_WORDS = 8  # an answer's opening this short, then a '>>' and a long statement, is one answer
 
@@ -192,7 +195,8 @@ def _attribute(
               and j + 1 < len(kept) and not questions[j + 1] and is_remark(text)):
             # "That must be hard to hear." between two answers: the host's comment, not a panelist's answer
             st.speaker, st.why = HOST, "a short remark on the answer before"
-        elif len(ids) >= 2 and len(text.split()) <= 30 and MODERATING_RE.match(text):
+        elif len(ids) >= 2 and len(text.split()) <= 30 and (MODERATING_RE.match(text) or (
+                FLOOR_RE.search(text) and not _FIRST_PERSON_SINGULAR_RE.search(text))):
             st.speaker, st.why = HOST, "runs the session (\"Let's take a question …\")"
         else:
             replied = _replied_to_by_name(kept, questions, j, names, ids)
