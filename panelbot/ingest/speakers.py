@@ -76,14 +76,14 @@ _FIRST_PERSON_SINGULAR_RE = re.compile(r"\b(?:I|I'm|I've|I'd|my|me)\b")  # a pan
 
 _OPENING_WORDS = 8  # an answer's opening this short, then a '>>' and a long statement, is one answer
 
-_GUEST_GOES_ON = 30
+_GUEST_GOES_ON = 30  # words: in an interview, a statement this long after the guest's answer is still theirs
 
 # the host naming who opens a round: "Keisha, you start.", "starting with Keisha", "Keisha, you first."
 _STARTS_RE = re.compile(
     r"\b(?:you (?:start|first|go first|kick (?:us )?off|begin)|(?:start|starting|begin|beginning) with|"
     r"(?:let's|we'll) (?:start|begin) (?:with|from))\b",
     re.IGNORECASE,
-)  # words: in an interview, a statement this long after the guest's answer is still theirs
+)
 
 _ECHO, _ECHO_SAID = 0.25, 0.75  # a question's echo of a panelist's earlier answers, plain and "you mentioned …"
 
