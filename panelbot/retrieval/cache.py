@@ -40,7 +40,6 @@ from panelbot.panel import HostQuestion, Panel, Persona, Quote, Turn
 from panelbot.panel.loader import find_panel_dir, load_panel
 from panelbot.records import fields
 from panelbot.retrieval.index import ARRAY_TYPES, QuoteIndex, index_settings
-from panelbot.retrieval.lexicon import common_stems, prime_common_stems
 from panelbot.retrieval.vocabulary import Normalizer
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
@@ -48,7 +47,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAGIC = b"PANELBOT-INDEX\n\x00"  # 16 bytes
-FILE_FORMAT = 1
+FILE_FORMAT = 2  # 2: the common stems are no longer saved (they ship as data/common_stems.txt)
 SUFFIX = ".pbidx"
 _LEN = struct.Struct("<Q")
 _QUOTE_ARRAYS = {"quote_ends": "q", "quote_speakers": "i"}
@@ -80,7 +79,19 @@ class Opened:
 # ------------------------------------------------------------------------------------------- keys
 
 
+_CODE_PRINT: list | None = None
+
+
 def _code_fingerprint() -> list:
+    """Size and time of the code and word lists an index is built from: read once per process (the code
+    this process runs does not change under it), not once per panel (``--all`` opens every talk)."""
+    global _CODE_PRINT
+    if _CODE_PRINT is None:
+        _CODE_PRINT = _read_code_fingerprint()
+    return _CODE_PRINT
+
+
+def _read_code_fingerprint() -> list:
     root = Path(__file__).resolve().parent.parent
     out = []
     for rel in _CODE:
@@ -416,8 +427,7 @@ def write_index(path: Path, key: str, panel: Panel, normalizer: Normalizer, inde
     memory); the header, which holds their layout and checksum, goes last into room kept for it at the
     start, padded with spaces (JSON ignores them)."""
     meta, arrays = index.parts()
-    blob = json.dumps({"panel": panel_to_data(panel), "normalizer": normalizer.state(), "index": meta,
-                       "common_stems": sorted(common_stems())},
+    blob = json.dumps({"panel": panel_to_data(panel), "normalizer": normalizer.state(), "index": meta},
                       ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     fixed = {"format": FILE_FORMAT, "key": key, "panelbot": __version__, "byteorder": sys.byteorder,
              "itemsizes": _ITEMSIZES, "panel": panel.name, "directory": str(panel.path.resolve()),
@@ -559,10 +569,6 @@ def read_index(path: Path, key: str, directory: Path) -> Opened | None:
         panel = panel_from_data(meta["panel"], directory, LazyQuotes(blob, ends, speaker_of))
         normalizer = Normalizer.from_state(meta["normalizer"])
         index = QuoteIndex.from_parts(panel, normalizer, meta["index"], views, speaker_of=speaker_of)
-        stems = meta["common_stems"]
-        if not isinstance(stems, list) or not all(isinstance(w, str) for w in stems):
-            raise CacheProblem("inconsistent (word list)")
-        prime_common_stems(frozenset(stems))
     except CacheProblem:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, UnicodeDecodeError) as exc:

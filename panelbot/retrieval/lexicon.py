@@ -68,8 +68,8 @@ _common_stems: frozenset[str] | None = None
 
 
 def common_stems() -> frozenset[str]:
-    """The stems of common_words(): what a stemmed term is compared with. Read from ``common_stems.txt``
-    (stemmed ahead of time), or handed over by a saved index (``prime_common_stems``)."""
+    """The stems of common_words(): what a stemmed term is compared with, read from ``common_stems.txt``
+    (stemmed ahead of time)."""
     global _common_stems
     if _common_stems is None:
         _common_stems = _wordlist("common_stems.txt")
@@ -79,13 +79,6 @@ def common_stems() -> frozenset[str]:
 def stem_common_words() -> list[str]:
     """``stem()`` of every common word, sorted: what ``common_stems.txt`` holds."""
     return sorted({stem(w) for w in common_words()})
-
-
-def prime_common_stems(stems: frozenset[str]) -> None:
-    """Use ``stems`` as common_stems() (from a saved index whose key covers this module and the lists)."""
-    global _common_stems
-    if _common_stems is None:
-        _common_stems = stems
 
 
 @cache
