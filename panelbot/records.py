@@ -21,9 +21,14 @@ from operator import attrgetter
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
+    from typing import Any, TypeVar, dataclass_transform
 
     T = TypeVar("T")
+else:
+    def dataclass_transform(**_: object) -> Callable[[T], T]:
+        """typing.dataclass_transform at run time: nothing to do (it only tells type checkers that
+        ``record`` makes dataclass-like classes, so they know each one's ``__init__``)."""
+        return lambda decorated: decorated
 
 
 _FIELDS = "__record_fields__"
@@ -93,8 +98,6 @@ def _build(cls: type, frozen: bool) -> type:
     names = tuple(f.name for f in all_fields)
     shown = tuple(f.name for f in all_fields if f.repr)
     compared = tuple(f.name for f in all_fields if f.compare)
-    cls.__init__ = _make_init(cls, all_fields)  # type: ignore[misc]
-    cls.__repr__ = _make_repr(shown)  # type: ignore[method-assign]
     key = _key_of(compared)
 
     def __eq__(self: Any, other: Any) -> Any:
@@ -102,7 +105,8 @@ def _build(cls: type, frozen: bool) -> type:
             return NotImplemented
         return key(self) == key(other)
 
-    cls.__eq__ = __eq__  # type: ignore[method-assign]
+    methods: dict[str, Any] = {"__init__": _make_init(cls, all_fields), "__repr__": _make_repr(shown),
+                               "__eq__": __eq__}
     if frozen:
         fixed = frozenset(names)
 
@@ -119,15 +123,14 @@ def _build(cls: type, frozen: bool) -> type:
                 raise FrozenRecordError(f"cannot delete field {name!r}")
             object.__delattr__(self, name)
 
-        cls.__hash__ = __hash__  # type: ignore[method-assign]
-        cls.__setattr__ = __setattr__  # type: ignore[method-assign]
-        cls.__delattr__ = __delattr__  # type: ignore[method-assign]
-    for name in ("__init__", "__repr__", "__eq__", *(("__hash__", "__setattr__", "__delattr__") if frozen else ())):
-        getattr(cls, name).__qualname__ = f"{cls.__qualname__}.{name}"
+        methods.update(__hash__=__hash__, __setattr__=__setattr__, __delattr__=__delattr__)
+    for name, fn in methods.items():
+        fn.__qualname__ = f"{cls.__qualname__}.{name}"
+        setattr(cls, name, fn)
     if not frozen:
         cls.__hash__ = None  # type: ignore[assignment] # like a dataclass with eq and not frozen
     setattr(cls, _FIELDS, all_fields)
-    cls.__match_args__ = tuple(f.name for f in all_fields)  # type: ignore[attr-defined]
+    setattr(cls, "__match_args__", tuple(f.name for f in all_fields))  # noqa: B010
     return cls
 
 
@@ -193,6 +196,7 @@ def _key_of(names: tuple[str, ...]) -> Callable[[Any], tuple]:
     return lambda obj: ()
 
 
+@dataclass_transform(field_specifiers=(field, Field))
 def record(cls: type[T] | None = None, *, frozen: bool = False) -> Any:
     """Make ``cls`` a record (``@record`` or ``@record(frozen=True)``)."""
     def wrap(c: type[T]) -> type[T]:
