@@ -3,24 +3,16 @@ and show each answering talk's panelists in their own words, labelled with the t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from panelbot.answer.backends.base import Message
 from panelbot.answer.backends.offline import quotes_text
 from panelbot.tui import engine
+from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import safe
 from panelbot.tui.widgets.chat import ChatLog
 from panelbot.tui.widgets.sources import SourcesList
 
-if TYPE_CHECKING:
-    from panelbot.tui.app import PanelbotApp
 
-    _Base = PanelbotApp
-else:
-    _Base = object
-
-
-class AllTalks(_Base):
+class AllTalks(AppMixin):
     def set_all_talks(self, on: bool) -> None:
         """Send questions to every installed talk (True) or to this panel only (False)."""
         if on and self._library is None:

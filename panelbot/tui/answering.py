@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -18,6 +18,7 @@ from panelbot.answer.llm.verify import verdict
 from panelbot.conversation.resolve import ConversationTurn, resolve
 from panelbot.retrieval.results import RouteResult
 from panelbot.text import question_too_long
+from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import safe
 from panelbot.tui.widgets.chat import AnswerBlock, ChatLog
 from panelbot.tui.widgets.followups import FollowUps
@@ -25,15 +26,8 @@ from panelbot.tui.widgets.prompt import Prompt
 from panelbot.tui.widgets.sources import SourcesList
 from panelbot.tui.widgets.suggestions import DeclineChoices
 
-if TYPE_CHECKING:
-    from panelbot.tui.app import PanelbotApp
 
-    _Base = PanelbotApp
-else:
-    _Base = object
-
-
-class Answering(_Base):
+class Answering(AppMixin):
     @property
     def answering(self) -> bool:
         return self._answer_worker is not None and self._answer_worker.is_running

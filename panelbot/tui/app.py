@@ -14,6 +14,8 @@
 - ``layout``        wide and narrow layout, Ctrl+B (and the Resize handler)
 - ``keys``          the key bindings, F1 help, the theme toggle
 
+All of them stand on ``mixin.AppMixin``, which declares the state they share (given its values here).
+
 Textual finds ``on_*`` handlers and ``action_*`` methods on any of them; the widgets' messages are handled
 here, below, each handing over to its concern.
 """
@@ -29,14 +31,11 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
-from textual.worker import Worker
 
-from panelbot.answer.backends.base import Backend, Message
+from panelbot.answer.backends.base import Backend
 from panelbot.config import Config
-from panelbot.conversation.resolve import ConversationTurn
 from panelbot.conversation.store import ConversationStore
 from panelbot.panel import Panel
-from panelbot.retrieval.results import ScoredQuote
 from panelbot.tui import engine
 from panelbot.tui.all_talks import AllTalks
 from panelbot.tui.answering import Answering
@@ -98,32 +97,32 @@ class PanelbotApp(
         router_factory: Callable[[Panel, Config], Any] | None = None,
     ) -> None:
         super().__init__()
+        # the state the concerns share (declared, with its types, in mixin.AppMixin)
         self.config = config or Config()
-        self._startup_notices: list[tuple[str, str]] = []
+        self._startup_notices = []
         if config_error:
             self._startup_notices.append((f"Config problem: {config_error} (using the defaults)", "error"))
         for warning in self.config.warnings:
             self._startup_notices.append((warning, "warning"))
         self._router_factory = router_factory or engine.make_router
         self._fixed_backend = backend
-        self.panel: Panel | None = None
-        self.router: Any = None
-        self.backend: Backend | None = None
+        self.panel = None
+        self.router = None
+        self.backend = None
         self.target = "auto"
-        self.all_talks = False  # questions go to every installed talk (the palette switches it)
-        self._library: Any = None
+        self.all_talks = False
+        self._library = None
         self.resume = resume
-        self.conversation_id: int | None = None
-        self.history: list[Message] = []
-        self.turns: list[ConversationTurn] = []  # what the resolver reads follow-ups against
-        # the last answered question, to regenerate it with the same quotes
-        self._last_answer: dict[str, Any] | None = None
-        self.last_quotes: list[ScoredQuote] = []
-        self._answer_worker: Worker[None] | None = None
-        self._panes_shown = True  # wide: side panes visible; narrow: panes replace the chat
+        self.conversation_id = None
+        self.history = []
+        self.turns = []
+        self._last_answer = None
+        self.last_quotes = []
+        self._answer_worker = None
+        self._panes_shown = True
         self._narrow = False
         self._store = store
-        self._store_error: str | None = None
+        self._store_error = None
         self._load_panel(panel_name or self.config.panel, initial=True)
         try:
             self.set_keymap(dict(self.config.tui.keys))

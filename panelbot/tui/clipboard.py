@@ -3,22 +3,14 @@ answer) and how (OSC 52, control sequences stripped and keys scrubbed first)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from panelbot.redact import scrub
 from panelbot.text import strip_control
+from panelbot.tui.mixin import AppMixin
 from panelbot.tui.widgets.chat import ChatLog
 from panelbot.tui.widgets.sources import SourcesList
 
-if TYPE_CHECKING:
-    from panelbot.tui.app import PanelbotApp
 
-    _Base = PanelbotApp
-else:
-    _Base = object
-
-
-class Clipboard(_Base):
+class Clipboard(AppMixin):
     def action_copy(self) -> None:
         payload_fn = getattr(self.screen, "copy_payload", None)
         payload = payload_fn() if callable(payload_fn) else None

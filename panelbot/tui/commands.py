@@ -4,20 +4,12 @@ the work; the command table and the parser are plain Python in ``engine`` (COMMA
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from panelbot.tui import engine
+from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import safe
 
-if TYPE_CHECKING:
-    from panelbot.tui.app import PanelbotApp
 
-    _Base = PanelbotApp
-else:
-    _Base = object
-
-
-class SlashCommands(_Base):
+class SlashCommands(AppMixin):
     def run_command_line(self, line: str) -> None:
         cmd = engine.parse_command(line)
         if cmd is None:

@@ -4,26 +4,20 @@ the conversation browser (Ctrl+O, /history; the screen is ``screens.conversation
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from panelbot.answer.backends.base import Message
 from panelbot.conversation.resolve import turns_from_messages
 from panelbot.conversation.store import ConversationStore
 from panelbot.errors import PanelbotError
+from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import plain
 from panelbot.tui.widgets.chat import ChatLog
 from panelbot.tui.widgets.prompt import Prompt
 from panelbot.tui.widgets.sources import SourcesList
 
-if TYPE_CHECKING:
-    from panelbot.tui.app import PanelbotApp
 
-    _Base = PanelbotApp
-else:
-    _Base = object
-
-
-class ConversationActions(_Base):
+class ConversationActions(AppMixin):
     @property
     def store(self) -> ConversationStore | None:
         if self._store is None and self._store_error is None:

@@ -4,19 +4,12 @@ existing one. The Markdown itself is made in ``panelbot.conversation.export``.""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from panelbot.errors import PanelbotError
-
-if TYPE_CHECKING:
-    from panelbot.tui.app import PanelbotApp
-
-    _Base = PanelbotApp
-else:
-    _Base = object
+from panelbot.tui.mixin import AppMixin
 
 
-class ExportActions(_Base):
+class ExportActions(AppMixin):
     def action_export(self) -> None:
         self.export(None)
 

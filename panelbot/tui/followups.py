@@ -5,25 +5,17 @@ answer (off the event loop on a large bank), shown, replaced, and focused with C
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from panelbot.conversation.followups import FollowUp
 from panelbot.conversation.resolve import ConversationTurn
+from panelbot.tui.mixin import AppMixin
 from panelbot.tui.widgets.chat import ChatLog
 from panelbot.tui.widgets.followups import FollowUps
-
-if TYPE_CHECKING:
-    from panelbot.tui.app import PanelbotApp
-
-    _Base = PanelbotApp
-else:
-    _Base = object
-
 
 THREAD_ABOVE = 2000  # quotes in the bank above which follow-ups are worked out in a thread
 
 
-class FollowUpActions(_Base):
+class FollowUpActions(AppMixin):
     def _show_followups(self) -> None:
         """Two or three follow-ups under the last answer, each with an answer in the bank."""
         self._mount_followups(self._followups_now())

@@ -3,17 +3,9 @@ light/dark theme. What the other keys do lives with their concern (answering, ex
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual.binding import Binding
 
-if TYPE_CHECKING:
-    from panelbot.tui.app import PanelbotApp
-
-    _Base = PanelbotApp
-else:
-    _Base = object
-
+from panelbot.tui.mixin import AppMixin
 
 # Every binding has an id; config.tui.keys remaps them through Textual's keymap.
 BINDINGS: list[Binding] = [
@@ -31,7 +23,7 @@ BINDINGS: list[Binding] = [
 ]
 
 
-class KeyActions(_Base):
+class KeyActions(AppMixin):
     def action_help(self) -> None:
         from panelbot.tui.screens.help import HelpScreen
 

@@ -3,25 +3,16 @@ Ctrl+B flipping between them and the chat (the keyboard follows)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual import events
 
+from panelbot.tui.mixin import AppMixin
 from panelbot.tui.widgets.prompt import Prompt
 from panelbot.tui.widgets.suggestions import SuggestionsList
-
-if TYPE_CHECKING:
-    from panelbot.tui.app import PanelbotApp
-
-    _Base = PanelbotApp
-else:
-    _Base = object
-
 
 NARROW_WIDTH = 110  # below this the side panes collapse; the toggle key flips between chat and panes
 
 
-class PaneLayout(_Base):
+class PaneLayout(AppMixin):
     def on_resize(self, event: events.Resize) -> None:
         # the event's size: self.size still holds the previous one while the App handles its Resize
         self._apply_layout(event.size.width)

@@ -3,8 +3,6 @@ header and welcome for it, the side panes rebuilt for it, and who in it answers 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
@@ -12,21 +10,15 @@ from textual.widgets import Static
 from panelbot.errors import PanelbotError
 from panelbot.panel import PanelInfo
 from panelbot.tui import engine
+from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import safe
 from panelbot.tui.widgets.chat import ChatLog
 from panelbot.tui.widgets.panelists import PanelistsPane
 from panelbot.tui.widgets.sources import SourcesList
 from panelbot.tui.widgets.suggestions import SuggestionsList
 
-if TYPE_CHECKING:
-    from panelbot.tui.app import PanelbotApp
 
-    _Base = PanelbotApp
-else:
-    _Base = object
-
-
-class PanelSwitching(_Base):
+class PanelSwitching(AppMixin):
     def _load_panel(self, name: str, *, initial: bool = False) -> bool:
         from panelbot.panel import load_panel
 

@@ -3,24 +3,16 @@ context of its talk (/source, a picked source)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 
 from panelbot.panel import Panel
 from panelbot.retrieval.results import ScoredQuote
+from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import safe
 from panelbot.tui.widgets.sources import SourcesList
 
-if TYPE_CHECKING:
-    from panelbot.tui.app import PanelbotApp
 
-    _Base = PanelbotApp
-else:
-    _Base = object
-
-
-class QuoteActions(_Base):
+class QuoteActions(AppMixin):
     def search_quotes(self, query: str) -> None:
         """The five best matches for ``query``, with ids, in the chat and in the sources pane (and saved)."""
         if self.router is None:

@@ -47,3 +47,17 @@ def test_the_app_is_a_composition_of_concerns_that_do_not_overlap() -> None:
     for binding in PanelbotApp.BINDINGS:
         action = binding.action  # type: ignore[union-attr]
         assert hasattr(PanelbotApp, f"action_{action}") or hasattr(App, f"action_{action}"), action
+
+
+def test_the_shared_state_is_declared_once_and_all_given_a_value() -> None:
+    """The state the concerns share is declared (with types) in mixin.AppMixin and set up in
+    PanelbotApp.__init__: neither has a name the other lacks."""
+    import textwrap
+
+    from panelbot.tui.app import PanelbotApp
+    from panelbot.tui.mixin import AppMixin
+
+    init = ast.parse(textwrap.dedent(inspect.getsource(PanelbotApp.__init__)))
+    assigned = {t.attr for node in ast.walk(init) if isinstance(node, ast.Assign) for t in node.targets
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+    assert assigned == set(AppMixin.__annotations__)
