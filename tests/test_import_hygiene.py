@@ -164,3 +164,34 @@ def test_core_packages_do_not_import_answer_ui_cli_or_servers(isolated_env, modu
                        timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]", f"{module} pulls in {r.stdout.strip()}"
+
+
+_OUTSIDE_THE_TUI = """
+import importlib, json, sys
+from pathlib import Path
+import panelbot
+root = Path(panelbot.__file__).parent  # listed from the files: walk_packages would import every package
+names = sorted(".".join(("panelbot", *f.relative_to(root).with_suffix("").parts)).removesuffix(".__init__")
+               for f in root.rglob("*.py"))
+names = [n for n in names if not n.startswith("panelbot.tui") and not n.endswith("__main__")]
+offenders = {}
+for name in names:
+    importlib.import_module(name)
+    loaded = sorted(m for m in sys.modules if m == "panelbot.tui" or m.startswith("panelbot.tui.")
+                    or m.split(".")[0] == "textual")
+    if loaded:
+        offenders[name] = loaded
+        break
+print(json.dumps({"modules": names, "offenders": offenders}))
+"""
+
+
+def test_nothing_outside_the_tui_imports_it(isolated_env) -> None:
+    """The terminal app is a leaf: no module outside ``panelbot.tui`` (core, answering, the CLI, the servers)
+    imports it or Textual when imported; the CLI's ``panelbot`` (no arguments) reaches it only when it runs."""
+    r = subprocess.run([sys.executable, "-c", _OUTSIDE_THE_TUI], capture_output=True, text=True,
+                       env=isolated_env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert "panelbot.conversation.store" in got["modules"] and "panelbot.cli.app" in got["modules"]
+    assert got["offenders"] == {}, f"imported the TUI: {got['offenders']}"

@@ -1,35 +1,83 @@
-"""The app's conversation actions: resume or open a saved conversation, the follow-ups under the last answer,
-regenerate (the same quotes), the conversation browser. A mixin of ``PanelbotApp`` so the app module stays
-about layout and input; the pieces it shows live in ``widgets.followups`` and ``screens.conversations``."""
+"""The conversation and its history: the store (opened on first use), saving each message as it happens, the
+questions of earlier sessions for Up, starting a new conversation (/clear), resuming or opening a saved one, and
+the conversation browser (Ctrl+O, /history; the screen is ``screens.conversations``)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from typing import TYPE_CHECKING
+from typing import Any
 
 from panelbot.answer.backends.base import Message
-from panelbot.conversation.followups import FollowUp
-from panelbot.conversation.resolve import ConversationTurn, turns_from_messages
+from panelbot.conversation.resolve import turns_from_messages
+from panelbot.conversation.store import ConversationStore
 from panelbot.errors import PanelbotError
+from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import plain
 from panelbot.tui.widgets.chat import ChatLog
-from panelbot.tui.widgets.followups import FollowUps
 from panelbot.tui.widgets.prompt import Prompt
 from panelbot.tui.widgets.sources import SourcesList
 
-if TYPE_CHECKING:
-    from panelbot.tui.app import PanelbotApp
 
-    _Base = PanelbotApp
-else:
-    _Base = object
+class ConversationActions(AppMixin):
+    @property
+    def store(self) -> ConversationStore | None:
+        if self._store is None and self._store_error is None:
+            from panelbot import paths
 
+            try:
+                self._store = ConversationStore(paths.history_db_path())
+            except PanelbotError as exc:
+                self._store_error = str(exc)
+                self.chat_notice(f"History is off: {exc}", "error")
+        return self._store
 
-THREAD_ABOVE = 2000  # quotes in the bank above which follow-ups are worked out in a thread
+    def _save(self, role: str, speaker: str, text: str, quote_ids: list[str] | None = None,
+              meta: dict[str, Any] | None = None, *, title: str = "", conv_id: int | None = None) -> int | None:
+        """Commit one message now (to ``conv_id``, else the current conversation, started on demand)."""
+        store = self.store
+        if store is None or self.panel is None:
+            return None
+        try:
+            if conv_id is None:
+                if self.conversation_id is None:
+                    self.conversation_id = store.new_conversation(self.panel.name, title or text[:80])
+                conv_id = self.conversation_id
+            return store.add_message(conv_id, role, speaker, text, quote_ids or [], meta or {})
+        except Exception as exc:
+            self.chat_notice(f"Could not save to history: {exc}", "error")
+            return None
 
+    def _load_question_history(self) -> None:
+        from panelbot import paths
 
-class ConversationActions(_Base):
+        if self._store is None and not paths.history_db_path().exists():
+            return  # nothing asked yet: don't create the database just to read it
+        store = self.store
+        if store is None:
+            return
+        prompt = self.query_one(Prompt)
+        try:
+            earlier = store.recent_questions(exclude=self.conversation_id)  # this session's are there
+        except Exception:
+            return
+        prompt.question_history[:0] = earlier
+
+    def _forget_conversation(self) -> None:
+        """What follows starts a new conversation (the last one stays in the store)."""
+        self.conversation_id = None
+        self.history = []
+        self.turns = []
+        self._last_answer = None
+        self.last_quotes = []
+
+    def new_conversation(self) -> None:
+        """/clear: stop any answer and start afresh on the same panel."""
+        self.action_cancel()
+        self._forget_conversation()
+        chat = self.query_one(ChatLog)
+        chat.remove_children()
+        chat.add_notice("New conversation started; the last one is kept in history.", "info")
+        self.query_one(SourcesList).show(self.panel, [])
+
     def _resume(self, conv_id: int | None) -> None:
         """``panelbot --resume [ID]``: the given conversation, or the most recent one."""
         store = self.store
@@ -77,79 +125,6 @@ class ConversationActions(_Base):
         self._refresh_header()
         self._show_followups()
         return True
-
-    # ------------------------------------------------------------------------------------------ follow-ups
-
-    def _show_followups(self) -> None:
-        """Two or three follow-ups under the last answer, each with an answer in the bank."""
-        self._mount_followups(self._followups_now())
-
-    async def _show_followups_soon(self) -> None:
-        """The same after an answer; on a large bank (where it takes ~0.1-0.2 s) worked out off the event loop
-        so the app stays live, on a small one at once (a few ms)."""
-        if self.panel is None or len(self.panel.quotes) <= THREAD_ABOVE:
-            self._show_followups()
-            return
-        turns = list(self.turns)
-        ups = await asyncio.to_thread(self._followups_now, turns)
-        if turns == self.turns:  # nothing was asked meanwhile
-            self._mount_followups(ups)
-
-    def _followups_now(self, turns: list[ConversationTurn] | None = None) -> list[FollowUp]:
-        from panelbot.conversation.followups import suggest_followups
-
-        turns = self.turns if turns is None else turns
-        if self.router is None or not turns:
-            return []
-        try:
-            return suggest_followups(self.router, turns)
-        except Exception:
-            return []
-
-    def _mount_followups(self, ups: list[FollowUp]) -> None:
-        for stale in self.query(FollowUps):
-            stale.remove()
-        if ups:
-            chat = self.query_one(ChatLog)
-            chat.mount(FollowUps(ups))
-            chat.call_after_refresh(chat.scroll_end, animate=False)
-
-    def action_followups(self) -> None:
-        found = self.query(FollowUps)
-        if found:
-            found.last().focus()
-        else:
-            self.notify("No follow-ups to pick right now.", markup=False)
-
-    def action_regenerate(self) -> None:
-        """Answer the last question again with the same quotes (a model writes a new answer)."""
-        last = self._last_answer
-        if self.answering:
-            self.notify("Still answering; press Esc to stop it first.", severity="warning", markup=False)
-            return
-        if last is None or self.panel is None:
-            self.notify("Nothing to regenerate: ask a question first (a decline is not regenerated).",
-                        markup=False)
-            return
-        for block in last["blocks"]:
-            block.remove()
-        for stale in self.query(FollowUps):
-            stale.remove()
-        if last["message_ids"] and self.store is not None:
-            with contextlib.suppress(Exception):
-                self.store.delete_messages(last["message_ids"])
-        self.history = [*last["history"], Message("user", last["question"])]
-        last.update(blocks=[], message_ids=[], regenerated=True)
-        route = last["route"]
-        self.last_quotes = list(route.quotes)
-        self.query_one(SourcesList).show(self.panel, route.quotes)
-        self._answer_worker = self._stream_answer(last["question"], route, last["target"], list(last["history"]))
-
-    def _cmd_regenerate(self, arg: str) -> None:
-        self.action_regenerate()
-
-    def _cmd_history(self, arg: str) -> None:
-        self.action_conversations()
 
     def action_conversations(self) -> None:
         from panelbot.tui.screens.conversations import ConversationsScreen

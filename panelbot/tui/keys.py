@@ -1,0 +1,38 @@
+"""The app's key bindings (each with an id that ``tui.keys`` remaps) and the keys' own actions: F1 help and the
+light/dark theme. What the other keys do lives with their concern (answering, export, clipboard, layout, ...)."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+from panelbot.tui.mixin import AppMixin
+
+# Every binding has an id; config.tui.keys remaps them through Textual's keymap.
+BINDINGS: list[Binding] = [
+    Binding("escape", "cancel", "Stop", id="cancel", show=False),
+    Binding("ctrl+e", "export", "Export", id="export", priority=True),
+    Binding("f1", "help", "Help", id="help", priority=True),
+    # not in the footer (F1 lists it): with it every other key fits at 80 columns
+    Binding("ctrl+y", "copy", "Copy", id="copy", show=False, priority=True),
+    Binding("ctrl+b", "toggle_sidebar", "Panes", id="toggle_sidebar", priority=True),
+    Binding("ctrl+r", "regenerate", "Again", id="regenerate", priority=True),
+    Binding("ctrl+o", "conversations", "History", id="conversations", priority=True),
+    Binding("ctrl+g", "followups", "Follow-ups", id="followups", show=False, priority=True),
+    Binding("ctrl+p", "command_palette", "Commands", id="command_palette", show=False, priority=True),
+    Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+]
+
+
+class KeyActions(AppMixin):
+    def action_help(self) -> None:
+        from panelbot.tui.screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss()
+            return
+        keys = {b.id: b.key for _, b in self._bindings if b.id}
+        keys.update(self.config.tui.keys)
+        self.push_screen(HelpScreen(keys))
+
+    def action_toggle_dark(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"

@@ -1,0 +1,48 @@
+"""Reading the quote bank: search it (/quote) into the chat and the sources pane, and open one quote in the
+context of its talk (/source, a picked source)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from panelbot.panel import Panel
+from panelbot.retrieval.results import ScoredQuote
+from panelbot.tui.mixin import AppMixin
+from panelbot.tui.render import safe
+from panelbot.tui.widgets.sources import SourcesList
+
+
+class QuoteActions(AppMixin):
+    def search_quotes(self, query: str) -> None:
+        """The five best matches for ``query``, with ids, in the chat and in the sources pane (and saved)."""
+        if self.router is None:
+            self.chat_notice("No panel is loaded.", "error")
+            return
+        try:
+            hits: list[ScoredQuote] = self.router.search(query, k=5)
+        except Exception as exc:
+            self.chat_notice(f"Search failed: {exc}", "error")
+            return
+        text = Text("Quotes matching ", style="bold")
+        text.append(safe(query, one_line=True), style="bold italic")
+        if not hits:
+            text.append(": none.", style="bold")
+        for sq in hits:
+            name = self.panel.display_name(sq.quote.speaker) if self.panel else sq.quote.speaker
+            text.append("\n[" + safe(sq.quote.id, one_line=True) + "] ", style="bold")
+            text.append(safe(name, one_line=True) + ": ")
+            text.append("\u201c" + safe(sq.quote.text, one_line=True) + "\u201d")
+        self.chat_notice(text, "search")
+        self.last_quotes = hits
+        self.query_one(SourcesList).show(self.panel, hits, f"Search: {safe(query, one_line=True)[:30]}")
+        self._save("search", "", text.plain, [sq.quote.id for sq in hits], {"query": query})
+
+    def open_source(self, quote_id: str, panel: Panel | None = None) -> None:
+        """Show a quote in context; ``panel``: its talk when not this one (sources from all talks)."""
+        panel = panel or self.panel
+        if panel is None or panel.quote(quote_id) is None:
+            self.chat_notice(f"No quote with id {quote_id!r} in this panel.", "error")
+            return
+        from panelbot.tui.screens.context import ContextScreen
+
+        self.push_screen(ContextScreen(panel, quote_id))
