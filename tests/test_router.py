@@ -450,3 +450,21 @@ def test_normaliser_restored_from_plain_data_maps_alike(text: str) -> None:
     assert restored.terms(text) == original.terms(text)
     a, b = {}, {}
     assert restored.normalise(text, None, a) == original.normalise(text, None, b) and a == b
+
+
+@pytest.mark.parametrize("question, speaker", [
+    ("What does Together make of open-weight models, in Together's own view?", "dan"),
+    ("What is MiniMax's view of open-weight models?", "olive"),
+])
+def test_an_organisation_in_the_possessive_asks_the_panelist_who_speaks_for_it(router: Router, question: str,
+                                                                                speaker: str) -> None:
+    res = router.route(question)
+    assert res.speakers == [speaker]
+    assert "view" in res.reason
+
+
+def test_both_organisations_named_lean_to_neither(router: Router) -> None:
+    # "Together ... MiniMax's models": the partnership story is Dan's, though MiniMax is in the possessive
+    res = router.route("How did Together end up hosting MiniMax's models?")
+    assert res.speakers == ["dan"]
+    assert "view" not in res.reason

@@ -116,6 +116,7 @@ class _Query:
     named: set[str] = field(default_factory=set)  # terms of a panelist's organisation named as such ("Together")
     mentioned: list[str] = field(default_factory=list)  # panelists named in the possessive ("Dan's team")
     cues: set[str] = field(default_factory=set)  # what kind of answer it asks for ("?who", "?before")
+    org_view: str | None = None  # the one panelist whose organisation's own view or work is asked ("Together's take")
 
 
 class Router:
@@ -186,6 +187,10 @@ class Router:
         # everyday word; a panelist named in the possessive ("Dan's team") is about the panel
         self._org_res = {pid: re.compile(rf"(?<!^)(?<![.?!:] )\b{re.escape(p.organisation.split()[0])}\b")
                          for pid, p in panel.panelists.items() if p.organisation and pid in self._org_terms}
+        # an organisation in the possessive ("Together's take", "MiniMax's new model"): its panelist's to say
+        self._org_possessive_res = {pid: re.compile(rf"\b{re.escape(p.organisation.split()[0])}['\u2019]s\b",
+                                                    re.IGNORECASE)
+                                    for pid, p in panel.panelists.items() if p.organisation and pid in self._org_terms}
         self._possessive_res = {pid: re.compile(rf"\b{re.escape(p.name)}['\u2019]s\b", re.IGNORECASE)
                                 for pid, p in panel.panelists.items()}
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
@@ -291,9 +296,12 @@ class Router:
                 runs[t] = len(run)
         named = {t for pid, rx in self._org_res.items() if rx.search(question) for t in self._org_terms[pid]}
         mentioned = [pid for pid, rx in self._possessive_res.items() if rx.search(question)]
+        viewed = [pid for pid, rx in self._org_possessive_res.items() if rx.search(question)]
+        if viewed and any(self._org_terms[pid] & set(uni) for pid in self._org_terms if pid not in viewed):
+            viewed = []  # the other organisation is named too ("How did Together host MiniMax's model?")
         cues = {f"?{w}" for w in toks if w in ASK_CUES}
         return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs, unit,
-                      named, mentioned, cues)
+                      named, mentioned, cues, viewed[0] if len(viewed) == 1 else None)
 
     def scope(self, query: _Query, addressed: list[str], *, senses: bool = True) -> float:
         """Evidence that the question is about the panel's subject (see module doc).
@@ -566,7 +574,10 @@ class Router:
             per[pid] = [ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
                         for i, sc in self._ask_matches(query, best)[:n]]
         strength = {pid: self._strength(pid, per[pid], query) for pid in ids}
-        speakers, reason, note = self._who_answers(query, target, addressed, both, fit, strength)
+        # "What's Together's take on ...?" asks the panelist who speaks for Together, as if by name
+        via_org = not addressed and query.org_view is not None and not both and target == "auto"
+        asked = [query.org_view] if via_org and query.org_view else addressed
+        speakers, reason, note = self._who_answers(query, target, asked, both, fit, strength, via_org=via_org)
         speakers = [p for p in speakers if per.get(p)]
         if not speakers:
             return RouteResult(question, [], True, [], "no quote matches the question",
@@ -584,7 +595,8 @@ class Router:
         return RouteResult(question, speakers, False, quotes, reason, addressed, [], evidence, note=note)
 
     def _who_answers(self, query: _Query, target: str, addressed: list[str], both: bool,
-                     per: dict[str, list[ScoredQuote]], strength: dict[str, float]) -> tuple[list[str], str, str]:
+                     per: dict[str, list[ScoredQuote]], strength: dict[str, float], *,
+                     via_org: bool = False) -> tuple[list[str], str, str]:
         """(speakers, reason, note): whoever was asked (by name, ``target``) unless they never spoke to it
         -- then the one who did, and ``note`` says so -- else the best fit, and a second who answered too."""
         ids = list(self.panel.panelists)
@@ -601,6 +613,9 @@ class Router:
             explicit, how = [target], f"asked of {self.panel.display_name(target)} (target)"
         elif addressed:
             explicit, how = addressed[:1], f"addressed to {self.panel.display_name(addressed[0])} by name"
+            if via_org:
+                org = self.panel.panelists[addressed[0]].organisation
+                how = f"asked for {org}'s view: {self.panel.display_name(addressed[0])} speaks for it"
         if not explicit:
             first = ranked[0]
             if len(ranked) > 1 and self._both_answered(query, per, first, ranked[1]):
