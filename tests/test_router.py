@@ -468,3 +468,11 @@ def test_both_organisations_named_lean_to_neither(router: Router) -> None:
     res = router.route("How did Together end up hosting MiniMax's models?")
     assert res.speakers == ["dan"]
     assert "view" not in res.reason
+
+
+@pytest.mark.parametrize("a, b", [("pipe", "pipes"), ("page", "pages"), ("game", "games"), ("make", "making"),
+                                  ("move", "moving"), ("rate", "rates")])
+def test_a_word_and_its_inflections_stem_alike(a: str, b: str) -> None:
+    from panelbot.retrieval.lexicon import stem
+
+    assert stem(a) == stem(b)

@@ -694,7 +694,7 @@ class Router:
             return 0.0
         s = quotes[0].score + 0.3 * (quotes[1].score if len(quotes) > 1 else 0.0)
         exp = self.expertise.get(pid, frozenset())
-        bonus = sum(EXPERTISE_TERM for t in query.terms if t in exp)
+        bonus = sum(EXPERTISE_TERM * (0.5 if t in self._common else 1.0) for t in query.terms if t in exp)
         s += min(bonus, EXPERTISE_CAP)
         if self._org_subject(query) == pid:
             s += ORG_BONUS  # the organisation (or its product) is what the question is about
