@@ -57,7 +57,7 @@ PERSONAL_FACTOR = 0.6
 BOTH_WORDS = LazyPattern(
     r"\b(?:both(?: of you)?|each of you|you two|the two of you|all of you|everyone on the panel|the whole panel|"
     r"ask both|both panelists|either of you|yourselves|you both|you guys|the panelists|the speakers|"
-    r"your (?:roles|jobs|backgrounds|titles|companies|teams))\b",
+    r"your (?:(?:two|respective|different|own) )?(?:roles|jobs|backgrounds|titles|companies|teams|views|takes))\b",
     re.IGNORECASE,
 )
 # a matched word that no other word of the question is ever said with ("flush the DNS *cache*") is probably
