@@ -269,7 +269,7 @@ def test_an_unknown_model_name_does_not_dilute_an_on_topic_question(router: Rout
     ("How much does it cost to serve M3?", "a price"),
     ("What's the context length of M3?", "a context length"),
     ("Which GPUs do you run M3 on?", "a hardware model"),
-    ("Is M3 under an Apache licence or something stricter?", "a licence"),
+    ("Under which licence were the open weights of M3 released?", "a licence"),
 ])
 def test_specifics_the_talk_never_gave_are_declined_with_what_was_said_nearby(
         shipped_panel, router: Router, question: str, unstated: str) -> None:
