@@ -477,3 +477,11 @@ def test_a_word_and_its_inflections_stem_alike(a: str, b: str) -> None:
     from panelbot.retrieval.lexicon import stem
 
     assert stem(a) == stem(b)
+
+
+def test_words_the_host_said_together_keep_their_panel_sense(router: Router) -> None:
+    # "context" and "memory" (the cache) are never said together in a quote, but the host's question on the
+    # KV cache says both: the question is about the panel's subject, not another sense of its words
+    res = router.route("Is keeping huge context in memory an engineering headache?")
+    assert res.speakers == ["dan"] and not res.abstained
+    assert res.quotes[0].quote.id in {"dan-22", "dan-23", "dan-24"}

@@ -175,6 +175,7 @@ class Router:
         self._pos: dict[str, int] | None = None  # quote id -> position, made only when needed
         self._quote_terms: dict[int, frozenset[str]] = {}
         self._surface_cache: dict[int, str] = {}
+        self._host_cache: dict[str, frozenset[str]] = {}
         self._asks_cache: dict[int, list[frozenset[str]]] = {}
         self._org_terms: dict[str, frozenset[str]] = {}
         self._org_names: dict[str, frozenset[str]] = {}
@@ -366,16 +367,32 @@ class Router:
         return got
 
     def _said_together(self, t: str, u: str) -> bool:
-        """Some quote says both terms in its own words (not only in curated fields)."""
+        """Some quote says both terms in its own words (not only in curated fields), or the host question it
+        answers does: the talk's own words settle the sense ("context" and "memory" of the KV cache)."""
         key = (t, u) if t < u else (u, t)
         got = self._together.get(key)
         if got is None:
             both = self._docs(t) & self._docs(u)
-            got = any(t in (tt := self._text_terms(i)) and u in tt
+            got = any((t in (tt := self._text_terms(i)) and u in tt)
+                      or (t in (ht := self._host_terms(i)) and u in ht)
                       for i in sorted(both)[:COOCCUR_SCAN])
             if len(self._together) > 8192:
                 self._together.clear()
             self._together[key] = got
+        return got
+
+    def _host_terms(self, i: int) -> frozenset[str]:
+        """The terms of the host question quote i answers (the talk's own words too), cached per question."""
+        qid = self.index.quotes[i].question
+        if qid is None:
+            return frozenset()
+        got = self._host_cache.get(qid)
+        if got is None:
+            hq = self.panel.question(qid)
+            got = frozenset(self.norm.unigrams(self.norm.normalise(hq.text))) if hq else frozenset()
+            if len(self._host_cache) > 8192:
+                self._host_cache.clear()
+            self._host_cache[qid] = got
         return got
 
     def _text_terms(self, i: int) -> frozenset[str]:
