@@ -248,6 +248,7 @@ def test_route_on_huge_input(router: Router, shipped_captions: str) -> None:
     "How should I evaluate a job offer?",
     "cheap flights to Las Vegas",
     "How do I improve the cache hit rate of my Redis server?",
+    "Can I cache the photos on my blog?",
 ])
 def test_panel_words_in_another_sense_are_declined(router: Router, question: str) -> None:
     res = router.route(question)

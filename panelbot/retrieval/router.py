@@ -116,6 +116,7 @@ class _Query:
     named: set[str] = field(default_factory=set)  # terms of a panelist's organisation named as such ("Together")
     mentioned: list[str] = field(default_factory=list)  # panelists named in the possessive ("Dan's team")
     cues: set[str] = field(default_factory=set)  # what kind of answer it asks for ("?who", "?before")
+    personal: bool = False  # a personal how-to ("how do I ...", "my website"): PERSONAL_TASK
     org_view: str | None = None  # the one panelist whose organisation's own view or work is asked ("Together's take")
 
 
@@ -302,7 +303,8 @@ class Router:
             viewed = []  # the other organisation is named too ("How did Together host MiniMax's model?")
         cues = {f"?{w}" for w in toks if w in ASK_CUES}
         return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs, unit,
-                      named, mentioned, cues, viewed[0] if len(viewed) == 1 else None)
+                      named, mentioned, cues, bool(PERSONAL_TASK.search(question)),
+                      viewed[0] if len(viewed) == 1 else None)
 
     def scope(self, query: _Query, addressed: list[str], *, senses: bool = True) -> float:
         """Evidence that the question is about the panel's subject (see module doc).
@@ -413,8 +415,9 @@ class Router:
             return set()  # a multi-word term of the panel's own vocabulary ("KV cache") anchors the sense
         content = [t for t in dict.fromkeys(query.seq) if t not in query.neutral and not t.isdigit()]
         matched = [t for t in content if t in self.index.postings]
-        if len(content) < 2 or not matched or len(matched) == len(content):
-            return set()  # every word is the panel's: nothing says another sense is meant
+        if len(content) < 2 or not matched or (len(matched) == len(content) and not query.personal):
+            return set()  # every word is the panel's: nothing says another sense is meant (unless it asks
+            # about the user's own case: "cache the photos on my blog" is not the panel's cache)
         supporters = matched
         runs = query.runs
         out = set()
