@@ -486,3 +486,9 @@ def test_words_the_host_said_together_keep_their_panel_sense(router: Router) -> 
     res = router.route("Is keeping huge context in memory an engineering headache?")
     assert res.speakers == ["dan"] and not res.abstained
     assert res.quotes[0].quote.id in {"dan-22", "dan-23", "dan-24"}
+
+
+def test_an_organisation_in_the_possessive_hands_over_without_a_note(router: Router) -> None:
+    # nobody was named: the product's feature is Dan's subject, said without "Olive didn't speak to this"
+    res = router.route("What's special about MiniMax's sparse attention?")
+    assert res.speakers == ["dan"] and not res.note
