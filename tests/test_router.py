@@ -492,3 +492,9 @@ def test_an_organisation_in_the_possessive_hands_over_without_a_note(router: Rou
     # nobody was named: the product's feature is Dan's subject, said without "Olive didn't speak to this"
     res = router.route("What's special about MiniMax's sparse attention?")
     assert res.speakers == ["dan"] and not res.note
+
+
+def test_an_organisation_named_as_such_is_evidence_of_the_subject(router: Router) -> None:
+    res = router.route("So what is Together's mission, in a sentence?")
+    assert res.speakers == ["dan"] and res.quotes[0].quote.id == "dan-03"
+    assert router.route("Is Together a good name for a dating app?").abstained

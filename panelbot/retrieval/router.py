@@ -337,6 +337,8 @@ class Router:
             sense = OTHER_SENSE if t in other_sense else 1.0
             if t in phrases:  # a multi-word term of the panel's or the general vocabulary
                 specific += phrases[t]
+            elif t in query.named and sense == 1.0:
+                specific += 1.0  # an organisation named as such ("Together's mission") names the panel
             elif t in query.vocab:
                 specific += query.vocab[t] * sense
             elif t not in self._common:
