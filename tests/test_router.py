@@ -498,3 +498,11 @@ def test_an_organisation_named_as_such_is_evidence_of_the_subject(router: Router
     res = router.route("So what is Together's mission, in a sentence?")
     assert res.speakers == ["dan"] and res.quotes[0].quote.id == "dan-03"
     assert router.route("Is Together a good name for a dating app?").abstained
+
+
+def test_a_misspelt_everyday_word_dilutes_like_an_everyday_word(router: Router) -> None:
+    # "handel" is a real (rare) word, so it is never corrected; one edit from "handle", it weighs against the
+    # KV cache as little as "handle" would
+    res = router.route("how do you handel kv cache growth")
+    assert res.speakers == ["dan"] and not res.abstained
+    assert router.route("What's the best serving size for pasta?").abstained  # "pasta" is not "past"

@@ -177,6 +177,8 @@ class Router:
         self._quote_terms: dict[int, frozenset[str]] = {}
         self._surface_cache: dict[int, str] = {}
         self._host_cache: dict[str, frozenset[str]] = {}
+        self._near_common: dict[str, bool] = {}
+        self._common_sorted: list[str] | None = None
         self._asks_cache: dict[int, list[frozenset[str]]] = {}
         self._org_terms: dict[str, frozenset[str]] = {}
         self._org_names: dict[str, frozenset[str]] = {}
@@ -351,13 +353,36 @@ class Router:
             evidence *= 0.5  # only a couple of everyday words matched
         if addressed:
             evidence += 0.6
-        against = sum(0.0 if t.isdigit() or t in query.neutral else 0.3 if t in self._common else 1.0
+        against = sum(0.0 if t.isdigit() or t in query.neutral else 0.3 if self._everyday(t) else 1.0
                       for t in set(unmatched))
         if evidence and against:
             coverage = evidence / (evidence + against)
             if coverage < MIN_COVERAGE:
                 evidence *= (coverage / MIN_COVERAGE) ** 2
         return evidence
+
+    def _everyday(self, term: str) -> bool:
+        """An everyday word, or one edit from one (a misspelling: "handel" for handle), of six letters or
+        more: it weighs as little against the panel's words as an everyday word does."""
+        if term in self._common:
+            return True
+        if len(term) < 6 or not term.isalpha():
+            return False
+        got = self._near_common.get(term)
+        if got is None:
+            from rapidfuzz import process  # only for a question's unknown, unusual words
+            from rapidfuzz.distance import OSA
+
+            got = process.extractOne(term, self._common_list(), scorer=OSA.distance, score_cutoff=1) is not None
+            if len(self._near_common) > 4096:
+                self._near_common.clear()
+            self._near_common[term] = got
+        return got
+
+    def _common_list(self) -> list[str]:
+        if self._common_sorted is None:
+            self._common_sorted = sorted(t for t in self._common if len(t) >= 4)
+        return self._common_sorted
 
     def _docs(self, term: str) -> frozenset[int]:
         """The quotes whose index entry holds ``term`` (any field); cached per term."""
