@@ -506,3 +506,12 @@ def test_a_misspelt_everyday_word_dilutes_like_an_everyday_word(router: Router) 
     res = router.route("how do you handel kv cache growth")
     assert res.speakers == ["dan"] and not res.abstained
     assert router.route("What's the best serving size for pasta?").abstained  # "pasta" is not "past"
+
+
+@pytest.mark.parametrize("question, answered", [
+    ("Can the model operate my desktop for me?", True),  # what the model can do: not a personal how-to
+    ("Can the model help me bake bread?", False),
+    ("Could the model play chess for me?", False),
+])
+def test_a_capability_question_is_not_a_personal_how_to(router: Router, question: str, answered: bool) -> None:
+    assert router.route(question).abstained is not answered

@@ -53,6 +53,16 @@ PERSONAL_TASK = LazyPattern(
     re.IGNORECASE,
 )
 PERSONAL_FACTOR = 0.6
+# ... unless what it asks is what the model can do ("Could the model drive my desktop apps?"): a capability
+CAPABILITY = LazyPattern(
+    r"\b(?:can|could|will|would|does|do|is|are)\s+(?:the|your|this|their|these|a|an)\s+(?:\w+\s+)?models?\b",
+    re.IGNORECASE,
+)
+
+
+def _personal(question: str) -> bool:
+    """A personal how-to ("how do I fix my router?"), not a question of what the model can do."""
+    return bool(PERSONAL_TASK.search(question)) and not CAPABILITY.search(question)
 
 BOTH_WORDS = LazyPattern(
     r"\b(?:both(?: of you)?|each of you|you two|the two of you|all of you|everyone on the panel|the whole panel|"
@@ -305,7 +315,7 @@ class Router:
             viewed = []  # the other organisation is named too ("How did Together host MiniMax's model?")
         cues = {f"?{w}" for w in toks if w in ASK_CUES}
         return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs, unit,
-                      named, mentioned, cues, bool(PERSONAL_TASK.search(question)),
+                      named, mentioned, cues, _personal(question),
                       viewed[0] if len(viewed) == 1 else None)
 
     def scope(self, query: _Query, addressed: list[str], *, senses: bool = True) -> float:
@@ -590,14 +600,14 @@ class Router:
         if target not in ("auto", "both") and target not in ids:
             raise ValueError(f"unknown target {target!r}")
         evidence = self.scope(query, addressed or (ids if both else []))
-        if PERSONAL_TASK.search(question) and not addressed:
+        if query.personal and not addressed:
             evidence *= PERSONAL_FACTOR
         in_scope = evidence >= self.settings.scope_floor and bool(terms)
         facet = self._asked_facet(question)
         if not in_scope and facet is not None and terms:
             # a specific (a price, which GPUs) about the panel's subject: say the talk never gave it
             lenient = self.scope(query, addressed or (ids if both else []), senses=False)
-            if PERSONAL_TASK.search(question) and not addressed:
+            if query.personal and not addressed:
                 lenient *= PERSONAL_FACTOR
             if lenient >= self.settings.scope_floor:
                 near = self._top(query, 1, None)
