@@ -515,3 +515,14 @@ def test_a_misspelt_everyday_word_dilutes_like_an_everyday_word(router: Router) 
 ])
 def test_a_capability_question_is_not_a_personal_how_to(router: Router, question: str, answered: bool) -> None:
     assert router.route(question).abstained is not answered
+
+
+@pytest.mark.parametrize("question, together", [
+    ("Do vision and language get trained together from the start?", False),  # the everyday word
+    ("how did the partnership with together begin?", True),  # the organisation, in lower case
+    ("what does together ai do?", True),
+    ("What does Together do for MiniMax?", True),
+])
+def test_an_organisation_named_by_an_everyday_word_is_read_by_its_use(router: Router, question: str,
+                                                                      together: bool) -> None:
+    assert ("together" in router.query_terms(question).matched) is together

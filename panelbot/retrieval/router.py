@@ -38,7 +38,7 @@ from panelbot.panel import Panel, Quote
 from panelbot.records import field, record
 from panelbot.retrieval.facets import Facet, model_names, specific_facets
 from panelbot.retrieval.index import QuoteIndex
-from panelbot.retrieval.lexicon import common_stems, english_words, stem, stopwords
+from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stem, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import LazyPattern, fold, normalize_for_match, words
@@ -83,6 +83,9 @@ SCAN_LIMIT = 2000  # quotes looked through for suggested questions (all of a tal
 # a quote that cannot stand alone: it continues the sentence before it
 DANGLING = LazyPattern(r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE)
 PARTICLES = frozenset({"up", "down", "out", "off", "over", "back", "on"})
+# words after which an organisation's everyday-word name is the organisation ("partnership with together")
+ORG_LEADS = frozenset({"at", "from", "with", "to", "for", "about", "by", "of", "on", "and", "does", "did", "is",
+                       "was", "using", "via", "than", "like", "vs", "versus"})
 # a named panelist "spoke to" a question when their best quote reaches this share of the best overall
 SPOKE_RATIO = 0.3
 # the organisation a panelist speaks for: questions about it (or its product) lean to them
@@ -205,6 +208,13 @@ class Router:
         self._org_possessive_res = {pid: re.compile(rf"\b{re.escape(p.organisation.split()[0])}['\u2019]s\b",
                                                     re.IGNORECASE)
                                     for pid, p in panel.panelists.items() if p.organisation and pid in self._org_terms}
+        # an organisation whose name is an everyday word ("Together") written in lower case is that word
+        # ("trained together"), unless said as a name: "together ai", "together's", "at together"
+        everyday = common_words()
+        self._everyday_org_res = [
+            re.compile(rf"(?<![\w@'\u2019]){re.escape(first)}(?!['\u2019]s\b)(?!\s+ai\b)(?![\w'\u2019])")
+            for p in panel.panelists.values() if p.organisation
+            and (first := fold(p.organisation.split()[0])) in everyday and first.isalpha()]
         self._possessive_res = {pid: re.compile(rf"\b{re.escape(p.name)}['\u2019]s\b", re.IGNORECASE)
                                 for pid, p in panel.panelists.items()}
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
@@ -239,6 +249,17 @@ class Router:
         after = folded[m.end() : m.end() + 12]
         return not re.match(r"\s+(?:oil|oils|tree|trees|green|garden|branch|pizza|tapenade)\b", after)
 
+    def _everyday_word(self, m: re.Match[str]) -> str:
+        """The lower-case name of an organisation that is an everyday word, dropped unless said as a name
+        ("at together", "with together") or in a phrase of the vocabulary ("work together")."""
+        before = m.string[:m.start()].split()
+        prev = fold(before[-1]) if before else ""
+        if prev in ORG_LEADS:
+            return m.group(0)
+        if prev.isalpha() and m.group(0) not in self.norm.unigrams(self.norm.normalise(f"{prev} {m.group(0)}")):
+            return m.group(0)  # part of a phrase ("work together" reads as partnership)
+        return " "
+
     def corrections(self, question: str) -> dict[str, str]:
         """Misspelt words -> the panel word they most likely mean ("reinforcment" -> "reinforcement").
 
@@ -267,6 +288,8 @@ class Router:
 
     def query_terms(self, question: str) -> _Query:
         """Terms (typos corrected, word pairs added); also the content words matched and unmatched."""
+        for rx in self._everyday_org_res:
+            question = rx.sub(self._everyday_word, question)  # "trained together": the everyday word
         phrases: dict[str, float] = {}
         fixes = self.corrections(question)
         normalised = self.norm.normalise(question, fixes, phrases)
