@@ -687,7 +687,10 @@ class Router:
         explicit: list[str] = []  # who was asked (by name, --to or the selector); [] = auto
         how = ""
         if target == "both" or (target == "auto" and (both or len(addressed) > 1)):
-            explicit = list(ranked) if (target == "both" or both or not addressed) else addressed
+            if len(addressed) > 1:  # named in the question: in the order named ("Olive and Dan, ...")
+                explicit = addressed + [p for p in ranked if p not in addressed and (target == "both" or both)]
+            else:
+                explicit = list(ranked)
             how = "asked of both panelists" if target == "both" or both else "addressed by name"
         elif target != "auto":
             explicit, how = [target], f"asked of {self.panel.display_name(target)} (target)"
