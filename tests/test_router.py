@@ -526,3 +526,11 @@ def test_a_capability_question_is_not_a_personal_how_to(router: Router, question
 def test_an_organisation_named_by_an_everyday_word_is_read_by_its_use(router: Router, question: str,
                                                                       together: bool) -> None:
     assert ("together" in router.query_terms(question).matched) is together
+
+
+def test_an_organisation_named_with_a_subject_does_not_pull_its_panelists_introductions(router: Router) -> None:
+    # "Together" says who; "kernels", "quantization" say what: his launch work, not his self-introduction
+    res = router.route("How does Together prepare kernels and quantization for a new model?")
+    assert res.speakers == ["dan"] and res.quotes[0].quote.id in {"dan-11", "dan-13"}
+    # ... while a specific asked of the organisation itself is still declined
+    assert router.route("How many GPUs does Together have?").abstained

@@ -644,6 +644,18 @@ class Router:
         # per-speaker retrieval
         # a panelist's fit and their quotes count the asks' match; whether they spoke to it at all (hand-over,
         # both) is decided on the plain match scores, which a curator's wording cannot inflate
+        owner = [pid for pid, org in self._org_terms.items() if org and org & query.named]
+        subject = [t for t in dict.fromkeys(matched) if t not in query.named and t not in self._name_stems
+                   and t not in query.neutral and (t not in self._common or t in query.phrases or t in query.vocab)]
+        lean: str | None = None
+        if len(owner) == 1 and len(subject) >= 2 and facet is None:
+            # "What happens when a model goes live on Together?": the organisation says who, the rest says
+            # what -- its name would rank its panelist's self-introductions above the answer (not when it asks
+            # for a specific of the organisation: "How many GPUs does Together have?")
+            lean = owner[0]
+            org = {t for t in query.named}
+            query.terms = [t for t in query.terms if not any(part in org for part in t.split("_"))]
+            terms = query.terms
         scores = {pid: self._scores(query, {pid}) for pid in ids}
         per: dict[str, list[ScoredQuote]] = {}
         fit: dict[str, list[ScoredQuote]] = {}
@@ -653,7 +665,7 @@ class Router:
             fit[pid] = [ScoredQuote(self.index.quotes[i], sc, "") for i, sc in best[:n]]  # never shown
             per[pid] = [ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
                         for i, sc in self._ask_matches(query, best)[:n]]
-        strength = {pid: self._strength(pid, per[pid], query) for pid in ids}
+        strength = {pid: self._strength(pid, per[pid], query) + (ORG_BONUS if pid == lean else 0.0) for pid in ids}
         # "What's Together's take on ...?" asks the panelist who speaks for Together, as if by name
         via_org = not addressed and query.org_view is not None and not both and target == "auto"
         asked = [query.org_view] if via_org and query.org_view else addressed
