@@ -12,13 +12,19 @@ a draft quote carrying that passage.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import tempfile
 from pathlib import Path
 
 import yaml
 
-from panelbot.records import replace
+from panelbot import records
+
+
+def replace(obj, /, **changes):  # noqa: ANN001, ANN201 - an eval item, a dataclass or a panelbot record
+    """``dataclasses.replace`` or ``panelbot.records.replace``, whichever the eval item is."""
+    return dataclasses.replace(obj, **changes) if dataclasses.is_dataclass(obj) else records.replace(obj, **changes)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

@@ -153,6 +153,10 @@ def test_read_captions_title_and_body() -> None:
         ("we we're big believers", "We we're big believers"),
         ("uh", ""),
         ("", ""),
+        # a listener's back-channel caught inside the answer is not the speaker's
+        ("we measure it from satellites. Mm-hm. So the odds go up.", "We measure it from satellites. So the odds go up."),
+        ("I said mm-hm to him.", "I said mm-hm to him."),
+        ("the hmm-hmm thing", "The hmm-hmm thing"),  # a filler inside a word is part of it
     ],
 )
 def test_clean_quote_text(raw: str, expected: str) -> None:

@@ -238,10 +238,16 @@ def _score(turns: list, truth: list[str]) -> tuple[int, int, int]:
 # read like each other's fields. Kept here so a change that helps or hurts shows.
 # The ocean, bread and transit talks were written later still (first contact 15/17, 0/13 and 10/18); each keeps
 # one wrong answer (a '>>' splitting an answer between two sentences, or a follow-on the field misreads).
-HARD = {"host_intro_captions.txt": (5, 4), "energy_panel_captions.txt": (15, 0),  # (at least right, at most wrong)
-        "ocean_panel_captions.txt": (15, 1), "bread_panel.vtt": (12, 1), "transit_panel_captions.txt": (16, 1),
-        # written after every rule, scored once, nothing changed for it
-        "health_panel.srt": (13, 2)}  # one of the two: the host's turn given to a panelist
+HARD = {"host_intro_captions.txt": (9, 0), "energy_panel_captions.txt": (16, 0),  # (at least right, at most wrong)
+        "ocean_panel_captions.txt": (15, 1), "bread_panel.vtt": (12, 1), "transit_panel_captions.txt": (17, 1),
+        # written after every rule, scored once (13 of 15), now 14 with one wrong
+        "health_panel.srt": (14, 1),
+        # written by a new hand without reading the rules, first contact 13 of 68 (see the README); the wrong
+        # ones are answers to questions put to no one, decided by fields in common words
+        "volcano_interview.vtt": (14, 0), "museum_panel.srt": (11, 6), "games_panel_captions.txt": (11, 0),
+        "wages_panel.vtt": (7, 3), "lake_talk.srt": (4, 3),
+        # written after all of that, first contact 7 of 11 (the host who runs the summit taken for a panelist)
+        "coffee_panel.json3": (9, 1)}
 
 
 def test_fixtures_never_name_a_wrong_panelist_and_leave_few_unknown(fixtures_dir: Path) -> None:

@@ -14,6 +14,7 @@ from panelbot.errors import DataError, PanelbotError, UsageError
 from panelbot.ingest.draft import (
     MAX_QUOTE_WORDS,
     _role_from_intro,
+    _role_from_presentation,
     build_draft,
     chunk_answer,
     is_curated,
@@ -381,3 +382,38 @@ def test_name_here_then_role_gives_the_full_name_role_and_organisation() -> None
     vtt = _SELF_INTRO_VTT.replace("I'm Bob Kumar, head of networking", "Bob Kumar here, I'm the head of networking")
     bob = next(p for p in build_draft(vtt, "x").panel["panelists"] if p["id"] == "bob")
     assert (bob["name"], bob["role"], bob["organisation"]) == ("Bob Kumar", "Head of networking", "Zeta Labs")
+
+
+@pytest.mark.parametrize(("presented", "role", "org"), [
+    ("Ines Carvalho is a hydrologist at Deltares", "Hydrologist", "Deltares"),
+    ("Ravi Menon builds flood barriers for the city", "Builds flood barriers for the city", ""),
+    ("Oksana Bondar runs the emergency service in Kharkiv", "Runs the emergency service", ""),
+    ("Kemal Aydın is the director of the Kandilli Observatory in Istanbul", "Director", "Kandilli Observatory"),
+    ("Ana Ruiz, a glaciologist at the Institute of the Andes", "Glaciologist", "Institute of the Andes"),
+    ("Ana Ruiz, who studies glaciers at the Institute of the Andes", "Studies glaciers", "Institute of the Andes"),
+])
+def test_role_and_organisation_from_the_hosts_presentation(presented: str, role: str, org: str) -> None:
+    assert _role_from_presentation(presented) == (role, org)
+
+
+@PROPS
+@given(st.text(max_size=200))
+def test_role_from_a_presentation_never_crashes(text: str) -> None:
+    role, org = _role_from_presentation(text)
+    assert isinstance(role, str) and isinstance(org, str)
+
+
+def test_a_guest_the_host_presents_gets_a_full_name_role_and_clean_keywords() -> None:
+    captions = (
+        "Welcome to Night Shift. My guest tonight has chased storms for twenty years. Ines Carvalho is a "
+        "meteorologist at the Azores Observatory. Ines, welcome. >> Thanks, glad to be here. >> How do you "
+        "forecast a storm that has not formed yet? >> We watch the sea surface temperature, because warm water "
+        "feeds the storm, and the satellites show us where the clouds organise. The models then run every six "
+        "hours, and each run loses a bit of skill after five days. >> And what tells you a storm is turning? "
+        ">> The pressure drops fast at the centre, and the satellites show the eye clearing, and the models agree."
+    )
+    d = build_draft(captions, "storms")
+    (p,) = d.panel["panelists"]
+    assert (p["name"], p["role"], p["organisation"]) == ("Ines Carvalho", "Meteorologist", "Azores Observatory")
+    assert not {"loses", "feeds", "twenty", "five", "six"} & set(p["keywords"]), p["keywords"]
+    assert d.panel["title"].startswith("Ines Carvalho")

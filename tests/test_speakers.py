@@ -170,6 +170,8 @@ def test_other_panel_handover_sets_addressed(storage) -> None:
         ("Hey, everybody. Aoife here, I build boats.", ["Aoife"]),
         ("Hi. I go by Bea, I design chips.", ["Bea"]),
         ("Sure, Boston is where I live.", []),  # a place after a greeting is not an introduction
+        ("Hello. Ines Carvalho. I'm a hydrologist at Deltares.", ["Ines"]),  # the name alone as a sentence
+        ("Good point. New York. My favourite city.", []),  # a place alone is not followed by "I'm"
     ],
 )
 def test_find_intro_names(text: str, names: list[str]) -> None:
@@ -333,6 +335,11 @@ def test_an_answer_that_ends_by_asking_another_panelist_is_not_the_hosts() -> No
          "Hello, Mirela Popescu from GreenCycle, we recycle batteries. >> Mirela, what happens to old packs? >> "
          "We shred the packs and leach out the metals. >> Kofi, Mirela, thanks.",
          ["host", "kofi", "mirela", "host", "mirela", "host"]),
+        # the one who runs the event names herself in the opening: the host, not a panelist
+        ("Hello and welcome, everybody. I'm Dana Ortiz, I run the festival, and this panel is about batteries. "
+         "Please introduce yourselves. >> Hi, I'm Kofi, I design battery chemistry. >> And I'm Mirela, I recycle "
+         "batteries. >> Kofi, what limits battery life? >> Mostly the electrodes crack. >> Thanks, both.",
+         ["host", "kofi", "mirela", "host", "kofi", "host"]),
     ],
 )
 def test_openings_in_other_words(text: str, who: list[str]) -> None:
@@ -439,3 +446,139 @@ def test_a_speaker_mark_in_mid_sentence_is_no_new_speaker() -> None:
     )
     turns, _ = identify_speakers(raw)
     assert turns[-1].speaker == "kofi" and turns[-1].text.endswith("surface.") and len(turns[-1].sources) == 2
+
+
+# ----------------------------------------------------------------------------------------------- talks the
+# rules first met in tests/fixtures/{volcano_interview,museum_panel,games_panel,wages_panel,lake_talk}: each
+# case below is put in other words than those fixtures
+
+
+@pytest.mark.parametrize(
+    "opening, names",
+    [
+        ("Good morning. I'm happy to have three experts here. Ines Carvalho is a hydrologist at Deltares. "
+         "Ravi Menon builds flood barriers for the city. And Oksana Bondar runs the emergency service.",
+         ["Ines", "Ravi", "Oksana"]),
+        ("This is Night Shift, the science show. My guest tonight is an astronomer. Dr. Kemal Aydın studies "
+         "exoplanets at the Kandilli Observatory. Kemal, welcome.", ["Kemal"]),
+    ],
+)
+def test_guests_presented_by_full_name_after_a_cue(opening: str, names: list[str]) -> None:
+    raw = split_turns(f"{opening} >> Thank you, glad to be here. >> Let's start. What do you do all day?")
+    _, found = identify_speakers(raw)
+    assert found == names
+
+
+def test_a_place_or_a_show_named_before_the_cue_is_nobody() -> None:
+    raw = split_turns("Every spring the Rhine Valley floods. Welcome to Delta Talks. With me today are two people. "
+                      "Ines Carvalho is a hydrologist, and Ravi Menon builds barriers. >> Glad to be here.")
+    _, found = identify_speakers(raw)
+    assert found == ["Ines", "Ravi"]
+
+
+def test_an_interview_host_remarks_and_the_guest_going_on() -> None:
+    raw = split_turns(
+        "Welcome to Night Shift. My guest tonight is an astronomer. Kemal Aydın studies exoplanets at an "
+        "observatory in Istanbul. >> Thanks, it's good to be here. >> How do you find a planet you cannot see? "
+        ">> We watch the star dim a tiny bit when the planet passes in front of it. >> Amazing. "
+        ">> And if it dims again on schedule, we know the orbit, and from the orbit we know roughly how warm the "
+        "planet is, which tells us whether water could be liquid there, which is what everyone asks about. "
+        ">> Kemal, thank you so much. >> Thank you for having me. >> And thanks to all of you for listening."
+    )
+    turns, names = identify_speakers(raw)
+    assert names == ["Kemal"]
+    got = [(t.sources, t.speaker) for t in turns]
+    assert got[0] == ([0], HOST)
+    assert ([4], HOST) in got  # "Amazing.": the host's remark
+    assert any(t.speaker == "kemal" and 5 in t.sources for t in turns)  # a long statement: still the guest
+    assert [t.speaker for t in turns][-3:] == [HOST, "kemal", HOST]
+
+
+def test_a_round_nobody_is_named_in_goes_in_the_order_of_the_presentation() -> None:
+    raw = split_turns(
+        "Welcome to the river forum. I'm happy to have three experts here. Ines Carvalho is a hydrologist. Ravi "
+        "Menon builds barriers. And Oksana Bondar runs the emergency service. Quickly, down the line: what "
+        "keeps you up at night? >> Rain on saturated ground. >> Old barriers. >> Phones that stop working. "
+        ">> Please join me in thanking our panel."
+    )
+    turns, _ = identify_speakers(raw)
+    assert [t.speaker for t in turns] == [HOST, "ines", "ravi", "oksana", HOST]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("What's one city that gets it right?", True),  # asks, though it ends in "right?"
+        ("And do you think the budget is right?", True),
+        ("The barrier held, right?", False),  # only checks
+    ],
+)
+def test_a_question_opening_as_one_is_not_a_tag_question(text: str, expected: bool) -> None:
+    assert looks_like_question(text) is expected
+
+
+def test_short_remarks_and_running_the_session_are_the_hosts() -> None:
+    raw = split_turns(
+        "Welcome. With me are Ines Carvalho, a hydrologist, and Ravi Menon, an engineer who builds barriers. "
+        "Ines, why do rivers flood more often now? >> The ground is sealed with concrete, so the rain runs off "
+        "at once instead of soaking in. >> What a picture. >> I'd say the barriers are old too, most of ours "
+        "date from the sixties and were built for smaller floods. >> Okay, let's take a question from the floor. "
+        ">> Hi, who pays for new barriers? >> The city, mostly, with some national money."
+    )
+    turns, _ = identify_speakers(raw)
+    by_source = {i: t.speaker for t in turns for i in t.sources}
+    assert by_source[2] == HOST and by_source[4] == HOST
+    assert by_source[3] != HOST and by_source[1] == "ines"
+
+
+def test_a_panelist_adding_and_asking_a_colleague_is_not_the_host() -> None:
+    raw = split_turns(
+        "Welcome. With me are Ines Carvalho, a hydrologist, and Ravi Menon, an engineer who builds barriers, and "
+        "Oksana Bondar, who runs the emergency service. Ines, why do rivers flood more often now? >> The ground "
+        "is sealed with concrete, so the rain runs off at once instead of soaking in, and the rivers rise within "
+        "hours. >> I'd add that the warnings come late too. Oksana, you've seen that, right? >> Every spring. "
+        "We get the alert when the water is already in the streets."
+    )
+    turns, _ = identify_speakers(raw)
+    by_source = {i: t.speaker for t in turns for i in t.sources}
+    assert by_source[2] not in (HOST, "oksana") and by_source[3] == "oksana"
+
+
+def test_a_few_opening_words_then_the_same_answer_after_a_speaker_mark() -> None:
+    raw = split_turns(
+        "Welcome. With me are Ines Carvalho, a hydrologist, and Ravi Menon, an engineer who builds barriers. "
+        "Ines, how do you map the flood risk? >> We model every street. >> Isn't that very slow? >> Not anymore. "
+        ">> A model of the whole city runs overnight on a rented cluster, and we redo it every time the river "
+        "authority publishes new gauges."
+    )
+    turns, _ = identify_speakers(raw)
+    assert [t.speaker for t in turns][-1] == "ines" and turns[-1].sources == [3, 4]
+
+
+@pytest.mark.parametrize("ask", ["Last round, for everyone. Ravi, you start: what keeps you up at night?",
+                                 "Quick round, starting with Ravi: what keeps you up at night?"])
+def test_a_round_the_host_opens_with_someone_goes_round_the_table_from_them(ask: str) -> None:
+    raw = split_turns(
+        "Welcome to the river forum. I'm happy to have three experts here. Ines Carvalho is a hydrologist. Ravi "
+        "Menon builds barriers. And Oksana Bondar runs the emergency service. Ines, why do rivers flood? >> The "
+        f"ground is sealed with concrete, so the rain runs off. >> {ask} >> Old barriers. >> Phones that stop "
+        "working. >> Rain on saturated ground. >> Please join me in thanking our panel."
+    )
+    turns, _ = identify_speakers(raw)
+    assert [t.speaker for t in turns][3:6] == ["ravi", "oksana", "ines"]
+
+
+def test_giving_the_floor_and_closing_statements() -> None:
+    raw = split_turns(
+        "Good evening. Arguing for is Ines Carvalho, a hydrologist at Deltares. Arguing against is Ravi Menon, an "
+        "engineer who builds barriers. Ines, you first. >> Dams store water for dry years and the river needs "
+        "that. >> Dams also trap the silt that the delta needs, so the coast sinks. >> We have a few minutes for "
+        "questions from the room. Yes, at the back. >> Hi, who pays for the dams? >> The public, mostly, through "
+        "the water bill. >> And one more. Over there. >> Are dams safe in an earthquake? >> Modern ones are "
+        "built for it. >> Closing statements, thirty seconds each. Ravi, this time you go first. >> Let the "
+        "river move its silt. >> Store the water we will need."
+    )
+    turns, _ = identify_speakers(raw)
+    by_source = {i: t.speaker for t in turns for i in t.sources}
+    assert by_source[3] == HOST and by_source[6] == HOST
+    assert (by_source[10], by_source[11]) == ("ravi", "ines")

@@ -741,7 +741,7 @@ class _Resolver:
         positions: dict[tuple[str, int | None], int] = {}
         for qid in self._leading(speakers):
             q = self.panel.quote(qid)
-            if q is not None:
+            if q is not None and q.turn is not None:  # a quote with no turn is no part of an answer
                 key = (q.speaker, q.turn)
                 positions[key] = max(positions.get(key, -1), self._position(q))
         rest = []
@@ -786,10 +786,14 @@ class _Resolver:
         return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
 
     def _index_of(self, quote_ids: list[str]) -> dict[str, int]:
-        wanted = set(quote_ids)
-        if not wanted:
-            return {}
-        return {q.id: i for i, q in enumerate(self.router.index.quotes) if q.id in wanted}
+        """Positions in the index of quotes already looked at (a saved bank knows them without decoding
+        the rest)."""
+        out: dict[str, int] = {}
+        for qid in quote_ids:
+            i = self.router._position(qid)
+            if i is not None:
+                out[qid] = i
+        return out
 
     def _specific_terms(self, speakers: list[str]) -> list[str]:
         """The subject's own words that name it: not everyday English, or one of the panel's terms, and
@@ -858,7 +862,8 @@ class _Resolver:
                 if (q := self.panel.quote(qid)) is not None and q.speaker in speakers]
         # the answer each speaker was giving for the subject (as continuing does): never the answer a related
         # quote of the last turn came from
-        turns = {(q.speaker, q.turn) for qid in self._leading(speakers) if (q := self.panel.quote(qid)) is not None}
+        turns = {(q.speaker, q.turn) for qid in self._leading(speakers)
+                 if (q := self.panel.quote(qid)) is not None and q.turn is not None}  # no turn: no answer
         # 0: what they just said and the rest of that answer; 1: their related answers on the subject
         tier: dict[str, int] = {qid: 0 for qid in last}
         for speaker in {sp for sp, _ in turns}:

@@ -129,11 +129,17 @@ def split_turns(body: str | list[Word]) -> list[RawTurn]:
     return turns
 
 
-_FILLER_RE = re.compile(r"(?<![\w'])(?:um+|uh+|erm|hmm+)(?![\w'])[,.]?\s*", re.IGNORECASE)
+_FILLER_RE = re.compile(r"(?<![\w'-])(?:um+|uh+|erm|hmm+)(?![\w'-])[,.]?\s*", re.IGNORECASE)
+
+
+# a listener's "Mm-hm." caught inside someone's answer (no '>>' before it): a sentence of its own, not theirs
+_BACKCHANNEL_SENTENCE_RE = re.compile(r"(?:(?<=[.!?])|^)\s*(?:mm-?hm+|mhm+|uh-huh|mm+)[.!]+(?=\s|$)", re.IGNORECASE)
 
 
 def clean_quote_text(text: str) -> str:
-    """Remove caption stutters and fillers, keep every other word as spoken."""
+    """Remove caption stutters, fillers and a listener's back-channel sentence, keep every other word as
+    spoken."""
+    text = _BACKCHANNEL_SENTENCE_RE.sub("", text)
     text = _FILLER_RE.sub("", text)
     toks = text.split()
     changed = True

@@ -43,6 +43,7 @@ CAPTIONS_NAME = "captions.txt"
 MAX_QUOTE_WORDS = 90
 MAX_QUOTE_SENTENCES = 4
 TARGET_QUOTE_WORDS = 55
+PERSONA_KEYWORDS = 15  # distinctive single words per panelist (after the phrases)
 QUOTE_KEYWORDS = 10  # distinctive words per quote
 KEYWORD_PHRASES = 20  # recurring phrases per panelist
 _PALETTE = ["#4EA8DE", "#F4A259", "#8AC926", "#E56B6F", "#B388EB", "#43AA8B"]
@@ -356,13 +357,18 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
     name_words = {w for n in names for w in words(n)} | {w for n in names for w in words(ascii_fold(n))}
     for pid in ids:
         name_words.update(words(roles[pid][1]))
+        # where they are ("a clinic in Limerick", "a studio in Lisbon called Lanterna") is not what they cover
+        for m in re.finditer(r"\b(?:in|at|from|near|called|named)\s+((?:[^\W\d_][\w'\u2019-]*\s*){1,3})",
+                             intros[pid] or presented[pid]):
+            name_words.update(w.lower() for w in re.findall(r"[^\W\d_][\w'\u2019-]*", m.group(1))
+                              if w[:1].isupper() and w[1:].islower())
         for n in names:
             m = re.search(rf"{re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})", intros[pid] or presented[pid])
             if m:
                 name_words.update(w for w in words(ascii_fold(m.group(1))) if m.group(1).strip()[:1].isupper())
     by_speaker = {p: " ".join([q["text"] for q in quotes if q["speaker"] == p] + ([] if intros[p] else [presented[p]]))
                   for p in ids}
-    persona_kws = _keywords([by_speaker[p] for p in ids], top=15, exclude=name_words)
+    persona_kws = _keywords([by_speaker[p] for p in ids], top=PERSONA_KEYWORDS, exclude=name_words)
     persona_phrases = _phrases([by_speaker[p] for p in ids], top=KEYWORD_PHRASES, exclude=name_words)
     all_phrases = {ph for phs in persona_phrases for ph in phs}
     kws = _keywords([q["text"] for q in quotes], top=QUOTE_KEYWORDS, exclude=name_words)
@@ -387,13 +393,14 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         role, org = roles[pid]
         panelists.append({
             "id": pid,
-            "name": full_intro_name(intro, disp) if intro else disp,
+            "name": full_intro_name(intro, disp) if intro else _presented_name(presented[pid], disp),
             "role": role,
             "organisation": org,
             "colour": _PALETTE[k % len(_PALETTE)],
             "covers": _covers(persona_phrases[k] + [w for w in persona_kws[k] if not any(
                 w in ph.split() for ph in persona_phrases[k])], by_speaker[pid])[:5],
-            "keywords": list(dict.fromkeys(_role_keywords(role, org) + persona_phrases[k] + persona_kws[k])),
+            "keywords": list(dict.fromkeys(_role_keywords(role, org) + persona_phrases[k] + [
+                w for w in persona_kws[k] if _keyword_like(w, by_speaker[pid])][:PERSONA_KEYWORDS])),
             "bio": clean_quote_text(intro) if intro else presented[pid],
             "voice": "",
         })
@@ -441,7 +448,35 @@ _NOT_TOPICS = _word_set(
     "never always often ever maybe perhaps almost already still yet else instead rather quite pretty actually "
     "basically literally anyway though although unless whether toward towards upon within without among "
     "despite beyond onto via per versus around behind besides throughout together away back anymore "
-    "somehow everywhere anywhere nowhere somewhere across kind sort lot lots thing things stuff way")
+    "somehow everywhere anywhere nowhere somewhere across kind sort lot lots thing things stuff way "
+    # numbers spelled out say how many, not what about
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred hundreds "
+    "thousand thousands million millions billion billions half third quarter dozen")
+
+
+# words an object starts with, right after its verb: "feeds the storm", "loses a bit", "shows us"
+_OBJECT_START = _word_set("the a an its their our my your his her this these those us them him me")
+
+
+def _keyword_like(term: str, text: str) -> bool:
+    """A word a person would file the panelist under, judged more leniently than a topic (a plural such as
+    "lanes" stays): no function word, adverb or number, no word the speaker only uses as a verb ("it loses",
+    "we tested", "bolting"), an -s form only when something other than a noun's neighbour says so."""
+    if " " in term or term.endswith("s") and not re.search(r"ed$|ing$", term):
+        # "-s" forms: only the plain verb test (after "it", "we", "to" more than after "the", "of")
+        if term in stopwords() or term in _NOT_TOPICS:
+            return False
+        if " " in term:
+            return True
+        toks = words(text)
+        at = [i for i in range(len(toks)) if toks[i] == term]
+        nounish = sum(i > 0 and toks[i - 1] in _BEFORE_NOUN for i in at)
+        # "feeds the storm", "loses a bit", "it explodes": a verb with its object or its subject pronoun
+        verbish = sum((i > 0 and toks[i - 1] in _BEFORE_VERB) or (i + 1 < len(toks) and toks[i + 1] in _OBJECT_START)
+                      for i in at)
+        return verbish <= nounish
+    return _topic_like(term, text)
 
 
 def _topic_like(term: str, text: str) -> bool:
@@ -460,8 +495,24 @@ def _topic_like(term: str, text: str) -> bool:
     verbish = sum(w in _BEFORE_VERB for w in before)
     if verbish > nounish:
         return False
-    verb_form = re.search(r"(?<![su])s$|ed$", term) is not None and not term.endswith(("ss", "ness", "sis"))
+    if re.search(r"(?:ous|ful|less|able|ible)$", term) and len(term) > 6:
+        return False  # "glamorous", "careful", "affordable": what a thing is like, not what it is
+    if re.search(r"(?:ed|ing)$", term) and not _ever_a_head(term, text):
+        return False  # "a leaking roof", "a beaded dress": a modifier of the noun that is the topic
+    verb_form = re.search(r"(?<![su])s$|ed$|ing$", term) is not None and not term.endswith(("ss", "ness", "sis"))
     return not (verb_form and nounish == 0)
+
+
+def _ever_a_head(term: str, text: str) -> bool:
+    """Does the speaker ever use ``term`` as the last word of a noun phrase (before punctuation or a function
+    word: "the cost of baking.", "bread baking is …") rather than before the noun it describes?"""
+    sw = stopwords()
+    for m in re.finditer(rf"(?<!\w){re.escape(term)}(?!\w)(\s*[^\w\s]|\s+([\w'\u2019-]+)|\s*$)", text,
+                         re.IGNORECASE):
+        nxt = m.group(2)
+        if nxt is None or nxt.lower() in sw:
+            return True
+    return False
 
 
 def _covers(terms: list[str], text: str) -> list[str]:
@@ -486,29 +537,81 @@ def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> di
         for sent in split_sentences(t.text):
             for pid, piece in presentations(sent, name_re, by_name):
                 piece = re.sub(r"(?:[\s,;]+(?:and|or))?[\s,;.?!]*$", "", piece)
-                if not out[pid] and len(piece.split()) >= 5 and re.search(r",\s+(?:who|a|an|the|our)\b", piece):
+                if not out[pid] and len(piece.split()) >= 5 and (
+                        re.search(r",\s+(?:who|a|an|the|our)\b", piece) or _PRESENTED_BY_VERB.match(piece)):
                     out[pid] = clean_quote_text(piece)
     return out
 
 
+def _presented_name(presented: str, name: str) -> str:
+    """The full name the host presents a guest by ("Henrike Vogel restores …", "Zoë Achterberg, who …"), else
+    ``name``."""
+    m = re.match(rf"(?:(?:Dr|Professor|Prof)\.?\s+)?{re.escape(name)}((?:\s+{NAME_TOKEN}){{1,2}})", presented)
+    if not m:
+        return name
+    rest = [t for t in m.group(1).split()]
+    keep = []
+    for t in rest:
+        if not t[:1].isupper():
+            break
+        keep.append(t)
+    return " ".join([name, *keep])
+
+
+def _leading_org(text: str) -> str:
+    """The organisation's name a text starts with: capitalised words and the particles inside them ("National
+    Museum of the American Indian", "Mauritshuis" of "Mauritshuis in The Hague")."""
+    out: list[str] = []
+    for w in text.split():
+        bare = w.rstrip(",;.")
+        if bare[:1].isupper() or (out and bare.lower() in _ORG_PARTICLES | {"the"}):
+            out.append(bare)
+            if bare != w:
+                break
+        else:
+            break
+    while out and out[-1].lower() in _ORG_PARTICLES | {"the"}:
+        out.pop()
+    return " ".join(out)
+
+
+# "Tamsin Varga is a volcanologist at …", "Henrike Vogel restores paintings at …": a full name, then what they
+# are or do (the host presenting a guest without a comma)
+_PRESENTED_BY_VERB = re.compile(
+    rf"^((?:Dr\.?\s+|Professor\s+)?{NAME_TOKEN}(?:\s+{NAME_TOKEN}){{1,2}}?)\s+(?:(?:is|was)\s+(?=(?:a|an|the)\s)|(?=[a-z]+s\s))"
+)
+
+
 def _role_from_presentation(text: str) -> tuple[str, str]:
     """('Plant breeder and miller', '') from "Rafał Nowicki, a plant breeder and miller who grows …";
-    ('Economist', 'Baltic Farm Institute') from "Tomasz Wiśniewski, an economist at the Baltic Farm Institute"."""
+    ('Economist', 'Baltic Farm Institute') from "Tomasz Wiśniewski, an economist at the Baltic Farm Institute";
+    ('Volcanologist', 'University of Iceland') from "Tamsin Varga is a volcanologist at the University of
+    Iceland"; ('Restores paintings', 'Mauritshuis') from "Henrike Vogel restores paintings at the Mauritshuis"."""
+    if m := _PRESENTED_BY_VERB.match(text):
+        rest = text[m.end():]
+        text = f"{m.group(1)}, " + (rest if re.match(r"(?:a|an|the)\s", rest) else f"who {rest}")
+    if mv := re.match(r"[^,]+,\s+who\s+(?!is\b|was\b)([a-z]+s|founded)\s+([^,;.]+)", text):
+        # "…, who restores paintings at the Mauritshuis in The Hague" -> ("Restores paintings", "Mauritshuis")
+        does, org = re.split(r"\s+(?:who|where|and|so|because|which)\s+", mv.group(2))[0], ""
+        if at := re.search(r"\s+(?:at|with|for)\s+(?:the\s+)?(?=[^\W\d_])", does):
+            org = _leading_org(does[at.end():])
+            does = does[: at.start()] if org else does
+        does = re.split(r"\s+in\s+(?=[^\W\d_])", does)[0]
+        return (f"{mv.group(1).title()} {does}", org) if len(does.split()) <= 6 else ("", "")
     m = re.match(r"[^,]+,\s+(?:who is\s+|who's\s+)?(?:a|an|the)\s+([^,;]+?)(?=\s+(?:who|which|that|where)\b|[,;]|$)",
                  text)
     if not m:
-        # "Zoë Achterberg, who runs a cooperative sourdough bakery in Utrecht" -> "Runs a cooperative sourdough bakery"
-        mr = re.match(r"[^,]+,\s+who\s+(runs|leads|heads|founded|directs|manages)\s+([^,;]+?)(?=\s+(?:in|at|with|and|who|where)\b|[,;]|$)",
-                      text)
-        return (f"{mr.group(1).title()} {mr.group(2)}", "") if mr and len(mr.group(2).split()) <= 6 else ("", "")
+        return "", ""
     if len(m.group(1).split()) > 10:
         return "", ""
     role, org = _role_from_intro(f"I'm the {m.group(1)}.")
-    if not role:
-        role = m.group(1)
-        at = re.search(r"\s(?:at|with|from)\s+(?:the\s+)?((?:[^\W\d_][\w&.'-]*\s*)+)$", role)
-        if at and all(w[:1].isupper() or w in ("of", "and", "for") for w in at.group(1).split()):
-            role, org = role[: at.start()], at.group(1).strip()
+    if not role or not org:
+        role = role or m.group(1)
+        at = re.search(r"\s(?:at|with|from|of)\s+(?:the\s+)?(?=[^\W\d_])", role)
+        if at and (lead := _leading_org(role[at.end():])) and role[at.end():].startswith(lead):
+            rest = role[at.end() + len(lead):].strip()
+            if not rest or re.match(r"in\s+[^\W\d_]", rest):  # "… Hunt Museum in Limerick": the city left out
+                role, org = role[: at.start()], lead
     return role[:1].upper() + role[1:], org
 
 

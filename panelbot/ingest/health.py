@@ -163,17 +163,21 @@ def panel_health(panel: Panel) -> Health:
 
 def _pad(text: str, width: int) -> str:
     """Left-justify in terminal columns (a CJK character takes two)."""
+    return text + " " * max(width - _columns(text), 0)
+
+
+def _columns(text: str) -> int:
     import unicodedata
 
-    cols = sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
-    return text + " " * max(width - cols, 0)
+    return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
 
 
 def format_health(h: Health) -> str:
     lines = [f"Health of {h.panel}: {h.title}"]
+    width = max([16, *(_columns(s.name) for s in h.speakers)])  # long full names keep the columns aligned
     for s in h.speakers:
-        lines.append(f"  {_pad(s.name, 16)} {s.turns:>3} turns {s.words:>6} words {s.quotes:>4} quotes")
-    lines.append(f"  {'unknown':<16} {h.unknown_turns:>3} turns {h.unknown_words:>6} words")
+        lines.append(f"  {_pad(s.name, width)} {s.turns:>3} turns {s.words:>6} words {s.quotes:>4} quotes")
+    lines.append(f"  {_pad('unknown', width)} {h.unknown_turns:>3} turns {h.unknown_words:>6} words")
     t = h.self_test
     lines.append(
         f"  self-test: {t['routed_right']}/{t['questions']} host questions and paraphrases routed right "

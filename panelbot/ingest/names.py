@@ -118,6 +118,12 @@ def _intro_candidates(text: str) -> list[list[str]]:
         toks = m.group(1).split()
         if all(is_name(tok) for tok in toks):
             found.append(toks)
+    # "Hi. Tobias Lindqvist. I'm a green coffee buyer …": a sentence that is only a full name, then their own words
+    sents = sentences(text)[:3]
+    for k, sent in enumerate(sents[:-1]):
+        toks = re.sub(r"^(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Ss]ure|[Oo]kay|[Tt]hanks)[,.!]?\s+)+", "", sent).rstrip(".!").split()
+        if 2 <= len(toks) <= 3 and all(is_name(t) for t in toks) and re.match(r"(?:I|I'm|I\u2019m|My)\b", sents[k + 1]):
+            found.append(toks)
     m = _HERE_RE.search(head)
     if m and is_name(m.group(1)):  # "Björn here", "Bob Kumar here"
         found.append([m.group(1)] + ([m.group(2)] if m.group(2) and is_name(m.group(2)) else []))
@@ -203,9 +209,26 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
     )
     candidates: list[str] = []
     presented: set[str] = set()  # named and described in a sentence presenting the guests
-    for t, _ in kept:
+    for k, (t, _) in enumerate(kept):
         # the host presenting the guests: "Joining me are Léa Fontaine, who …, and Tomasz Wiśniewski, …"
+        cued = False
         for sent in sentences(t.text):
+            if k == 0:
+                # the opening turn presenting someone by full name and what they are: "Arguing yes is Sigrid
+                # Aalto, a nuclear engineer …" (a first name, a surname, then "a", "an" or "who")
+                full = [m.group(1) for m in _PRESENTED_RE.finditer(sent)
+                        if m.group(2) and is_name(m.group(1)) and m.group(2)[:1].isupper()
+                        and re.match(r",\s+(?:a|an|who)\s", sent[m.end(2):])
+                        and not _after_a_name(sent[: m.start()])]
+                candidates += full
+                presented.update(full)
+            if cued or _GUESTS_RE.search(sent) or _GUESTS_AHEAD_RE.search(sent):
+                # after the cue, the sentences that present someone by full name ("I'm joined by four people.
+                # Henrike Vogel restores paintings … And Aiyana Redcloud is a textile conservator …")
+                full = _presented_full_names(sent)
+                candidates += full
+                presented.update(full)
+                cued = True
             if _GUESTS_RE.search(sent):
                 candidates += [m.group(1) for m in re.finditer(rf"(?<!\w)({NAME_TOKEN})(?=\s+({NAME_TOKEN}))", sent)
                                if is_name(m.group(1)) and m.group(2)[:1].isupper()]
@@ -234,7 +257,9 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
 # the host saying they host: the opening turn's own introduction is then the host's, not a panelist's
 _HOSTING_RE = re.compile(
     r"\b(?:moderat\w*|your host|hosting|host(?:ing)? (?:this|today|tonight)|I'll be (?:asking|chairing|leading)|"
-    r"chair(?:ing)? (?:this|the|today)|emcee|welcome (?:to|back|everyone|everybody))\b",
+    r"chair(?:ing)? (?:this|the|today)|emcee|welcome,? (?:to|back|everyone|everybody)|"
+    r"I (?:run|organi[sz]e|curate|programme|program) (?:the|this) (?:summit|conference|festival|event|series|"
+    r"podcast|show|programme|program|forum|meetup|track))\b",
     re.IGNORECASE,
 )
 
@@ -251,7 +276,61 @@ _GUESTS_RE = re.compile(
     r"our (?:guests?|panelists?|speakers?)|I'm (?:joined|here) (?:by|with)|we(?:'re| are) joined by|"
     r"we have (?:here|with us)|(?:talking|speaking|chatting|sitting down) (?:with|to)|"
     r"(?:to|I'd|let's|please|warmly) welcome|welcome (?:our|my)|introduce (?:our|my|you to)|"
-    r"on my (?:left|right)|next to (?:me|her|him))\b",
+    r"on my (?:left|right)|next to (?:me|her|him)|my guests?)\b",
+    re.IGNORECASE,
+)
+
+# words that follow a title's or an organisation's capitalised words, not a person's name
+_NOT_A_VERB = {"and", "or", "of", "the", "a", "an", "in", "on", "for", "to", "with", "at", "from", "by", "as",
+               "behind", "about", "into", "over", "under", "between", "vs", "versus", "&"}
+
+
+def _presented_full_names(sentence: str) -> list[str]:
+    """First names of the people a sentence presents by full name at the start of a clause, then says what
+    they do: "Tamsin Varga is a volcanologist …", "…, and Kwabena Osei farms corn …", "Dr. Ana Ruiz, who …"
+    (not "the Hunt Museum in Limerick": a name inside a clause; not a place name with no verb after it)."""
+    toks = sentence.split()
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        prev = toks[i - 1] if i else ""
+        clause_start = i == 0 or prev.endswith((",", ";")) or prev in ("and", "And", "then", "Then")
+        if not clause_start:
+            i += 1
+            continue
+        j = i
+        if re.fullmatch(r"(?:Dr|Doctor|Professor|Prof)\.?", toks[j]) and j + 1 < len(toks):
+            j += 1
+        run: list[str] = []
+        while j < len(toks) and len(run) < 3:
+            tok = toks[j]
+            bare = tok.rstrip(",;:")
+            ok = is_name(bare) if not run else (bare[:1].isupper() and bare not in _NAME_STOP)
+            # a person's name: "Ní", "Al-Amin", "O'Brien", not "MiniMax's" (inner capitals, a possessive)
+            if not ok or not re.fullmatch(NAME_TOKEN, bare) or re.search(r"['\u2019]s$", bare) \
+                    or (len(bare) > 3 and any(ch.isupper() for ch in bare[1:]) and "-" not in bare and "'" not in bare):
+                break
+            run.append(bare)
+            j += 1
+            if bare != tok:  # "Varga," ends the name
+                break
+        after = toks[j] if j < len(toks) else ""
+        ended_by_comma = bool(run) and toks[j - 1].endswith(",")
+        described = (after[:1].islower() and not ended_by_comma and after not in _NOT_A_VERB) or (
+            ended_by_comma and after.lower() in ("who", "a", "an", "the", "our", "whose"))
+        if 2 <= len(run) <= 3 and described:
+            out.append(run[0])
+            i = j
+        else:
+            i += 1
+    return out
+
+
+# a sentence saying guests are about to be presented, by name in the sentences after it: "I'm here with two
+# people who see it up close.", "I'm delighted to have four people here who do that work."
+_GUESTS_AHEAD_RE = re.compile(
+    r"\b(?:(?:two|three|four|five|six|wonderful|great|brilliant|fantastic) (?:\w+ )?(?:people|guests|panelists|experts|"
+    r"speakers)|to (?:have|welcome) (?:\w+ ){0,3}(?:with us|here|on (?:the|this) (?:stage|panel)))\b",
     re.IGNORECASE,
 )
 

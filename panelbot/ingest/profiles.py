@@ -14,7 +14,9 @@ from panelbot.text import words as word_tokens
 
 _ALPHA = 2.0  # additive smoothing of the field profiles
 
-_IDENTITY_WEIGHT = 4.0  # one word of someone's own introduction, against the profile evidence
+_IDENTITY_WEIGHT = 4.0
+
+_THIN_PROFILE = 12  # terms: a profile this small cannot be compared with the others  # one word of someone's own introduction, against the profile evidence
 
 _NORMALIZER: Normalizer | None = None
 
@@ -53,6 +55,21 @@ def generic_words() -> frozenset[str]:
 def _generic_stems() -> frozenset[str]:
     return frozenset(stem(w) for w in generic_words())
 
+def _without_proper_nouns(text: str) -> str:
+    """Drops capitalised words inside a sentence ("… farms corn in northwest Ohio", "Vogel restores …"):
+    surnames and places say who and where, not what about. Acronyms and inner capitals ("GPU", "MiniMax")
+    stay, and so does a sentence's first word."""
+    out = []
+    for k, tok in enumerate(text.split()):
+        bare = tok.strip("\"'()[],;:.!?")
+        first = k == 0 or text.split()[k - 1].endswith((".", "!", "?"))
+        title_case = bare[:1].isupper() and bare[1:].islower() and len(bare) > 1
+        if title_case and not first:
+            continue
+        out.append(tok)
+    return " ".join(out)
+
+
 def _without_organisations(text: str) -> str:
     """"… an economist at the Baltic Farm Institute who …" -> "… an economist who …"."""
     toks = text.split()
@@ -87,6 +104,15 @@ def _subject_terms() -> frozenset[str]:
         )
     return _SUBJECT
 
+def same_root(a: str, b: str) -> bool:
+    """Two stems of one word family: equal, or one the other plus a short ending ("farm"/"farmer",
+    "econom"/"economist", "volcano"/"volcanolog" is not: the ending is too long)."""
+    if a == b:
+        return True
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 4 and long_.startswith(short) and len(long_) - len(short) <= 3
+
+
 class Profiles:
     """Bag-of-words profile per panelist: their own introduction, what the host says about them, and the
     turns attributed to them with firm evidence."""
@@ -97,6 +123,7 @@ class Profiles:
         self.df: Counter[str] = Counter()
         self.docs = 0
         self.names: set[str] = set()  # terms of the panelists' names: never evidence of a field
+        self.topic: set[str] = set()  # terms of what the whole talk is about: nobody's own field
         self.own: dict[int, tuple[str, Counter[str]]] = {}  # raw turn -> what it added (to leave it out)
 
     def add(self, speaker: str, text: str, *, identity: bool = False, sources: list[int] | None = None) -> None:
@@ -131,7 +158,9 @@ class Profiles:
         vocab = len(set().union(*(self.bags[p] for p in candidates))) or 1
         totals = {p: sum(self.bags[p].values()) + _ALPHA * vocab for p in candidates}
         for w in set(terms(text)):
-            ident = [p for p in candidates if w in self.identity[p]]
+            if w in self.topic or (self.docs >= 6 and self.df[w] > self.docs / 3):
+                continue  # what the talk is about (or a third of its turns use) is not one person's field
+            ident = [p for p in candidates if any(same_root(w, x) for x in self.identity[p])]
             if len(ident) == 1:
                 p = ident[0]
                 rarity = math.log((1 + self.docs) / (1 + self.df[w])) / math.log(2 + self.docs)
@@ -147,8 +176,31 @@ class Profiles:
         more than the others (its smoothed share of their use), rarer words more, ordinary English words a
         quarter; plus the identity evidence of :meth:`identity_scores`. The turns in ``sources`` (the one
         being scored) are left out of the profiles."""
+        out = self._share_scores(text, candidates, sources)
+        ident = self.identity_scores(text, candidates)
+        return {p: out[p] + _IDENTITY_WEIGHT * ident[p] for p in candidates}
+
+
+    def echo_scores(self, text: str, candidates: list[str]) -> dict[str, float]:
+        """What a question picks up from one panelist's earlier answers ("You mentioned the old ledgers." for
+        the only one who spoke of ledgers): each uncommon word of it that exactly one candidate has used
+        counts for them, rarer words more."""
+        out = {p: 0.0 for p in candidates}
+        for w in set(terms(text)) - self.names - self.topic:
+            if w in _generic_stems() or (self.docs >= 6 and self.df[w] > self.docs / 4):
+                continue
+            owners = [p for p in candidates if self.bags[p][w]]
+            if len(owners) == 1:
+                rarity = math.log((1 + self.docs) / (1 + self.df[w])) / math.log(2 + self.docs)
+                out[owners[0]] += max(rarity, 0.2)
+        return out
+
+    def _share_scores(self, text: str, candidates: list[str], sources: list[int] | None) -> dict[str, float]:
         bags = self.without(sources or [])
-        words_here = set(terms(text))
+        if any(sum(bags[p].values()) < _THIN_PROFILE for p in candidates):
+            # someone nobody has heard speak yet: a word only the others used says nothing against them
+            return {p: 0.0 for p in candidates}
+        words_here = set(terms(text)) - self.names
         vocab = len(set().union(*(bags[p] for p in candidates))) or 1
         totals = {p: sum(bags[p].values()) + _ALPHA * vocab for p in candidates}
         out = {p: 0.0 for p in candidates}
@@ -161,8 +213,7 @@ class Profiles:
             for p in candidates:
                 share = rates[p] / norm if norm else 0.0
                 out[p] += self._weight(w) * max(share - 1.0 / len(candidates), 0.0) * 2
-        ident = self.identity_scores(text, candidates)
-        return {p: out[p] + _IDENTITY_WEIGHT * ident[p] for p in candidates}
+        return out
 
 
 # ----------------------------------------------------------------------------------------------- names

@@ -15,11 +15,15 @@ Then the structure of a moderated panel, in two passes:
    the one a question is addressed to answers it; a continuation after a back-channel ("Mm-hm.") is the
    same speaker; ``>>`` after an answer means someone else (with two panelists: the other one); in a round
    (the host asks everyone) each answers in turn, so the last one left is named; a turn that speaks *to*
-   a panelist by name is not theirs;
+   a panelist by name is not theirs; a short comment on an answer ("That sounds terrifying.") and running the
+   session ("Let's take a question …") are the host's; with one guest, a short turn after their answer is the
+   host's; a few opening words, a ``>>`` and a long statement are one answer;
 2. the field: profiles are built from the turns the first pass attributed firmly (their introductions
    weighing most, and what the host says about each of them), and an unaddressed question goes to the
-   panelist whose field the question and its answer are in, when one clearly leads. A follow-up ("pulling
-   on this thread") leans to whoever answered last.
+   panelist whose field the question and its answer are in, when one clearly leads (what the whole talk is
+   about is nobody's field; a question picking up one panelist's earlier words is theirs). A follow-up
+   ("pulling on this thread") leans to whoever answered last. A round's open answers go to distinct panelists:
+   by the field when it speaks for each answer, else in the order the panelists were introduced.
 
 What neither settles is ``unknown``, with the reason kept in ``why`` (written to turns.yaml): never a silent
 guess. Short back-channel turns ("Yeah.", "Mhm.", "[laughter]") are dropped so they cannot split one answer
@@ -34,12 +38,17 @@ from dataclasses import dataclass, field
 
 from panelbot.ingest.captions import RawTurn, Timed
 from panelbot.ingest.cues import (
+    ADDS_RE,
+    CLOSING_RE,
+    FLOOR_RE,
     FOLLOW_ON_RE,
     FOLLOW_UP_RE,
+    MODERATING_RE,
     REPLY_RE,
     ROUND_RE,
     THANKS_ALL_RE,
     is_backchannel,
+    is_remark,
     looks_like_question,
     sentences,
 )
@@ -62,6 +71,21 @@ __all__ = [
     "HOST", "UNKNOWN", "SpeakerTurn", "find_intro_names", "fold_id", "generic_words", "identify_speakers",
     "is_backchannel", "looks_like_question", "panelist_ids",
 ]
+
+_FIRST_PERSON_SINGULAR_RE = re.compile(r"\b(?:I|I'm|I've|I'd|my|me)\b")  # a panelist's own voice, not the host's
+
+_OPENING_WORDS = 8  # an answer's opening this short, then a '>>' and a long statement, is one answer
+
+_GUEST_GOES_ON = 30  # words: in an interview, a statement this long after the guest's answer is still theirs
+
+# the host naming who opens a round: "Keisha, you start.", "starting with Keisha", "Keisha, you first."
+_STARTS_RE = re.compile(
+    r"\b(?:you (?:start|first|go first|kick (?:us )?off|begin)|(?:start|starting|begin|beginning) with|"
+    r"(?:let's|we'll) (?:start|begin) (?:with|from))\b",
+    re.IGNORECASE,
+)
+
+_ECHO, _ECHO_SAID = 0.25, 0.75  # a question's echo of a panelist's earlier answers, plain and "you mentioned …"
 
 _QUESTION_WEIGHT = 4.0  # the question's identity evidence (who it is for), against the answer's evidence
 
@@ -93,6 +117,7 @@ class _State:
     follow_up: bool = False
     question: str = ""
     last_answerer: str = ""  # who answered the question before this one
+    starts: str = ""  # the one the host names to open a round ("Quick round. Keisha, you start.")
 
 @dataclass(frozen=True)
 class _Names:
@@ -139,14 +164,20 @@ def _attribute(
             question and not handover and prev is not None and prev.speaker == HOST and prev.is_question
             and not after_interjection and _words_before_asking(text) >= 20
         )
+        # "I'd add that the signal is the weak point. Olusegun, you've seen that, right?": a panelist adding to
+        # the answer before and asking a colleague, not the host
+        answers_then_asks = answers_then_asks or (
+            question and bool(ADDS_RE.match(text)) and prev is not None and prev.speaker not in (HOST, UNKNOWN)
+            and not intro)
         question = question and not answers_then_asks
         st = SpeakerTurn(UNKNOWN, text, question, sources=[t.index], times=_times(t))
+        passes_on = False  # the turn ends by asking another panelist, who answers next
         if forced and t.index in forced:
             st.speaker, st.why = forced[t.index], "labelled in the captions"
             st.is_question = st.speaker == HOST and questions[j]
         elif intro:
             st.speaker, st.why = intro[0], "introduces themselves"
-        elif j == 0 and len(ids) >= 2:
+        elif j == 0 and ids:
             st.speaker, st.why = HOST, "opens the talk"
         elif len(ids) >= 2 and set(ids) <= set(ment):
             st.speaker, st.why = HOST, "names every panelist"
@@ -154,10 +185,19 @@ def _attribute(
             st.speaker, st.why = HOST, "asks a question"
         elif len(text.split()) <= 12 and THANKS_ALL_RE.search(text):
             st.speaker, st.why = HOST, "thanks the panel"
+        elif j == len(kept) - 1 and ids and len(text.split()) <= 40 and CLOSING_RE.search(text):
+            st.speaker, st.why = HOST, "closes the talk"
         elif sets_up_question:
             st.speaker, st.why = HOST, "leads into the host's next question"
         elif sets_up_intro:
             st.speaker, st.why = HOST, "hands over to the next introduction"
+        elif (len(ids) >= 2 and prev is not None and prev.speaker in ids and not after_interjection
+              and j + 1 < len(kept) and not questions[j + 1] and is_remark(text)):
+            # "That must be hard to hear." between two answers: the host's comment, not a panelist's answer
+            st.speaker, st.why = HOST, "a short remark on the answer before"
+        elif len(ids) >= 2 and len(text.split()) <= 30 and (MODERATING_RE.match(text) or (
+                FLOOR_RE.search(text) and not _FIRST_PERSON_SINGULAR_RE.search(text))):
+            st.speaker, st.why = HOST, "runs the session (\"Let's take a question …\")"
         else:
             replied = _replied_to_by_name(kept, questions, j, names, ids)
             if replied and replied not in ment:
@@ -171,6 +211,7 @@ def _attribute(
                 # the one they ask answers next, as if the host had asked
                 state.addressed, state.answered, state.round = asked[:1], [], False
                 state.question, state.follow_up = text, False
+                passes_on = True
         # merge with the previous turn when it is the same speaker
         if out and st.speaker == out[-1].speaker and st.speaker != UNKNOWN:
             prev = out[-1]
@@ -183,7 +224,7 @@ def _attribute(
             continue
         if st.speaker == HOST:
             _new_question(st, names, ids, state)
-        elif st.speaker != UNKNOWN:
+        elif st.speaker != UNKNOWN and not passes_on:
             state.answered.append(st.speaker)
         out.append(st)
     return out
@@ -222,7 +263,14 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     if len(last_named) == 1 and not ROUND_RE.search(tail):
         tail_named = last_named  # "…, and Mirela, who runs a plant. Kofi, what limits battery life?"
     cue = bool(ROUND_RE.search(tail))
-    if len(tail_named) == 1:
+    if cue and ROUND_RE.search(sentences(st.text)[-1]) and not last_named:
+        tail_named = []  # "… And Oksana runs the service. Quickly, down the line: what keeps you up?"
+    state.starts = ""
+    if len(tail_named) == 1 and cue and _STARTS_RE.search(tail):
+        # "Last round, for everyone. Keisha, you start.": a round, opened by the one named
+        state.starts, state.round = tail_named[0], True
+        st.addressed = []
+    elif len(tail_named) == 1:
         st.addressed, state.round = tail_named, False
     elif len(tail_named) >= 2 and len(called := list(dict.fromkeys(
             p for p in names.called(tail) if p in ids))) == 1 and not ROUND_RE.search(tail):
@@ -233,7 +281,7 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     else:
         st.addressed = named[-1:]
         state.round = (cue and len(set(named)) != 1) or (len(set(named)) >= 2 and len(set(named)) == len(ids))
-    if cue and len(tail_named) != 1:
+    if cue and (len(tail_named) != 1 or state.starts):
         state.round = True
     if state.round:
         st.addressed = []
@@ -270,6 +318,23 @@ def _answer(
         # "… but the quota doesn't >> and that is very expensive": a '>>' in mid-sentence is no new speaker
         st.speaker, st.why = prev_panelist, "continues the sentence the '>>' cut"
         return
+    if len(ids) == 1 and prev_panelist and not after_interjection:
+        # an interview: after the guest's answer, a '>>' is the host's remark ("That sounds terrifying.",
+        # "Tamsin, thank you so much.") unless it is a long statement of the guest's own (a '>>' between two
+        # sentences of one answer)
+        if ment or len(st.text.split()) < _GUEST_GOES_ON:
+            st.speaker, st.why = HOST, "a remark between the guest's answers"
+        else:
+            st.speaker, st.why = prev_panelist, "goes on with their answer (the only guest)"
+        return
+    if (prev_panelist and not after_interjection and not state.round and prev_panelist in candidates
+            and len(prev.text.split()) <= _OPENING_WORDS and not prev.is_question
+            and len(st.text.split()) > 2 * _OPENING_WORDS and not ADDS_RE.match(st.text)
+            and not REPLY_RE.match(st.text)):
+        # "It can be if done badly. >> We never see individuals, only flows …": a few words, then the '>>' of
+        # an auto-caption and the rest of the same answer
+        st.speaker, st.why = prev_panelist, "goes on after a few opening words"
+        return
     if (
         prev_panelist
         and len(prev.text.split()) < 25
@@ -303,6 +368,9 @@ def _answer(
     everyone = [p for p in ids if p not in ment]
     if profiles is not None and state.round:
         st.field_scores = _field_scores(st, state, profiles, everyone)  # for settling the round later
+    if state.round and state.starts in candidates and not state.answered:
+        st.speaker, st.why = state.starts, "the host named them to open the round"
+        return
     if state.round:
         left = [p for p in candidates if p not in state.answered]
         if len(left) == 1:
@@ -340,7 +408,11 @@ def _field_scores(st: SpeakerTurn, state: _State, profiles: Profiles, everyone: 
     if state.question and not state.answered and not state.round:  # a round's question is for everyone
         whole = profiles.identity_scores(state.question, everyone)
         asking = profiles.identity_scores(" ".join(sentences(state.question)[-2:]), everyone)
-        q = {p: whole[p] + 2 * asking[p] for p in everyone}
+        # what the question picks up from someone's earlier answers ("You mentioned the old ledgers."),
+        # more when it says so
+        echo = profiles.echo_scores(FOLLOW_UP_RE.sub(" ", " ".join(sentences(state.question)[-2:])), everyone)
+        ew = _ECHO_SAID if FOLLOW_UP_RE.search(state.question) else _ECHO
+        q = {p: whole[p] + 2 * asking[p] + ew * echo[p] for p in everyone}
     a = profiles.scores(st.text, everyone, st.sources)
     return {p: a.get(p, 0.0) + _QUESTION_WEIGHT * q.get(p, 0.0) for p in everyone}
 
@@ -427,7 +499,8 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
     def build(turns: list[SpeakerTurn]) -> Profiles:
         profiles = Profiles(ids)
         every = [*names, *aliases]
-        profiles.names = set(terms(" ".join(every + [ascii_fold(n) for n in every])))
+        profiles.names = set(terms(" ".join(every + [ascii_fold(n) for n in every] + surnames)))
+        profiles.topic = topic
         for t, _ in kept:
             profiles.observe(t.text)
         for t in turns:
@@ -443,15 +516,25 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         return profiles
 
     self_introduced = {t.speaker for t in firm if t.why == "introduces themselves"}
+    # the words after a first name that are part of the name ("Henrike Vogel", "Gráinne Ní Bhriain"): who, not
+    # what about
+    surnames = [m.group(1) for n in names
+                for m in re.finditer(rf"(?<!\w){re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})", all_text)
+                if all(w[:1].isupper() for w in m.group(1).split())]
+    # what the whole talk is about (the title, and the host's opening where it presents nobody): no one
+    # panelist's field ("the Friends of the Museum series" makes "museum" nobody's in particular)
+    opening = [x for t in firm[:1] if t.speaker == HOST for x in sentences(t.text) if not mentioned(x)]
+    topic = set(terms(" ".join([title, *opening])))
 
     current = firm
     for _ in range(2):
         nxt = _attribute(kept, ids, ctx, build(current), forced)
+        _settle_rounds(nxt, ids)  # a round's answers tell the profiles what each panelist talks about
         same = [t.speaker for t in nxt] == [t.speaker for t in current]
         current = nxt
         if same:
             break
-    _settle_rounds(current)
+    _settle_rounds(current, ids)
     return current, names
 
 def _clear_lead(best: float, second: float) -> bool:
@@ -460,10 +543,33 @@ def _clear_lead(best: float, second: float) -> bool:
     one into ``unknown`` (scripts/attribution_accuracy.py)."""
     return (best >= 0.3 and best >= 1.15 * second) or (best >= 1.0 and best - second >= max(0.3, 0.05 * best))
 
-def _settle_rounds(turns: list[SpeakerTurn]) -> None:
+def _in_order(open_: list[SpeakerTurn], pool: list[str], ids: list[str], first: str = "") -> list[str] | None:
+    """The panelists left for a round's open answers in the order the talk introduced them, when that many
+    answers are open and no answer's own evidence clearly points to someone else: panelists answer a round
+    the way they sit, which is how the host presented them."""
+    if len(pool) != len(open_):
+        return None
+    # from the one who opened it, when the host named someone to start ("Keisha, you start."), round the table
+    offset = ids.index(first) if first in ids else 0
+    order = sorted(pool, key=lambda p: (ids.index(p) - offset) % len(ids))
+    for t, p in zip(open_, order, strict=True):
+        mine = t.field_scores.get(p, 0.0)
+        if any(v >= _ROUND_ORDER_OVERRULED and _clear_lead(v, mine) and v - mine >= _ROUND_ORDER_OVERRULED
+               for q, v in t.field_scores.items() if q != p and q in pool):
+            return None
+    return order
+
+
+_ROUND_ORDER_OVERRULED = 5.0  # field evidence this far ahead of the seating order's panelist overrules it
+
+_ROUND_FIELD_SPEAKS = 0.5  # evidence each answer of a round needs before the field, not the order, settles it
+
+
+def _settle_rounds(turns: list[SpeakerTurn], ids: list[str]) -> None:
     """In a round each panelist answers once. The answers the field decided (or left open) get the assignment
     of distinct panelists with the most evidence in total, around the ones already settled; each keeps its
-    panelist only when that one clearly leads among those the others did not take."""
+    panelist only when that one clearly leads among those the others did not take. When every panelist
+    left answers and nothing clearly says otherwise, they answer in the order they were introduced."""
     from itertools import permutations
 
     i = 0
@@ -486,6 +592,15 @@ def _settle_rounds(turns: list[SpeakerTurn]) -> None:
             continue
         best = max(permutations(pool, len(open_)),
                    key=lambda perm: sum(t.field_scores.get(p, 0.0) for t, p in zip(open_, perm, strict=True)))
+        # the field settles the round only when it speaks for every answer; else the seating order does
+        informative = all(t.field_scores.get(p, 0.0) >= _ROUND_FIELD_SPEAKS for t, p in zip(open_, best, strict=True))
+        opener = block[0].speaker if block[0] not in open_ else ""
+        order = None if informative else _in_order(open_, pool, ids, opener)
+        if order is not None:
+            for t, p in zip(open_, order, strict=True):
+                if t.speaker != p:
+                    t.speaker, t.why = p, "the round, in the order the panelists were introduced"
+            continue
         for t, p in zip(open_, best, strict=True):
             others_taken = {q for u, q in zip(open_, best, strict=True) if u is not t} | taken
             rest = [v for q, v in t.field_scores.items() if q != p and q not in others_taken]
