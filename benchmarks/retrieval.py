@@ -1,13 +1,24 @@
 """Retrieval benchmark: synthetic banks of growing size (default 1,000 -> 10,000 -> 100,000 quotes).
 
-For each size, in a fresh process: the cold index build (``Router(panel)``), saving the index, route
-latency p50/p95 over --queries questions (scope + per-speaker retrieval + reasons) and that process's peak
-RSS (after the build, and after saving and routing); then --runs new processes that start with the saved index and print the first answer (``panelbot ask
---offline --panel DIR``: wall time and peak RSS). A larger size (default 1,000,000) is projected linearly
-from the two largest measured and labelled so. Start-up against the import floor: benchmarks/startup.py.
+For each size the bank is written as a panel's files (quotes and questions as JSON, which is YAML too), and
+then, each in a fresh process with an empty cache:
+
+- **cold build**, as a user meets it: the panel's files are on disk and no saved index exists; the time until
+  the index is ready = hashing the files for the cache key + loading and validating the quote bank + building
+  the index + saving it + building the router on it, each part timed (wall and CPU, the CPU of a forked
+  helper included) and the process's peak RSS; then route latency p50/p95 over --queries questions (scope +
+  per-speaker retrieval + reasons) in the same process;
+- the same through the real command: ``panelbot ask --offline --panel DIR QUESTION`` with no saved index
+  (interpreter start included: wall time and peak RSS);
+- **warm start + first answer**: --runs new processes of that command with the saved index (median).
+
+A larger size (default 1,000,000) is projected linearly from the two largest measured and labelled so.
+``--before DIR`` also runs the cold build from the same files with another checkout (e.g. main), and
+``--one-process`` with no forked helper (a bank of 20,000 quotes or more is otherwise gathered in two).
+Start-up against the import floor: benchmarks/startup.py.
 
     python benchmarks/retrieval.py
-    python benchmarks/retrieval.py --sizes 100000 --queries 300
+    python benchmarks/retrieval.py --sizes 100000 --queries 300 --before /path/to/main
 """
 
 from __future__ import annotations
@@ -56,9 +67,10 @@ def synthetic_panel(n: int, seed: int = 7) -> Panel:
 QUESTION = "kernel cache memory latency"
 
 
-def write_panel_files(panel: Panel, directory: Path) -> None:
-    """The synthetic panel as files (quotes and questions as JSON, which is YAML too), so that the saved
-    index is keyed and found exactly as a real panel's is."""
+def write_panel_files(panel: Panel, directory: Path, *, block_yaml: bool = False) -> None:
+    """The synthetic panel as files (quotes and questions as JSON, which is YAML too; or the quotes as block
+    YAML, as ``panelbot ingest`` writes them), so that the saved index is keyed and found exactly as a real
+    panel's is."""
     directory.mkdir(parents=True, exist_ok=True)
     people = "".join(f"  - {{id: {p.id}, name: {p.name}, keywords: {json.dumps(list(p.keywords))}}}\n"
                      for p in panel.panelists.values())
@@ -66,6 +78,15 @@ def write_panel_files(panel: Panel, directory: Path) -> None:
                                           f"topics: {json.dumps(list(panel.topics))}\n", encoding="utf-8")
     (directory / "questions.yaml").write_text(json.dumps(
         [{"id": q.id, "text": q.text, "answered_by": list(q.answered_by)} for q in panel.questions]))
+    if block_yaml:
+        import yaml
+
+        with (directory / "quotes.yaml").open("w", encoding="utf-8") as f:
+            for q in panel.quotes:
+                f.write(yaml.dump([{"id": q.id, "speaker": q.speaker, "text": q.text, "question": q.question,
+                                    "keywords": list(q.keywords)}], Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+                                  sort_keys=False, allow_unicode=True, width=110))
+        return
     with (directory / "quotes.yaml").open("w", encoding="utf-8") as f:  # one quote at a time: the file's
         f.write("[\n")  # text is never held whole, so the peak RSS measured is the build's
         for i, q in enumerate(panel.quotes):
@@ -81,30 +102,41 @@ def _cpu_with_children() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def measure_one(n: int, queries: int, directory: Path | None) -> dict:
-    """Generate, build (cold), save, and route in this process; the caller starts warm processes.
-    Without a directory: no files and no saving (this also runs another checkout's panelbot, --before)."""
-    from panelbot.records import replace
+def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024
 
-    t0 = time.perf_counter()
-    panel = synthetic_panel(n)
-    if directory is not None:
-        write_panel_files(panel, directory)
-        panel = replace(panel, name=directory.name, path=directory)
-    t1, c1 = time.perf_counter(), _cpu_with_children()
-    router = Router(panel)
-    t2, c2 = time.perf_counter(), _cpu_with_children()
-    # the build's peak: this process, and the forked helper that gathers a large bank's second half
-    rss_built = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    rss_helper = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    file_mb = 0.0
-    if directory is not None:
-        from panelbot.retrieval import cache
 
-        path = cache.cache_path(directory)
-        cache.write_index(path, cache.cache_key(directory), panel, router.index.norm, router.index)
-        file_mb = path.stat().st_size / 1e6
-    t3 = time.perf_counter()
+def measure_cold(directory: Path, queries: int) -> dict:
+    """In a fresh process with an empty cache: everything between "the panel's files are on disk" and "the
+    router is ready" (what ``panelbot ask`` does on a cache miss), part by part; then routing."""
+    from panelbot.panel import load_panel
+    from panelbot.retrieval import cache
+    from panelbot.retrieval.index import QuoteIndex
+    from panelbot.retrieval.vocabulary import Normalizer
+
+    parts: dict[str, float] = {}
+    t, c = time.perf_counter(), _cpu_with_children()
+    t_start, c_start = t, c
+
+    def mark(name: str) -> None:
+        nonlocal t, c
+        t2, c2 = time.perf_counter(), _cpu_with_children()
+        parts[f"{name}_s"], parts[f"{name}_cpu_s"] = t2 - t, c2 - c
+        t, c = t2, c2
+
+    key = cache.cache_key(directory)
+    mark("key")
+    panel = load_panel(directory)
+    mark("load")
+    index = QuoteIndex(panel, Normalizer(panel.vocabulary))
+    mark("build")
+    path = cache.cache_path(directory)
+    cache.write_index(path, key, panel, index.norm, index)
+    mark("save")
+    router = Router(panel, index=index)
+    mark("router")
+    cold = {"cold_s": t - t_start, "cold_cpu_s": c - c_start, "cold_rss_mb": _rss_mb(),
+            "helper_rss_mb": _rss_mb(resource.RUSAGE_CHILDREN), "file_mb": path.stat().st_size / 1e6}
     rng = random.Random(1)
     vocab = [w for q in panel.quotes[:2000] for w in q.text.split()]
     lat = []
@@ -116,11 +148,8 @@ def measure_one(n: int, queries: int, directory: Path | None) -> dict:
         router.route(q + "?")
         lat.append((time.perf_counter() - t) * 1000)
     lat.sort()
-    return {"quotes": n, "generate_s": t1 - t0, "build_s": t2 - t1, "build_cpu_s": c2 - c1, "save_s": t3 - t2,
-            "file_mb": file_mb, "route_p50_ms": statistics.median(lat),
-            "route_p95_ms": lat[int(0.95 * (len(lat) - 1))],
-            "build_rss_mb": rss_built, "helper_rss_mb": rss_helper,
-            "save_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {"quotes": len(panel.quotes), **parts, **cold, "route_p50_ms": statistics.median(lat),
+            "route_p95_ms": lat[int(0.95 * (len(lat) - 1))], "routed_rss_mb": _rss_mb()}
 
 
 WARM = """
@@ -128,25 +157,43 @@ import resource, sys
 from panelbot.cli import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
-print(f"RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f}", file=sys.stderr)
+rss = max(resource.getrusage(w).ru_maxrss for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+print(f"RSS {rss / 1024:.1f}", file=sys.stderr)
 raise SystemExit(code)
 """
 
 
-def warm_start(directory: Path, env: dict[str, str], runs: int) -> tuple[float, float]:
-    """A new process with the saved index: start, load, route and print the first answer."""
+def ask(directory: Path, env: dict[str, str]) -> tuple[float, float, str]:
+    """``panelbot ask --offline --panel DIR QUESTION`` in a new process: wall time, peak RSS, stderr."""
+    t = time.perf_counter()
+    r = subprocess.run([sys.executable, "-c", WARM, "ask", "--offline", "--panel", str(directory), QUESTION],
+                       env=env, capture_output=True, text=True, check=True)
+    return time.perf_counter() - t, float(r.stderr.split("RSS ")[-1]), r.stderr
+
+
+def cli_cold_and_warm(directory: Path, env: dict[str, str], runs: int, warmed: Path) -> dict:
+    """The command with an empty cache (it builds and saves the index), then --runs times with it saved.
+    ``warmed``: a cache directory that already holds this panel's index."""
+    # compile the bytecode first, as an installed package has it (with the saved index: no build)
+    ask(directory, dict(env, PANELBOT_CACHE_DIR=str(warmed)))
+    shutil.rmtree(env["PANELBOT_CACHE_DIR"], ignore_errors=True)
+    cold_s, cold_rss, _ = ask(directory, env)
     times, rss = [], 0.0
-    subprocess.run([sys.executable, "-c", WARM, "ask", "--offline", "--panel", str(directory), QUESTION],
-                   env=env, capture_output=True, check=True)  # compiles the bytecode, fills the file cache
     for _ in range(runs):
-        t = time.perf_counter()
-        r = subprocess.run([sys.executable, "-c", WARM, "ask", "--offline", "--panel", str(directory),
-                            QUESTION], env=env, capture_output=True, text=True, check=True)
-        times.append(time.perf_counter() - t)
-        if r.stderr.splitlines()[0].startswith("panelbot: note"):
-            raise RuntimeError(f"the saved index was not used: {r.stderr}")
-        rss = max(rss, float(r.stderr.split("RSS ")[-1]))
-    return statistics.median(times), rss
+        s, r, err = ask(directory, env)
+        if err.splitlines()[0].startswith("panelbot: note"):
+            raise RuntimeError(f"the saved index was not used: {err}")
+        times.append(s)
+        rss = max(rss, r)
+    return {"cli_cold_s": cold_s, "cli_cold_rss_mb": cold_rss, "warm_s": statistics.median(times),
+            "warm_rss_mb": rss}
+
+
+def _child(args: list[str], env: dict[str, str]) -> dict:
+    out = subprocess.run([sys.executable, __file__, *args], env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(out.stderr)
+    return json.loads(out.stdout.strip().splitlines()[-1]) if out.stdout.strip() else {}
 
 
 def main() -> None:
@@ -157,38 +204,51 @@ def main() -> None:
     ap.add_argument("--project", type=int, default=1_000_000,
                     help="also project this size linearly from the two largest measured (0: no)")
     ap.add_argument("--before", metavar="DIR",
-                    help="also build and route each size with another panelbot checkout (e.g. main)")
-    ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
+                    help="also run the cold build from the same files with another panelbot checkout (e.g. main)")
+    ap.add_argument("--one-process", action="store_true",
+                    help="also run the cold build with no forked helper (one process), to compare")
+    ap.add_argument("--yaml", action="store_true",
+                    help="write the quote bank as block YAML (as ingest does) instead of JSON")
+    ap.add_argument("--write", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--no-helper", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--cold", help=argparse.SUPPRESS)
     ap.add_argument("--dir", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.one:  # the child: one size, fresh interpreter so that its peak RSS is its own
-        print(json.dumps(measure_one(args.one, args.queries, Path(args.dir) if args.dir else None)))
+    if args.write:  # a child: write the bank's files (generating it costs memory the build must not count)
+        write_panel_files(synthetic_panel(args.write), Path(args.dir), block_yaml=args.yaml)
+        return
+    if args.cold:  # a child: the cold build in a fresh interpreter, so that its peak RSS is its own
+        if args.no_helper:
+            from panelbot.retrieval import index
+
+            index.PARALLEL_FROM = sys.maxsize
+        print(json.dumps(measure_cold(Path(args.cold), args.queries)))
         return
     tmp = Path(tempfile.mkdtemp(prefix="panelbot-growth-"))
     env = dict(os.environ, PANELBOT_CACHE_DIR=str(tmp / "cache"), PANELBOT_DATA_DIR=str(tmp / "data"),
                PANELBOT_CONFIG=os.devnull, PYTHONPYCACHEPREFIX=str(tmp / "pycache"))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # warm starts run with compiled bytecode, as installed
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # commands run with compiled bytecode, as installed
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
           f"load average {os.getloadavg()[0]:.1f}")
     rows = []
     try:
         for n in [int(x) for x in args.sizes.split(",")]:
             d = tmp / f"synthetic-{n}"
-            out = subprocess.run([sys.executable, __file__, "--one", str(n), "--dir", str(d),
-                                  "--queries", str(args.queries)], env=env, capture_output=True, text=True,
-                                 check=True)
-            row = json.loads(out.stdout.strip().splitlines()[-1])
-            row["warm_s"], row["warm_rss_mb"] = warm_start(d, env, args.runs)
+            _child(["--write", str(n), "--dir", str(d), *(["--yaml"] if args.yaml else [])], env)
+            shutil.rmtree(tmp / "cache", ignore_errors=True)
+            row = _child(["--cold", str(d), "--queries", str(args.queries)], env)
+            row.update(cli_cold_and_warm(d, dict(env, PANELBOT_CACHE_DIR=str(tmp / "cli-cache")), args.runs,
+                                         tmp / "cache"))
             rows.append(row)
             print(_line(row, ""), flush=True)
+            if args.one_process:
+                one = _child(["--cold", str(d), "--queries", str(args.queries), "--no-helper"],
+                             dict(env, PANELBOT_CACHE_DIR=str(tmp / "one-cache")))
+                print(_line(one, "  <- one process (no forked helper)", short=True), flush=True)
             if args.before:
-                out = subprocess.run([sys.executable, __file__, "--one", str(n), "--queries", str(args.queries)],
-                                     env=dict(env, PYTHONPATH=args.before), capture_output=True, text=True,
-                                     check=True, cwd=tmp)
-                b = json.loads(out.stdout.strip().splitlines()[-1])
-                print(f"{'':>9}  before ({args.before}): cold build {b['build_s']:6.2f} s (CPU {b['build_cpu_s']:6.2f} s), "
-                      f"route p50 {b['route_p50_ms']:5.1f} ms / p95 {b['route_p95_ms']:5.1f} ms, "
-                      f"peak RSS build {b['build_rss_mb']:4.0f} MB, +routing {b['save_rss_mb']:4.0f} MB", flush=True)
+                b = _child(["--cold", str(d), "--queries", str(args.queries)],
+                           dict(env, PYTHONPATH=args.before, PANELBOT_CACHE_DIR=str(tmp / "before-cache")))
+                print(_line(b, f"  <- before ({args.before})", short=True), flush=True)
         if args.project and len(rows) >= 2 and args.project > rows[-1]["quotes"]:
             a, b = rows[-2], rows[-1]
             f = (args.project - b["quotes"]) / (b["quotes"] - a["quotes"])
@@ -200,13 +260,17 @@ def main() -> None:
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
-def _line(r: dict, note: str) -> str:
-    return (f"{r['quotes']:>9,} quotes: cold build {r['build_s']:6.2f} s (CPU {r['build_cpu_s']:6.2f} s), "
-            f"save {r['save_s']:5.2f} s "
-            f"({r['file_mb']:.0f} MB), warm start + first answer {r['warm_s']:5.2f} s, "
-            f"route p50 {r['route_p50_ms']:5.1f} ms / p95 {r['route_p95_ms']:5.1f} ms, "
-            f"peak RSS: build {r['build_rss_mb']:4.0f} MB (forked helper {r.get('helper_rss_mb', 0):4.0f} MB), +save and routing {r['save_rss_mb']:4.0f} MB, "
-            f"warm {r['warm_rss_mb']:4.0f} MB{note}")
+def _line(r: dict, note: str, *, short: bool = False) -> str:
+    parts = ", ".join(f"{k} {r[f'{k}_s']:.2f}" for k in ("key", "load", "build", "save", "router"))
+    out = (f"{r['quotes']:>9,} quotes: COLD BUILD {r['cold_s']:6.2f} s (CPU {r['cold_cpu_s']:6.2f} s; {parts}), "
+           f"peak RSS {r['cold_rss_mb']:4.0f} MB (forked helper {r['helper_rss_mb']:4.0f} MB), "
+           f"route p50 {r['route_p50_ms']:5.1f} ms / p95 {r['route_p95_ms']:5.1f} ms "
+           f"(RSS then {r['routed_rss_mb']:4.0f} MB)")
+    if not short:
+        out += (f", saved file {r['file_mb']:.0f} MB; command cold {r['cli_cold_s']:5.2f} s "
+                f"({r['cli_cold_rss_mb']:4.0f} MB), WARM start + first answer {r['warm_s']:5.2f} s "
+                f"({r['warm_rss_mb']:4.0f} MB)")
+    return out + note
 
 
 if __name__ == "__main__":

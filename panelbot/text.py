@@ -113,6 +113,12 @@ def fold(text: str) -> str:
     return text.lower()
 
 
+def word_pattern() -> re.Pattern[str]:
+    """The compiled pattern behind :func:`words` (for callers that tokenise many texts: ``findall`` of
+    :func:`fold`-ed text is ``words``)."""
+    return _WORD_RE.compiled
+
+
 def words(text: str) -> list[str]:
     """Lowercase word tokens ("m3", "2.7", "don't" stay whole)."""
     return _WORD_RE.findall(fold(text))

@@ -82,6 +82,39 @@ def test_shipped_panel_round_trips(cache_dir: Path, shipped_panel) -> None:
                [(s.quote.id, s.score, s.reason) for s in rb.quotes]
 
 
+def test_a_warm_router_decodes_only_the_quotes_it_returns(cache_dir: Path, shipped_panel) -> None:
+    """Starting from a saved index, building the router decodes no quote (a 100,000-quote bank's warm start
+    would otherwise decode them all); an answer decodes the quotes it shows, and positions still resolve."""
+    cache.open_indexed(shipped_panel.path)
+    hit = cache.open_indexed(shipped_panel.path)
+    router = Router(hit.panel, index=hit.index)
+    assert hit.panel.quotes._made == {}
+    q = "How do you deal with a growing KV cache?"
+    assert router.route(q).to_dict() == Router(shipped_panel).route(q).to_dict()
+    assert 0 < len(hit.panel.quotes._made) < len(shipped_panel.quotes)
+
+
+def test_saved_quotes_are_their_json_records(cache_dir: Path, shipped_panel) -> None:
+    """Each quote is saved as json.dumps of its fields would write it (the writer's encoder is made once),
+    and reads back equal, however odd its text."""
+    from panelbot.records import replace
+
+    odd = replace(shipped_panel.quotes[0], text='Quote "marks", back\\slash, é, \u2028, emoji 😀 and\ttab',
+                  start=12.5, sentences=(0, 2))
+    panel = replace(shipped_panel, quotes=[odd, *shipped_panel.quotes[1:]])
+    records = [json.dumps(cache._record(q, "quote"), ensure_ascii=False, separators=(",", ":")).encode()
+               for q in panel.quotes]
+    assert [r for r, _ in cache._quote_records(panel)] == records
+    from panelbot.retrieval.index import QuoteIndex
+    from panelbot.retrieval.vocabulary import Normalizer
+
+    path = cache_dir / "x.pbidx"
+    index = QuoteIndex(panel, Normalizer(panel.vocabulary))
+    cache.write_index(path, "k", panel, index.norm, index)
+    hit = cache.read_index(path, "k", panel.path)
+    assert list(hit.panel.quotes) == panel.quotes
+
+
 def test_edited_panel_is_stale_and_rebuilt_with_a_note(cache_dir: Path, panel_dir: Path) -> None:
     cache.open_indexed(panel_dir)
     quotes = panel_dir / "quotes.yaml"

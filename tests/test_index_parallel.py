@@ -22,6 +22,15 @@ def _plain(ix: QuoteIndex) -> tuple:
             {k: [list(a) for a in v] if isinstance(v, list) else list(v) for k, v in arrays.items()})
 
 
+SPARE_CORE = index_mod._spare_core  # the real check (the fixture below stands in for it)
+
+
+@pytest.fixture(autouse=True)
+def _idle_machine(monkeypatch) -> None:
+    """The helper is used only when a core is idle; these tests are about what it builds."""
+    monkeypatch.setattr(index_mod, "_spare_core", lambda: True)
+
+
 @pytest.fixture(scope="module")
 def bank():
     panel = load_panel(find_panel_dir("minimax-m3"))
@@ -79,3 +88,43 @@ def test_an_interrupted_build_leaves_no_helper_behind(bank, monkeypatch) -> None
     assert pids
     with pytest.raises(ChildProcessError):  # already reaped
         os.waitpid(pids[0], os.WNOHANG)
+
+
+@pytest.mark.skipif(not index_mod._can_fork(), reason="the two-process build runs only where forking is safe")
+def test_a_part_that_breaks_off_while_merged_is_rebuilt_here(bank, monkeypatch) -> None:
+    """The helper's postings arrive term by term while they are merged: when they break off (here the helper
+    sends one weight too few per term), the whole bank is gathered in this process instead."""
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", 10**9)
+    one = QuoteIndex(bank, Normalizer(bank.vocabulary))
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", 2)
+    real_gather = QuoteIndex._gather
+    calls = []
+
+    def gather(self, lo, hi, qterms):
+        calls.append((lo, hi))
+        part = real_gather(self, lo, hi, qterms)
+        if lo > 0:  # only the helper gathers a part that does not start at the first quote
+            part[2] = [w[:-1] for w in part[2]]
+        return part
+
+    monkeypatch.setattr(QuoteIndex, "_gather", gather)
+    two = QuoteIndex(bank, Normalizer(bank.vocabulary))
+    assert calls == [(0, len(bank.quotes) // 2), (0, len(bank.quotes))]  # its half, then all of it
+    assert _plain(two) == _plain(one)
+
+
+def test_no_helper_on_a_busy_machine(bank, monkeypatch) -> None:
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(index_mod, "_spare_core", lambda: False)
+    monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked on a busy machine"))
+    one = QuoteIndex(bank, Normalizer(bank.vocabulary))
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", 10**9)
+    assert _plain(one) == _plain(QuoteIndex(bank, Normalizer(bank.vocabulary)))
+
+
+def test_spare_core_reads_the_load_average(monkeypatch) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.0, 0.0))
+    assert SPARE_CORE()
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.5, 0.0, 0.0))
+    assert not SPARE_CORE()

@@ -144,10 +144,19 @@ class Normalizer:
                     return prefix, 1, rest
         return None
 
+    def plain(self, toks: list[str]) -> bool:
+        """True when no vocabulary phrase and no dotted token can apply to these words (most quotes of a
+        large bank): their terms are then simply each word's own term (:meth:`word_terms`), in order."""
+        return self._heads.keys().isdisjoint(toks) and "." not in "".join(toks)
+
+    def word_terms(self) -> dict[str, str]:
+        """word -> its stemmed term ('' for a stopword), filled on first sight (index it for each word)."""
+        return self._terms
+
     def _map_words(self, toks: list[str], phrases: dict[str, float] | None = None) -> list[str]:
         heads = self._heads
-        if heads.keys().isdisjoint(toks) and "." not in "".join(toks):
-            return toks  # nothing to map (most quotes of a large bank): no per-word work
+        if self.plain(toks):
+            return toks  # nothing to map: no per-word work
         starts = [i for i, t in enumerate(toks) if t in heads or "." in t]  # where a phrase may begin
         out: list[str] = []
         done = 0  # toks[:done] are handled
@@ -172,8 +181,15 @@ class Normalizer:
                     pieces = [rest]
             out.extend(pieces)
             done = i + span
+        if not done:
+            return toks  # no phrase matched: the words as they were (the same list)
         out.extend(toks[done:])
         return out
+
+    def map_words(self, toks: list[str]) -> list[str]:
+        """The words with the vocabulary's phrases and number words mapped; ``toks`` itself (the same
+        list) when nothing applied."""
+        return self._map_words(toks)
 
     def normalise(self, text: str, fix: dict[str, str] | None = None,
                   phrases: dict[str, float] | None = None) -> str:
