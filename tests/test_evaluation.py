@@ -146,3 +146,21 @@ def test_cli_eval_bad_file_exit_2(run_cli, tmp_path: Path) -> None:
     assert r.returncode == 2 and "unknown speaker" in r.stderr and "Traceback" not in r.stderr
     r = run_cli("eval", str(tmp_path / "nope.yaml"))
     assert r.returncode == 2 and "not found" in r.stderr
+
+
+EVAL_DIR = Path(__file__).resolve().parent.parent / "eval"
+
+
+@pytest.mark.parametrize("path", sorted(EVAL_DIR.glob("*.yaml")), ids=lambda p: p.name)
+def test_every_shipped_eval_set_loads_and_names_real_quotes(shipped_panel, path: Path) -> None:
+    from panelbot.conversation.evaluation import is_conversation_set, load_conversations
+    from panelbot.retrieval.evaluation import read_eval_file
+
+    raw = read_eval_file(str(path))
+    if is_conversation_set(raw):
+        items = [t for c in load_conversations(str(path), shipped_panel, raw) for t in c.turns]
+    else:
+        items = load_eval_set(str(path), shipped_panel)
+    assert items
+    for it in items:
+        assert all(shipped_panel.quote(q) is not None for q in it.quotes), (path.name, it.question)

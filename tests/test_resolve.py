@@ -403,3 +403,20 @@ def test_why_asked_again_does_not_give_the_same_reason_as_new(router):
     assert not set(ids(again)) & set(ids(first))
     if again.route.abstained:
         assert "no other reason" in again.route.reason and ids(first)[0] in again.route.reason
+
+
+@pytest.mark.parametrize("follow_up", [
+    "could I use that to cache the photos on my blog?",
+    "would that help me store images for my website?",
+])
+def test_a_follow_up_about_the_users_own_case_in_another_sense_is_declined(router, follow_up):
+    # the panel's words ("cache", "images", "website") in the user's own sense: nothing the talk says of the
+    # KV cache is about them, so no KV cache quote answers it
+    first, res = talk(router, KV, follow_up)
+    assert first.route.speakers == ["dan"]
+    assert res.route.abstained and res.route.off_topic and not res.route.quotes
+
+
+def test_a_follow_up_about_the_users_own_case_on_the_subject_is_answered(router):
+    _, res = talk(router, KV, "how would I handle that for my own long-context requests?")
+    assert res.route.speakers == ["dan"] and not res.route.abstained

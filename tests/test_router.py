@@ -51,7 +51,7 @@ def test_addressed_by_name_wins(router: Router, question: str, speakers: list[st
 @pytest.mark.parametrize(
     "question",
     ["ask both: what about open source?", "What do you both think about open source?",
-     "Dan and Olive, what will change in three years?"],
+     "Dan and Olive, what will change in three years?", "What are your respective jobs?"],
 )
 def test_both(router: Router, question: str) -> None:
     res = router.route(question)
@@ -248,6 +248,7 @@ def test_route_on_huge_input(router: Router, shipped_captions: str) -> None:
     "How should I evaluate a job offer?",
     "cheap flights to Las Vegas",
     "How do I improve the cache hit rate of my Redis server?",
+    "Can I cache the photos on my blog?",
 ])
 def test_panel_words_in_another_sense_are_declined(router: Router, question: str) -> None:
     res = router.route(question)
@@ -269,6 +270,7 @@ def test_an_unknown_model_name_does_not_dilute_an_on_topic_question(router: Rout
     ("How much does it cost to serve M3?", "a price"),
     ("What's the context length of M3?", "a context length"),
     ("Which GPUs do you run M3 on?", "a hardware model"),
+    ("Under which licence were the open weights of M3 released?", "a licence"),
 ])
 def test_specifics_the_talk_never_gave_are_declined_with_what_was_said_nearby(
         shipped_panel, router: Router, question: str, unstated: str) -> None:
@@ -450,3 +452,85 @@ def test_normaliser_restored_from_plain_data_maps_alike(text: str) -> None:
     assert restored.terms(text) == original.terms(text)
     a, b = {}, {}
     assert restored.normalise(text, None, a) == original.normalise(text, None, b) and a == b
+
+
+@pytest.mark.parametrize("question, speaker", [
+    ("What does Together make of open-weight models, in Together's own view?", "dan"),
+    ("What is MiniMax's view of open-weight models?", "olive"),
+])
+def test_an_organisation_in_the_possessive_asks_the_panelist_who_speaks_for_it(router: Router, question: str,
+                                                                                speaker: str) -> None:
+    res = router.route(question)
+    assert res.speakers == [speaker]
+    assert "view" in res.reason
+
+
+def test_both_organisations_named_lean_to_neither(router: Router) -> None:
+    # "Together ... MiniMax's models": the partnership story is Dan's, though MiniMax is in the possessive
+    res = router.route("How did Together end up hosting MiniMax's models?")
+    assert res.speakers == ["dan"]
+    assert "view" not in res.reason
+
+
+@pytest.mark.parametrize("a, b", [("pipe", "pipes"), ("page", "pages"), ("game", "games"), ("make", "making"),
+                                  ("move", "moving"), ("rate", "rates")])
+def test_a_word_and_its_inflections_stem_alike(a: str, b: str) -> None:
+    from panelbot.retrieval.lexicon import stem
+
+    assert stem(a) == stem(b)
+
+
+def test_words_the_host_said_together_keep_their_panel_sense(router: Router) -> None:
+    # "context" and "memory" (the cache) are never said together in a quote, but the host's question on the
+    # KV cache says both: the question is about the panel's subject, not another sense of its words
+    res = router.route("Is keeping huge context in memory an engineering headache?")
+    assert res.speakers == ["dan"] and not res.abstained
+    assert res.quotes[0].quote.id in {"dan-22", "dan-23", "dan-24"}
+
+
+def test_an_organisation_in_the_possessive_hands_over_without_a_note(router: Router) -> None:
+    # nobody was named: the product's feature is Dan's subject, said without "Olive didn't speak to this"
+    res = router.route("What's special about MiniMax's sparse attention?")
+    assert res.speakers == ["dan"] and not res.note
+
+
+def test_an_organisation_named_as_such_is_evidence_of_the_subject(router: Router) -> None:
+    res = router.route("So what is Together's mission, in a sentence?")
+    assert res.speakers == ["dan"] and res.quotes[0].quote.id == "dan-03"
+    assert router.route("Is Together a good name for a dating app?").abstained
+
+
+def test_a_misspelt_everyday_word_dilutes_like_an_everyday_word(router: Router) -> None:
+    # "handel" is a real (rare) word, so it is never corrected; one edit from "handle", it weighs against the
+    # KV cache as little as "handle" would
+    res = router.route("how do you handel kv cache growth")
+    assert res.speakers == ["dan"] and not res.abstained
+    assert router.route("What's the best serving size for pasta?").abstained  # "pasta" is not "past"
+
+
+@pytest.mark.parametrize("question, answered", [
+    ("Can the model operate my desktop for me?", True),  # what the model can do: not a personal how-to
+    ("Can the model help me bake bread?", False),
+    ("Could the model play chess for me?", False),
+])
+def test_a_capability_question_is_not_a_personal_how_to(router: Router, question: str, answered: bool) -> None:
+    assert router.route(question).abstained is not answered
+
+
+@pytest.mark.parametrize("question, together", [
+    ("Do vision and language get trained together from the start?", False),  # the everyday word
+    ("how did the partnership with together begin?", True),  # the organisation, in lower case
+    ("what does together ai do?", True),
+    ("What does Together do for MiniMax?", True),
+])
+def test_an_organisation_named_by_an_everyday_word_is_read_by_its_use(router: Router, question: str,
+                                                                      together: bool) -> None:
+    assert ("together" in router.query_terms(question).matched) is together
+
+
+def test_an_organisation_named_with_a_subject_does_not_pull_its_panelists_introductions(router: Router) -> None:
+    # "Together" says who; "kernels", "quantization" say what: his launch work, not his self-introduction
+    res = router.route("How does Together prepare kernels and quantization for a new model?")
+    assert res.speakers == ["dan"] and res.quotes[0].quote.id in {"dan-11", "dan-13"}
+    # ... while a specific asked of the organisation itself is still declined
+    assert router.route("How many GPUs does Together have?").abstained

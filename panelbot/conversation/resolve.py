@@ -378,6 +378,18 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     return _Reading(STANDALONE, terms, evidence, addressed, both)
 
 
+def _applies_elsewhere(router: Router, subject: _Subject, message: str, terms: dict[str, float]) -> bool:
+    """A follow-up that asks about the user's own case ("my website", "for me") with words the talk never
+    says with the subject's own words: the panel's words in the user's sense, not more on the subject."""
+    from panelbot.retrieval.router import PERSONAL_TASK
+
+    if not PERSONAL_TASK.search(message):
+        return False
+    own = [t for t, w in subject.terms.items() if w >= 1.0 and "_" not in t and _is_specific(router, t)]
+    new = [t for t in terms if "_" not in t and t not in subject.terms and _is_specific(router, t)]
+    return bool(own and new) and not any(router._said_together(t, u) for t in new for u in own)
+
+
 # --------------------------------------------------------------------------------------------- scoring
 
 
@@ -584,6 +596,14 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         # it asks for a specific the talk never gave (a price, a context length): no earlier subject can
         # answer that, so it is declined as it would be on its own, saying what was said nearby
         return Resolution(alone, None, STANDALONE)
+    if reading.kind == ELABORATION and _applies_elsewhere(
+            router, subject, message, reading.terms):
+        # "does that work for caching my website's images?": the user's own use of panel words the talk
+        # never says with the subject -- declined, never answered from context
+        route = RouteResult(message, [], True, [],
+                            "off-topic: the follow-up asks about something the panel didn't discuss",
+                            alone.addressed, router.suggestions(), alone.scope)
+        return Resolution(route, None, STANDALONE)
     resolver = _Resolver(router, subject, shown, message, target)
     answered = [t for t in history if t.speakers]
     if reading.kind == REASON and answered:

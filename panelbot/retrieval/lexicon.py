@@ -111,7 +111,7 @@ def stem(word: str) -> str:
             if w.endswith(suf) and len(w) - len(suf) >= 3:
                 w = w[: -len(suf)] + rep
                 break
-    if w.endswith("e") and len(w) > 4:
+    if w.endswith("e") and len(w) > 3:
         w = w[:-1]
     if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "lsz":
         w = w[:-1]

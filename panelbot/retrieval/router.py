@@ -38,7 +38,7 @@ from panelbot.panel import Panel, Quote
 from panelbot.records import field, record
 from panelbot.retrieval.facets import Facet, model_names, specific_facets
 from panelbot.retrieval.index import QuoteIndex
-from panelbot.retrieval.lexicon import common_stems, english_words, stem, stopwords
+from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stem, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import LazyPattern, fold, normalize_for_match, words
@@ -53,11 +53,21 @@ PERSONAL_TASK = LazyPattern(
     re.IGNORECASE,
 )
 PERSONAL_FACTOR = 0.6
+# ... unless what it asks is what the model can do ("Could the model drive my desktop apps?"): a capability
+CAPABILITY = LazyPattern(
+    r"\b(?:can|could|will|would|does|do|is|are)\s+(?:the|your|this|their|these|a|an)\s+(?:\w+\s+)?models?\b",
+    re.IGNORECASE,
+)
+
+
+def _personal(question: str) -> bool:
+    """A personal how-to ("how do I fix my router?"), not a question of what the model can do."""
+    return bool(PERSONAL_TASK.search(question)) and not CAPABILITY.search(question)
 
 BOTH_WORDS = LazyPattern(
     r"\b(?:both(?: of you)?|each of you|you two|the two of you|all of you|everyone on the panel|the whole panel|"
     r"ask both|both panelists|either of you|yourselves|you both|you guys|the panelists|the speakers|"
-    r"your (?:roles|jobs|backgrounds|titles|companies|teams))\b",
+    r"your (?:(?:two|respective|different|own) )?(?:roles|jobs|backgrounds|titles|companies|teams|views|takes))\b",
     re.IGNORECASE,
 )
 # a matched word that no other word of the question is ever said with ("flush the DNS *cache*") is probably
@@ -73,6 +83,9 @@ SCAN_LIMIT = 2000  # quotes looked through for suggested questions (all of a tal
 # a quote that cannot stand alone: it continues the sentence before it
 DANGLING = LazyPattern(r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE)
 PARTICLES = frozenset({"up", "down", "out", "off", "over", "back", "on"})
+# words after which an organisation's everyday-word name is the organisation ("partnership with together")
+ORG_LEADS = frozenset({"at", "from", "with", "to", "for", "about", "by", "of", "on", "and", "does", "did", "is",
+                       "was", "using", "via", "than", "like", "vs", "versus"})
 # a named panelist "spoke to" a question when their best quote reaches this share of the best overall
 SPOKE_RATIO = 0.3
 # the organisation a panelist speaks for: questions about it (or its product) lean to them
@@ -116,6 +129,8 @@ class _Query:
     named: set[str] = field(default_factory=set)  # terms of a panelist's organisation named as such ("Together")
     mentioned: list[str] = field(default_factory=list)  # panelists named in the possessive ("Dan's team")
     cues: set[str] = field(default_factory=set)  # what kind of answer it asks for ("?who", "?before")
+    personal: bool = False  # a personal how-to ("how do I ...", "my website"): PERSONAL_TASK
+    org_view: str | None = None  # the one panelist whose organisation's own view or work is asked ("Together's take")
 
 
 class Router:
@@ -174,6 +189,9 @@ class Router:
         self._pos: dict[str, int] | None = None  # quote id -> position, made only when needed
         self._quote_terms: dict[int, frozenset[str]] = {}
         self._surface_cache: dict[int, str] = {}
+        self._host_cache: dict[str, frozenset[str]] = {}
+        self._near_common: dict[str, bool] = {}
+        self._common_sorted: list[str] | None = None
         self._asks_cache: dict[int, list[frozenset[str]]] = {}
         self._org_terms: dict[str, frozenset[str]] = {}
         self._org_names: dict[str, frozenset[str]] = {}
@@ -186,6 +204,17 @@ class Router:
         # everyday word; a panelist named in the possessive ("Dan's team") is about the panel
         self._org_res = {pid: re.compile(rf"(?<!^)(?<![.?!:] )\b{re.escape(p.organisation.split()[0])}\b")
                          for pid, p in panel.panelists.items() if p.organisation and pid in self._org_terms}
+        # an organisation in the possessive ("Together's take", "MiniMax's new model"): its panelist's to say
+        self._org_possessive_res = {pid: re.compile(rf"\b{re.escape(p.organisation.split()[0])}['\u2019]s\b",
+                                                    re.IGNORECASE)
+                                    for pid, p in panel.panelists.items() if p.organisation and pid in self._org_terms}
+        # an organisation whose name is an everyday word ("Together") written in lower case is that word
+        # ("trained together"), unless said as a name: "together ai", "together's", "at together"
+        everyday = common_words()
+        self._everyday_org_res = [
+            re.compile(rf"(?<![\w@'\u2019]){re.escape(first)}(?!['\u2019]s\b)(?!\s+ai\b)(?![\w'\u2019])")
+            for p in panel.panelists.values() if p.organisation
+            and (first := fold(p.organisation.split()[0])) in everyday and first.isalpha()]
         self._possessive_res = {pid: re.compile(rf"\b{re.escape(p.name)}['\u2019]s\b", re.IGNORECASE)
                                 for pid, p in panel.panelists.items()}
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
@@ -220,6 +249,17 @@ class Router:
         after = folded[m.end() : m.end() + 12]
         return not re.match(r"\s+(?:oil|oils|tree|trees|green|garden|branch|pizza|tapenade)\b", after)
 
+    def _everyday_word(self, m: re.Match[str]) -> str:
+        """The lower-case name of an organisation that is an everyday word, dropped unless said as a name
+        ("at together", "with together") or in a phrase of the vocabulary ("work together")."""
+        before = m.string[:m.start()].split()
+        prev = fold(before[-1]) if before else ""
+        if prev in ORG_LEADS:
+            return m.group(0)
+        if prev.isalpha() and m.group(0) not in self.norm.unigrams(self.norm.normalise(f"{prev} {m.group(0)}")):
+            return m.group(0)  # part of a phrase ("work together" reads as partnership)
+        return " "
+
     def corrections(self, question: str) -> dict[str, str]:
         """Misspelt words -> the panel word they most likely mean ("reinforcment" -> "reinforcement").
 
@@ -248,6 +288,8 @@ class Router:
 
     def query_terms(self, question: str) -> _Query:
         """Terms (typos corrected, word pairs added); also the content words matched and unmatched."""
+        for rx in self._everyday_org_res:
+            question = rx.sub(self._everyday_word, question)  # "trained together": the everyday word
         phrases: dict[str, float] = {}
         fixes = self.corrections(question)
         normalised = self.norm.normalise(question, fixes, phrases)
@@ -291,9 +333,13 @@ class Router:
                 runs[t] = len(run)
         named = {t for pid, rx in self._org_res.items() if rx.search(question) for t in self._org_terms[pid]}
         mentioned = [pid for pid, rx in self._possessive_res.items() if rx.search(question)]
+        viewed = [pid for pid, rx in self._org_possessive_res.items() if rx.search(question)]
+        if viewed and any(self._org_terms[pid] & set(uni) for pid in self._org_terms if pid not in viewed):
+            viewed = []  # the other organisation is named too ("How did Together host MiniMax's model?")
         cues = {f"?{w}" for w in toks if w in ASK_CUES}
         return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs, unit,
-                      named, mentioned, cues)
+                      named, mentioned, cues, _personal(question),
+                      viewed[0] if len(viewed) == 1 else None)
 
     def scope(self, query: _Query, addressed: list[str], *, senses: bool = True) -> float:
         """Evidence that the question is about the panel's subject (see module doc).
@@ -326,6 +372,8 @@ class Router:
             sense = OTHER_SENSE if t in other_sense else 1.0
             if t in phrases:  # a multi-word term of the panel's or the general vocabulary
                 specific += phrases[t]
+            elif t in query.named and sense == 1.0:
+                specific += 1.0  # an organisation named as such ("Together's mission") names the panel
             elif t in query.vocab:
                 specific += query.vocab[t] * sense
             elif t not in self._common:
@@ -338,13 +386,36 @@ class Router:
             evidence *= 0.5  # only a couple of everyday words matched
         if addressed:
             evidence += 0.6
-        against = sum(0.0 if t.isdigit() or t in query.neutral else 0.3 if t in self._common else 1.0
+        against = sum(0.0 if t.isdigit() or t in query.neutral else 0.3 if self._everyday(t) else 1.0
                       for t in set(unmatched))
         if evidence and against:
             coverage = evidence / (evidence + against)
             if coverage < MIN_COVERAGE:
                 evidence *= (coverage / MIN_COVERAGE) ** 2
         return evidence
+
+    def _everyday(self, term: str) -> bool:
+        """An everyday word, or one edit from one (a misspelling: "handel" for handle), of six letters or
+        more: it weighs as little against the panel's words as an everyday word does."""
+        if term in self._common:
+            return True
+        if len(term) < 6 or not term.isalpha():
+            return False
+        got = self._near_common.get(term)
+        if got is None:
+            from rapidfuzz import process  # only for a question's unknown, unusual words
+            from rapidfuzz.distance import OSA
+
+            got = process.extractOne(term, self._common_list(), scorer=OSA.distance, score_cutoff=1) is not None
+            if len(self._near_common) > 4096:
+                self._near_common.clear()
+            self._near_common[term] = got
+        return got
+
+    def _common_list(self) -> list[str]:
+        if self._common_sorted is None:
+            self._common_sorted = sorted(t for t in self._common if len(t) >= 4)
+        return self._common_sorted
 
     def _docs(self, term: str) -> frozenset[int]:
         """The quotes whose index entry holds ``term`` (any field); cached per term."""
@@ -358,16 +429,32 @@ class Router:
         return got
 
     def _said_together(self, t: str, u: str) -> bool:
-        """Some quote says both terms in its own words (not only in curated fields)."""
+        """Some quote says both terms in its own words (not only in curated fields), or the host question it
+        answers does: the talk's own words settle the sense ("context" and "memory" of the KV cache)."""
         key = (t, u) if t < u else (u, t)
         got = self._together.get(key)
         if got is None:
             both = self._docs(t) & self._docs(u)
-            got = any(t in (tt := self._text_terms(i)) and u in tt
+            got = any((t in (tt := self._text_terms(i)) and u in tt)
+                      or (t in (ht := self._host_terms(i)) and u in ht)
                       for i in sorted(both)[:COOCCUR_SCAN])
             if len(self._together) > 8192:
                 self._together.clear()
             self._together[key] = got
+        return got
+
+    def _host_terms(self, i: int) -> frozenset[str]:
+        """The terms of the host question quote i answers (the talk's own words too), cached per question."""
+        qid = self.index.quotes[i].question
+        if qid is None:
+            return frozenset()
+        got = self._host_cache.get(qid)
+        if got is None:
+            hq = self.panel.question(qid)
+            got = frozenset(self.norm.unigrams(self.norm.normalise(hq.text))) if hq else frozenset()
+            if len(self._host_cache) > 8192:
+                self._host_cache.clear()
+            self._host_cache[qid] = got
         return got
 
     def _text_terms(self, i: int) -> frozenset[str]:
@@ -388,8 +475,9 @@ class Router:
             return set()  # a multi-word term of the panel's own vocabulary ("KV cache") anchors the sense
         content = [t for t in dict.fromkeys(query.seq) if t not in query.neutral and not t.isdigit()]
         matched = [t for t in content if t in self.index.postings]
-        if len(content) < 2 or not matched or len(matched) == len(content):
-            return set()  # every word is the panel's: nothing says another sense is meant
+        if len(content) < 2 or not matched or (len(matched) == len(content) and not query.personal):
+            return set()  # every word is the panel's: nothing says another sense is meant (unless it asks
+            # about the user's own case: "cache the photos on my blog" is not the panel's cache)
         supporters = matched
         runs = query.runs
         out = set()
@@ -535,14 +623,14 @@ class Router:
         if target not in ("auto", "both") and target not in ids:
             raise ValueError(f"unknown target {target!r}")
         evidence = self.scope(query, addressed or (ids if both else []))
-        if PERSONAL_TASK.search(question) and not addressed:
+        if query.personal and not addressed:
             evidence *= PERSONAL_FACTOR
         in_scope = evidence >= self.settings.scope_floor and bool(terms)
         facet = self._asked_facet(question)
         if not in_scope and facet is not None and terms:
             # a specific (a price, which GPUs) about the panel's subject: say the talk never gave it
             lenient = self.scope(query, addressed or (ids if both else []), senses=False)
-            if PERSONAL_TASK.search(question) and not addressed:
+            if query.personal and not addressed:
                 lenient *= PERSONAL_FACTOR
             if lenient >= self.settings.scope_floor:
                 near = self._top(query, 1, None)
@@ -556,6 +644,18 @@ class Router:
         # per-speaker retrieval
         # a panelist's fit and their quotes count the asks' match; whether they spoke to it at all (hand-over,
         # both) is decided on the plain match scores, which a curator's wording cannot inflate
+        owner = [pid for pid, org in self._org_terms.items() if org and org & query.named]
+        subject = [t for t in dict.fromkeys(matched) if t not in query.named and t not in self._name_stems
+                   and t not in query.neutral and (t not in self._common or t in query.phrases or t in query.vocab)]
+        lean: str | None = None
+        if len(owner) == 1 and len(subject) >= 2 and facet is None:
+            # "What happens when a model goes live on Together?": the organisation says who, the rest says
+            # what -- its name would rank its panelist's self-introductions above the answer (not when it asks
+            # for a specific of the organisation: "How many GPUs does Together have?")
+            lean = owner[0]
+            org = {t for t in query.named}
+            query.terms = [t for t in query.terms if not any(part in org for part in t.split("_"))]
+            terms = query.terms
         scores = {pid: self._scores(query, {pid}) for pid in ids}
         per: dict[str, list[ScoredQuote]] = {}
         fit: dict[str, list[ScoredQuote]] = {}
@@ -565,8 +665,11 @@ class Router:
             fit[pid] = [ScoredQuote(self.index.quotes[i], sc, "") for i, sc in best[:n]]  # never shown
             per[pid] = [ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
                         for i, sc in self._ask_matches(query, best)[:n]]
-        strength = {pid: self._strength(pid, per[pid], query) for pid in ids}
-        speakers, reason, note = self._who_answers(query, target, addressed, both, fit, strength)
+        strength = {pid: self._strength(pid, per[pid], query) + (ORG_BONUS if pid == lean else 0.0) for pid in ids}
+        # "What's Together's take on ...?" asks the panelist who speaks for Together, as if by name
+        via_org = not addressed and query.org_view is not None and not both and target == "auto"
+        asked = [query.org_view] if via_org and query.org_view else addressed
+        speakers, reason, note = self._who_answers(query, target, asked, both, fit, strength, via_org=via_org)
         speakers = [p for p in speakers if per.get(p)]
         if not speakers:
             return RouteResult(question, [], True, [], "no quote matches the question",
@@ -584,7 +687,8 @@ class Router:
         return RouteResult(question, speakers, False, quotes, reason, addressed, [], evidence, note=note)
 
     def _who_answers(self, query: _Query, target: str, addressed: list[str], both: bool,
-                     per: dict[str, list[ScoredQuote]], strength: dict[str, float]) -> tuple[list[str], str, str]:
+                     per: dict[str, list[ScoredQuote]], strength: dict[str, float], *,
+                     via_org: bool = False) -> tuple[list[str], str, str]:
         """(speakers, reason, note): whoever was asked (by name, ``target``) unless they never spoke to it
         -- then the one who did, and ``note`` says so -- else the best fit, and a second who answered too."""
         ids = list(self.panel.panelists)
@@ -595,12 +699,18 @@ class Router:
         explicit: list[str] = []  # who was asked (by name, --to or the selector); [] = auto
         how = ""
         if target == "both" or (target == "auto" and (both or len(addressed) > 1)):
-            explicit = list(ranked) if (target == "both" or both or not addressed) else addressed
+            if len(addressed) > 1:  # named in the question: in the order named ("Olive and Dan, ...")
+                explicit = addressed + [p for p in ranked if p not in addressed and (target == "both" or both)]
+            else:
+                explicit = list(ranked)
             how = "asked of both panelists" if target == "both" or both else "addressed by name"
         elif target != "auto":
             explicit, how = [target], f"asked of {self.panel.display_name(target)} (target)"
         elif addressed:
             explicit, how = addressed[:1], f"addressed to {self.panel.display_name(addressed[0])} by name"
+            if via_org:
+                org = self.panel.panelists[addressed[0]].organisation
+                how = f"asked for {org}'s view: {self.panel.display_name(addressed[0])} speaks for it"
         if not explicit:
             first = ranked[0]
             if len(ranked) > 1 and self._both_answered(query, per, first, ranked[1]):
@@ -619,6 +729,8 @@ class Router:
         if speakers:
             return speakers, how, ""
         others = [p for p in ranked if spoke[p] and p not in explicit]
+        if others and via_org:  # nobody was named: the one who spoke to it answers, with no hand-over note
+            return others[:1], f"{self.panel.display_name(others[0])}'s subject and best-matching quotes", ""
         if others:  # hand over to the one who did speak to it, and say so
             note = f"{names} didn't speak to this on the panel; {self.panel.display_name(others[0])} did"
             return others[:1], note, note
@@ -679,7 +791,7 @@ class Router:
             return 0.0
         s = quotes[0].score + 0.3 * (quotes[1].score if len(quotes) > 1 else 0.0)
         exp = self.expertise.get(pid, frozenset())
-        bonus = sum(EXPERTISE_TERM for t in query.terms if t in exp)
+        bonus = sum(EXPERTISE_TERM * (0.5 if t in self._common else 1.0) for t in query.terms if t in exp)
         s += min(bonus, EXPERTISE_CAP)
         if self._org_subject(query) == pid:
             s += ORG_BONUS  # the organisation (or its product) is what the question is about
