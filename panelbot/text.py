@@ -35,6 +35,29 @@ class LazyPattern:
     def __repr__(self) -> str:
         return f"LazyPattern({self._args[0]!r}, {self._args[1]!r})"
 
+
+class GuardedPattern(LazyPattern):
+    """A ``LazyPattern`` every match of which contains one of ``literals`` (ASCII words, in any letter case):
+    ``search`` on a text holding none of them answers None without compiling or running the pattern. A
+    router has a few such patterns per panelist (their names, their organisation), and most questions name
+    nobody. A literal that is not ASCII turns the guard off (Unicode case rules differ from ``casefold``)."""
+
+    __slots__ = ("_literals",)
+
+    def __init__(self, pattern: str, flags: int = 0, literals: tuple[str, ...] = ()) -> None:
+        super().__init__(pattern, flags)
+        folded = tuple(w.casefold() for w in literals)
+        self._literals = folded if folded and all(w and w.isascii() for w in folded) else ()
+
+    def search(self, text: str, *args: int) -> re.Match[str] | None:
+        if self._literals:
+            folded = text.casefold()
+            if "ı" in folded:  # a dotless i matches "i" under re.IGNORECASE, and casefold keeps it
+                folded = folded.replace("ı", "i")
+            if not any(w in folded for w in self._literals):
+                return None
+        return self.compiled.search(text, *args)
+
 # CSI / OSC / other escape sequences, then any remaining C0/C1 control characters except \n and \t.
 _ANSI_RE = LazyPattern(
     r"""

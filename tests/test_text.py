@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from panelbot.text import fold, normalize_for_match, split_sentences, strip_control, words
+from panelbot.text import (
+    GuardedPattern,
+    fold,
+    normalize_for_match,
+    split_sentences,
+    strip_control,
+    words,
+)
 
 
 @pytest.mark.parametrize(
@@ -90,3 +97,32 @@ def test_lazy_pattern_compiles_on_first_use_and_acts_as_the_pattern() -> None:
     assert lazy.sub("X", "kv cache, Kv cache") == "X, X"
     assert [m.start() for m in lazy.finditer("kv cache kv cache")] == [0, 9]
     assert "cache" in repr(lazy)
+
+
+# ------------------------------------------------------------------------------- GuardedPattern
+
+_TRICKY = st.sampled_from(["i", "I", "\u0131", "\u0130", "k", "K", "\u212a", "s", "S", "\u017f", "'", "\u2019",
+                           " ", "@", "dan", "Olive", "together", "TOGETHER", "Ai", "é", "ß"])
+
+
+@given(st.lists(_TRICKY | st.text(max_size=3), max_size=12).map("".join),
+       st.sampled_from(["dan", "olive", "together", "kai", "isis", "sam"]), st.booleans())
+def test_guarded_pattern_finds_what_the_pattern_finds(text: str, word: str, ignore_case: bool) -> None:
+    """The guard (one of the literals must be in the text) never hides a match, in any letter case or
+    Unicode spelling the regular expression accepts (dotless i, Kelvin sign, long s...)."""
+    import re
+
+    flags = re.IGNORECASE if ignore_case else 0
+    pattern = rf"(?<![\w@]){re.escape(word)}(?![\w'])|\b{re.escape(word)}['\u2019]s\b"
+    plain = re.compile(pattern, flags).search(text)
+    guarded = GuardedPattern(pattern, flags, (word,)).search(text)
+    assert (plain is None) == (guarded is None)
+    if plain is not None:
+        assert guarded is not None and plain.span() == guarded.span()
+
+
+def test_guarded_pattern_compiles_only_when_a_literal_is_there() -> None:
+    g = GuardedPattern(r"\bdan\b", 0, ("dan",))
+    assert g.search("what does olive think?") is None and g._compiled is None
+    assert g.search("and dan?") is not None and g._compiled is not None
+    assert GuardedPattern(r"\bjosé\b", 0, ("José",))._literals == ()  # not ASCII: no guard

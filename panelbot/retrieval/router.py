@@ -41,7 +41,7 @@ from panelbot.retrieval.index import QuoteIndex
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stem, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.vocabulary import Normalizer
-from panelbot.text import LazyPattern, fold, normalize_for_match, words
+from panelbot.text import GuardedPattern, LazyPattern, fold, normalize_for_match, words
 
 GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
 EVERYDAY_MIN = 3
@@ -202,28 +202,30 @@ class Router:
                 self._org_terms[pid] = frozenset(org - {"ai"})  # "AI" alone names no organisation
         # an organisation named with its capital ("at Together", "MiniMax's") is that organisation, not the
         # everyday word; a panelist named in the possessive ("Dan's team") is about the panel
-        self._org_res = {pid: re.compile(rf"(?<!^)(?<![.?!:] )\b{re.escape(p.organisation.split()[0])}\b")
-                         for pid, p in panel.panelists.items() if p.organisation and pid in self._org_terms}
+        self._org_res = {pid: GuardedPattern(rf"(?<!^)(?<![.?!:] )\b{re.escape(org)}\b", 0, (org,))
+                         for pid, p in panel.panelists.items() if p.organisation and pid in self._org_terms
+                         for org in (p.organisation.split()[0],)}
         # an organisation in the possessive ("Together's take", "MiniMax's new model"): its panelist's to say
-        self._org_possessive_res = {pid: re.compile(rf"\b{re.escape(p.organisation.split()[0])}['\u2019]s\b",
-                                                    re.IGNORECASE)
-                                    for pid, p in panel.panelists.items() if p.organisation and pid in self._org_terms}
+        self._org_possessive_res = {pid: GuardedPattern(rf"\b{re.escape(org)}['\u2019]s\b", re.IGNORECASE, (org,))
+                                    for pid, p in panel.panelists.items() if p.organisation and pid in self._org_terms
+                                    for org in (p.organisation.split()[0],)}
         # an organisation whose name is an everyday word ("Together") written in lower case is that word
         # ("trained together"), unless said as a name: "together ai", "together's", "at together"
         everyday = common_words()
         self._everyday_org_res = [
-            re.compile(rf"(?<![\w@'\u2019]){re.escape(first)}(?!['\u2019]s\b)(?!\s+ai\b)(?![\w'\u2019])")
+            GuardedPattern(rf"(?<![\w@'\u2019]){re.escape(first)}(?!['\u2019]s\b)(?!\s+ai\b)(?![\w'\u2019])", 0,
+                           (first,))
             for p in panel.panelists.values() if p.organisation
             and (first := fold(p.organisation.split()[0])) in everyday and first.isalpha()]
-        self._possessive_res = {pid: re.compile(rf"\b{re.escape(p.name)}['\u2019]s\b", re.IGNORECASE)
+        self._possessive_res = {pid: GuardedPattern(rf"\b{re.escape(p.name)}['\u2019]s\b", re.IGNORECASE, (p.name,))
                                 for pid, p in panel.panelists.items()}
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
         self._verified: dict[str, bool] = {}
         self._name_res = {
-            pid: re.compile(
+            pid: GuardedPattern(
                 rf"(?:@{re.escape(pid)}\b|(?<![\w@]){re.escape(fold(p.name))}(?![\w'])"
                 rf"|(?<![\w@]){re.escape(pid)}(?![\w']))",
-                re.IGNORECASE,
+                re.IGNORECASE, (pid, fold(p.name)),
             )
             for pid, p in panel.panelists.items()
         }
