@@ -7,13 +7,12 @@ a ranked list. The RouteResult itself keeps its quotes best first, for scores an
 
 from __future__ import annotations
 
-import os
 import textwrap
 
 from panelbot.panel import Panel, Quote
 from panelbot.records import record
 from panelbot.retrieval.results import RouteResult, ScoredQuote
-from panelbot.text import strip_control
+from panelbot.text import strip_control, terminal_columns
 
 
 @record(frozen=True)
@@ -28,21 +27,6 @@ class Passage:
     def cited(self) -> str:
         """'“text” [dan-22] [dan-23]'."""
         return f"\u201c{self.text}\u201d " + " ".join(f"[{i}]" for i in self.ids)
-
-
-def _terminal_columns() -> int:
-    """``shutil.get_terminal_size((100, 24)).columns`` without importing shutil (and the archive modules it
-    loads): $COLUMNS, else the terminal's width, else 100."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(1).columns  # stdout, as shutil asks
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 100
 
 
 def _said_at(q: Quote) -> tuple[int, int]:
@@ -139,7 +123,7 @@ def speaker_heading(panel: Panel, speaker: str) -> str:
 
 def format_route(panel: Panel, result: RouteResult, *, width: int | None = None) -> str:
     """Plain-text rendering for the terminal: who answers, their passages in spoken order with ids."""
-    width = width or min(100, _terminal_columns())
+    width = width or min(100, terminal_columns(100))
     if result.abstained:
         return "\n".join(textwrap.fill(line, width) for line in decline_text(panel, result).splitlines())
     lines: list[str] = []
