@@ -79,7 +79,7 @@ async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, pa
                 _abstain(panel, route, text, json_out, out, extra)
                 continue
             history = [Message(role, text) for role, text in conv.said]
-            view = _JsonView(panel, out) if json_out else _TextView(panel, out)
+            view = _JsonView(panel, out) if json_out else _TextView(panel, out, verbatim=no_model is not None)
             dones: list[SpeakerDone] = []
             async for event in backend.answer(AnswerRequest(question, panel, route, history)):
                 if isinstance(event, TextDelta):
@@ -124,7 +124,13 @@ MODEL_INDENT = "  "
 
 
 def _indent(text: str) -> str:
-    return textwrap.indent(text, "  ")
+    """Verbatim quotes standing in for the model, laid out as plain ``ask`` prints them: each passage
+    wrapped to the terminal (at most 100 columns) and indented two spaces."""
+    from panelbot.text import terminal_columns
+
+    width = min(100, terminal_columns(100))
+    return "\n".join(textwrap.fill(line, width, initial_indent=MODEL_INDENT, subsequent_indent=MODEL_INDENT)
+                     for line in text.splitlines() if line.strip())
 
 
 class _TextView:
@@ -133,9 +139,10 @@ class _TextView:
     The model's words are always indented by two spaces, so only panelbot writes at the start of a line:
     a model cannot print a verdict line or a speaker heading that looks like panelbot's own."""
 
-    def __init__(self, panel: Panel, out: TextIO) -> None:
+    def __init__(self, panel: Panel, out: TextIO, *, verbatim: bool = False) -> None:
         self.panel = panel
         self.out = out
+        self.verbatim = verbatim  # the quotes stand in for a model: printed wrapped, as plain ``ask`` does
         self.current: str | None = None
         self.at_line_start = True
 
@@ -155,6 +162,9 @@ class _TextView:
 
     def delta(self, event: TextDelta) -> None:
         self._heading(event.speaker)
+        if self.verbatim:  # whole passages, not a stream: wrap them
+            self._write(_indent(strip_control(event.text)) + "\n")
+            return
         out: list[str] = []
         for i, piece in enumerate(strip_control(event.text).split("\n")):
             if i:

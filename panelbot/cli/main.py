@@ -65,14 +65,25 @@ def build_parser(group: str | None = None) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in (group,) if group else COMMAND_GROUPS:
         import_module(f"panelbot.cli.{name}").add_parsers(sub, common)
+    p.commands = sub.choices  # type: ignore[attr-defined]  # for parse(): which parser reports a bad word
     return p
+
+
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, except that a word no option knows is reported by the command it
+    follows (so the hint points at ``panelbot ask --help``, not the top-level help)."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        command = getattr(parser, "commands", {}).get(getattr(args, "command", None))
+        (command or parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     parser = build_parser(command_group(argv))
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     out, err = sys.stdout, sys.stderr
     try:
         return args.handler(args, out, err)

@@ -1,0 +1,113 @@
+"""What a first-time user met on the command line, through the real executable (``python -m panelbot``):
+flags that cannot go together, an empty stdin, where a bad flag's hint points, the no-model exit status and
+layout, and the order of the "Watch:" links."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+from pathlib import Path
+
+import pytest
+
+
+def _one_usage_line(proc, prefix: str = "panelbot: error: ") -> str:  # noqa: ANN001
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith(prefix), proc.stderr
+    return proc.stderr
+
+
+@pytest.mark.parametrize(("flags", "shown"), [(["-c"], "-c"), (["--continue"], "-c"), (["--cid", "1"], "--cid")])
+def test_ask_all_refuses_to_continue_a_conversation(flags: list[str], shown: str, run_cli) -> None:  # noqa: ANN001
+    r = run_cli("ask", "--all", *flags, "tell me more")
+    err = _one_usage_line(r)
+    assert r.stdout == ""
+    assert f"--panel NAME {shown}" in err  # says what to do instead
+
+
+def test_ask_all_without_continue_still_answers(run_cli) -> None:  # noqa: ANN001
+    r = run_cli("ask", "--all", "How do you deal with a KV cache that keeps growing?")
+    assert r.returncode == 0, r.stderr
+    assert "[dan-" in r.stdout
+
+
+@pytest.mark.parametrize("stdin", ["", "\n  \n\t\n"])
+def test_ask_dash_with_no_question_on_stdin_is_a_usage_error(stdin: str, run_cli) -> None:  # noqa: ANN001
+    for extra in ([], ["--all"], ["--json"]):
+        r = run_cli("ask", *extra, "-", stdin=stdin)
+        assert "no question on stdin" in _one_usage_line(r)
+        assert r.stdout == ""
+
+
+def test_ask_dash_still_reads_questions(run_cli) -> None:  # noqa: ANN001
+    r = run_cli("ask", "-", stdin="\nsparse attention kernels?\n")
+    assert r.returncode == 0, r.stderr
+    assert "[dan-" in r.stdout
+
+
+@pytest.mark.parametrize(("argv", "hint"), [
+    (["ask", "--bogus", "x"], "panelbot ask --help"),
+    (["quote", "kv", "--bogus"], "panelbot quote --help"),
+    (["history", "search", "kv", "--bogus"], "panelbot history"),
+    (["--bogus"], "'panelbot --help'"),
+])
+def test_an_unknown_flag_points_at_the_commands_help(argv: list[str], hint: str, run_cli) -> None:  # noqa: ANN001
+    r = run_cli(*argv)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "--bogus" in r.stderr and hint in r.stderr
+    if argv[0] != "--bogus":
+        assert "(try 'panelbot --help')" not in r.stderr
+
+
+def _refused_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # closed again: nothing listens there
+
+
+QUESTION = "How do you deal with a KV cache that keeps growing?"
+
+
+def test_no_model_is_exit_3_and_laid_out_like_ask(run_cli) -> None:  # noqa: ANN001
+    env = {"COLUMNS": "80"}
+    plain = run_cli("ask", QUESTION, env=env)
+    assert plain.returncode == 0
+    no_endpoint = run_cli("ask", "--llm", QUESTION, env=env)
+    refused = run_cli("ask", "--llm", "--base-url", f"http://127.0.0.1:{_refused_port()}/v1", QUESTION, env=env)
+    for r in (no_endpoint, refused):
+        assert r.returncode == 3, (r.stdout, r.stderr)
+        assert "answered with the panelists' own words" in r.stderr and "Traceback" not in r.stderr
+        quoted = [line for line in r.stdout.splitlines() if line.startswith("  ")]
+        assert len(quoted) > 2 and max(len(line) for line in quoted) <= 80, r.stdout
+    # the stand-in answer is the plain answer's quotes, wrapped the same way
+    plain_quotes = [line for line in plain.stdout.splitlines() if line.startswith("  ")]
+    assert [line for line in no_endpoint.stdout.splitlines() if line.startswith("  ")] == plain_quotes
+
+
+def test_readme_exit_table_says_no_model_is_3() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    line = next(p for p in readme.split("\n\n") if "Exit status: 0 answered" in p)
+    assert "no model endpoint" in line and "3" in line
+
+
+def test_watch_links_follow_the_order_the_quotes_are_shown(tmp_path: Path, fixtures_dir: Path, run_cli) -> None:  # noqa: ANN001
+    panel = tmp_path / "bread"
+    r = run_cli("ingest", str(fixtures_dir / "bread_panel.vtt"), "--out", str(panel),
+                "--url", "https://www.youtube.com/watch?v=abc")
+    assert r.returncode == 0, r.stderr
+    differs = 0
+    for question in ("Does the wheat variety change the flavour of bread?",
+                     "What went wrong when the bakery switched to spelt flour?"):
+        r = run_cli("ask", "--panel", str(panel), "--to", "both", question)
+        assert r.returncode == 0, r.stderr
+        answer, _, watch = r.stdout.partition("Watch:\n")
+        shown = list(dict.fromkeys(re.findall(r"\[([a-z]+-\d+)\]", answer)))
+        linked = re.findall(r"^  \[([a-z]+-\d+)\] \d+:\d\d  https://", watch, flags=re.M)
+        assert shown and linked == shown, (shown, linked)
+        by_score = [q["id"] for q in json.loads(run_cli("ask", "--panel", str(panel), "--to", "both", "--json",
+                                                        question).stdout)["quotes"]]
+        assert sorted(by_score) == sorted(shown)
+        differs += by_score != shown
+    assert differs  # the case the user met: score order is not the order on screen
