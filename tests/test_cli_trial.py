@@ -111,3 +111,51 @@ def test_watch_links_follow_the_order_the_quotes_are_shown(tmp_path: Path, fixtu
         assert sorted(by_score) == sorted(shown)
         differs += by_score != shown
     assert differs  # the case the user met: score order is not the order on screen
+
+
+def test_history_search_rows_are_one_per_message_with_whole_word_titles(run_cli) -> None:  # noqa: ANN001
+    long_q = "what about sparse attention that keeps the kernels busy all day?"
+    for q in (long_q, long_q, long_q, "sparse attention"):
+        assert run_cli("ask", q).returncode == 0
+    r = run_cli("history", "search", "sparse attention")
+    assert r.returncode == 0, r.stderr
+    rows = r.stdout.splitlines()
+    # the question asked three times, the short one, and Dan's answer (the same quotes each time): three rows
+    assert len(rows) == 3, r.stdout
+    assert len(set(rows)) == len(rows)
+    asked = next(row for row in rows if "kernels busy" in row)
+    assert "what about sparse attention that keeps\u2026" in asked and "that kee " not in asked
+    assert re.search(r"\(also in \d+, \d+\)$", asked)
+    assert "you: what about [sparse] [attention]" in asked  # brackets mark matches only
+    assert any(" dan: " in row for row in rows)
+    assert "[you]" not in r.stdout and "[dan]" not in r.stdout
+    # the columns line up: the speaker starts at the same place on every row
+    assert len({row.index(": ") - len(row.split(": ")[0].split()[-1]) for row in rows}) == 1
+    # JSON still has every hit
+    assert len(json.loads(run_cli("history", "search", "--json", "sparse attention").stdout)) == 8
+
+
+def test_shorten_cuts_at_a_word() -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from panelbot.text import shorten
+
+    assert shorten("what about sparse attention that keeps the kernels", 40) == \
+        "what about sparse attention that keeps\u2026"
+    assert shorten("short", 40) == "short"
+
+    @given(st.text(alphabet=st.sampled_from("ab ,"), max_size=80), st.integers(2, 60))
+    def prop(text: str, width: int) -> None:
+        out = shorten(text, width)
+        assert len(out) <= width
+        whole = " ".join(text.split())
+        if out == whole:
+            return
+        assert out.endswith("\u2026")
+        head = out[:-1]
+        assert whole.startswith(head)
+        if len(head) >= width // 2 and head:
+            assert whole[len(head)] in " ,;:-" or not head.strip() or len(head) == width - 1
+
+    prop()
