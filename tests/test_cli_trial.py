@@ -159,3 +159,27 @@ def test_shorten_cuts_at_a_word() -> None:
             assert whole[len(head)] in " ,;:-" or not head.strip() or len(head) == width - 1
 
     prop()
+
+
+def test_panels_columns_line_up_with_three_and_four_panelists(tmp_path: Path, fixtures_dir: Path,
+                                                              run_cli) -> None:  # noqa: ANN001
+    panels = tmp_path / "panels"
+    for name in ("three_panel_captions.txt", "four_panel.srt"):
+        r = run_cli("ingest", str(fixtures_dir / name), "--out", str(panels / name.split(".")[0]))
+        assert r.returncode == 0, r.stderr
+    r = run_cli("panels", env={"PANELBOT_PANELS": str(panels), "COLUMNS": "100"})
+    assert r.returncode == 0, r.stderr
+    rows = r.stdout.splitlines()
+    assert len(rows) == 3 and all(len(row) <= 100 for row in rows), r.stdout
+    for marker in (" draft  ", " quotes  "):
+        starts = {row.find(marker.replace("draft", "curated")) if "curated" in row else row.find(marker)
+                  for row in rows}
+        assert len(starts) == 1, r.stdout
+    # the panelists' column starts and ends at the same place on every row; a long list is cut with "…"
+    after = {row.index(" quotes  ") + len(" quotes  ") for row in rows}
+    assert len(after) == 1
+    col = after.pop()
+    assert "sarah, miguel, priti" in r.stdout
+    assert any("\u2026" in row[col:col + 30] for row in rows)
+    title_starts = {len(row) - len(row[col:].split("  ", 1)[1].lstrip()) for row in rows}
+    assert len(title_starts) == 1, r.stdout
