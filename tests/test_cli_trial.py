@@ -183,3 +183,67 @@ def test_panels_columns_line_up_with_three_and_four_panelists(tmp_path: Path, fi
     assert any("\u2026" in row[col:col + 30] for row in rows)
     title_starts = {len(row) - len(row[col:].split("  ", 1)[1].lstrip()) for row in rows}
     assert len(title_starts) == 1, r.stdout
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+SPEECH = ("So thank you all for coming. >> Thanks for having me, it is a real pleasure to be here with you today. "
+          ">> I'm Ann Lee and I run the storage team at Foo, where we keep the caches warm all day long. ")
+
+
+@pytest.mark.parametrize(("name", "text", "why"), [
+    ("notes.md", "# Test fixtures\n\n" + "".join(
+        f"- `talk_{i}.txt` — a made-up talk with `>>` marks and [a link](https://example.com/{i}).\n"
+        "  It has two panelists and a host who asks them questions about storage.\n" for i in range(8)),
+     "Markdown"),
+    ("tool.py", '"""A tool."""\n\nimport sys\n\n\ndef main() -> int:\n    x = 1\n    return x\n\n\n' * 6,
+     "source code"),
+    ("settings.toml", "[project]\nname = \"x\"\nversion = \"1\"\n\n[tool.ruff]\nline-length = 100\n" * 5,
+     "source code or configuration"),
+    ("short.txt", "Title\n\nHello. >> Hi there. >> Thanks.\n", "too little speech"),
+    ("monologue.txt", "A note\n\n" + "I went to the shop and bought some bread for the week. " * 12,
+     "no change of speaker"),
+])
+def test_ingest_refuses_text_that_is_not_captions(tmp_path: Path, name: str, text: str, why: str,
+                                                  run_cli) -> None:  # noqa: ANN001
+    out = tmp_path / "panel"
+    for extra in (["--out", str(out)], ["--turns-json"]):
+        r = run_cli("ingest", _write(tmp_path, name, text), *extra)
+        err = _one_usage_line(r)
+        assert why in err, err
+        assert r.stdout == ""
+    assert not out.exists()
+
+
+def test_ingest_refuses_the_fixtures_readme(tmp_path: Path, fixtures_dir: Path, run_cli) -> None:  # noqa: ANN001
+    r = run_cli("ingest", str(fixtures_dir / "README.md"), "--out", str(tmp_path / "p"))
+    assert "Markdown" in _one_usage_line(r)
+    assert not (tmp_path / "p").exists()
+
+
+def test_every_captions_fixture_is_still_accepted(fixtures_dir: Path) -> None:
+    from panelbot.ingest.formats import parse_captions
+    from panelbot.ingest.sniff import not_captions
+
+    paths = [p for p in sorted(fixtures_dir.iterdir()) if p.suffix in (".txt", ".vtt", ".srt", ".json3")]
+    paths.append(Path(__file__).resolve().parent.parent / "persona_data" / "minimax-m3" / "captions.txt")
+    assert len(paths) >= 40
+    for p in paths:
+        text = p.read_text(encoding="utf-8")
+        assert not_captions(parse_captions(text), text) is None, p.name
+    for p in sorted(fixtures_dir.glob("*.yaml")):  # the eval and truth files are not captions
+        text = p.read_text(encoding="utf-8")
+        assert not_captions(parse_captions(text), text), p.name
+
+
+def test_a_real_talk_with_some_markup_words_is_still_captions(tmp_path: Path, fixtures_dir: Path,
+                                                              run_cli) -> None:  # noqa: ANN001
+    text = (fixtures_dir / "clean_storage_panel.txt").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    lines.insert(3, "- and then the list of things, right,")  # a caption line that happens to start with a dash
+    r = run_cli("ingest", _write(tmp_path, "talk.txt", "\n".join(lines)), "--out", str(tmp_path / "p"))
+    assert r.returncode == 0, r.stderr

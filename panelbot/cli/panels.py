@@ -90,6 +90,11 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"panelbot: warning: {args.captions}: {w}\n")
     if not [w for w in caps.words if w.text != ">>"]:
         raise DataError(f"{args.captions}: no caption text found ({caps.format})")
+    from panelbot.ingest.sniff import not_captions
+
+    refused = not_captions(caps, captions)
+    if refused:
+        raise DataError(f"{args.captions}: {refused}; expected WebVTT, SRT, json3 or a talk's plain captions")
     if not caps.title:
         caps.title = title_from_filename(args.captions)
     if args.url and not caps.timed:
