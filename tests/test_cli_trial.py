@@ -50,7 +50,8 @@ def test_ask_dash_still_reads_questions(run_cli) -> None:  # noqa: ANN001
 @pytest.mark.parametrize(("argv", "hint"), [
     (["ask", "--bogus", "x"], "panelbot ask --help"),
     (["quote", "kv", "--bogus"], "panelbot quote --help"),
-    (["history", "search", "kv", "--bogus"], "panelbot history"),
+    (["history", "search", "kv", "--bogus"], "panelbot history search --help"),
+    (["history", "--bogus"], "panelbot history --help"),
     (["--bogus"], "'panelbot --help'"),
 ])
 def test_an_unknown_flag_points_at_the_commands_help(argv: list[str], hint: str, run_cli) -> None:  # noqa: ANN001

@@ -65,7 +65,6 @@ def build_parser(group: str | None = None) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in (group,) if group else COMMAND_GROUPS:
         import_module(f"panelbot.cli.{name}").add_parsers(sub, common)
-    p.commands = sub.choices  # type: ignore[attr-defined]  # for parse(): which parser reports a bad word
     return p
 
 
@@ -74,9 +73,19 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Name
     follows (so the hint points at ``panelbot ask --help``, not the top-level help)."""
     args, extra = parser.parse_known_args(argv)
     if extra:
-        command = getattr(parser, "commands", {}).get(getattr(args, "command", None))
-        (command or parser).error(f"unrecognized arguments: {' '.join(extra)}")
+        _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     return args
+
+
+def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The (sub-)command parser that ``args`` went through last: ``panelbot history search``'s for
+    ``history search``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = getattr(args, action.dest, None)
+            if isinstance(chosen, str) and chosen in action.choices:
+                return _innermost(action.choices[chosen], args)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
