@@ -250,3 +250,11 @@ def test_a_real_talk_with_some_markup_words_is_still_captions(tmp_path: Path, fi
     lines.insert(3, "- and then the list of things, right,")  # a caption line that happens to start with a dash
     r = run_cli("ingest", _write(tmp_path, "talk.txt", "\n".join(lines)), "--out", str(tmp_path / "p"))
     assert r.returncode == 0, r.stderr
+
+
+def test_history_search_n_counts_rows_after_repeats_fold(run_cli) -> None:  # noqa: ANN001
+    for q in ["How do you deal with a KV cache that keeps growing?"] * 3 + ["kv cache sparse attention?"]:
+        assert run_cli("ask", q).returncode == 0
+    rows = run_cli("history", "search", "-n", "2", "kv cache").stdout.splitlines()
+    assert len(rows) == 2 and len(set(rows)) == 2
+    assert len(json.loads(run_cli("history", "search", "--json", "-n", "2", "kv cache").stdout)) == 2

@@ -30,7 +30,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 
     search = hsub.add_parser("search", parents=[json_flag], help="find questions and answers (full text)")
     search.add_argument("text", nargs="+", metavar="TEXT")
-    search.add_argument("-n", type=int, default=20, metavar="N", help="at most N hits (default 20)")
+    search.add_argument("-n", type=int, default=20, metavar="N", help="at most N rows (JSON: hits; default 20)")
     search.set_defaults(handler=cmd_search)
 
     rename = hsub.add_parser("rename", parents=[json_flag], help="give a conversation a new title")
@@ -136,16 +136,18 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not 1 <= args.n <= 1000:
         raise UsageError(f"-n expects a number from 1 to 1000 (got {args.n})")
     store = _open()
+    as_json = getattr(args, "json", False)
     hits = []
     if store is not None:
         with store:
-            hits = store.search(text, args.n)
-    if getattr(args, "json", False):
+            # text rows fold repeats of the same message together: read enough hits for N rows
+            hits = store.search(text, args.n if as_json else min(1000, args.n * 10))
+    if as_json:
         print_json([h.to_dict() for h in hits], out)
         return EXIT_OK
     if not hits:
         out.write(f"Nothing in the history matches {_clean(text)!r}.\n")
-    for line in search_rows(hits):
+    for line in search_rows(hits)[: args.n]:
         out.write(line + "\n")
     return EXIT_OK
 
