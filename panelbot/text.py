@@ -112,6 +112,21 @@ def strip_control(text: str, *, keep_newlines: bool = True) -> str:
     return text
 
 
+def shorten(text: str, width: int) -> str:
+    """``text`` on one line in at most ``width`` characters: whole, or cut at a word ending in "…" (mid-word
+    only when one word fills most of the width)."""
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "\u2026"[:width]
+    head = text[: width]  # one more than fits: is the cut between two words?
+    cut = head[:-1] if head.endswith(" ") else head[:-1].rsplit(" ", 1)[0]
+    if len(cut) < width // 2:  # a very long word: cut inside it
+        cut = text[: width - 1]
+    return cut.rstrip(" ,;:-–—") + "\u2026"
+
+
 MAX_QUESTION_CHARS = 2000  # a question longer than this is refused (routing cost grows with its length)
 
 

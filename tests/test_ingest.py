@@ -264,7 +264,8 @@ def test_cli_ingest_errors(run_cli, tmp_path: Path, fixtures_dir) -> None:
     r = run_cli("ingest", str(fixtures_dir / "storage_panel_captions.txt"))
     assert r.returncode == 2 and "--out" in r.stderr
     nobody = tmp_path / "nobody.txt"
-    nobody.write_text("Title\n\nhello >> how are you? >> fine", encoding="utf-8")
+    nobody.write_text("Title\n\n" + "hello there, it is good to see everybody here today. >> how are you all doing? "
+                      ">> fine, thanks, we have had a long week of work on the new harvest. " * 4, encoding="utf-8")
     r = run_cli("ingest", str(nobody), "--out", str(tmp_path / "y"))
     assert r.returncode == 2 and "no panelists" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "y").exists()

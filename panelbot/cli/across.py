@@ -33,6 +33,10 @@ def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.answer.compose import format_route
     from panelbot.text import strip_control
 
+    if args.continue_last or args.cid:
+        flag = "-c" if args.continue_last else "--cid"
+        raise UsageError(f"--all starts a new question across every talk: it cannot continue a conversation "
+                         f"({flag}); to follow up, continue in one talk with 'panelbot ask --panel NAME {flag} ...'")
     if args.llm or args.base_url or args.model or args.backend:
         raise UsageError("--all answers with the talks' own words: it cannot be combined with --llm, "
                          "--base-url, --model or --backend")

@@ -20,6 +20,8 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at ru
 if TYPE_CHECKING:
     from typing import TextIO
 
+    from panelbot.retrieval.results import RouteResult, ScoredQuote
+
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     ask = sub.add_parser("ask", parents=[common], help="answer a question (offline quotes or a model)",
@@ -136,12 +138,22 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     out.write(("\n" if i else "") + f"Q: {q}\n")
                 out.write(format_route(panel, result) + "\n")
                 links = [f"  [{sq.quote.id}] {format_time(sq.quote.start or 0)}  {sq.quote.url}"
-                         for sq in result.quotes if sq.quote.url]
+                         for sq in shown_quotes(result) if sq.quote.url]
                 if links:
                     out.write("Watch:\n" + "\n".join(links) + "\n")
     finally:
         conv.close()
     return EXIT_OK
+
+
+def shown_quotes(result: RouteResult) -> list[ScoredQuote]:
+    """The answer's quotes in the order ``format_route`` prints them: speaker by speaker, each speaker's
+    passages in spoken order (so the "Watch:" links read top to bottom like the answer above them)."""
+    from panelbot.answer.compose import passages
+
+    by_id = {sq.quote.id: sq for sq in result.quotes}
+    order = [i for sp in result.speakers for p in passages(result.quotes_for(sp)) for i in p.ids]
+    return [by_id[i] for i in dict.fromkeys(order) if i in by_id]
 
 
 def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

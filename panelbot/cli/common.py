@@ -102,13 +102,17 @@ def read_questions(parts: list[str], stdin: TextIO) -> Iterator[str]:
     if parts == ["-"]:
         raw = getattr(stdin, "buffer", None)
         lines = (b.decode("utf-8", "replace") for b in raw) if raw is not None else iter(stdin)
+        asked = False
         for n, line in enumerate(lines, 1):
             line = strip_control(line, keep_newlines=False).strip()
             if line:
                 too_long = question_too_long(line)
                 if too_long:
                     raise UsageError(f"line {n} of stdin: {too_long}")
+                asked = True
                 yield line
+        if not asked:
+            raise UsageError("no question on stdin ('-' reads one question per non-empty line)")
         return
     q = strip_control(" ".join(parts), keep_newlines=False).strip()
     if not q:

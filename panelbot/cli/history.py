@@ -12,7 +12,7 @@ from panelbot.cli.common import EXIT_OK, Parser, print_json
 from panelbot.errors import UsageError
 
 if TYPE_CHECKING:
-    from panelbot.conversation.store import ConversationStore
+    from panelbot.conversation.store import ConversationStore, SearchHit
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -30,7 +30,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 
     search = hsub.add_parser("search", parents=[json_flag], help="find questions and answers (full text)")
     search.add_argument("text", nargs="+", metavar="TEXT")
-    search.add_argument("-n", type=int, default=20, metavar="N", help="at most N hits (default 20)")
+    search.add_argument("-n", type=int, default=20, metavar="N", help="at most N rows (JSON: hits; default 20)")
     search.set_defaults(handler=cmd_search)
 
     rename = hsub.add_parser("rename", parents=[json_flag], help="give a conversation a new title")
@@ -136,19 +136,44 @@ def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not 1 <= args.n <= 1000:
         raise UsageError(f"-n expects a number from 1 to 1000 (got {args.n})")
     store = _open()
+    as_json = getattr(args, "json", False)
     hits = []
     if store is not None:
         with store:
-            hits = store.search(text, args.n)
-    if getattr(args, "json", False):
+            # text rows fold repeats of the same message together: read enough hits for N rows
+            hits = store.search(text, args.n if as_json else min(1000, args.n * 10))
+    if as_json:
         print_json([h.to_dict() for h in hits], out)
         return EXIT_OK
     if not hits:
         out.write(f"Nothing in the history matches {_clean(text)!r}.\n")
-    for h in hits:
-        who = "you" if h.role == "user" else h.speaker or h.role
-        out.write(_clean(f"{h.conversation_id:>4}  {h.title[:40]}  [{who}] {h.snippet}") + "\n")
+    for line in search_rows(hits)[: args.n]:
+        out.write(line + "\n")
     return EXIT_OK
+
+
+TITLE_WIDTH = 40
+
+
+def search_rows(hits: list[SearchHit]) -> list[str]:
+    """One row per message, best match first: the conversation, its title (cut at a word), who said it
+    ("you:" or the panelist's id and a colon: brackets mark only the matching words) and the snippet.
+    The same words said in several conversations (the same question asked again, the same quotes given
+    again) are one row naming the other conversations."""
+    from panelbot.text import shorten
+
+    groups: dict[tuple[str, str, str], list[SearchHit]] = {}
+    for h in hits:
+        groups.setdefault((h.role, h.speaker or "", " ".join(h.snippet.split())), []).append(h)
+    rows = []
+    for same in groups.values():
+        h = same[0]
+        who = "you" if h.role == "user" else h.speaker or h.role
+        title = shorten(_clean(h.title), TITLE_WIDTH).ljust(TITLE_WIDTH)
+        others = list(dict.fromkeys(o.conversation_id for o in same[1:] if o.conversation_id != h.conversation_id))
+        also = f"  (also in {', '.join(map(str, others))})" if others else ""
+        rows.append(_clean(f"{h.conversation_id:>4}  {title}  {who}: {' '.join(h.snippet.split())}{also}"))
+    return rows
 
 
 def cmd_rename(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

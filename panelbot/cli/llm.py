@@ -79,7 +79,8 @@ async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, pa
                 _abstain(panel, route, text, json_out, out, extra)
                 continue
             history = [Message(role, text) for role, text in conv.said]
-            view = _JsonView(panel, out) if json_out else _TextView(panel, out)
+            view = (_JsonView(panel, out) if json_out
+                    else _TextView(panel, out, verbatim=no_model is not None, width=terminal_width()))
             dones: list[SpeakerDone] = []
             async for event in backend.answer(AnswerRequest(question, panel, route, history)):
                 if isinstance(event, TextDelta):
@@ -123,8 +124,20 @@ def _abstain(panel: Panel, route: RouteResult, text: str, json_out: bool, out: T
 MODEL_INDENT = "  "
 
 
-def _indent(text: str) -> str:
-    return textwrap.indent(text, "  ")
+def _indent(text: str, width: int | None = None) -> str:
+    """Text under a speaker heading, indented two spaces; with ``width`` (the terminal) verbatim quotes are laid
+    out as plain ``ask`` prints them: each passage wrapped to ``width`` (the API's text is never wrapped)."""
+    if width is None:
+        return textwrap.indent(text, MODEL_INDENT)
+    return "\n".join(textwrap.fill(line, width, initial_indent=MODEL_INDENT, subsequent_indent=MODEL_INDENT)
+                     for line in text.splitlines() if line.strip())
+
+
+def terminal_width() -> int:
+    """The width plain ``ask`` wraps its quotes to: the terminal's, at most 100 columns."""
+    from panelbot.text import terminal_columns
+
+    return min(100, terminal_columns(100))
 
 
 class _TextView:
@@ -133,9 +146,11 @@ class _TextView:
     The model's words are always indented by two spaces, so only panelbot writes at the start of a line:
     a model cannot print a verdict line or a speaker heading that looks like panelbot's own."""
 
-    def __init__(self, panel: Panel, out: TextIO) -> None:
+    def __init__(self, panel: Panel, out: TextIO, *, verbatim: bool = False, width: int | None = None) -> None:
         self.panel = panel
         self.out = out
+        self.verbatim = verbatim  # the quotes stand in for a model: printed wrapped, as plain ``ask`` does
+        self.width = width  # a terminal's: quotes standing in for the model are wrapped to it
         self.current: str | None = None
         self.at_line_start = True
 
@@ -155,6 +170,9 @@ class _TextView:
 
     def delta(self, event: TextDelta) -> None:
         self._heading(event.speaker)
+        if self.verbatim:  # whole passages, not a stream: wrap them
+            self._write(_indent(strip_control(event.text), self.width or terminal_width()) + "\n")
+            return
         out: list[str] = []
         for i, piece in enumerate(strip_control(event.text).split("\n")):
             if i:
@@ -176,7 +194,7 @@ class _TextView:
         name = self.panel.display_name(d.speaker)
         if d.error:
             error = strip_control(d.error, keep_newlines=False)
-            self._write(f"[the model failed: {error}]\n{name}'s own words:\n{_indent(d.text)}\n")
+            self._write(f"[the model failed: {error}]\n{name}'s own words:\n{_indent(d.text, self.width)}\n")
             return
         if d.grounded is None:  # a backend that answers with verbatim quotes: nothing to verify
             return
@@ -184,7 +202,7 @@ class _TextView:
         if d.grounded:
             self._write(f"[{line}]\n")
         else:
-            self._write(f"[{line}]\n{name}'s own words:\n{_indent(quotes_text(d.quotes))}\n")
+            self._write(f"[{line}]\n{name}'s own words:\n{_indent(quotes_text(d.quotes), self.width)}\n")
         for sent in d.unsupported_sentences[:3]:
             self._write(f"[cites nothing: \u201c{textwrap.shorten(sent, 90)}\u201d]\n")
         more = len(d.unsupported_sentences) - 3

@@ -68,11 +68,31 @@ def build_parser(group: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, except that a word no option knows is reported by the command it
+    follows (so the hint points at ``panelbot ask --help``, not the top-level help)."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
+def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The (sub-)command parser that ``args`` went through last: ``panelbot history search``'s for
+    ``history search``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = getattr(args, action.dest, None)
+            if isinstance(chosen, str) and chosen in action.choices:
+                return _innermost(action.choices[chosen], args)
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     parser = build_parser(command_group(argv))
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     out, err = sys.stdout, sys.stderr
     try:
         return args.handler(args, out, err)

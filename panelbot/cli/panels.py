@@ -30,7 +30,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 
 def cmd_panels(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.panel import list_panels
-    from panelbot.text import strip_control
+    from panelbot.text import strip_control, terminal_columns
 
     infos = list_panels()
     if args.json:
@@ -39,11 +39,31 @@ def cmd_panels(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_OK
     if not infos:
         out.write("No panels installed.\n")
-    for i in infos:
-        who = ", ".join(i.panelists)
-        out.write(f"{i.name:<20} {i.status:<8} {i.quotes:>4} quotes  {who:<16} "
-                  f"{strip_control(i.title, keep_newlines=False)}\n")
+    rows = [(strip_control(i.name, keep_newlines=False), strip_control(i.status, keep_newlines=False),
+             f"{i.quotes} quotes", strip_control(", ".join(i.panelists), keep_newlines=False),
+             strip_control(i.title, keep_newlines=False)) for i in infos]
+    for line in table(rows, caps=(24, 8, 12, 28), right=(2,), width=terminal_columns(100)):
+        out.write(line + "\n")
     return EXIT_OK
+
+
+def table(rows: list[tuple[str, ...]], *, caps: tuple[int, ...], right: tuple[int, ...] = (),
+          width: int = 100) -> list[str]:
+    """Rows as aligned columns two spaces apart: each column as wide as its widest cell up to its cap
+    (``caps`` has one per column but the last), a longer cell cut at a word with "…"; the last column
+    takes what is left of ``width`` (at least 20 characters). Columns in ``right`` are right-aligned."""
+    from panelbot.text import shorten
+
+    if not rows:
+        return []
+    widths = [min(cap, max(len(r[c]) for r in rows)) for c, cap in enumerate(caps)]
+    last = max(20, width - sum(widths) - 2 * len(widths))
+    lines = []
+    for r in rows:
+        cells = [shorten(cell, w).rjust(w) if c in right else shorten(cell, w).ljust(w)
+                 for c, (cell, w) in enumerate(zip(r[:-1], widths, strict=True))]
+        lines.append("  ".join([*cells, shorten(r[-1], last)]).rstrip())
+    return lines
 
 
 def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -70,6 +90,11 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"panelbot: warning: {args.captions}: {w}\n")
     if not [w for w in caps.words if w.text != ">>"]:
         raise DataError(f"{args.captions}: no caption text found ({caps.format})")
+    from panelbot.ingest.sniff import not_captions
+
+    refused = not_captions(caps, captions)
+    if refused:
+        raise DataError(f"{args.captions}: {refused}; expected WebVTT, SRT, json3 or a talk's plain captions")
     if not caps.title:
         caps.title = title_from_filename(args.captions)
     if args.url and not caps.timed:
