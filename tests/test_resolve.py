@@ -420,3 +420,12 @@ def test_a_follow_up_about_the_users_own_case_in_another_sense_is_declined(route
 def test_a_follow_up_about_the_users_own_case_on_the_subject_is_answered(router):
     _, res = talk(router, KV, "how would I handle that for my own long-context requests?")
     assert res.route.speakers == ["dan"] and not res.route.abstained
+
+
+def test_a_follow_up_names_a_panelist_spelt_with_a_letter_nfkd_keeps(bread_router) -> None:
+    r = bread_router
+    first, other = talk(r, "Zoë, how long does it take to breed a new variety?", "and Rafał?")
+    assert first.route.speakers == ["zoe"]
+    assert other.route.speakers == ["rafal"]
+    _, by_lead = talk(r, "Zoe, how long does it take to breed a new variety?", "Rafał, and you?")
+    assert by_lead.route.speakers == ["rafal"]

@@ -42,7 +42,7 @@ from panelbot.records import field, record
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
-from panelbot.text import LazyPattern
+from panelbot.text import LazyPattern, fold
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ REFERENCE = LazyPattern(
 THAT = LazyPattern(r"(?:^|(\b\w+)\W+)that\b", re.IGNORECASE)
 
 # a name in front ("Dan, why?"): what follows is the question
-_NAME_LEAD = LazyPattern(r"^\W*@?[A-Za-z][\w.'-]*(?: [A-Z][\w.'-]*)?\s*[,:]\s*")
+_NAME_LEAD = LazyPattern(r"^\W*@?[^\W\d_][\w.'-]*(?: [^\W\d_a-z][\w.'-]*)?\s*[,:]\s*")
 
 # an elliptical follow-up ("and for training?", "what about multimodal?")
 ELLIPSIS = LazyPattern(
@@ -308,7 +308,7 @@ def _fix_cue_typos(router: Router, message: str) -> str:
     def fix(m: re.Match[str]) -> str:
         w = m.group(0)
         low = w.lower()
-        if len(low) < 3 or low in known or low in router.lexicon or low in CUE_WORDS:
+        if len(low) < 3 or low in known or low in router.lexicon or low in CUE_WORDS or fold(w) in router._name_words:
             return w
         from rapidfuzz.distance import OSA  # only for a word that is neither known nor a cue word
 
@@ -316,7 +316,7 @@ def _fix_cue_typos(router: Router, message: str) -> str:
                 and (len(c) >= 4 or c[0] == low[0])]
         return near[0] if len(near) == 1 else w
 
-    return re.sub(r"[A-Za-z]+", fix, message)
+    return re.sub(r"[^\W\d_]+", fix, message)  # every letter, not only ASCII ("Rafał" is one word)
 
 
 def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
