@@ -737,10 +737,11 @@ class _Resolver:
     # ------------------------------------------------------------------------------------ kinds
 
     def continuation(self, reading: _Reading, *, on_subject: bool = False) -> RouteResult:
-        """The same panelist(s), the same subject; what was not shown yet, the rest of the answer first.
-        ``on_subject``: asked for their view again ("What does Dan think?" after his answer), the rest of the
-        answer counts only where it is about the subject as a related answer must be (the rest of a turn
-        can move on to something else); when nothing is, it says so, by id."""
+        """The same panelist(s), the same subject; what was not shown yet, the rest of the answer first --
+        where it matches the subject at least the minimum quote score (a turn can move on to something
+        else). ``on_subject``: asked for their view again ("What does Dan think?" after his answer), the rest
+        of the answer counts only where it is about the subject as a related answer must be. When nothing
+        is left, it says so, by id."""
         speakers = self._forced() or list(self.subject.speakers)
         if reading.addressed and self.target == "auto":
             speakers = reading.addressed
@@ -778,7 +779,7 @@ class _Resolver:
         for _, _, qid in sorted(rest):
             i = index_of[qid]
             s = max(scores.get(i, 0.0), 0.0)
-            if on_subject and not (top and related(i, s)):
+            if not top or (not related(i, s) if on_subject else 100.0 * s / top < self.floor):
                 continue
             chosen.append((i, s))
             seen.add(qid)
