@@ -145,14 +145,17 @@ def _ascii_letters(text: str) -> str:
     characters (dashes, symbols, punctuation) as they are."""
     from anyascii import anyascii
 
-    out = []
-    for ch in text:
-        if ch.isascii() or not ch.isalpha():
-            out.append(ch)
-        else:
-            spelt = anyascii(ch)
+    def spell(m: re.Match[str]) -> str:
+        out = []
+        for ch in m.group(0):
+            spelt = anyascii(ch) if ch.isalpha() else ""
             out.append(spelt if spelt.isalnum() else ch)
-    return "".join(out)
+        return "".join(out)
+
+    return _NON_ASCII_RE.sub(spell, text)
+
+
+_NON_ASCII_RE = LazyPattern(r"[^\x00-\x7f]+")
 
 
 def word_pattern() -> re.Pattern[str]:

@@ -551,6 +551,11 @@ def test_a_panelist_named_in_the_possessive_answers_about_themselves(router: Rou
     assert router.route(question, "dan").speakers == ["dan"]
 
 
+def test_a_panelist_named_in_the_possessive_on_what_they_never_spoke_to_is_handed_over(router: Router) -> None:
+    res = router.route("What is Olive's take on the KV cache?")
+    assert res.speakers == ["dan"] and "Olive didn't speak to this" in res.note
+
+
 def test_both_panelists_lead_with_the_organisation_asked_about_or_the_best_quote(router: Router) -> None:
     # "M3" is MiniMax's: Olive leads, and her quote matches best
     res = router.route("Why open source M3?")

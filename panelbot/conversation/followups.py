@@ -46,7 +46,8 @@ def suggest_followups(router: Any, turns: Sequence[ConversationTurn], n: int = 3
             candidates.append((text, "next_question", nxt.id))
     out: list[FollowUp] = []
     hosts_used: set[str] = set()
-    floor = router.settings.min_quote_score
+    # a router without settings (a stand-in) has no minimum score
+    floor = getattr(getattr(router, "settings", None), "min_quote_score", 0.0)
     for text, kind, host_id in candidates:
         text = strip_control(text, keep_newlines=False).strip()
         if not text or any(f.text == text for f in out) or host_id in hosts_used:

@@ -750,7 +750,7 @@ class Router:
         if speakers:
             return speakers, how, ""
         others = [p for p in ranked if spoke[p] and p not in explicit]
-        if others and (via_org or about):  # nobody was addressed: the one who spoke to it answers, no hand-over
+        if others and via_org:  # nobody was named: the one who spoke to it answers, with no hand-over note
             return others[:1], f"{self.panel.display_name(others[0])}'s subject and best-matching quotes", ""
         if others:  # hand over to the one who did speak to it, and say so
             note = f"{names} didn't speak to this on the panel; {self.panel.display_name(others[0])} did"
