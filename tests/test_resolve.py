@@ -488,3 +488,12 @@ def test_a_reason_just_shown_must_be_given_for_the_subject(router):
                 assert any(w in excerpt.lower() for w in ("cache", "agent", "open", "model", "grow")), excerpt
     _, why = talk(router, "How does the KV cache affect agents?", "why?")
     assert "chat world" not in why.route.reason
+
+
+def test_a_panelist_named_in_the_possessive_mid_conversation_is_asked(router):
+    _, other = talk(router, "Dan, why does Together care about open source?", "What's Olive's take?")
+    assert other.kind == "other_panelist" and other.route.speakers == ["olive"]
+    _, other = talk(router, KV, "What's Olive's take?")
+    assert other.route.abstained and not other.route.off_topic and "Olive didn't speak to" in other.route.reason
+    _, intro = talk(router, KV, "What's Olive's background?")
+    assert intro.route.speakers == ["olive"] and ids(intro)[0] == "olive-01"

@@ -326,6 +326,8 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
         message = _fix_cue_typos(router, message)
     terms, evidence, matched, unmatched = _own_terms(router, message)
     addressed, both = router.addressed(message)
+    if not addressed and not both:
+        addressed = router.possessive(message)  # "what's Olive's take?" asks Olive, as if by name
     floor = router.settings.scope_floor
     if subject is None or SWITCH.search(message):
         return _Reading(STANDALONE, terms, evidence, addressed, both)

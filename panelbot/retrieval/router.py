@@ -251,6 +251,12 @@ class Router:
         hits.sort()
         return [pid for _, pid in hits], bool(BOTH_WORDS.search(question))
 
+    def possessive(self, question: str) -> list[str]:
+        """The panelists named in the possessive ("Olive's background", "Rafał's view"), in order of mention."""
+        folded = fold(question)
+        hits = sorted((m.start(), pid) for pid, rx in self._possessive_res.items() if (m := rx.search(folded)))
+        return [pid for _, pid in hits]
+
     @staticmethod
     def _is_address(folded: str, m: re.Match[str]) -> bool:
         """'Olive, ...', '@olive', 'ask Olive', 'what does Olive think' -- not 'olive oil'."""
@@ -342,8 +348,7 @@ class Router:
             for t in run if len(run) > 1 else []:
                 runs[t] = len(run)
         named = {t for pid, rx in self._org_res.items() if rx.search(question) for t in self._org_terms[pid]}
-        folded = fold(question)
-        mentioned = [pid for pid, rx in self._possessive_res.items() if rx.search(folded)]
+        mentioned = self.possessive(question)
         viewed = [pid for pid, rx in self._org_possessive_res.items() if rx.search(question)]
         if viewed and any(self._org_terms[pid] & set(uni) for pid in self._org_terms if pid not in viewed):
             viewed = []  # the other organisation is named too ("How did Together host MiniMax's model?")
