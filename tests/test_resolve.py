@@ -491,8 +491,9 @@ def test_a_reason_just_shown_must_be_given_for_the_subject(router):
 
 
 def test_a_panelist_named_in_the_possessive_mid_conversation_is_asked(router):
-    _, other = talk(router, "Dan, why does Together care about open source?", "What's Olive's take?")
-    assert other.kind == "other_panelist" and other.route.speakers == ["olive"]
+    for ask in ("What's Olive's take?", "What is Olive's view on that?", "and Olive\u2019s thoughts?"):
+        _, other = talk(router, "Dan, why does Together care about open source?", ask)
+        assert other.kind == "other_panelist" and other.route.speakers == ["olive"], ask
     _, other = talk(router, KV, "What's Olive's take?")
     assert other.route.abstained and not other.route.off_topic and "Olive didn't speak to" in other.route.reason
     _, intro = talk(router, KV, "What's Olive's background?")

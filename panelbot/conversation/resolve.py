@@ -118,7 +118,7 @@ OTHER = LazyPattern(
     r"\b(?:(?:the )?other (?:side|panelist|guest|speaker|person|one|expert)|"
     r"(?:do|does|would|will) (?:you|he|she|they) agree|agree|disagree|same question|same for you|"
     r"(?:what|how) about you|and you|you too|your (?:take|view|views|thoughts|opinion|perspective|side)|"
-    r"(?:his|her|their) (?:take|view|views|thoughts|opinion|perspective|side)|"
+    r"(?:his|her|their|[^\W\d_]+['\u2019]s) (?:take|view|views|thoughts|opinion|perspective|side)|"
     r"what (?:do|does|did|would) \w+(?: \w+)? (?:think|say)|thoughts|second opinion|(?:weigh|chime) in|"
     r"anything to add|want to add|add to that|same thing|see it the same way|see it differently)\b",
     re.IGNORECASE,
@@ -326,8 +326,8 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
         message = _fix_cue_typos(router, message)
     terms, evidence, matched, unmatched = _own_terms(router, message)
     addressed, both = router.addressed(message)
-    if not addressed and not both:
-        addressed = router.possessive(message)  # "what's Olive's take?" asks Olive, as if by name
+    possessive = not addressed and not both and bool(addressed := router.possessive(message))
+    # ... "what's Olive's take?" asks Olive, as if by name
     floor = router.settings.scope_floor
     if subject is None or SWITCH.search(message):
         return _Reading(STANDALONE, terms, evidence, addressed, both)
@@ -351,6 +351,8 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     if not stands and not addressed and not both:
         addressed = _organisations(router, message)
     asks_other = not stands and (addressed or both or OTHER.search(message))
+    if possessive and OTHER.search(message) and not {t for t in rest if t not in identity}:
+        asks_other = True  # "what is Olive's view on that?": her view of the subject, nothing new of its own
     if not asks_other and ((unknown and not matched and not cue) or (
             len(unknown) >= 2 and len(unknown) > len(set(matched)))):
         return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
