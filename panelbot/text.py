@@ -142,13 +142,35 @@ _WORD_RE = LazyPattern(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 
 
 def fold(text: str) -> str:
-    """Lowercase, strip accents, unify quotes and dashes."""
+    """Lowercase, strip accents, unify quotes and dashes; a letter that has no accent to strip but is not
+    ASCII either ("ł", "ø", "ß", "æ", a name in another script) is spelt in ASCII letters as ingest spells
+    panelist ids ("Rafał" -> "rafal", as "Rafal" is), so a name matches however it is typed."""
     if text.isascii():
         return text.lower()
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    if not text.isascii():
+        text = _ascii_letters(text)
     return text.lower()
+
+
+def _ascii_letters(text: str) -> str:
+    """Each non-ASCII letter of ``text`` in ASCII letters (anyascii, imported only for such a text); other
+    characters (dashes, symbols, punctuation) as they are."""
+    from anyascii import anyascii
+
+    def spell(m: re.Match[str]) -> str:
+        out = []
+        for ch in m.group(0):
+            spelt = anyascii(ch) if ch.isalpha() else ""
+            out.append(spelt if spelt.isalnum() else ch)
+        return "".join(out)
+
+    return _NON_ASCII_RE.sub(spell, text)
+
+
+_NON_ASCII_RE = LazyPattern(r"[^\x00-\x7f]+")
 
 
 def word_pattern() -> re.Pattern[str]:

@@ -89,3 +89,16 @@ def router(shipped_panel):
     from panelbot.retrieval.router import Router
 
     return Router(shipped_panel)
+
+
+@pytest.fixture(scope="session")
+def bread_router(tmp_path_factory: pytest.TempPathFactory):
+    """A router of the bread panel ingested from its captions (panelists "Zoë Achterberg", "Rafał Nowicki")."""
+    from panelbot.ingest.draft import build_draft, write_draft
+    from panelbot.panel import load_panel
+    from panelbot.retrieval.router import Router
+
+    caps = (Path(__file__).parent / "fixtures" / "bread_panel.vtt").read_text(encoding="utf-8")
+    out = tmp_path_factory.mktemp("bread") / "bread"
+    write_draft(build_draft(caps, "bread"), caps, out)
+    return Router(load_panel(out))

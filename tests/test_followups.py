@@ -62,3 +62,18 @@ def test_every_suggestion_is_answerable_along_any_path(router, shipped_panel, da
         pick = data.draw(st.sampled_from(ups))
         turns = _turns(router, *[t.question for t in turns], pick.text)
         assert turns[-1].speakers
+
+
+def test_a_follow_up_is_offered_only_when_it_is_answered_on_the_subject(router):
+    # asked of both, then of each in turn: every suggestion, asked, is answered with what is on the subject
+    question = "Why did you open source M3?"
+    res = resolve(router, [], question, target="both")
+    history = [ConversationTurn(question, list(res.route.speakers), [sq.quote.id for sq in res.route.quotes])]
+    floor = router.settings.min_quote_score
+    for message in ("and Olive?", "What does Dan think?", "What does Dan think?", "tell me more"):
+        res = resolve(router, history, message)
+        history.append(ConversationTurn(message, list(res.route.speakers), [sq.quote.id for sq in res.route.quotes]))
+        for f in suggest_followups(router, history):
+            got = resolve(router, history, f.text).route
+            # the rest of a turn that moved on to something else is not "more" on the subject
+            assert not got.abstained and all(sq.score >= floor for sq in got.quotes), (message, f.text)

@@ -420,3 +420,81 @@ def test_a_follow_up_about_the_users_own_case_in_another_sense_is_declined(route
 def test_a_follow_up_about_the_users_own_case_on_the_subject_is_answered(router):
     _, res = talk(router, KV, "how would I handle that for my own long-context requests?")
     assert res.route.speakers == ["dan"] and not res.route.abstained
+
+
+def test_a_follow_up_names_a_panelist_spelt_with_a_letter_nfkd_keeps(bread_router) -> None:
+    r = bread_router
+    first, other = talk(r, "Zoë, how long does it take to breed a new variety?", "and Rafał?")
+    assert first.route.speakers == ["zoe"]
+    assert other.route.speakers == ["rafal"]
+    _, by_lead = talk(r, "Zoe, how long does it take to breed a new variety?", "Rafał, and you?")
+    assert by_lead.route.speakers == ["rafal"]
+
+
+def _said_ids(reason: str) -> list[str]:
+    return re.findall(r"\b[a-z]+-\d+\b", reason)
+
+
+def test_asking_a_panelist_again_gives_only_what_they_said_on_the_subject(router):
+    # asked of both, then of the other one; asking the first again must stay on the subject -- the rest of
+    # the turn that moved on to another subject is not "what Dan thinks" of it
+    question = "Why did you open source M3?"
+    history = [turn_of(resolve(router, [], question, target="both"), question)]
+    res = resolve(router, history, "and Olive?")
+    history.append(turn_of(res, "and Olive?"))
+    floor = router.settings.min_quote_score
+    for _ in range(8):
+        res = resolve(router, history, "What does Dan think?")
+        if res.route.abstained:
+            break
+        assert res.route.speakers == ["dan"]
+        assert all(sq.score >= floor for sq in res.route.quotes), [(sq.quote.id, sq.score) for sq in res.route.quotes]
+        history.append(turn_of(res, "What does Dan think?"))
+    assert res.route.abstained and not res.route.off_topic and "nothing more" in res.route.reason
+    # ... and it names everything of his that was shown on it, in the order he said it in the talk
+    shown_dan = {q for t in history for q in t.quote_ids if q.startswith("dan-")}
+    named = _said_ids(res.route.reason)
+    assert set(named) == shown_dan
+    order = [(router.panel.quote(q).turn, router.panel.quote(q).sentences[0]) for q in named]
+    assert order == sorted(order)
+
+
+def test_nothing_more_names_what_was_said_in_the_talks_order(router):
+    dan = [q.id for q in router.panel.quotes if q.speaker == "dan"]
+    history = [ConversationTurn(KV, ["dan"], list(reversed(dan)))]
+    res = resolve(router, history, "tell me more")
+    named = _said_ids(res.route.reason)
+    assert named and "dan-22" in named
+    order = [(router.panel.quote(q).turn, router.panel.quote(q).sentences[0]) for q in named]
+    assert order == sorted(order)
+
+
+def test_a_reason_just_shown_must_be_given_for_the_subject(router):
+    # every "why?" answer's reason sentence (quoted in the note) shares the subject's words; a cause given in
+    # passing for something else in a passage just shown is not offered as the reason
+    from panelbot.conversation.reasons import CAUSE
+
+    for question in ("How does the KV cache affect agents?", "How do you deal with a KV cache that keeps growing?",
+                     "Why did MiniMax open source its strongest model?"):
+        first, why = talk(router, question, "why?")
+        if why.route.abstained:
+            assert not why.route.quotes and "reason" in why.route.reason
+            continue
+        shown = set(ids(first))
+        for sq in why.route.quotes:
+            if sq.quote.id in shown:  # reprinted: its reason must be about the subject
+                excerpt = why.route.reason.split("\u201c", 1)[1]
+                assert CAUSE.search(excerpt)
+                assert any(w in excerpt.lower() for w in ("cache", "agent", "open", "model", "grow")), excerpt
+    _, why = talk(router, "How does the KV cache affect agents?", "why?")
+    assert "chat world" not in why.route.reason
+
+
+def test_a_panelist_named_in_the_possessive_mid_conversation_is_asked(router):
+    for ask in ("What's Olive's take?", "What is Olive's view on that?", "and Olive\u2019s thoughts?"):
+        _, other = talk(router, "Dan, why does Together care about open source?", ask)
+        assert other.kind == "other_panelist" and other.route.speakers == ["olive"], ask
+    _, other = talk(router, KV, "What's Olive's take?")
+    assert other.route.abstained and not other.route.off_topic and "Olive didn't speak to" in other.route.reason
+    _, intro = talk(router, KV, "What's Olive's background?")
+    assert intro.route.speakers == ["olive"] and ids(intro)[0] == "olive-01"

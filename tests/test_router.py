@@ -534,3 +534,49 @@ def test_an_organisation_named_with_a_subject_does_not_pull_its_panelists_introd
     assert res.speakers == ["dan"] and res.quotes[0].quote.id in {"dan-11", "dan-13"}
     # ... while a specific asked of the organisation itself is still declined
     assert router.route("How many GPUs does Together have?").abstained
+
+
+# ------------------------------------------------------------------------------------ names and possessives
+
+
+@pytest.mark.parametrize("question", ["What's Olive's background?", "What is Olive\u2019s role?",
+                                      "Tell me about Olive's background", "what is olive's job"])
+def test_a_panelist_named_in_the_possessive_answers_about_themselves(router: Router, question: str) -> None:
+    res = router.route(question)
+    assert res.speakers == ["olive"] and res.quotes[0].quote.id == "olive-01"
+    assert "Olive" in res.reason and not res.note
+    # the other way round too, and an explicit address still wins
+    assert router.route(question.replace("Olive", "Dan").replace("olive", "dan")).speakers == ["dan"]
+    assert router.route("Dan, " + question[0].lower() + question[1:]).speakers == ["dan"]
+    assert router.route(question, "dan").speakers == ["dan"]
+
+
+def test_a_panelist_named_in_the_possessive_on_what_they_never_spoke_to_is_handed_over(router: Router) -> None:
+    res = router.route("What is Olive's take on the KV cache?")
+    assert res.speakers == ["dan"] and "Olive didn't speak to this" in res.note
+
+
+def test_both_panelists_lead_with_the_organisation_asked_about_or_the_best_quote(router: Router) -> None:
+    # "M3" is MiniMax's: Olive leads, and her quote matches best
+    res = router.route("Why open source M3?")
+    assert res.speakers == ["olive", "dan"]
+    assert res.quotes[0].quote.speaker == "olive"
+    # named in the user's order, the user's order stands
+    assert router.route("Dan and Olive, why open source M3?").speakers == ["dan", "olive"]
+    # whoever leads an answer of two has the best quote of it, unless the question names one's organisation
+    for q in ("What do you both think about open source?", "Why open source?", "Is open source catching up?"):
+        res = router.route(q)
+        if len(res.speakers) == 2 and not {"minimax", "together"} & set(router.query_terms(q).matched):
+            best = {p: max(sq.score for sq in res.quotes if sq.quote.speaker == p) for p in res.speakers}
+            assert best[res.speakers[0]] >= best[res.speakers[1]]
+
+
+@pytest.mark.parametrize("spelling", ["Rafał", "Rafal", "RAFAŁ", "rafał", "Rafał Nowicki", "@rafal"])
+def test_a_name_is_recognised_however_it_is_spelt(bread_router: Router, spelling: str) -> None:
+    r = bread_router
+    res = r.route(f"{spelling}, how long does it take to breed a new variety?")
+    assert res.speakers == ["rafal"], res.reason
+    assert r.addressed(f"What does {spelling} think?")[0] == ["rafal"]
+    for zoe in ("Zoë", "Zoe", "ZOË"):
+        assert r.route(f"{zoe}, how long does it take to breed a new variety?").speakers == ["zoe"]
+    assert r.query_terms("What's Rafał's background?").mentioned == ["rafal"]

@@ -75,6 +75,16 @@ def test_words_and_fold() -> None:
     assert normalize_for_match("  The KV-cache, grows!") == "the kv cache grows"
 
 
+def test_fold_spells_letters_nfkd_cannot_strip_in_ascii() -> None:
+    # letters with no accent to strip ("ł", "ø", "ß", "æ", another script) are spelt as ingest spells ids
+    from panelbot.ingest.names import fold_id
+
+    for name in ("Rafał", "Søren", "Łukasz", "Æsa", "Đorđe", "Иван", "Zoë"):
+        assert fold(name) == fold_id(name) and fold(name).isascii()
+    assert words("Rafał Nowicki, Straße") == ["rafal", "nowicki", "strasse"]
+    assert fold("a — “b”") == 'a — "b"'  # symbols and punctuation are kept as they are
+
+
 def test_split_sentences() -> None:
     assert split_sentences("Hi there. How are you? fine. OK") == ["Hi there.", "How are you? fine.", "OK"]
     assert split_sentences("  ") == []

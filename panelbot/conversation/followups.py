@@ -46,6 +46,8 @@ def suggest_followups(router: Any, turns: Sequence[ConversationTurn], n: int = 3
             candidates.append((text, "next_question", nxt.id))
     out: list[FollowUp] = []
     hosts_used: set[str] = set()
+    # a router without settings (a stand-in) has no minimum score
+    floor = getattr(getattr(router, "settings", None), "min_quote_score", 0.0)
     for text, kind, host_id in candidates:
         text = strip_control(text, keep_newlines=False).strip()
         if not text or any(f.text == text for f in out) or host_id in hosts_used:
@@ -58,6 +60,8 @@ def suggest_followups(router: Any, turns: Sequence[ConversationTurn], n: int = 3
             continue
         if route.abstained or not route.quotes:
             continue
+        if host_id is None and not any(sq.score >= floor for sq in route.quotes):
+            continue  # answered, but not on the subject (the rest of a turn that moved on): not offered
         if host_id is not None and not any(sq.quote.question == host_id for sq in route.quotes):
             continue  # it would be answered, but not with what the host's question got on stage
         out.append(FollowUp(text, kind, tuple(route.speakers)))

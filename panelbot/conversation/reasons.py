@@ -87,6 +87,15 @@ def reason_excerpt(text: str, relevance: Callable[[str], float] | None = None) -
     return ""
 
 
+def cause_relevance(text: str, relevance: Callable[[str], float]) -> tuple[float, float]:
+    """(how much of the subject -- ``relevance(sentence)`` -- the most relevant sentence giving a cause says,
+    how much the passage's most relevant sentence says): a passage about the subject whose reason is given
+    in a sentence about something else ("...the stack you want to optimize because now, in the chat world,
+    ...") scores far below its best."""
+    scored = [(relevance(s), bool(CAUSE.search(s))) for s in _SENTENCE.split(" ".join((text or "").split()))]
+    return (max((r for r, cause in scored if cause), default=0.0), max((r for r, _ in scored), default=0.0))
+
+
 def asks_why(message: str) -> bool:
     """The message asks for a reason ("why?", "how come?", "and why is that?", "what's the reasoning?")."""
     stripped = _LEAD.sub("", message or "")

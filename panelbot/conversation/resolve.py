@@ -42,7 +42,7 @@ from panelbot.records import field, record
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
-from panelbot.text import LazyPattern
+from panelbot.text import LazyPattern, fold
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
 if TYPE_CHECKING:
@@ -70,10 +70,11 @@ HOST_WEIGHT = 0.4  # the host question the subject's first answer responded to, 
 PARALLEL_SHARE = 0.5  # a host question sharing this share of words with the subject's is "the same question"
 SWITCH_RATIO = 0.5  # elaboration: the new words alone must favour another panelist this clearly to switch
 PER_SPEAKER = 60  # candidates kept per panelist when ranking
-SAID_IDS = 4  # "nothing more than what's shown (olive-02, olive-03)": ids named at most
+SAID_IDS = 12  # "nothing more than what's shown (olive-02, olive-03)": ids named at most
 REASONS_EACH = 2  # passages giving a reason, per panelist
 REASON_POOL = 5  # a reason from another answer: one of each speaker's this many best passages on the subject
 CAUSE_BONUS = 0.25  # a passage with two markers of a reason ranks this much above one with one
+CAUSE_SHARE = 0.5  # a reason just shown is for the subject when its sentence says this share of the best one
 VARIANT_PREFIX = 6  # an unknown word sharing this many first letters with a panel word is a variant of it
 
 # a new subject announced ("unrelated, ...", "by the way, ...")
@@ -117,7 +118,7 @@ OTHER = LazyPattern(
     r"\b(?:(?:the )?other (?:side|panelist|guest|speaker|person|one|expert)|"
     r"(?:do|does|would|will) (?:you|he|she|they) agree|agree|disagree|same question|same for you|"
     r"(?:what|how) about you|and you|you too|your (?:take|view|views|thoughts|opinion|perspective|side)|"
-    r"(?:his|her|their) (?:take|view|views|thoughts|opinion|perspective|side)|"
+    r"(?:his|her|their|[^\W\d_]+['\u2019]s) (?:take|view|views|thoughts|opinion|perspective|side)|"
     r"what (?:do|does|did|would) \w+(?: \w+)? (?:think|say)|thoughts|second opinion|(?:weigh|chime) in|"
     r"anything to add|want to add|add to that|same thing|see it the same way|see it differently)\b",
     re.IGNORECASE,
@@ -147,7 +148,7 @@ REFERENCE = LazyPattern(
 THAT = LazyPattern(r"(?:^|(\b\w+)\W+)that\b", re.IGNORECASE)
 
 # a name in front ("Dan, why?"): what follows is the question
-_NAME_LEAD = LazyPattern(r"^\W*@?[A-Za-z][\w.'-]*(?: [A-Z][\w.'-]*)?\s*[,:]\s*")
+_NAME_LEAD = LazyPattern(r"^\W*@?[^\W\d_][\w.'-]*(?: [^\W\d_a-z][\w.'-]*)?\s*[,:]\s*")
 
 # an elliptical follow-up ("and for training?", "what about multimodal?")
 ELLIPSIS = LazyPattern(
@@ -308,7 +309,7 @@ def _fix_cue_typos(router: Router, message: str) -> str:
     def fix(m: re.Match[str]) -> str:
         w = m.group(0)
         low = w.lower()
-        if len(low) < 3 or low in known or low in router.lexicon or low in CUE_WORDS:
+        if len(low) < 3 or low in known or low in router.lexicon or low in CUE_WORDS or fold(w) in router._name_words:
             return w
         from rapidfuzz.distance import OSA  # only for a word that is neither known nor a cue word
 
@@ -316,7 +317,7 @@ def _fix_cue_typos(router: Router, message: str) -> str:
                 and (len(c) >= 4 or c[0] == low[0])]
         return near[0] if len(near) == 1 else w
 
-    return re.sub(r"[A-Za-z]+", fix, message)
+    return re.sub(r"[^\W\d_]+", fix, message)  # every letter, not only ASCII ("Rafał" is one word)
 
 
 def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
@@ -325,6 +326,8 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
         message = _fix_cue_typos(router, message)
     terms, evidence, matched, unmatched = _own_terms(router, message)
     addressed, both = router.addressed(message)
+    possessive = not addressed and not both and bool(addressed := router.possessive(message))
+    # ... "what's Olive's take?" asks Olive, as if by name
     floor = router.settings.scope_floor
     if subject is None or SWITCH.search(message):
         return _Reading(STANDALONE, terms, evidence, addressed, both)
@@ -348,6 +351,8 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     if not stands and not addressed and not both:
         addressed = _organisations(router, message)
     asks_other = not stands and (addressed or both or OTHER.search(message))
+    if possessive and OTHER.search(message) and not {t for t in rest if t not in identity}:
+        asks_other = True  # "what is Olive's view on that?": her view of the subject, nothing new of its own
     if not asks_other and ((unknown and not matched and not cue) or (
             len(unknown) >= 2 and len(unknown) > len(set(matched)))):
         return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
@@ -663,6 +668,13 @@ def _followups_instead(router: Router, history: Sequence[ConversationTurn]) -> l
         _SUGGESTING.pop()
 
 
+def _talk_order(quote: Any, qid: str) -> tuple[int, int, str]:
+    """Where a quote was said in the talk (its turn, then its first sentence); a quote without them last."""
+    turn = getattr(quote, "turn", None)
+    sentences = getattr(quote, "sentences", None)
+    return (turn if turn is not None else 1 << 62, sentences[0] if sentences else 0, qid)
+
+
 class _Resolver:
     def __init__(self, router: Router, subject: _Subject, shown: set[str], message: str, target: str) -> None:
         self.router = router
@@ -728,11 +740,16 @@ class _Resolver:
 
     # ------------------------------------------------------------------------------------ kinds
 
-    def continuation(self, reading: _Reading) -> RouteResult:
-        """The same panelist(s), the same subject; what was not shown yet, the rest of the answer first."""
+    def continuation(self, reading: _Reading, *, on_subject: bool = False) -> RouteResult:
+        """The same panelist(s), the same subject; what was not shown yet, the rest of the answer first --
+        where it matches the subject at least the minimum quote score (a turn can move on to something
+        else). ``on_subject``: asked for their view again ("What does Dan think?" after his answer), the rest
+        of the answer counts only where it is about the subject as a related answer must be. When nothing
+        is left, it says so, by id."""
         speakers = self._forced() or list(self.subject.speakers)
         if reading.addressed and self.target == "auto":
             speakers = reading.addressed
+        on_subject = on_subject or bool(OTHER.search(self.message))  # their view, not the rest of the turn
         terms = _merge(reading.terms, self.subject.terms, 1.0)
         scores, top = _weighted_scores(self.router, terms, set(speakers))
         best = max(scores.values(), default=0.0)
@@ -752,22 +769,29 @@ class _Resolver:
                     after = self._position(q) > positions[key]
                     rest.append((0 if after else 1, self._position(q), q.id))
         index_of = self._index_of([qid for _, _, qid in rest])
-        chosen: list[tuple[int, float]] = []
-        for _, _, qid in sorted(rest):
-            i = index_of[qid]
-            chosen.append((i, max(scores.get(i, 0.0), 0.0)))
-            seen.add(qid)
         # 2. related answers by the same panelist(s), not shown: close to the subject's best match, or
         #    about one of the subject's own specific words ("kv cache", "rl") -- not when the message asks
         #    what was just said means ("how so?"): that is in the answer itself, never in another one
         clarifying = bool(CLARIFY.search(self.message)) and not MORE.search(self.message)
         specific = self._specific_terms(speakers)
         about = self.router.index.score(specific, set(speakers)) if specific and not clarifying else {}
+
+        def related(i: int, s: float) -> bool:
+            return 100.0 * s / top >= self.floor and (s >= RELATED_RATIO * best or about.get(i, 0.0) > 0)
+
+        chosen: list[tuple[int, float]] = []
+        for _, _, qid in sorted(rest):
+            i = index_of[qid]
+            s = max(scores.get(i, 0.0), 0.0)
+            if not top or (not related(i, s) if on_subject else 100.0 * s / top < self.floor):
+                continue
+            chosen.append((i, s))
+            seen.add(qid)
         for i, s in [] if clarifying else _ranked(scores, len(self.shown) + len(seen) + self.k + PER_SPEAKER):
             q = self.router.index.quotes[i]
-            if q.id in self.shown or q.id in seen or 100.0 * s / top < self.floor:
+            if q.id in self.shown or q.id in seen:
                 continue
-            if s >= RELATED_RATIO * best or about.get(i, 0.0) > 0:
+            if related(i, s):
                 chosen.append((i, s))
                 seen.add(q.id)
             if len(chosen) >= self.k:
@@ -780,7 +804,7 @@ class _Resolver:
             tail = f" {self._name(spoke)} also spoke to it: ask what they think." if spoke else ""
             return self._decline(
                 f"{self._name(speakers)} had nothing more to say on {self.subject.label} than what you've "
-                f"already seen{self._said(speakers, _best_first(scores))}.{tail}", reading.addressed, off_topic=False)
+                f"already seen{self._said(speakers, self._on_subject(scores, top))}.{tail}", reading.addressed, off_topic=False)
         answering = [p for p in speakers if any(sq.quote.speaker == p for sq in picked)]
         reason = f"{self._about()}: more from {self._name(answering)}, not shown yet"
         return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
@@ -835,6 +859,10 @@ class _Resolver:
                 done.append(p)
         return fresh, done
 
+    def _on_subject(self, scores: dict[int, float], top: float) -> list[int]:
+        """The quotes (indices, best first) that match the subject at least the minimum quote score."""
+        return [i for i in _best_first(scores) if top and 100.0 * scores[i] / top >= self.floor]
+
     def _said(self, speakers: list[str], ranked: Sequence[int]) -> str:
         """" (olive-02, olive-03)": what these speakers already said on the subject in this conversation, by
         id (``ranked``: quote indices, best match first; then the last answer's), or ""."""
@@ -842,14 +870,23 @@ class _Resolver:
         ids = [quotes[i].id for i in ranked if quotes[i].speaker in speakers and quotes[i].id in self.shown]
         ids += [q for q in self.subject.quote_ids
                 if (found := self.panel.quote(q)) is not None and found.speaker in speakers]
-        ids = list(dict.fromkeys(ids))[:SAID_IDS]
-        return f" ({', '.join(ids)})" if ids else ""
+        # every one of them, in the order they were said in the talk (the SAID_IDS best when there are more)
+        ids = list(dict.fromkeys(ids))
+        kept = ids[:SAID_IDS]
+        found = {qid: q for qid in kept if (q := self.panel.quote(qid)) is not None}
+        kept.sort(key=lambda qid: _talk_order(found.get(qid), qid))
+        return f" ({', '.join(kept)})" if kept else ""
 
     def reason(self, reading: _Reading) -> RouteResult:
         """Why: the passages where the same panelist(s) give a cause or motivation for the subject -- the
         rest of the last answer first, then their related answers -- including one already shown when the
         reason sits there (the note quotes it, with its id); when the talk gives none, it says so."""
-        from panelbot.conversation.reasons import causes, reason_excerpt, states_cause
+        from panelbot.conversation.reasons import (
+            cause_relevance,
+            causes,
+            reason_excerpt,
+            states_cause,
+        )
 
         speakers = self._forced() or list(self.subject.speakers)
         if reading.addressed and self.target == "auto":
@@ -879,12 +916,25 @@ class _Resolver:
             if 100.0 * sc / top >= self.floor and (sc >= RELATED_RATIO * best or about.get(i, 0.0) > 0):
                 tier.setdefault(quotes[i].id, 1)
         index_of = self._index_of(list(tier))
+        norm = self.router.norm
+        # a reason in what was just shown must be given for the subject: its sentence says at least CAUSE_SHARE
+        # as much of the subject (its words and those of its answers) as the passage's most relevant sentence
+
+        def relevance(sentence: str) -> float:  # how much of the subject a sentence says
+            return sum(terms.get(t, 0.0) for t in set(norm.terms(sentence)))
+
+        def off_subject(text: str) -> bool:
+            cause, most = cause_relevance(text, relevance)
+            return cause < CAUSE_SHARE * most
+
         found: list[tuple[tuple[int, int, float], int, float]] = []
         for qid, t in tier.items():
             i = index_of.get(qid)
             if i is None:
                 continue
             n = causes(quotes[i].text)
+            if n and qid in last and off_subject(quotes[i].text):
+                continue  # what was just shown gives a reason for something else: not the reason asked for
             stated = n > 0 and states_cause(quotes[i].text)
             # grounds only ("we found", "we're seeing") count in the answer itself, not in another one
             if n and (stated or t == 0):
@@ -922,13 +972,9 @@ class _Resolver:
                                          f"panel{who}", reading.addressed, off_topic=False)
             return self._decline(
                 f"{self._name(speakers)} gave no reason for that on the panel; what was said on "
-                f"{self.subject.label} is in what you've already seen{self._said(speakers, _best_first(scores))}.",
+                f"{self.subject.label} is in what you've already seen{self._said(speakers, self._on_subject(scores, top))}.",
                 reading.addressed, off_topic=False)
         picked = [_scored(self.router, i, sc, top, terms) for p in answering for i, sc in per[p]]
-        norm = self.router.norm
-
-        def relevance(sentence: str) -> float:  # how much of the subject a sentence says
-            return sum(terms.get(t, 0.0) for t in set(norm.terms(sentence)))
 
         notes = []
         for p in answering:
@@ -958,7 +1004,8 @@ class _Resolver:
         if go_on and not forced and speakers and set(speakers) <= answered:
             # they already answered this subject here ("and Olive?" after an answer both gave): what they
             # have not said yet, the rest of their answer first -- or, when nothing is left, that, by id
-            return self.continuation(_Reading(CONTINUATION, reading.terms, reading.evidence, speakers, False))
+            return self.continuation(_Reading(CONTINUATION, reading.terms, reading.evidence, speakers, False),
+                                     on_subject=True)
         # the same question, without what named the panelist who answered it ("Dan, ... at Together?")
         own = _identity_terms(self.router, list(self.panel.panelists))
         subject = {t: w for t, w in self.subject.terms.items() if t not in own} or self.subject.terms
@@ -976,7 +1023,7 @@ class _Resolver:
         # what each has not said yet in this conversation: a quote already shown is never given again
         fresh, said_all = self._unsaid(per, top, [p for p in speakers if p in spoke], parallel)
         answering = [p for p in speakers if p in fresh]
-        said = self._said(said_all, [i for p in said_all for i, _ in per.get(p, [])])
+        said = self._said(said_all, [i for p in said_all for i, s in per.get(p, []) if 100.0 * s / top >= self.floor])
         if not answering:
             if said_all:
                 others = [p for p in spoke if p not in speakers and p in self._unsaid(per, top, [p], parallel)[0]]

@@ -217,17 +217,25 @@ class Router:
                            (first,))
             for p in panel.panelists.values() if p.organisation
             and (first := fold(p.organisation.split()[0])) in everyday and first.isalpha()]
-        self._possessive_res = {pid: GuardedPattern(rf"\b{re.escape(p.name)}['\u2019]s\b", re.IGNORECASE, (p.name,))
-                                for pid, p in panel.panelists.items()}
+        # a panelist's names as a folded question spells them: full name, id, and first name when no other
+        # panelist shares it ("Rafał Nowicki", "rafal", "Rafał" -> "rafal")
+        firsts = Counter(fold(p.name).split()[0] for p in panel.panelists.values() if p.name.split())
+        spellings: dict[str, tuple[str, ...]] = {}
+        for pid, p in panel.panelists.items():
+            first = fold(p.name).split()[:1]
+            unique = [f for f in first if firsts[f] == 1]
+            spellings[pid] = tuple(dict.fromkeys(n for n in (fold(p.name), pid, *unique) if n))
+        self._possessive_res = {
+            pid: GuardedPattern(rf"(?<![\w@])(?:{'|'.join(map(re.escape, names))})'s\b", re.IGNORECASE, names)
+            for pid, names in spellings.items()}
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
         self._verified: dict[str, bool] = {}
         self._name_res = {
             pid: GuardedPattern(
-                rf"(?:@{re.escape(pid)}\b|(?<![\w@]){re.escape(fold(p.name))}(?![\w'])"
-                rf"|(?<![\w@]){re.escape(pid)}(?![\w']))",
-                re.IGNORECASE, (pid, fold(p.name)),
+                rf"(?:@{re.escape(pid)}\b|(?<![\w@])(?:{'|'.join(map(re.escape, names))})(?![\w']))",
+                re.IGNORECASE, names,
             )
-            for pid, p in panel.panelists.items()
+            for pid, names in spellings.items()
         }
 
     # ------------------------------------------------------------------------------------------- parts
@@ -242,6 +250,12 @@ class Router:
                 hits.append((m.start(), pid))
         hits.sort()
         return [pid for _, pid in hits], bool(BOTH_WORDS.search(question))
+
+    def possessive(self, question: str) -> list[str]:
+        """The panelists named in the possessive ("Olive's background", "Rafał's view"), in order of mention."""
+        folded = fold(question)
+        hits = sorted((m.start(), pid) for pid, rx in self._possessive_res.items() if (m := rx.search(folded)))
+        return [pid for _, pid in hits]
 
     @staticmethod
     def _is_address(folded: str, m: re.Match[str]) -> bool:
@@ -334,7 +348,7 @@ class Router:
             for t in run if len(run) > 1 else []:
                 runs[t] = len(run)
         named = {t for pid, rx in self._org_res.items() if rx.search(question) for t in self._org_terms[pid]}
-        mentioned = [pid for pid, rx in self._possessive_res.items() if rx.search(question)]
+        mentioned = self.possessive(question)
         viewed = [pid for pid, rx in self._org_possessive_res.items() if rx.search(question)]
         if viewed and any(self._org_terms[pid] & set(uni) for pid in self._org_terms if pid not in viewed):
             viewed = []  # the other organisation is named too ("How did Together host MiniMax's model?")
@@ -668,11 +682,18 @@ class Router:
             per[pid] = [ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
                         for i, sc in self._ask_matches(query, best)[:n]]
         strength = {pid: self._strength(pid, per[pid], query) + (ORG_BONUS if pid == lean else 0.0) for pid in ids}
-        # "What's Together's take on ...?" asks the panelist who speaks for Together, as if by name
-        via_org = not addressed and query.org_view is not None and not both and target == "auto"
-        asked = [query.org_view] if via_org and query.org_view else addressed
-        speakers, reason, note = self._who_answers(query, target, asked, both, fit, strength, via_org=via_org)
+        # "What's Together's take on ...?" asks the panelist who speaks for Together, as if by name; so does
+        # "What's Olive's background?" ask Olive (the one panelist named in the possessive, when nobody is
+        # addressed): a panelist's own background, role or view is theirs to give
+        unaddressed = not addressed and not both and target == "auto"
+        via_org = unaddressed and query.org_view is not None
+        about = query.mentioned[0] if unaddressed and len(query.mentioned) == 1 and not via_org else None
+        asked = [query.org_view] if via_org and query.org_view else [about] if about else addressed
+        speakers, reason, note = self._who_answers(query, target, asked, both, fit, strength, via_org=via_org,
+                                                   about=about)
         speakers = [p for p in speakers if per.get(p)]
+        if len(speakers) > 1 and len(addressed) < 2:  # not named in an order of the user's ("Olive and Dan")
+            speakers = self._lead_first(query, speakers, per)
         if not speakers:
             return RouteResult(question, [], True, [], "no quote matches the question",
                                addressed, offer(), evidence)
@@ -690,7 +711,7 @@ class Router:
 
     def _who_answers(self, query: _Query, target: str, addressed: list[str], both: bool,
                      per: dict[str, list[ScoredQuote]], strength: dict[str, float], *,
-                     via_org: bool = False) -> tuple[list[str], str, str]:
+                     via_org: bool = False, about: str | None = None) -> tuple[list[str], str, str]:
         """(speakers, reason, note): whoever was asked (by name, ``target``) unless they never spoke to it
         -- then the one who did, and ``note`` says so -- else the best fit, and a second who answered too."""
         ids = list(self.panel.panelists)
@@ -713,6 +734,9 @@ class Router:
             if via_org:
                 org = self.panel.panelists[addressed[0]].organisation
                 how = f"asked for {org}'s view: {self.panel.display_name(addressed[0])} speaks for it"
+            elif about:
+                name = self.panel.display_name(about)
+                how = f"asked about {name} ({name}'s own work or view): {name} answers"
         if not explicit:
             first = ranked[0]
             if len(ranked) > 1 and self._both_answered(query, per, first, ranked[1]):
@@ -737,6 +761,16 @@ class Router:
             note = f"{names} didn't speak to this on the panel; {self.panel.display_name(others[0])} did"
             return others[:1], note, note
         return [p for p in explicit if per[p]][:1], how, ""  # nobody really did: the one asked, what they have
+
+    def _lead_first(self, query: _Query, speakers: list[str], per: dict[str, list[ScoredQuote]]) -> list[str]:
+        """Two panelists answering, in the order the answer shows them: first the one whose organisation
+        (or its product: "M3" -> minimax) the question names, when it names one panelist's only; else the
+        one whose best quote matches the question best (ties keep the order of fit)."""
+        about = set(query.matched) | query.named
+        owners = [p for p in speakers if self._org_terms.get(p) and self._org_terms[p] & about]
+        if len(owners) == 1:
+            return owners + [p for p in speakers if p != owners[0]]
+        return sorted(speakers, key=lambda p: -(per[p][0].score if per.get(p) else 0.0))
 
     def _answer_quotes(self, top: list[ScoredQuote], scores: dict[int, float],
                        terms: list[str]) -> list[ScoredQuote]:
