@@ -69,7 +69,11 @@ class PanelSwitching(AppMixin):
             return []
 
     def switch_panel(self, name: str) -> None:
-        """/panel NAME: load it and start a new conversation with it (the old one stays in history)."""
+        """/panel NAME: load it and start a new conversation with it (the old one stays in history). The panel
+        already loaded is left as it is (its conversation too), with a word saying so."""
+        if self.panel is not None and name.strip() == self.panel.name:
+            self.notify(f"{safe(self.panel.name, one_line=True)} is already the panel.", markup=False)
+            return
         if self.answering:
             self.action_cancel()
         if not self._load_panel(name):
