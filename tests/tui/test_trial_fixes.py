@@ -29,3 +29,40 @@ async def test_picking_the_loaded_panel_keeps_the_conversation(make_app) -> None
         assert "Ask Dan" not in chat_text(app).split("You ")[-1]  # no welcome again
         assert app.conversation_id == cid
         assert "tiny is already the panel." in _toasts(app)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (160, 48), (200, 50)])
+async def test_the_input_placeholder_fits_the_input(make_app, size) -> None:
+    from panelbot.tui.widgets.prompt import Prompt
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        prompt = app.query_one(Prompt)
+        shown = str(prompt.placeholder)
+        assert shown.startswith("Ask the panel") and len(shown) < prompt.content_size.width
+        if size[0] in (80, 200):  # the chat is wide enough for the keys
+            assert "Enter send" in shown and "/help" in shown
+
+
+async def test_help_fits_80x24_without_scrolling_and_names_the_loaded_panelists(make_app, monkeypatch) -> None:
+    from panelbot.tui.screens.help import HelpScreen
+
+    from .conftest import HERE
+
+    for panel, ask in (("tiny", "/ask auto|dan|olive|both"), ("gardens", "/ask auto|sam|ivy|both")):
+        monkeypatch.setenv("PANELBOT_PANELS", str(HERE.parent / "fixtures" / "library" if panel == "gardens"
+                                                  else HERE / "panels"))
+        app = make_app(panel)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("f1")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            body = app.screen.query_one("#help-body")
+            assert body.max_scroll_y == 0 and not body.show_vertical_scrollbar
+            screen = app.export_screenshot().replace("&#160;", " ")
+            for shown in (ask, "/panel NAME", "/quote QUERY", "/source ID", "/clear", "/export [PATH]",
+                          "/history", "/regenerate", "Ctrl+Q", "tui.keys"):
+                assert shown in screen, shown
+            if panel == "gardens":
+                assert "dan" not in screen
