@@ -66,3 +66,26 @@ async def test_help_fits_80x24_without_scrolling_and_names_the_loaded_panelists(
                 assert shown in screen, shown
             if panel == "gardens":
                 assert "dan" not in screen
+
+
+async def test_a_resize_keeps_the_chat_on_the_latest_answer(make_app) -> None:
+    from panelbot.tui.widgets.chat import ChatLog
+
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        for question in ["/ask both how do you make kernels fast"] * 7:
+            await type_and_send(pilot, question)
+        chat = app.query_one(ChatLog)
+        await pilot.pause()
+        assert chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y, (chat.virtual_size, chat.size, len(chat.children))
+        for size in ((80, 24), (160, 48), (100, 30)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            await pilot.pause()
+            assert chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y, size
+        # scrolled up by the reader: a resize leaves it where it was read, not at the end
+        chat.scroll_to(y=0, animate=False)
+        await pilot.pause()
+        await pilot.resize_terminal(120, 36)
+        await pilot.pause()
+        assert chat.scroll_y < chat.max_scroll_y

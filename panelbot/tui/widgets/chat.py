@@ -86,11 +86,21 @@ class AnswerBlock(Static):
 
 
 class ChatLog(VerticalScroll):
-    """Scrolls to the newest message as messages arrive."""
+    """Scrolls to the newest message as messages arrive, and stays on it through a resize when it was there
+    (a reader scrolled up stays where they were)."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.can_focus = False
+        self._at_end = True  # on the newest message: kept there when the size changes
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._at_end = new_value >= self.max_scroll_y
+
+    def on_resize(self) -> None:
+        if self._at_end:
+            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
 
     def _add(self, widget: Static) -> Static:
         self.mount(widget)
