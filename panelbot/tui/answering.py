@@ -59,7 +59,7 @@ class Answering(AppMixin):
         target = target or self.target
         if self.all_talks:
             self._save("user", "", question, meta={"target": target}, title=question[:80])
-            self._answer_all_talks(question)
+            self._answer_all_talks(question, target)
             return True
         try:  # read against the conversation so far: "tell me more", "what does Olive think?"
             resolution = resolve(self.router, self.turns, question, target)

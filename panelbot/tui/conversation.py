@@ -66,6 +66,7 @@ class ConversationActions(AppMixin):
         self.conversation_id = None
         self.history = []
         self.turns = []
+        self._talk_turns, self._last_talks = {}, []
         self._last_answer = None
         self.last_quotes = []
 
@@ -110,6 +111,7 @@ class ConversationActions(AppMixin):
         messages = store.messages(cid)
         self.conversation_id = cid
         self.turns = turns_from_messages(messages)
+        self._talk_turns, self._last_talks = {}, []
         self.history = [Message("user" if m.role == "user" else m.speaker, m.text) for m in messages
                         if m.role in ("user", "assistant", "decline")]
         self._last_answer = None

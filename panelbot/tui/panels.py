@@ -100,6 +100,8 @@ class PanelSwitching(AppMixin):
         grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         grid.add_column(justify="right", no_wrap=True)
         title = safe(self.panel.title, one_line=True) if self.panel else "panelbot: no panel"
+        if self.all_talks:
+            title = safe(self.all_talks_title(), one_line=True)
         mode = self.backend.label if self.backend else "offline quotes"
         grid.add_row(Text(title, style="bold"), Text(safe(mode, one_line=True), style="italic"))
         return grid

@@ -89,3 +89,68 @@ async def test_a_resize_keeps_the_chat_on_the_latest_answer(make_app) -> None:
         await pilot.resize_terminal(120, 36)
         await pilot.pause()
         assert chat.scroll_y < chat.max_scroll_y
+
+
+async def test_all_talks_follow_up_source_header_and_toast(make_app, monkeypatch) -> None:
+    import os
+
+    from .conftest import HERE, header_text
+    from .test_all_talks import LIBRARY, _palette
+
+    monkeypatch.setenv("PANELBOT_PANELS", os.pathsep.join([str(HERE / "panels"), str(LIBRARY)]))
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await _palette(pilot, "Ask: all talks")
+        assert "Questions now go to all 4 talks." in _toasts(app)
+        assert "All talks (4): " in header_text(app) and "Tiny Panel" not in header_text(app)
+        await type_and_send(pilot, "Do bees need water in a small garden?")
+        first = list(app.query(AnswerBlock))
+        await type_and_send(pilot, "tell me more")
+        blocks = list(app.query(AnswerBlock))[len(first):]
+        assert blocks, chat_text(app)
+        assert "None of the talks" not in chat_text(app)
+        assert all(b.panel.name == "gardens" and "from the talk gardens" in b.status for b in blocks)
+        # an id from that talk opens in it (not "no quote with id ... in this panel")
+        qid = blocks[0].quotes[0].quote.id if blocks[0].quotes else "ivy-02"
+        await type_and_send(pilot, f"/source {qid}")
+        assert app.screen.__class__.__name__ == "ContextScreen" and app.screen.panel.name == "gardens"
+        app.pop_screen()
+        await pilot.pause()
+        await _palette(pilot, "Ask: this talk only")
+        assert "Tiny Panel" in header_text(app) and "All talks" not in header_text(app)
+
+
+async def test_all_talks_toast_with_one_talk(make_app) -> None:
+    from panelbot.retrieval.library import Library
+
+    from .conftest import header_text
+    from .fakes import KeywordRouter
+
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        app._library = Library([KeywordRouter(app.panel)])  # only this talk is installed
+        app.set_all_talks(True)
+        await pilot.pause()
+        assert "all 1 talks" not in _toasts(app) and "(1 is installed)" in _toasts(app)
+        assert "All talks (1): tiny" in header_text(app)
+
+
+async def test_all_talks_follow_up_after_an_answer_from_two_talks_says_which_to_pick(make_app,
+                                                                                    monkeypatch) -> None:
+    import os
+
+    from .conftest import HERE
+    from .test_all_talks import LIBRARY, _palette
+
+    monkeypatch.setenv("PANELBOT_PANELS", os.pathsep.join([str(HERE / "panels"), str(LIBRARY)]))
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await _palette(pilot, "Ask: all talks")
+        await type_and_send(pilot, "Do bees need water in a small garden?")
+        await type_and_send(pilot, "How does erasure coding protect data?")
+        assert app._last_talks == ["storage"] and set(app._talk_turns) == {"gardens", "storage"}
+        app._last_talks = ["gardens", "storage"]  # as after one answer from both talks
+        await type_and_send(pilot, "tell me more")
+        last = list(app.query(AnswerBlock))[-1]
+        assert last.kind == "decline" and last.label == "All talks"
+        assert "2 talks (gardens, storage)" in last.text and "Pick one" in last.text
