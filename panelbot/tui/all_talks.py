@@ -69,6 +69,19 @@ class AllTalks(AppMixin):
                 return router.panel  # type: ignore[no-any-return]
         return None
 
+    def panel_named(self, name: str) -> Panel | None:
+        """An installed talk by name, loaded when it is not open (a conversation held in all-talks mode
+        reopened); None when it cannot be loaded."""
+        found = self.talk_panel(name)
+        if found is not None:
+            return found
+        from panelbot.panel import load_panel
+
+        try:
+            return load_panel(name)
+        except Exception:
+            return None
+
     def _talk_router(self, name: str) -> Any:
         for router in self._library.routers if self._library is not None else []:
             if router.panel.name == name:

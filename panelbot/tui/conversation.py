@@ -118,7 +118,7 @@ class ConversationActions(AppMixin):
         chat = self.query_one(ChatLog)
         chat.remove_children()
         chat.add_notice(plain(f"Resumed: {summary.title}"), "info")
-        self.last_quotes = chat.replay(self.panel, messages)
+        self.last_quotes = chat.replay(self.panel, messages, self.panel_named)
         prompt = self.query_one(Prompt)
         for m in messages:
             if m.role == "user":

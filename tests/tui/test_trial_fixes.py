@@ -154,3 +154,36 @@ async def test_all_talks_follow_up_after_an_answer_from_two_talks_says_which_to_
         last = list(app.query(AnswerBlock))[-1]
         assert last.kind == "decline" and last.label == "All talks"
         assert "2 talks (gardens, storage)" in last.text and "Pick one" in last.text
+
+
+async def test_a_conversation_held_in_all_talks_mode_reopens_and_exports_as_shown(make_app, monkeypatch,
+                                                                                    tmp_path) -> None:
+    import os
+
+    from .conftest import HERE
+    from .test_all_talks import LIBRARY, _palette
+
+    monkeypatch.setenv("PANELBOT_PANELS", os.pathsep.join([str(HERE / "panels"), str(LIBRARY)]))
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await _palette(pilot, "Ask: all talks")
+        await type_and_send(pilot, "Do bees need water in a small garden?")
+        await type_and_send(pilot, "What is the best pizza in Naples?")
+        shown = [(b.label, b.kind, b.status, b.text) for b in app.query(AnswerBlock)]
+        assert shown[-1][0] == "All talks" and "from the talk gardens" in shown[0][2]
+        cid = app.conversation_id
+        await type_and_send(pilot, "/clear")
+        assert app.open_conversation(cid)
+        await pilot.pause()
+        again = [(b.label, b.kind, b.status, b.text) for b in app.query(AnswerBlock)]
+        assert again == shown
+        # the quotes behind the answer are the gardens talk's, not this panel's
+        answer = list(app.query(AnswerBlock))[0]
+        assert answer.panel.name == "gardens" and answer.quotes
+        out = tmp_path / "all.md"
+        await type_and_send(pilot, f"/export {out}")
+        text = out.read_text()
+        assert "### All talks (declines)" in text and "### panel" not in text
+        assert f"### {shown[0][0]}" in text and "*(from the talk gardens)*" in text
+        ivy = answer.quotes[0].quote
+        assert f"`{ivy.id}`" in text and "Ivy" in text
