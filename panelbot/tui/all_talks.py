@@ -45,7 +45,6 @@ class AllTalks(AppMixin):
             for note in notes:
                 self.chat_notice(note, "info")
         self.all_talks = on
-        self._talk_turns, self._last_talks = {}, []
         n = len(self._library.routers) if on else 1
         if not on:
             self.notify("Questions now go to this talk only.", markup=False)
@@ -81,6 +80,27 @@ class AllTalks(AppMixin):
             return load_panel(name)
         except Exception:
             return None
+
+    def _restore_talk_turns(self, messages: list[Any]) -> None:
+        """A reopened conversation held (partly) in all-talks mode: each talk's turns (a question and that
+        talk's answers to it), and the talks the last answer came from, so a follow-up goes on with them."""
+        from panelbot.conversation.resolve import turns_from_messages
+
+        exchanges: list[tuple[Any, list[Any]]] = []  # each question and the answers that followed it
+        for m in messages:
+            if m.role == "user":
+                exchanges.append((m, []))
+            elif m.role == "assistant" and exchanges:
+                exchanges[-1][1].append(m)
+        self._talk_turns, self._last_talks = {}, []
+        for question, answers in exchanges:
+            talks = list(dict.fromkeys(str(a.meta["panel"]) for a in answers
+                                       if a.meta.get("all_talks") and isinstance(a.meta.get("panel"), str)))
+            for name in talks:
+                mine = [a for a in answers if a.meta.get("panel") == name]
+                self._talk_turns.setdefault(name, []).extend(turns_from_messages([question, *mine]))
+            if answers:
+                self._last_talks = talks
 
     def _talk_router(self, name: str) -> Any:
         for router in self._library.routers if self._library is not None else []:

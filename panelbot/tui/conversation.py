@@ -111,7 +111,7 @@ class ConversationActions(AppMixin):
         messages = store.messages(cid)
         self.conversation_id = cid
         self.turns = turns_from_messages(messages)
-        self._talk_turns, self._last_talks = {}, []
+        self._restore_talk_turns(messages)
         self.history = [Message("user" if m.role == "user" else m.speaker, m.text) for m in messages
                         if m.role in ("user", "assistant", "decline")]
         self._last_answer = None

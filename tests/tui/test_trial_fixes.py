@@ -187,3 +187,10 @@ async def test_a_conversation_held_in_all_talks_mode_reopens_and_exports_as_show
         assert f"### {shown[0][0]}" in text and "*(from the talk gardens)*" in text
         ivy = answer.quotes[0].quote
         assert f"`{ivy.id}`" in text and "Ivy" in text
+        # and it goes on where it was: a follow-up continues with the talk of the last answer
+        assert app._last_talks == ["gardens"]
+        before = len(app.query(AnswerBlock))
+        await type_and_send(pilot, "tell me more")
+        blocks = list(app.query(AnswerBlock))[before:]
+        assert blocks and all(b.panel.name == "gardens" for b in blocks), chat_text(app)
+        assert "None of the talks" not in blocks[-1].text
