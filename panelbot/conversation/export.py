@@ -38,6 +38,9 @@ class ExportMessage:
     speaker: str  # display name ("" for the user)
     text: str
     quote_ids: list[str] = field(default_factory=list)
+    note: str = ""  # shown after the heading, e.g. "(from the talk gardens)" for an answer in all-talks mode
+    # the quotes of the talk this message came from, when not the conversation's panel (all-talks mode)
+    quote_lookup: Callable[[str], tuple[str, str] | None] | None = field(default=None, compare=False)
 
 
 def _clean(text: str) -> str:
@@ -58,8 +61,9 @@ def conversation_markdown(
     listed: set[str] = set()  # each quote's text is written once
     for msg in messages:
         text = _clean(msg.text)
-        if msg.role != "user" and quote_lookup is not None:
-            text = _refer_back(text, [i for i in msg.quote_ids if i in listed], quote_lookup)
+        lookup = msg.quote_lookup or quote_lookup
+        if msg.role != "user" and lookup is not None:
+            text = _refer_back(text, [i for i in msg.quote_ids if i in listed], lookup)
         if not text and not msg.quote_ids:
             continue  # never an empty section
         if msg.role == "user":
@@ -69,14 +73,15 @@ def conversation_markdown(
         label = {"decline": f"{who} (declines)", "search": "Quote search", "error": "Error"}.get(
             msg.role, who
         )
-        out += [f"### {label}", "", text, ""]
+        note = _clean(msg.note)
+        out += [f"### {label}", "", *([f"*{note}*", ""] if note else []), text, ""]
         ids = list(dict.fromkeys(i for i in msg.quote_ids if i))
         if ids:
             out.append("Sources:")
             out.append("")
             flat = " ".join(text.split())
             for qid in ids:
-                found = quote_lookup(qid) if quote_lookup else None
+                found = lookup(qid) if lookup else None
                 if found:
                     speaker, quote = found
                     quote = _clean(quote)

@@ -59,7 +59,7 @@ class Answering(AppMixin):
         target = target or self.target
         if self.all_talks:
             self._save("user", "", question, meta={"target": target}, title=question[:80])
-            self._answer_all_talks(question)
+            self._answer_all_talks(question, target)
             return True
         try:  # read against the conversation so far: "tell me more", "what does Olive think?"
             resolution = resolve(self.router, self.turns, question, target)
@@ -75,6 +75,7 @@ class Answering(AppMixin):
         if resolution.context is not None and not route.abstained:  # say how the conversation was used
             # (a decline already says it, in the host's words)
             chat.add_notice(Text("\u21aa " + safe(route.reason, one_line=True), style="italic"), "context")
+        self._last_talks = []  # answered by this talk alone: an all-talks follow-up has nothing to go on with
         self.turns.append(ConversationTurn(question, list(route.speakers),
                                            [sq.quote.id for sq in route.quotes], target))
         self.history.append(Message("user", question))

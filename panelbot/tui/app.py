@@ -112,6 +112,8 @@ class PanelbotApp(
         self.target = "auto"
         self.all_talks = False
         self._library = None
+        self._talk_turns = {}
+        self._last_talks = []
         self.resume = resume
         self.conversation_id = None
         self.history = []

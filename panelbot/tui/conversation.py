@@ -66,6 +66,7 @@ class ConversationActions(AppMixin):
         self.conversation_id = None
         self.history = []
         self.turns = []
+        self._talk_turns, self._last_talks = {}, []
         self._last_answer = None
         self.last_quotes = []
 
@@ -110,13 +111,14 @@ class ConversationActions(AppMixin):
         messages = store.messages(cid)
         self.conversation_id = cid
         self.turns = turns_from_messages(messages)
+        self._restore_talk_turns(messages)
         self.history = [Message("user" if m.role == "user" else m.speaker, m.text) for m in messages
                         if m.role in ("user", "assistant", "decline")]
         self._last_answer = None
         chat = self.query_one(ChatLog)
         chat.remove_children()
         chat.add_notice(plain(f"Resumed: {summary.title}"), "info")
-        self.last_quotes = chat.replay(self.panel, messages)
+        self.last_quotes = chat.replay(self.panel, messages, self.panel_named)
         prompt = self.query_one(Prompt)
         for m in messages:
             if m.role == "user":

@@ -137,9 +137,9 @@ class CommandSpec:
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("ask", "/ask auto|dan|olive|both [QUESTION]", "choose who answers (and ask at once)"),
+    CommandSpec("ask", "/ask auto|dan|olive|both [QUESTION]", "who answers (and ask at once)"),
     CommandSpec("quote", "/quote QUERY", "search the quote bank"),
-    CommandSpec("source", "/source ID", "open a quote in the context of the talk"),
+    CommandSpec("source", "/source ID", "open a quote in the context of its talk"),
     CommandSpec("export", "/export [PATH]", "save the conversation as Markdown"),
     CommandSpec("clear", "/clear", "start a new conversation"),
     CommandSpec("regenerate", "/regenerate", "answer the last question again, with the same quotes"),
@@ -148,6 +148,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("help", "/help", "keys and commands"),
 )
 COMMAND_NAMES = {c.name for c in COMMANDS}
+
+
+def command_usage(spec: CommandSpec, panel: Panel | None) -> str:
+    """A command's usage line for this panel: /ask names the loaded panel's panelist ids."""
+    if spec.name == "ask" and panel is not None:
+        return f"/ask {'|'.join(t.value for t in targets(panel))} [QUESTION]"
+    return spec.usage
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,12 @@ existing one. The Markdown itself is made in ``panelbot.conversation.export``.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from panelbot.errors import PanelbotError
+from panelbot.panel import Panel
 from panelbot.tui.mixin import AppMixin
 
 
@@ -34,14 +37,34 @@ class ExportActions(AppMixin):
             self.chat_notice(f"Export failed: {exc}", "error")
             return
         title = summary.title if summary else "Conversation"
-        messages = [
-            ExportMessage(m.role, panel.display_name(m.speaker) if m.speaker else "", m.text, m.quote_ids)
-            for m in stored
-        ]
+        talks: dict[str, Panel | None] = {}
 
-        def lookup(qid: str) -> tuple[str, str] | None:
-            q = panel.quote(qid)
-            return (panel.display_name(q.speaker), q.text) if q else None
+        def talk_of(m: Any) -> Panel:
+            """The talk a message came from (another one for an answer held in all-talks mode)."""
+            name = m.meta.get("panel")
+            if not isinstance(name, str) or name == panel.name:
+                return panel
+            if name not in talks:
+                talks[name] = self.panel_named(name)
+            return talks[name] or panel
+
+        def lookup_in(talk: Panel) -> Callable[[str], tuple[str, str] | None]:
+            def lookup(qid: str) -> tuple[str, str] | None:
+                q = talk.quote(qid)
+                return (talk.display_name(q.speaker), q.text) if q else None
+            return lookup
+
+        messages = []
+        for m in stored:
+            talk = talk_of(m)
+            other = m.meta.get("panel") if m.meta.get("all_talks") else None
+            who = str(m.meta.get("label") or (
+                "All talks" if m.meta.get("all_talks") and m.speaker == "panel"
+                else talk.display_name(m.speaker) if m.speaker else ""))
+            note = str(m.meta.get("status") or (f"(from the talk {other})" if isinstance(other, str) else ""))
+            messages.append(ExportMessage(m.role, who, m.text, m.quote_ids, note,
+                                          lookup_in(talk) if talk is not panel else None))
+        lookup = lookup_in(panel)
 
         text = conversation_markdown(title, panel.title, messages, quote_lookup=lookup)
         now = datetime.now(timezone.utc)

@@ -32,7 +32,7 @@ class KeyActions(AppMixin):
             return
         keys = {b.id: b.key for _, b in self._bindings if b.id}
         keys.update(self.config.tui.keys)
-        self.push_screen(HelpScreen(keys))
+        self.push_screen(HelpScreen(keys, self.panel))
 
     def action_toggle_dark(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"

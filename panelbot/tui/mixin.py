@@ -35,6 +35,8 @@ class AppMixin(_TextualApp):
     target: str  # who answers: "auto", a panelist id or "both"
     all_talks: bool  # questions go to every installed talk (the palette switches it)
     _library: Any  # every installed talk, opened when all_talks is first switched on
+    _talk_turns: dict[str, list[ConversationTurn]]  # all talks: each talk's turns, for follow-ups
+    _last_talks: list[str]  # all talks: the talks the last answer came from
     resume: bool | int
     conversation_id: int | None
     history: list[Message]

@@ -69,7 +69,11 @@ class PanelSwitching(AppMixin):
             return []
 
     def switch_panel(self, name: str) -> None:
-        """/panel NAME: load it and start a new conversation with it (the old one stays in history)."""
+        """/panel NAME: load it and start a new conversation with it (the old one stays in history). The panel
+        already loaded is left as it is (its conversation too), with a word saying so."""
+        if self.panel is not None and name.strip() == self.panel.name:
+            self.notify(f"{safe(self.panel.name, one_line=True)} is already the panel.", markup=False)
+            return
         if self.answering:
             self.action_cancel()
         if not self._load_panel(name):
@@ -96,6 +100,8 @@ class PanelSwitching(AppMixin):
         grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         grid.add_column(justify="right", no_wrap=True)
         title = safe(self.panel.title, one_line=True) if self.panel else "panelbot: no panel"
+        if self.all_talks:
+            title = safe(self.all_talks_title(), one_line=True)
         mode = self.backend.label if self.backend else "offline quotes"
         grid.add_row(Text(title, style="bold"), Text(safe(mode, one_line=True), style="italic"))
         return grid

@@ -38,11 +38,25 @@ class QuoteActions(AppMixin):
         self._save("search", "", text.plain, [sq.quote.id for sq in hits], {"query": query})
 
     def open_source(self, quote_id: str, panel: Panel | None = None) -> None:
-        """Show a quote in context; ``panel``: its talk when not this one (sources from all talks)."""
-        panel = panel or self.panel
+        """Show a quote in context; ``panel``: its talk when not this one (sources from all talks). In
+        all-talks mode an id is looked for in the talks the last answer came from first (ids repeat across
+        talks), then in this panel and the other talks."""
+        if panel is None:
+            found = [p for p in self._talks_to_search() if p.quote(quote_id) is not None]
+            panel = found[0] if found else None
         if panel is None or panel.quote(quote_id) is None:
-            self.chat_notice(f"No quote with id {quote_id!r} in this panel.", "error")
+            where = "any installed talk" if self.all_talks else "this panel"
+            self.chat_notice(f"No quote with id {quote_id!r} in {where}.", "error")
             return
         from panelbot.tui.screens.context import ContextScreen
 
         self.push_screen(ContextScreen(panel, quote_id))
+
+    def _talks_to_search(self) -> list[Panel]:
+        """Where /source looks for an id: this panel, or in all-talks mode the last answer's talks first."""
+        if not self.all_talks or self._library is None:
+            return [self.panel] if self.panel is not None else []
+        order = [p for name in self._last_talks if (p := self.talk_panel(name)) is not None]
+        order += [self.panel] if self.panel is not None else []
+        order += list(self._library.panels)
+        return list({id(p): p for p in order}.values())

@@ -10,54 +10,62 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from panelbot.tui.engine import COMMANDS, key_label
+from panelbot.panel import Panel
+from panelbot.tui.engine import COMMANDS, command_usage, key_label
+from panelbot.tui.render import safe
 
-# (binding id, what it does); an id starting with "=" is a fixed key named by the rest. Each line fits the help
-# box at 80 columns, so every key shows at 80x24 without scrolling (the footer leaves some keys to this list).
+# (binding id, what it does, the slash command doing the same or ""); an id starting with "=" is a fixed key named
+# by the rest. Each line fits the help box at 80 columns and the whole help fits 80x24 without scrolling: a command
+# with a key is named on the key's line, the commands list holds the others.
 KEY_HELP = (
-    ("send", "send the question"),
-    ("newline", "new line in the question"),
-    ("=Up / Down", "earlier questions (first / last line)"),
-    ("=PageUp / PageDown", "scroll the conversation"),
-    ("cancel", "stop the answer (the question comes back)"),
-    ("followups", "suggested follow-ups (Enter asks one)"),
-    ("copy", "copy the highlighted source or last answer"),
-    ("regenerate", "answer the last question again, same quotes"),
-    ("conversations", "conversations: open, search, rename, delete"),
-    ("export", "export the conversation to Markdown"),
-    ("toggle_sidebar", "show or hide the side panes"),
-    ("command_palette", "command palette"),
-    ("help", "this help"),
-    ("quit", "quit"),
+    ("send", "send the question", ""),
+    ("newline", "new line in the question", ""),
+    ("=Up / Down", "earlier questions (first / last line)", ""),
+    ("=PageUp / PageDown", "scroll the conversation", ""),
+    ("cancel", "stop the answer (the question comes back)", ""),
+    ("followups", "suggested follow-ups (Enter asks one)", ""),
+    ("copy", "copy the highlighted source or last answer", ""),
+    ("regenerate", "the last question again, same quotes", "regenerate"),
+    ("conversations", "saved conversations: open, rename, delete", "history"),
+    ("export", "export the conversation to Markdown", "export"),
+    ("toggle_sidebar", "show or hide the side panes", ""),
+    ("command_palette", "command palette", ""),
+    ("help", "this help", "help"),
+    ("quit", "quit", ""),
 )
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,f1", "dismiss", "Close")]
 
-    def __init__(self, keys: dict[str, str]) -> None:
+    def __init__(self, keys: dict[str, str], panel: Panel | None = None) -> None:
         super().__init__()
         self.keys = keys
+        self.panel = panel  # whose panelist ids /ask takes
 
     def compose(self) -> ComposeResult:
+        usage = {c.name: command_usage(c, self.panel) for c in COMMANDS}
         keys = Table.grid(padding=(0, 2))
         keys.add_column(style="bold")
         keys.add_column()
-        for bid, what in KEY_HELP:
+        with_keys = set()
+        for bid, what, command in KEY_HELP:
             name = bid[1:] if bid.startswith("=") else key_label(self.keys.get(bid, ""))
-            keys.add_row(Text(name), Text(what))
+            line = Text(what)
+            if command:
+                with_keys.add(command)
+                line.append(f" ({usage[command]})", style="dim")
+            keys.add_row(Text(name), line)
         cmds = Table.grid(padding=(0, 2))
         cmds.add_column(style="bold")
         cmds.add_column()
         for c in COMMANDS:
-            cmds.add_row(Text(c.usage), Text(c.help))
+            if c.name not in with_keys:
+                cmds.add_row(Text(safe(usage[c.name])), Text(c.help))
         with VerticalScroll(id="help-body") as body:
-            body.border_title = "Help"
+            body.border_title = "Keys"
             body.border_subtitle = "Esc to close"
-            yield Static(Text("Keys", style="bold underline"))
             yield Static(keys)
-            yield Static(Text("\nCommands (type in the input, or use the command palette)", style="bold underline"))
+            yield Static(Text("Commands (type in the input, or use the command palette)", style="bold underline"))
             yield Static(cmds)
-            yield Static(Text(
-                "\nPick a suggested question to ask it; pick a source to see it in the context of the talk. "
-                "Keys can be remapped in config.yaml under tui.keys.", style="dim"))
+            yield Static(Text("Keys can be remapped in config.yaml under tui.keys.", style="dim"))

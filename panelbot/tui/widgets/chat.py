@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.text import Text
@@ -86,11 +86,21 @@ class AnswerBlock(Static):
 
 
 class ChatLog(VerticalScroll):
-    """Scrolls to the newest message as messages arrive."""
+    """Scrolls to the newest message as messages arrive, and stays on it through a resize when it was there
+    (a reader scrolled up stays where they were)."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.can_focus = False
+        self._at_end = True  # on the newest message: kept there when the size changes
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._at_end = new_value >= self.max_scroll_y
+
+    def on_resize(self) -> None:
+        if self._at_end:
+            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
 
     def _add(self, widget: Static) -> Static:
         self.mount(widget)
@@ -109,20 +119,33 @@ class ChatLog(VerticalScroll):
     def answers(self) -> list[AnswerBlock]:
         return list(self.query(AnswerBlock))
 
-    def replay(self, panel: Panel, messages: Sequence[Any]) -> list[ScoredQuote]:
-        """Show stored messages (a resumed conversation) as they looked; returns the last answer's quotes."""
+    def replay(self, panel: Panel, messages: Sequence[Any],
+               talk: Callable[[str], Panel | None] | None = None) -> list[ScoredQuote]:
+        """Show stored messages (a resumed conversation) as they looked, labels included (an answer from
+        another talk, held in all-talks mode, is read against that talk: ``talk(name)``); returns the last
+        answer's quotes."""
         last: list[ScoredQuote] = []
         host = panel.host.name if panel.host else "The panel"
+        talks: dict[str, Panel | None] = {}
         for m in messages:
             if m.role == "user":
                 self.add_user(m.text)
             elif m.role in ("assistant", "decline"):
+                other = m.meta.get("panel")
+                if talk is not None and isinstance(other, str) and other not in talks:
+                    talks[other] = talk(other)
+                source = (talks.get(other) if isinstance(other, str) else None) or panel
                 quotes = [ScoredQuote(q, 0.0, "from history") for qid in m.quote_ids
-                          if (q := panel.quote(qid)) is not None]
+                          if (q := source.quote(qid)) is not None]
                 decline = m.role == "decline"
-                block = self.add_answer(panel, m.speaker, quotes=quotes, label=host if decline else None,
+                label = m.meta.get("label") or (
+                    "All talks" if m.meta.get("all_talks") and m.speaker == "panel" else host if decline else None)
+                block = self.add_answer(source, m.speaker, quotes=quotes, label=label,
                                         kind="decline" if decline else "answer")
-                block.finish(m.text, quotes, "(stopped)" if m.meta.get("cancelled") else "")
+                status = "(stopped)" if m.meta.get("cancelled") else str(m.meta.get("status") or "")
+                if not status and isinstance(other, str) and m.meta.get("all_talks"):
+                    status = f"(from the talk {other})"
+                block.finish(m.text, quotes, status)
                 if quotes:
                     last = quotes
             else:

@@ -34,9 +34,21 @@ class Prompt(TextArea):
             placeholder=f"Ask the panel anything  ({send_key} send \u00b7 {newline_key} new line \u00b7 /help)",
             **kwargs,  # type: ignore[arg-type]
         )
+        # longest first: the one shown is the longest that fits the input's width (3 panes leave it narrow)
+        self._placeholders = (
+            str(self.placeholder),
+            f"Ask the panel  ({send_key} send \u00b7 {newline_key} new line)",
+            f"Ask the panel  ({send_key} send \u00b7 /help)",
+            f"Ask the panel  ({send_key} send)",
+            "Ask the panel",
+        )
         self.question_history: list[str] = []
         self._history_pos: int | None = None
         self._draft = ""
+
+    def on_resize(self) -> None:
+        width = self.content_size.width - 1  # the cursor sits on the placeholder's first cell
+        self.placeholder = next((p for p in self._placeholders if len(p) <= width), self._placeholders[-1])
 
     def action_submit(self) -> None:
         # Enter is a priority binding, handled before key presses already queued for this widget
