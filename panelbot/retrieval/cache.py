@@ -390,6 +390,9 @@ def _pad(n: int) -> int:
     return (-n) % 8
 
 
+_GATHER = 1 << 20  # bytes of small pieces gathered before one write
+
+
 class _Payload:
     """Writes a saved index's sections one after another into ``f``, each padded to 8 bytes, keeping the
     layout and the CRC-32 of everything written."""
@@ -409,8 +412,21 @@ class _Payload:
         """Start section ``name`` (what follows until the next one is in it), writing ``pieces``."""
         self.end()
         self._start, self._open = self.offset, (name, kind)
-        for piece in pieces:
-            self.write(piece)
+        small = bytearray()  # small pieces (a term's postings) go out together: a write and a CRC-32 step
+        for piece in pieces:  # each cost more than the copy for the thousands of terms of a small panel
+            raw = memoryview(piece).cast("B")
+            if len(raw) >= _GATHER:
+                if small:
+                    self.write(small)
+                    small = bytearray()
+                self.write(raw)
+            else:
+                small += raw
+                if len(small) >= _GATHER:
+                    self.write(small)
+                    small = bytearray()
+        if small:
+            self.write(small)
 
     def end(self) -> None:
         if self._open is not None:
