@@ -7,6 +7,7 @@ panels shipped with panelbot.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -85,6 +86,22 @@ def parsed_cache_dir() -> Path:
     """Config files' parses, kept with their text so that a start needs no YAML parser
     (``panelbot.panel.yaml_lines.load_yaml_remembered``)."""
     return user_cache_dir() / "parsed"
+
+
+def write_cache_text(path: Path, text: str) -> None:
+    """Write a file panelbot can make again (a remembered parse, a record of hashed files): atomically (a
+    temporary file beside it, then a rename), readable by the user only, and on a best-effort basis: a cache
+    that cannot be written (read-only home, full disk) costs only the work of making it again next time."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def history_db_path() -> Path:

@@ -5,9 +5,7 @@ importing a YAML parser is ~20 ms, more than the rest of a warm ``panelbot ask``
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -219,7 +217,9 @@ def load_yaml_remembered(path: Path, *, keep: Callable[[Any], bool] = lambda dat
     except (TypeError, ValueError, RecursionError):
         exact = False
     if exact and keep(data):
-        _write_atomically(spot, json.dumps({"format": REMEMBERED_FORMAT, "text": text, "data": data}))
+        from panelbot import paths
+
+        paths.write_cache_text(spot, json.dumps({"format": REMEMBERED_FORMAT, "text": text, "data": data}))
     return data
 
 
@@ -232,20 +232,6 @@ def remembered_files() -> list[Path]:
         return sorted(p for p in d.iterdir() if p.is_file() and p.suffix in (".json", ".tmp"))
     except OSError:
         return []
-
-
-def _write_atomically(path: Path, content: str) -> None:
-    """Best effort: a cache that cannot be written (read-only home, full disk) costs only the next parse."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(content)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
 
 
 def line_of(obj: Any) -> int | None:

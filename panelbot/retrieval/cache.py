@@ -21,7 +21,6 @@ read a half-written file; a reader that finds the index rebuilt while it waited 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import operator
 import os
@@ -188,15 +187,8 @@ def current_panel_hash(directory: Path, record: Path) -> str:
     except (OSError, ValueError, TypeError, IndexError):
         pass
     digest = panel_hash(directory)
-    if sig is not None:
-        tmp = record.with_name(f".{record.name}.{os.getpid()}.tmp")
-        try:
-            record.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps({"files": sig, "taken": taken, "hash": digest}), encoding="utf-8")
-            os.replace(tmp, record)
-        except OSError:  # an unwritable cache costs only this hashing, at every start
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+    if sig is not None:  # an unwritable cache costs only this hashing, at every start
+        paths.write_cache_text(record, json.dumps({"files": sig, "taken": taken, "hash": digest}))
     return digest
 
 
@@ -692,7 +684,8 @@ def entries() -> list[CacheEntry]:
             state = "current"
             if not (Path(directory) / "panel.yaml").is_file():
                 state = "orphaned"
-            elif header.get("key") != cache_key(Path(directory)):
+            elif header.get("key") != cache_key(Path(directory), current_panel_hash(
+                    Path(directory), p.with_suffix(FILES_SUFFIX))):
                 state = "stale"
             out.append(CacheEntry(p, size, str(header.get("panel", "?")), directory,
                                   int(header.get("quotes", 0)), float(header.get("created", 0.0)), state))
