@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from panelbot.conversation.resolve import ConversationTurn, resolve
+from panelbot.records import record
 from panelbot.text import strip_control
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 NEXT_QUESTIONS = 3  # host questions tried, in order, until there are at least two suggestions
 MAX_LEN = 70  # a suggestion longer than this is shortened to the host question's user-worded form
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FollowUp:
     text: str  # what gets asked when it is picked
     kind: str  # "continuation", "other_panelist" or "next_question"
@@ -93,7 +96,7 @@ def _next_host_questions(panel: Any, last: ConversationTurn, shown: set[str]) ->
     return out
 
 
-# panel objects are not hashable (dataclasses): keyed by id, checked against a weak reference
+# panel objects are not hashable (mutable records): keyed by id, checked against a weak reference
 _ANSWERS: dict[int, tuple[Any, dict[str, list[str]]]] = {}
 
 
