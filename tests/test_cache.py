@@ -173,7 +173,9 @@ def test_inconsistent_file_with_a_good_checksum_is_rejected(cache_dir: Path, pan
     again = cache.open_indexed(panel_dir)
     assert again.source == "built" and again.note and "inconsistent" in again.note
 
-    docs, _ = again.index.postings.segment(again.index.postings.ids["bee"])
+    postings = again.index.postings
+    assert postings.offsets is None  # a built index: one array per term, as it is saved
+    docs = postings.docs[postings.ids["bee"]]  # the term's own postings (not a merged copy)
     docs[0] = 10_000  # out of range
     cache.write_index(path, key, again.panel, again.index.norm, again.index)
     bad = cache.open_indexed(panel_dir)

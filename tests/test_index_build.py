@@ -27,8 +27,18 @@ from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import words
 
 
+def _f32(x: float) -> float:
+    return array("f", [x])[0]
+
+
 def reference_parts(panel: Panel, norm: Normalizer) -> tuple:
-    """The index of ``panel``, built the plain way (the definition the fast build must meet)."""
+    """The index of ``panel``, built the plain way (the definition the fast build must meet).
+
+    A quote's entry: its words (1 each time said), its keywords and topics (``W_KEYWORDS`` each), the
+    questions in a user's words it answers (``asks``), each term's weight rounded to float32; then the terms
+    of the host question it answers and of the host's turn around it, added to that (and rounded again).
+    Term ids in first-appearance order, the host questions' terms no quote says after all others (in
+    the questions' order); its length counts every weight."""
     m = index_mod
     qterms: dict[str, dict[str, float]] = {}
     for hq in panel.questions:
@@ -39,7 +49,8 @@ def reference_parts(panel: Panel, norm: Normalizer) -> tuple:
                 c[t] = max(c.get(t, 0.0), m.W_HOST_TURN)
         qterms[hq.id] = c
     ids: dict[str, int] = {}
-    postings: dict[str, list[tuple[int, float]]] = {}
+    own: dict[str, dict[int, float]] = {}
+    answering: dict[str, list[int]] = {}
     seq: list[int] = []
     seq_ends: list[int] = []
     lengths: list[float] = []
@@ -68,22 +79,36 @@ def reference_parts(panel: Panel, norm: Normalizer) -> tuple:
                 keyword_terms.update(t for t in kt if "_" not in t)
             for t in kt:
                 tf[t] = tf.get(t, 0) + m.W_KEYWORDS
-        for t, w in (qterms.get(q.question, {}) if q.question else {}).items():
-            tf[t] = tf.get(t, 0) + w
         ask_terms: dict[str, float] = {}
         for a in q.asks:
             for t in set(norm.terms(a)):
                 ask_terms[t] = min(ask_terms.get(t, 0.0) + m.W_ASKS, 2 * m.W_ASKS)
         for t, w in ask_terms.items():
             tf[t] = tf.get(t, 0) + w
-        length = 0.0
-        for w in tf.values():
-            length += w
+        length = sum(tf.values())
+        if qterms.get(q.question):
+            length += sum(qterms[q.question].values())
+            answering.setdefault(q.question, []).append(i)
         lengths.append(length)
         for t, w in tf.items():
             if t not in ids:
                 ids[t] = len(ids)
-            postings.setdefault(t, []).append((i, w))
+            own.setdefault(t, {})[i] = _f32(w)
+    last = {hq.id: k for k, hq in enumerate(panel.questions)}
+    asked: dict[str, dict[int, float]] = {}
+    for k, hq in enumerate(panel.questions):
+        if last[hq.id] != k or hq.id not in answering:
+            continue
+        for t, w in qterms[hq.id].items():
+            if t not in ids:
+                ids[t] = len(ids)
+            for i in answering[hq.id]:
+                asked.setdefault(t, {})[i] = w
+    postings: dict[str, list[tuple[int, float]]] = {}
+    for t in ids:
+        mine, theirs = own.get(t, {}), asked.get(t, {})
+        postings[t] = [(i, _f32(mine.get(i, 0.0) + theirs[i]) if i in theirs else mine[i])
+                       for i in sorted({*mine, *theirs})]
     n = len(panel.quotes)
     avg_len = sum(lengths) / n
     terms = list(ids)
@@ -96,7 +121,7 @@ def reference_parts(panel: Panel, norm: Normalizer) -> tuple:
         n,
         {
             "docs": [[d for d, _ in postings[t]] for t in terms],
-            "weights": [list(array("f", [w for _, w in postings[t]])) for t in terms],
+            "weights": [[w for _, w in postings[t]] for t in terms],
             "norm_len": list(array("f", [m.K1 * (1 - m.B + m.B * ln / avg_len) for ln in lengths])),
             "idf": [math.log(1 + (n - len(postings[t]) + 0.5) / (len(postings[t]) + 0.5)) for t in terms],
             "seq": seq,
@@ -106,14 +131,12 @@ def reference_parts(panel: Panel, norm: Normalizer) -> tuple:
 
 
 def built_parts(ix: QuoteIndex) -> tuple:
-    """What a build produced, in the reference's shape (postings split per term)."""
+    """What a build produced, in the reference's shape: each term's full postings, as scoring sees them."""
     meta, arrays = ix.parts()
-    offsets = list(arrays["offsets"])
-    flat = {k: [x for a in v for x in a] if isinstance(v, list) else list(v) for k, v in arrays.items()}
-    split = {k: [flat[k][lo:hi] for lo, hi in zip(offsets, offsets[1:], strict=False)]
-             for k in ("docs", "weights")}
+    segments = [ix.postings.segment(tid) for tid in range(len(meta["terms"]))]
     return (meta["terms"], list(meta["lexicon"].items()), meta["keyword_terms"], meta["avg_len"], meta["n"],
-            {**split, **{k: flat[k] for k in ("norm_len", "idf", "seq", "seq_ends")}})
+            {"docs": [list(d) for d, _ in segments], "weights": [list(w) for _, w in segments],
+             **{k: list(arrays[k]) for k in ("norm_len", "idf", "seq", "seq_ends")}})
 
 
 def assert_same_as_reference(panel: Panel) -> QuoteIndex:

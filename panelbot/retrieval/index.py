@@ -20,7 +20,7 @@ import sys
 from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import repeat
+from itertools import accumulate, repeat
 
 from panelbot.errors import DataError
 
@@ -45,7 +45,7 @@ W_TEXT, W_KEYWORDS, W_QUESTION, W_HOST_TURN, W_ASKS = 1.0, 1.6, 0.7, 0.3, 0.8
 K1, B = 1.2, 0.6
 BIGRAM_BOOST = 1.5
 RERANK = 60  # candidates whose own text is checked for the question's word pairs
-FORMAT = 2  # bump when what the index holds, or how it is built, changes (invalidates saved indexes)
+FORMAT = 3  # bump when what the index holds, or how it is built, changes (invalidates saved indexes)
 
 
 def index_settings() -> dict[str, float | int]:
@@ -57,7 +57,10 @@ def index_settings() -> dict[str, float | int]:
 # array typecodes of the saved parts: offsets (64-bit), quote numbers, weights and lengths (32-bit float)
 # and each quote's words as term ids (seq, ended at seq_ends), for word pairs in a quote's own text
 ARRAY_TYPES = {"offsets": "q", "docs": "i", "weights": "f", "norm_len": "f", "idf": "d", "seq": "i",
-               "seq_ends": "q"}
+               "seq_ends": "q",
+               # host questions' terms, once per question (see _AskedBy)
+               "asked_offsets": "q", "asked_questions": "i", "asked_weights": "d", "asked_doc_offsets": "q",
+               "asked_docs": "i"}
 
 
 _PAIR = struct.Struct("=ii")  # two term ids as a quote's word sequence stores them (native int32)
@@ -79,6 +82,119 @@ def _add_weights(tf: dict[int, float], more: dict[int, float]) -> None:
     tf.update(more)
     for t in common:
         tf[t] = before[t] + more[t]
+
+
+_ONE = array("f", [1.0])
+
+
+def _weights(docs: array, odd_at: array, odd_weights: array) -> array:
+    """A term's weights at its postings' positions: 1, except at the positions ``odd_at`` (those weights)."""
+    out = _ONE * len(docs)
+    _consume(map(out.__setitem__, odd_at, odd_weights))
+    return out
+
+
+class _AskedBy:
+    """Host questions' terms, kept once per question instead of on every quote that answers it.
+
+    A quote's entry holds the terms of the host question it answers (weight ``W_QUESTION``) and of the
+    host's turn around it (``W_HOST_TURN``); written on each quote, that is the same dozen or more postings
+    again on each of a question's quotes (~30% of a large bank's postings, and of its build time). Here a
+    term lists the questions holding it with their weights (``offsets`` -> ``questions``, ``weights``), and a
+    question its quotes in order (``doc_offsets`` -> ``docs``); a term's full postings -- its own merged
+    with its questions' quotes, a weight ``float32(own + question's)`` -- are made when it is first used
+    (:meth:`merged`), so scoring, membership and document frequencies see one posting list as before."""
+
+    def __init__(self, offsets: Sequence[int], questions: Sequence[int], weights: Sequence[float],
+                 doc_offsets: Sequence[int], docs: Sequence[int]) -> None:
+        self.offsets, self.questions, self.weights = offsets, questions, weights
+        self.doc_offsets, self.docs = doc_offsets, docs
+
+    @classmethod
+    def gather(cls, questions: Sequence[Any], qterms: dict[str, dict[str, float]], q_docs: list[array],
+               terms: list[str], docs_of_term: list[array], weights_of_term: list[array]) -> _AskedBy:
+        """From each question's terms and quotes; a term no quote says is added to ``terms`` (with empty
+        postings of its own), after the others in the order the questions give them."""
+        ids = dict(zip(terms, range(len(terms)), strict=False))
+        by_term: dict[int, list[tuple[int, float]]] = {}
+        for k, hq in enumerate(questions):
+            if not q_docs[k]:
+                continue
+            for t, w in qterms[hq.id].items():
+                tid = ids.get(t)
+                if tid is None:
+                    tid = ids[t] = len(terms)
+                    terms.append(t)
+                    docs_of_term.append(array("i"))
+                    weights_of_term.append(array("f"))
+                by_term.setdefault(tid, []).append((k, w))
+        sizes = array("q", [0]) * len(terms)
+        of, weights = array("i"), array("d")
+        for tid in sorted(by_term):
+            held = by_term[tid]
+            sizes[tid] = len(held)
+            of.extend(k for k, _ in held)
+            weights.extend(w for _, w in held)
+        offsets = array("q", accumulate(sizes, initial=0))
+        doc_offsets, docs = array("q", [0]), array("i")
+        for d in q_docs:
+            docs.extend(d)
+            doc_offsets.append(len(docs))
+        return cls(offsets, of, weights, doc_offsets, docs)
+
+    def arrays(self) -> dict[str, Sequence]:
+        return {"asked_offsets": self.offsets, "asked_questions": self.questions, "asked_weights": self.weights,
+                "asked_doc_offsets": self.doc_offsets, "asked_docs": self.docs}
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, Sequence], n_terms: int, n_quotes: int) -> _AskedBy:
+        """Read back; ValueError when the arrays do not line up with each other, the terms or the bank."""
+        self = cls(arrays["asked_offsets"], arrays["asked_questions"], arrays["asked_weights"],
+                   arrays["asked_doc_offsets"], arrays["asked_docs"])
+        off, dof = self.offsets, self.doc_offsets
+        if (len(off) != n_terms + 1 or off[0] != 0 or off[-1] != len(self.questions)
+                or len(self.weights) != len(self.questions) or not all(map(operator.le, off[:-1], off[1:]))
+                or not len(dof) or dof[0] != 0 or dof[-1] != len(self.docs)
+                or not all(map(operator.le, dof[:-1], dof[1:]))):
+            raise ValueError("index: host questions' postings do not line up")
+        if len(self.questions) and not (min(self.questions) >= 0 and max(self.questions) < len(dof) - 1):
+            raise ValueError("index: host question out of range")
+        if len(self.docs) and not (min(self.docs) >= 0 and max(self.docs) < n_quotes):
+            raise ValueError("index: host question's quote out of range")
+        if len(self.weights) and not (min(self.weights) > 0 and math.isfinite(sum(self.weights))):
+            raise ValueError("index: host question weight out of range")
+        return self
+
+    def holds(self, tid: int) -> bool:
+        return self.offsets[tid] != self.offsets[tid + 1]
+
+    def terms(self) -> Iterator[int]:
+        """Ids of the terms some host question holds."""
+        off = self.offsets
+        return (t for t in range(len(off) - 1) if off[t] != off[t + 1])
+
+    def _parts(self, tid: int) -> Iterator[tuple[Sequence[int], float]]:
+        lo, hi = self.offsets[tid], self.offsets[tid + 1]
+        dof, docs = self.doc_offsets, self.docs
+        for k, w in zip(self.questions[lo:hi], self.weights[lo:hi], strict=True):
+            yield docs[dof[k]:dof[k + 1]], w
+
+    def union(self, tid: int, own: Sequence[int]) -> set[int]:
+        """The quotes whose entry holds the term: its own postings' and its questions'."""
+        out = set(own)
+        for docs, _ in self._parts(tid):
+            out.update(docs)
+        return out
+
+    def merged(self, tid: int, docs: Sequence[int], weights: Sequence[float]) -> tuple[array, array]:
+        """The term's full postings: quote numbers in order, each with ``float32(own + question's)`` (a
+        quote answers one question, so at most one question's weight is added to it)."""
+        w_of = dict(zip(docs, weights, strict=True))
+        get = w_of.get
+        for part, w in self._parts(tid):
+            w_of.update(zip(part, map(operator.add, map(get, part, repeat(0.0)), repeat(w)), strict=True))
+        order = sorted(w_of)
+        return array("i", order), array("f", map(w_of.__getitem__, order))
 
 
 PARALLEL_FROM = 20_000  # quotes from which a forked process gathers the bank's second half
@@ -208,7 +324,7 @@ def _merge(first: list[Any], second: list[Any]) -> None:
     """Append a later part of the bank to ``first`` as if one pass had gathered both: terms keep their
     first-appearance order, a term's postings stay in quote order, and a keyword both parts saw has its
     words counted once in the lexicon (as a single pass counts them at first sight)."""
-    terms, docs, weights, seq, seq_ends, lengths, lexicon, keyword_terms, seen = first
+    terms, docs, weights, seq, seq_ends, lengths, lexicon, keyword_terms, seen, _ = first
     ids = dict(zip(terms, range(len(terms)), strict=False))
     remap = array("i")
     for t, (d, w) in zip(second[0], _segments(second), strict=True):
@@ -234,6 +350,8 @@ def _merge(first: list[Any], second: list[Any]) -> None:
         else:
             seen.append(kw)
     keyword_terms.update(second[7])
+    for mine, theirs in zip(first[9], second[9], strict=True):
+        mine.extend(theirs)
 
 
 class Postings(Mapping):
@@ -241,23 +359,34 @@ class Postings(Mapping):
 
     Two layouts: a built index keeps one pair of arrays per term (``offsets`` is None; nothing is copied
     into one block, which would double the build's peak memory); a saved index read back holds flat arrays
-    sliced by ``offsets``."""
+    sliced by ``offsets``. A term some host question holds has those questions' quotes merged into its
+    own postings when first asked for (:class:`_AskedBy`; the last few thousand are kept)."""
+
+    MERGED_KEPT = 4096
 
     def __init__(self, ids: dict[str, int], offsets: Sequence[int] | None, docs: Sequence,
-                 weights: Sequence) -> None:
-        self.ids, self.offsets, self.docs, self.weights = ids, offsets, docs, weights
+                 weights: Sequence, asked: _AskedBy) -> None:
+        self.ids, self.offsets, self.docs, self.weights, self.asked = ids, offsets, docs, weights, asked
+        self._merged: dict[int, tuple[array, array]] = {}
 
     def segment(self, tid: int) -> tuple[Sequence[int], Sequence[float]]:
         """A term's quote numbers and weights, by term id."""
         if self.offsets is None:
-            return self.docs[tid], self.weights[tid]
-        lo, hi = self.offsets[tid], self.offsets[tid + 1]
-        return self.docs[lo:hi], self.weights[lo:hi]
+            docs, weights = self.docs[tid], self.weights[tid]
+        else:
+            lo, hi = self.offsets[tid], self.offsets[tid + 1]
+            docs, weights = self.docs[lo:hi], self.weights[lo:hi]
+        if not self.asked.holds(tid):
+            return docs, weights
+        got = self._merged.get(tid)
+        if got is None:
+            if len(self._merged) >= self.MERGED_KEPT:
+                self._merged.clear()
+            got = self._merged[tid] = self.asked.merged(tid, docs, weights)
+        return got
 
     def count(self, tid: int) -> int:
-        if self.offsets is None:
-            return len(self.docs[tid])
-        return self.offsets[tid + 1] - self.offsets[tid]
+        return len(self.segment(tid)[0])
 
     def __contains__(self, term: object) -> bool:
         return term in self.ids
@@ -310,42 +439,53 @@ class QuoteIndex:
         finally:
             if gc_was_enabled:
                 gc.enable()
-        terms, docs_of_term, weights_of_term, seq, seq_ends, lengths, self.lexicon, self.keyword_terms, _ = part
+        terms, docs_of_term, weights_of_term, seq, seq_ends, lengths, self.lexicon, self.keyword_terms, _, \
+            q_docs = part
         del part
+        asked = _AskedBy.gather(panel.questions, qterms, q_docs, terms, docs_of_term, weights_of_term)
         avg_len = (sum(lengths) / n) if n else 1.0
         norm_len = array("f", [K1 * (1 - B + B * ln / avg_len) for ln in lengths])
-        idf = array("d", [math.log(1 + (n - c + 0.5) / (c + 0.5)) for c in map(len, docs_of_term)])
+        df = list(map(len, docs_of_term))
+        for tid in asked.terms():
+            df[tid] = len(asked.union(tid, docs_of_term[tid]))
+        idf = array("d", [math.log(1 + (n - c + 0.5) / (c + 0.5)) for c in df])
         for w in [w for w in self.lexicon if len(w) < 4 or not w.isalpha()]:
             del self.lexicon[w]
-        self._set_postings(terms, None, docs_of_term, weights_of_term, norm_len, idf, avg_len)
+        self._set_postings(terms, None, docs_of_term, weights_of_term, norm_len, idf, avg_len, asked)
         self._set_words(seq, seq_ends)
 
     def _gather(self, lo: int, hi: int, qterms: dict[str, dict[str, float]]) -> list[Any]:
         """Quotes lo..hi: [terms in first-appearance order, per term its quote numbers and its weights
         (arrays, by term id), the quotes' words as term ids with their ends, lengths, the surface-word
-        lexicon, keyword terms, the keywords seen (in order)]. Term ids count from 0 within the part.
+        lexicon, keyword terms, the keywords seen (in order), per host question (by position) the quotes
+        answering it]. Term ids count from 0 within the part.
 
         Every step that touches each word or each posting is a C-level call per quote: the text is
         tokenised by one regex, its words counted by Counter's C loop and turned into term ids by one
         dict (word -> term id, filled on first sight: stemming runs once per distinct word), the
-        quote's term frequencies counted over those ids, and each posting appended straight to its
-        term's typed arrays by ``map(array.append, ...)``. Python bytecode runs per quote, per curated
-        keyword and per distinct word, never per word or posting."""
+        quote's term frequencies counted over those ids, and each posting's quote number appended straight
+        to its term's array by ``map(array.append, ...)``. Most postings weigh 1 (a word said once): only
+        the others (a word said twice, a keyword, an ``asks`` term) are noted with their weight, and each
+        term's weights are made once at the end. A host question's terms are not added to each of its
+        quotes: they are kept once per question (see :class:`Postings`), only its weights' sum is added to
+        the quote's length. Python bytecode runs per quote, per curated keyword and per distinct word
+        said more than once, never per word or posting."""
         normalizer = self.norm
         findall = word_pattern().findall
         lengths = array("d")
         lexicon: Counter[str] = Counter()  # surface words, for typo correction
         keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
         kw_cache: dict[str, list[int]] = {}  # keyword -> its terms' ids
-        q_cache: dict[str, dict[int, float]] = {}  # host question -> its terms' ids and weights
-        # term ids follow first appearance; a term not seen before gets the next id and its two arrays
+        # term ids follow first appearance; a term not seen before gets the next id and its arrays
         docs_of_term: list[array] = []
-        weights_of_term: list[array] = []
-        new_docs, new_weights = docs_of_term.append, weights_of_term.append
+        odd_at: list[array] = []  # per term, the positions of its postings whose weight is not 1, and those
+        odd_weights: list[array] = []
+        new_docs, new_odd_at, new_odd_weights = docs_of_term.append, odd_at.append, odd_weights.append
 
         def new_term() -> int:
             new_docs(array("i"))
-            new_weights(array("f"))
+            new_odd_at(array("i"))
+            new_odd_weights(array("d"))
             return len(docs_of_term) - 1
 
         ids: defaultdict[str, int] = defaultdict(new_term)
@@ -361,10 +501,16 @@ class QuoteIndex:
                 return tid
 
         word_id = WordIds().__getitem__
-        docs_get, weights_get, append = docs_of_term.__getitem__, weights_of_term.__getitem__, array.append
+        docs_get, append = docs_of_term.__getitem__, array.append
+        odd_at_get, odd_weights_get = odd_at.__getitem__, odd_weights.__getitem__
         seq, seq_ends = array("i"), array("q")  # each quote's own words as term ids (for word pairs)
         seq_extend, ends_append, lengths_append = seq.extend, seq_ends.append, lengths.append
         map_words, lex_update = normalizer.map_words, lexicon.update
+        # a host question by position (a repeated id: its last entry, as qterms holds it), the sum of its
+        # terms' weights, and the quotes answering it
+        position = {qid: k for k, qid in enumerate(q.id for q in self.panel.questions)}
+        q_sum = {qid: sum(c.values()) for qid, c in qterms.items() if c}
+        q_docs: list[array] = [array("i") for _ in self.panel.questions]
         quotes = self.quotes
         for i in range(lo, hi):
             q = quotes[i]
@@ -378,8 +524,12 @@ class QuoteIndex:
                 uni = list(map(tid_of, filter(None, map(word_term, mapped))))
             seq_extend(uni)
             ends_append(len(seq))
-            tf: dict[int, float] = {}
-            count(tf, uni)
+            tf: dict[int, float] = dict.fromkeys(uni, 1)
+            odd: list[int] = []  # terms whose weight is not 1: words said more than once, keywords, asks
+            if len(tf) != len(uni):  # a word said more than once: count them
+                tf = {}
+                count(tf, uni)
+                odd = [t for t, c in tf.items() if c != 1]
             if q.keywords or q.topics:
                 for kw in (*q.keywords, *q.topics):
                     kt = kw_cache.get(kw)
@@ -390,24 +540,28 @@ class QuoteIndex:
                         keyword_terms.update(t for t in terms if "_" not in t)
                     for t in kt:
                         tf[t] = tf.get(t, 0) + W_KEYWORDS
-            if q.question:
-                extra = q_cache.get(q.question)
-                if extra is None and q.question in qterms:  # ids given here, where a one-pass build would
-                    extra = q_cache[q.question] = {tid_of(t): w for t, w in qterms[q.question].items()}
-                if extra:
-                    _add_weights(tf, extra)
+                    odd += kt
             if q.asks:
                 ask_terms: dict[str, float] = {}
                 for a in q.asks:
                     for t in set(normalizer.terms(a)):
                         ask_terms[t] = min(ask_terms.get(t, 0.0) + W_ASKS, 2 * W_ASKS)
-                _add_weights(tf, {tid_of(t): w for t, w in ask_terms.items()})
-            values = tf.values()
-            lengths_append(sum(values))
+                more = {tid_of(t): w for t, w in ask_terms.items()}
+                _add_weights(tf, more)
+                odd += more
+            length = sum(tf.values())
+            if q.question in q_sum:
+                length += q_sum[q.question]
+                q_docs[position[q.question]].append(i)
+            lengths_append(length)
+            if odd:  # where this quote's posting goes in each odd term's list, and its weight
+                odd = dict.fromkeys(odd)
+                _consume(map(append, map(odd_at_get, odd), map(len, map(docs_get, odd))))
+                _consume(map(append, map(odd_weights_get, odd), map(tf.__getitem__, odd)))
             _consume(map(append, map(docs_get, tf), repeat(i)))
-            _consume(map(append, map(weights_get, tf), values))
+        weights_of_term = list(map(_weights, docs_of_term, odd_at, odd_weights))
         return [list(ids), docs_of_term, weights_of_term, seq, seq_ends, lengths, lexicon, keyword_terms,
-                list(kw_cache)]
+                list(kw_cache), q_docs]
 
     def _set_words(self, seq: Sequence[int], seq_ends: Sequence[int]) -> None:
         self._seq, self._seq_ends = seq, seq_ends
@@ -426,10 +580,10 @@ class QuoteIndex:
 
     def _set_postings(self, terms: list[str], offsets: Sequence[int] | None, docs: Sequence,
                       weights: Sequence, norm_len: Sequence[float], idf: Sequence[float],
-                      avg_len: float) -> None:
+                      avg_len: float, asked: _AskedBy) -> None:
         self.terms = terms
         ids = dict(zip(terms, range(len(terms)), strict=False))
-        self.postings = Postings(ids, offsets, docs, weights)
+        self.postings = Postings(ids, offsets, docs, weights, asked)
         self.norm_len = norm_len
         self.avg_len = avg_len
         self.idf: dict[str, float] = dict(zip(terms, idf, strict=False))
@@ -438,7 +592,7 @@ class QuoteIndex:
             for d in docs:
                 offsets.append(offsets[-1] + len(d))
         self._arrays: dict[str, Any] = {"offsets": offsets, "docs": docs, "weights": weights,
-                                        "norm_len": norm_len, "idf": idf}
+                                        "norm_len": norm_len, "idf": idf, **asked.arrays()}
 
     # ------------------------------------------------------------------------------------- saving
 
@@ -486,7 +640,8 @@ class QuoteIndex:
             raise ValueError("index: word sequences do not line up")
         self.lexicon = Counter(lexicon)
         self.keyword_terms = set(kw)
-        self._set_postings(terms, offsets, docs, weights, norm_len, idf, float(avg_len))
+        asked = _AskedBy.from_arrays(arrays, len(terms), self.n)
+        self._set_postings(terms, offsets, docs, weights, norm_len, idf, float(avg_len), asked)
         self._set_words(seq, seq_ends)
         return self
 

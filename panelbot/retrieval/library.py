@@ -138,7 +138,7 @@ class Library:
                 continue
             best = found[0].score or 1.0
             for sq in found:
-                score = 100.0 * share * sq.score / best
+                score = min(100.0, 100.0 * share * (sq.score / best))  # (100 * s) / s can pass 100
                 hits.append(LibraryQuote(r.panel, ScoredQuote(sq.quote, score, sq.reason)))
         hits.sort(key=lambda h: (-h.score, h.panel.name, h.scored.quote.id))
         return hits[:k]
