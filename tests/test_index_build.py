@@ -37,8 +37,8 @@ def reference_parts(panel: Panel, norm: Normalizer) -> tuple:
     A quote's entry: its words (1 each time said), its keywords and topics (``W_KEYWORDS`` each), the
     questions in a user's words it answers (``asks``), each term's weight rounded to float32; then the terms
     of the host question it answers and of the host's turn around it, added to that (and rounded again).
-    Term ids in first-appearance order, the host questions' terms no quote says after all others (in
-    the questions' order); its length counts every weight."""
+    Term ids in first-appearance order (a host question's terms appear with the first quote answering it,
+    after that quote's own); its length counts every weight."""
     m = index_mod
     qterms: dict[str, dict[str, float]] = {}
     for hq in panel.questions:
@@ -86,14 +86,17 @@ def reference_parts(panel: Panel, norm: Normalizer) -> tuple:
         for t, w in ask_terms.items():
             tf[t] = tf.get(t, 0) + w
         length = sum(tf.values())
-        if qterms.get(q.question):
-            length += sum(qterms[q.question].values())
-            answering.setdefault(q.question, []).append(i)
-        lengths.append(length)
         for t, w in tf.items():
             if t not in ids:
                 ids[t] = len(ids)
             own.setdefault(t, {})[i] = _f32(w)
+        if qterms.get(q.question):
+            length += sum(qterms[q.question].values())
+            answering.setdefault(q.question, []).append(i)
+            for t in qterms[q.question]:
+                if t not in ids:
+                    ids[t] = len(ids)
+        lengths.append(length)
     last = {hq.id: k for k, hq in enumerate(panel.questions)}
     asked: dict[str, dict[int, float]] = {}
     for k, hq in enumerate(panel.questions):

@@ -179,12 +179,11 @@ class _AskedBy:
         for k, w in zip(self.questions[lo:hi], self.weights[lo:hi], strict=True):
             yield docs[dof[k]:dof[k + 1]], w
 
-    def union(self, tid: int, own: Sequence[int]) -> set[int]:
-        """The quotes whose entry holds the term: its own postings' and its questions'."""
-        out = set(own)
-        for docs, _ in self._parts(tid):
-            out.update(docs)
-        return out
+    def quote_count(self, tid: int) -> int:
+        """How many quotes answer a host question holding the term (each answers one question)."""
+        lo, hi = self.offsets[tid], self.offsets[tid + 1]
+        dof = self.doc_offsets
+        return sum(dof[k + 1] - dof[k] for k in self.questions[lo:hi])
 
     def merged(self, tid: int, docs: Sequence[int], weights: Sequence[float]) -> tuple[array, array]:
         """The term's full postings: quote numbers in order, each with ``float32(own + question's)`` (a
@@ -324,9 +323,9 @@ def _merge(first: list[Any], second: list[Any]) -> None:
     """Append a later part of the bank to ``first`` as if one pass had gathered both: terms keep their
     first-appearance order, a term's postings stay in quote order, and a keyword both parts saw has its
     words counted once in the lexicon (as a single pass counts them at first sight)."""
-    terms, docs, weights, seq, seq_ends, lengths, lexicon, keyword_terms, seen, _ = first
+    terms, docs, weights, seq, seq_ends, lengths, lexicon, keyword_terms, seen, _, overlap = first
     ids = dict(zip(terms, range(len(terms)), strict=False))
-    remap = array("i")
+    remap: list[int] = []  # the second part's term ids -> ids here (a list: its items are not made anew)
     for t, (d, w) in zip(second[0], _segments(second), strict=True):
         j = ids.get(t)
         if j is None:
@@ -343,15 +342,20 @@ def _merge(first: list[Any], second: list[Any]) -> None:
     seq_ends.extend(array("q", map(base.__add__, second[4])))
     lengths.extend(second[5])
     lexicon.update(second[6])
-    known = set(seen)
-    for kw in second[8]:
-        if kw in known:
-            lexicon.subtract(words(kw))
+    again: dict[str, int] = {}  # words of keywords both parts saw: counted twice, once too many
+    for kw, kw_words in second[8].items():
+        if kw in seen:
+            count(again, kw_words)
         else:
-            seen.append(kw)
+            seen[kw] = kw_words
+    if again:
+        lexicon.subtract(again)
     keyword_terms.update(second[7])
     for mine, theirs in zip(first[9], second[9], strict=True):
         mine.extend(theirs)
+    for t, c in second[10].items():
+        j = remap[t]
+        overlap[j] = overlap.get(j, 0) + c
 
 
 class Postings(Mapping):
@@ -415,39 +419,48 @@ class QuoteIndex:
                 for t in set(normalizer.terms(turn.text)):
                     c[t] = max(c.get(t, 0.0), W_HOST_TURN)
             qterms[hq.id] = c
-        n = self.n
         gc_was_enabled = gc.isenabled()
         gc.disable()  # nothing built here forms a cycle; collections would only rescan the bank
         try:
-            helper = n >= PARALLEL_FROM and _can_fork() and _spare_core()
-            second = _fork_gather(self, n // 2, n, qterms) if helper else None
-            try:
-                part = self._gather(0, n // 2 if second else n, qterms)
-            except BaseException:  # e.g. Ctrl-C: stop the helper and reap it, leave no process behind
-                if second is not None:
-                    second(abandon=True)
-                raise
-            if second is not None:
-                got = second()
-                if got is None:
-                    _merge(part, self._gather(n // 2, n, qterms))
-                else:
-                    try:
-                        _merge(part, got)
-                    except _HelperFailed:  # broke off half merged: gather the whole bank here
-                        part = self._gather(0, n, qterms)
+            self._finish(self._gather_all(qterms), qterms)
         finally:
             if gc_was_enabled:
                 gc.enable()
+
+    def _gather_all(self, qterms: dict[str, dict[str, float]]) -> list[Any]:
+        """The whole bank gathered: in two processes when it is large and a core is idle."""
+        n = self.n
+        helper = n >= PARALLEL_FROM and _can_fork() and _spare_core()
+        second = _fork_gather(self, n // 2, n, qterms) if helper else None
+        try:
+            part = self._gather(0, n // 2 if second else n, qterms)
+        except BaseException:  # e.g. Ctrl-C: stop the helper and reap it, leave no process behind
+            if second is not None:
+                second(abandon=True)
+            raise
+        if second is not None:
+            got = second()
+            if got is None:
+                _merge(part, self._gather(n // 2, n, qterms))
+            else:
+                try:
+                    _merge(part, got)
+                except _HelperFailed:  # broke off half merged: gather the whole bank here
+                    part = self._gather(0, n, qterms)
+        return part
+
+    def _finish(self, part: list[Any], qterms: dict[str, dict[str, float]]) -> None:
+        """The gathered bank made an index: host questions' terms, lengths, document frequencies."""
+        n = self.n
         terms, docs_of_term, weights_of_term, seq, seq_ends, lengths, self.lexicon, self.keyword_terms, _, \
-            q_docs = part
+            q_docs, overlap = part
         del part
-        asked = _AskedBy.gather(panel.questions, qterms, q_docs, terms, docs_of_term, weights_of_term)
+        asked = _AskedBy.gather(self.panel.questions, qterms, q_docs, terms, docs_of_term, weights_of_term)
         avg_len = (sum(lengths) / n) if n else 1.0
         norm_len = array("f", [K1 * (1 - B + B * ln / avg_len) for ln in lengths])
         df = list(map(len, docs_of_term))
-        for tid in asked.terms():
-            df[tid] = len(asked.union(tid, docs_of_term[tid]))
+        for tid in asked.terms():  # its own quotes and its questions', the quotes in both counted once
+            df[tid] += asked.quote_count(tid) - overlap.get(tid, 0)
         idf = array("d", [math.log(1 + (n - c + 0.5) / (c + 0.5)) for c in df])
         for w in [w for w in self.lexicon if len(w) < 4 or not w.isalpha()]:
             del self.lexicon[w]
@@ -457,8 +470,9 @@ class QuoteIndex:
     def _gather(self, lo: int, hi: int, qterms: dict[str, dict[str, float]]) -> list[Any]:
         """Quotes lo..hi: [terms in first-appearance order, per term its quote numbers and its weights
         (arrays, by term id), the quotes' words as term ids with their ends, lengths, the surface-word
-        lexicon, keyword terms, the keywords seen (in order), per host question (by position) the quotes
-        answering it]. Term ids count from 0 within the part.
+        lexicon, keyword terms, the keywords seen with their words (in order), per host question (by
+        position) the quotes answering it, per term the quotes holding it in their own entry and their
+        question's]. Term ids count from 0 within the part.
 
         Every step that touches each word or each posting is a C-level call per quote: the text is
         tokenised by one regex, its words counted by Counter's C loop and turned into term ids by one
@@ -476,6 +490,7 @@ class QuoteIndex:
         lexicon: Counter[str] = Counter()  # surface words, for typo correction
         keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
         kw_cache: dict[str, list[int]] = {}  # keyword -> its terms' ids
+        kw_words: dict[str, list[str]] = {}  # keyword -> its words (counted in the lexicon once), as first seen
         # term ids follow first appearance; a term not seen before gets the next id and its arrays
         docs_of_term: list[array] = []
         odd_at: list[array] = []  # per term, the positions of its postings whose weight is not 1, and those
@@ -511,6 +526,8 @@ class QuoteIndex:
         position = {qid: k for k, qid in enumerate(q.id for q in self.panel.questions)}
         q_sum = {qid: sum(c.values()) for qid, c in qterms.items() if c}
         q_docs: list[array] = [array("i") for _ in self.panel.questions]
+        q_sets: dict[str, tuple[int, set[int]]] = {}  # question id -> (position, its terms' ids)
+        overlap: dict[int, int] = {}  # term id -> quotes holding it in their own entry and their question's
         quotes = self.quotes
         for i in range(lo, hi):
             q = quotes[i]
@@ -536,7 +553,7 @@ class QuoteIndex:
                     if kt is None:
                         terms = normalizer.terms(kw)
                         kt = kw_cache[kw] = list(map(tid_of, terms))
-                        lex_update(words(kw))
+                        lex_update(kw_words.setdefault(kw, words(kw)))
                         keyword_terms.update(t for t in terms if "_" not in t)
                     for t in kt:
                         tf[t] = tf.get(t, 0) + W_KEYWORDS
@@ -550,9 +567,13 @@ class QuoteIndex:
                 _add_weights(tf, more)
                 odd += more
             length = sum(tf.values())
-            if q.question in q_sum:
+            if q.question in q_sum:  # its host question's terms: once per question, not on this quote
                 length += q_sum[q.question]
-                q_docs[position[q.question]].append(i)
+                held = q_sets.get(q.question)
+                if held is None:  # the question's terms get their ids here, after the quote's own
+                    held = q_sets[q.question] = (position[q.question], set(map(tid_of, qterms[q.question])))
+                q_docs[held[0]].append(i)
+                count(overlap, tf.keys() & held[1])
             lengths_append(length)
             if odd:  # where this quote's posting goes in each odd term's list, and its weight
                 odd = dict.fromkeys(odd)
@@ -561,7 +582,7 @@ class QuoteIndex:
             _consume(map(append, map(docs_get, tf), repeat(i)))
         weights_of_term = list(map(_weights, docs_of_term, odd_at, odd_weights))
         return [list(ids), docs_of_term, weights_of_term, seq, seq_ends, lengths, lexicon, keyword_terms,
-                list(kw_cache), q_docs]
+                kw_words, q_docs, overlap]
 
     def _set_words(self, seq: Sequence[int], seq_ends: Sequence[int]) -> None:
         self._seq, self._seq_ends = seq, seq_ends
