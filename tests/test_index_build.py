@@ -54,13 +54,12 @@ def reference_parts(panel: Panel, norm: Normalizer) -> tuple:
     seq: list[int] = []
     seq_ends: list[int] = []
     lengths: list[float] = []
-    lexicon: Counter[str] = Counter()
+    said: set[str] = set()
     keyword_terms: set[str] = set()
     seen_keywords: set[str] = set()
     for i, q in enumerate(panel.quotes):
         surface = words(q.text)
-        for w in surface:
-            lexicon[w] += 1
+        said.update(surface)
         uni = norm.terms_of_words(surface, pairs=False)
         for t in uni:
             if t not in ids:
@@ -74,8 +73,7 @@ def reference_parts(panel: Panel, norm: Normalizer) -> tuple:
             kt = norm.terms(kw)
             if kw not in seen_keywords:
                 seen_keywords.add(kw)
-                for w in words(kw):
-                    lexicon[w] += 1
+                said.update(words(kw))
                 keyword_terms.update(t for t in kt if "_" not in t)
             for t in kt:
                 tf[t] = tf.get(t, 0) + m.W_KEYWORDS
@@ -115,7 +113,13 @@ def reference_parts(panel: Panel, norm: Normalizer) -> tuple:
     n = len(panel.quotes)
     avg_len = sum(lengths) / n
     terms = list(ids)
-    lexicon = Counter({w: c for w, c in lexicon.items() if len(w) >= 4 and w.isalpha()})
+    # the lexicon: words of 4+ letters, alphabetical, each with how many quotes hold its term in their
+    # own entry (at least 1; a stopword: the bank's size)
+    lexicon = Counter()
+    for w in sorted(said):
+        if len(w) >= 4 and w.isalpha():
+            term = norm.word_terms()[w]
+            lexicon[w] = max(1, len(own.get(term, ()))) if term else n
     return (
         terms,
         list(lexicon.items()),

@@ -322,8 +322,8 @@ def _segments(part: list[Any]) -> Iterator[tuple[array, array]]:
 def _merge(first: list[Any], second: list[Any]) -> None:
     """Append a later part of the bank to ``first`` as if one pass had gathered both: terms keep their
     first-appearance order, a term's postings stay in quote order, and a keyword both parts saw has its
-    words counted once in the lexicon (as a single pass counts them at first sight)."""
-    terms, docs, weights, seq, seq_ends, lengths, lexicon, keyword_terms, seen, _, overlap = first
+    words listed once."""
+    terms, docs, weights, seq, seq_ends, lengths, said, keyword_terms, seen, _, overlap = first
     ids = dict(zip(terms, range(len(terms)), strict=False))
     remap: list[int] = []  # the second part's term ids -> ids here (a list: its items are not made anew)
     for t, (d, w) in zip(second[0], _segments(second), strict=True):
@@ -341,15 +341,9 @@ def _merge(first: list[Any], second: list[Any]) -> None:
     seq.extend(array("i", map(remap.__getitem__, second[3])))
     seq_ends.extend(array("q", map(base.__add__, second[4])))
     lengths.extend(second[5])
-    lexicon.update(second[6])
-    again: dict[str, int] = {}  # words of keywords both parts saw: counted twice, once too many
+    said.extend(second[6])
     for kw, kw_words in second[8].items():
-        if kw in seen:
-            count(again, kw_words)
-        else:
-            seen[kw] = kw_words
-    if again:
-        lexicon.subtract(again)
+        seen.setdefault(kw, kw_words)
     keyword_terms.update(second[7])
     for mine, theirs in zip(first[9], second[9], strict=True):
         mine.extend(theirs)
@@ -452,7 +446,7 @@ class QuoteIndex:
     def _finish(self, part: list[Any], qterms: dict[str, dict[str, float]]) -> None:
         """The gathered bank made an index: host questions' terms, lengths, document frequencies."""
         n = self.n
-        terms, docs_of_term, weights_of_term, seq, seq_ends, lengths, self.lexicon, self.keyword_terms, _, \
+        terms, docs_of_term, weights_of_term, seq, seq_ends, lengths, said, self.keyword_terms, kw_words, \
             q_docs, overlap = part
         del part
         asked = _AskedBy.gather(self.panel.questions, qterms, q_docs, terms, docs_of_term, weights_of_term)
@@ -462,21 +456,37 @@ class QuoteIndex:
         for tid in asked.terms():  # its own quotes and its questions', the quotes in both counted once
             df[tid] += asked.quote_count(tid) - overlap.get(tid, 0)
         idf = array("d", [math.log(1 + (n - c + 0.5) / (c + 0.5)) for c in df])
-        for w in [w for w in self.lexicon if len(w) < 4 or not w.isalpha()]:
-            del self.lexicon[w]
+        self.lexicon = self._lexicon(said, kw_words, dict(zip(terms, map(len, docs_of_term), strict=True)))
         self._set_postings(terms, None, docs_of_term, weights_of_term, norm_len, idf, avg_len, asked)
         self._set_words(seq, seq_ends)
 
+    def _lexicon(self, said: list[str], kw_words: dict[str, list[str]],
+                 quotes_of: dict[str, int]) -> Counter[str]:
+        """The words of 4+ letters the talk uses (its quotes' words and its curated keywords'), for typo
+        correction, in alphabetical order, each with how often the talk uses it: the quotes holding its
+        term (at least 1); a stopword, which a talk uses all the time, has the bank's size."""
+        word_term = self.norm.word_terms().__getitem__
+        every = set(said)
+        for kw in kw_words.values():
+            every.update(kw)
+        n = self.n
+        lexicon: Counter[str] = Counter()
+        for w in sorted(every):
+            if len(w) >= 4 and w.isalpha():
+                term = word_term(w)
+                lexicon[w] = max(1, quotes_of.get(term, 1)) if term else n
+        return lexicon
+
     def _gather(self, lo: int, hi: int, qterms: dict[str, dict[str, float]]) -> list[Any]:
         """Quotes lo..hi: [terms in first-appearance order, per term its quote numbers and its weights
-        (arrays, by term id), the quotes' words as term ids with their ends, lengths, the surface-word
-        lexicon, keyword terms, the keywords seen with their words (in order), per host question (by
+        (arrays, by term id), the quotes' words as term ids with their ends, lengths, the words said
+        (for the lexicon), keyword terms, the keywords seen with their words (in order), per host question (by
         position) the quotes answering it, per term the quotes holding it in their own entry and their
         question's]. Term ids count from 0 within the part.
 
         Every step that touches each word or each posting is a C-level call per quote: the text is
-        tokenised by one regex, its words counted by Counter's C loop and turned into term ids by one
-        dict (word -> term id, filled on first sight: stemming runs once per distinct word), the
+        tokenised by one regex, its words turned into term ids by one dict (word -> term id, filled on
+        first sight: stemming runs once per distinct word; its keys are the words the lexicon lists), the
         quote's term frequencies counted over those ids, and each posting's quote number appended straight
         to its term's array by ``map(array.append, ...)``. Most postings weigh 1 (a word said once): only
         the others (a word said twice, a keyword, an ``asks`` term) are noted with their weight, and each
@@ -487,10 +497,10 @@ class QuoteIndex:
         normalizer = self.norm
         findall = word_pattern().findall
         lengths = array("d")
-        lexicon: Counter[str] = Counter()  # surface words, for typo correction
+        said: dict[str, None] = {}  # words of quotes with a vocabulary phrase (the others': word_ids' keys)
         keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
         kw_cache: dict[str, list[int]] = {}  # keyword -> its terms' ids
-        kw_words: dict[str, list[str]] = {}  # keyword -> its words (counted in the lexicon once), as first seen
+        kw_words: dict[str, list[str]] = {}  # keyword -> its words, as first seen
         # term ids follow first appearance; a term not seen before gets the next id and its arrays
         docs_of_term: list[array] = []
         odd_at: list[array] = []  # per term, the positions of its postings whose weight is not 1, and those
@@ -515,12 +525,13 @@ class QuoteIndex:
                 tid = self[w] = tid_of(term) if term else -1
                 return tid
 
-        word_id = WordIds().__getitem__
+        word_ids = WordIds()
+        word_id = word_ids.__getitem__
         docs_get, append = docs_of_term.__getitem__, array.append
         odd_at_get, odd_weights_get = odd_at.__getitem__, odd_weights.__getitem__
         seq, seq_ends = array("i"), array("q")  # each quote's own words as term ids (for word pairs)
         seq_extend, ends_append, lengths_append = seq.extend, seq_ends.append, lengths.append
-        map_words, lex_update = normalizer.map_words, lexicon.update
+        map_words, say = normalizer.map_words, said.update
         # a host question by position (a repeated id: its last entry, as qterms holds it), the sum of its
         # terms' weights, and the quotes answering it
         position = {qid: k for k, qid in enumerate(q.id for q in self.panel.questions)}
@@ -533,12 +544,12 @@ class QuoteIndex:
             q = quotes[i]
             text = q.text
             surface = findall(text.lower() if text.isascii() else fold(text))
-            count(lexicon, surface)  # counted as we go: holding all tokens costs ~300 MB at 100k
             mapped = map_words(surface)
             if mapped is surface:  # no vocabulary phrase (most quotes): each word's own term, by id
                 uni = list(filter(_TERM, map(word_id, surface)))
             else:
                 uni = list(map(tid_of, filter(None, map(word_term, mapped))))
+                say(dict.fromkeys(surface))
             seq_extend(uni)
             ends_append(len(seq))
             tf: dict[int, float] = dict.fromkeys(uni, 1)
@@ -553,7 +564,7 @@ class QuoteIndex:
                     if kt is None:
                         terms = normalizer.terms(kw)
                         kt = kw_cache[kw] = list(map(tid_of, terms))
-                        lex_update(kw_words.setdefault(kw, words(kw)))
+                        kw_words[kw] = words(kw)
                         keyword_terms.update(t for t in terms if "_" not in t)
                     for t in kt:
                         tf[t] = tf.get(t, 0) + W_KEYWORDS
@@ -581,7 +592,7 @@ class QuoteIndex:
                 _consume(map(append, map(odd_weights_get, odd), map(tf.__getitem__, odd)))
             _consume(map(append, map(docs_get, tf), repeat(i)))
         weights_of_term = list(map(_weights, docs_of_term, odd_at, odd_weights))
-        return [list(ids), docs_of_term, weights_of_term, seq, seq_ends, lengths, lexicon, keyword_terms,
+        return [list(ids), docs_of_term, weights_of_term, seq, seq_ends, lengths, [*word_ids, *said], keyword_terms,
                 kw_words, q_docs, overlap]
 
     def _set_words(self, seq: Sequence[int], seq_ends: Sequence[int]) -> None:
