@@ -85,12 +85,14 @@ def _add_weights(tf: dict[int, float], more: dict[int, float]) -> None:
 
 
 _ONE = array("f", [1.0])
+_FIRST, _SECOND, _THIRD = operator.itemgetter(0), operator.itemgetter(1), operator.itemgetter(2)
 
 
-def _weights(docs: array, odd_at: array, odd_weights: array) -> array:
-    """A term's weights at its postings' positions: 1, except at the positions ``odd_at`` (those weights)."""
-    out = _ONE * len(docs)
-    _consume(map(out.__setitem__, odd_at, odd_weights))
+def _weights(docs_of_term: list[array], odd_terms: array, odd_at: array, odd_weights: array) -> list[array]:
+    """Each term's weights at its postings' positions: 1, except the postings noted (term, position,
+    weight) in ``odd_terms``, ``odd_at``, ``odd_weights``."""
+    out = [_ONE * len(d) for d in docs_of_term]
+    _consume(map(array.__setitem__, map(out.__getitem__, odd_terms), odd_at, odd_weights))
     return out
 
 
@@ -109,38 +111,38 @@ class _AskedBy:
                  doc_offsets: Sequence[int], docs: Sequence[int]) -> None:
         self.offsets, self.questions, self.weights = offsets, questions, weights
         self.doc_offsets, self.docs = doc_offsets, docs
+        self.held: list[int] = []  # (built) the term of each entry of ``questions``
 
     @classmethod
     def gather(cls, questions: Sequence[Any], qterms: dict[str, dict[str, float]], q_docs: list[array],
                terms: list[str], docs_of_term: list[array], weights_of_term: list[array]) -> _AskedBy:
-        """From each question's terms and quotes; a term no quote says is added to ``terms`` (with empty
-        postings of its own), after the others in the order the questions give them."""
+        """From each question's terms and quotes (the terms have ids: the gathering gives them with the
+        question's first quote; one that has none is added to ``terms`` with empty postings of its own)."""
         ids = dict(zip(terms, range(len(terms)), strict=False))
-        by_term: dict[int, list[tuple[int, float]]] = {}
+        held: list[tuple[int, int, float]] = []  # (term id, question, weight)
         for k, hq in enumerate(questions):
             if not q_docs[k]:
                 continue
-            for t, w in qterms[hq.id].items():
-                tid = ids.get(t)
-                if tid is None:
-                    tid = ids[t] = len(terms)
-                    terms.append(t)
-                    docs_of_term.append(array("i"))
-                    weights_of_term.append(array("f"))
-                by_term.setdefault(tid, []).append((k, w))
-        sizes = array("q", [0]) * len(terms)
-        of, weights = array("i"), array("d")
-        for tid in sorted(by_term):
-            held = by_term[tid]
-            sizes[tid] = len(held)
-            of.extend(k for k, _ in held)
-            weights.extend(w for _, w in held)
-        offsets = array("q", accumulate(sizes, initial=0))
+            c = qterms[hq.id]
+            if not ids.keys() >= c.keys():
+                for t in c:
+                    if t not in ids:
+                        ids[t] = len(terms)
+                        terms.append(t)
+                        docs_of_term.append(array("i"))
+                        weights_of_term.append(array("f"))
+            held.extend(zip(map(ids.__getitem__, c), repeat(k), c.values()))
+        held.sort(key=_FIRST)  # by term (stable: then by question, as they were added)
+        sizes: dict[int, int] = {}
+        count(sizes, map(_FIRST, held))
+        offsets = array("q", accumulate(map(sizes.get, range(len(terms)), repeat(0)), initial=0))
         doc_offsets, docs = array("q", [0]), array("i")
         for d in q_docs:
             docs.extend(d)
             doc_offsets.append(len(docs))
-        return cls(offsets, of, weights, doc_offsets, docs)
+        self = cls(offsets, array("i", map(_SECOND, held)), array("d", map(_THIRD, held)), doc_offsets, docs)
+        self.held = list(map(_FIRST, held))
+        return self
 
     def arrays(self) -> dict[str, Sequence]:
         return {"asked_offsets": self.offsets, "asked_questions": self.questions, "asked_weights": self.weights,
@@ -168,22 +170,11 @@ class _AskedBy:
     def holds(self, tid: int) -> bool:
         return self.offsets[tid] != self.offsets[tid + 1]
 
-    def terms(self) -> Iterator[int]:
-        """Ids of the terms some host question holds."""
-        off = self.offsets
-        return (t for t in range(len(off) - 1) if off[t] != off[t + 1])
-
     def _parts(self, tid: int) -> Iterator[tuple[Sequence[int], float]]:
         lo, hi = self.offsets[tid], self.offsets[tid + 1]
         dof, docs = self.doc_offsets, self.docs
         for k, w in zip(self.questions[lo:hi], self.weights[lo:hi], strict=True):
             yield docs[dof[k]:dof[k + 1]], w
-
-    def quote_count(self, tid: int) -> int:
-        """How many quotes answer a host question holding the term (each answers one question)."""
-        lo, hi = self.offsets[tid], self.offsets[tid + 1]
-        dof = self.doc_offsets
-        return sum(dof[k + 1] - dof[k] for k in self.questions[lo:hi])
 
     def merged(self, tid: int, docs: Sequence[int], weights: Sequence[float]) -> tuple[array, array]:
         """The term's full postings: quote numbers in order, each with ``float32(own + question's)`` (a
@@ -452,11 +443,15 @@ class QuoteIndex:
         asked = _AskedBy.gather(self.panel.questions, qterms, q_docs, terms, docs_of_term, weights_of_term)
         avg_len = (sum(lengths) / n) if n else 1.0
         norm_len = array("f", [K1 * (1 - B + B * ln / avg_len) for ln in lengths])
-        df = list(map(len, docs_of_term))
-        for tid in asked.terms():  # its own quotes and its questions', the quotes in both counted once
-            df[tid] += asked.quote_count(tid) - overlap.get(tid, 0)
+        df = list(map(len, docs_of_term))  # its own quotes and its questions', the quotes in both once
+        answering = list(map(len, q_docs))
+        for tid, k in zip(asked.held, asked.questions, strict=True):
+            df[tid] += answering[k]
+        for tid, c in overlap.items():
+            df[tid] -= c
         idf = array("d", [math.log(1 + (n - c + 0.5) / (c + 0.5)) for c in df])
-        self.lexicon = self._lexicon(said, kw_words, dict(zip(terms, map(len, docs_of_term), strict=True)))
+        quotes_of = {t: c for t, c in zip(terms, map(len, docs_of_term), strict=True) if c}
+        self.lexicon = self._lexicon(said, kw_words, quotes_of)
         self._set_postings(terms, None, docs_of_term, weights_of_term, norm_len, idf, avg_len, asked)
         self._set_words(seq, seq_ends)
 
@@ -469,13 +464,9 @@ class QuoteIndex:
         every = set(said)
         for kw in kw_words.values():
             every.update(kw)
-        n = self.n
-        lexicon: Counter[str] = Counter()
-        for w in sorted(every):
-            if len(w) >= 4 and w.isalpha():
-                term = word_term(w)
-                lexicon[w] = max(1, quotes_of.get(term, 1)) if term else n
-        return lexicon
+        listed = sorted(w for w in every if len(w) >= 4 and w.isalpha())
+        quotes_of[""] = self.n  # a stopword's term
+        return Counter(dict(zip(listed, map(quotes_of.get, map(word_term, listed), repeat(1)), strict=True)))
 
     def _gather(self, lo: int, hi: int, qterms: dict[str, dict[str, float]]) -> list[Any]:
         """Quotes lo..hi: [terms in first-appearance order, per term its quote numbers and its weights
@@ -503,14 +494,12 @@ class QuoteIndex:
         kw_words: dict[str, list[str]] = {}  # keyword -> its words, as first seen
         # term ids follow first appearance; a term not seen before gets the next id and its arrays
         docs_of_term: list[array] = []
-        odd_at: list[array] = []  # per term, the positions of its postings whose weight is not 1, and those
-        odd_weights: list[array] = []
-        new_docs, new_odd_at, new_odd_weights = docs_of_term.append, odd_at.append, odd_weights.append
+        # the postings whose weight is not 1: their terms, positions in the terms' lists, and weights
+        odd_terms, odd_at, odd_weights = array("i"), array("i"), array("d")
+        new_docs = docs_of_term.append
 
         def new_term() -> int:
             new_docs(array("i"))
-            new_odd_at(array("i"))
-            new_odd_weights(array("d"))
             return len(docs_of_term) - 1
 
         ids: defaultdict[str, int] = defaultdict(new_term)
@@ -528,7 +517,7 @@ class QuoteIndex:
         word_ids = WordIds()
         word_id = word_ids.__getitem__
         docs_get, append = docs_of_term.__getitem__, array.append
-        odd_at_get, odd_weights_get = odd_at.__getitem__, odd_weights.__getitem__
+        odd_terms_extend, odd_at_extend, odd_weights_extend = odd_terms.extend, odd_at.extend, odd_weights.extend
         seq, seq_ends = array("i"), array("q")  # each quote's own words as term ids (for word pairs)
         seq_extend, ends_append, lengths_append = seq.extend, seq_ends.append, lengths.append
         map_words, say = normalizer.map_words, said.update
@@ -588,10 +577,11 @@ class QuoteIndex:
             lengths_append(length)
             if odd:  # where this quote's posting goes in each odd term's list, and its weight
                 odd = dict.fromkeys(odd)
-                _consume(map(append, map(odd_at_get, odd), map(len, map(docs_get, odd))))
-                _consume(map(append, map(odd_weights_get, odd), map(tf.__getitem__, odd)))
+                odd_terms_extend(odd)
+                odd_at_extend(map(len, map(docs_get, odd)))
+                odd_weights_extend(map(tf.__getitem__, odd))
             _consume(map(append, map(docs_get, tf), repeat(i)))
-        weights_of_term = list(map(_weights, docs_of_term, odd_at, odd_weights))
+        weights_of_term = _weights(docs_of_term, odd_terms, odd_at, odd_weights)
         return [list(ids), docs_of_term, weights_of_term, seq, seq_ends, lengths, [*word_ids, *said], keyword_terms,
                 kw_words, q_docs, overlap]
 
