@@ -122,9 +122,33 @@ def test_no_helper_on_a_busy_machine(bank, monkeypatch) -> None:
     assert _plain(one) == _plain(QuoteIndex(bank, Normalizer(bank.vocabulary)))
 
 
-def test_spare_core_reads_the_load_average(monkeypatch) -> None:
+def test_spare_core_counts_the_threads_runnable_now(monkeypatch, tmp_path) -> None:
+    """Fewer threads runnable than cores (this one included) in most looks: a core is idle."""
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    loadavg = tmp_path / "loadavg"
+    monkeypatch.setattr(index_mod, "LOADAVG", str(loadavg))
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.5, 2.5, 2.5))  # lagging: a long job just ended
+    loadavg.write_text("2.50 2.40 2.10 1/230 4242\n")
+    assert SPARE_CORE(apart=0)
+    loadavg.write_text("0.10 0.20 0.30 3/230 4242\n")  # another job running now
+    assert not SPARE_CORE(apart=0)
+    looks = iter([1, 3, 1, 1, 3])  # a short burst in one look or two: the median decides
+    monkeypatch.setattr(index_mod, "_runnable", lambda: next(looks))
+    assert SPARE_CORE(apart=0)
+
+
+def test_spare_core_falls_back_to_the_load_average(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(index_mod, "LOADAVG", str(tmp_path / "missing"))
     monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.0, 0.0))
-    assert SPARE_CORE()
+    assert SPARE_CORE(apart=0)
     monkeypatch.setattr(os, "getloadavg", lambda: (2.5, 0.0, 0.0))
-    assert not SPARE_CORE()
+    assert not SPARE_CORE(apart=0)
+    (tmp_path / "garbled").write_text("not a load line")
+    monkeypatch.setattr(index_mod, "LOADAVG", str(tmp_path / "garbled"))
+    assert not SPARE_CORE(apart=0)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/loadavg"), reason="Linux only")
+def test_the_real_count_is_read() -> None:
+    assert (index_mod._runnable() or 0) >= 1  # this test's own thread is running
