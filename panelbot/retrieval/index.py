@@ -3,7 +3,9 @@
 Postings are typed arrays: for each term, the quotes it occurs in (``docs``) with their weighted term
 frequencies (``weights``) at the same positions; a saved index holds them end to end, term ``t`` at
 ``offsets[t]:offsets[t + 1]``. Postings are appended to their term's arrays by C-level map() calls, so no
-Python int or float per posting is kept (memory) and no bytecode runs per word or posting (time).
+Python int or float per posting is kept (memory) and no bytecode runs per word or posting (time). The
+terms of the host question a quote answers are kept once per question and merged into a term's postings
+when it is used (``_AskedBy``).
 The whole index is plain data (:meth:`QuoteIndex.parts`) that ``panelbot.retrieval.cache`` saves and reads
 back zero-copy.
 """
