@@ -86,9 +86,52 @@ def _nearby(panel: Panel, sq: ScoredQuote) -> str:
             f"{strip_control(about, keep_newlines=False)} [{q.id}]")
 
 
+def _who(panel: Panel) -> str:
+    """'Dan (VP of Kernels, Together AI) and Olive (Research lead of RL, MiniMax)'."""
+    people = []
+    for p in panel.panelists.values():
+        title = f" ({p.title})" if p.title else ""
+        people.append(strip_control(f"{p.name}{title}", keep_newlines=False))
+    return _join(people)
+
+
+def small_talk_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> str:
+    """The reply to small talk (``result.small_talk``: a greeting, thanks, "ok cool", a goodbye, "how are you?",
+    "what can I ask?"): short and honest -- who is on the panel, what they can be asked, and (unless a front end
+    offers them itself) two or three questions that have an answer. Nothing is quoted, so nothing is cited."""
+    kind = result.small_talk
+    title = strip_control(panel.title or panel.name, keep_newlines=False)
+    topics = _topics(panel)
+    asks = ", ".join(f"{name} about {_join(c)}" for name, c in topics)
+    what = f"Ask {asks}." if asks else "Ask about anything they discussed."
+    names = _join([strip_control(p.name.split()[0] if p.name.split() else p.id, keep_newlines=False)
+                   for p in panel.panelists.values()])
+    if kind == "thanks":
+        first = f"You're welcome! {what}"
+    elif kind == "acknowledgement":
+        first = f"Anything else? {what}"
+    elif kind == "farewell":
+        first = f"Bye, and thanks for asking! Come back any time with more for {names}."
+    elif kind == "wellbeing":
+        first = (f"Thanks for asking! I'm panelbot: I answer with what {_who(panel)} said on \u201c{title}\u201d, in "
+                 f"their own words, quoted with ids. {what}")
+    else:  # a greeting, or what to ask
+        hello = "Hi! " if kind == "greeting" else ""
+        first = (f"{hello}This is the panel \u201c{title}\u201d: {_who(panel)}. Answers are their own words from "
+                 f"the talk, quoted with ids. {what}")
+    parts = [first]
+    if suggest and result.suggestions:
+        parts.append("Try: " + " \u00b7 ".join(
+            f"\u201c{strip_control(s, keep_newlines=False)}\u201d" for s in result.suggestions[:3]))
+    return "\n".join(parts)
+
+
 def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> str:
     """A short decline (one or two lines): what the talk did cover, from every panelist, or what it said
-    nearby, and questions that do have an answer (``suggest=False``: a front end offers them itself)."""
+    nearby, and questions that do have an answer (``suggest=False``: a front end offers them itself). Small
+    talk gets :func:`small_talk_text` instead."""
+    if result.small_talk:
+        return small_talk_text(panel, result, suggest=suggest)
     if result.unstated:
         first = f"The talk never gave {strip_control(result.unstated, keep_newlines=False)}"
         first += f"; nearby, {_nearby(panel, result.nearby[0])}." if result.nearby else "."

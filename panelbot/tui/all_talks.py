@@ -194,12 +194,13 @@ class AllTalks(AppMixin):
         speaker = host.id if host else "panel"
         label = f"{host.name if host else 'The panel'} \u00b7 {panel.title}"
         text = decline_text(panel, route)
-        block = chat.add_answer(panel, speaker, label=label, kind="decline")
+        block = chat.add_answer(panel, speaker, label=label, kind="reply" if route.small_talk else "decline")
         block.finish(text, [], talk_status(panel.name))
         self.query_one(SourcesList).show(panel, route.nearby,
                                          "Sources: nearby" if route.nearby else "Sources: none (declined)")
         self.last_quotes = list(route.nearby)
-        self._save("decline", speaker, text, meta={"reason": route.reason, "all_talks": True,
+        social = {"small_talk": route.small_talk} if route.small_talk else {}  # a reply to "hi", not a decline
+        self._save("decline", speaker, text, meta={"reason": route.reason, "all_talks": True, **social,
                                                    "panel": panel.name, "label": label,
                                                    "status": talk_status(panel.name)})
         self.history.append(Message(speaker, text))

@@ -1,0 +1,136 @@
+"""Small talk: a message that is only a greeting, thanks, an acknowledgement, a goodbye, a "how are you?" or a
+"what can I ask?" -- nothing to look up in the talk, yet not off-topic either.
+
+``small_talk(message, names)`` says which of those a message is ("" when it is anything else). The whole
+message must be made of such phrases (and who they are said to: a panelist's name, "everyone", "you two"), so
+"Hi, how do you handle KV cache growth?" or "thanks, and what about Olive?" are never small talk: they are
+answered as ever. The phrases are general English, never the words of a particular talk. Plain Python.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from panelbot.text import LazyPattern, fold
+
+GREETING = "greeting"
+WELLBEING = "wellbeing"  # "how are you?", "nice to meet you"
+THANKS = "thanks"
+ACKNOWLEDGEMENT = "acknowledgement"  # "ok cool", "got it", "that helps"
+FAREWELL = "farewell"
+HELP = "help"  # "what can I ask?", "how do I use this?"
+# when a message mixes them ("ok, thanks a lot. bye!"), the reply is to the first of these it has
+PRIORITY = (FAREWELL, HELP, THANKS, WELLBEING, GREETING, ACKNOWLEDGEMENT)
+
+_YOU = r"(?:you|u|ya|y'all|yall)"
+_NICE = (r"(?:helpful|useful|great|interesting|cool|awesome|good|clear|fascinating|amazing|insightful|"
+         r"informative|nice|fun|neat|perfect|excellent|brilliant|super|wonderful|fantastic|lovely|"
+         r"illuminating|enlightening|impressive|informative|valuable|thorough)")
+_VERY = r"(?:(?:really|very|super|so|pretty|quite|truly|extremely|incredibly|most) )*"
+_THING = r"(?:answer|answers|reply|point|points|one|stuff|chat|talk|insight|insights|info|information|explanation)"
+
+PHRASES = {
+    GREETING: (
+        r"h+i+|hii+ya|hiya|hey+(?:a|o)?|hell+o+|howdy|yo+|greetings|hola|bonjour|salut|ciao|g'?day|"
+        r"good (?:morning|afternoon|evening|day)|morning|afternoon|evening|"
+        r"what'?s up|whats up|wass?up|sup|welcome"
+    ),
+    WELLBEING: (
+        rf"how (?:are|r) {_YOU}(?: (?:both|two|all|guys|folks))?(?: (?:doing|going|keeping))?"
+        r"(?: (?:today|tonight|this (?:morning|afternoon|evening)))?|"
+        r"how'?s it going|how (?:is|are) (?:it|things|everyone|everybody|life)(?: going)?|how do you do|"
+        rf"(?:(?:it'?s )?(?:nice|good|great|pleased|glad|lovely) to (?:meet|see|talk to|chat with) {_YOU}"
+        r"(?: (?:both|two|all))?)"
+    ),
+    THANKS: (
+        rf"(?:many |big |huge )?thanks?(?: {_YOU})?|thank {_YOU}|thx|thnx|thanx|tnx|ty|tysm|tyvm|cheers|"
+        r"(?:much|greatly|really) appreciated|(?:i |we )?(?:really |do )?appreciate (?:it|that|this|you|your help)"
+    ),
+    ACKNOWLEDGEMENT: (
+        r"ok(?:ay|ey|ie)?|k+|cool|great|nice|neat|awesome|amazing|wow|interesting|fascinating|perfect|excellent|"
+        r"brilliant|sweet|lovely|wonderful|fantastic|super|good|very good|sounds (?:good|great|right)|"
+        r"got it|gotcha|i see|(?:i )?understood|(?:i )?understand|(?:that |it )?makes sense|fair enough|noted|"
+        r"alright|all right|sure|yeah|yep|yup|indeed|lol|ha(?:ha)+|hm+|oh|ah|aha|"
+        r"good to know|nice one|good stuff|no worries|all good|no thanks|no thank you|nope|nah|"
+        rf"(?:that|this|it)(?:'s| is| was| were| has been| sounds) {_VERY}{_NICE}|"
+        rf"(?:that|this|it|which) (?:really |definitely )?(?:helps|helped|clears (?:it|that|things) up)|"
+        rf"{_VERY}{_NICE}(?: {_THING})?|(?:i )?(?:love|like) (?:it|that|this)"
+    ),
+    FAREWELL: (
+        r"bye+|bye[- ]bye|good ?bye|good ?night|see (?:you|ya|u)(?: (?:later|soon|around|next time|then))?|"
+        r"later|cya|take care|farewell|so long|"
+        r"have a (?:good|nice|great|lovely|wonderful) (?:one|day|evening|night|weekend|afternoon)|"
+        r"catch you later|talk (?:to you )?(?:later|soon)|ttyl|"
+        r"that'?s (?:all|it|everything)(?: (?:i (?:had|have|wanted|needed)))?(?: for (?:now|today))?|"
+        r"(?:i'?m|i am|we'?re|we are) (?:done|off|all set|good)(?: (?:for (?:now|today)|here))?|"
+        r"signing off|(?:i )?(?:gotta|got to|have to|need to|must) go"
+    ),
+    HELP: (
+        r"help|help me|what can (?:i|we) ask(?: (?:you|about|them|the panel|here))*|"
+        r"what (?:should|could|can|do) (?:i|we) ask(?: (?:you|about|them|the panel|here))*|"
+        r"what can (?:you|this) (?:do|answer|tell me(?: about)?|help (?:me )?with)|"
+        r"what do you know(?: about)?|what (?:is|'s|s) this (?:panel|bot|thing|chat|app|tool)(?: about)?|"
+        r"how do (?:i|we) use (?:this|you|it)(?: (?:panel|bot|thing|chat|app|tool))?|what topics(?: (?:are there|do you cover|"
+        r"can (?:i|we) ask(?: about)?))?|any suggestions|where (?:do|should) (?:i|we) start|"
+        r"what questions can (?:i|we) ask(?: (?:you|them|here))?"
+    ),
+}
+
+# who it is said to, and words that only join the phrases
+_ADDRESS = (r"guys|folks|everyone|everybody|all|both|you (?:both|two|all|guys)|y'?all|both of you|there|team|"
+            r"panel|panelists|bot|panelbot|friends?|mate|people|again|too|as well|then|and|so|well|um+|uh+|"
+            r"just|oh|please|pls|dear|"
+            # what only goes with thanks: "thank you so much", "thanks for the answer"
+            r"so much|very much|a lot|a bunch|a ton|heaps|loads|kindly|a million|"
+            rf"for (?:that|this|the|your|sharing|explaining|answering|everything)(?: (?:{_THING}|help|time))?")
+
+_SEPARATORS = r"[\s,.!?;:\u2026\u2014\u2013()'\"-]*"
+
+
+def _piece(names: str, *, named: bool) -> str:
+    """One phrase (or whom it is said to), ending at a word's end, with the punctuation around it."""
+    def group(name: str, body: str) -> str:
+        return f"(?P<{name}>{body})" if named else f"(?:{body})"
+
+    kinds = "|".join(group(k, p) for k, p in PHRASES.items())
+    address = group("address", _ADDRESS + (f"|{names}" if names else ""))
+    return rf"{_SEPARATORS}(?:{kinds}|{address})(?![\w']){_SEPARATORS}"
+
+
+_CACHE: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+_SYMBOLS = LazyPattern(r"[^\w\s'\u2019,.!?;:\u2026\u2014\u2013()\"-]+")  # emoji, other symbols
+_EMOTICON = LazyPattern(r"(?<!\w)[:;=8][-']?[)(DPp3\]\[/\\|oO*]+(?!\w)|<3|\^_?\^")
+
+
+def _patterns(names: Iterable[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(the whole message made of phrases, one phrase with its kind) for a panel's people."""
+    spelled = sorted({fold(n).strip() for n in names if n and n.strip()}, key=len, reverse=True)
+    extra = "|".join(re.escape(n) for n in spelled)
+    hit = _CACHE.get(extra)
+    if hit is None:
+        hit = (re.compile(f"(?:{_piece(extra, named=False)})+"), re.compile(_piece(extra, named=True)))
+        if len(_CACHE) >= 32:
+            _CACHE.clear()
+        _CACHE[extra] = hit
+    return hit
+
+
+MAX_LENGTH = 120  # longer messages say something of their own
+
+
+def small_talk(message: str, names: Iterable[str] = ()) -> str:
+    """Which kind of small talk ``message`` is (``GREETING``, ``THANKS``, ...), or "" when it says anything
+    else. ``names``: the panel's people (names, first names, ids), which may be who it is said to."""
+    text = " ".join((message or "").split())
+    if not text or len(text) > MAX_LENGTH:
+        return ""
+    text = _EMOTICON.sub(" ", text)
+    text = fold(_SYMBOLS.sub(" ", text)).replace("\u2019", "'").strip()
+    if not text:
+        return ""
+    whole, piece = _patterns(names)
+    if whole.fullmatch(text) is None:
+        return ""
+    found = {k for m in piece.finditer(text) for k, v in m.groupdict().items() if v and k != "address"}
+    return next((k for k in PRIORITY if k in found), "")
