@@ -929,6 +929,7 @@ class _Resolver:
         reason sits there (the note quotes it, with its id); when the talk gives none, it says so."""
         from panelbot.conversation.reasons import (
             cause_relevance,
+            cause_sentences,
             causes,
             reason_excerpt,
             states_cause,
@@ -981,6 +982,8 @@ class _Resolver:
             n = causes(quotes[i].text)
             if n and qid in last and off_subject(quotes[i].text):
                 continue  # what was just shown gives a reason for something else: not the reason asked for
+            if n and t == 1 and not any(relevance(said) > 0 for _, said in cause_sentences(quotes[i].text, relevance)):
+                continue  # another answer's reason, given with no word of the subject: a reason for something else
             stated = n > 0 and states_cause(quotes[i].text)
             # grounds only ("we found", "we're seeing") count in the answer itself, not in another one
             if n and (stated or t == 0):
