@@ -115,6 +115,7 @@ BOTH_ALL_RATIO = 0.35  # ... when they say it in their own words, their best may
 BOTH_MIN = 20.0  # ... and only on a real match: weak scores on both sides are not two answers
 # a quote shown after the answer's best must reach this share of its score (or continue a kept quote)
 WEAK_SHARE = 0.45
+UNSAID_SHARE = 0.5  # ... or this share when the quote says none of the question's words itself
 # each of the question's terms in a panelist's stated expertise adds this to their fit, up to the cap: a
 # tie-breaker, not a verdict (a question on coding agents' serving is Dan's though "agents" is Olive's word)
 EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
@@ -711,7 +712,7 @@ class Router:
         quotes: list[ScoredQuote] = []
         each = k if len(speakers) == 1 else max(1, math.ceil(k / len(speakers)))
         for p in speakers:
-            quotes += self._answer_quotes(per[p][:each], scores[p], terms)
+            quotes += self._answer_quotes(per[p][:each], scores[p], terms, query)
         quotes.sort(key=lambda sq: -sq.score)
         facet = self._unstated(question, quotes)
         if facet is not None:
@@ -784,17 +785,21 @@ class Router:
         return sorted(speakers, key=lambda p: -(per[p][0].score if per.get(p) else 0.0))
 
     def _answer_quotes(self, top: list[ScoredQuote], scores: dict[int, float],
-                       terms: list[str]) -> list[ScoredQuote]:
+                       terms: list[str], query: _Query | None = None) -> list[ScoredQuote]:
         """One panelist's quotes for an answer: the best, the others that score at least WEAK_SHARE of it
         or continue a kept quote, and the sentence before a kept quote that cannot stand alone ("But ...",
-        "And ...") when that one matches the question too."""
+        "And ...") when that one matches the question too. A quote kept on its score alone that says none of
+        the question's words itself (matched only through its topics, keywords or the host's question) must
+        score at least UNSAID_SHARE of the best: "the secret to good post-training" is answered by the quote
+        about the data, not also by ones merely labelled "post-training"."""
         if not top:
             return []
         best = top[0].score
         floor = max(self.settings.min_quote_score, 0.3 * best)
         kept = [top[0]]
         for sq in top[1:]:
-            if sq.score >= max(floor, WEAK_SHARE * best) or (
+            if sq.score >= max(floor, WEAK_SHARE * best) and (
+                    sq.score >= UNSAID_SHARE * best or query is None or self._said(query, sq.quote)) or (
                     sq.score >= floor and any(self._adjacent(q.quote, sq.quote) for q in kept)):
                 kept.append(sq)
         ids = {sq.quote.id for sq in kept}
