@@ -164,3 +164,13 @@ def test_ask_cli_small_talk_human_json_and_history(run_cli) -> None:
     assert more["context"]["kind"] == "continuation" and more["speakers"] == ["dan"]
     shown = run_cli("history", "show", str(cid)).stdout
     assert "(declined)" not in shown and "Anything else?" in shown
+
+
+def test_ask_all_small_talk(run_cli) -> None:
+    r = run_cli("ask", "--all", "hey there")
+    assert r.returncode == 0 and r.stdout.startswith("Hi! You're asking across") and "None of the talks" not in r.stdout
+    d = json.loads(run_cli("ask", "--all", "--json", "cheers!").stdout)
+    assert d["kind"] == "small_talk" and d["small_talk"] == "thanks" and d["abstained"] and d["suggestions"]
+    # a question that opens with a greeting is still answered across the talks
+    d = json.loads(run_cli("ask", "--all", "--json", "hi, how do you deal with a KV cache that keeps growing?").stdout)
+    assert not d["abstained"] and "kind" not in d

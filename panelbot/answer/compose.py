@@ -95,35 +95,49 @@ def _who(panel: Panel) -> str:
     return _join(people)
 
 
+def _small_talk_reply(kind: str, intro: str, what: str, people: str) -> str:
+    """One reply to small talk of ``kind``: ``intro`` says who answers, ``what`` what to ask them."""
+    if kind == "thanks":
+        return f"You're welcome! {what}"
+    if kind == "acknowledgement":
+        return f"Anything else? {what}"
+    if kind == "farewell":
+        return f"Bye, and thanks for asking! Come back any time with more for {people}."
+    honest = "Answers are their own words from the talk, quoted with ids."
+    if kind == "wellbeing":
+        return f"Thanks for asking! I'm panelbot. {intro} {honest} {what}"
+    return f"{'Hi! ' if kind == 'greeting' else ''}{intro} {honest} {what}"  # a greeting, or what to ask
+
+
+def _try(suggestions: list[str], n: int) -> str:
+    return "Try: " + " \u00b7 ".join(f"\u201c{strip_control(s, keep_newlines=False)}\u201d" for s in suggestions[:n])
+
+
 def small_talk_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> str:
     """The reply to small talk (``result.small_talk``: a greeting, thanks, "ok cool", a goodbye, "how are you?",
     "what can I ask?"): short and honest -- who is on the panel, what they can be asked, and (unless a front end
     offers them itself) two or three questions that have an answer. Nothing is quoted, so nothing is cited."""
-    kind = result.small_talk
     title = strip_control(panel.title or panel.name, keep_newlines=False)
-    topics = _topics(panel)
-    asks = ", ".join(f"{name} about {_join(c)}" for name, c in topics)
+    asks = ", ".join(f"{name} about {_join(c)}" for name, c in _topics(panel))
     what = f"Ask {asks}." if asks else "Ask about anything they discussed."
     names = _join([strip_control(p.name.split()[0] if p.name.split() else p.id, keep_newlines=False)
                    for p in panel.panelists.values()])
-    if kind == "thanks":
-        first = f"You're welcome! {what}"
-    elif kind == "acknowledgement":
-        first = f"Anything else? {what}"
-    elif kind == "farewell":
-        first = f"Bye, and thanks for asking! Come back any time with more for {names}."
-    elif kind == "wellbeing":
-        first = (f"Thanks for asking! I'm panelbot: I answer with what {_who(panel)} said on \u201c{title}\u201d, in "
-                 f"their own words, quoted with ids. {what}")
-    else:  # a greeting, or what to ask
-        hello = "Hi! " if kind == "greeting" else ""
-        first = (f"{hello}This is the panel \u201c{title}\u201d: {_who(panel)}. Answers are their own words from "
-                 f"the talk, quoted with ids. {what}")
-    parts = [first]
-    if suggest and result.suggestions:
-        parts.append("Try: " + " \u00b7 ".join(
-            f"\u201c{strip_control(s, keep_newlines=False)}\u201d" for s in result.suggestions[:3]))
-    return "\n".join(parts)
+    first = _small_talk_reply(result.small_talk, f"This is the panel \u201c{title}\u201d: {_who(panel)}.", what,
+                              names)
+    return first + (f"\n{_try(result.suggestions, 3)}" if suggest and result.suggestions else "")
+
+
+def talks_small_talk_text(panels: list[Panel], kind: str, topics: list[str]) -> str:
+    """The reply to small talk when asking across every installed talk: which talks (and who spoke in each)
+    and what they covered (``topics``, e.g. "open source (minimax-m3)")."""
+    talks = "; ".join(f"\u201c{strip_control(p.title or p.name, keep_newlines=False)}\u201d ("
+                      + _join([strip_control(x.name, keep_newlines=False) for x in p.panelists.values()]) + ")"
+                      for p in panels)
+    n = len(panels)
+    intro = f"You're asking across {n} talk{'s' if n != 1 else ''}: {talks}." if panels else "No talks are installed."
+    shown = [strip_control(t, keep_newlines=False) for t in topics[:8]]
+    what = f"Ask about {_join(shown)}." if shown else "Ask about anything they discussed."
+    return _small_talk_reply(kind, intro, what, "the panelists")
 
 
 def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> str:
@@ -145,8 +159,7 @@ def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> 
         first = "Not something the panel got into." + (f" {covered}." if covered else "")
     parts = [first]
     if suggest and result.suggestions:  # two here keep it to two lines; front ends may offer all of them to pick
-        parts.append("Try: " + " \u00b7 ".join(
-            f"\u201c{strip_control(s, keep_newlines=False)}\u201d" for s in result.suggestions[:2]))
+        parts.append(_try(result.suggestions, 2))
     return "\n".join(parts)
 
 

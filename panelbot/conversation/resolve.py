@@ -650,21 +650,15 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
     return Resolution(route, context, reading.kind)
 
 
-SOCIAL_REASONS = {"greeting": "a greeting", "wellbeing": "a greeting", "thanks": "thanks",
-                  "acknowledgement": "an acknowledgement", "farewell": "a goodbye", "help": "asking what to ask"}
-
-
 def _small_talk(router: Router, message: str) -> str:
     """The kind of small talk a message is ("greeting", "thanks", ...; ``panelbot.conversation.smalltalk``) or
     "": what the panel's people are called may be part of it ("hello Olive")."""
     panel = getattr(router, "panel", None)
     if panel is None:
         return ""
-    from panelbot.conversation.smalltalk import small_talk
+    from panelbot.conversation.smalltalk import panel_names, small_talk
 
-    people = [*panel.panelists.values(), *([panel.host] if panel.host else [])]
-    names = [n for p in people for n in (p.name, p.name.split()[0] if p.name.split() else "", p.id)]
-    return small_talk(message, names)
+    return small_talk(message, panel_names(panel))
 
 
 def _small_talk_route(router: Router, history: Sequence[ConversationTurn], message: str,
@@ -688,8 +682,9 @@ def _small_talk_route(router: Router, history: Sequence[ConversationTurn], messa
             offer = list(dict.fromkeys(examples[(start + round(j * step)) % len(examples)] for j in range(3)))
         else:
             offer = router.suggestions(question=message)
-    return RouteResult(message, [], True, [], f"small talk: {SOCIAL_REASONS.get(social, social)}", [], offer, 0.0,
-                       off_topic=False, small_talk=social)
+    from panelbot.conversation.smalltalk import reason
+
+    return RouteResult(message, [], True, [], reason(social), [], offer, 0.0, off_topic=False, small_talk=social)
 
 
 _SUGGESTING: list[bool] = []  # set while follow-ups are being worked out (they resolve messages themselves)

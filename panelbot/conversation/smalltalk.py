@@ -14,12 +14,19 @@ from collections.abc import Iterable
 
 from panelbot.text import LazyPattern, fold
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
+
 GREETING = "greeting"
 WELLBEING = "wellbeing"  # "how are you?", "nice to meet you"
 THANKS = "thanks"
 ACKNOWLEDGEMENT = "acknowledgement"  # "ok cool", "got it", "that helps"
 FAREWELL = "farewell"
 HELP = "help"  # "what can I ask?", "how do I use this?"
+# what a route's reason says of each ("small talk: a greeting")
+REASONS = {GREETING: "a greeting", WELLBEING: "a greeting", THANKS: "thanks", ACKNOWLEDGEMENT: "an acknowledgement",
+           FAREWELL: "a goodbye", HELP: "asking what to ask"}
 # when a message mixes them ("ok, thanks a lot. bye!"), the reply is to the first of these it has
 PRIORITY = (FAREWELL, HELP, THANKS, WELLBEING, GREETING, ACKNOWLEDGEMENT)
 
@@ -134,3 +141,15 @@ def small_talk(message: str, names: Iterable[str] = ()) -> str:
         return ""
     found = {k for m in piece.finditer(text) for k, v in m.groupdict().items() if v and k != "address"}
     return next((k for k in PRIORITY if k in found), "")
+
+
+def panel_names(panel: Any) -> list[str]:
+    """How a panel's people may be addressed in small talk: each panelist's and the host's name, first name
+    and id."""
+    people = [*panel.panelists.values(), *([panel.host] if panel.host else [])]
+    return [n for p in people for n in (p.name, *p.name.split()[:1], p.id) if n]
+
+
+def reason(kind: str) -> str:
+    """A route's reason for small talk of ``kind``: "small talk: a greeting"."""
+    return f"small talk: {REASONS.get(kind, kind)}"
