@@ -30,6 +30,9 @@ NAMES = ("Dan", "Dan Fu", "dan", "Olive", "Olive Song", "olive")
     ("that's all for today", "farewell"), ("I'm done, have a great evening", "farewell"), ("take care", "farewell"),
     ("help", "help"), ("what can I ask about?", "help"), ("what should we ask them?", "help"),
     ("what is this bot?", "help"),
+    ("good night and thanks", "farewell"), ("no further questions, thanks", "farewell"), ("nothing else", "farewell"),
+    ("are you human?", "wellbeing"), ("that's just what I was looking for", "acknowledgement"),
+    ("enjoyed the panel!", "acknowledgement"), ("anybody here?", "greeting"),
 ])
 def test_small_talk_is_recognised(message: str, kind: str) -> None:
     assert small_talk(message, NAMES) == kind
@@ -41,6 +44,7 @@ def test_small_talk_is_recognised(message: str, kind: str) -> None:
     "why?", "more", "go on", "Olive", "and Dan?", "so", "high", "hey what's new in M3?", "what's this?",
     "how does that work?", "how are you dealing with long context?", "what do you do?", "is that right?",
     "Good morning, what's the weather in Paris?", "", "   ", "!!!", "thanks " * 40,
+    "no more questions about kernels?", "is anyone there working on KV caches?", "what else?", "anything else?",
 ])
 def test_anything_more_is_not_small_talk(message: str) -> None:
     assert small_talk(message, NAMES) == ""

@@ -37,18 +37,44 @@ _NICE = (r"(?:helpful|useful|great|interesting|cool|awesome|good|clear|fascinati
 _VERY = r"(?:(?:really|very|super|so|pretty|quite|truly|extremely|incredibly|most) )*"
 _THING = r"(?:answer|answers|reply|point|points|one|stuff|chat|talk|insight|insights|info|information|explanation)"
 
+_TALK = r"(?:talk|panel|chat|conversation|session|discussion|answer|answers|explanation)"
+
+# longer phrases first where they share a start with shorter ones of another kind ("good night" / "good")
 PHRASES = {
-    GREETING: (
-        r"h+i+|hii+ya|hiya|hey+(?:a|o)?|hell+o+|howdy|yo+|greetings|hola|bonjour|salut|ciao|g'?day|"
-        r"good (?:morning|afternoon|evening|day)|morning|afternoon|evening|"
-        r"what'?s up|whats up|wass?up|sup|welcome"
+    FAREWELL: (
+        r"(?:(?:bye+|bye[- ]bye|good ?bye|good ?night|later|cya|ttyl)(?: for (?:now|today|tonight))?)|"
+        r"see (?:you|ya|u)(?: (?:later|soon|around|next time|then))?|"
+        r"take care|farewell|so long|"
+        r"have a (?:good|nice|great|lovely|wonderful) (?:one|day|evening|night|weekend|afternoon)|"
+        r"catch you later|talk (?:to you )?(?:later|soon)|"
+        r"that'?s (?:all|it|everything)(?: (?:i (?:had|have|wanted|needed)))?(?: (?:for (?:now|today|me)))?|"
+        r"(?:i'?m|i am|we'?re|we are) (?:done|off|all set|good)(?: (?:for (?:now|today)|here))?|"
+        r"(?:i (?:have|'ve got|'ve|got) )?no (?:more|other|further) questions(?: for (?:now|today))?|"
+        r"nothing (?:else|more)(?: for (?:now|today))?|"
+        r"signing off|(?:i )?(?:gotta|got to|have to|need to|must) go"
+    ),
+    HELP: (
+        r"help|help me|what can (?:i|we) ask(?: (?:you|about|them|the panel|here))*|"
+        r"what (?:should|could|can|do) (?:i|we) ask(?: (?:you|about|them|the panel|here))*|"
+        r"what can (?:you|this) (?:do|answer|tell me(?: about)?|help (?:me )?with)|"
+        r"what do you know(?: about)?|what (?:is|'s|s) this (?:panel|bot|thing|chat|app|tool)(?: about)?|"
+        r"how do (?:i|we) use (?:this|you|it)(?: (?:panel|bot|thing|chat|app|tool))?|"
+        r"what topics(?: (?:are there|do you cover|can (?:i|we) ask(?: about)?))?|any suggestions|"
+        r"where (?:do|should) (?:i|we) start|what questions can (?:i|we) ask(?: (?:you|them|here))?"
     ),
     WELLBEING: (
         rf"how (?:are|r) {_YOU}(?: (?:both|two|all|guys|folks))?(?: (?:doing|going|keeping))?"
         r"(?: (?:today|tonight|this (?:morning|afternoon|evening)))?|"
         r"how'?s it going|how (?:is|are) (?:it|things|everyone|everybody|life)(?: going)?|how do you do|"
         rf"(?:(?:it'?s )?(?:nice|good|great|pleased|glad|lovely) to (?:meet|see|talk to|chat with) {_YOU}"
-        r"(?: (?:both|two|all))?)"
+        r"(?: (?:both|two|all))?)|"
+        rf"(?:are|r) {_YOU} (?:an? )?(?:bot|robot|human|real|ai|person|chatbot|llm|machine)"
+    ),
+    GREETING: (
+        r"h+i+|hii+ya|hiya|hey+(?:a|o)?|hell+o+|howdy|yo+|greetings|hola|bonjour|salut|ciao|g'?day|"
+        r"good (?:morning|afternoon|evening|day)|morning|afternoon|evening|"
+        r"what'?s up|whats up|wass?up|sup|welcome|(?:is )?any(?:one|body) (?:there|here|home)|"
+        r"(?:i'?m|i am) (?:back|new(?: here)?)"
     ),
     THANKS: (
         rf"(?:many |big |huge )?thanks?(?: {_YOU})?|thank {_YOU}|thx|thnx|thanx|tnx|ty|tysm|tyvm|cheers|"
@@ -57,30 +83,17 @@ PHRASES = {
     ACKNOWLEDGEMENT: (
         r"ok(?:ay|ey|ie)?|k+|cool|great|nice|neat|awesome|amazing|wow|interesting|fascinating|perfect|excellent|"
         r"brilliant|sweet|lovely|wonderful|fantastic|super|good|very good|sounds (?:good|great|right)|"
-        r"got it|gotcha|i see|(?:i )?understood|(?:i )?understand|(?:that |it )?makes sense|fair enough|noted|"
-        r"alright|all right|sure|yeah|yep|yup|indeed|lol|ha(?:ha)+|hm+|oh|ah|aha|"
+        r"got it|gotcha|i see|(?:i )?understood|(?:i )?understand|(?:that |it )?makes sense|fair (?:enough|points?)|"
+        r"noted|alright|all right|sure|yeah|yep|yup|indeed|lol|ha(?:ha)+|hm+|oh|ah|aha|"
         r"good to know|nice one|good stuff|no worries|all good|no thanks|no thank you|nope|nah|"
         rf"(?:that|this|it)(?:'s| is| was| were| has been| sounds) {_VERY}{_NICE}|"
         rf"(?:that|this|it|which) (?:really |definitely )?(?:helps|helped|clears (?:it|that|things) up)|"
-        rf"{_VERY}{_NICE}(?: {_THING})?|(?:i )?(?:love|like) (?:it|that|this)"
-    ),
-    FAREWELL: (
-        r"bye+|bye[- ]bye|good ?bye|good ?night|see (?:you|ya|u)(?: (?:later|soon|around|next time|then))?|"
-        r"later|cya|take care|farewell|so long|"
-        r"have a (?:good|nice|great|lovely|wonderful) (?:one|day|evening|night|weekend|afternoon)|"
-        r"catch you later|talk (?:to you )?(?:later|soon)|ttyl|"
-        r"that'?s (?:all|it|everything)(?: (?:i (?:had|have|wanted|needed)))?(?: for (?:now|today))?|"
-        r"(?:i'?m|i am|we'?re|we are) (?:done|off|all set|good)(?: (?:for (?:now|today)|here))?|"
-        r"signing off|(?:i )?(?:gotta|got to|have to|need to|must) go"
-    ),
-    HELP: (
-        r"help|help me|what can (?:i|we) ask(?: (?:you|about|them|the panel|here))*|"
-        r"what (?:should|could|can|do) (?:i|we) ask(?: (?:you|about|them|the panel|here))*|"
-        r"what can (?:you|this) (?:do|answer|tell me(?: about)?|help (?:me )?with)|"
-        r"what do you know(?: about)?|what (?:is|'s|s) this (?:panel|bot|thing|chat|app|tool)(?: about)?|"
-        r"how do (?:i|we) use (?:this|you|it)(?: (?:panel|bot|thing|chat|app|tool))?|what topics(?: (?:are there|do you cover|"
-        r"can (?:i|we) ask(?: about)?))?|any suggestions|where (?:do|should) (?:i|we) start|"
-        r"what questions can (?:i|we) ask(?: (?:you|them|here))?"
+        r"(?:that|this|it)(?:'s| is| was) (?:exactly |just )?what i (?:needed|wanted|was looking for|"
+        r"wanted to know|was after)|"
+        r"(?:that|this|it) (?:answers|answered) (?:it|that|my question|everything)|"
+        rf"(?:you'?re|you are) (?:{_VERY}{_NICE}|the best|a star)|you rock|"
+        rf"{_VERY}{_NICE}(?: {_THING})?|(?:i )?(?:really )?(?:love|loved|like|liked|enjoyed) (?:it|that|this|"
+        rf"(?:the|this|your) {_TALK})"
     ),
 }
 
