@@ -33,6 +33,8 @@ NAMES = ("Dan", "Dan Fu", "dan", "Olive", "Olive Song", "olive")
     ("good night and thanks", "farewell"), ("no further questions, thanks", "farewell"), ("nothing else", "farewell"),
     ("are you human?", "wellbeing"), ("that's just what I was looking for", "acknowledgement"),
     ("enjoyed the panel!", "acknowledgement"), ("anybody here?", "greeting"),
+    ("thank you for the detailed answer!", "thanks"), ("hey, thanks for doing this", "thanks"),
+    ("Hi! I have a question.", "help"), ("may I ask you a quick question?", "help"),
 ])
 def test_small_talk_is_recognised(message: str, kind: str) -> None:
     assert small_talk(message, NAMES) == kind
@@ -45,6 +47,7 @@ def test_small_talk_is_recognised(message: str, kind: str) -> None:
     "how does that work?", "how are you dealing with long context?", "what do you do?", "is that right?",
     "Good morning, what's the weather in Paris?", "", "   ", "!!!", "thanks " * 40,
     "no more questions about kernels?", "is anyone there working on KV caches?", "what else?", "anything else?",
+    "thanks for the answer, what about Olive?", "thanks for that. why does it grow?", "I have a question about KV caches",
 ])
 def test_anything_more_is_not_small_talk(message: str) -> None:
     assert small_talk(message, NAMES) == ""

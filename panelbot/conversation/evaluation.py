@@ -41,7 +41,8 @@ KIND_ALIASES = {"first": "single", "standalone": "single", "other_panelist": "ot
                 "off-topic": "offtopic", "off_topic": "offtopic", "topic_switch": "switch",
                 "topic-switch": "switch", "followup": "continuation", "why": "reason"}
 KNOWN_KINDS = ("single", *FOLLOW_UP_KINDS, "switch", "offtopic", "smalltalk")
-KIND_ALIASES.update({"small_talk": "smalltalk", "small-talk": "smalltalk", "greeting": "smalltalk"})
+KIND_ALIASES.update({k: "smalltalk" for k in ("small_talk", "small-talk", "greeting", "greetings", "social", "chitchat",
+                                               "chit-chat", "pleasantry", "thanks", "farewell")})
 
 
 @dataclass

@@ -37,6 +37,8 @@ _NICE = (r"(?:helpful|useful|great|interesting|cool|awesome|good|clear|fascinati
 _VERY = r"(?:(?:really|very|super|so|pretty|quite|truly|extremely|incredibly|most) )*"
 _THING = r"(?:answer|answers|reply|point|points|one|stuff|chat|talk|insight|insights|info|information|explanation)"
 
+_NOT_ASKING = r"(?!(?:what|how|why|who|when|where|which|can|could|would|will|do|does|did|is|are)\b)"
+
 _TALK = r"(?:talk|panel|chat|conversation|session|discussion|answer|answers|explanation)"
 
 # longer phrases first where they share a start with shorter ones of another kind ("good night" / "good")
@@ -60,7 +62,11 @@ PHRASES = {
         r"what do you know(?: about)?|what (?:is|'s|s) this (?:panel|bot|thing|chat|app|tool)(?: about)?|"
         r"how do (?:i|we) use (?:this|you|it)(?: (?:panel|bot|thing|chat|app|tool))?|"
         r"what topics(?: (?:are there|do you cover|can (?:i|we) ask(?: about)?))?|any suggestions|"
-        r"where (?:do|should) (?:i|we) start|what questions can (?:i|we) ask(?: (?:you|them|here))?"
+        r"where (?:do|should) (?:i|we) start|what questions can (?:i|we) ask(?: (?:you|them|here))?|"
+        # announcing a question without asking it yet
+        r"(?:i (?:have|'ve got|got)|i'?ve|got) (?:a|one|some|a few|another|more) (?:quick |small )?questions?|"
+        r"(?:can|could|may) (?:i|we) ask (?:you )?(?:a|one|some|something|another|a few)(?: (?:quick |small )?"
+        r"questions?)?"
     ),
     WELLBEING: (
         rf"how (?:are|r) {_YOU}(?: (?:both|two|all|guys|folks))?(?: (?:doing|going|keeping))?"
@@ -71,13 +77,17 @@ PHRASES = {
         rf"(?:are|r) {_YOU} (?:an? )?(?:bot|robot|human|real|ai|person|chatbot|llm|machine)"
     ),
     GREETING: (
-        r"h+i+|hii+ya|hiya|hey+(?:a|o)?|hell+o+|howdy|yo+|greetings|hola|bonjour|salut|ciao|g'?day|"
+        r"h+i+|hii+ya|hiya|hey+(?:a|o)?|hell+o+|howdy|yo+|greetings|hola|bonjour|salut|ciao|g'?day|hallo|hej|"
+        r"namaste|aloha|moin|servus|"
         r"good (?:morning|afternoon|evening|day)|morning|afternoon|evening|"
         r"what'?s up|whats up|wass?up|sup|welcome|(?:is )?any(?:one|body) (?:there|here|home)|"
         r"(?:i'?m|i am) (?:back|new(?: here)?)"
     ),
     THANKS: (
-        rf"(?:many |big |huge )?thanks?(?: {_YOU})?|thank {_YOU}|thx|thnx|thanx|tnx|ty|tysm|tyvm|cheers|"
+        rf"(?:(?:many |big |huge )?thanks?(?: {_YOU})?|thank {_YOU}|thx|thnx|thanx|tnx|ty|tysm|tyvm|cheers)"
+        r"(?: (?:so much|very much|a lot|a bunch|a ton|heaps|loads|kindly|again|a million))*"
+        # "thanks for doing this", "thank you for the detailed answer": a few words, none asking anything
+        rf"(?: for {_NOT_ASKING}[\w'-]+(?: {_NOT_ASKING}[\w'-]+){{0,3}})?|"
         r"(?:much|greatly|really) appreciated|(?:i |we )?(?:really |do )?appreciate (?:it|that|this|you|your help)"
     ),
     ACKNOWLEDGEMENT: (
@@ -101,9 +111,7 @@ PHRASES = {
 _ADDRESS = (r"guys|folks|everyone|everybody|all|both|you (?:both|two|all|guys)|y'?all|both of you|there|team|"
             r"panel|panelists|bot|panelbot|friends?|mate|people|again|too|as well|then|and|so|well|um+|uh+|"
             r"just|oh|please|pls|dear|"
-            # what only goes with thanks: "thank you so much", "thanks for the answer"
-            r"so much|very much|a lot|a bunch|a ton|heaps|loads|kindly|a million|"
-            rf"for (?:that|this|the|your|sharing|explaining|answering|everything)(?: (?:{_THING}|help|time))?")
+            r"world")
 
 _SEPARATORS = r"[\s,.!?;:\u2026\u2014\u2013()'\"-]*"
 
