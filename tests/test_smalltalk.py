@@ -181,3 +181,11 @@ def test_ask_all_small_talk(run_cli) -> None:
     # a question that opens with a greeting is still answered across the talks
     d = json.loads(run_cli("ask", "--all", "--json", "hi, how do you deal with a KV cache that keeps growing?").stdout)
     assert not d["abstained"] and "kind" not in d
+
+
+def test_smalltalk_words_file_is_current() -> None:
+    """If this fails, the phrases changed: run `python scripts/make_smalltalk_words.py`."""
+    from panelbot.conversation.smalltalk import WORDS_FILE, spelling_words
+    from panelbot.retrieval.lexicon import _wordlist
+
+    assert set(spelling_words()) == _wordlist(WORDS_FILE)

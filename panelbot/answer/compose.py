@@ -103,7 +103,7 @@ def _small_talk_reply(kind: str, intro: str, what: str, people: str) -> str:
         return f"Anything else? {what}"
     if kind == "farewell":
         return f"Bye, and thanks for asking! Come back any time with more for {people}."
-    honest = "Answers are their own words from the talk, quoted with ids."
+    honest = "Answers come from what they said in the talk, cited by quote id."
     if kind == "wellbeing":
         return f"Thanks for asking! I'm panelbot. {intro} {honest} {what}"
     return f"{'Hi! ' if kind == 'greeting' else ''}{intro} {honest} {what}"  # a greeting, or what to ask

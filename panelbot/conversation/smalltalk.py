@@ -10,7 +10,7 @@ answered as ever. The phrases are general English, never the words of a particul
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 from panelbot.text import LazyPattern, fold
 
@@ -126,18 +126,18 @@ def _piece(names: str, *, named: bool) -> str:
     return rf"{_SEPARATORS}(?:{kinds}|{address})(?![\w']){_SEPARATORS}"
 
 
-_CACHE: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+_CACHE: dict[str, tuple[re.Pattern[str], LazyPattern]] = {}
 _SYMBOLS = LazyPattern(r"[^\w\s'\u2019,.!?;:\u2026\u2014\u2013()\"-]+")  # emoji, other symbols
 _EMOTICON = LazyPattern(r"(?<!\w)[:;=8][-']?[)(DPp3\]\[/\\|oO*]+(?!\w)|<3|\^_?\^")
 
 
-def _patterns(names: Iterable[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _patterns(names: Iterable[str]) -> tuple[re.Pattern[str], LazyPattern]:
     """(the whole message made of phrases, one phrase with its kind) for a panel's people."""
     spelled = sorted({fold(n).strip() for n in names if n and n.strip()}, key=len, reverse=True)
     extra = "|".join(re.escape(n) for n in spelled)
     hit = _CACHE.get(extra)
     if hit is None:
-        hit = (re.compile(f"(?:{_piece(extra, named=False)})+"), re.compile(_piece(extra, named=True)))
+        hit = (re.compile(f"(?:{_piece(extra, named=False)})+"), LazyPattern(_piece(extra, named=True)))
         if len(_CACHE) >= 32:
             _CACHE.clear()
         _CACHE[extra] = hit
@@ -145,6 +145,56 @@ def _patterns(names: Iterable[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 MAX_LENGTH = 120  # longer messages say something of their own
+
+_WORDS = LazyPattern(r"[^\W\d_][\w']*|\d+")
+_REPEATS = LazyPattern(r"(\w)\1+")
+_LETTERS = LazyPattern(r"[a-z]+")
+_vocabulary: Container[str] | None = None
+WORDS_FILE = "smalltalk_words.txt"  # panelbot/data: spelling_words(), kept current by a test
+
+
+def _plain(word: str) -> str:
+    """A word as the quick check compares it: no apostrophe, no letter twice in a row ("hellooo" -> "helo")."""
+    return _REPEATS.sub(r"\1", word.replace("'", ""))
+
+
+def _could_be(text: str, names: Iterable[str]) -> bool:
+    """A quick check before the phrases' pattern is compiled (it takes milliseconds, and most messages are
+    questions): every word is one the phrases are spelt with (or two of them run together: "goodnight"), a
+    name, or one of the few words after "for" in "thanks for ...". Never false for small talk."""
+    global _vocabulary
+    if _vocabulary is None:  # read as text, searched in place (building a set of them costs a millisecond)
+        from panelbot.retrieval.lexicon import DATA_DIR, WordText, _body
+
+        _vocabulary = WordText(_body(WORDS_FILE)) if (DATA_DIR / WORDS_FILE).is_file() else set(spelling_words())
+    vocabulary = _vocabulary
+    people = {_plain(w) for n in names for w in fold(n).split()}
+
+    def known(word: str) -> bool:
+        return word in vocabulary or word in people
+
+    free = 0
+    for word in _WORDS.findall(text):
+        if free:
+            free -= 1
+            continue
+        plain = _plain(word)
+        if plain == "for":
+            free = 4
+        elif not (known(plain) or known(plain.rstrip("s")) or known(plain + "s")):
+            return False
+    return True
+
+
+def spelling_words() -> list[str]:
+    """The words the phrases are spelt with, as the quick check compares them (``_plain``): each run of
+    letters of the patterns, and each run joined with one of the next three (alternatives run together:
+    "any(?:one|body)" -> "anybody", "good ?night" -> "goodnight"), sorted. What ``WORDS_FILE`` holds."""
+    source = " ".join([*PHRASES.values(), _ADDRESS]).replace(_NOT_ASKING, " ")  # not the words it refuses
+    runs = _LETTERS.findall(_plain(source))
+    # two plain runs join as plainly as their joined words would ("good" + "day": "goday")
+    return sorted({*runs, *(a + (b[1:] if a[-1:] == b[:1] else b) for i, a in enumerate(runs)
+                            for b in runs[i + 1:i + 4])})
 
 
 def small_talk(message: str, names: Iterable[str] = ()) -> str:
@@ -156,6 +206,9 @@ def small_talk(message: str, names: Iterable[str] = ()) -> str:
     text = _EMOTICON.sub(" ", text)
     text = fold(_SYMBOLS.sub(" ", text)).replace("\u2019", "'").strip()
     if not text:
+        return ""
+    names = list(names)
+    if not _could_be(text, names):
         return ""
     whole, piece = _patterns(names)
     if whole.fullmatch(text) is None:
