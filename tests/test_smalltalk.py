@@ -189,3 +189,12 @@ def test_smalltalk_words_file_is_current() -> None:
     from panelbot.retrieval.lexicon import _wordlist
 
     assert set(spelling_words()) == _wordlist(WORDS_FILE)
+
+
+def test_an_exported_small_talk_reply_is_not_a_decline() -> None:
+    from panelbot.conversation.export import ExportMessage, conversation_markdown
+
+    text = conversation_markdown("t", "Panel", [ExportMessage("user", "", "hi"),
+                                                ExportMessage("reply", "Host", "Hi! This is the panel."),
+                                                ExportMessage("decline", "Host", "Not something the panel got into.")])
+    assert "### Host\n\nHi! This is the panel." in text and "### Host (declines)\n\nNot something" in text

@@ -110,8 +110,7 @@ PHRASES = {
 # who it is said to, and words that only join the phrases
 _ADDRESS = (r"guys|folks|everyone|everybody|all|both|you (?:both|two|all|guys)|y'?all|both of you|there|team|"
             r"panel|panelists|bot|panelbot|friends?|mate|people|again|too|as well|then|and|so|well|um+|uh+|"
-            r"just|oh|please|pls|dear|"
-            r"world")
+            r"just|oh|please|pls|dear|world")
 
 _SEPARATORS = r"[\s,.!?;:\u2026\u2014\u2013()'\"-]*"
 
