@@ -76,3 +76,37 @@ def test_cli_reads_a_conversation_file(run_cli) -> None:
     assert d["conversations"] >= 30 and "by_kind" in d
     r = run_cli("eval", str(DEV), "-v")
     assert r.returncode == 0 and "follow-up accuracy" in r.stdout
+
+
+SOCIAL = """\
+- conversation: greet
+  turns:
+    - {question: "hello!", speaker: none, kind: smalltalk}
+    - {question: "How do you deal with a KV cache that keeps growing?", speaker: dan, quotes: [dan-22, dan-23], kind: single}
+    - {question: "thanks a lot", speaker: none, kind: small-talk}
+    - {question: "ok", speaker: none, kind: offtopic}
+- conversation: near
+  turns:
+    - {question: "How do I empty my browser cache?", speaker: none, kind: offtopic, suggest: [dan-22, dan-23, dan-24, dan-13]}
+    - {question: "Who won the football last night?", speaker: none, kind: offtopic, suggest: olive-06}
+"""
+
+
+def test_small_talk_and_near_suggestions_are_scored(tmp_path: Path, shipped_panel, router) -> None:
+    convs = load_conversations(_write(tmp_path, SOCIAL), shipped_panel)
+    assert [t.kind for t in convs[0].turns] == ["smalltalk", "single", "smalltalk", "offtopic"]
+    rep = evaluate_conversations(router, convs)
+    d = rep.to_dict()
+    assert d["by_kind"]["smalltalk"] == {"ok": 2, "total": 2, "accuracy": 100.0, "alone": 100.0}
+    # "ok" is small talk: a turn expected to be declined as off-topic but read as small talk is a miss
+    assert [(m["question"], m["problem"]) for m in d["misses"]] == [
+        ("ok", "read as small talk"),
+        ("Who won the football last night?", "no offered question is near what was asked")]
+    assert d["suggestions_near"] == {"ok": 1, "total": 2} and d["offtopic_answered"] == 0
+    assert "suggestions near      1/2" in format_conversation_report(rep)
+
+
+def test_unknown_suggest_ids_are_refused(tmp_path: Path, shipped_panel) -> None:
+    text = '- turns:\n    - {question: "pizza?", speaker: none, kind: offtopic, suggest: [nobody-99]}\n'
+    with pytest.raises(DataError, match="nobody-99"):
+        load_conversations(_write(tmp_path, text), shipped_panel)

@@ -498,3 +498,49 @@ def test_a_panelist_named_in_the_possessive_mid_conversation_is_asked(router):
     assert other.route.abstained and not other.route.off_topic and "Olive didn't speak to" in other.route.reason
     _, intro = talk(router, KV, "What's Olive's background?")
     assert intro.route.speakers == ["olive"] and ids(intro)[0] == "olive-01"
+
+
+_WORD = st.sampled_from(["we", "model", "serve", "cache", "fast", "the", "data", "train", "users", "long"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_WORD, min_size=2, max_size=28), min_size=1, max_size=5), st.data())
+def test_a_reason_is_quoted_from_a_sentence_start_with_its_marker(sentences, data):
+    from panelbot.conversation.reasons import reason_excerpt
+
+    n = data.draw(st.integers(0, len(sentences) - 1))
+    at = data.draw(st.integers(0, len(sentences[n])))
+    sentences[n] = [*sentences[n][:at], "because", *sentences[n][at:]]
+    starts = [" ".join(s) for s in sentences]
+    text = " ".join(f"{s}." for s in starts)
+    excerpt = reason_excerpt(text)
+    assert "because" in excerpt
+    assert any(excerpt.startswith(s[:30]) for s in starts)  # every sentence here is short enough to start at
+
+
+def test_the_reason_note_starts_at_a_sentence_and_names_the_subject(router, shipped_panel):
+    # "why?" after the KV cache answer: Dan's reason comes from another answer (dan-15) whose "because"
+    # sentence leans on the one before it ("So, it informs ...") -- the note shows both, from the start
+    first, why = talk(router, "How do you deal with a growing KV cache?", "why?")
+    assert why.kind == "reason" and why.route.speakers == ["dan"]
+    note = why.route.reason
+    excerpt = note.split("\u201c", 1)[1].rsplit("\u201d", 1)[0].rstrip("\u2026")
+    qid = re.search(r"gave \[([\w-]+)\]", note).group(1)
+    text = " ".join(shipped_panel.quote(qid).text.split())
+    assert not excerpt.startswith("\u2026") and (text.startswith(excerpt) or f". {excerpt}" in text)
+    assert "cache" in excerpt.lower() and "because" in excerpt
+
+
+def test_another_answers_reason_must_say_something_of_the_subject():
+    from panelbot.conversation.reasons import cause_sentences, reason_excerpt
+
+    def about(s: str) -> float:
+        return float("cache" in s.lower())
+
+    text = "We keep the cache on fast disks. So it stays close because moving it is slow. Lunch was good."
+    assert cause_sentences(text, about) == [
+        ("So it stays close because moving it is slow.",
+         "We keep the cache on fast disks. So it stays close because moving it is slow.")]
+    assert reason_excerpt(text, about).startswith("We keep the cache")
+    other = "We like pizza. The oven is hot because it is big."
+    assert not any(about(said) for _, said in cause_sentences(other, about))

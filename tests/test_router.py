@@ -580,3 +580,25 @@ def test_a_name_is_recognised_however_it_is_spelt(bread_router: Router, spelling
     for zoe in ("Zoë", "Zoe", "ZOË"):
         assert r.route(f"{zoe}, how long does it take to breed a new variety?").speakers == ["zoe"]
     assert r.query_terms("What's Rafał's background?").mentioned == ["rafal"]
+
+
+def test_no_weak_trailing_quote_that_says_none_of_the_question(router):
+    # olive-07 answers it; olive-10 and olive-16 are only labelled "post-training" (their topics), say none of
+    # the question's words and score under half of olive-07: not added after it (nor olive-15 leading in)
+    res = router.route("What is the secret to good post-training?")
+    assert [sq.quote.id for sq in res.quotes] == ["olive-07"]
+
+
+def test_a_quote_saying_the_questions_words_is_kept_at_the_weak_share(router, shipped_panel):
+    from panelbot.retrieval.results import ScoredQuote
+    from panelbot.retrieval.router import UNSAID_SHARE, WEAK_SHARE
+
+    share = (WEAK_SHARE + UNSAID_SHARE) / 2  # between the two: kept only when it says the question's words
+    query = router.query_terms("Are GPUs underutilized?")
+    best = ScoredQuote(shipped_panel.quote("dan-26"), 80.0)
+    says = ScoredQuote(shipped_panel.quote("dan-25"), share * 80.0)  # "we underutilize our GPUs"
+    silent = ScoredQuote(shipped_panel.quote("dan-04"), share * 80.0)  # how the partnership began
+    kept = router._answer_quotes([best, says, silent], {}, query.terms, query)
+    assert [sq.quote.id for sq in kept] == ["dan-26", "dan-25"]
+    louder = ScoredQuote(shipped_panel.quote("dan-04"), UNSAID_SHARE * 80.0)
+    assert [sq.quote.id for sq in router._answer_quotes([best, louder], {}, query.terms, query)] == ["dan-26", "dan-04"]

@@ -86,9 +86,66 @@ def _nearby(panel: Panel, sq: ScoredQuote) -> str:
             f"{strip_control(about, keep_newlines=False)} [{q.id}]")
 
 
+def _who(panel: Panel) -> str:
+    """'Dan (VP of Kernels, Together AI) and Olive (Research lead of RL, MiniMax)'."""
+    people = []
+    for p in panel.panelists.values():
+        title = f" ({p.title})" if p.title else ""
+        people.append(strip_control(f"{p.name}{title}", keep_newlines=False))
+    return _join(people)
+
+
+def _small_talk_reply(kind: str, intro: str, what: str, people: str) -> str:
+    """One reply to small talk of ``kind``: ``intro`` says who answers, ``what`` what to ask them."""
+    if kind == "thanks":
+        return f"You're welcome! {what}"
+    if kind == "acknowledgement":
+        return f"Anything else? {what}"
+    if kind == "farewell":
+        return f"Bye, and thanks for asking! Come back any time with more for {people}."
+    honest = "Answers come from what they said in the talk, cited by quote id."
+    if kind == "wellbeing":
+        return f"Thanks for asking! I'm panelbot. {intro} {honest} {what}"
+    return f"{'Hi! ' if kind == 'greeting' else ''}{intro} {honest} {what}"  # a greeting, or what to ask
+
+
+def _try(suggestions: list[str], n: int) -> str:
+    return "Try: " + " \u00b7 ".join(f"\u201c{strip_control(s, keep_newlines=False)}\u201d" for s in suggestions[:n])
+
+
+def small_talk_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> str:
+    """The reply to small talk (``result.small_talk``: a greeting, thanks, "ok cool", a goodbye, "how are you?",
+    "what can I ask?"): short and honest -- who is on the panel, what they can be asked, and (unless a front end
+    offers them itself) two or three questions that have an answer. Nothing is quoted, so nothing is cited."""
+    title = strip_control(panel.title or panel.name, keep_newlines=False)
+    asks = ", ".join(f"{name} about {_join(c)}" for name, c in _topics(panel))
+    what = f"Ask {asks}." if asks else "Ask about anything they discussed."
+    names = _join([strip_control(p.name.split()[0] if p.name.split() else p.id, keep_newlines=False)
+                   for p in panel.panelists.values()])
+    first = _small_talk_reply(result.small_talk, f"This is the panel \u201c{title}\u201d: {_who(panel)}.", what,
+                              names)
+    return first + (f"\n{_try(result.suggestions, 3)}" if suggest and result.suggestions else "")
+
+
+def talks_small_talk_text(panels: list[Panel], kind: str, topics: list[str]) -> str:
+    """The reply to small talk when asking across every installed talk: which talks (and who spoke in each)
+    and what they covered (``topics``, e.g. "open source (minimax-m3)")."""
+    talks = "; ".join(f"\u201c{strip_control(p.title or p.name, keep_newlines=False)}\u201d ("
+                      + _join([strip_control(x.name, keep_newlines=False) for x in p.panelists.values()]) + ")"
+                      for p in panels)
+    n = len(panels)
+    intro = f"You're asking across {n} talk{'s' if n != 1 else ''}: {talks}." if panels else "No talks are installed."
+    shown = [strip_control(t, keep_newlines=False) for t in topics[:8]]
+    what = f"Ask about {_join(shown)}." if shown else "Ask about anything they discussed."
+    return _small_talk_reply(kind, intro, what, "the panelists")
+
+
 def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> str:
     """A short decline (one or two lines): what the talk did cover, from every panelist, or what it said
-    nearby, and questions that do have an answer (``suggest=False``: a front end offers them itself)."""
+    nearby, and questions that do have an answer (``suggest=False``: a front end offers them itself). Small
+    talk gets :func:`small_talk_text` instead."""
+    if result.small_talk:
+        return small_talk_text(panel, result, suggest=suggest)
     if result.unstated:
         first = f"The talk never gave {strip_control(result.unstated, keep_newlines=False)}"
         first += f"; nearby, {_nearby(panel, result.nearby[0])}." if result.nearby else "."
@@ -102,8 +159,7 @@ def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> 
         first = "Not something the panel got into." + (f" {covered}." if covered else "")
     parts = [first]
     if suggest and result.suggestions:  # two here keep it to two lines; front ends may offer all of them to pick
-        parts.append("Try: " + " \u00b7 ".join(
-            f"\u201c{strip_control(s, keep_newlines=False)}\u201d" for s in result.suggestions[:2]))
+        parts.append(_try(result.suggestions, 2))
     return "\n".join(parts)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from panelbot.cli.common import EXIT_OK, print_json, read_questions
 from panelbot.errors import UsageError
@@ -46,6 +46,8 @@ def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _, library = _library(args, err)
     questions = list(read_questions(args.question, sys.stdin))
     for i, q in enumerate(questions):
+        if _small_talk_across(library, q, args.json, out, f"Q: {q}\n" if len(questions) > 1 else ""):
+            continue
         answer = library.route(q, target)
         if args.json:
             print_json(answer.to_dict(), out)
@@ -63,6 +65,27 @@ def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if len(answer.talks) > 1:
             out.write(f"({strip_control(answer.reason, keep_newlines=False)})\n")
     return EXIT_OK
+
+
+def _small_talk_across(library: Any, question: str, json_out: bool, out: TextIO, heading: str) -> bool:
+    """'hi', 'thanks!' across every talk: the friendly reply (which talks, what they covered) instead of a
+    decline. False when the question is anything else."""
+    from panelbot.conversation.smalltalk import panel_names, reason, small_talk
+
+    panels = [r.panel for r in library.routers]
+    kind = small_talk(question, [n for p in panels for n in panel_names(p)])
+    if not kind:
+        return False
+    if json_out:
+        from panelbot.retrieval.library import LibraryAnswer
+
+        d = LibraryAnswer(question, [], reason(kind), library.suggestions()).to_dict()
+        print_json({**d, "kind": "small_talk", "small_talk": kind}, out)
+        return True
+    from panelbot.answer.compose import talks_small_talk_text
+
+    out.write(heading + talks_small_talk_text(panels, kind, library.suggestions()) + "\n")
+    return True
 
 
 def quote_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

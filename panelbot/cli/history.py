@@ -108,7 +108,9 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 out.write(_clean(f"  ({context.get('kind', 'follow-up')}: {context.get('subject', '')})") + "\n")
             continue
         who = names.get(m.speaker, m.speaker) if m.speaker else m.role
-        label = {"decline": f"{who} (declined)", "search": "Search", "error": "Error"}.get(m.role, who)
+        small_talk = isinstance(m.meta, dict) and m.meta.get("small_talk")  # a reply to "hi", not a decline
+        label = {"decline": who if small_talk else f"{who} (declined)", "search": "Search",
+                 "error": "Error"}.get(m.role, who)
         out.write(f"{_clean(label)}:\n")
         for para in m.text.split("\n\n"):
             out.write(textwrap.fill(_clean(para), 100, initial_indent="  ", subsequent_indent="  ") + "\n")

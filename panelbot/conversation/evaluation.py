@@ -12,7 +12,10 @@ The file is a YAML list (or JSON Lines) of conversations, each a list of turns a
 A turn takes the fields of a single eval item (``panelbot.retrieval.evaluation``: speaker, quotes, text)
 and a kind: ``single`` (a first question), ``continuation``, ``reason`` ("why?", "how come?": the passage
 giving the cause, or a decline when the talk gives none), ``elaboration``, ``other`` (the other panelist, or a
-named one), ``switch`` (a new subject that stands on its own) or ``offtopic``. Every turn is answered by
+named one), ``switch`` (a new subject that stands on its own), ``offtopic`` or ``smalltalk`` (a greeting,
+thanks, "ok cool", a goodbye: must get the small-talk reply; any other turn read as small talk is wrong). A
+declined turn may list ``suggest`` (quote ids): one of the questions it offers must be answered, in its top 3,
+with one of them -- the offered questions are near what was asked. Every turn is answered by
 panelbot itself and that answer becomes the history of the next turn, as for a user.
 
 A turn is right when the speakers are exactly the expected ones (``none``: it declined), an expected quote
@@ -37,7 +40,9 @@ FOLLOW_UP_KINDS = ("continuation", "reason", "elaboration", "other")
 KIND_ALIASES = {"first": "single", "standalone": "single", "other_panelist": "other", "other-panelist": "other",
                 "off-topic": "offtopic", "off_topic": "offtopic", "topic_switch": "switch",
                 "topic-switch": "switch", "followup": "continuation", "why": "reason"}
-KNOWN_KINDS = ("single", *FOLLOW_UP_KINDS, "switch", "offtopic")
+KNOWN_KINDS = ("single", *FOLLOW_UP_KINDS, "switch", "offtopic", "smalltalk")
+KIND_ALIASES.update({k: "smalltalk" for k in ("small_talk", "small-talk", "greeting", "greetings", "social", "chitchat",
+                                               "chit-chat", "pleasantry", "thanks", "farewell")})
 
 
 @dataclass
@@ -45,6 +50,7 @@ class Conversation:
     name: str
     turns: list[EvalItem]
     line: int | None = None
+    suggest: list[tuple[str, ...]] = field(default_factory=list)  # per turn: quote ids an offer should find
 
 
 
@@ -65,6 +71,8 @@ class ConversationReport:
     turns: int = 0
     by_kind: dict[str, list[int]] = field(default_factory=dict)  # kind -> [ok, total]
     offtopic_answered: int = 0
+    suggest_ok: int = 0  # declined turns with ``suggest`` whose offered questions include a near one
+    suggest_total: int = 0
     alone_by_kind: dict[str, list[int]] = field(default_factory=dict)  # each turn asked on its own
     misses: list[TurnMiss] = field(default_factory=list)
 
@@ -87,6 +95,7 @@ class ConversationReport:
             "follow_ups": {"ok": fu_ok, "total": fu_n},
             "follow_up_accuracy_alone": pct(alone_ok, fu_n),
             "offtopic_answered": self.offtopic_answered,
+            "suggestions_near": {"ok": self.suggest_ok, "total": self.suggest_total},
             "by_kind": {k: {"ok": v[0], "total": v[1], "accuracy": pct(v[0], v[1]),
                             "alone": pct(self.alone_by_kind.get(k, [0, 0])[0], v[1])}
                         for k, v in sorted(self.by_kind.items())},
@@ -114,6 +123,7 @@ def load_conversations(path: str, panel: Panel, raw: list[Any] | None = None) ->
             raise DataError(f"conversation {n + 1}: expected a non-empty list of 'turns'", path, line)
         name = str(d.get("conversation") or d.get("name") or d.get("id") or f"#{n + 1}")
         items = []
+        suggest: list[tuple[str, ...]] = []
         for i, t in enumerate(turns):
             item = parse_item(t, i, path, panel)
             kind = KIND_ALIASES.get(item.kind.lower(), item.kind.lower()) or ("single" if i == 0 else "")
@@ -122,7 +132,14 @@ def load_conversations(path: str, panel: Panel, raw: list[Any] | None = None) ->
                                 f"{', '.join(KNOWN_KINDS)} (got {item.kind!r})", path, item.line)
             item.kind = kind
             items.append(item)
-        out.append(Conversation(name, items, line))
+            want = t.get("suggest") if isinstance(t, dict) else None
+            want = [want] if isinstance(want, str) else list(want or [])
+            bad = [q for q in want if panel.quote(str(q)) is None]
+            if bad:
+                raise DataError(f"conversation {name}, turn {i + 1}: unknown quote id(s) in 'suggest': "
+                                f"{', '.join(map(str, bad))}", path, item.line)
+            suggest.append(tuple(str(q) for q in want))
+        out.append(Conversation(name, items, line, suggest))
     return out
 
 
@@ -137,10 +154,17 @@ def evaluate_conversations(router: Router, conversations: list[Conversation]) ->
             route = res.route
             got_sp = list(route.speakers)
             got_q = [sq.quote.id for sq in route.quotes]
-            problem = _problem(it, route, shown)
+            problem = _problem(it, route, shown, res.kind)
+            want = conv.suggest[n - 1] if n - 1 < len(conv.suggest) else ()
+            if want and route.abstained:
+                rep.suggest_total += 1
+                if _offers_near(router, route.suggestions, want):
+                    rep.suggest_ok += 1
+                else:
+                    problem = problem or "no offered question is near what was asked"
             if problem:
                 rep.misses.append(TurnMiss(conv.name, n, it, problem, got_sp, got_q, res.kind))
-                if not it.speakers and it.kind == "offtopic":
+                if not it.speakers and it.kind == "offtopic" and not route.abstained:
                     rep.offtopic_answered += 1
             kind = it.kind or "other"
             slot = rep.by_kind.setdefault(kind, [0, 0])
@@ -148,7 +172,8 @@ def evaluate_conversations(router: Router, conversations: list[Conversation]) ->
             slot[1] += 1
             # the same turn asked on its own, as every message was before conversations
             alone = rep.alone_by_kind.setdefault(kind, [0, 0])
-            alone[0] += int(not _problem(it, router.route(it.question), shown))
+            on_its_own = resolve(router, [], it.question)  # as the router alone, small talk apart
+            alone[0] += int(not _problem(it, on_its_own.route, shown, on_its_own.kind))
             alone[1] += 1
             rep.turns += 1
             shown.update(got_q)
@@ -156,8 +181,17 @@ def evaluate_conversations(router: Router, conversations: list[Conversation]) ->
     return rep
 
 
-def _problem(it: EvalItem, route: RouteResult, shown: set[str]) -> str:
+def _offers_near(router: Router, offered: list[str], want: tuple[str, ...]) -> bool:
+    """One of the offered questions (the front ends show three) is answered with one of ``want``."""
+    return any(sq.quote.id in want for s in offered[:3] for sq in router.route(s).quotes[:3])
+
+
+def _problem(it: EvalItem, route: RouteResult, shown: set[str], read_as: str = "") -> str:
     """What is wrong with this answer to the turn ("" when it is right)."""
+    if it.kind == "smalltalk":
+        return "" if read_as == "small_talk" else "small talk not recognised"
+    if read_as == "small_talk":
+        return "read as small talk"
     if not it.speakers:
         return "" if route.abstained else "answered a turn it should have declined"
     if route.abstained:
@@ -185,6 +219,9 @@ def format_conversation_report(rep: ConversationReport, *, verbose: bool = False
         f"reason, elaboration, other panelist; each asked on its own: {f(d['follow_up_accuracy_alone'])})",
         f"off-topic answered    {rep.offtopic_answered}",
     ]
+    if rep.suggest_total:
+        lines.append(f"suggestions near      {rep.suggest_ok}/{rep.suggest_total} (declines whose offered "
+                     f"questions include one on what was asked)")
     for k, v in d["by_kind"].items():
         lines.append(f"  {k:<20}{f(v['accuracy'])}  ({v['ok']}/{v['total']}; on its own {f(v['alone'])})")
     if verbose and rep.misses:

@@ -34,7 +34,7 @@ class NotARegularFile(OSError):
 
 @dataclass(frozen=True)
 class ExportMessage:
-    role: str  # "user", "assistant", "decline", "search", "error"
+    role: str  # "user", "assistant", "decline", "reply" (to small talk), "search", "error"
     speaker: str  # display name ("" for the user)
     text: str
     quote_ids: list[str] = field(default_factory=list)

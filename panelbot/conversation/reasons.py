@@ -49,7 +49,14 @@ WEAK = LazyPattern(
 
 _LEAD = LazyPattern(r"^\W*(?:and|but|so|ok(?:ay)?|then)\b[\s,]*", re.IGNORECASE)
 _SENTENCE = LazyPattern(r"(?<=[.!?])\s+")
-EXCERPT_WORDS = 30  # a reason quoted in the answer's note is cut to this many words
+EXCERPT_WORDS = 30  # a reason quoted in the answer's note is cut to about this many words ...
+EXCERPT_MAX = 45  # ... or this many, to keep the sentence before it when the reason leans on it
+AFTER_MARKER = 8  # words kept after the cause marker ("because", "so that") when the excerpt is cut
+CLAUSE_REACH = 6  # ... and up to this many more, to end at a clause break
+# a sentence leaning on the one before it: it opens with a pronoun ("So, it informs ...", "That's why ...")
+LEANS_BACK = LazyPattern(r"^\W*(?:(?:and|but|so|and so|because|then|yeah|well)\W+)*"
+                         r"(?:it|it's|this|that|that's|these|those|they|them|which|he|she)\b", re.IGNORECASE)
+_CLAUSE_END = (",", ";", ":", "\u2014", "-")
 
 
 def causes(text: str) -> int:
@@ -62,29 +69,65 @@ def states_cause(text: str) -> bool:
     return any(not WEAK.match(m.group(0)) for m in CAUSE.finditer(text or ""))
 
 
+def _with_context(sentences: list[str], n: int, relevance: Callable[[str], float] | None) -> int:
+    """Where a reason given in sentence ``n`` starts: the sentence before it too when ``n`` leans on it (opens
+    with a pronoun, or says nothing of the subject that the one before does) and that one is short."""
+    if n == 0 or len(sentences[n - 1].split()) > EXCERPT_WORDS:
+        return n
+    leans = bool(LEANS_BACK.match(sentences[n]))
+    if relevance is not None and relevance(sentences[n]) <= 0 < relevance(sentences[n - 1]):
+        leans = True
+    return n - 1 if leans else n
+
+
+def cause_sentences(text: str, relevance: Callable[[str], float] | None = None) -> list[tuple[str, str]]:
+    """(the sentence giving a cause, the same with the sentence it leans on) for each such sentence."""
+    sentences = _SENTENCE.split(" ".join((text or "").split()))
+    return [(s, " ".join(sentences[_with_context(sentences, n, relevance):n + 1]))
+            for n, s in enumerate(sentences) if CAUSE.search(s)]
+
+
 def reason_excerpt(text: str, relevance: Callable[[str], float] | None = None) -> str:
-    """The sentence of a passage that gives the reason (cut to ``EXCERPT_WORDS`` words), or "": one stating a
-    cause before one giving grounds, then the most relevant (``relevance(sentence)``), then the first."""
-    best: tuple[tuple[int, float, int], str, re.Match[str]] | None = None
-    for n, sentence in enumerate(_SENTENCE.split(" ".join((text or "").split()))):
+    """The sentence of a passage that gives the reason, from its start (with the sentence before it when it
+    leans on that one: "So, it informs ... because ..."), cut after about ``EXCERPT_WORDS`` words but never
+    before the marker and a few words after it; or "". One stating a cause before one giving grounds, then
+    the most relevant (``relevance(sentence)``), then the first. Only a marker too far into a very long
+    sentence starts the excerpt later: after the last clause break that leaves it in view, else mid-way."""
+    sentences = _SENTENCE.split(" ".join((text or "").split()))
+    best: tuple[tuple[int, float, int], int, re.Match[str]] | None = None
+    for n, sentence in enumerate(sentences):
         marks = list(CAUSE.finditer(sentence))
         if not marks:
             continue
         m = next((x for x in marks if not WEAK.match(x.group(0))), marks[0])
         key = (0 if not WEAK.match(m.group(0)) else 1, -(relevance(sentence) if relevance else 0.0), n)
         if best is None or key < best[0]:
-            best = (key, sentence, m)
-    if best is not None:
-        _, sentence, m = best
-        words = sentence.split()
-        if len(words) <= EXCERPT_WORDS:
-            return sentence
-        # keep the marker in view: start a little before it when the sentence is long
-        at = len(sentence[: m.start()].split())
-        start = max(0, min(at - 6, len(words) - EXCERPT_WORDS))
-        cut = " ".join(words[start:start + EXCERPT_WORDS])
-        return ("\u2026" if start else "") + cut + ("\u2026" if start + EXCERPT_WORDS < len(words) else "")
-    return ""
+            best = (key, n, m)
+    if best is None:
+        return ""
+    _, n, m = best
+    sentence = sentences[n]
+    first = _with_context(sentences, n, relevance)
+    before = " ".join(sentences[first:n]).split()
+    at = len(before) + len(sentence[: m.start()].split())  # the marker's word
+    words = [*before, *sentence.split()]
+    if at + AFTER_MARKER > EXCERPT_MAX and before:  # the sentence before does not fit with it
+        words, at = words[len(before):], at - len(before)
+    need = max(EXCERPT_WORDS, at + AFTER_MARKER)
+    if need <= EXCERPT_MAX:
+        # end at a clause break just after the cut ("... when we're in the chat world,") when there is one
+        need = next((i + 1 for i in range(need - 1, min(len(words), need + CLAUSE_REACH, EXCERPT_MAX))
+                     if words[i].endswith(_CLAUSE_END)), need)
+        if need >= len(words):
+            return " ".join(words)
+        return " ".join(words[:need]).rstrip(",;:\u2014- ") + "\u2026"
+    # the marker is far into a long sentence: start after a clause break that keeps it in view
+    reach = EXCERPT_WORDS - AFTER_MARKER
+    breaks = [i + 1 for i in range(max(0, at - reach - 1), at) if words[i].endswith(_CLAUSE_END)]
+    start = breaks[0] if breaks else max(0, at - 6)
+    start = min(start, max(0, len(words) - EXCERPT_WORDS))
+    cut = " ".join(words[start:start + EXCERPT_WORDS])
+    return ("\u2026" if start else "") + cut + ("\u2026" if start + EXCERPT_WORDS < len(words) else "")
 
 
 def cause_relevance(text: str, relevance: Callable[[str], float]) -> tuple[float, float]:

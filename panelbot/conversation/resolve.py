@@ -53,7 +53,8 @@ CONTINUATION = "continuation"
 REASON = "reason"
 ELABORATION = "elaboration"
 OTHER_PANELIST = "other_panelist"
-KINDS = (STANDALONE, CONTINUATION, REASON, ELABORATION, OTHER_PANELIST)
+SMALL_TALK = "small_talk"  # a greeting, thanks, "ok cool", a goodbye: a friendly reply, nothing looked up
+KINDS = (STANDALONE, CONTINUATION, REASON, ELABORATION, OTHER_PANELIST, SMALL_TALK)
 
 WINDOW = 24  # earlier turns looked at to find the subject
 SUBJECT_WEIGHT = 0.5  # the previous subject's terms, relative to the new message's words
@@ -579,6 +580,9 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
     ids = list(router.panel.panelists)
     if target not in ("auto", "both") and target not in ids:
         raise ValueError(f"unknown target {target!r}")
+    social = _small_talk(router, message)
+    if social:
+        return Resolution(_small_talk_route(router, history, message, social), None, SMALL_TALK)
     if not history or not hasattr(router, "query_terms"):
         # nothing to follow up on (or a router without the parts a follow-up needs): routed as ever
         return Resolution(router.route(message, target), None, STANDALONE)
@@ -594,7 +598,7 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
             # about is something the panel never discussed -- declined, never answered from context
             route = RouteResult(message, [], True, [],
                                 "off-topic: the follow-up asks about something the panel didn't discuss",
-                                route.addressed, router.suggestions(), route.scope)
+                                route.addressed, router.suggestions(question=message), route.scope)
         return Resolution(route, None, STANDALONE)
     alone = router.route(message, target)
     if getattr(alone, "unstated", None):
@@ -607,7 +611,7 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         # never says with the subject -- declined, never answered from context
         route = RouteResult(message, [], True, [],
                             "off-topic: the follow-up asks about something the panel didn't discuss",
-                            alone.addressed, router.suggestions(), alone.scope)
+                            alone.addressed, router.suggestions(question=message), alone.scope)
         return Resolution(route, None, STANDALONE)
     resolver = _Resolver(router, subject, shown, message, target)
     answered = [t for t in history if t.speakers]
@@ -644,6 +648,43 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         "turn": subject.turn,
     }
     return Resolution(route, context, reading.kind)
+
+
+def _small_talk(router: Router, message: str) -> str:
+    """The kind of small talk a message is ("greeting", "thanks", ...; ``panelbot.conversation.smalltalk``) or
+    "": what the panel's people are called may be part of it ("hello Olive")."""
+    panel = getattr(router, "panel", None)
+    if panel is None:
+        return ""
+    from panelbot.conversation.smalltalk import panel_names, small_talk
+
+    return small_talk(message, panel_names(panel))
+
+
+def _small_talk_route(router: Router, history: Sequence[ConversationTurn], message: str,
+                      social: str) -> RouteResult:
+    """Nothing to look up: the reply (``answer.compose``) says who is on the panel and what to ask; the questions
+    it offers are the follow-ups of the last answer after thanks or an "ok", else ones the panel answers."""
+    offer: list[str] = []
+    if social == "farewell":
+        offer = []  # a goodbye is not answered with more questions
+    elif social in ("thanks", "acknowledgement") and hasattr(router, "query_terms"):
+        offer = _followups_instead(router, history)
+    if not offer and social != "farewell":
+        # questions from across the talk (its host questions, in the user's words), three far apart: which
+        # three depends on the message, so saying hello again does not offer the same ones
+        examples = router.example_questions() if hasattr(router, "example_questions") else []
+        if len(examples) >= 3:
+            import zlib
+
+            start = zlib.crc32(message.encode("utf-8", "replace")) % len(examples)
+            step = len(examples) / 3
+            offer = list(dict.fromkeys(examples[(start + round(j * step)) % len(examples)] for j in range(3)))
+        else:
+            offer = router.suggestions(question=message)
+    from panelbot.conversation.smalltalk import reason
+
+    return RouteResult(message, [], True, [], reason(social), [], offer, 0.0, off_topic=False, small_talk=social)
 
 
 _SUGGESTING: list[bool] = []  # set while follow-ups are being worked out (they resolve messages themselves)
@@ -883,6 +924,7 @@ class _Resolver:
         reason sits there (the note quotes it, with its id); when the talk gives none, it says so."""
         from panelbot.conversation.reasons import (
             cause_relevance,
+            cause_sentences,
             causes,
             reason_excerpt,
             states_cause,
@@ -935,6 +977,8 @@ class _Resolver:
             n = causes(quotes[i].text)
             if n and qid in last and off_subject(quotes[i].text):
                 continue  # what was just shown gives a reason for something else: not the reason asked for
+            if n and t == 1 and not any(relevance(said) > 0 for _, said in cause_sentences(quotes[i].text, relevance)):
+                continue  # another answer's reason, given with no word of the subject: a reason for something else
             stated = n > 0 and states_cause(quotes[i].text)
             # grounds only ("we found", "we're seeing") count in the answer itself, not in another one
             if n and (stated or t == 0):

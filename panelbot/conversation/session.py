@@ -98,7 +98,8 @@ class ConversationLog:
         rows += [("assistant", speaker, text, list(ids), {"target": target, **extra})
                  for speaker, text, ids, extra in answers]
         if decline is not None:
-            rows.append(("decline", decline[0], decline[1], (), {"reason": route.reason}))
+            social = {"small_talk": route.small_talk} if route.small_talk else {}  # a reply, not a decline
+            rows.append(("decline", decline[0], decline[1], (), {"reason": route.reason, **social}))
         self.store.add_messages(self.conversation_id, rows)  # the turn whole, in one transaction
 
     def close(self) -> None:

@@ -45,6 +45,7 @@ class RouteResult:
     unstated: str = ""  # when abstained on the subject: the specific the talk never gave ("a price")
     nearby: list[ScoredQuote] = field(default_factory=list)  # ... and the closest thing it did say
     note: str = ""  # who was asked but never spoke to it ("Olive didn't speak to this on the panel; Dan did")
+    small_talk: str = ""  # a greeting, thanks, a goodbye ... (abstained: nothing to look up; a friendly reply)
 
     def quotes_for(self, speaker: str) -> list[ScoredQuote]:
         return [sq for sq in self.quotes if sq.quote.speaker == speaker]
@@ -56,4 +57,5 @@ class RouteResult:
             "abstained": self.abstained,
             "quotes": [sq.to_dict() for sq in self.quotes],
             "reason": self.reason,
+            **({"kind": "small_talk", "small_talk": self.small_talk} if self.small_talk else {}),
         }

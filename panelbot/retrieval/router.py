@@ -38,7 +38,14 @@ from panelbot.panel import Panel, Quote
 from panelbot.records import field, record
 from panelbot.retrieval.facets import Facet, model_names, specific_facets
 from panelbot.retrieval.index import QuoteIndex
-from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stem, stopwords
+from panelbot.retrieval.lexicon import (
+    common_stems,
+    common_words,
+    english_words,
+    specificity,
+    stem,
+    stopwords,
+)
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import GuardedPattern, LazyPattern, fold, normalize_for_match, words
@@ -79,6 +86,9 @@ NAME_RUN = LazyPattern(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
 COOCCUR_SCAN = 200  # quotes holding both terms checked for saying both in their own words (bounds the cost)
 FACET_SCAN = 1000  # characters of a question searched for a specific it asks for
 RERANK_SURFACE = 60  # best candidates checked for the question's verbatim word pairs
+NEAR_PREFIX = 5  # a suggestion is near a question sharing a word's first this many letters ("racing"/"race")
+NEAR_PREFIX_WEIGHT = 0.5  # ... counted at this share of a shared word
+NEAR_MIN = 0.6  # ... and shares at least this much (one word less frequent than the ~165th commonest)
 SCAN_LIMIT = 2000  # quotes looked through for suggested questions (all of a talk's; a sample of a huge bank)
 # a quote that cannot stand alone: it continues the sentence before it
 DANGLING = LazyPattern(r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE)
@@ -105,6 +115,7 @@ BOTH_ALL_RATIO = 0.35  # ... when they say it in their own words, their best may
 BOTH_MIN = 20.0  # ... and only on a real match: weak scores on both sides are not two answers
 # a quote shown after the answer's best must reach this share of its score (or continue a kept quote)
 WEAK_SHARE = 0.45
+UNSAID_SHARE = 0.5  # ... or this share when the quote says none of the question's words itself
 # each of the question's terms in a panelist's stated expertise adds this to their fit, up to the cap: a
 # tie-breaker, not a verdict (a question on coding agents' serving is Dan's though "agents" is Olive's word)
 EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
@@ -229,6 +240,7 @@ class Router:
             pid: GuardedPattern(rf"(?<![\w@])(?:{'|'.join(map(re.escape, names))})'s\b", re.IGNORECASE, names)
             for pid, names in spellings.items()}
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
+        self._suggestion_words: list[frozenset[str]] | None = None
         self._verified: dict[str, bool] = {}
         self._name_res = {
             pid: GuardedPattern(
@@ -700,7 +712,7 @@ class Router:
         quotes: list[ScoredQuote] = []
         each = k if len(speakers) == 1 else max(1, math.ceil(k / len(speakers)))
         for p in speakers:
-            quotes += self._answer_quotes(per[p][:each], scores[p], terms)
+            quotes += self._answer_quotes(per[p][:each], scores[p], terms, query)
         quotes.sort(key=lambda sq: -sq.score)
         facet = self._unstated(question, quotes)
         if facet is not None:
@@ -773,17 +785,21 @@ class Router:
         return sorted(speakers, key=lambda p: -(per[p][0].score if per.get(p) else 0.0))
 
     def _answer_quotes(self, top: list[ScoredQuote], scores: dict[int, float],
-                       terms: list[str]) -> list[ScoredQuote]:
+                       terms: list[str], query: _Query | None = None) -> list[ScoredQuote]:
         """One panelist's quotes for an answer: the best, the others that score at least WEAK_SHARE of it
         or continue a kept quote, and the sentence before a kept quote that cannot stand alone ("But ...",
-        "And ...") when that one matches the question too."""
+        "And ...") when that one matches the question too. A quote kept on its score alone that says none of
+        the question's words itself (matched only through its topics, keywords or the host's question) must
+        score at least UNSAID_SHARE of the best: "the secret to good post-training" is answered by the quote
+        about the data, not also by ones merely labelled "post-training"."""
         if not top:
             return []
         best = top[0].score
         floor = max(self.settings.min_quote_score, 0.3 * best)
         kept = [top[0]]
         for sq in top[1:]:
-            if sq.score >= max(floor, WEAK_SHARE * best) or (
+            if sq.score >= max(floor, WEAK_SHARE * best) and (
+                    sq.score >= UNSAID_SHARE * best or query is None or self._said(query, sq.quote)) or (
                     sq.score >= floor and any(self._adjacent(q.quote, sq.quote) for q in kept)):
                 kept.append(sq)
         ids = {sq.quote.id for sq in kept}
@@ -908,20 +924,67 @@ class Router:
     def suggestions(self, n: int = 3, question: str = "") -> list[str]:
         """Two or three questions in a user's words (the curated ``asks``; the host's questions for a panel
         without them) that this router answers with the quote they were written for: offered when
-        declining. Alternates between panelists; which ones depends on the question, so repeated declines
-        do not repeat the same three."""
+        declining. The ones nearest to the question's own words come first ("a Redis cache for my site"
+        offers the KV cache questions, :meth:`_near`); the rest alternate between panelists, and which ones
+        depends on the question, so repeated declines do not repeat the same three."""
         pool = self._pool()
         if not pool:
             return []
         out: list[str] = []
         start = zlib.crc32(question.encode("utf-8", "replace")) % len(pool)
-        for j in range(len(pool)):
-            ask, qid = pool[(start + j) % len(pool)]
+        rotation = [(start + j) % len(pool) for j in range(len(pool))]
+        for j in [*self._near(question, pool, rotation), *rotation]:
+            ask, qid = pool[j]
             if ask not in out and self._answers(ask, qid):
                 out.append(ask)
                 if len(out) == n:
                     break
         return out
+
+    def _near(self, question: str, pool: list[tuple[str, str | None]], order: list[int]) -> list[int]:
+        """The pool's questions that share a word with ``question`` (the same stem, or the same first
+        ``NEAR_PREFIX`` letters: "racing"/"race"): a word of its subject (the topics and keywords of the quote
+        it is written for) or of its own; each shared word weighs as much as it is specific in English
+        (``lexicon.specificity``: "cache" 1, "games" ~0.7, "year" ~0.6), and a question sharing less than
+        ``NEAR_MIN`` is not near ("the best pizza" shares only "best"); the nearest first, ties in ``order``.
+        Empty when nothing is near -- the offer then rotates as before."""
+        if not question.strip():
+            return []
+        bags = self._suggestion_bags(pool)
+        mine: dict[str, float] = {}  # the question's terms, each weighing as specific as its word is
+        for w in words(question):
+            for t in self.norm.terms_of_words([w], pairs=False):
+                mine[t] = max(mine.get(t, 0.0), specificity(w))
+        mine = {t: s for t, s in mine.items() if s > 0 and t not in stopwords()}
+        if not mine:
+            return []
+        heads: dict[str, float] = {}
+        for t, s in mine.items():
+            if len(t) >= NEAR_PREFIX:
+                heads[t[:NEAR_PREFIX]] = max(heads.get(t[:NEAR_PREFIX], 0.0), s)
+        scored = []
+        for rank, j in enumerate(order):
+            bag = bags[j]
+            score = sum(mine[t] for t in bag if t in mine)
+            score += NEAR_PREFIX_WEIGHT * sum(heads.get(t[:NEAR_PREFIX], 0.0) for t in bag
+                                              if t not in mine and len(t) >= NEAR_PREFIX)
+            if score >= NEAR_MIN:
+                scored.append((-score, rank, j))
+        scored.sort()
+        return [j for _, _, j in scored]
+
+    def _suggestion_bags(self, pool: list[tuple[str, str | None]]) -> list[frozenset[str]]:
+        """Each pool question's words with those of its subject (the topics and keywords of the quote it is
+        written for), worked out once."""
+        if self._suggestion_words is None:
+            bags = []
+            for ask, qid in pool:
+                q = self.panel.quote(qid) if qid else None
+                text = " ".join([ask, *(q.topics if q else ()), *(q.keywords if q else ())])
+                bags.append(frozenset(t for t in self.norm.terms_of_words(words(text), pairs=False)
+                                      if t not in stopwords()))
+            self._suggestion_words = bags
+        return self._suggestion_words
 
     def example_questions(self, limit: int = 20) -> list[str]:
         """One question in a user's words per host question of the talk, in the order they were asked, each

@@ -164,6 +164,8 @@ class PanelTools:
             out["suggested_followups"] = [
                 {"question": f.text, "kind": f.kind, "answered_by": list(f.speakers)}
                 for f in suggest_followups(entry.router, now, 3)]
+        if route.small_talk:  # "hi", "thanks!": a friendly reply, not a decline
+            out.update(kind="small_talk", small_talk=route.small_talk)
         if route.abstained:
             out["decline"] = decline_text(p, route)
             out["suggested_topics"] = list(p.topics[:8])

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from panelbot.answer.backends.base import Message
 from panelbot.answer.backends.offline import quotes_text
-from panelbot.answer.compose import decline_text
+from panelbot.answer.compose import decline_text, talks_small_talk_text
 from panelbot.conversation.resolve import STANDALONE, ConversationTurn, resolve
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
@@ -111,7 +111,7 @@ class AllTalks(AppMixin):
     def _answer_all_talks(self, question: str, target: str = "auto") -> None:
         """A follow-up goes on with the last answer's talk; anything else is routed across every talk, and
         each answering talk's panelists reply in their own words."""
-        if self._all_talks_followup(question, target):
+        if self._all_talks_followup(question, target) or self._all_talks_small_talk(question):
             return
         chat = self.query_one(ChatLog)
         try:
@@ -133,6 +133,24 @@ class AllTalks(AppMixin):
             self.history.append(Message("panel", text))
             return
         self._show_talk_answers(question, [(t.panel, t.result) for t in answer.talks], target)
+
+    def _all_talks_small_talk(self, question: str) -> bool:
+        """'hi', 'thanks!' (not following up an answer): a friendly reply naming the talks and what they
+        covered, instead of a decline. False for anything else."""
+        from panelbot.conversation.smalltalk import panel_names, reason, small_talk
+
+        panels = [r.panel for r in self._library.routers] if self._library is not None else []
+        kind = small_talk(question, [n for p in panels for n in panel_names(p)])
+        if not kind or self._library is None:
+            return False
+        text = talks_small_talk_text(panels, kind, self._library.suggestions())
+        self.history.append(Message("user", question))
+        block = self.query_one(ChatLog).add_answer(self.panel, "panel", label=ALL_TALKS_LABEL, kind="reply")
+        block.finish(text)
+        self._save("decline", "panel", text, meta={"reason": reason(kind), "small_talk": kind, "all_talks": True,
+                                                   "label": ALL_TALKS_LABEL})
+        self.history.append(Message("panel", text))
+        return True
 
     def _show_talk_answers(self, question: str, talks: list[tuple[Panel, RouteResult]], target: str) -> None:
         chat = self.query_one(ChatLog)
@@ -194,12 +212,13 @@ class AllTalks(AppMixin):
         speaker = host.id if host else "panel"
         label = f"{host.name if host else 'The panel'} \u00b7 {panel.title}"
         text = decline_text(panel, route)
-        block = chat.add_answer(panel, speaker, label=label, kind="decline")
+        block = chat.add_answer(panel, speaker, label=label, kind="reply" if route.small_talk else "decline")
         block.finish(text, [], talk_status(panel.name))
         self.query_one(SourcesList).show(panel, route.nearby,
                                          "Sources: nearby" if route.nearby else "Sources: none (declined)")
         self.last_quotes = list(route.nearby)
-        self._save("decline", speaker, text, meta={"reason": route.reason, "all_talks": True,
+        social = {"small_talk": route.small_talk} if route.small_talk else {}  # a reply to "hi", not a decline
+        self._save("decline", speaker, text, meta={"reason": route.reason, "all_talks": True, **social,
                                                    "panel": panel.name, "label": label,
                                                    "status": talk_status(panel.name)})
         self.history.append(Message(speaker, text))

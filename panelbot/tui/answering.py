@@ -99,16 +99,18 @@ class Answering(AppMixin):
         speaker = host.id if host else "panel"
         label = host.name if host else "The panel"
         chat = self.query_one(ChatLog)
-        block = chat.add_answer(self.panel, speaker, label=label, kind="decline")
+        # small talk ("hi", "thanks!") gets a friendly reply, not a decline
+        block = chat.add_answer(self.panel, speaker, label=label, kind="reply" if route.small_talk else "decline")
         block.finish(decline_text(self.panel, route, suggest=False))
         if route.suggestions:  # the questions to try, selectable
             chat.mount(DeclineChoices(route.suggestions[:3], classes="decline-choices"))
             chat.call_after_refresh(chat.scroll_end, animate=False)
         # a specific the talk never gave: the closest thing it did say can be opened from the sources pane
-        self.query_one(SourcesList).show(self.panel, route.nearby,
-                                         "Sources: nearby" if route.nearby else "Sources: none (declined)")
+        self.query_one(SourcesList).show(self.panel, route.nearby, "Sources: nearby" if route.nearby else
+                                         "Sources: none" if route.small_talk else "Sources: none (declined)")
         self.last_quotes = list(route.nearby)
-        self._save("decline", speaker, text, meta={"reason": route.reason})
+        self._save("decline", speaker, text, meta={"reason": route.reason, **(
+            {"small_talk": route.small_talk} if route.small_talk else {})})
         self.history.append(Message(speaker, text))
 
     @work(exclusive=True, group="answer", exit_on_error=False)

@@ -62,7 +62,8 @@ class ExportActions(AppMixin):
                 "All talks" if m.meta.get("all_talks") and m.speaker == "panel"
                 else talk.display_name(m.speaker) if m.speaker else ""))
             note = str(m.meta.get("status") or (f"(from the talk {other})" if isinstance(other, str) else ""))
-            messages.append(ExportMessage(m.role, who, m.text, m.quote_ids, note,
+            role = "reply" if m.role == "decline" and m.meta.get("small_talk") else m.role  # a reply to "hi"
+            messages.append(ExportMessage(role, who, m.text, m.quote_ids, note,
                                           lookup_in(talk) if talk is not panel else None))
         lookup = lookup_in(panel)
 

@@ -34,6 +34,7 @@ def test_every_tool_resource_and_prompt_over_stdio(isolated_env, tmp_path: Path)
             got["ask"] = await c.call_tool("ask_panel", {"question": KV})
             got["ask_olive"] = await c.call_tool("ask_panel", {"question": "reward hacking", "to": "olive"})
             got["decline"] = await c.call_tool("ask_panel", {"question": "best pizza in Naples?"})
+            got["hello"] = await c.call_tool("ask_panel", {"question": "hello!"})
             got["follow"] = await c.call_tool("ask_panel", {
                 "question": "Olive, how do you evaluate long runs?",
                 "conversation": [KV, {"role": "assistant", "content": "Dan:\n\u201c...\u201d [dan-22]"}]})
@@ -86,6 +87,10 @@ def test_every_tool_resource_and_prompt_over_stdio(isolated_env, tmp_path: Path)
         ["olive"] * len(g["ask_olive"].structured_content["quotes"])
     dec = g["decline"].structured_content
     assert dec["abstained"] and dec["quotes"] == [] and dec["suggested_topics"] and "decline" in dec
+    assert "kind" not in dec
+    hello = g["hello"].structured_content  # small talk: a friendly reply with questions that have answers
+    assert hello["kind"] == "small_talk" and hello["small_talk"] == "greeting" and hello["quotes"] == []
+    assert hello["decline"].startswith("Hi! ") and hello["suggested_questions"]
     assert g["follow"].structured_content["answered_by"][0]["id"] == "olive"  # a new subject stands alone
     assert g["followups"] and all(not f.is_error and f.structured_content["quotes"] and  # suggestions that
                                   not f.structured_content["abstained"] for f in g["followups"])  # have answers

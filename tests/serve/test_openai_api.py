@@ -93,6 +93,24 @@ def test_off_topic_is_declined_not_answered(offline_server) -> None:
     assert ids_in(r.choices[0].message.content) == []
 
 
+def test_small_talk_gets_a_friendly_reply(offline_server) -> None:
+    c = client(offline_server)
+    messages = [{"role": "user", "content": KV}]
+    first = c.chat.completions.create(model="panel", messages=messages)
+    messages += [{"role": "assistant", "content": first.choices[0].message.content},
+                 {"role": "user", "content": "thanks, that helps!"}]
+    r = c.chat.completions.create(model="panel", messages=messages)
+    extra = r.model_extra["panelbot"]
+    assert extra["kind"] == "small_talk" and extra["small_talk"] == "thanks" and extra["quotes"] == []
+    text = r.choices[0].message.content
+    assert text.startswith("You're welcome!") and "Not something the panel got into" not in text
+    # ... and the conversation goes on from the answer before it
+    messages += [{"role": "assistant", "content": text}, {"role": "user", "content": "tell me more"}]
+    more = c.chat.completions.create(model="panel", messages=messages, stream=False)
+    assert more.model_extra["panelbot"]["speakers"] == ["dan"]
+    assert more.model_extra["panelbot"]["context"]["kind"] == "continuation"
+
+
 def test_three_turn_conversation_with_a_follow_up(offline_server) -> None:
     c = client(offline_server)
     messages = [{"role": "system", "content": "You are a helpful assistant."},

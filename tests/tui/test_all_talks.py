@@ -54,3 +54,18 @@ async def test_palette_switches_to_all_talks_and_back(make_app, monkeypatch) -> 
         await type_and_send(pilot, "how do you make kernels fast")
         assert list(app.query(AnswerBlock))[-1].panel.name == "tiny"
         assert "Questions now go" not in chat_text(app)  # told in a toast, not the chat
+
+
+async def test_small_talk_across_all_talks_gets_a_reply(make_app, monkeypatch) -> None:
+    monkeypatch.setenv("PANELBOT_PANELS", os.pathsep.join([str(HERE / "panels"), str(LIBRARY)]))
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await _palette(pilot, "Ask: all talks")
+        await type_and_send(pilot, "hello everyone!")
+        (hello,) = list(app.query(AnswerBlock))
+        assert hello.kind == "reply" and hello.text.startswith("Hi! You're asking across")
+        assert "None of the talks" not in hello.text and "gardens" in hello.text
+        await type_and_send(pilot, "Do bees need water in a small garden?")
+        await type_and_send(pilot, "thanks!")  # after an answer: the reply comes from that talk
+        last = list(app.query(AnswerBlock))[-1]
+        assert last.kind == "reply" and last.text.startswith("You're welcome")

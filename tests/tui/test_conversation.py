@@ -236,3 +236,28 @@ async def test_resuming_a_conversation_of_another_panel_switches_the_panes(make_
         await settle(pilot)
         assert app.panel.name == "tiny" and app.conversation_id == cid
         assert app.query_one(PanelistsPane).panel.name == "tiny"
+
+
+async def test_small_talk_gets_a_friendly_reply_not_a_decline(make_app, isolated_env: Path, tmp_path: Path) -> None:
+    app = shipped(make_app)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_and_send(pilot, "hi there!")
+        (hello,) = answers(app)
+        assert hello.kind == "reply" and hello.text.startswith("Hi! ")
+        assert "(declines)" not in chat_text(app) and "Not something the panel got into" not in chat_text(app)
+        await type_and_send(pilot, KV)
+        assert answers(app)[-1].speaker == "dan"
+        await type_and_send(pilot, "thanks, that helps!")
+        thanks = answers(app)[-1]
+        assert thanks.kind == "reply" and thanks.text.startswith("You're welcome")
+        await type_and_send(pilot, "tell me more")  # the thanks changed nothing: more from Dan
+        assert answers(app)[-1].speaker == "dan" and answers(app)[-1].kind == "answer"
+        conv_id = app.conversation_id
+        out = tmp_path / "chat.md"
+        await type_and_send(pilot, f"/export {out}")
+        exported = out.read_text(encoding="utf-8")
+        assert "(declines)" not in exported and "You're welcome" in exported
+    reopened = shipped(make_app, resume=conv_id)
+    async with reopened.run_test(size=SIZE):
+        kinds = [b.kind for b in answers(reopened)]
+        assert kinds[0] == "reply" and kinds[2] == "reply" and "decline" not in kinds

@@ -140,8 +140,8 @@ class ChatLog(VerticalScroll):
                 decline = m.role == "decline"
                 label = m.meta.get("label") or (
                     "All talks" if m.meta.get("all_talks") and m.speaker == "panel" else host if decline else None)
-                block = self.add_answer(source, m.speaker, quotes=quotes, label=label,
-                                        kind="decline" if decline else "answer")
+                kind = ("reply" if m.meta.get("small_talk") else "decline") if decline else "answer"
+                block = self.add_answer(source, m.speaker, quotes=quotes, label=label, kind=kind)
                 status = "(stopped)" if m.meta.get("cancelled") else str(m.meta.get("status") or "")
                 if not status and isinstance(other, str) and m.meta.get("all_talks"):
                     status = f"(from the talk {other})"

@@ -1,0 +1,228 @@
+"""Small talk: a message that is only a greeting, thanks, an acknowledgement, a goodbye, a "how are you?" or a
+"what can I ask?" -- nothing to look up in the talk, yet not off-topic either.
+
+``small_talk(message, names)`` says which of those a message is ("" when it is anything else). The whole
+message must be made of such phrases (and who they are said to: a panelist's name, "everyone", "you two"), so
+"Hi, how do you handle KV cache growth?" or "thanks, and what about Olive?" are never small talk: they are
+answered as ever. The phrases are general English, never the words of a particular talk. Plain Python.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container, Iterable
+
+from panelbot.text import LazyPattern, fold
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
+
+GREETING = "greeting"
+WELLBEING = "wellbeing"  # "how are you?", "nice to meet you"
+THANKS = "thanks"
+ACKNOWLEDGEMENT = "acknowledgement"  # "ok cool", "got it", "that helps"
+FAREWELL = "farewell"
+HELP = "help"  # "what can I ask?", "how do I use this?"
+# what a route's reason says of each ("small talk: a greeting")
+REASONS = {GREETING: "a greeting", WELLBEING: "a greeting", THANKS: "thanks", ACKNOWLEDGEMENT: "an acknowledgement",
+           FAREWELL: "a goodbye", HELP: "asking what to ask"}
+# when a message mixes them ("ok, thanks a lot. bye!"), the reply is to the first of these it has
+PRIORITY = (FAREWELL, HELP, THANKS, WELLBEING, GREETING, ACKNOWLEDGEMENT)
+
+_YOU = r"(?:you|u|ya|y'all|yall)"
+_NICE = (r"(?:helpful|useful|great|interesting|cool|awesome|good|clear|fascinating|amazing|insightful|"
+         r"informative|nice|fun|neat|perfect|excellent|brilliant|super|wonderful|fantastic|lovely|"
+         r"illuminating|enlightening|impressive|informative|valuable|thorough)")
+_VERY = r"(?:(?:really|very|super|so|pretty|quite|truly|extremely|incredibly|most) )*"
+_THING = r"(?:answer|answers|reply|point|points|one|stuff|chat|talk|insight|insights|info|information|explanation)"
+
+_NOT_ASKING = r"(?!(?:what|how|why|who|when|where|which|can|could|would|will|do|does|did|is|are)\b)"
+
+_TALK = r"(?:talk|panel|chat|conversation|session|discussion|answer|answers|explanation)"
+
+# longer phrases first where they share a start with shorter ones of another kind ("good night" / "good")
+PHRASES = {
+    FAREWELL: (
+        r"(?:(?:bye+|bye[- ]bye|good ?bye|good ?night|later|cya|ttyl)(?: for (?:now|today|tonight))?)|"
+        r"see (?:you|ya|u)(?: (?:later|soon|around|next time|then))?|"
+        r"take care|farewell|so long|"
+        r"have a (?:good|nice|great|lovely|wonderful) (?:one|day|evening|night|weekend|afternoon)|"
+        r"catch you later|talk (?:to you )?(?:later|soon)|"
+        r"that'?s (?:all|it|everything)(?: (?:i (?:had|have|wanted|needed)))?(?: (?:for (?:now|today|me)))?|"
+        r"(?:i'?m|i am|we'?re|we are) (?:done|off|all set|good)(?: (?:for (?:now|today)|here))?|"
+        r"(?:i (?:have|'ve got|'ve|got) )?no (?:more|other|further) questions(?: for (?:now|today))?|"
+        r"nothing (?:else|more)(?: for (?:now|today))?|"
+        r"signing off|(?:i )?(?:gotta|got to|have to|need to|must) go"
+    ),
+    HELP: (
+        r"help|help me|what can (?:i|we) ask(?: (?:you|about|them|the panel|here))*|"
+        r"what (?:should|could|can|do) (?:i|we) ask(?: (?:you|about|them|the panel|here))*|"
+        r"what can (?:you|this) (?:do|answer|tell me(?: about)?|help (?:me )?with)|"
+        r"what do you know(?: about)?|what (?:is|'s|s) this (?:panel|bot|thing|chat|app|tool)(?: about)?|"
+        r"how do (?:i|we) use (?:this|you|it)(?: (?:panel|bot|thing|chat|app|tool))?|"
+        r"what topics(?: (?:are there|do you cover|can (?:i|we) ask(?: about)?))?|any suggestions|"
+        r"where (?:do|should) (?:i|we) start|what questions can (?:i|we) ask(?: (?:you|them|here))?|"
+        # announcing a question without asking it yet
+        r"(?:i (?:have|'ve got|got)|i'?ve|got) (?:a|one|some|a few|another|more) (?:quick |small )?questions?|"
+        r"(?:can|could|may) (?:i|we) ask (?:you )?(?:a|one|some|something|another|a few)(?: (?:quick |small )?"
+        r"questions?)?"
+    ),
+    WELLBEING: (
+        rf"how (?:are|r) {_YOU}(?: (?:both|two|all|guys|folks))?(?: (?:doing|going|keeping))?"
+        r"(?: (?:today|tonight|this (?:morning|afternoon|evening)))?|"
+        r"how'?s it going|how (?:is|are) (?:it|things|everyone|everybody|life)(?: going)?|how do you do|"
+        rf"(?:(?:it'?s )?(?:nice|good|great|pleased|glad|lovely) to (?:meet|see|talk to|chat with) {_YOU}"
+        r"(?: (?:both|two|all))?)|"
+        rf"(?:are|r) {_YOU} (?:an? )?(?:bot|robot|human|real|ai|person|chatbot|llm|machine)"
+    ),
+    GREETING: (
+        r"h+i+|hii+ya|hiya|hey+(?:a|o)?|hell+o+|howdy|yo+|greetings|hola|bonjour|salut|ciao|g'?day|hallo|hej|"
+        r"namaste|aloha|moin|servus|"
+        r"good (?:morning|afternoon|evening|day)|morning|afternoon|evening|"
+        r"what'?s up|whats up|wass?up|sup|welcome|(?:is )?any(?:one|body) (?:there|here|home)|"
+        r"(?:i'?m|i am) (?:back|new(?: here)?)"
+    ),
+    THANKS: (
+        rf"(?:(?:many |big |huge )?thanks?(?: {_YOU})?|thank {_YOU}|thx|thnx|thanx|tnx|ty|tysm|tyvm|cheers)"
+        r"(?: (?:so much|very much|a lot|a bunch|a ton|heaps|loads|kindly|again|a million))*"
+        # "thanks for doing this", "thank you for the detailed answer": a few words, none asking anything
+        rf"(?: for {_NOT_ASKING}[\w'-]+(?: {_NOT_ASKING}[\w'-]+){{0,3}})?|"
+        r"(?:much|greatly|really) appreciated|(?:i |we )?(?:really |do )?appreciate (?:it|that|this|you|your help)"
+    ),
+    ACKNOWLEDGEMENT: (
+        r"ok(?:ay|ey|ie)?|k+|cool|great|nice|neat|awesome|amazing|wow|interesting|fascinating|perfect|excellent|"
+        r"brilliant|sweet|lovely|wonderful|fantastic|super|good|very good|sounds (?:good|great|right)|"
+        r"got it|gotcha|i see|(?:i )?understood|(?:i )?understand|(?:that |it )?makes sense|fair (?:enough|points?)|"
+        r"noted|alright|all right|sure|yeah|yep|yup|indeed|lol|ha(?:ha)+|hm+|oh|ah|aha|"
+        r"good to know|nice one|good stuff|no worries|all good|no thanks|no thank you|nope|nah|"
+        rf"(?:that|this|it)(?:'s| is| was| were| has been| sounds) {_VERY}{_NICE}|"
+        rf"(?:that|this|it|which) (?:really |definitely )?(?:helps|helped|clears (?:it|that|things) up)|"
+        r"(?:that|this|it)(?:'s| is| was) (?:exactly |just )?what i (?:needed|wanted|was looking for|"
+        r"wanted to know|was after)|"
+        r"(?:that|this|it) (?:answers|answered) (?:it|that|my question|everything)|"
+        rf"(?:you'?re|you are) (?:{_VERY}{_NICE}|the best|a star)|you rock|"
+        rf"{_VERY}{_NICE}(?: {_THING})?|(?:i )?(?:really )?(?:love|loved|like|liked|enjoyed) (?:it|that|this|"
+        rf"(?:the|this|your) {_TALK})"
+    ),
+}
+
+# who it is said to, and words that only join the phrases
+_ADDRESS = (r"guys|folks|everyone|everybody|all|both|you (?:both|two|all|guys)|y'?all|both of you|there|team|"
+            r"panel|panelists|bot|panelbot|friends?|mate|people|again|too|as well|then|and|so|well|um+|uh+|"
+            r"just|oh|please|pls|dear|world")
+
+_SEPARATORS = r"[\s,.!?;:\u2026\u2014\u2013()'\"-]*"
+
+
+def _piece(names: str, *, named: bool) -> str:
+    """One phrase (or whom it is said to), ending at a word's end, with the punctuation around it."""
+    def group(name: str, body: str) -> str:
+        return f"(?P<{name}>{body})" if named else f"(?:{body})"
+
+    kinds = "|".join(group(k, p) for k, p in PHRASES.items())
+    address = group("address", _ADDRESS + (f"|{names}" if names else ""))
+    return rf"{_SEPARATORS}(?:{kinds}|{address})(?![\w']){_SEPARATORS}"
+
+
+_CACHE: dict[str, tuple[re.Pattern[str], LazyPattern]] = {}
+_SYMBOLS = LazyPattern(r"[^\w\s'\u2019,.!?;:\u2026\u2014\u2013()\"-]+")  # emoji, other symbols
+_EMOTICON = LazyPattern(r"(?<!\w)[:;=8][-']?[)(DPp3\]\[/\\|oO*]+(?!\w)|<3|\^_?\^")
+
+
+def _patterns(names: Iterable[str]) -> tuple[re.Pattern[str], LazyPattern]:
+    """(the whole message made of phrases, one phrase with its kind) for a panel's people."""
+    spelled = sorted({fold(n).strip() for n in names if n and n.strip()}, key=len, reverse=True)
+    extra = "|".join(re.escape(n) for n in spelled)
+    hit = _CACHE.get(extra)
+    if hit is None:
+        hit = (re.compile(f"(?:{_piece(extra, named=False)})+"), LazyPattern(_piece(extra, named=True)))
+        if len(_CACHE) >= 32:
+            _CACHE.clear()
+        _CACHE[extra] = hit
+    return hit
+
+
+MAX_LENGTH = 120  # longer messages say something of their own
+
+_WORDS = LazyPattern(r"[^\W\d_][\w']*|\d+")
+_REPEATS = LazyPattern(r"(\w)\1+")
+_LETTERS = LazyPattern(r"[a-z]+")
+_vocabulary: Container[str] | None = None
+WORDS_FILE = "smalltalk_words.txt"  # panelbot/data: spelling_words(), kept current by a test
+
+
+def _plain(word: str) -> str:
+    """A word as the quick check compares it: no apostrophe, no letter twice in a row ("hellooo" -> "helo")."""
+    return _REPEATS.sub(r"\1", word.replace("'", ""))
+
+
+def _could_be(text: str, names: Iterable[str]) -> bool:
+    """A quick check before the phrases' pattern is compiled (it takes milliseconds, and most messages are
+    questions): every word is one the phrases are spelt with (or two of them run together: "goodnight"), a
+    name, or one of the few words after "for" in "thanks for ...". Never false for small talk."""
+    global _vocabulary
+    if _vocabulary is None:  # read as text, searched in place (building a set of them costs a millisecond)
+        from panelbot.retrieval.lexicon import DATA_DIR, WordText, _body
+
+        _vocabulary = WordText(_body(WORDS_FILE)) if (DATA_DIR / WORDS_FILE).is_file() else set(spelling_words())
+    vocabulary = _vocabulary
+    people = {_plain(w) for n in names for w in fold(n).split()}
+
+    def known(word: str) -> bool:
+        return word in vocabulary or word in people
+
+    free = 0
+    for word in _WORDS.findall(text):
+        if free:
+            free -= 1
+            continue
+        plain = _plain(word)
+        if plain == "for":
+            free = 4
+        elif not (known(plain) or known(plain.rstrip("s")) or known(plain + "s")):
+            return False
+    return True
+
+
+def spelling_words() -> list[str]:
+    """The words the phrases are spelt with, as the quick check compares them (``_plain``): each run of
+    letters of the patterns, and each run joined with one of the next three (alternatives run together:
+    "any(?:one|body)" -> "anybody", "good ?night" -> "goodnight"), sorted. What ``WORDS_FILE`` holds."""
+    source = " ".join([*PHRASES.values(), _ADDRESS]).replace(_NOT_ASKING, " ")  # not the words it refuses
+    runs = _LETTERS.findall(_plain(source))
+    # two plain runs join as plainly as their joined words would ("good" + "day": "goday")
+    return sorted({*runs, *(a + (b[1:] if a[-1:] == b[:1] else b) for i, a in enumerate(runs)
+                            for b in runs[i + 1:i + 4])})
+
+
+def small_talk(message: str, names: Iterable[str] = ()) -> str:
+    """Which kind of small talk ``message`` is (``GREETING``, ``THANKS``, ...), or "" when it says anything
+    else. ``names``: the panel's people (names, first names, ids), which may be who it is said to."""
+    text = " ".join((message or "").split())
+    if not text or len(text) > MAX_LENGTH:
+        return ""
+    text = _EMOTICON.sub(" ", text)
+    text = fold(_SYMBOLS.sub(" ", text)).replace("\u2019", "'").strip()
+    if not text:
+        return ""
+    names = list(names)
+    if not _could_be(text, names):
+        return ""
+    whole, piece = _patterns(names)
+    if whole.fullmatch(text) is None:
+        return ""
+    found = {k for m in piece.finditer(text) for k, v in m.groupdict().items() if v and k != "address"}
+    return next((k for k in PRIORITY if k in found), "")
+
+
+def panel_names(panel: Any) -> list[str]:
+    """How a panel's people may be addressed in small talk: each panelist's and the host's name, first name
+    and id."""
+    people = [*panel.panelists.values(), *([panel.host] if panel.host else [])]
+    return [n for p in people for n in (p.name, *p.name.split()[:1], p.id) if n]
+
+
+def reason(kind: str) -> str:
+    """A route's reason for small talk of ``kind``: "small talk: a greeting"."""
+    return f"small talk: {REASONS.get(kind, kind)}"
