@@ -520,15 +520,22 @@ def test_a_reason_is_quoted_from_a_sentence_start_with_its_marker(sentences, dat
 
 def test_the_reason_note_starts_at_a_sentence_and_names_the_subject(router, shipped_panel):
     # "why?" after the KV cache answer: Dan's reason comes from another answer (dan-15) whose "because"
-    # sentence leans on the one before it ("So, it informs ...") -- the note shows both, from the start
+    # sentence leans on the one before it ("So, it informs ...") -- the reason is taken from the start of both
+    from panelbot.conversation import resolve as resolve_mod
+    from panelbot.conversation.reasons import reason_excerpt
+
     first, why = talk(router, "How do you deal with a growing KV cache?", "why?")
     assert why.kind == "reason" and why.route.speakers == ["dan"]
     note = why.route.reason
-    excerpt = note.split("\u201c", 1)[1].rsplit("\u201d", 1)[0].rstrip("\u2026")
     qid = re.search(r"gave \[([\w-]+)\]", note).group(1)
+    assert qid in [sq.quote.id for sq in why.route.quotes]  # the passage itself is shown with the note
     text = " ".join(shipped_panel.quote(qid).text.split())
+    excerpt = reason_excerpt(text, lambda s: float("cache" in s.lower())).rstrip("\u2026")
     assert not excerpt.startswith("\u2026") and (text.startswith(excerpt) or f". {excerpt}" in text)
     assert "cache" in excerpt.lower() and "because" in excerpt
+    # the note quotes the reason only when that singles out part of the passage; most of it again, never
+    quoted = note.split("\u201c", 1)[1].rsplit("\u201d", 1)[0] if "\u201c" in note else ""
+    assert len(quoted.split()) < resolve_mod.EXCERPT_SHARE * len(text.split())
 
 
 def test_another_answers_reason_must_say_something_of_the_subject():

@@ -70,6 +70,7 @@ SHOWN_PENALTY = 0.6  # in an elaboration, a quote already shown in this conversa
 HOST_WEIGHT = 0.4  # the host question the subject's first answer responded to, relative to its own words
 PARALLEL_SHARE = 0.5  # a host question sharing this share of words with the subject's is "the same question"
 SWITCH_RATIO = 0.5  # elaboration: the new words alone must favour another panelist this clearly to switch
+EXCERPT_SHARE = 0.6  # a reason note quotes the passage only when its excerpt is under this share of it
 PER_SPEAKER = 60  # candidates kept per panelist when ranking
 SAID_IDS = 12  # "nothing more than what's shown (olive-02, olive-03)": ids named at most
 REASONS_EACH = 2  # passages giving a reason, per panelist
@@ -1024,8 +1025,10 @@ class _Resolver:
         for p in answering:
             q = quotes[per[p][0][0]]
             again = " (shown above)" if q.id in self.shown else ""
-            notes.append(f"the reason {self._name([p])} gave [{q.id}]{again}: "
-                         f"\u201c{reason_excerpt(q.text, relevance)}\u201d")
+            excerpt = reason_excerpt(q.text, relevance)
+            # the passage itself is shown with the note: its words again only when they single out its reason
+            said = f": \u201c{excerpt}\u201d" if len(excerpt.split()) < EXCERPT_SHARE * len(q.text.split()) else ""
+            notes.append(f"the reason {self._name([p])} gave [{q.id}]{again}{said}")
         silent = [p for p in speakers if p not in answering]
         tail = f"; {self._name(silent)} gave no reason for it" if silent else ""
         reason = f"{self._about()}: " + "; ".join(notes) + tail
