@@ -30,7 +30,7 @@ import time
 import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from itertools import accumulate, islice, repeat
 from operator import attrgetter, methodcaller
 from pathlib import Path
@@ -620,32 +620,227 @@ def read_index(path: Path, key: str, directory: Path) -> Opened | None:
 
 
 @contextmanager
-def _build_lock(path: Path) -> Iterator[None]:
-    """Exclusive while one process builds a panel's index (others wait, then read what it wrote)."""
+def _build_lock(path: Path) -> Iterator[bool]:
+    """Exclusive while one process builds a panel's index and saves it (others wait, then read what it
+    wrote); yields whether the lock is held (False: no locking here, or a stuck holder was waited out).
+
+    The lock is ``flock`` on a file beside the index: it belongs to the open file, which a save's forked
+    child shares, so it stays held until that child has put the file in place (or failed), even after
+    this process has let go of it."""
     try:
         import fcntl
     except ImportError:  # not POSIX: atomic replace alone keeps readers safe; builds may be repeated
-        yield
+        yield False
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
     except OSError:
-        yield
+        yield False
         return
     try:
         deadline = time.monotonic() + LOCK_WAIT
-        while True:
+        locked = False
+        while not locked:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
+                locked = True
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     break  # a stuck builder: build anyway (the write is still atomic)
                 time.sleep(0.05)
-        yield
+        yield locked
     finally:
-        os.close(fd)  # releases the lock
+        os.close(fd)  # releases the lock, unless a save's child still holds it
+
+
+def _remove_leftovers(path: Path) -> bool:
+    """Remove the temporary files of saves of ``path`` that never finished (their process was killed);
+    True when there were any. Only called with the build lock held: no save of ``path`` is under way."""
+    prefix, found = _temp_prefix(path), False
+    try:
+        with os.scandir(path.parent) as found_files:
+            for entry in found_files:
+                if entry.name.startswith(prefix) and entry.name.endswith(".tmp"):
+                    try:
+                        os.unlink(entry.path)
+                        found = True
+                    except OSError:
+                        pass
+    except OSError:
+        pass
+    return found
+
+
+# ------------------------------------------------------------------------------------------- saving aside
+
+# A bank this large is saved by a forked child while this process goes on (routing, answering): its save
+# takes a large part of a second, and the child shares the index's memory (copy-on-write) instead of a copy.
+# A smaller one is saved here: it takes milliseconds, less than a fork costs.
+FORK_SAVE_FROM = 10_000
+
+
+class _Saving:
+    """A saved index being written by a forked child, which holds the panel's build lock until it is done."""
+
+    def __init__(self, pid: int, path: Path, tmp: str, ident: tuple[int, int], why_fd: int, name: str) -> None:
+        self.pid, self.path, self.tmp, self.ident, self.why_fd, self.name = pid, path, tmp, ident, why_fd, name
+
+    def wait(self, *, stop: bool = False) -> str | None:
+        """Reap the child (``stop``: stop it first); a one-line note when the file was not saved. Its
+        temporary file never outlives it; a Ctrl-C while waiting stops the child before it is raised."""
+        import signal
+
+        code: int | None = None
+        try:
+            if stop:
+                self._kill(signal.SIGKILL)
+            try:
+                code = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+            except ChildProcessError:  # reaped already (e.g. SIGCHLD ignored): the file tells
+                pass
+            except BaseException:
+                self._kill(signal.SIGKILL)
+                with suppress(ChildProcessError):
+                    os.waitpid(self.pid, 0)
+                raise
+        finally:
+            why = self._why()
+            saved = code == 0 or (code is None and self._in_place())
+            if not saved:
+                Path(self.tmp).unlink(missing_ok=True)
+        if saved:
+            return None
+        if why.startswith("error: "):  # the child's OSError: as a failed save in this process says it
+            return (f"could not save the index of panel {self.name!r} ({why[7:]}); "
+                    "it is rebuilt at every start")
+        if not why:
+            why = ("its saving process was stopped" if stop else
+                   f"its saving process was killed by signal {-code}" if code is not None and code < 0 else
+                   "its saving process ended early")
+        return f"the index of panel {self.name!r} was not saved ({why}); it is rebuilt at the next start"
+
+    def _kill(self, sig: int) -> None:
+        with suppress(OSError):
+            os.kill(self.pid, sig)
+
+    def _why(self) -> str:
+        """What the child said about its failure ("" when nothing), read without waiting."""
+        try:
+            return os.read(self.why_fd, 4096).decode("utf-8", "replace")
+        except OSError:
+            return ""
+        finally:
+            os.close(self.why_fd)
+
+    def _in_place(self) -> bool:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == self.ident
+
+
+_saving: dict[Path, _Saving] = {}
+
+
+def saves_under_way() -> list[Path]:
+    """The saved indexes forked children of this process are writing."""
+    return list(_saving)
+
+
+def finish_saves(path: Path | None = None) -> list[str]:
+    """Wait for the saves under way in forked children (all, or that of ``path``); one-line notes for those
+    that failed. An exit handler waits for any left (a command returns only when its index is saved)."""
+    notes = []
+    for p in list(_saving) if path is None else [path]:
+        saving = _saving.get(p)
+        if saving is not None:
+            try:
+                note = saving.wait()
+            finally:
+                del _saving[p]
+            if note:
+                notes.append(note)
+    return notes
+
+
+def _finish_at_exit() -> None:
+    """At exit: what was printed goes out first (the answer must not wait for the file), then the saves
+    under way are waited for, and their notes written; a Ctrl-C meanwhile stops them at once."""
+    import signal
+
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+    try:
+        notes = finish_saves()
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # no second traceback from a second Ctrl-C
+        notes = [n for n in (_saving.pop(p).wait(stop=True) for p in list(_saving)) if n]
+    for note in notes:
+        try:
+            sys.stderr.write(f"panelbot: note: {note}\n")
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+def save(path: Path, key: str, panel: Panel, index: QuoteIndex) -> None:
+    """Save the index at ``path``: in a forked child when the bank is large and forking is safe (Linux, no
+    other thread running; this process goes on at once, and waits for the child at exit at the latest),
+    else here. Call it holding the build lock: the child keeps it until the file is in place. Raises
+    OSError when even the temporary file cannot be made (nothing was started)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _temp_file(path)
+    if len(panel.quotes) >= FORK_SAVE_FROM and path not in _saving:
+        from panelbot.retrieval.index import _can_fork
+
+        if _can_fork():
+            try:
+                st = os.fstat(fd)
+                why_r, why_w = os.pipe()
+            except OSError:
+                pass
+            else:
+                try:
+                    pid = os.fork()
+                except OSError:
+                    os.close(why_r)
+                    os.close(why_w)
+                else:
+                    if pid == 0:
+                        _save_in_child(fd, tmp, path, key, panel, index, why_w)
+                    os.close(why_w)
+                    os.close(fd)
+                    os.set_blocking(why_r, False)
+                    if not _saving:
+                        import atexit
+
+                        atexit.register(_finish_at_exit)  # once: it finishes every save left
+                    _saving[path] = _Saving(pid, path, tmp, (st.st_dev, st.st_ino), why_r, panel.name)
+                    return
+    _write_file(fd, tmp, path, key, panel, index.norm, index)
+
+
+
+def _save_in_child(fd: int, tmp: str, path: Path, key: str, panel: Panel, index: QuoteIndex,
+                   why_w: int) -> None:
+    """The forked child: write the file, say why not on the pipe, and leave without running anything of
+    the parent's (no exit handlers, no flushing of its output buffers)."""
+    code = 1
+    try:
+        try:
+            _write_file(fd, tmp, path, key, panel, index.norm, index)
+            code = 0
+        except OSError as exc:
+            os.write(why_w, _UTF8(f"error: {exc.strerror or exc}")[:4000])
+        except KeyboardInterrupt:
+            os.write(why_w, b"interrupted")
+        except BaseException as exc:
+            os.write(why_w, _UTF8(f"{type(exc).__name__} while writing it")[:4000])
+    finally:
+        os._exit(code)
 
 
 # ------------------------------------------------------------------------------------------- API
@@ -653,11 +848,20 @@ def _build_lock(path: Path) -> Iterator[None]:
 
 def open_indexed(name_or_dir: str | Path, *, use_cache: bool = True) -> Opened:
     """A panel (by name or directory) with its index: from the saved index when it is current, else built
-    from the YAML and saved. Raises the loader's DataError / PanelNotFound for a bad or unknown panel."""
+    from the YAML and saved (a large bank by a forked child: see :func:`save`). Raises the loader's
+    DataError / PanelNotFound for a bad or unknown panel."""
     directory = name_or_dir if isinstance(name_or_dir, Path) else find_panel_dir(name_or_dir)
     if not use_cache:
         return _build(directory)
     path = cache_path(directory)
+    earlier = finish_saves(path) if path in _saving else []  # this process saving it already: wait
+    opened = _open_or_build(directory, path)
+    if earlier and not opened.note:
+        opened.note = earlier[0]
+    return opened
+
+
+def _open_or_build(directory: Path, path: Path) -> Opened:
     key = cache_key(directory, current_panel_hash(directory, path.with_suffix(FILES_SUFFIX)))
     problem: str | None = None
     try:
@@ -666,17 +870,18 @@ def open_indexed(name_or_dir: str | Path, *, use_cache: bool = True) -> Opened:
             return hit
     except CacheProblem as exc:
         problem = str(exc)
-    with _build_lock(path):
+    with _build_lock(path) as locked:
         try:  # another process may have built it while this one waited
             hit = read_index(path, key, directory)
             if hit is not None:
                 return hit
         except CacheProblem:
             pass
+        unfinished = locked and _remove_leftovers(path)
         opened = _build(directory)
         name = opened.panel.name
         try:
-            write_index(path, key, opened.panel, opened.index.norm, opened.index)
+            save(path, key, opened.panel, opened.index)
         except OSError as exc:
             why = exc.strerror or str(exc)
             opened.note = (f"the saved index of panel {name!r} was {problem} and could not be replaced "
@@ -685,6 +890,8 @@ def open_indexed(name_or_dir: str | Path, *, use_cache: bool = True) -> Opened:
             return opened
     if problem:
         opened.note = f"the saved index of panel {name!r} was {problem}; rebuilt it"
+    elif unfinished:
+        opened.note = f"the last save of the index of panel {name!r} did not finish; rebuilt it"
     return opened
 
 
