@@ -685,44 +685,48 @@ class _Saving:
 
     def __init__(self, pid: int, path: Path, tmp: str, ident: tuple[int, int], why_fd: int, name: str) -> None:
         self.pid, self.path, self.tmp, self.ident, self.why_fd, self.name = pid, path, tmp, ident, why_fd, name
+        self.stopped = False  # stopped by this process (a Ctrl-C)
+        self.note: str | None = None  # set when waited for
 
-    def wait(self, *, stop: bool = False) -> str | None:
-        """Reap the child (``stop``: stop it first); a one-line note when the file was not saved. Its
-        temporary file never outlives it; a Ctrl-C while waiting stops the child before it is raised."""
+    def stop(self) -> None:
         import signal
 
+        self.stopped = True
+        with suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self) -> str | None:
+        """Reap the child; a one-line note when the file was not saved (also kept as ``note``). Its
+        temporary file never outlives it; a Ctrl-C while waiting stops the child, and is raised once the
+        child is reaped."""
         code: int | None = None
         try:
-            if stop:
-                self._kill(signal.SIGKILL)
             try:
                 code = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
             except ChildProcessError:  # reaped already (e.g. SIGCHLD ignored): the file tells
                 pass
             except BaseException:
-                self._kill(signal.SIGKILL)
+                self.stop()
                 with suppress(ChildProcessError):
-                    os.waitpid(self.pid, 0)
+                    code = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
                 raise
         finally:
-            why = self._why()
-            saved = code == 0 or (code is None and self._in_place())
-            if not saved:
-                Path(self.tmp).unlink(missing_ok=True)
-        if saved:
+            self.note = self._outcome(code)
+        return self.note
+
+    def _outcome(self, code: int | None) -> str | None:
+        why = self._why()
+        if code == 0 or (code is None and self._in_place()):
             return None
+        Path(self.tmp).unlink(missing_ok=True)
         if why.startswith("error: "):  # the child's OSError: as a failed save in this process says it
             return (f"could not save the index of panel {self.name!r} ({why[7:]}); "
                     "it is rebuilt at every start")
         if not why:
-            why = ("its saving process was stopped" if stop else
+            why = ("its saving process was stopped" if self.stopped else
                    f"its saving process was killed by signal {-code}" if code is not None and code < 0 else
                    "its saving process ended early")
         return f"the index of panel {self.name!r} was not saved ({why}); it is rebuilt at the next start"
-
-    def _kill(self, sig: int) -> None:
-        with suppress(OSError):
-            os.kill(self.pid, sig)
 
     def _why(self) -> str:
         """What the child said about its failure ("" when nothing), read without waiting."""
@@ -759,7 +763,7 @@ def finish_saves(path: Path | None = None) -> list[str]:
             try:
                 note = saving.wait()
             finally:
-                del _saving[p]
+                _saving.pop(p, None)
             if note:
                 notes.append(note)
     return notes
@@ -767,18 +771,20 @@ def finish_saves(path: Path | None = None) -> list[str]:
 
 def _finish_at_exit() -> None:
     """At exit: what was printed goes out first (the answer must not wait for the file), then the saves
-    under way are waited for, and their notes written; a Ctrl-C meanwhile stops them at once."""
+    under way are waited for and their notes written. A Ctrl-C meanwhile stops them at once, with no
+    traceback (it is handled here instead of raised: it could come at any point of this handler)."""
     import signal
 
+    def stop_all(signum: int, frame: Any) -> None:
+        for saving in list(_saving.values()):
+            saving.stop()
+
+    with suppress(ValueError, OSError):  # (ValueError: not the main thread)
+        signal.signal(signal.SIGINT, stop_all)
     for stream in (sys.stdout, sys.stderr):
         with suppress(OSError, ValueError, AttributeError):
             stream.flush()
-    try:
-        notes = finish_saves()
-    except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # no second traceback from a second Ctrl-C
-        notes = [n for n in (_saving.pop(p).wait(stop=True) for p in list(_saving)) if n]
-    for note in notes:
+    for note in finish_saves():
         try:
             sys.stderr.write(f"panelbot: note: {note}\n")
             sys.stderr.flush()
