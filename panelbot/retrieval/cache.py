@@ -17,6 +17,13 @@ up) is reported in one line and rebuilt; it is never trusted.
 Writes are atomic (a temporary file in the same directory, then ``os.replace``), and a build holds an
 exclusive lock (``fcntl.flock`` where available), so several processes starting at once build once and never
 read a half-written file; a reader that finds the index rebuilt while it waited for the lock uses it.
+
+A large bank (``FORK_SAVE_FROM`` quotes or more) is saved by a forked child while the process that built it
+goes on answering (Linux, with no other thread running; elsewhere it is saved in process). The child shares
+the index's memory copy-on-write, holds the build lock until the file is in place, and is waited for before
+the process exits (``finish_saves``; an exit handler at the latest), so a command that has returned has
+saved its index. A save that failed is told in one line then; one whose process was killed leaves its
+temporary file, which the next start that rebuilds the index removes, saying so.
 """
 
 from __future__ import annotations
@@ -820,14 +827,17 @@ def save(path: Path, key: str, panel: Panel, index: QuoteIndex) -> None:
                     os.close(why_w)
                     os.close(fd)
                     os.set_blocking(why_r, False)
-                    if not _saving:
+                    _saving[path] = _Saving(pid, path, tmp, (st.st_dev, st.st_ino), why_r, panel.name)
+                    if not _exit_handler:
                         import atexit
 
                         atexit.register(_finish_at_exit)  # once: it finishes every save left
-                    _saving[path] = _Saving(pid, path, tmp, (st.st_dev, st.st_ino), why_r, panel.name)
+                        _exit_handler.append(_finish_at_exit)
                     return
     _write_file(fd, tmp, path, key, panel, index.norm, index)
 
+
+_exit_handler: list[Callable[[], None]] = []  # the exit handler, once registered
 
 
 def _save_in_child(fd: int, tmp: str, path: Path, key: str, panel: Panel, index: QuoteIndex,
