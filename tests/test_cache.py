@@ -146,12 +146,15 @@ def _other_key(b: bytes) -> bytes:
         (lambda b: b"\x80\x04\x95 not ours at all" * 10, "not a panelbot index"),
         (lambda b: b.replace(f'"format": {cache.FILE_FORMAT}'.encode(), b'"format": 9', 1),
          "from another panelbot version or machine"),
+        (lambda b: b.replace(f'"format": {cache.FILE_FORMAT}'.encode(), b'"format": 2', 1),
+         "from another panelbot version or machine"),
         (lambda b: b.replace(f'"byteorder": "{sys.byteorder}"'.encode(),
                              f'"byteorder": "{sys.byteorder.upper()}"'.encode(), 1),
          "from another panelbot version or machine"),
         (lambda b: _other_key(b), "stale (the panel or panelbot changed)"),
     ],
-    ids=["half", "ten-bytes", "flipped-byte", "trailing", "empty", "foreign", "format", "byteorder", "key"],
+    ids=["half", "ten-bytes", "flipped-byte", "trailing", "empty", "foreign", "format", "format-2", "byteorder",
+         "key"],
 )
 def test_bad_files_are_never_trusted(cache_dir: Path, panel_dir: Path, damage, expect: str) -> None:
     cache.open_indexed(panel_dir)

@@ -194,6 +194,25 @@ def test_a_forked_save_writes_the_same_file_as_one_in_process(cache_dir: Path, p
     assert cache.open_indexed(panel_dir).source == "cache"
 
 
+def test_several_saves_at_once(cache_dir: Path, panel_dir: Path, tmp_path: Path,
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two panels opened one after the other (as ``--all`` does): two children save at once, each file
+    is sound; opening a panel whose save is under way waits for it and reads the file."""
+    import shutil
+
+    monkeypatch.setattr(cache, "FORK_SAVE_FROM", 0)
+    other = tmp_path / "panels" / "storage"
+    shutil.copytree(LIBRARY / "storage", other)
+    assert cache.open_indexed(panel_dir).source == "built"
+    assert cache.open_indexed(other).source == "built"
+    assert sorted(cache.saves_under_way()) == sorted([cache.cache_path(panel_dir), cache.cache_path(other)])
+    again = cache.open_indexed(panel_dir)
+    assert again.source == "cache" and again.note is None
+    assert cache.saves_under_way() == [cache.cache_path(other)]
+    assert cache.finish_saves() == [] and len(_files(cache_dir)) == 2
+    assert cache.open_indexed(other).source == "cache"
+
+
 def test_small_banks_and_threads_save_in_process(cache_dir: Path, panel_dir: Path, shipped_panel,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """No fork for a bank under FORK_SAVE_FROM (the shipped panel), nor with another thread running (a

@@ -453,7 +453,7 @@ class _Payload:
 
 def write_index(path: Path, key: str, panel: Panel, normalizer: Normalizer, index: QuoteIndex) -> None:
     """Save atomically, in this process: write a temporary file next to ``path``, then rename it over
-    ``path``. (``open_indexed`` saves a large bank in a forked child instead: :func:`_save`.)"""
+    ``path``. (``open_indexed`` saves a large bank in a forked child instead: :func:`save`.)"""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _temp_file(path)
     _write_file(fd, tmp, path, key, panel, normalizer, index)
