@@ -99,6 +99,7 @@ OPENER = textwrap.dedent("""
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     d = tmp_path / "cache"
     monkeypatch.setenv("PANELBOT_CACHE_DIR", str(d))
+    monkeypatch.setattr(cache, "_in_app", lambda: False)  # other tests of this process may have loaded Textual
     return d
 
 
@@ -215,13 +216,24 @@ def test_several_saves_at_once(cache_dir: Path, panel_dir: Path, tmp_path: Path,
 
 def test_small_banks_and_threads_save_in_process(cache_dir: Path, panel_dir: Path, shipped_panel,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """No fork for a bank under FORK_SAVE_FROM (the shipped panel), nor with another thread running (a
-    fork copies one thread only: the app): the file is in place when open_indexed returns."""
+    """No fork for a bank under FORK_SAVE_FROM (the shipped panel), nor in the app (Textual loaded), nor
+    with another thread running (a fork copies one thread only): the file is in place when open_indexed
+    returns."""
     assert len(shipped_panel.quotes) < cache.FORK_SAVE_FROM
     assert cache.open_indexed(shipped_panel.path).source == "built"
     assert cache.saves_under_way() == [] and len(_files(cache_dir)) == 1
 
+    monkeypatch.undo()  # the real _in_app (the fixture replaced it), and Textual loaded: the app's case
+    monkeypatch.setenv("PANELBOT_CACHE_DIR", str(cache_dir))
     monkeypatch.setattr(cache, "FORK_SAVE_FROM", 0)
+    import textual  # noqa: F401
+
+    assert cache.open_indexed(panel_dir).source == "built"
+    assert cache.saves_under_way() == [] and len(_files(cache_dir)) == 2
+    (path,) = [p for p in _files(cache_dir) if p.name.startswith("gardens")]
+    path.unlink()
+
+    monkeypatch.setattr(cache, "_in_app", lambda: False)
     release = threading.Event()
     other = threading.Thread(target=release.wait)
     other.start()

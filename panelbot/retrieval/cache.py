@@ -19,7 +19,7 @@ exclusive lock (``fcntl.flock`` where available), so several processes starting 
 read a half-written file; a reader that finds the index rebuilt while it waited for the lock uses it.
 
 A large bank (``FORK_SAVE_FROM`` quotes or more) is saved by a forked child while the process that built it
-goes on answering (Linux, with no other thread running; elsewhere it is saved in process). The child shares
+goes on answering (Linux, with no other thread running, not in the app; elsewhere it is saved in process). The child shares
 the index's memory copy-on-write, holds the build lock until the file is in place, and is waited for before
 the process exits (``finish_saves``; an exit handler at the latest), so a command that has returned has
 saved its index. A save that failed is told in one line then; one whose process was killed leaves its
@@ -806,7 +806,7 @@ def save(path: Path, key: str, panel: Panel, index: QuoteIndex) -> None:
     OSError when even the temporary file cannot be made (nothing was started)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _temp_file(path)
-    if len(panel.quotes) >= FORK_SAVE_FROM and path not in _saving:
+    if len(panel.quotes) >= FORK_SAVE_FROM and path not in _saving and not _in_app():
         from panelbot.retrieval.index import _can_fork
 
         if _can_fork():
@@ -838,6 +838,12 @@ def save(path: Path, key: str, panel: Panel, index: QuoteIndex) -> None:
 
 
 _exit_handler: list[Callable[[], None]] = []  # the exit handler, once registered
+
+
+def _in_app() -> bool:
+    """This process runs the app (Textual is loaded): it saves in process. The app starts threads (a fork
+    copies one thread only) and runs long, so a finished child would stay a zombie until it exits."""
+    return "textual" in sys.modules
 
 
 def _save_in_child(fd: int, tmp: str, path: Path, key: str, panel: Panel, index: QuoteIndex,
