@@ -23,7 +23,8 @@ goes on answering (Linux, with no other thread running, not in the app; elsewher
 the index's memory copy-on-write, holds the build lock until the file is in place, and is waited for before
 the process exits (``finish_saves``; an exit handler at the latest), so a command that has returned has
 saved its index. A save that failed is told in one line then; one whose process was killed leaves its
-temporary file, which the next start that rebuilds the index removes, saying so.
+temporary file (emptied when the command outlived its child), which the next start that rebuilds the
+index removes, saying so.
 """
 
 from __future__ import annotations
@@ -662,8 +663,9 @@ def _build_lock(path: Path) -> Iterator[bool]:
 
 
 def _remove_leftovers(path: Path) -> bool:
-    """Remove the temporary files of saves of ``path`` that never finished (their process was killed);
-    True when there were any. Only called with the build lock held: no save of ``path`` is under way."""
+    """Remove the temporary files of saves of ``path`` that never finished (their process was killed; or
+    the save's child was, and its command emptied the file); True when there were any. Only called with
+    the build lock held: no save of ``path`` is under way."""
     prefix, found = _temp_prefix(path), False
     try:
         with os.scandir(path.parent) as found_files:
@@ -725,7 +727,13 @@ class _Saving:
         why = self._why()
         if code == 0 or (code is None and self._in_place()):
             return None
-        Path(self.tmp).unlink(missing_ok=True)
+        try:
+            if code is not None and code < 0 and not self.stopped:  # killed from outside: emptied, and
+                os.truncate(self.tmp, 0)  # left for the next start to find (and say) as a save cut short
+            else:
+                os.unlink(self.tmp)
+        except OSError:
+            Path(self.tmp).unlink(missing_ok=True)
         if why.startswith("error: "):  # the child's OSError: as a failed save in this process says it
             return (f"could not save the index of panel {self.name!r} ({why[7:]}); "
                     "it is rebuilt at every start")
