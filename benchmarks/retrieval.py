@@ -3,18 +3,21 @@
 For each size the bank is written as a panel's files (quotes and questions as JSON, which is YAML too), and
 then, each in a fresh process with an empty cache:
 
-- **cold build**, as a user meets it: the panel's files are on disk and no saved index exists; the time until
-  the index is ready = hashing the files for the cache key + loading and validating the quote bank + building
-  the index + saving it + building the router on it, each part timed (wall and CPU, the CPU of a forked
-  helper included) and the process's peak RSS; then route latency p50/p95 over --queries questions (scope +
-  per-speaker retrieval + reasons) in the same process;
+- **cold build**, as a user meets it: the panel's files are on disk and no saved index exists. Two times:
+  **ready** = until the router can answer: hashing the files for the cache key + loading and validating the
+  quote bank + building the index + the save (written here for a small bank; for a large one, forking the
+  child that writes it) + building the router on it; **saved** = until the saved index is in place (the
+  forked child waited for; = ready for a bank saved in process). Each part is timed (wall and CPU, the CPU
+  of forked helpers included once they are waited for) with the process's peak RSS; then route latency
+  p50/p95 over --queries questions (scope + per-speaker retrieval + reasons) in the same process;
 - the same through the real command: ``panelbot ask --offline --panel DIR QUESTION`` with no saved index
-  (interpreter start included: wall time and peak RSS);
+  (interpreter start included): when its answer is shown, when it exits (its index saved), peak RSS;
 - **warm start + first answer**: --runs new processes of that command with the saved index (median).
 
 A larger size (default 1,000,000) is projected linearly from the two largest measured and labelled so.
 ``--before DIR`` also runs the cold build from the same files with another checkout (e.g. main), and
-``--one-process`` with no forked helper (a bank of 20,000 quotes or more is otherwise gathered in two).
+``--one-process`` with no forked helper (a bank of 20,000 quotes or more is otherwise gathered in two, and
+one of 10,000 or more saved by a forked child).
 Start-up against the import floor: benchmarks/startup.py.
 
     python benchmarks/retrieval.py
@@ -131,11 +134,21 @@ def measure_cold(directory: Path, queries: int) -> dict:
     index = QuoteIndex(panel, Normalizer(panel.vocabulary))
     mark("build")
     path = cache.cache_path(directory)
-    cache.write_index(path, key, panel, index.norm, index)
+    if hasattr(cache, "save"):  # as open_indexed saves: here, or by a forked child
+        cache.save(path, key, panel, index)
+    else:  # an older checkout (--before): in process
+        cache.write_index(path, key, panel, index.norm, index)
+    forked = path in getattr(cache, "saves_under_way", list)()
     mark("save")
     router = Router(panel, index=index)
     mark("router")
-    cold = {"cold_s": t - t_start, "cold_cpu_s": c - c_start, "cold_rss_mb": _rss_mb(),
+    ready_s, ready_cpu_s = t - t_start, c - c_start
+    notes = getattr(cache, "finish_saves", list)()
+    if notes or not path.is_file():
+        raise RuntimeError(f"the index was not saved: {notes}")
+    mark("wait")
+    cold = {"cold_s": ready_s, "cold_cpu_s": ready_cpu_s, "saved_s": t - t_start, "saved_cpu_s": c - c_start,
+            "forked_save": forked, "cold_rss_mb": _rss_mb(),
             "helper_rss_mb": _rss_mb(resource.RUSAGE_CHILDREN), "file_mb": path.stat().st_size / 1e6}
     rng = random.Random(1)
     vocab = [w for q in panel.quotes[:2000] for w in q.text.split()]
@@ -153,22 +166,31 @@ def measure_cold(directory: Path, queries: int) -> dict:
 
 
 WARM = """
-import resource, sys
+import atexit, resource, sys
+
+def rss():  # registered first, so run last: after the exit handler that waits for a save under way
+    rss = max(resource.getrusage(w).ru_maxrss for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    print(f"RSS {rss / 1024:.1f}", file=sys.stderr)
+
+atexit.register(rss)
 from panelbot.cli import main
-code = main(sys.argv[1:])
-sys.stdout.flush()
-rss = max(resource.getrusage(w).ru_maxrss for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-print(f"RSS {rss / 1024:.1f}", file=sys.stderr)
-raise SystemExit(code)
+raise SystemExit(main(sys.argv[1:]))
 """
 
 
-def ask(directory: Path, env: dict[str, str]) -> tuple[float, float, str]:
-    """``panelbot ask --offline --panel DIR QUESTION`` in a new process: wall time, peak RSS, stderr."""
+def ask(directory: Path, env: dict[str, str]) -> tuple[float, float, float, str]:
+    """``panelbot ask --offline --panel DIR QUESTION`` in a new process: when its answer was shown (its
+    first output), when it exited (wall times), its peak RSS (a forked helper's included), its stderr."""
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, "-c", WARM, "ask", "--offline", "--panel", str(directory), QUESTION],
-                       env=env, capture_output=True, text=True, check=True)
-    return time.perf_counter() - t, float(r.stderr.split("RSS ")[-1]), r.stderr
+    p = subprocess.Popen([sys.executable, "-c", WARM, "ask", "--offline", "--panel", str(directory), QUESTION],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdout is not None and p.stderr is not None
+    first = p.stdout.read(1)
+    shown = time.perf_counter() - t
+    out, err = first + p.stdout.read(), p.stderr.read().decode()
+    if p.wait() or not out:
+        raise RuntimeError(f"ask failed ({p.returncode}): {err}")
+    return shown, time.perf_counter() - t, float(err.split("RSS ")[-1]), err
 
 
 def cli_cold_and_warm(directory: Path, env: dict[str, str], runs: int, warmed: Path) -> dict:
@@ -177,16 +199,16 @@ def cli_cold_and_warm(directory: Path, env: dict[str, str], runs: int, warmed: P
     # compile the bytecode first, as an installed package has it (with the saved index: no build)
     ask(directory, dict(env, PANELBOT_CACHE_DIR=str(warmed)))
     shutil.rmtree(env["PANELBOT_CACHE_DIR"], ignore_errors=True)
-    cold_s, cold_rss, _ = ask(directory, env)
+    cold_shown, cold_s, cold_rss, _ = ask(directory, env)
     times, rss = [], 0.0
     for _ in range(runs):
-        s, r, err = ask(directory, env)
+        _, s, r, err = ask(directory, env)
         if err.splitlines()[0].startswith("panelbot: note"):
             raise RuntimeError(f"the saved index was not used: {err}")
         times.append(s)
         rss = max(rss, r)
-    return {"cli_cold_s": cold_s, "cli_cold_rss_mb": cold_rss, "warm_s": statistics.median(times),
-            "warm_rss_mb": rss}
+    return {"cli_cold_shown_s": cold_shown, "cli_cold_s": cold_s, "cli_cold_rss_mb": cold_rss,
+            "warm_s": statistics.median(times), "warm_rss_mb": rss}
 
 
 def _child(args: list[str], env: dict[str, str]) -> dict:
@@ -206,7 +228,7 @@ def main() -> None:
     ap.add_argument("--before", metavar="DIR",
                     help="also run the cold build from the same files with another panelbot checkout (e.g. main)")
     ap.add_argument("--one-process", action="store_true",
-                    help="also run the cold build with no forked helper (one process), to compare")
+                    help="also run the cold build with no forked helpers (one process), to compare")
     ap.add_argument("--yaml", action="store_true",
                     help="write the quote bank as block YAML (as ingest does) instead of JSON")
     ap.add_argument("--write", type=int, help=argparse.SUPPRESS)
@@ -219,9 +241,9 @@ def main() -> None:
         return
     if args.cold:  # a child: the cold build in a fresh interpreter, so that its peak RSS is its own
         if args.no_helper:
-            from panelbot.retrieval import index
+            from panelbot.retrieval import cache, index
 
-            index.PARALLEL_FROM = sys.maxsize
+            index.PARALLEL_FROM = cache.FORK_SAVE_FROM = sys.maxsize
         print(json.dumps(measure_cold(Path(args.cold), args.queries)))
         return
     tmp = Path(tempfile.mkdtemp(prefix="panelbot-growth-"))
@@ -252,7 +274,7 @@ def main() -> None:
         if args.project and len(rows) >= 2 and args.project > rows[-1]["quotes"]:
             a, b = rows[-2], rows[-1]
             f = (args.project - b["quotes"]) / (b["quotes"] - a["quotes"])
-            proj = {k: b[k] + f * (b[k] - a[k]) for k in b if isinstance(b[k], float)}
+            proj = {k: b[k] + f * (b[k] - a[k]) for k in b if type(b[k]) is float}
             proj["quotes"] = args.project
             print(_line(proj, f"  (projected linearly from {a['quotes']:,} and {b['quotes']:,}, not run)"))
     finally:
@@ -261,15 +283,20 @@ def main() -> None:
 
 
 def _line(r: dict, note: str, *, short: bool = False) -> str:
-    parts = ", ".join(f"{k} {r[f'{k}_s']:.2f}" for k in ("key", "load", "build", "save", "router"))
-    out = (f"{r['quotes']:>9,} quotes: COLD BUILD {r['cold_s']:6.2f} s (CPU {r['cold_cpu_s']:6.2f} s; {parts}), "
-           f"peak RSS {r['cold_rss_mb']:4.0f} MB (forked helper {r['helper_rss_mb']:4.0f} MB), "
+    forked = r.get("forked_save", True)  # (a projection: as the largest size measured)
+    save = "save: fork" if forked else "save"
+    parts = ", ".join(f"{label} {r[f'{k}_s']:.2f}" for k, label in
+                      (("key", "key"), ("load", "load"), ("build", "build"), ("save", save), ("router", "router")))
+    saved = (f"SAVED {r['saved_s']:6.2f} s (the forked child's file in place {r['wait_s']:.2f} s after ready)"
+             if forked else f"SAVED {r['saved_s']:6.2f} s (saved in process, before ready)")
+    out = (f"{r['quotes']:>9,} quotes: COLD BUILD ready {r['cold_s']:6.2f} s (CPU {r['cold_cpu_s']:6.2f} s; "
+           f"{parts}), {saved}, peak RSS {r['cold_rss_mb']:4.0f} MB (forked helpers {r['helper_rss_mb']:4.0f} MB), "
            f"route p50 {r['route_p50_ms']:5.1f} ms / p95 {r['route_p95_ms']:5.1f} ms "
            f"(RSS then {r['routed_rss_mb']:4.0f} MB)")
     if not short:
-        out += (f", saved file {r['file_mb']:.0f} MB; command cold {r['cli_cold_s']:5.2f} s "
-                f"({r['cli_cold_rss_mb']:4.0f} MB), WARM start + first answer {r['warm_s']:5.2f} s "
-                f"({r['warm_rss_mb']:4.0f} MB)")
+        out += (f", saved file {r['file_mb']:.0f} MB; command cold: answer shown {r['cli_cold_shown_s']:5.2f} s, "
+                f"exited (index saved) {r['cli_cold_s']:5.2f} s ({r['cli_cold_rss_mb']:4.0f} MB), "
+                f"WARM start + first answer {r['warm_s']:5.2f} s ({r['warm_rss_mb']:4.0f} MB)")
     return out + note
 
 

@@ -95,16 +95,19 @@ def test_a_warm_router_decodes_only_the_quotes_it_returns(cache_dir: Path, shipp
 
 
 def test_saved_quotes_are_their_json_records(cache_dir: Path, shipped_panel) -> None:
-    """Each quote is saved as json.dumps of its fields would write it (the writer's encoder is made once),
-    and reads back equal, however odd its text."""
+    """Each quote is saved as its text (raw UTF-8) and json.dumps of its other fields (the writer's encoder
+    is made once), and reads back equal, however odd its text (a lone surrogate included)."""
     from panelbot.records import replace
 
     odd = replace(shipped_panel.quotes[0], text='Quote "marks", back\\slash, é, \u2028, emoji 😀 and\ttab',
-                  start=12.5, sentences=(0, 2))
-    panel = replace(shipped_panel, quotes=[odd, *shipped_panel.quotes[1:]])
-    records = [json.dumps(cache._record(q, "quote"), ensure_ascii=False, separators=(",", ":")).encode()
-               for q in panel.quotes]
-    assert [r for r, _ in cache._quote_records(panel)] == records
+                  start=12.5, sentences=(0, 2), keywords=("naïve", "\udc80"))
+    lone = replace(shipped_panel.quotes[1], text="a lone \ud800 surrogate", id="q-\u00e9")
+    panel = replace(shipped_panel, quotes=[odd, lone, *shipped_panel.quotes[2:]])
+    rests = [json.dumps([getattr(q, f) for f in cache._QUOTE_REST], ensure_ascii=False,
+                        separators=(",", ":")).encode("utf-8", "surrogatepass") for q in panel.quotes]
+    assert [r for chunk in cache._quote_rests(panel.quotes) for r in chunk] == rests
+    assert [t for chunk in cache._quote_texts(panel.quotes) for t in chunk] == \
+           [q.text.encode("utf-8", "surrogatepass") for q in panel.quotes]
     from panelbot.retrieval.index import QuoteIndex
     from panelbot.retrieval.vocabulary import Normalizer
 
@@ -113,6 +116,7 @@ def test_saved_quotes_are_their_json_records(cache_dir: Path, shipped_panel) -> 
     cache.write_index(path, "k", panel, index.norm, index)
     hit = cache.read_index(path, "k", panel.path)
     assert list(hit.panel.quotes) == panel.quotes
+    assert hit.panel.quote("q-\u00e9") == lone
 
 
 def test_edited_panel_is_stale_and_rebuilt_with_a_note(cache_dir: Path, panel_dir: Path) -> None:
@@ -142,12 +146,15 @@ def _other_key(b: bytes) -> bytes:
         (lambda b: b"\x80\x04\x95 not ours at all" * 10, "not a panelbot index"),
         (lambda b: b.replace(f'"format": {cache.FILE_FORMAT}'.encode(), b'"format": 9', 1),
          "from another panelbot version or machine"),
+        (lambda b: b.replace(f'"format": {cache.FILE_FORMAT}'.encode(), b'"format": 2', 1),
+         "from another panelbot version or machine"),
         (lambda b: b.replace(f'"byteorder": "{sys.byteorder}"'.encode(),
                              f'"byteorder": "{sys.byteorder.upper()}"'.encode(), 1),
          "from another panelbot version or machine"),
         (lambda b: _other_key(b), "stale (the panel or panelbot changed)"),
     ],
-    ids=["half", "ten-bytes", "flipped-byte", "trailing", "empty", "foreign", "format", "byteorder", "key"],
+    ids=["half", "ten-bytes", "flipped-byte", "trailing", "empty", "foreign", "format", "format-2", "byteorder",
+         "key"],
 )
 def test_bad_files_are_never_trusted(cache_dir: Path, panel_dir: Path, damage, expect: str) -> None:
     cache.open_indexed(panel_dir)
@@ -435,12 +442,26 @@ def test_lazy_quotes_read_odd_ids_whole() -> None:
     from panelbot.panel import Quote
 
     made = [Quote('odd"id', "ivy", "one"), Quote("plain-2", "ivy", "two"), Quote("x" * 200, "oak", "three")]
-    blob, ends = bytearray(), []
+    blob, ends, texts, text_ends = bytearray(), [], bytearray(), []
     for q in made:
-        blob += json.dumps(cache._record(q, "quote")).encode()
+        blob += json.dumps([getattr(q, f) for f in cache._QUOTE_REST]).encode()
         ends.append(len(blob))
-    lazy = cache.LazyQuotes(memoryview(bytes(blob)), ends, [q.speaker for q in made])
+        texts += q.text.encode()
+        text_ends.append(len(texts))
+    lazy = cache.LazyQuotes(memoryview(bytes(blob)), ends, [q.speaker for q in made], memoryview(bytes(texts)),
+                            text_ends)
     assert lazy.find("plain-2") == made[1]
     assert lazy.find('odd"id') == made[0]
     assert lazy.find("x" * 200) == made[2]
     assert lazy.find("odd") is None
+
+
+def test_a_text_out_of_bounds_is_refused_when_decoded() -> None:
+    """Text bounds are checked when a quote is decoded (a file with a good checksum but wrong bounds)."""
+    from panelbot.panel import Quote
+
+    q = Quote("a", "ivy", "one")
+    rec = json.dumps([getattr(q, f) for f in cache._QUOTE_REST]).encode()
+    lazy = cache.LazyQuotes(memoryview(rec), [len(rec)], ["ivy"], memoryview(b"one"), [99])
+    with pytest.raises(cache.CacheProblem, match="inconsistent"):
+        lazy[0]

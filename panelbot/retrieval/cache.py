@@ -17,6 +17,14 @@ up) is reported in one line and rebuilt; it is never trusted.
 Writes are atomic (a temporary file in the same directory, then ``os.replace``), and a build holds an
 exclusive lock (``fcntl.flock`` where available), so several processes starting at once build once and never
 read a half-written file; a reader that finds the index rebuilt while it waited for the lock uses it.
+
+A large bank (``FORK_SAVE_FROM`` quotes or more) is saved by a forked child while the process that built it
+goes on answering (Linux, with no other thread running, not in the app; elsewhere it is saved in process). The child shares
+the index's memory copy-on-write, holds the build lock until the file is in place, and is waited for before
+the process exits (``finish_saves``; an exit handler at the latest), so a command that has returned has
+saved its index. A save that failed is told in one line then; one whose process was killed leaves its
+temporary file (emptied when the command outlived its child), which the next start that rebuilds the
+index removes, saying so.
 """
 
 from __future__ import annotations
@@ -30,8 +38,9 @@ import time
 import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from operator import attrgetter
+from contextlib import contextmanager, suppress
+from itertools import accumulate, islice, repeat
+from operator import attrgetter, methodcaller
 from pathlib import Path
 
 from panelbot import __version__, paths
@@ -46,11 +55,14 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAGIC = b"PANELBOT-INDEX\n\x00"  # 16 bytes
-FILE_FORMAT = 2  # 2: the common stems are no longer saved (they ship as data/common_stems.txt)
+# 2: the common stems are no longer saved (they ship as data/common_stems.txt); 3: a quote's text is saved
+# as raw UTF-8 beside its other fields' JSON record (JSON-escaping the texts was most of a save's time)
+FILE_FORMAT = 3
 SUFFIX = ".pbidx"
 _LEN = struct.Struct("<Q")
-_QUOTE_ARRAYS = {"quote_ends": "q", "quote_speakers": "i"}
-_SECTIONS = [("meta", "json"), ("quotes", "bytes"), *_QUOTE_ARRAYS.items(), *ARRAY_TYPES.items()]
+_QUOTE_ARRAYS = {"quote_ends": "q", "quote_text_ends": "q", "quote_speakers": "i"}
+_SECTIONS = [("meta", "json"), ("quotes", "bytes"), ("quote_texts", "bytes"), *_QUOTE_ARRAYS.items(),
+             *ARRAY_TYPES.items()]
 _ITEMSIZES = {code: struct.calcsize(code) for code in {*ARRAY_TYPES.values(), *_QUOTE_ARRAYS.values()}}
 _PANEL_FILES = ("panel.yaml", "quotes.yaml", "questions.yaml", "turns.yaml")
 # what an index is built from: when one of these changes, saved indexes are rebuilt
@@ -205,6 +217,10 @@ def cache_path(directory: Path) -> Path:
 
 
 _FIELDS = {kind: tuple(f.name for f in fields(cls)) for kind, cls in _RECORDS.items()}
+# a saved quote: its speaker (a number), its text (raw UTF-8) and a JSON record of the rest, id first
+_QUOTE_REST = tuple(f for f in _FIELDS["quote"] if f not in ("speaker", "text"))
+_SPEAKER_OF = attrgetter("speaker")
+_UTF8 = methodcaller("encode", "utf-8", "surrogatepass")  # lone surrogates round-trip (json.loads reads them)
 
 
 def _record(obj: Any, kind: str) -> list:
@@ -230,12 +246,15 @@ def _restore(rec: Any, kind: str) -> Any:
 
 class LazyQuotes(Sequence):
     """A saved panel's quotes, decoded one by one when used: a warm start of a 100,000-quote panel builds
-    the few quotes an answer shows, not all of them. Record i is the JSON array between ``ends[i - 1]`` and
-    ``ends[i]`` of ``blob``; ``speakers`` (every quote's speaker) is read up front, since routing filters
-    by speaker."""
+    the few quotes an answer shows, not all of them. Quote i's fields but its speaker and text are the JSON
+    array (``_QUOTE_REST``, id first) between ``ends[i - 1]`` and ``ends[i]`` of ``blob``; its text the
+    UTF-8 between ``text_ends[i - 1]`` and ``text_ends[i]`` of ``texts``; ``speakers`` (every quote's
+    speaker) is read up front, since routing filters by speaker."""
 
-    def __init__(self, blob: Any, ends: Sequence[int], speakers: list[str]) -> None:
+    def __init__(self, blob: Any, ends: Sequence[int], speakers: list[str], texts: Any,
+                 text_ends: Sequence[int]) -> None:
         self._blob, self._ends, self.speakers = blob, ends, speakers
+        self._texts, self._text_ends = texts, text_ends
         self._made: dict[int, Quote] = {}
         self._where: dict[str, int] = {}  # id -> position of every quote decoded so far
         self._ids: dict[str, int] | None = None  # id -> position of every quote, read when first needed
@@ -247,9 +266,13 @@ class LazyQuotes(Sequence):
         q = self._made.get(i)
         if q is None:
             start = self._ends[i - 1] if i else 0
-            (q,) = _restore_all([json.loads(bytes(self._blob[start : self._ends[i]]))], "quote")
-            if q.speaker != self.speakers[i]:
-                raise CacheProblem("inconsistent (quote speakers)")
+            rest = json.loads(bytes(self._blob[start : self._ends[i]]))
+            t0, t1 = self._text_ends[i - 1] if i else 0, self._text_ends[i]
+            if not (type(rest) is list and len(rest) == len(_QUOTE_REST) and 0 <= t0 <= t1 <= len(self._texts)):
+                raise CacheProblem("inconsistent (quote record)")
+            got = dict(zip(_QUOTE_REST, rest, strict=True))
+            got["speaker"], got["text"] = self.speakers[i], str(self._texts[t0:t1], "utf-8", "surrogatepass")
+            (q,) = _restore_all([[got[name] for name in _FIELDS["quote"]]], "quote")
             self._made[i] = q
             self._where.setdefault(q.id, i)
         return q
@@ -317,29 +340,33 @@ def panel_to_data(panel: Panel) -> dict[str, Any]:
         "name": panel.name, "title": panel.title, "status": panel.status,
         "host": _record(panel.host, "persona") if panel.host else None,
         "panelists": [_record(p, "persona") for p in panel.panelists.values()],
-        "speakers": sorted({q.speaker for q in panel.quotes}),
+        "speakers": sorted(set(map(_SPEAKER_OF, panel.quotes))),
         "questions": [_record(q, "question") for q in panel.questions],
         "turns": [_record(t, "turn") for t in panel.turns],
         "vocabulary": panel.vocabulary, "topics": panel.topics, "source": source, "extra": extra,
     }
 
 
-def _quote_records(panel: Panel) -> Iterator[tuple[bytes, int]]:
-    """Each quote as its JSON record (UTF-8) and its speaker's number (in ``_speaker_names`` order)."""
-    code = {n: i for i, n in enumerate(_speaker_names(panel))}
-    encode = _record_encoder()
-    fields_of = attrgetter(*_FIELDS["quote"])
-    for q in panel.quotes:
-        yield encode(list(fields_of(q))).encode("utf-8"), code[q.speaker]
+_QUOTE_CHUNK = 4096  # quotes encoded together (each step below runs in C over a chunk)
 
 
-def _speaker_names(panel: Panel) -> list[str]:
-    return sorted({q.speaker for q in panel.quotes})
+def _quote_rests(quotes: Sequence[Quote]) -> Iterator[list[bytes]]:
+    """The JSON records (UTF-8) of the quotes' fields but speaker and text, a chunk of quotes at a time."""
+    encode, rest_of = _json_each(), attrgetter(*_QUOTE_REST)
+    for lo in range(0, len(quotes), _QUOTE_CHUNK):
+        yield list(map(_UTF8, encode(map(rest_of, quotes[lo : lo + _QUOTE_CHUNK]))))
 
 
-def _record_encoder() -> Callable[[list], str]:
-    """``json.dumps(record, ensure_ascii=False, separators=(",", ":"))``, without building an encoder per
-    call (json.dumps with options does: most of the time of saving 100,000 quotes)."""
+def _quote_texts(quotes: Sequence[Quote]) -> Iterator[list[bytes]]:
+    """The quotes' texts (UTF-8), a chunk of quotes at a time."""
+    text_of = attrgetter("text")
+    for lo in range(0, len(quotes), _QUOTE_CHUNK):
+        yield list(map(_UTF8, map(text_of, quotes[lo : lo + _QUOTE_CHUNK])))
+
+
+def _json_each() -> Callable[[Iterable[Any]], Iterator[str]]:
+    """Values -> ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` of each, without building
+    an encoder per value (json.dumps with options does) and without a Python call per value."""
     from json import encoder
 
     plain = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -348,10 +375,10 @@ def _record_encoder() -> Callable[[list], str]:
                                           True)
         sample = ["q-1", "é\u2028\"\\\x00", None, 7, (0, 2), ("a", "b"), 1.5, True]
         if "".join(c_encode(sample, 0)) == plain(sample):
-            return lambda record: "".join(c_encode(record, 0))
+            return lambda values: map("".join, map(c_encode, values, repeat(0)))
     except (AttributeError, TypeError):  # pragma: no cover - another Python's json
         pass
-    return plain  # pragma: no cover
+    return lambda values: map(plain, values)  # pragma: no cover
 
 
 def panel_from_data(data: dict[str, Any], directory: Path, quotes: Sequence[Quote]) -> Panel:
@@ -382,7 +409,7 @@ def _pad(n: int) -> int:
     return (-n) % 8
 
 
-_GATHER = 1 << 20  # bytes of small pieces gathered before one write
+_JOIN = 2048  # pieces of a section joined for one write
 
 
 class _Payload:
@@ -400,25 +427,22 @@ class _Payload:
         self.crc = zlib.crc32(raw, self.crc)
         self.offset += len(raw)
 
-    def section(self, name: str, kind: str, pieces: Iterable[Any] = ()) -> None:
+    def section(self, name: str, kind: str, pieces: Sequence[Any] = ()) -> None:
         """Start section ``name`` (what follows until the next one is in it), writing ``pieces``."""
         self.end()
         self._start, self._open = self.offset, (name, kind)
-        small = bytearray()  # small pieces (a term's postings) go out together: a write and a CRC-32 step
-        for piece in pieces:  # each cost more than the copy for the thousands of terms of a small panel
-            raw = memoryview(piece).cast("B")
-            if len(raw) >= _GATHER:
-                if small:
-                    self.write(small)
-                    small = bytearray()
-                self.write(raw)
-            else:
-                small += raw
-                if len(small) >= _GATHER:
-                    self.write(small)
-                    small = bytearray()
-        if small:
-            self.write(small)
+        for lo in range(0, len(pieces), _JOIN):  # many small pieces (a term's postings): joined in C, then one
+            group = pieces[lo : lo + _JOIN]  # write and one CRC-32 step (cheaper than a step per piece)
+            self.write(group[0] if len(group) == 1 else b"".join(group))
+
+    def records(self, name: str, chunks: Iterable[list[bytes]]) -> array:
+        """Section ``name``: records (bytes), a chunk at a time; returns where each ends in the section."""
+        self.section(name, "bytes")
+        ends = array("q")
+        for chunk in chunks:
+            ends.extend(islice(accumulate(map(len, chunk), initial=self.offset - self._start), 1, None))
+            self.write(b"".join(chunk))
+        return ends
 
     def end(self) -> None:
         if self._open is not None:
@@ -429,44 +453,54 @@ class _Payload:
 
 
 def write_index(path: Path, key: str, panel: Panel, normalizer: Normalizer, index: QuoteIndex) -> None:
-    """Save atomically: write a temporary file next to ``path``, then rename it over ``path``.
+    """Save atomically, in this process: write a temporary file next to ``path``, then rename it over
+    ``path``. (``open_indexed`` saves a large bank in a forked child instead: :func:`save`.)"""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _temp_file(path)
+    _write_file(fd, tmp, path, key, panel, normalizer, index)
+
+
+def _write_file(fd: int, tmp: str, path: Path, key: str, panel: Panel, normalizer: Normalizer,
+                index: QuoteIndex) -> None:
+    """Write the saved index into ``fd`` (the new temporary file ``tmp``, closed here), then rename it over
+    ``path``; on any failure ``tmp`` is removed and the error raised.
 
     Sections are written as they are made (a 100,000-quote bank's records are never held together: peak
     memory); the header, which holds their layout and checksum, goes last into room kept for it at the
-    start, padded with spaces (JSON ignores them)."""
-    meta, arrays = index.parts()
-    blob = json.dumps({"panel": panel_to_data(panel), "normalizer": normalizer.state(), "index": meta},
-                      ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    fixed = {"format": FILE_FORMAT, "key": key, "panelbot": __version__, "byteorder": sys.byteorder,
-             "itemsizes": _ITEMSIZES, "panel": panel.name, "directory": str(panel.path.resolve()),
-             "quotes": len(panel.quotes), "created": time.time()}
-    widest = 2**64  # no offset, size or checksum has more digits
-    names = [name for name, _ in _SECTIONS]
-    room = len(json.dumps({**fixed, "sections": {n: ["bytes", widest, widest] for n in names},
-                           "payload": widest, "crc32": widest}).encode("utf-8"))
-    start = len(MAGIC) + _LEN.size + room
-    start += _pad(start)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _temp_file(path)
+    start, padded with spaces (JSON ignores them). The cyclic garbage collector is paused meanwhile: what
+    is made here holds no cycles, and a full collection over a large bank's objects (~0.1 s at 100,000
+    quotes) would otherwise be triggered by the allocations."""
+    import gc
+
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     try:
         with os.fdopen(fd, "wb") as f:
+            meta, arrays = index.parts()
+            data = panel_to_data(panel)
+            code = {n: i for i, n in enumerate(data["speakers"])}
+            blob = _UTF8(json.dumps({"panel": data, "normalizer": normalizer.state(), "index": meta},
+                                    ensure_ascii=False, separators=(",", ":")))
+            del data
+            fixed = {"format": FILE_FORMAT, "key": key, "panelbot": __version__, "byteorder": sys.byteorder,
+                     "itemsizes": _ITEMSIZES, "panel": panel.name, "directory": str(panel.path.resolve()),
+                     "quotes": len(panel.quotes), "created": time.time()}
+            widest = 2**64  # no offset, size or checksum has more digits
+            names = [name for name, _ in _SECTIONS]
+            room = len(json.dumps({**fixed, "sections": {n: ["bytes", widest, widest] for n in names},
+                                   "payload": widest, "crc32": widest}).encode("utf-8"))
+            start = len(MAGIC) + _LEN.size + room
+            start += _pad(start)
             f.write(b"\0" * start)
             out = _Payload(f)
             out.section("meta", "json", [blob])
             del blob
-            ends, speakers = array("q"), array("i")
-            out.section("quotes", "bytes")
-            batch = bytearray()
-            for record, speaker in _quote_records(panel):
-                batch += record
-                ends.append(out.offset - out._start + len(batch))
-                speakers.append(speaker)
-                if len(batch) > 1 << 20:
-                    out.write(batch)
-                    batch.clear()
-            out.write(batch)
+            quotes = panel.quotes
+            ends = out.records("quotes", _quote_rests(quotes))
+            text_ends = out.records("quote_texts", _quote_texts(quotes))
             out.section("quote_ends", "q", [ends])
-            out.section("quote_speakers", "i", [speakers])
+            out.section("quote_text_ends", "q", [text_ends])
+            out.section("quote_speakers", "i", [array("i", map(code.__getitem__, map(_SPEAKER_OF, quotes)))])
             for name in ARRAY_TYPES:
                 data = arrays[name]
                 out.section(name, ARRAY_TYPES[name], data if isinstance(data, list) else [data])
@@ -479,18 +513,26 @@ def write_index(path: Path, key: str, panel: Panel, normalizer: Normalizer, inde
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    finally:
+        if gc_was_enabled:
+            gc.enable()
 
 
 def _temp_file(path: Path) -> tuple[int, str]:
     """A new file beside ``path`` (as ``tempfile.mkstemp`` makes one: exclusive, 0600, a random name),
     without importing tempfile (which loads shutil and random: milliseconds of a first start)."""
     for _ in range(100):
-        name = str(path.parent / f".{path.stem}.{os.urandom(6).hex()}.tmp")
+        name = str(path.parent / f"{_temp_prefix(path)}{os.urandom(6).hex()}.tmp")
         try:
             return os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), name
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temporary name in {path.parent}")
+
+
+def _temp_prefix(path: Path) -> str:
+    """How the names of ``path``'s temporary files begin."""
+    return f".{path.stem}."
 
 
 def read_header(data: bytes) -> tuple[dict[str, Any], int]:
@@ -568,13 +610,14 @@ def read_index(path: Path, key: str, directory: Path) -> Opened | None:
                            else view.cast(kind))
         meta = views.pop("meta")
         names, codes, ends = meta["panel"]["speakers"], views.pop("quote_speakers"), views.pop("quote_ends")
-        blob = views.pop("quotes")
-        if (not isinstance(names, list) or len(codes) != len(ends)
+        blob, texts, text_ends = views.pop("quotes"), views.pop("quote_texts"), views.pop("quote_text_ends")
+        if (not isinstance(names, list) or len(codes) != len(ends) or len(text_ends) != len(ends)
                 or (len(ends) and (ends[-1] != len(blob) or min(codes) < 0 or max(codes) >= len(names)
-                                   or not all(map(operator.lt, ends[:-1], ends[1:])) or ends[0] <= 0))):
-            raise CacheProblem("inconsistent (quote table)")
+                                   or not all(map(operator.lt, ends[:-1], ends[1:])) or ends[0] <= 0
+                                   or text_ends[-1] != len(texts)))):
+            raise CacheProblem("inconsistent (quote table)")  # (a text's own bounds: checked when decoded)
         speaker_of = [names[c] for c in codes]
-        panel = panel_from_data(meta["panel"], directory, LazyQuotes(blob, ends, speaker_of))
+        panel = panel_from_data(meta["panel"], directory, LazyQuotes(blob, ends, speaker_of, texts, text_ends))
         normalizer = Normalizer.from_state(meta["normalizer"])
         index = QuoteIndex.from_parts(panel, normalizer, meta["index"], views, speaker_of=speaker_of)
     except CacheProblem:
@@ -585,32 +628,249 @@ def read_index(path: Path, key: str, directory: Path) -> Opened | None:
 
 
 @contextmanager
-def _build_lock(path: Path) -> Iterator[None]:
-    """Exclusive while one process builds a panel's index (others wait, then read what it wrote)."""
+def _build_lock(path: Path) -> Iterator[bool]:
+    """Exclusive while one process builds a panel's index and saves it (others wait, then read what it
+    wrote); yields whether the lock is held (False: no locking here, or a stuck holder was waited out).
+
+    The lock is ``flock`` on a file beside the index: it belongs to the open file, which a save's forked
+    child shares, so it stays held until that child has put the file in place (or failed), even after
+    this process has let go of it."""
     try:
         import fcntl
     except ImportError:  # not POSIX: atomic replace alone keeps readers safe; builds may be repeated
-        yield
+        yield False
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
     except OSError:
-        yield
+        yield False
         return
     try:
         deadline = time.monotonic() + LOCK_WAIT
-        while True:
+        locked = False
+        while not locked:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
+                locked = True
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     break  # a stuck builder: build anyway (the write is still atomic)
                 time.sleep(0.05)
-        yield
+        yield locked
     finally:
-        os.close(fd)  # releases the lock
+        os.close(fd)  # releases the lock, unless a save's child still holds it
+
+
+def _remove_leftovers(path: Path) -> bool:
+    """Remove the temporary files of saves of ``path`` that never finished (their process was killed; or
+    the save's child was, and its command emptied the file); True when there were any. Only called with
+    the build lock held: no save of ``path`` is under way."""
+    prefix, found = _temp_prefix(path), False
+    try:
+        with os.scandir(path.parent) as found_files:
+            for entry in found_files:
+                if entry.name.startswith(prefix) and entry.name.endswith(".tmp"):
+                    try:
+                        os.unlink(entry.path)
+                        found = True
+                    except OSError:
+                        pass
+    except OSError:
+        pass
+    return found
+
+
+# ------------------------------------------------------------------------------------------- saving aside
+
+# A bank this large is saved by a forked child while this process goes on (routing, answering): its save
+# takes a large part of a second, and the child shares the index's memory (copy-on-write) instead of a copy.
+# A smaller one is saved here: it takes milliseconds, less than a fork costs.
+FORK_SAVE_FROM = 10_000
+
+
+class _Saving:
+    """A saved index being written by a forked child, which holds the panel's build lock until it is done."""
+
+    def __init__(self, pid: int, path: Path, tmp: str, ident: tuple[int, int], why_fd: int, name: str) -> None:
+        self.pid, self.path, self.tmp, self.ident, self.why_fd, self.name = pid, path, tmp, ident, why_fd, name
+        self.stopped = False  # stopped by this process (a Ctrl-C)
+        self.note: str | None = None  # set when waited for
+
+    def stop(self) -> None:
+        import signal
+
+        self.stopped = True
+        with suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self) -> str | None:
+        """Reap the child; a one-line note when the file was not saved (also kept as ``note``). Its
+        temporary file never outlives it; a Ctrl-C while waiting stops the child, and is raised once the
+        child is reaped."""
+        code: int | None = None
+        try:
+            try:
+                code = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+            except ChildProcessError:  # reaped already (e.g. SIGCHLD ignored): the file tells
+                pass
+            except BaseException:
+                self.stop()
+                with suppress(ChildProcessError):
+                    code = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+                raise
+        finally:
+            self.note = self._outcome(code)
+        return self.note
+
+    def _outcome(self, code: int | None) -> str | None:
+        why = self._why()
+        if code == 0 or (code is None and self._in_place()):
+            return None
+        try:
+            if code is not None and code < 0 and not self.stopped:  # killed from outside: emptied, and
+                os.truncate(self.tmp, 0)  # left for the next start to find (and say) as a save cut short
+            else:
+                os.unlink(self.tmp)
+        except OSError:
+            Path(self.tmp).unlink(missing_ok=True)
+        if why.startswith("error: "):  # the child's OSError: as a failed save in this process says it
+            return (f"could not save the index of panel {self.name!r} ({why[7:]}); "
+                    "it is rebuilt at every start")
+        if not why:
+            why = ("its saving process was stopped" if self.stopped else
+                   f"its saving process was killed by signal {-code}" if code is not None and code < 0 else
+                   "its saving process ended early")
+        return f"the index of panel {self.name!r} was not saved ({why}); it is rebuilt at the next start"
+
+    def _why(self) -> str:
+        """What the child said about its failure ("" when nothing), read without waiting."""
+        try:
+            return os.read(self.why_fd, 4096).decode("utf-8", "replace")
+        except OSError:
+            return ""
+        finally:
+            os.close(self.why_fd)
+
+    def _in_place(self) -> bool:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == self.ident
+
+
+_saving: dict[Path, _Saving] = {}
+
+
+def saves_under_way() -> list[Path]:
+    """The saved indexes forked children of this process are writing."""
+    return list(_saving)
+
+
+def finish_saves(path: Path | None = None) -> list[str]:
+    """Wait for the saves under way in forked children (all, or that of ``path``); one-line notes for those
+    that failed. An exit handler waits for any left (a command returns only when its index is saved)."""
+    notes = []
+    for p in list(_saving) if path is None else [path]:
+        saving = _saving.get(p)
+        if saving is not None:
+            try:
+                note = saving.wait()
+            finally:
+                _saving.pop(p, None)
+            if note:
+                notes.append(note)
+    return notes
+
+
+def _finish_at_exit() -> None:
+    """At exit: what was printed goes out first (the answer must not wait for the file), then the saves
+    under way are waited for and their notes written. A Ctrl-C meanwhile stops them at once, with no
+    traceback (it is handled here instead of raised: it could come at any point of this handler)."""
+    import signal
+
+    def stop_all(signum: int, frame: Any) -> None:
+        for saving in list(_saving.values()):
+            saving.stop()
+
+    with suppress(ValueError, OSError):  # (ValueError: not the main thread)
+        signal.signal(signal.SIGINT, stop_all)
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+    for note in finish_saves():
+        try:
+            sys.stderr.write(f"panelbot: note: {note}\n")
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+def save(path: Path, key: str, panel: Panel, index: QuoteIndex) -> None:
+    """Save the index at ``path``: in a forked child when the bank is large and forking is safe (Linux, no
+    other thread running; this process goes on at once, and waits for the child at exit at the latest),
+    else here. Call it holding the build lock: the child keeps it until the file is in place. Raises
+    OSError when even the temporary file cannot be made (nothing was started)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _temp_file(path)
+    if len(panel.quotes) >= FORK_SAVE_FROM and path not in _saving and not _in_app():
+        from panelbot.retrieval.index import _can_fork
+
+        if _can_fork():
+            try:
+                st = os.fstat(fd)
+                why_r, why_w = os.pipe()
+            except OSError:
+                pass
+            else:
+                try:
+                    pid = os.fork()
+                except OSError:
+                    os.close(why_r)
+                    os.close(why_w)
+                else:
+                    if pid == 0:
+                        _save_in_child(fd, tmp, path, key, panel, index, why_w)
+                    os.close(why_w)
+                    os.close(fd)
+                    os.set_blocking(why_r, False)
+                    _saving[path] = _Saving(pid, path, tmp, (st.st_dev, st.st_ino), why_r, panel.name)
+                    if not _exit_handler:
+                        import atexit
+
+                        atexit.register(_finish_at_exit)  # once: it finishes every save left
+                        _exit_handler.append(_finish_at_exit)
+                    return
+    _write_file(fd, tmp, path, key, panel, index.norm, index)
+
+
+_exit_handler: list[Callable[[], None]] = []  # the exit handler, once registered
+
+
+def _in_app() -> bool:
+    """This process runs the app (Textual is loaded): it saves in process. The app starts threads (a fork
+    copies one thread only) and runs long, so a finished child would stay a zombie until it exits."""
+    return "textual" in sys.modules
+
+
+def _save_in_child(fd: int, tmp: str, path: Path, key: str, panel: Panel, index: QuoteIndex,
+                   why_w: int) -> None:
+    """The forked child: write the file, say why not on the pipe, and leave without running anything of
+    the parent's (no exit handlers, no flushing of its output buffers)."""
+    code = 1
+    try:
+        try:
+            _write_file(fd, tmp, path, key, panel, index.norm, index)
+            code = 0
+        except OSError as exc:
+            os.write(why_w, _UTF8(f"error: {exc.strerror or exc}")[:4000])
+        except KeyboardInterrupt:
+            os.write(why_w, b"interrupted")
+        except BaseException as exc:
+            os.write(why_w, _UTF8(f"{type(exc).__name__} while writing it")[:4000])
+    finally:
+        os._exit(code)
 
 
 # ------------------------------------------------------------------------------------------- API
@@ -618,11 +878,20 @@ def _build_lock(path: Path) -> Iterator[None]:
 
 def open_indexed(name_or_dir: str | Path, *, use_cache: bool = True) -> Opened:
     """A panel (by name or directory) with its index: from the saved index when it is current, else built
-    from the YAML and saved. Raises the loader's DataError / PanelNotFound for a bad or unknown panel."""
+    from the YAML and saved (a large bank by a forked child: see :func:`save`). Raises the loader's
+    DataError / PanelNotFound for a bad or unknown panel."""
     directory = name_or_dir if isinstance(name_or_dir, Path) else find_panel_dir(name_or_dir)
     if not use_cache:
         return _build(directory)
     path = cache_path(directory)
+    earlier = finish_saves(path) if path in _saving else []  # this process saving it already: wait
+    opened = _open_or_build(directory, path)
+    if earlier and not opened.note:
+        opened.note = earlier[0]
+    return opened
+
+
+def _open_or_build(directory: Path, path: Path) -> Opened:
     key = cache_key(directory, current_panel_hash(directory, path.with_suffix(FILES_SUFFIX)))
     problem: str | None = None
     try:
@@ -631,17 +900,18 @@ def open_indexed(name_or_dir: str | Path, *, use_cache: bool = True) -> Opened:
             return hit
     except CacheProblem as exc:
         problem = str(exc)
-    with _build_lock(path):
+    with _build_lock(path) as locked:
         try:  # another process may have built it while this one waited
             hit = read_index(path, key, directory)
             if hit is not None:
                 return hit
         except CacheProblem:
             pass
+        unfinished = locked and _remove_leftovers(path)
         opened = _build(directory)
         name = opened.panel.name
         try:
-            write_index(path, key, opened.panel, opened.index.norm, opened.index)
+            save(path, key, opened.panel, opened.index)
         except OSError as exc:
             why = exc.strerror or str(exc)
             opened.note = (f"the saved index of panel {name!r} was {problem} and could not be replaced "
@@ -650,6 +920,8 @@ def open_indexed(name_or_dir: str | Path, *, use_cache: bool = True) -> Opened:
             return opened
     if problem:
         opened.note = f"the saved index of panel {name!r} was {problem}; rebuilt it"
+    elif unfinished:
+        opened.note = f"the last save of the index of panel {name!r} did not finish; rebuilt it"
     return opened
 
 
