@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 FORMAT_VERSION = 1
 _ID_RE = LazyPattern(r"^[a-z0-9][a-z0-9_.-]*$")
+_IDS_RE = LazyPattern(r"[a-z0-9][a-z0-9_.-]*+(?:\n[a-z0-9][a-z0-9_.-]*+)*+")  # _ID_RE's ids, one a line
 _PANEL_NAME_RE = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 # ----------------------------------------------------------------------------------------------- finding
@@ -323,9 +324,11 @@ def load_panel(name_or_path: str | Path) -> Panel:
     if not bfile.is_file():
         raise DataError("missing quotes.yaml (the quote bank)", str(directory))
     shared: dict[str, str] = {}  # text -> the one object kept for it (a large bank repeats keywords a lot)
-    common = _common_quote(panelists, {q.id for q in questions}, len(turns), source_url, shared)
+    qids = {q.id for q in questions}
+    common = _common_quote(panelists, qids, len(turns), source_url, shared)
     quotes = _read_list(bfile, lambda data: _quotes(bfile, data, panelists, questions, turns, source_url,
-                                                    common, shared), entry=common)
+                                                    common, shared),
+                        entry=_common_quote(panelists, qids, len(turns), source_url, shared, check_ids=False))
     return Panel(
         name=directory.name,
         title=title,
@@ -409,25 +412,37 @@ def _questions(qfile: Path, data: Any, panelists: dict[str, Persona], turns: lis
 def _quotes(bfile: Path, data: Any, panelists: dict[str, Persona], questions: list[HostQuestion],
             turns: list[Turn], source_url: str | None, common: Callable[[Any], Quote | None],
             shared: dict[str, str]) -> list[Quote]:
-    """The quote bank, checked. ``common`` (:func:`_common_quote`) reads the usual entries quickly; the entries
-    of a JSON bank it has read already (in ``load_json_shaped``) come as Quotes, the rest as mappings."""
-    quotes: list[Quote] = []
+    """The quote bank, checked. ``common`` (:func:`_common_quote`) reads the usual entries quickly. The entries
+    of a JSON bank that the quick reader read as it was parsed come as Quotes whose ids are still to check:
+    they are checked here, all at once when every entry is one (JSON has no lines: on any problem the caller
+    reads the bank again as YAML, and the problem is found entry by entry, with its line)."""
     bc = _Checker(bfile, shared=shared)
     raw_quotes = bc.seq(data, "quotes.yaml", line=1)
     if not raw_quotes:
         bc.fail("the quote bank is empty", line=1)
+    if set(map(type, raw_quotes)) == {Quote}:
+        ids = [q.id for q in raw_quotes]
+        joined = "\n".join(ids)
+        if (len(set(ids)) != len(ids) or joined.count("\n") != len(ids) - 1
+                or not _IDS_RE.compiled.fullmatch(joined)):
+            bc.fail("a quote id is repeated or not well formed")
+        return raw_quotes
+    quotes: list[Quote] = []
     seen_ids: set[str] = set()
     qids = {q.id for q in questions}
+    id_ok = _ID_RE.compiled.match
     for i, node in enumerate(raw_quotes):
-        q = node if type(node) is Quote else common(node)
-        if q is None:  # anything unusual: checked field by field (the same quote, or the error and its line)
-            q = _quote(bc, node, i, seen_ids, panelists, questions, qids, turns, source_url)
-        elif q.id in seen_ids:
-            if q is node:  # read from JSON, which has no lines: the caller reads the bank again as YAML
-                bc.fail(f"duplicate quote id {q.id!r}")
-            q = _quote(bc, node, i, seen_ids, panelists, questions, qids, turns, source_url)  # says so
+        if type(node) is Quote:  # read from JSON by the quick reader, all but its id
+            if node.id in seen_ids or not id_ok(node.id):
+                bc.fail(f"quote #{i + 1}: its id {node.id!r} is repeated or not well formed")
+            q = node
         else:
-            seen_ids.add(q.id)
+            q = common(node)
+            if q is None:  # anything unusual: checked field by field (the same quote, or the error and its line)
+                q = _quote(bc, node, i, seen_ids, panelists, questions, qids, turns, source_url)
+            elif q.id in seen_ids:
+                q = _quote(bc, node, i, seen_ids, panelists, questions, qids, turns, source_url)  # says so
+        seen_ids.add(q.id)
         quotes.append(q)
         raw_quotes[i] = None  # the quote is built: its parsed mapping can go (peak memory of a large bank)
     return quotes
@@ -475,16 +490,17 @@ def _quote(bc: _Checker, node: Any, i: int, seen_ids: set[str], panelists: dict[
 
 
 def _common_quote(panelists: dict[str, Persona], qids: set[str], n_turns: int, source_url: str | None,
-                  shared: dict[str, str]) -> Callable[[Any], Quote | None]:
+                  shared: dict[str, str], *, check_ids: bool = True) -> Callable[[Any], Quote | None]:
     """A quick reader of a quote-bank entry of the usual shape (text where text goes, lists of text, whole
     numbers and seconds, nothing to report): the Quote :func:`_quote` makes of it, or None for anything
     else, which ``_quote`` then reads (it makes the same Quote or names the problem). Whether the id was used
     before is the caller's to check. It does the same checks in fewer steps, and fills the Quote in directly
     (as the record's own ``__init__`` does, without matching keyword arguments): ~5x faster per entry.
-    Repeated text (speakers, questions, keywords, topics) is kept once, as :meth:`_Checker.strings` does."""
+    Repeated text (speakers, questions, keywords, topics) is kept once, as :meth:`_Checker.strings` does.
+    ``check_ids=False``: an id needs only not be empty (the caller checks the form of all ids at once)."""
     from sys import intern
 
-    id_ok = _ID_RE.compiled.match
+    id_ok = _ID_RE.compiled.match if check_ids else bool
     speakers = {s: s for s in panelists}.get
     known_question = {q: q for q in qids}.get if qids else None
     sd = shared.setdefault
