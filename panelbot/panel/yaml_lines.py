@@ -22,26 +22,56 @@ REMEMBERED_FORMAT = 1
 
 def _line_loader() -> Any:
     """The loader class: libyaml's when available (~10x faster), noting where each mapping began and refusing
-    duplicate keys. Made on first use, so that importing this module does not import yaml."""
+    duplicate keys. Made on first use, so that importing this module does not import yaml.
+
+    Three steps of PyYAML's own are taken in fewer steps where the answer is known (a quote bank of 100,000
+    entries has 1.6 million scalars; ~30% less time): a quoted scalar, or a plain one whose first character
+    starts none of YAML 1.1's implicit types (numbers, booleans, null, dates, merge and value keys), resolves
+    to text without trying them; text is constructed as the scalar's own value (what ``construct_yaml_str``
+    gives); and keys are looked at again for a duplicate only when the mapping came out with fewer keys than
+    the node has. tests/test_yaml_line_loader.py holds them to PyYAML's own steps."""
     global _LINE_LOADER
     if _LINE_LOADER is None:
         import yaml
+        from yaml.nodes import ScalarNode
+
+        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        safe_mapping = yaml.constructor.SafeConstructor.construct_mapping
+        base_construct = base.construct_object
+        base_resolve = base.resolve
+        text_tag = base.DEFAULT_SCALAR_TAG
+        typed_starts = frozenset(k for k in base.yaml_implicit_resolvers if k)  # '' (empty text): resolved below
 
         def construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) -> dict:
-            mapping = yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep=True)
-            seen: set = set()
-            for key_node, _ in node.value:
-                key = loader.construct_object(key_node, deep=True)
-                if key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"duplicate key {key!r}", key_node.start_mark
-                    )
-                seen.add(key)
+            mapping = safe_mapping(loader, node, deep=True)
+            if len(mapping) != len(node.value):  # a key twice: name the first one repeated, at its line
+                seen: set = set()
+                for key_node, _ in node.value:
+                    key = loader.construct_object(key_node, deep=True)
+                    if key in seen:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"duplicate key {key!r}", key_node.start_mark
+                        )
+                    seen.add(key)
             mapping[LINE_KEY] = node.start_mark.line + 1 + loader.line_offset
             return mapping
 
-        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        loader = type("_LineLoader", (base,), {"line_offset": 0})  # lines before the text parsed (pieces)
+        def resolve(loader: Any, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+            if kind is ScalarNode and (not implicit[0] or (value and value[0] not in typed_starts)):
+                return text_tag  # no implicit type is tried, or none could match: BaseResolver.resolve's answer
+            return base_resolve(loader, kind, value, implicit)  # type: ignore[no-any-return]
+
+        def construct_object(loader: Any, node: Any, deep: bool = False) -> Any:
+            if node.__class__ is ScalarNode and node.tag == text_tag:
+                return node.value  # construct_yaml_str's answer (and an alias to it gets the same object)
+            return base_construct(loader, node, deep)
+
+        steps: dict[str, Any] = {"line_offset": 0}  # lines before the text parsed (pieces)
+        if None not in base.yaml_implicit_resolvers and not base.yaml_path_resolvers:  # (as PyYAML ships)
+            steps["resolve"] = resolve
+        if base.yaml_constructors.get(text_tag) is yaml.constructor.SafeConstructor.construct_yaml_str:
+            steps["construct_object"] = construct_object
+        loader = type("_LineLoader", (base,), steps)
         loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
         _LINE_LOADER = loader
     return _LINE_LOADER
