@@ -368,6 +368,13 @@ def _read_list(path: Path, validate: Callable[[Any], T], entry: Callable[[dict],
         return validate(load_yaml_list(path))  # the same problem, now with its line
     finally:
         if gc_was_enabled:
+            if not gc.get_freeze_count():
+                # What was read is kept as long as the panel: it goes straight to the oldest generation
+                # (freezing and thawing moves every tracked object there without scanning any). Left young,
+                # the next collections would scan it twice on its way there (~0.05 s each for 100,000
+                # quotes), and its arrival there would soon start a full collection.
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
