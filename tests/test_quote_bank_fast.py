@@ -329,3 +329,22 @@ def test_a_json_banks_ids_checked_together_or_one_by_one_give_the_careful_error(
     outcome, counts = _same_both_ways(d)
     assert outcome[0] == "error" and outcome[4] is not None and counts["quick"] >= 3
     assert ("duplicate quote id 'b2'" if bad["id"] == "b2" else "must be lowercase letters") in outcome[2]
+
+
+def test_a_loaded_bank_waits_in_the_oldest_gc_generation_and_frozen_objects_stay_frozen(tmp_path: Path) -> None:
+    """The bank just read goes straight to the oldest generation (young collections never scan it); objects
+    someone else froze (``gc.freeze()``) stay frozen, and then the bank is left to the collector as usual."""
+    import gc
+
+    d = _panel_dir(tmp_path, questions=False, turns=False, url=None)
+    assert _write_bank(d, [{"id": f"a{i}", "speaker": "ann", "text": f"Quote {i}."} for i in range(50)], "json")
+    quotes = load_panel(d).quotes
+    young = {id(o) for generation in (0, 1) for o in gc.get_objects(generation)}
+    assert not any(id(q) in young for q in quotes) and gc.isenabled()
+    kept = [[]]  # a container the collector tracks
+    gc.freeze()
+    try:
+        load_panel(d)
+        assert gc.isenabled() and not any(o is kept for g in range(3) for o in gc.get_objects(g))  # still frozen
+    finally:
+        gc.unfreeze()
