@@ -25,7 +25,7 @@ def _line_loader() -> Any:
     duplicate keys. Made on first use, so that importing this module does not import yaml.
 
     Three steps of PyYAML's own are taken in fewer steps where the answer is known (a quote bank of 100,000
-    entries has 1.6 million scalars; ~30% less time): a quoted scalar, or a plain one whose first character
+    entries has 1.6 million scalars): a quoted scalar, or a plain one whose first character
     starts none of YAML 1.1's implicit types (numbers, booleans, null, dates, merge and value keys), resolves
     to text without trying them; text is constructed as the scalar's own value (what ``construct_yaml_str``
     gives); and keys are looked at again for a duplicate only when the mapping came out with fewer keys than
@@ -143,8 +143,8 @@ def load_json_shaped(path: Path, entry: Callable[[dict], Any] | None = None) -> 
     a caller that reports a problem reads the file again with :func:`load_yaml` to name the line.
 
     ``entry``, when given, sees each mapping as soon as it is read (inner ones first) and may give what to
-    keep in its place, or None to keep the mapping: a large quote bank's entries become quotes while their
-    text is fresh in the CPU's caches, and their mappings are never all held at once."""
+    keep in its place, or None to keep the mapping: a large quote bank's entries become quotes as they are
+    read, and their mappings are never all held at once (peak memory)."""
     try:
         with path.open("rb") as f:  # a glance first: a block-YAML bank is not read twice
             head = f.read(4096).lstrip(b" \r\n")
