@@ -11,6 +11,10 @@ from __future__ import annotations
 from panelbot.retrieval.lexicon import DATA_DIR, stem, stopwords
 from panelbot.text import words
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from collections.abc import KeysView
+
 _NUMBER_WORDS = {
     "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
     "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "fourteen": "14", "hundred": "100",
@@ -143,6 +147,10 @@ class Normalizer:
                 if prefix in m:
                     return prefix, 1, rest
         return None
+
+    def phrase_heads(self) -> KeysView[str]:
+        """The words a vocabulary phrase can start with (a set-like view)."""
+        return self._heads.keys()
 
     def plain(self, toks: list[str]) -> bool:
         """True when no vocabulary phrase and no dotted token can apply to these words (most quotes of a
