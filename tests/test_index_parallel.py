@@ -152,3 +152,28 @@ def test_spare_core_falls_back_to_the_load_average(monkeypatch, tmp_path) -> Non
 @pytest.mark.skipif(not os.path.exists("/proc/loadavg"), reason="Linux only")
 def test_the_real_count_is_read() -> None:
     assert (index_mod._runnable() or 0) >= 1  # this test's own thread is running
+
+
+@pytest.mark.skipif(not index_mod._can_fork(), reason="the two-process build runs only where forking is safe")
+def test_word_pairs_are_found_alike_in_the_helpers_half(bank, monkeypatch) -> None:
+    """The helper's half keeps the term ids it was gathered with: a word pair is looked up in its ids there,
+    and every quote has exactly the pairs it has in the one-pass index (and a saved copy says the same)."""
+    import random
+
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", 10**9)
+    one = QuoteIndex(bank, Normalizer(bank.vocabulary))
+    monkeypatch.setattr(index_mod, "PARALLEL_FROM", 2)
+    two = QuoteIndex(bank, Normalizer(bank.vocabulary))
+    assert two._split == len(bank.quotes) // 2 and two._second_ids is not None
+    ends = one._seq_ends
+    said = set()
+    for i in range(one.n):
+        ids = one._seq[ends[i - 1] if i else 0 : ends[i]]
+        said.update(f"{one.terms[a]}_{one.terms[b]}" for a, b in zip(ids, ids[1:], strict=False))
+    rng = random.Random(5)
+    pairs = rng.sample(sorted(said), 200) + [f"{rng.choice(one.terms)}_{rng.choice(one.terms)}" for _ in range(50)]
+    for term in pairs:
+        p1, p2 = one._pair_patterns(term), two._pair_patterns(term)
+        for i in range(one.n):
+            assert (p1 is not None and one._text_has(i, p1)) == (p2 is not None and two._text_has(i, p2)), term
+    assert _plain(two) == _plain(one)  # saved in the index's ids throughout

@@ -370,7 +370,7 @@ def _merge(first: list[Any], second: list[Any]) -> None:
     """Append a later part of the bank to ``first`` as if one pass had gathered both: terms keep their
     first-appearance order, a term's postings stay in quote order, and a keyword both parts saw has its
     words listed once."""
-    terms, docs, weights, seq, seq_ends, lengths, said, keyword_terms, seen, _, overlap = first
+    terms, docs, weights, seq, seq_ends, lengths, said, keyword_terms, seen, _, overlap, _ = first
     ids = dict(zip(terms, range(len(terms)), strict=False))
     remap: list[int] = []  # the second part's term ids -> ids here (a list: its items are not made anew)
     for t, (d, w) in zip(second[0], _segments(second), strict=True):
@@ -390,8 +390,11 @@ def _merge(first: list[Any], second: list[Any]) -> None:
             docs[j].extend(d)
             weights[j].extend(w)
         remap.append(j)
+    # the second part's words keep its own term ids (remapping 2.5 million at 100k cost ~0.18 s here, where
+    # nothing runs beside it): the index maps a word pair into that part's ids instead (_pair_patterns)
+    first[11] = (len(seq_ends), array("i", remap))
     base = len(seq)
-    seq.extend(array("i", map(remap.__getitem__, second[3])))
+    seq.extend(second[3])
     seq_ends.extend(array("q", map(base.__add__, second[4])))
     lengths.extend(second[5])
     said.extend(second[6])
@@ -500,7 +503,7 @@ class QuoteIndex:
         """The gathered bank made an index: host questions' terms, lengths, document frequencies."""
         n = self.n
         terms, docs_of_term, weights_of_term, seq, seq_ends, lengths, said, self.keyword_terms, kw_words, \
-            q_docs, overlap = part
+            q_docs, overlap, second = part
         del part
         asked = _AskedBy.gather(self.panel.questions, qterms, q_docs, terms, docs_of_term, weights_of_term)
         avg_len = (sum(lengths) / n) if n else 1.0
@@ -515,7 +518,7 @@ class QuoteIndex:
         quotes_of = {t: c for t, c in zip(terms, map(len, docs_of_term), strict=True) if c}
         self.lexicon = self._lexicon(said, kw_words, quotes_of)
         self._set_postings(terms, None, docs_of_term, weights_of_term, norm_len, idf, avg_len, asked)
-        self._set_words(seq, seq_ends)
+        self._set_words(seq, seq_ends, second)
 
     def _lexicon(self, said: list[str], kw_words: dict[str, list[str]],
                  quotes_of: dict[str, int]) -> Counter[str]:
@@ -648,10 +651,15 @@ class QuoteIndex:
             _consume(map(append, map(docs_get, tf), repeat(i)))
         weights_of_term = _weights(docs_of_term, odd_terms, odd_at, odd_weights)
         return [list(ids), docs_of_term, weights_of_term, seq, seq_ends, lengths, [*word_ids, *said], keyword_terms,
-                kw_words, q_docs, overlap]
+                kw_words, q_docs, overlap, None]
 
-    def _set_words(self, seq: Sequence[int], seq_ends: Sequence[int]) -> None:
+    def _set_words(self, seq: Sequence[int], seq_ends: Sequence[int],
+                   second: tuple[int, array] | None = None) -> None:
+        """Each quote's words as term ids; ``second``: (its first quote, its ids -> the index's) of a part
+        whose words keep the term ids it was gathered with (the helper's half of a large bank)."""
         self._seq, self._seq_ends = seq, seq_ends
+        self._split, self._second_ids = second if second is not None else (self.n, None)
+        self._to_second: dict[int, int] | None = None
         self._arrays.update(seq=seq, seq_ends=seq_ends)
 
     def _common_init(self, panel: Panel, normalizer: Normalizer,
@@ -688,7 +696,13 @@ class QuoteIndex:
         ``weights`` may be lists of arrays (one per term), to be written one after another."""
         meta = {"terms": self.terms, "lexicon": dict(self.lexicon),
                 "keyword_terms": sorted(self.keyword_terms), "avg_len": self.avg_len, "n": self.n}
-        return meta, dict(self._arrays)
+        arrays = dict(self._arrays)
+        if self._second_ids is not None:  # saved in the index's term ids throughout
+            at = self._seq_ends[self._split - 1] if self._split else 0
+            seq = array("i", self._seq[:at])
+            seq.extend(array("i", map(self._second_ids.tolist().__getitem__, self._seq[at:])))
+            arrays["seq"] = seq
+        return meta, arrays
 
     @classmethod
     def from_parts(cls, panel: Panel, normalizer: Normalizer, meta: dict[str, Any],
@@ -747,7 +761,7 @@ class QuoteIndex:
             scores = dict(self._by_speaker(terms).get(speaker, {}))
         else:
             scores = self._accumulate(terms, allowed)
-        pairs = [(t, p) for t in terms if "_" in t and (p := self._pair_pattern(t)) is not None]
+        pairs = [(t, p) for t in terms if "_" in t and (p := self._pair_patterns(t)) is not None]
         if pairs and scores:
             norm_len = self.norm_len
             best = sorted(scores, key=scores.__getitem__, reverse=True)[:RERANK]
@@ -810,9 +824,13 @@ class QuoteIndex:
                             "run 'panelbot cache clear'", str(self.panel.path))
         self._unchecked.discard(tid)
 
-    def _text_has(self, i: int, pattern: bytes) -> bool:
-        """Does quote i's own text have this word pair (two term ids, packed as the sequence stores them)?
-        A byte search over the quote's stored word ids: no tokenising, no objects per word."""
+    def _text_has(self, i: int, patterns: tuple[bytes | None, bytes | None]) -> bool:
+        """Does quote i's own text have this word pair (two term ids, packed as the sequence stores them:
+        ``patterns`` in the index's ids and in the second part's, see :meth:`_pair_patterns`)? A byte search
+        over the quote's stored word ids: no tokenising, no objects per word."""
+        pattern = patterns[0] if i < self._split else patterns[1]
+        if pattern is None:
+            return False
         ends = self._seq_ends
         raw = self._seq[ends[i - 1] if i else 0 : ends[i]].tobytes()
         pos = raw.find(pattern)
@@ -820,10 +838,20 @@ class QuoteIndex:
             pos = raw.find(pattern, pos + 1)
         return pos >= 0
 
-    def _pair_pattern(self, term: str) -> bytes | None:
+    def _pair_patterns(self, term: str) -> tuple[bytes | None, bytes | None] | None:
+        """A word pair's two term ids packed as a quote's words are stored, in the index's ids and in the
+        ids of a second part gathered apart (None there when that part never saw one of them)."""
         a, _, b = term.partition("_")
         ids = self.postings.ids
-        return _PAIR.pack(ids[a], ids[b]) if a in ids and b in ids else None
+        if a not in ids or b not in ids:
+            return None
+        ga, gb = ids[a], ids[b]
+        if self._second_ids is None:
+            return _PAIR.pack(ga, gb), None
+        if self._to_second is None:
+            self._to_second = dict(zip(self._second_ids, range(len(self._second_ids)), strict=True))
+        la, lb = self._to_second.get(ga), self._to_second.get(gb)
+        return _PAIR.pack(ga, gb), (_PAIR.pack(la, lb) if la is not None and lb is not None else None)
 
     def pair_idf(self, token: str) -> float:
         if token in self.idf:
