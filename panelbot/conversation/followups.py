@@ -9,7 +9,6 @@ picking a suggestion never ends in a decline. Plain Python (no Textual).
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 
 from panelbot.conversation.resolve import ConversationTurn, resolve
@@ -44,8 +43,8 @@ def suggest_followups(router: Any, turns: Sequence[ConversationTurn], n: int = 3
             first = (persona.name or pid).split()[0]
             candidates.append((f"What does {first} think?", "other_panelist", None))
     # the host's next questions on stage, in a user's words when that is shorter, else as the host asked
-    for nxt in _next_host_questions(panel, last, shown)[:NEXT_QUESTIONS]:
-        for text in dict.fromkeys((_worded(panel, nxt), " ".join(nxt.text.split()))):
+    for nxt in _next_host_questions(router, last, shown)[:NEXT_QUESTIONS]:
+        for text in dict.fromkeys((_worded(router, nxt), " ".join(nxt.text.split()))):
             candidates.append((text, "next_question", nxt.id))
     out: list[FollowUp] = []
     hosts_used: set[str] = set()
@@ -75,8 +74,9 @@ def suggest_followups(router: Any, turns: Sequence[ConversationTurn], n: int = 3
     return out
 
 
-def _next_host_questions(panel: Any, last: ConversationTurn, shown: set[str]) -> list[Any]:
+def _next_host_questions(router: Any, last: ConversationTurn, shown: set[str]) -> list[Any]:
     """The host questions after the one the last answer responded to whose answers are not all shown."""
+    panel = router.panel
     order = [q.id for q in panel.questions]
     current = None
     for qid in last.quote_ids:
@@ -85,10 +85,9 @@ def _next_host_questions(panel: Any, last: ConversationTurn, shown: set[str]) ->
             current = quote.question
             break
     start = order.index(current) + 1 if current is not None else 0
-    answers = _answers_by_question(panel)
     out = []
     for hq in panel.questions[start:]:
-        ids = answers.get(hq.id, ())
+        ids = _answering(router, hq.id)
         if hq.answered_by and ids and not all(q in shown for q in ids):
             out.append(hq)
             if len(out) >= NEXT_QUESTIONS:
@@ -96,34 +95,24 @@ def _next_host_questions(panel: Any, last: ConversationTurn, shown: set[str]) ->
     return out
 
 
-# panel objects are not hashable (mutable records): keyed by id, checked against a weak reference
-_ANSWERS: dict[int, tuple[Any, dict[str, list[str]]]] = {}
+def _answering(router: Any, question_id: str) -> list[str]:
+    """The ids of the quotes answering a host question, in order: from the index's host-question tables
+    (decoding only those quotes, never every quote of a large saved bank); a router without them scans."""
+    panel = router.panel
+    answering = getattr(router.index, "answering", None)
+    if answering is None:
+        return [q.id for q in panel.quotes if q.question == question_id]
+    quotes = panel.quotes
+    return [quotes[i].id for i in answering(question_id)]
 
 
-def _answers_by_question(panel: Any) -> dict[str, list[str]]:
-    """Host question id -> the ids of the quotes answering it (built once per panel object)."""
-    found = _ANSWERS.get(id(panel))
-    if found is None or found[0]() is not panel:
-        answers: dict[str, list[str]] = {}
-        for q in panel.quotes:
-            if q.question:
-                answers.setdefault(q.question, []).append(q.id)
-        try:
-            found = (weakref.ref(panel), answers)
-        except TypeError:
-            return answers
-        if len(_ANSWERS) > 8:
-            _ANSWERS.clear()
-        _ANSWERS[id(panel)] = found
-    return found[1]
-
-
-def _worded(panel: Any, host_question: Any) -> str:
+def _worded(router: Any, host_question: Any) -> str:
     """The host's question, or (when long) the first user-worded question its first answer carries."""
+    panel = router.panel
     text = " ".join(host_question.text.split())
     if len(text) <= MAX_LEN:
         return text
-    for qid in _answers_by_question(panel).get(host_question.id, ()):
+    for qid in _answering(router, host_question.id):
         quote = panel.quote(qid)
         if quote is not None and quote.asks:
             ask = " ".join(quote.asks[0].split())

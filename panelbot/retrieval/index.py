@@ -592,7 +592,7 @@ class QuoteIndex:
         position = {qid: k for k, qid in enumerate(q.id for q in self.panel.questions)}
         q_sum = {qid: sum(c.values()) for qid, c in qterms.items() if c}
         q_docs: list[array] = [array("i") for _ in self.panel.questions]
-        q_sets: dict[str, tuple[int, set[int]]] = {}  # question id -> (position, its terms' ids)
+        q_sets: dict[str, set[int]] = {}  # question id -> its terms' ids
         overlap: dict[int, int] = {}  # term id -> quotes holding it in their own entry and their question's
         quotes = self.quotes
         for i in range(lo, hi):
@@ -635,13 +635,15 @@ class QuoteIndex:
                 _add_weights(tf, more)
                 odd += more
             length = sum(tf.values())
-            if q.question in q_sum:  # its host question's terms: once per question, not on this quote
-                length += q_sum[q.question]
-                held = q_sets.get(q.question)
-                if held is None:  # the question's terms get their ids here, after the quote's own
-                    held = q_sets[q.question] = (position[q.question], set(map(tid_of, qterms[q.question])))
-                q_docs[held[0]].append(i)
-                count(overlap, tf.keys() & held[1])
+            k = position.get(q.question) if q.question else None
+            if k is not None:  # the quotes answering each host question (see QuoteIndex.answering)
+                q_docs[k].append(i)
+                if q.question in q_sum:  # its host question's terms: once per question, not on this quote
+                    length += q_sum[q.question]
+                    held = q_sets.get(q.question)
+                    if held is None:  # the question's terms get their ids here, after the quote's own
+                        held = q_sets[q.question] = set(map(tid_of, qterms[q.question]))
+                    count(overlap, tf.keys() & held)
             lengths_append(length)
             if odd:  # where this quote's posting goes in each odd term's list, and its weight
                 odd = dict.fromkeys(odd)
@@ -672,6 +674,7 @@ class QuoteIndex:
         self._unchecked: set[int] = set()  # term ids whose postings come from a file and are not checked yet
         self._last_scores: tuple[tuple[str, ...], dict[str, dict[int, float]]] | None = None
         self._speakers: list[str] | None = None
+        self._question_at: dict[str, int] | None = None  # host question id -> its position (the last one)
 
     def _set_postings(self, terms: list[str], offsets: Sequence[int] | None, docs: Sequence,
                       weights: Sequence, norm_len: Sequence[float], idf: Sequence[float],
@@ -742,9 +745,22 @@ class QuoteIndex:
         self.lexicon = Counter(lexicon)
         self.keyword_terms = set(kw)
         asked = _AskedBy.from_arrays(arrays, len(terms), self.n)
+        if len(asked.doc_offsets) != len(panel.questions) + 1:
+            raise ValueError("index: host questions' quotes do not line up with the panel's questions")
         self._set_postings(terms, offsets, docs, weights, norm_len, idf, float(avg_len), asked)
         self._set_words(seq, seq_ends)
         return self
+
+    def answering(self, question_id: str) -> Sequence[int]:
+        """The quotes (numbers, in order) answering this host question: from the host questions' tables,
+        without reading any quote (a saved large bank's quotes are decoded only when shown)."""
+        if self._question_at is None:
+            self._question_at = {hq.id: k for k, hq in enumerate(self.panel.questions)}
+        k = self._question_at.get(question_id)
+        if k is None:
+            return ()
+        asked = self.postings.asked
+        return asked.docs[asked.doc_offsets[k]:asked.doc_offsets[k + 1]]
 
     # ------------------------------------------------------------------------------------- scoring
 
