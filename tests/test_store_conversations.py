@@ -83,3 +83,35 @@ def test_stored_messages_become_resolver_turns(tmp_path: Path) -> None:
         ConversationTurn("what does Olive think?", [], [], "auto"),
     ]
     assert turns_from_messages([]) == []
+
+
+def test_a_conversation_opened_with_small_talk_is_titled_by_its_first_real_question(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "h.sqlite3")
+    kv = "How do you deal with a KV cache that keeps growing?"
+    cid = store.new_conversation("minimax-m3", "hi")
+    store.add_messages(cid, [("user", "", "hi", (), {}), ("decline", "host", "Hi! Ask Dan ...", (), {"small_talk": "greeting"})])
+    store.add_messages(cid, [("user", "", "thanks!", (), {}),
+                             ("decline", "host", "You're welcome!", (), {"small_talk": "thanks"})])
+    assert store.conversation(cid).title == "hi"  # nothing but small talk yet
+    store.add_message(cid, "user", "", kv)  # the app saves the question, then each answer as it comes
+    store.add_message(cid, "assistant", "dan", "\u201cLike a distributed file system.\u201d [dan-22]", ["dan-22"])
+    assert store.conversation(cid).title == kv
+    store.add_messages(cid, [("user", "", "why?", (), {}), ("assistant", "dan", "\u201cBecause.\u201d", ["dan-15"], {})])
+    assert store.conversation(cid).title == kv  # titled once
+
+    # an off-topic question declined is a real question too; a title the person gave is kept
+    b = store.new_conversation("minimax-m3", "hello")
+    store.add_messages(b, [("user", "", "hello", (), {}), ("decline", "host", "Hi!", (), {"small_talk": "greeting"})])
+    store.add_messages(b, [("user", "", "best pizza in town?", (), {}), ("decline", "host", "Not something ...", (), {})])
+    assert store.conversation(b).title == "best pizza in town?"
+    c = store.new_conversation("minimax-m3", "hey")
+    store.add_messages(c, [("user", "", "hey", (), {}), ("decline", "host", "Hi!", (), {"small_talk": "greeting"})])
+    assert store.rename_conversation(c, "Mine")
+    store.add_messages(c, [("user", "", kv, (), {}), ("assistant", "dan", "\u201cYes.\u201d", ["dan-22"], {})])
+    assert store.conversation(c).title == "Mine"
+    # a conversation that began with a question keeps it
+    d = store.new_conversation("minimax-m3", kv)
+    store.add_messages(d, [("user", "", kv, (), {}), ("assistant", "dan", "\u201cYes.\u201d", ["dan-22"], {})])
+    store.add_messages(d, [("user", "", "tell me more", (), {}), ("assistant", "dan", "\u201cMore.\u201d", ["dan-24"], {})])
+    assert store.conversation(d).title == kv
+    store.close()
