@@ -199,3 +199,13 @@ def split_sentences(text: str) -> list[str]:
         return []
     parts = _SENT_RE.split(text)
     return [p.strip() for p in parts if p.strip()]
+
+
+def fill_text(text: str, width: int, indent: str = "") -> str:
+    """``text`` filled to ``width`` columns, every line starting with ``indent``, for plain-text output. A
+    hyphenated word is never broken at its hyphen ("post-" at one line's end, "training" at the next) and a
+    long word (a URL) is never cut in two: it overflows the line instead."""
+    import textwrap
+
+    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent,
+                         break_on_hyphens=False, break_long_words=False)

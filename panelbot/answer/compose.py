@@ -7,12 +7,10 @@ a ranked list. The RouteResult itself keeps its quotes best first, for scores an
 
 from __future__ import annotations
 
-import textwrap
-
 from panelbot.panel import Panel, Quote
 from panelbot.records import record
 from panelbot.retrieval.results import RouteResult, ScoredQuote
-from panelbot.text import strip_control, terminal_columns
+from panelbot.text import fill_text, strip_control, terminal_columns
 
 
 @record(frozen=True)
@@ -181,7 +179,7 @@ def format_route(panel: Panel, result: RouteResult, *, width: int | None = None)
     """Plain-text rendering for the terminal: who answers, their passages in spoken order with ids."""
     width = width or min(100, terminal_columns(100))
     if result.abstained:
-        return "\n".join(textwrap.fill(line, width) for line in decline_text(panel, result).splitlines())
+        return "\n".join(fill_text(line, width) for line in decline_text(panel, result).splitlines())
     lines: list[str] = []
     for speaker in result.speakers:
         quotes = result.quotes_for(speaker)
@@ -189,7 +187,7 @@ def format_route(panel: Panel, result: RouteResult, *, width: int | None = None)
             continue
         lines.append(f"{speaker_heading(panel, speaker)}:")
         for p in passages(quotes):
-            lines.append(textwrap.fill(p.cited(), width, initial_indent="  ", subsequent_indent="  "))
+            lines.append(fill_text(p.cited(), width, "  "))
         lines.append("")
     lines.append(f"({strip_control(result.reason, keep_newlines=False)})")
     return "\n".join(lines)

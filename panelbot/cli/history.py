@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import argparse
-import textwrap
 from typing import TYPE_CHECKING, TextIO
 
 from panelbot.cli.ask import conversation_id
 from panelbot.cli.common import EXIT_OK, Parser, print_json
 from panelbot.errors import UsageError
+from panelbot.text import fill_text
 
 if TYPE_CHECKING:
     from panelbot.conversation.store import ConversationStore, SearchHit
@@ -102,7 +102,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                      f"{len(messages)} messages") + "\n")
     for m in messages:
         if m.role == "user":
-            out.write("\n" + textwrap.fill(_clean(f"You: {m.text}"), 100) + "\n")
+            out.write("\n" + fill_text(_clean(f"You: {m.text}"), 100) + "\n")
             context = m.meta.get("context") if isinstance(m.meta, dict) else None
             if isinstance(context, dict):
                 out.write(_clean(f"  ({context.get('kind', 'follow-up')}: {context.get('subject', '')})") + "\n")
@@ -113,7 +113,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                  "error": "Error"}.get(m.role, who)
         out.write(f"{_clean(label)}:\n")
         for para in m.text.split("\n\n"):
-            out.write(textwrap.fill(_clean(para), 100, initial_indent="  ", subsequent_indent="  ") + "\n")
+            out.write(fill_text(_clean(para), 100, "  ") + "\n")
     return EXIT_OK
 
 
