@@ -753,7 +753,7 @@ class Router:
             first = ranked[0]
             if len(ranked) > 1 and self._both_answered(query, per, first, ranked[1]):
                 return [first, ranked[1]], "both panelists spoke to this", ""
-            return [first], f"{self.panel.display_name(first)}'s subject and best-matching quotes", ""
+            return [first], f"{self.panel.display_name(first)} spoke to this most on the panel", ""
         org_subject = self._org_subject(query)
         if len(explicit) > 1 and org_subject in explicit and per[org_subject]:
             # asked of both about one panelist's organisation: theirs to say, not a pun on its name
@@ -768,7 +768,7 @@ class Router:
             return speakers, how, ""
         others = [p for p in ranked if spoke[p] and p not in explicit]
         if others and via_org:  # nobody was named: the one who spoke to it answers, with no hand-over note
-            return others[:1], f"{self.panel.display_name(others[0])}'s subject and best-matching quotes", ""
+            return others[:1], f"{self.panel.display_name(others[0])} spoke to this most on the panel", ""
         if others:  # hand over to the one who did speak to it, and say so
             note = f"{names} didn't speak to this on the panel; {self.panel.display_name(others[0])} did"
             return others[:1], note, note
