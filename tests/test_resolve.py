@@ -551,3 +551,20 @@ def test_another_answers_reason_must_say_something_of_the_subject():
     assert reason_excerpt(text, about).startswith("We keep the cache")
     other = "We like pizza. The oven is hot because it is big."
     assert not any(about(said) for _, said in cause_sentences(other, about))
+
+
+def test_the_subject_is_named_with_its_acronyms_capitalised(router):
+    """A topic is stored in lower case ("kv cache storage"); the note says it as the talk writes it."""
+    _, other = talk(router, KV, "and Olive?")
+    assert other.route.abstained and "KV cache" in other.route.reason
+    assert "kv cache" not in other.route.reason
+
+
+def test_cased_takes_acronyms_and_mixed_case_never_a_sentence_capital():
+    from panelbot.conversation.resolve import _cased
+
+    assert _cased("kv cache storage", "How do you deal with a KV cache?") == "KV cache storage"
+    assert _cased("minimax sparse attention", "So the MiniMax sparse attention. Sparse is fine.") == \
+        "MiniMax sparse attention"
+    assert _cased("gpu kernels", "Kernels matter. GPUs too.") == "gpu kernels"  # "GPUs" is not "gpu"
+    assert _cased("post-training data", "Post-training is hard.") == "post-training data"

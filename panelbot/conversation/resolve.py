@@ -510,6 +510,18 @@ def _identity_terms(router: Router, pids: Sequence[str]) -> set[str]:
     return out
 
 
+def _cased(label: str, *texts: str) -> str:
+    """``label`` (a topic, often written in lower case: "kv cache storage") with each word as the question or
+    the quote writes it when that form is an acronym or mixed case ("KV", "GPU", "MiniMax"): "KV cache
+    storage". A capital that only starts a sentence is not taken."""
+    forms: dict[str, str] = {}
+    for text in texts:
+        for word in re.findall(r"[^\W_][\w'-]*", text):
+            if word[1:] != word[1:].lower():
+                forms.setdefault(word.lower(), word)
+    return " ".join(forms.get(w.lower(), w) if w == w.lower() else w for w in label.split(" "))
+
+
 def _label(router: Router, subject: _Subject) -> str:
     """A few words naming the subject: a topic of its best quote that shares its words, else the question."""
     wanted = {t for t, w in subject.terms.items() if w >= 1.0 and "_" not in t} or set(subject.terms)
@@ -519,7 +531,7 @@ def _label(router: Router, subject: _Subject) -> str:
             continue
         for topic in (*quote.topics, *quote.keywords):
             if set(router.norm.unigrams(router.norm.normalise(topic))) & wanted:
-                return topic
+                return _cased(topic, subject.question, quote.text)
     text = " ".join(subject.question.split())
     return f"\u201c{text if len(text) <= 60 else text[:57].rstrip() + '...'}\u201d"
 
