@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from panelbot.cli.common import (
     EXIT_OK,
@@ -152,18 +151,14 @@ def continued_panel(conv: ConversationLog, asked_for: str | None) -> tuple[Panel
     """The panel (with its index) of a conversation continued with ``-c``/``--cid`` that was held with
     another panel than the default: from the directory it was held with (a panel given by path is not
     installed), else by name. A usage error when ``--panel`` names another panel or it is gone."""
+    from panelbot.conversation.session import panel_to_open
     from panelbot.errors import PanelNotFound
     from panelbot.retrieval.cache import open_indexed
 
     if asked_for:
         raise UsageError(f"conversation {conv.conversation_id} is with panel {conv.panel!r}, not {asked_for!r}")
-    directory = Path(conv.panel_dir) if conv.panel_dir else None
     try:
-        if directory is not None and (directory / "panel.yaml").is_file():
-            other = open_indexed(directory)
-            if other.panel.name == conv.panel:
-                return other.panel, other.index
-        other = open_indexed(conv.panel)
+        other = open_indexed(panel_to_open(conv.panel, conv.panel_dir))
     except PanelNotFound:
         where = f" (it was in {conv.panel_dir})" if conv.panel_dir else ""
         raise UsageError(f"conversation {conv.conversation_id} is with panel {conv.panel!r}, which is not "

@@ -17,6 +17,23 @@ if TYPE_CHECKING:  # the store (and sqlite3) is imported only when the history i
     from panelbot.conversation.store import ConversationStore
 
 
+PANEL_DIR = "panel_dir"  # meta key of a conversation's first question: the directory of its panel
+
+
+def panel_dir_of(messages: Sequence[Any]) -> str:
+    """The panel directory kept with a conversation's first question ("" when not kept: an older one)."""
+    return next((str(m.meta.get(PANEL_DIR) or "") for m in messages
+                 if m.role == "user" and isinstance(m.meta, dict)), "")
+
+
+def panel_to_open(name: str, panel_dir: str) -> str:
+    """What to load for a conversation held with panel ``name``: its kept directory when that still holds
+    the panel (a panel given by path is not installed, so its name alone finds nothing), else the name."""
+    if panel_dir and Path(panel_dir).name == name and (Path(panel_dir) / "panel.yaml").is_file():
+        return panel_dir
+    return name
+
+
 class ConversationLog:
     """One conversation: its earlier turns (``turns``) and, when logging, where new turns are written.
 
@@ -67,8 +84,7 @@ class ConversationLog:
         said: list[tuple[str, str]] = []
         if cid is not None:
             messages = store.messages(cid)
-            panel_dir = next((str(m.meta.get("panel_dir") or "") for m in messages
-                              if m.role == "user" and isinstance(m.meta, dict)), "")
+            panel_dir = panel_dir_of(messages)
             turns = turns_from_messages(messages)
             said = [("user" if m.role == "user" else m.speaker, m.text) for m in messages
                     if m.role in ("user", "assistant", "decline") and m.text]
@@ -100,7 +116,7 @@ class ConversationLog:
         if self.conversation_id is None:
             self.conversation_id = self.store.new_conversation(self.panel, question[:80], source=self.source)
             if self.panel_dir:
-                meta["panel_dir"] = self.panel_dir
+                meta[PANEL_DIR] = self.panel_dir
         if resolution.context is not None:
             meta["context"] = resolution.context
         rows: list[tuple[str, str, str, Sequence[str], dict[str, Any] | None]] = [("user", "", question, (), meta)]
