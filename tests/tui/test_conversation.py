@@ -294,3 +294,12 @@ async def test_the_app_keeps_the_panel_directory_with_a_new_conversation(make_ap
     with ConversationStore(isolated_env / "history.sqlite3") as store:
         first = store.messages(cid)[0]
     assert first.role == "user" and first.meta["panel_dir"] == str(app.panel.path.resolve())
+
+
+async def test_palette_leaves_out_textuals_duplicate_and_developer_commands(make_app) -> None:
+    app = shipped(make_app)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Quit" in titles and "Theme" in titles
+        assert not {"Keys", "Maximize", "Screenshot"} & set(titles)
