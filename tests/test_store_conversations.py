@@ -115,3 +115,30 @@ def test_a_conversation_opened_with_small_talk_is_titled_by_its_first_real_quest
     store.add_messages(d, [("user", "", "tell me more", (), {}), ("assistant", "dan", "\u201cMore.\u201d", ["dan-24"], {})])
     assert store.conversation(d).title == kv
     store.close()
+
+
+def test_short_time_is_a_local_minute(monkeypatch) -> None:
+    import time
+
+    from panelbot.conversation.store import short_time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        assert short_time("2026-11-30T18:45:31+00:00") == "2026-11-30 18:45"
+        monkeypatch.setenv("TZ", "America/New_York")
+        time.tzset()
+        assert short_time("2026-11-30T18:45:31+00:00") == "2026-11-30 13:45"
+        assert short_time("not a time at all") == "not a time at all"[:16]
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_history_lists_conversations_with_a_readable_time(run_cli) -> None:
+    import re
+
+    assert run_cli("ask", "How do you deal with a KV cache that keeps growing?").returncode == 0
+    listed = run_cli("history", env={"TZ": "UTC"})
+    assert listed.returncode == 0, listed.stderr
+    assert re.match(r"\s+1  \d{4}-\d\d-\d\d \d\d:\d\d    2 msgs  minimax-m3  How do you deal", listed.stdout)

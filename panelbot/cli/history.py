@@ -61,6 +61,8 @@ def _clean(text: str) -> str:
 
 
 def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from panelbot.conversation.store import short_time
+
     store = _open()
     convs = store.list_conversations() if store else []
     if store:
@@ -73,7 +75,8 @@ def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not convs:
         out.write("No saved conversations yet.\n")
     for c in convs:
-        out.write(_clean(f"{c.id:>4}  {c.updated_at}  {c.message_count:>3} msgs  {c.panel}  {c.title}") + "\n")
+        out.write(_clean(f"{c.id:>4}  {short_time(c.updated_at)}  {c.message_count:>3} msgs  {c.panel}  {c.title}")
+                  + "\n")
     return EXIT_OK
 
 
@@ -82,6 +85,8 @@ def _missing(conv_id: int) -> UsageError:
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from panelbot.conversation.store import short_time
+
     store = _open()
     if store is None:
         raise _missing(args.id)
@@ -98,7 +103,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_OK
     names = _speaker_names(summary.panel)
     out.write(_clean(f"#{summary.id} {summary.title}") + "\n")
-    out.write(_clean(f"panel {summary.panel}; started {summary.started_at} ({summary.source}); "
+    out.write(_clean(f"panel {summary.panel}; started {short_time(summary.started_at)} ({summary.source}); "
                      f"{len(messages)} messages") + "\n")
     for m in messages:
         if m.role == "user":

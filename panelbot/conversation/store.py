@@ -353,6 +353,16 @@ def fts_query(text: str) -> str:
     return " ".join('"' + t.replace('"', '""') + '"' for t in tokens[:32])
 
 
+def short_time(stamp: str) -> str:
+    """A stored time (ISO 8601, UTC) as a person reads it in a listing: "2026-11-30 18:45", in local time."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M")
+    except (ValueError, OverflowError, OSError):
+        return stamp[:16].replace("T", " ")
+
+
 def _title(title: str) -> str:
     return " ".join(title.split())[:200] or "(untitled)"
 
