@@ -9,6 +9,7 @@ import unicodedata
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 
@@ -209,3 +210,11 @@ def fill_text(text: str, width: int, indent: str = "") -> str:
 
     return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent,
                          break_on_hyphens=False, break_long_words=False)
+
+
+def and_list(items: Sequence[str]) -> str:
+    """Names as a sentence lists them: "Dan", "Dan and Olive", "Ada, Ben, Cy and Di"."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+

@@ -155,3 +155,11 @@ def test_ask_text_output_never_splits_a_hyphenated_word(run_cli) -> None:
     r = run_cli("ask", "--no-log", "hi", env={"COLUMNS": "100"})
     assert r.returncode == 0, r.stderr
     assert "post-training" in r.stdout and "post-\n" not in r.stdout
+
+
+def test_and_list_reads_as_a_sentence() -> None:
+    from panelbot.text import and_list
+
+    assert and_list([]) == "" and and_list(["Dan"]) == "Dan"
+    assert and_list(["Dan", "Olive"]) == "Dan and Olive"
+    assert and_list(["Ada", "Ben", "Cy", "Di"]) == "Ada, Ben, Cy and Di"

@@ -42,7 +42,7 @@ from panelbot.records import field, record
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
-from panelbot.text import LazyPattern, fold
+from panelbot.text import LazyPattern, and_list, fold
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
 if TYPE_CHECKING:
@@ -744,7 +744,7 @@ class _Resolver:
     # ------------------------------------------------------------------------------------ helpers
 
     def _name(self, pids: Sequence[str]) -> str:
-        return " and ".join(self.panel.display_name(p) for p in pids)
+        return and_list([self.panel.display_name(p) for p in pids])
 
     def _about(self) -> str:
         return f"follow-up to your question about {self.subject.label}"

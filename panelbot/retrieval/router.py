@@ -48,7 +48,7 @@ from panelbot.retrieval.lexicon import (
 )
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.vocabulary import Normalizer
-from panelbot.text import GuardedPattern, LazyPattern, fold, normalize_for_match, words
+from panelbot.text import GuardedPattern, LazyPattern, and_list, fold, normalize_for_match, words
 
 GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
 EVERYDAY_MIN = 3
@@ -760,7 +760,7 @@ class Router:
             spoke = {p: p == org_subject for p in ids}
         speakers = [p for p in explicit if spoke[p]]
         silent = [p for p in explicit if not spoke[p]]
-        names = " and ".join(self.panel.display_name(p) for p in silent)
+        names = and_list([self.panel.display_name(p) for p in silent])
         if speakers and silent:
             note = f"{names} didn't speak to this on the panel"
             return speakers, f"{how}; {note}", note

@@ -303,3 +303,18 @@ async def test_palette_leaves_out_textuals_duplicate_and_developer_commands(make
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Quit" in titles and "Theme" in titles
         assert not {"Keys", "Maximize", "Screenshot"} & set(titles)
+
+
+async def test_the_welcome_lists_three_panelists_as_a_sentence(make_app, tmp_path: Path) -> None:
+    import shutil
+
+    trio = tmp_path / "trio"
+    shutil.copytree(Path(__file__).parent / "panels" / "tiny", trio)
+    yaml = (trio / "panel.yaml").read_text(encoding="utf-8")
+    yaml = yaml.replace("topics:", "  - id: cy\n    name: Cy\n    role: Host of nothing\n    organisation: Nowhere\n"
+                                   "    covers: [agents]\ntopics:", 1)
+    (trio / "panel.yaml").write_text(yaml, encoding="utf-8")
+    app = make_app(str(trio))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "Ask Dan, Olive and Cy anything about the talk." in chat_text(app)
