@@ -218,3 +218,15 @@ def and_list(items: Sequence[str]) -> str:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
 
+
+def cased_like(label: str, *texts: str) -> str:
+    """``label`` (a topic, often written in lower case: "kv cache storage") with each word as ``texts`` (the
+    question, the quote) write it when that form is an acronym or mixed case ("KV", "GPU", "MiniMax"): "KV
+    cache storage". A capital that only starts a sentence is not taken."""
+    forms: dict[str, str] = {}
+    for text in texts:
+        for word in re.findall(r"[^\W_][\w'-]*", text):
+            if word[1:] != word[1:].lower() or (len(word) > 1 and word.isupper()):  # "KV", "MiniMax", "M3"
+                forms.setdefault(word.lower(), word)
+    return " ".join(forms.get(w.lower(), w) if w == w.lower() else w for w in label.split(" "))
+

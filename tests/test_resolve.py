@@ -561,13 +561,14 @@ def test_the_subject_is_named_with_its_acronyms_capitalised(router):
 
 
 def test_cased_takes_acronyms_and_mixed_case_never_a_sentence_capital():
-    from panelbot.conversation.resolve import _cased
+    from panelbot.text import cased_like as _cased
 
     assert _cased("kv cache storage", "How do you deal with a KV cache?") == "KV cache storage"
     assert _cased("minimax sparse attention", "So the MiniMax sparse attention. Sparse is fine.") == \
         "MiniMax sparse attention"
     assert _cased("gpu kernels", "Kernels matter. GPUs too.") == "gpu kernels"  # "GPUs" is not "gpu"
     assert _cased("post-training data", "Post-training is hard.") == "post-training data"
+    assert _cased("m3 launch", "So, for M3, for example") == "M3 launch"
 
 
 @pytest.mark.parametrize("message", ["tell me more", "why?", "go on", "ok, why?", "what does the other panelist think?",

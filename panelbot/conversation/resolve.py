@@ -42,7 +42,7 @@ from panelbot.records import field, record, replace
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
-from panelbot.text import LazyPattern, and_list, fold
+from panelbot.text import LazyPattern, and_list, cased_like, fold
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
 if TYPE_CHECKING:
@@ -531,18 +531,6 @@ def _identity_terms(router: Router, pids: Sequence[str]) -> set[str]:
     return out
 
 
-def _cased(label: str, *texts: str) -> str:
-    """``label`` (a topic, often written in lower case: "kv cache storage") with each word as the question or
-    the quote writes it when that form is an acronym or mixed case ("KV", "GPU", "MiniMax"): "KV cache
-    storage". A capital that only starts a sentence is not taken."""
-    forms: dict[str, str] = {}
-    for text in texts:
-        for word in re.findall(r"[^\W_][\w'-]*", text):
-            if word[1:] != word[1:].lower():
-                forms.setdefault(word.lower(), word)
-    return " ".join(forms.get(w.lower(), w) if w == w.lower() else w for w in label.split(" "))
-
-
 def _label(router: Router, subject: _Subject) -> str:
     """A few words naming the subject: a topic of its best quote that shares its words, else the question."""
     wanted = {t for t, w in subject.terms.items() if w >= 1.0 and "_" not in t} or set(subject.terms)
@@ -552,7 +540,7 @@ def _label(router: Router, subject: _Subject) -> str:
             continue
         for topic in (*quote.topics, *quote.keywords):
             if set(router.norm.unigrams(router.norm.normalise(topic))) & wanted:
-                return _cased(topic, subject.question, quote.text)
+                return cased_like(topic, subject.question, quote.text)
     text = " ".join(subject.question.split())
     return f"\u201c{text if len(text) <= 60 else text[:57].rstrip() + '...'}\u201d"
 

@@ -48,7 +48,15 @@ from panelbot.retrieval.lexicon import (
 )
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.vocabulary import Normalizer
-from panelbot.text import GuardedPattern, LazyPattern, and_list, fold, normalize_for_match, words
+from panelbot.text import (
+    GuardedPattern,
+    LazyPattern,
+    and_list,
+    cased_like,
+    fold,
+    normalize_for_match,
+    words,
+)
 
 GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
 EVERYDAY_MIN = 3
@@ -621,10 +629,11 @@ class Router:
                     and not any(k.lower() in s.lower() or s.lower() in k.lower() for s in said)]
         parts = []
         if said:
-            parts.append("says " + ", ".join(f"\u201c{w}\u201d" for w in said[:4]))
-        if keywords:
-            parts.append("about " + ", ".join(dict.fromkeys(keywords[:3])))
+            parts.append("says " + ", ".join(f"\u201c{cased_like(w, q.text)}\u201d" for w in said[:4]))
         hq = self.panel.question(q.question)
+        if keywords:  # as the quote or its host question writes them ("KV cache", not the stored "kv cache")
+            parts.append("about " + ", ".join(dict.fromkeys(cased_like(k, q.text, hq.text if hq else "")
+                                                            for k in keywords[:3])))
         if hq:
             text = " ".join(hq.text.split())
             short = text if len(text) <= 60 else text[:59].rsplit(" ", 1)[0] + "\u2026"
