@@ -9,6 +9,7 @@ import unicodedata
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 
@@ -199,3 +200,33 @@ def split_sentences(text: str) -> list[str]:
         return []
     parts = _SENT_RE.split(text)
     return [p.strip() for p in parts if p.strip()]
+
+
+def fill_text(text: str, width: int, indent: str = "") -> str:
+    """``text`` filled to ``width`` columns, every line starting with ``indent``, for plain-text output. A
+    hyphenated word is never broken at its hyphen ("post-" at one line's end, "training" at the next) and a
+    long word (a URL) is never cut in two: it overflows the line instead."""
+    import textwrap
+
+    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent,
+                         break_on_hyphens=False, break_long_words=False)
+
+
+def and_list(items: Sequence[str]) -> str:
+    """Names as a sentence lists them: "Dan", "Dan and Olive", "Ada, Ben, Cy and Di"."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def cased_like(label: str, *texts: str) -> str:
+    """``label`` (a topic, often written in lower case: "kv cache storage") with each word as ``texts`` (the
+    question, the quote) write it when that form is an acronym or mixed case ("KV", "GPU", "MiniMax"): "KV
+    cache storage". A capital that only starts a sentence is not taken."""
+    forms: dict[str, str] = {}
+    for text in texts:
+        for word in re.findall(r"[^\W_][\w'-]*", text):
+            if word[1:] != word[1:].lower() or (len(word) > 1 and word.isupper()):  # "KV", "MiniMax", "M3"
+                forms.setdefault(word.lower(), word)
+    return " ".join(forms.get(w.lower(), w) if w == w.lower() else w for w in label.split(" "))
+

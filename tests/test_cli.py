@@ -211,3 +211,10 @@ def test_history_lists_titles_without_terminal_escapes(run_cli, isolated_env) ->
     assert res.returncode == 0, res.stderr
     assert "\x1b" not in res.stdout and "\x07" not in res.stdout
     assert "kv cache question" in res.stdout
+
+
+@pytest.mark.parametrize("args", [("ask", "--panel", "", "hi"), ("--panel=", "panels"), ("quote", "--panel", " ", "kv")])
+def test_an_empty_panel_is_a_usage_error_not_the_default_panel(run_cli, args) -> None:
+    r = run_cli(*args)
+    assert r.returncode == 2 and r.stdout == "" and "Traceback" not in r.stderr
+    assert r.stderr.count("\n") == 1 and "--panel: expected a panel name or directory" in r.stderr

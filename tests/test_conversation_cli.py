@@ -130,3 +130,26 @@ def test_history_show_search_rename_rm(run_cli) -> None:
     for args in (("show", str(cid)), ("rm", str(cid)), ("rename", str(cid), "x")):
         r = run_cli("history", *args)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and f"no conversation {cid}" in r.stderr
+
+
+def test_continue_reopens_a_panel_given_by_path(run_cli, tmp_path) -> None:
+    """``ask --panel DIR`` on a panel that is not installed, then ``ask -c`` without --panel: the follow-up
+    is answered on that panel (its directory is kept with the conversation), not refused as unknown."""
+    import shutil
+
+    talk = tmp_path / "elsewhere" / "my-talk"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "persona_data" / "minimax-m3", talk)
+    first = _json(run_cli("ask", "--json", "--panel", str(talk), KV))
+    more = run_cli("ask", "-c", "--json", "tell me more")
+    assert more.returncode == 0, more.stderr
+    more_d = json.loads(more.stdout)
+    assert more_d["conversation"] == first["conversation"] and more_d["context"]["kind"] == "continuation"
+    listed = _json(run_cli("history", "--json"))
+    assert listed[0]["panel"] == "my-talk"
+
+    # the directory gone: one clear line saying how to continue, exit 2
+    shutil.rmtree(talk)
+    gone = run_cli("ask", "-c", "why?")
+    assert gone.returncode == 2 and "Traceback" not in gone.stderr
+    assert gone.stderr.count("\n") == 1 and "'my-talk', which is not installed" in gone.stderr
+    assert "--panel" in gone.stderr

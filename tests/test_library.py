@@ -128,8 +128,12 @@ def test_ask_all_cli(run_cli, tmp_path: Path) -> None:
     lines = [json.loads(x) for x in r.stdout.splitlines()]
     assert [x["abstained"] for x in lines] == [True, False]
     assert lines[1]["panels"][0] == "storage"
-    r = run_cli("ask", "--all", "best pizza in Naples?", env=env)
+    r = run_cli("ask", "--all", "best pizza in Naples?", env={**env, "COLUMNS": "60"})
     assert r.returncode == 0 and r.stdout.startswith("None of the talks got into that")
+    assert max(map(len, r.stdout.splitlines())) <= 60  # wrapped to the terminal, like every answer
+    # no blank line dangling after the last talk's answer
+    r = run_cli("ask", "--all", "Is erasure coding better than replication for durability?", env=env)
+    assert r.stdout.count("== ") == 1 and r.stdout.endswith("\n") and not r.stdout.endswith("\n\n")
 
 
 def test_quote_all_cli(run_cli, tmp_path: Path) -> None:

@@ -551,3 +551,45 @@ def test_another_answers_reason_must_say_something_of_the_subject():
     assert reason_excerpt(text, about).startswith("We keep the cache")
     other = "We like pizza. The oven is hot because it is big."
     assert not any(about(said) for _, said in cause_sentences(other, about))
+
+
+def test_the_subject_is_named_with_its_acronyms_capitalised(router):
+    """A topic is stored in lower case ("kv cache storage"); the note says it as the talk writes it."""
+    _, other = talk(router, KV, "and Olive?")
+    assert other.route.abstained and "KV cache" in other.route.reason
+    assert "kv cache" not in other.route.reason
+
+
+def test_cased_takes_acronyms_and_mixed_case_never_a_sentence_capital():
+    from panelbot.text import cased_like as _cased
+
+    assert _cased("kv cache storage", "How do you deal with a KV cache?") == "KV cache storage"
+    assert _cased("minimax sparse attention", "So the MiniMax sparse attention. Sparse is fine.") == \
+        "MiniMax sparse attention"
+    assert _cased("gpu kernels", "Kernels matter. GPUs too.") == "gpu kernels"  # "GPUs" is not "gpu"
+    assert _cased("post-training data", "Post-training is hard.") == "post-training data"
+    assert _cased("m3 launch", "So, for M3, for example") == "M3 launch"
+
+
+@pytest.mark.parametrize("message", ["tell me more", "why?", "go on", "ok, why?", "what does the other panelist think?",
+                                     "can you explain that?"])
+def test_a_follow_up_before_anything_was_answered_says_so(router, message):
+    from panelbot.conversation.resolve import NOTHING_TO_FOLLOW
+
+    for history in ([], [ConversationTurn("hi", [], [])]):  # nothing yet, or only small talk
+        res = resolve(router, history, message)
+        assert res.route.abstained and res.route.reason == NOTHING_TO_FOLLOW and not res.route.off_topic
+        assert res.route.suggestions  # questions that do have an answer
+
+
+@pytest.mark.parametrize("message", ["why is pizza round?", "tell me more about pizza", "what about the weather?"])
+def test_an_off_topic_question_with_a_follow_up_word_is_still_off_topic(router, message):
+    res = resolve(router, [], message)
+    assert res.route.abstained and res.route.off_topic and res.route.reason != "nothing to follow up on yet"
+
+
+def test_nothing_to_follow_reads_as_a_decline_line(router, shipped_panel):
+    from panelbot.answer.compose import decline_text
+
+    text = decline_text(shipped_panel, resolve(router, [], "tell me more").route)
+    assert text.startswith("Nothing to follow up on yet: ask about something from the talk first.\nTry: ")

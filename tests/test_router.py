@@ -602,3 +602,16 @@ def test_a_quote_saying_the_questions_words_is_kept_at_the_weak_share(router, sh
     assert [sq.quote.id for sq in kept] == ["dan-26", "dan-25"]
     louder = ScoredQuote(shipped_panel.quote("dan-04"), UNSAID_SHARE * 80.0)
     assert [sq.quote.id for sq in router._answer_quotes([best, louder], {}, query.terms, query)] == ["dan-26", "dan-04"]
+
+
+def test_the_reason_for_who_answers_reads_as_a_sentence(router: Router) -> None:
+    """Printed under every answer: it says why this panelist answers, in words a reader follows."""
+    res = router.route("How do you deal with a KV cache that keeps growing?")
+    assert res.speakers == ["dan"] and res.reason == "Dan spoke to this most on the panel"
+
+
+def test_why_names_a_topic_as_the_quote_writes_it(router: Router) -> None:
+    """The sources pane's "about ..." keeps the quote's acronyms ("KV cache"), not the stored lower case."""
+    res = router.route("How do you deal with a KV cache that keeps growing?")
+    why = {sq.quote.id: sq.reason for sq in res.quotes}
+    assert "KV cache" in why["dan-22"] and "kv cache" not in why["dan-22"]

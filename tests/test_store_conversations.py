@@ -83,3 +83,62 @@ def test_stored_messages_become_resolver_turns(tmp_path: Path) -> None:
         ConversationTurn("what does Olive think?", [], [], "auto"),
     ]
     assert turns_from_messages([]) == []
+
+
+def test_a_conversation_opened_with_small_talk_is_titled_by_its_first_real_question(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "h.sqlite3")
+    kv = "How do you deal with a KV cache that keeps growing?"
+    cid = store.new_conversation("minimax-m3", "hi")
+    store.add_messages(cid, [("user", "", "hi", (), {}), ("decline", "host", "Hi! Ask Dan ...", (), {"small_talk": "greeting"})])
+    store.add_messages(cid, [("user", "", "thanks!", (), {}),
+                             ("decline", "host", "You're welcome!", (), {"small_talk": "thanks"})])
+    assert store.conversation(cid).title == "hi"  # nothing but small talk yet
+    store.add_message(cid, "user", "", kv)  # the app saves the question, then each answer as it comes
+    store.add_message(cid, "assistant", "dan", "\u201cLike a distributed file system.\u201d [dan-22]", ["dan-22"])
+    assert store.conversation(cid).title == kv
+    store.add_messages(cid, [("user", "", "why?", (), {}), ("assistant", "dan", "\u201cBecause.\u201d", ["dan-15"], {})])
+    assert store.conversation(cid).title == kv  # titled once
+
+    # an off-topic question declined is a real question too; a title the person gave is kept
+    b = store.new_conversation("minimax-m3", "hello")
+    store.add_messages(b, [("user", "", "hello", (), {}), ("decline", "host", "Hi!", (), {"small_talk": "greeting"})])
+    store.add_messages(b, [("user", "", "best pizza in town?", (), {}), ("decline", "host", "Not something ...", (), {})])
+    assert store.conversation(b).title == "best pizza in town?"
+    c = store.new_conversation("minimax-m3", "hey")
+    store.add_messages(c, [("user", "", "hey", (), {}), ("decline", "host", "Hi!", (), {"small_talk": "greeting"})])
+    assert store.rename_conversation(c, "Mine")
+    store.add_messages(c, [("user", "", kv, (), {}), ("assistant", "dan", "\u201cYes.\u201d", ["dan-22"], {})])
+    assert store.conversation(c).title == "Mine"
+    # a conversation that began with a question keeps it
+    d = store.new_conversation("minimax-m3", kv)
+    store.add_messages(d, [("user", "", kv, (), {}), ("assistant", "dan", "\u201cYes.\u201d", ["dan-22"], {})])
+    store.add_messages(d, [("user", "", "tell me more", (), {}), ("assistant", "dan", "\u201cMore.\u201d", ["dan-24"], {})])
+    assert store.conversation(d).title == kv
+    store.close()
+
+
+def test_short_time_is_a_local_minute(monkeypatch) -> None:
+    import time
+
+    from panelbot.conversation.store import short_time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        assert short_time("2026-11-30T18:45:31+00:00") == "2026-11-30 18:45"
+        monkeypatch.setenv("TZ", "America/New_York")
+        time.tzset()
+        assert short_time("2026-11-30T18:45:31+00:00") == "2026-11-30 13:45"
+        assert short_time("not a time at all") == "not a time at all"[:16]
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_history_lists_conversations_with_a_readable_time(run_cli) -> None:
+    import re
+
+    assert run_cli("ask", "How do you deal with a KV cache that keeps growing?").returncode == 0
+    listed = run_cli("history", env={"TZ": "UTC"})
+    assert listed.returncode == 0, listed.stderr
+    assert re.match(r"\s+1  \d{4}-\d\d-\d\d \d\d:\d\d    2 msgs  minimax-m3  How do you deal", listed.stdout)

@@ -136,3 +136,30 @@ def test_guarded_pattern_compiles_only_when_a_literal_is_there() -> None:
     assert g.search("what does olive think?") is None and g._compiled is None
     assert g.search("and dan?") is not None and g._compiled is not None
     assert GuardedPattern(r"\bjosé\b", 0, ("José",))._literals == ()  # not ASCII: no guard
+
+
+def test_fill_text_keeps_hyphenated_words_and_urls_whole() -> None:
+    from panelbot.text import fill_text
+
+    text = "Ask Olive about post-training and reinforcement learning over 12-hour runs"
+    for width in range(20, 80):
+        lines = fill_text(text, width, "  ").splitlines()
+        assert all(line.startswith("  ") for line in lines)
+        assert not any(line.endswith("-") for line in lines), (width, lines)
+        assert " ".join(line.strip() for line in lines) == text
+    url = "https://www.youtube.com/watch?v=abcdefghijk&t=1234"
+    assert url in fill_text(f"watch {url} now", 20).splitlines()
+
+
+def test_ask_text_output_never_splits_a_hyphenated_word(run_cli) -> None:
+    r = run_cli("ask", "--no-log", "hi", env={"COLUMNS": "100"})
+    assert r.returncode == 0, r.stderr
+    assert "post-training" in r.stdout and "post-\n" not in r.stdout
+
+
+def test_and_list_reads_as_a_sentence() -> None:
+    from panelbot.text import and_list
+
+    assert and_list([]) == "" and and_list(["Dan"]) == "Dan"
+    assert and_list(["Dan", "Olive"]) == "Dan and Olive"
+    assert and_list(["Ada", "Ben", "Cy", "Di"]) == "Ada, Ben, Cy and Di"

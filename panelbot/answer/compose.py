@@ -7,12 +7,10 @@ a ranked list. The RouteResult itself keeps its quotes best first, for scores an
 
 from __future__ import annotations
 
-import textwrap
-
 from panelbot.panel import Panel, Quote
 from panelbot.records import record
 from panelbot.retrieval.results import RouteResult, ScoredQuote
-from panelbot.text import strip_control, terminal_columns
+from panelbot.text import and_list, fill_text, strip_control, terminal_columns
 
 
 @record(frozen=True)
@@ -92,7 +90,7 @@ def _who(panel: Panel) -> str:
     for p in panel.panelists.values():
         title = f" ({p.title})" if p.title else ""
         people.append(strip_control(f"{p.name}{title}", keep_newlines=False))
-    return _join(people)
+    return and_list(people)
 
 
 def _small_talk_reply(kind: str, intro: str, what: str, people: str) -> str:
@@ -118,9 +116,9 @@ def small_talk_text(panel: Panel, result: RouteResult, *, suggest: bool = True) 
     "what can I ask?"): short and honest -- who is on the panel, what they can be asked, and (unless a front end
     offers them itself) two or three questions that have an answer. Nothing is quoted, so nothing is cited."""
     title = strip_control(panel.title or panel.name, keep_newlines=False)
-    asks = ", ".join(f"{name} about {_join(c)}" for name, c in _topics(panel))
+    asks = ", ".join(f"{name} about {and_list(c)}" for name, c in _topics(panel))
     what = f"Ask {asks}." if asks else "Ask about anything they discussed."
-    names = _join([strip_control(p.name.split()[0] if p.name.split() else p.id, keep_newlines=False)
+    names = and_list([strip_control(p.name.split()[0] if p.name.split() else p.id, keep_newlines=False)
                    for p in panel.panelists.values()])
     first = _small_talk_reply(result.small_talk, f"This is the panel \u201c{title}\u201d: {_who(panel)}.", what,
                               names)
@@ -131,12 +129,12 @@ def talks_small_talk_text(panels: list[Panel], kind: str, topics: list[str]) -> 
     """The reply to small talk when asking across every installed talk: which talks (and who spoke in each)
     and what they covered (``topics``, e.g. "open source (minimax-m3)")."""
     talks = "; ".join(f"\u201c{strip_control(p.title or p.name, keep_newlines=False)}\u201d ("
-                      + _join([strip_control(x.name, keep_newlines=False) for x in p.panelists.values()]) + ")"
+                      + and_list([strip_control(x.name, keep_newlines=False) for x in p.panelists.values()]) + ")"
                       for p in panels)
     n = len(panels)
     intro = f"You're asking across {n} talk{'s' if n != 1 else ''}: {talks}." if panels else "No talks are installed."
     shown = [strip_control(t, keep_newlines=False) for t in topics[:8]]
-    what = f"Ask about {_join(shown)}." if shown else "Ask about anything they discussed."
+    what = f"Ask about {and_list(shown)}." if shown else "Ask about anything they discussed."
     return _small_talk_reply(kind, intro, what, "the panelists")
 
 
@@ -154,7 +152,7 @@ def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> 
         first = f"{reason[:1].upper()}{reason[1:]}" + ("" if reason.endswith(".") else ".")
     else:
         topics = _topics(panel)
-        covered = "; ".join(f"{name} covered {_join(c)}" if i == 0 else f"{name}, {_join(c)}"
+        covered = "; ".join(f"{name} covered {and_list(c)}" if i == 0 else f"{name}, {and_list(c)}"
                             for i, (name, c) in enumerate(topics))
         first = "Not something the panel got into." + (f" {covered}." if covered else "")
     parts = [first]
@@ -163,10 +161,6 @@ def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> 
     return "\n".join(parts)
 
 
-def _join(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def speaker_heading(panel: Panel, speaker: str) -> str:
@@ -181,7 +175,7 @@ def format_route(panel: Panel, result: RouteResult, *, width: int | None = None)
     """Plain-text rendering for the terminal: who answers, their passages in spoken order with ids."""
     width = width or min(100, terminal_columns(100))
     if result.abstained:
-        return "\n".join(textwrap.fill(line, width) for line in decline_text(panel, result).splitlines())
+        return "\n".join(fill_text(line, width) for line in decline_text(panel, result).splitlines())
     lines: list[str] = []
     for speaker in result.speakers:
         quotes = result.quotes_for(speaker)
@@ -189,7 +183,7 @@ def format_route(panel: Panel, result: RouteResult, *, width: int | None = None)
             continue
         lines.append(f"{speaker_heading(panel, speaker)}:")
         for p in passages(quotes):
-            lines.append(textwrap.fill(p.cited(), width, initial_indent="  ", subsequent_indent="  "))
+            lines.append(fill_text(p.cited(), width, "  "))
         lines.append("")
     lines.append(f"({strip_control(result.reason, keep_newlines=False)})")
     return "\n".join(lines)

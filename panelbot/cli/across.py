@@ -31,7 +31,7 @@ def _library(args: argparse.Namespace, err: TextIO):  # -> tuple[Config, Library
 
 def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.answer.compose import format_route
-    from panelbot.text import strip_control
+    from panelbot.text import fill_text, strip_control, terminal_columns
 
     if args.continue_last or args.cid:
         flag = "-c" if args.continue_last else "--cid"
@@ -56,14 +56,15 @@ def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(("\n" if i else "") + f"Q: {q}\n")
         if answer.abstained:
             topics = ", ".join(strip_control(s, keep_newlines=False) for s in answer.suggestions[:8])
-            out.write("None of the talks got into that, so we'd rather not guess."
-                      + (f" They covered: {topics}." if topics else "") + "\n")
+            out.write(fill_text("None of the talks got into that, so we'd rather not guess."
+                                + (f" They covered: {topics}." if topics else ""), min(100, terminal_columns(100)))
+                      + "\n")
             continue
-        for t in answer.talks:
+        for n, t in enumerate(answer.talks):
             title = strip_control(t.panel.title, keep_newlines=False)
-            out.write(f"== {title} [{t.panel.name}]\n{format_route(t.panel, t.result)}\n\n")
+            out.write(("\n" if n else "") + f"== {title} [{t.panel.name}]\n{format_route(t.panel, t.result)}\n")
         if len(answer.talks) > 1:
-            out.write(f"({strip_control(answer.reason, keep_newlines=False)})\n")
+            out.write(f"\n({strip_control(answer.reason, keep_newlines=False)})\n")
     return EXIT_OK
 
 

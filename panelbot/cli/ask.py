@@ -20,6 +20,9 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at ru
 if TYPE_CHECKING:
     from typing import TextIO
 
+    from panelbot.conversation.session import ConversationLog
+    from panelbot.panel.model import Panel
+    from panelbot.retrieval.index import QuoteIndex
     from panelbot.retrieval.results import RouteResult, ScoredQuote
 
 
@@ -83,16 +86,14 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     panel, index = opened.panel, opened.index
     chained = bool(args.continue_last or args.cid)
     conv = ConversationLog.open(paths.history_db_path(), panel.name, continue_last=args.continue_last,
-                                conversation_id=args.cid, log=cfg.history.log_cli and not args.no_log)
+                                conversation_id=args.cid, log=cfg.history.log_cli and not args.no_log,
+                                panel_dir=str(panel.path.resolve()))
     if conv.panel != panel.name:  # continuing a conversation held with another panel
-        if getattr(args, "panel", None):
+        try:
+            panel, index = continued_panel(conv, getattr(args, "panel", None))
+        except BaseException:
             conv.close()
-            raise UsageError(f"conversation {conv.conversation_id} is with panel {conv.panel!r}, "
-                             f"not {args.panel!r}")
-        from panelbot.retrieval.cache import open_indexed
-
-        other = open_indexed(conv.panel)
-        panel, index = other.panel, other.index
+            raise
     if args.k:
         cfg = replace(cfg, retrieval=replace(cfg.retrieval, top_k=args.k))
     target = args.target.lower()
@@ -144,6 +145,25 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     finally:
         conv.close()
     return EXIT_OK
+
+
+def continued_panel(conv: ConversationLog, asked_for: str | None) -> tuple[Panel, QuoteIndex]:
+    """The panel (with its index) of a conversation continued with ``-c``/``--cid`` that was held with
+    another panel than the default: from the directory it was held with (a panel given by path is not
+    installed), else by name. A usage error when ``--panel`` names another panel or it is gone."""
+    from panelbot.conversation.session import panel_to_open
+    from panelbot.errors import PanelNotFound
+    from panelbot.retrieval.cache import open_indexed
+
+    if asked_for:
+        raise UsageError(f"conversation {conv.conversation_id} is with panel {conv.panel!r}, not {asked_for!r}")
+    try:
+        other = open_indexed(panel_to_open(conv.panel, conv.panel_dir))
+    except PanelNotFound:
+        where = f" (it was in {conv.panel_dir})" if conv.panel_dir else ""
+        raise UsageError(f"conversation {conv.conversation_id} is with panel {conv.panel!r}, which is not "
+                         f"installed{where}; continue it with --panel DIR") from None
+    return other.panel, other.index
 
 
 def shown_quotes(result: RouteResult) -> list[ScoredQuote]:

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import argparse
-import textwrap
 from typing import TYPE_CHECKING, TextIO
 
 from panelbot.cli.ask import conversation_id
 from panelbot.cli.common import EXIT_OK, Parser, print_json
 from panelbot.errors import UsageError
+from panelbot.text import fill_text
 
 if TYPE_CHECKING:
     from panelbot.conversation.store import ConversationStore, SearchHit
@@ -61,6 +61,8 @@ def _clean(text: str) -> str:
 
 
 def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from panelbot.conversation.store import short_time
+
     store = _open()
     convs = store.list_conversations() if store else []
     if store:
@@ -73,7 +75,8 @@ def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not convs:
         out.write("No saved conversations yet.\n")
     for c in convs:
-        out.write(_clean(f"{c.id:>4}  {c.updated_at}  {c.message_count:>3} msgs  {c.panel}  {c.title}") + "\n")
+        out.write(_clean(f"{c.id:>4}  {short_time(c.updated_at)}  {c.message_count:>3} msgs  {c.panel}  {c.title}")
+                  + "\n")
     return EXIT_OK
 
 
@@ -82,6 +85,8 @@ def _missing(conv_id: int) -> UsageError:
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from panelbot.conversation.store import short_time
+
     store = _open()
     if store is None:
         raise _missing(args.id)
@@ -98,11 +103,11 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_OK
     names = _speaker_names(summary.panel)
     out.write(_clean(f"#{summary.id} {summary.title}") + "\n")
-    out.write(_clean(f"panel {summary.panel}; started {summary.started_at} ({summary.source}); "
+    out.write(_clean(f"panel {summary.panel}; started {short_time(summary.started_at)} ({summary.source}); "
                      f"{len(messages)} messages") + "\n")
     for m in messages:
         if m.role == "user":
-            out.write("\n" + textwrap.fill(_clean(f"You: {m.text}"), 100) + "\n")
+            out.write("\n" + fill_text(_clean(f"You: {m.text}"), 100) + "\n")
             context = m.meta.get("context") if isinstance(m.meta, dict) else None
             if isinstance(context, dict):
                 out.write(_clean(f"  ({context.get('kind', 'follow-up')}: {context.get('subject', '')})") + "\n")
@@ -113,7 +118,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                  "error": "Error"}.get(m.role, who)
         out.write(f"{_clean(label)}:\n")
         for para in m.text.split("\n\n"):
-            out.write(textwrap.fill(_clean(para), 100, initial_indent="  ", subsequent_indent="  ") + "\n")
+            out.write(fill_text(_clean(para), 100, "  ") + "\n")
     return EXIT_OK
 
 

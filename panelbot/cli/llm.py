@@ -24,7 +24,7 @@ from panelbot.errors import PanelbotError
 from panelbot.panel import Panel
 from panelbot.redact import scrub
 from panelbot.retrieval.results import RouteResult
-from panelbot.text import strip_control
+from panelbot.text import fill_text, strip_control
 
 
 def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Panel, router: Any,
@@ -117,7 +117,7 @@ def _abstain(panel: Panel, route: RouteResult, text: str, json_out: bool, out: T
         d.update(extra)
         print_json(d, out)
     else:
-        out.write("\n".join(textwrap.fill(line, 100) for line in text.splitlines()) + "\n")
+        out.write("\n".join(fill_text(line, 100) for line in text.splitlines()) + "\n")
     out.flush()
 
 
@@ -129,7 +129,7 @@ def _indent(text: str, width: int | None = None) -> str:
     out as plain ``ask`` prints them: each passage wrapped to ``width`` (the API's text is never wrapped)."""
     if width is None:
         return textwrap.indent(text, MODEL_INDENT)
-    return "\n".join(textwrap.fill(line, width, initial_indent=MODEL_INDENT, subsequent_indent=MODEL_INDENT)
+    return "\n".join(fill_text(line, width, MODEL_INDENT)
                      for line in text.splitlines() if line.strip())
 
 

@@ -41,12 +41,19 @@ def command_group(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _panel_name(value: str) -> str:
+    """argparse type: a panel name or directory, not empty (``--panel ""`` used the default panel)."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("expected a panel name or directory, got an empty one")
+    return value
+
+
 def build_parser(group: str | None = None) -> argparse.ArgumentParser:
     """The whole parser, or with ``group`` only that command group's sub-commands (the same parse for them)."""
     def shared(default: object) -> argparse.ArgumentParser:
         # accepted before or after the command; the command's copy must not reset the top-level value
         sp = Parser(add_help=False)
-        sp.add_argument("--panel", metavar="NAME", default=default,
+        sp.add_argument("--panel", metavar="NAME", default=default, type=_panel_name,
                         help="panel name or directory (default: from config)")
         sp.add_argument("--config", metavar="FILE", default=default, help="extra config file to apply")
         return sp

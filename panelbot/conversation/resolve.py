@@ -38,11 +38,11 @@ import weakref
 from collections import defaultdict
 from collections.abc import Sequence
 
-from panelbot.records import field, record
+from panelbot.records import field, record, replace
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
-from panelbot.text import LazyPattern, fold
+from panelbot.text import LazyPattern, and_list, cased_like, fold
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
 if TYPE_CHECKING:
@@ -209,6 +209,27 @@ class _Reading:
 
 
 # --------------------------------------------------------------------------------------------- reading
+
+NOTHING_TO_FOLLOW = "nothing to follow up on yet: ask about something from the talk first"
+
+
+def _nothing_to_follow(router: Router, route: RouteResult) -> RouteResult:
+    """"tell me more", "why?", "what does the other one think?" before anything was answered: declined as
+    having nothing to follow up on, not as a subject the panel never got into. Anything else as it was."""
+    if not route.abstained or not route.off_topic or route.small_talk or not hasattr(router, "query_terms"):
+        return route
+    from panelbot.conversation.reasons import WHY
+
+    message = FILLER.sub("", route.question) or route.question
+    if not (CONTINUE.search(message) or WHY.search(message) or OTHER.search(message) or _references(message)
+            or ELLIPSIS.search(message)):
+        return route
+    rest, _, _, unmatched = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", WHY.sub(" ", message))))
+    identity = _identity_terms(router, list(router.panel.panelists))
+    if unmatched or any(t not in identity for t in rest):
+        return route  # it names something of its own ("why is pizza round?"): off-topic as it was
+    return replace(route, reason=NOTHING_TO_FOLLOW, off_topic=False)
+
 
 
 def _references(message: str) -> bool:
@@ -519,7 +540,7 @@ def _label(router: Router, subject: _Subject) -> str:
             continue
         for topic in (*quote.topics, *quote.keywords):
             if set(router.norm.unigrams(router.norm.normalise(topic))) & wanted:
-                return topic
+                return cased_like(topic, subject.question, quote.text)
     text = " ".join(subject.question.split())
     return f"\u201c{text if len(text) <= 60 else text[:57].rstrip() + '...'}\u201d"
 
@@ -586,7 +607,7 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         return Resolution(_small_talk_route(router, history, message, social), None, SMALL_TALK)
     if not history or not hasattr(router, "query_terms"):
         # nothing to follow up on (or a router without the parts a follow-up needs): routed as ever
-        return Resolution(router.route(message, target), None, STANDALONE)
+        return Resolution(_nothing_to_follow(router, router.route(message, target)), None, STANDALONE)
     subject, shown = _subject_of(router, history)
     reading = _read(router, subject, message)
     if reading.kind == CONTINUATION and subject is not None and target not in ("auto", "both") \
@@ -594,6 +615,8 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         reading.kind = OTHER_PANELIST  # "tell me more" with another panelist picked: their take on it
     if reading.kind == STANDALONE or subject is None:
         route = router.route(message, target)
+        if subject is None:
+            route = _nothing_to_follow(router, route)
         if reading.elsewhere and not route.abstained:
             # "does that work for pizza ovens?": it points back at the conversation, but what it asks
             # about is something the panel never discussed -- declined, never answered from context
@@ -732,7 +755,7 @@ class _Resolver:
     # ------------------------------------------------------------------------------------ helpers
 
     def _name(self, pids: Sequence[str]) -> str:
-        return " and ".join(self.panel.display_name(p) for p in pids)
+        return and_list([self.panel.display_name(p) for p in pids])
 
     def _about(self) -> str:
         return f"follow-up to your question about {self.subject.label}"

@@ -17,16 +17,37 @@ if TYPE_CHECKING:  # the store (and sqlite3) is imported only when the history i
     from panelbot.conversation.store import ConversationStore
 
 
+PANEL_DIR = "panel_dir"  # meta key of a conversation's first question: the directory of its panel
+
+
+def panel_dir_of(messages: Sequence[Any]) -> str:
+    """The panel directory kept with a conversation's first question ("" when not kept: an older one)."""
+    return next((str(m.meta.get(PANEL_DIR) or "") for m in messages
+                 if m.role == "user" and isinstance(m.meta, dict)), "")
+
+
+def panel_to_open(name: str, panel_dir: str) -> str:
+    """What to load for a conversation held with panel ``name``: its kept directory when that still holds
+    the panel (a panel given by path is not installed, so its name alone finds nothing), else the name."""
+    if panel_dir and Path(panel_dir).name == name and (Path(panel_dir) / "panel.yaml").is_file():
+        return panel_dir
+    return name
+
+
 class ConversationLog:
     """One conversation: its earlier turns (``turns``) and, when logging, where new turns are written.
 
     ``conversation_id`` is None until something is written (or when not logging and starting afresh)."""
 
     def __init__(self, store: ConversationStore | None, conversation_id: int | None, panel: str,
-                 turns: Sequence[ConversationTurn] = (), *, log: bool = True, source: str = "cli") -> None:
+                 turns: Sequence[ConversationTurn] = (), *, log: bool = True, source: str = "cli",
+                 panel_dir: str = "") -> None:
         self.store = store
         self.conversation_id = conversation_id
         self.panel = panel
+        # the panel's directory, kept with the conversation's first question: ``ask -c`` reopens a panel given
+        # by path (``--panel /some/dir``, not installed) from it; "" when not known (an older conversation)
+        self.panel_dir = panel_dir
         self.turns: list[ConversationTurn] = list(turns)
         # what was said, for a model: ("user" or a panelist id, text), oldest first
         self.said: list[tuple[str, str]] = []
@@ -35,7 +56,7 @@ class ConversationLog:
 
     @classmethod
     def open(cls, path: Path, panel: str, *, continue_last: bool = False, conversation_id: int | None = None,
-             log: bool = True) -> ConversationLog:
+             log: bool = True, panel_dir: str = "") -> ConversationLog:
         """The conversation to answer in: a given id, the most recent one, or a new one.
 
         The database is not created just to read it (no log and nothing to continue)."""
@@ -43,7 +64,7 @@ class ConversationLog:
         if not log and not (wants_old and path.exists()):
             if conversation_id is not None:
                 raise UsageError(f"no conversation {conversation_id} (the history is empty)")
-            return cls(None, None, panel, log=False)
+            return cls(None, None, panel, log=False, panel_dir=panel_dir)
         from panelbot.conversation.store import ConversationStore
 
         store = ConversationStore(path)
@@ -63,16 +84,18 @@ class ConversationLog:
         said: list[tuple[str, str]] = []
         if cid is not None:
             messages = store.messages(cid)
+            panel_dir = panel_dir_of(messages)
             turns = turns_from_messages(messages)
             said = [("user" if m.role == "user" else m.speaker, m.text) for m in messages
                     if m.role in ("user", "assistant", "decline") and m.text]
-        conv = cls(store, cid, panel, turns, log=log)
+        conv = cls(store, cid, panel, turns, log=log, panel_dir=panel_dir)
         conv.said = said
         return conv
 
     def fresh(self) -> ConversationLog:
         """A new conversation in the same database (``ask -`` without -c: each line on its own)."""
-        return ConversationLog(self.store, None, self.panel, log=self.log, source=self.source)
+        return ConversationLog(self.store, None, self.panel, log=self.log, source=self.source,
+                               panel_dir=self.panel_dir)
 
     def record(self, question: str, target: str, resolution: Resolution,
                answers: Sequence[tuple[str, str, Sequence[str], dict[str, Any]]],
@@ -89,9 +112,11 @@ class ConversationLog:
             self.said.append(decline)
         if not self.log or self.store is None:
             return
+        meta: dict[str, Any] = {"target": target, "reason": route.reason}
         if self.conversation_id is None:
             self.conversation_id = self.store.new_conversation(self.panel, question[:80], source=self.source)
-        meta: dict[str, Any] = {"target": target, "reason": route.reason}
+            if self.panel_dir:
+                meta[PANEL_DIR] = self.panel_dir
         if resolution.context is not None:
             meta["context"] = resolution.context
         rows: list[tuple[str, str, str, Sequence[str], dict[str, Any] | None]] = [("user", "", question, (), meta)]

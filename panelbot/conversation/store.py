@@ -231,12 +231,33 @@ class ConversationStore:
                      scrub(json.dumps(meta or {}, sort_keys=True)), now),
                 )
                 ids.append(int(cur.lastrowid or 0))
+            if any(role == "assistant" or (role == "decline" and not (meta or {}).get("small_talk"))
+                   for role, _, _, _, meta in messages):
+                self._retitle_after_small_talk(conv_id)
             self._db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv_id))
             self._db.execute("COMMIT")
         except BaseException:
             self._db.rollback()
             raise
         return ids
+
+    def _retitle_after_small_talk(self, conv_id: int) -> None:
+        """A conversation is titled after its first question; when that (and all until now) was small talk
+        ("hi", "thanks!"), the first real question answered names it instead -- unless it was renamed."""
+        rows = self._db.execute(
+            "SELECT role, text, meta FROM messages WHERE conversation_id = ? ORDER BY id", (conv_id,)
+        ).fetchall()
+        users = [i for i, r in enumerate(rows) if r[0] == "user"]
+        if len(users) < 2:
+            return
+        if any(r[0] != "user" and not (r[0] == "decline" and _json(r[2], {}).get("small_talk"))
+               for r in rows[:users[-1]]):
+            return  # something before this question was answered already: it has its title
+        row = self._db.execute("SELECT title FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+        if row is None or row[0] != _title(rows[users[0]][1][:80]):
+            return  # renamed by the person
+        self._db.execute("UPDATE conversations SET title = ? WHERE id = ?",
+                         (_title(rows[users[-1]][1][:80]), conv_id))
 
     # ------------------------------------------------------------------------------------------ reads
 
@@ -330,6 +351,16 @@ def fts_query(text: str) -> str:
     """Plain words -> an FTS5 query matching all of them (each quoted, so no FTS5 syntax gets through)."""
     tokens = [t for t in re.findall(r"\w+", text, flags=re.UNICODE) if t]
     return " ".join('"' + t.replace('"', '""') + '"' for t in tokens[:32])
+
+
+def short_time(stamp: str) -> str:
+    """A stored time (ISO 8601, UTC) as a person reads it in a listing: "2026-11-30 18:45", in local time."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M")
+    except (ValueError, OverflowError, OSError):
+        return stamp[:16].replace("T", " ")
 
 
 def _title(title: str) -> str:

@@ -48,7 +48,15 @@ from panelbot.retrieval.lexicon import (
 )
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.vocabulary import Normalizer
-from panelbot.text import GuardedPattern, LazyPattern, fold, normalize_for_match, words
+from panelbot.text import (
+    GuardedPattern,
+    LazyPattern,
+    and_list,
+    cased_like,
+    fold,
+    normalize_for_match,
+    words,
+)
 
 GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
 EVERYDAY_MIN = 3
@@ -621,10 +629,11 @@ class Router:
                     and not any(k.lower() in s.lower() or s.lower() in k.lower() for s in said)]
         parts = []
         if said:
-            parts.append("says " + ", ".join(f"\u201c{w}\u201d" for w in said[:4]))
-        if keywords:
-            parts.append("about " + ", ".join(dict.fromkeys(keywords[:3])))
+            parts.append("says " + ", ".join(f"\u201c{cased_like(w, q.text)}\u201d" for w in said[:4]))
         hq = self.panel.question(q.question)
+        if keywords:  # as the quote or its host question writes them ("KV cache", not the stored "kv cache")
+            parts.append("about " + ", ".join(dict.fromkeys(cased_like(k, q.text, hq.text if hq else "")
+                                                            for k in keywords[:3])))
         if hq:
             text = " ".join(hq.text.split())
             short = text if len(text) <= 60 else text[:59].rsplit(" ", 1)[0] + "\u2026"
@@ -753,14 +762,14 @@ class Router:
             first = ranked[0]
             if len(ranked) > 1 and self._both_answered(query, per, first, ranked[1]):
                 return [first, ranked[1]], "both panelists spoke to this", ""
-            return [first], f"{self.panel.display_name(first)}'s subject and best-matching quotes", ""
+            return [first], f"{self.panel.display_name(first)} spoke to this most on the panel", ""
         org_subject = self._org_subject(query)
         if len(explicit) > 1 and org_subject in explicit and per[org_subject]:
             # asked of both about one panelist's organisation: theirs to say, not a pun on its name
             spoke = {p: p == org_subject for p in ids}
         speakers = [p for p in explicit if spoke[p]]
         silent = [p for p in explicit if not spoke[p]]
-        names = " and ".join(self.panel.display_name(p) for p in silent)
+        names = and_list([self.panel.display_name(p) for p in silent])
         if speakers and silent:
             note = f"{names} didn't speak to this on the panel"
             return speakers, f"{how}; {note}", note
@@ -768,7 +777,7 @@ class Router:
             return speakers, how, ""
         others = [p for p in ranked if spoke[p] and p not in explicit]
         if others and via_org:  # nobody was named: the one who spoke to it answers, with no hand-over note
-            return others[:1], f"{self.panel.display_name(others[0])}'s subject and best-matching quotes", ""
+            return others[:1], f"{self.panel.display_name(others[0])} spoke to this most on the panel", ""
         if others:  # hand over to the one who did speak to it, and say so
             note = f"{names} didn't speak to this on the panel; {self.panel.display_name(others[0])} did"
             return others[:1], note, note

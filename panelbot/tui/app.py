@@ -23,13 +23,14 @@ here, below, each handing over to its concern.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from panelbot.answer.backends.base import Backend
@@ -130,6 +131,11 @@ class PanelbotApp(
             self.set_keymap(dict(self.config.tui.keys))
         except Exception as exc:  # a key string Textual can't use: keep the defaults
             self._startup_notices.append((f"tui.keys: {exc}", "warning"))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        from panelbot.tui.palette import system_commands
+
+        return system_commands(super().get_system_commands(screen))
 
     def compose(self) -> ComposeResult:
         yield Static(self._header_text(), id="header")

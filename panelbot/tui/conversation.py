@@ -8,6 +8,7 @@ from typing import Any
 
 from panelbot.answer.backends.base import Message
 from panelbot.conversation.resolve import turns_from_messages
+from panelbot.conversation.session import PANEL_DIR, panel_dir_of, panel_to_open
 from panelbot.conversation.store import ConversationStore
 from panelbot.errors import PanelbotError
 from panelbot.tui.mixin import AppMixin
@@ -40,6 +41,8 @@ class ConversationActions(AppMixin):
             if conv_id is None:
                 if self.conversation_id is None:
                     self.conversation_id = store.new_conversation(self.panel.name, title or text[:80])
+                    if role == "user":  # so the shell's -c and the app reopen a panel given by path
+                        meta = {**(meta or {}), PANEL_DIR: str(self.panel.path.resolve())}
                 conv_id = self.conversation_id
             return store.add_message(conv_id, role, speaker, text, quote_ids or [], meta or {})
         except Exception as exc:
@@ -85,12 +88,15 @@ class ConversationActions(AppMixin):
         try:
             cid = conv_id if conv_id is not None else (store.last_conversation_id() if store else None)
             opened = store is not None and cid is not None and self.open_conversation(cid)
+            # there, but its panel could not be loaded (that was said): not "no conversation"
+            there = not opened and store is not None and cid is not None and store.conversation(cid) is not None
         except PanelbotError as exc:  # a damaged history database: say so and carry on
             self.chat_notice(f"Cannot resume the conversation: {exc}", "error")
-            opened, conv_id = False, None
+            opened, there, conv_id = False, False, None
         if not opened:
             what = f"conversation {conv_id}" if conv_id is not None else "earlier conversation"
-            self.chat_notice(f"No {what} to resume; starting a new one.", "info")
+            self.chat_notice("Starting a new conversation." if there else f"No {what} to resume; starting a new one.",
+                             "info")
             if self.panel is not None:
                 self._welcome()
 
@@ -101,7 +107,7 @@ class ConversationActions(AppMixin):
         if store is None or summary is None:
             return False
         switched = self.panel is None or summary.panel != self.panel.name
-        if switched and not self._load_panel(summary.panel):
+        if switched and not self._load_panel(panel_to_open(summary.panel, panel_dir_of(store.messages(cid)))):
             return False
         if self.panel is None:
             return False
@@ -141,7 +147,9 @@ class ConversationActions(AppMixin):
                 self.conversation_id = None
 
         def chosen(cid: int | None) -> None:
-            if cid is not None and cid != self.conversation_id and not self.open_conversation(cid):
+            if cid is None or cid == self.conversation_id or self.open_conversation(cid):
+                return
+            if store.conversation(cid) is None:  # else its panel could not be loaded: that was said
                 self.chat_notice(f"Conversation {cid} is no longer there.", "error")
 
         self.push_screen(ConversationsScreen(store, self.conversation_id, deleted), chosen)

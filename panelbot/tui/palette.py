@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import Protocol
 
+from textual.app import SystemCommand
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
@@ -84,3 +85,15 @@ class PanelbotCommands(Provider):
                 for offset in offsets:
                     prompt = prompt.stylize("reverse", offset, offset + 1)
                 yield Hit(score, prompt, callback, text=name, help=escape(help_text))
+
+
+# Textual's own palette entries a panelbot user has no use for, or has twice: "Keys" (F1 and "Help" list
+# every key), "Maximize" (of a pane) and "Screenshot" (an SVG file in the working directory). Quit and Theme
+# stay. Left out, the panel's own commands are not pushed below five of Textual's.
+HIDDEN_SYSTEM_COMMANDS = frozenset({"Keys", "Maximize", "Screenshot"})
+
+
+def system_commands(commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
+    """Textual's system commands without :data:`HIDDEN_SYSTEM_COMMANDS`."""
+    return (c for c in commands if c.title not in HIDDEN_SYSTEM_COMMANDS)
+

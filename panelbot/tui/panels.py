@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from panelbot.errors import PanelbotError
 from panelbot.panel import PanelInfo
+from panelbot.text import and_list
 from panelbot.tui import engine
 from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import safe
@@ -111,7 +112,7 @@ class PanelSwitching(AppMixin):
 
     def _welcome(self) -> None:
         assert self.panel is not None
-        names = " and ".join(safe(p.name, one_line=True) for p in self.panel.panelists.values())
+        names = and_list([safe(p.name, one_line=True) for p in self.panel.panelists.values()])
         text = Text()
         text.append(f"Ask {names} anything about the talk.\n", style="bold")
         text.append("Answers are their own words, with quote ids. Pick a source to read it in context; "

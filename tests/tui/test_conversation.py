@@ -261,3 +261,60 @@ async def test_small_talk_gets_a_friendly_reply_not_a_decline(make_app, isolated
     async with reopened.run_test(size=SIZE):
         kinds = [b.kind for b in answers(reopened)]
         assert kinds[0] == "reply" and kinds[2] == "reply" and "decline" not in kinds
+
+
+async def test_a_conversation_on_a_panel_given_by_path_reopens_in_the_app(make_app, run_panelbot,
+                                                                          tmp_path: Path) -> None:
+    """``panelbot ask --panel DIR`` (a panel not installed) then ``panelbot --resume ID``: the app loads the
+    panel from the directory kept with the conversation; when that is gone it says so once, and never that
+    the conversation is not there."""
+    import shutil
+
+    talk = tmp_path / "elsewhere" / "faraway"
+    shutil.copytree(Path(__file__).parent / "panels" / "tiny", talk)
+    cid = run_panelbot("ask", "--json", "--panel", str(talk), "how do you make kernels fast")["conversation"]
+    app = shipped(make_app, resume=cid)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.panel.name == "faraway" and app.conversation_id == cid
+    shutil.rmtree(talk)
+    gone = shipped(make_app, resume=cid)
+    async with gone.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = chat_text(gone)
+        assert "Cannot load panel 'faraway'" in text and "No conversation" not in text
+        assert gone.panel.name == "minimax-m3" and gone.conversation_id is None
+
+
+async def test_the_app_keeps_the_panel_directory_with_a_new_conversation(make_app, isolated_env: Path) -> None:
+    app = shipped(make_app)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_and_send(pilot, KV)
+        cid = app.conversation_id
+    with ConversationStore(isolated_env / "history.sqlite3") as store:
+        first = store.messages(cid)[0]
+    assert first.role == "user" and first.meta["panel_dir"] == str(app.panel.path.resolve())
+
+
+async def test_palette_leaves_out_textuals_duplicate_and_developer_commands(make_app) -> None:
+    app = shipped(make_app)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Quit" in titles and "Theme" in titles
+        assert not {"Keys", "Maximize", "Screenshot"} & set(titles)
+
+
+async def test_the_welcome_lists_three_panelists_as_a_sentence(make_app, tmp_path: Path) -> None:
+    import shutil
+
+    trio = tmp_path / "trio"
+    shutil.copytree(Path(__file__).parent / "panels" / "tiny", trio)
+    yaml = (trio / "panel.yaml").read_text(encoding="utf-8")
+    yaml = yaml.replace("topics:", "  - id: cy\n    name: Cy\n    role: Host of nothing\n    organisation: Nowhere\n"
+                                   "    covers: [agents]\ntopics:", 1)
+    (trio / "panel.yaml").write_text(yaml, encoding="utf-8")
+    app = make_app(str(trio))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "Ask Dan, Olive and Cy anything about the talk." in chat_text(app)

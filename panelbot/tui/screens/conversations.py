@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from panelbot.conversation.store import ConversationStore, ConversationSummary
+from panelbot.conversation.store import ConversationStore, ConversationSummary, short_time
 from panelbot.tui.render import safe
 
 
@@ -112,7 +112,7 @@ class ConversationsScreen(ModalScreen[int | None]):
             if s.id == self.current:
                 head += "  (open now)"
             line = Content(safe(head, one_line=True)).stylize("bold")
-            detail = f"\n  #{s.id} \u00b7 {s.message_count} messages \u00b7 {s.updated_at[:16].replace('T', ' ')}"
+            detail = f"\n  #{s.id} \u00b7 {s.message_count} messages \u00b7 {short_time(s.updated_at)}"
             detail += f" \u00b7 {s.panel} \u00b7 {'shell' if s.source == 'cli' else 'app'}"
             if s.id in snippets:
                 detail += "\n  " + snippets[s.id].strip()
