@@ -146,6 +146,10 @@ def test_continue_reopens_a_panel_given_by_path(run_cli, tmp_path) -> None:
     assert more_d["conversation"] == first["conversation"] and more_d["context"]["kind"] == "continuation"
     listed = _json(run_cli("history", "--json"))
     assert listed[0]["panel"] == "my-talk"
+    # the follow-up opened only the conversation's panel, never the default one first (its index could need
+    # building, with a note about another panel than the one answering)
+    cached = _json(run_cli("cache", "info", "--json"))
+    assert "minimax-m3" not in json.dumps(cached), cached
 
     # the directory gone: one clear line saying how to continue, exit 2
     shutil.rmtree(talk)

@@ -10,6 +10,8 @@ from panelbot.cli.common import (
     EXIT_OK,
     count_k,
     load_config_and_index,
+    load_config_warned,
+    open_noted,
     print_json,
     read_questions,
 )
@@ -82,18 +84,38 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from panelbot.cli.across import ask_all
 
         return ask_all(args, out, err)
-    cfg, opened = load_config_and_index(args)
-    panel, index = opened.panel, opened.index
     chained = bool(args.continue_last or args.cid)
-    conv = ConversationLog.open(paths.history_db_path(), panel.name, continue_last=args.continue_last,
-                                conversation_id=args.cid, log=cfg.history.log_cli and not args.no_log,
-                                panel_dir=str(panel.path.resolve()))
-    if conv.panel != panel.name:  # continuing a conversation held with another panel
+    if chained and not getattr(args, "panel", None):
+        # continuing: the conversation says which panel; the default one is not opened first (its index may
+        # need building, and its note would have nothing to do with this follow-up)
+        from panelbot.panel.loader import find_panel_dir
+
+        cfg = load_config_warned(args)
+        default = find_panel_dir(cfg.panel)
+        conv = ConversationLog.open(paths.history_db_path(), default.name, continue_last=args.continue_last,
+                                    conversation_id=args.cid, log=cfg.history.log_cli and not args.no_log,
+                                    panel_dir=str(default.resolve()))
         try:
-            panel, index = continued_panel(conv, getattr(args, "panel", None))
+            if conv.panel == default.name:
+                opened = open_noted(default)
+                panel, index = opened.panel, opened.index
+            else:
+                panel, index = continued_panel(conv, None)
         except BaseException:
             conv.close()
             raise
+    else:
+        cfg, opened = load_config_and_index(args)
+        panel, index = opened.panel, opened.index
+        conv = ConversationLog.open(paths.history_db_path(), panel.name, continue_last=args.continue_last,
+                                    conversation_id=args.cid, log=cfg.history.log_cli and not args.no_log,
+                                    panel_dir=str(panel.path.resolve()))
+        if conv.panel != panel.name:  # continuing a conversation held with another panel
+            try:
+                panel, index = continued_panel(conv, getattr(args, "panel", None))
+            except BaseException:
+                conv.close()
+                raise
     if args.k:
         cfg = replace(cfg, retrieval=replace(cfg.retrieval, top_k=args.k))
     target = args.target.lower()

@@ -12,6 +12,7 @@ from panelbot.errors import UsageError
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, TextIO
 
     from panelbot.config import Config
@@ -80,16 +81,28 @@ def load_config_and_panel(args: argparse.Namespace) -> tuple[Config, Panel]:
 def load_config_and_index(args: argparse.Namespace) -> tuple[Config, Opened]:
     """The config and the panel with its index, from the saved index when it is current (a one-line note
     on stderr when a saved index was unusable and has been rebuilt)."""
+    cfg = load_config_warned(args)
+    return cfg, open_noted(getattr(args, "panel", None) or cfg.panel)
+
+
+def load_config_warned(args: argparse.Namespace) -> Config:
+    """The config (``--config`` or the usual places), its warnings written to stderr."""
     from panelbot.config import load_config
-    from panelbot.retrieval.cache import open_indexed
 
     cfg = load_config(getattr(args, "config", None))
     for w in cfg.warnings:
         sys.stderr.write(f"panelbot: warning: {w}\n")
-    opened = open_indexed(getattr(args, "panel", None) or cfg.panel)
+    return cfg
+
+
+def open_noted(name_or_dir: str | Path) -> Opened:
+    """A panel with its index (see ``open_indexed``), its one-line note (a rebuilt saved index) on stderr."""
+    from panelbot.retrieval.cache import open_indexed
+
+    opened = open_indexed(name_or_dir)
     if opened.note:
         sys.stderr.write(f"panelbot: note: {opened.note}\n")
-    return cfg, opened
+    return opened
 
 
 def read_questions(parts: list[str], stdin: TextIO) -> Iterator[str]:
