@@ -139,8 +139,9 @@ def test_continue_reopens_a_panel_given_by_path(run_cli, tmp_path) -> None:
 
     talk = tmp_path / "elsewhere" / "my-talk"
     shutil.copytree(Path(__file__).resolve().parents[1] / "persona_data" / "minimax-m3", talk)
-    first = _json(run_cli("ask", "--json", "--panel", str(talk), KV))
-    more = run_cli("ask", "-c", "--json", "tell me more")
+    own = {"PANELBOT_CACHE_DIR": str(tmp_path / "own-cache")}  # which saved indexes a command made: its own
+    first = _json(run_cli("ask", "--json", "--panel", str(talk), KV, env=own))
+    more = run_cli("ask", "-c", "--json", "tell me more", env=own)
     assert more.returncode == 0, more.stderr
     more_d = json.loads(more.stdout)
     assert more_d["conversation"] == first["conversation"] and more_d["context"]["kind"] == "continuation"
@@ -148,7 +149,7 @@ def test_continue_reopens_a_panel_given_by_path(run_cli, tmp_path) -> None:
     assert listed[0]["panel"] == "my-talk"
     # the follow-up opened only the conversation's panel, never the default one first (its index could need
     # building, with a note about another panel than the one answering)
-    cached = _json(run_cli("cache", "info", "--json"))
+    cached = _json(run_cli("cache", "info", "--json", env=own))
     assert "minimax-m3" not in json.dumps(cached), cached
 
     # the directory gone: one clear line saying how to continue, exit 2
