@@ -102,3 +102,21 @@ def bread_router(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("bread") / "bread"
     write_draft(build_draft(caps, "bread"), caps, out)
     return Router(load_panel(out))
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache directory of this test's own (saved indexes, remembered config parses)."""
+    d = tmp_path / "cache"
+    monkeypatch.setenv("PANELBOT_CACHE_DIR", str(d))
+    return d
+
+
+@pytest.fixture
+def panel_dir(tmp_path: Path) -> Path:
+    """A copy of the "gardens" test talk (tests/fixtures/library) that a test may edit."""
+    import shutil
+
+    d = tmp_path / "panels" / "gardens"
+    shutil.copytree(Path(__file__).resolve().parent / "fixtures" / "library" / "gardens", d)
+    return d

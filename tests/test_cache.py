@@ -20,20 +20,6 @@ LIBRARY = Path(__file__).resolve().parent / "fixtures" / "library"
 QUESTION = "Do bees need water in a small garden?"
 
 
-@pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    d = tmp_path / "cache"
-    monkeypatch.setenv("PANELBOT_CACHE_DIR", str(d))
-    return d
-
-
-@pytest.fixture
-def panel_dir(tmp_path: Path) -> Path:
-    d = tmp_path / "panels" / "gardens"
-    shutil.copytree(LIBRARY / "gardens", d)
-    return d
-
-
 def _files(cache_dir: Path) -> list[Path]:
     return sorted((cache_dir / "index").glob("*.pbidx"))
 

@@ -96,20 +96,11 @@ OPENER = textwrap.dedent("""
 
 
 @pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    d = tmp_path / "cache"
-    monkeypatch.setenv("PANELBOT_CACHE_DIR", str(d))
-    monkeypatch.setattr(cache, "_in_app", lambda: False)  # other tests of this process may have loaded Textual
-    return d
-
-
-@pytest.fixture
-def panel_dir(tmp_path: Path) -> Path:
-    import shutil
-
-    d = tmp_path / "panels" / "gardens"
-    shutil.copytree(LIBRARY / "gardens", d)
-    return d
+def cache_dir(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's own cache directory (conftest), saves forked as outside the app: other tests of this process
+    may have loaded Textual."""
+    monkeypatch.setattr(cache, "_in_app", lambda: False)
+    return cache_dir
 
 
 def _files(cache_dir: Path, pattern: str = "*.pbidx") -> list[Path]:

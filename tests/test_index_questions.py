@@ -18,13 +18,6 @@ from panelbot.retrieval.vocabulary import Normalizer
 LIBRARY = Path(__file__).resolve().parent / "fixtures" / "library"
 
 
-@pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    d = tmp_path / "cache"
-    monkeypatch.setenv("PANELBOT_CACHE_DIR", str(d))
-    return d
-
-
 def _all_postings(ix: QuoteIndex) -> dict[str, tuple[list[int], list[float]]]:
     return {t: (list(d), list(w)) for t in ix.terms for d, w in [ix.postings[t]]}
 

@@ -99,7 +99,7 @@ def _answering(router: Any, question_id: str) -> list[str]:
     """The ids of the quotes answering a host question, in order: from the index's host-question tables
     (decoding only those quotes, never every quote of a large saved bank); a router without them scans."""
     panel = router.panel
-    answering = getattr(router.index, "answering", None)
+    answering = getattr(getattr(router, "index", None), "answering", None)
     if answering is None:
         return [q.id for q in panel.quotes if q.question == question_id]
     quotes = panel.quotes
