@@ -198,3 +198,26 @@ def test_an_exported_small_talk_reply_is_not_a_decline() -> None:
                                                 ExportMessage("reply", "Host", "Hi! This is the panel."),
                                                 ExportMessage("decline", "Host", "Not something the panel got into.")])
     assert "### Host\n\nHi! This is the panel." in text and "### Host (declines)\n\nNot something" in text
+
+
+_WORDS_USED = st.sampled_from(["hi", "hello", "heyyy", "thanks", "thx", "you", "ok", "okay", "cool", "great",
+                               "bye", "good", "night", "morning", "all", "guys", "it", "that", "helps", "so",
+                               "much", "Dan", "olive", "Olive's", "kv", "cache", "pizza", "why", "how", "are",
+                               "for", "the", "talk", "really", "appreciated", "nice", "meet", "u", "ya", "👋",
+                               ":)", "xD", "ok,cool", "good-bye", "Café", "merci", "thank-you", "see", "later"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_WORDS_USED, _SEP), min_size=1, max_size=6), st.sampled_from(["", "!", "?", "."]))
+def test_the_first_look_never_turns_small_talk_away(parts: list[tuple[str, str]], end: str) -> None:
+    """The cheap first look (no pattern compiled) only turns away what the full check turns away too."""
+    from panelbot.conversation import smalltalk as mod
+
+    message = "".join(w + s for w, s in parts).strip() + end
+    real = mod._surely_not
+    try:
+        mod._surely_not = lambda text, names: False
+        without = small_talk(message, NAMES)
+    finally:
+        mod._surely_not = real
+    assert small_talk(message, NAMES) == without, message

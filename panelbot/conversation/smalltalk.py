@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterable
+from itertools import groupby
 
 from panelbot.text import LazyPattern, fold
 
@@ -157,16 +158,48 @@ def _plain(word: str) -> str:
     return _REPEATS.sub(r"\1", word.replace("'", ""))
 
 
-def _could_be(text: str, names: Iterable[str]) -> bool:
-    """A quick check before the phrases' pattern is compiled (it takes milliseconds, and most messages are
-    questions): every word is one the phrases are spelt with (or two of them run together: "goodnight"), a
-    name, or one of the few words after "for" in "thanks for ...". Never false for small talk."""
+def _words_known() -> Container[str]:
+    """The words the phrases are spelt with (``WORDS_FILE``), read once."""
     global _vocabulary
     if _vocabulary is None:  # read as text, searched in place (building a set of them costs a millisecond)
         from panelbot.retrieval.lexicon import DATA_DIR, WordText, _body
 
         _vocabulary = WordText(_body(WORDS_FILE)) if (DATA_DIR / WORDS_FILE).is_file() else set(spelling_words())
-    vocabulary = _vocabulary
+    return _vocabulary
+
+
+_ENDS = ".,!?;:\"'()\u2026\u2014\u2013-"  # stripped from a word's ends by the first look
+
+
+def _surely_not(text: str, names: list[str]) -> bool:
+    """The first look, before any pattern is compiled (most messages are questions, and compiling the few a
+    closer look needs is most of its cost): a word of plain ASCII letters none of the phrases is spelt with.
+    A word it cannot judge (punctuation inside, other letters) and any message with "for" in it ("thanks for
+    ...") are left to :func:`_could_be`; so it is never true for small talk that one accepts."""
+    low = text.lower()
+    if "for" in low:
+        return False
+    vocabulary = _words_known()
+    people: set[str] | None = None
+    for token in low.split():
+        word = token.strip(_ENDS)
+        if not (word.isascii() and word.isalpha()):
+            continue
+        plain = "".join(k for k, _ in groupby(word))  # as _plain: no letter twice in a row
+        if plain in vocabulary or plain.rstrip("s") in vocabulary or plain + "s" in vocabulary:
+            continue
+        if people is None:
+            people = {_plain(w) for n in names for w in fold(n).split()}
+        if not ({plain, plain.rstrip("s"), plain + "s"} & people):
+            return True
+    return False
+
+
+def _could_be(text: str, names: Iterable[str]) -> bool:
+    """A quick check before the phrases' pattern is compiled (it takes milliseconds, and most messages are
+    questions): every word is one the phrases are spelt with (or two of them run together: "goodnight"), a
+    name, or one of the few words after "for" in "thanks for ...". Never false for small talk."""
+    vocabulary = _words_known()
     people = {_plain(w) for n in names for w in fold(n).split()}
 
     def known(word: str) -> bool:
@@ -202,11 +235,13 @@ def small_talk(message: str, names: Iterable[str] = ()) -> str:
     text = " ".join((message or "").split())
     if not text or len(text) > MAX_LENGTH:
         return ""
+    names = list(names)
+    if _surely_not(text, names):
+        return ""
     text = _EMOTICON.sub(" ", text)
     text = fold(_SYMBOLS.sub(" ", text)).replace("\u2019", "'").strip()
     if not text:
         return ""
-    names = list(names)
     if not _could_be(text, names):
         return ""
     whole, piece = _patterns(names)

@@ -17,7 +17,6 @@ import gc
 import math
 import operator
 import os
-import re
 import struct
 import sys
 from array import array
@@ -36,7 +35,7 @@ except ImportError:  # pragma: no cover - other Pythons
             mapping[e] = get(e, 0) + 1
 from panelbot.panel import Panel, Quote
 from panelbot.retrieval.vocabulary import Normalizer
-from panelbot.text import fold, word_pattern, words
+from panelbot.text import LazyPattern, fold, word_pattern, words
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
 if TYPE_CHECKING:
@@ -72,7 +71,7 @@ _consume = deque(maxlen=0).extend  # runs an iterator to its end in C
 
 
 _TERM = (-1).__ne__  # a word id that is a term (not a stopword)
-_DOTTED = re.compile(r"\.[a-z0-9]")  # where a word may hold a dot ("2.7", "kv.cache"): a superset
+_DOTTED = LazyPattern(r"\.[a-z0-9]")  # where a word may hold a dot ("2.7", "kv.cache"): a superset
 
 
 def _add_weights(tf: dict[int, float], more: dict[int, float]) -> None:
