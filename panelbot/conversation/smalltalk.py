@@ -171,6 +171,10 @@ def _words_known() -> Container[str]:
 _ENDS = ".,!?;:\"'()\u2026\u2014\u2013-"  # stripped from a word's ends by the first look
 
 
+def _no_doubles(word: str) -> str:
+    return "".join(k for k, _ in groupby(word))
+
+
 def _surely_not(text: str, names: list[str]) -> bool:
     """The first look, before any pattern is compiled (most messages are questions, and compiling the few a
     closer look needs is most of its cost): a word of plain ASCII letters none of the phrases is spelt with.
@@ -185,11 +189,11 @@ def _surely_not(text: str, names: list[str]) -> bool:
         word = token.strip(_ENDS)
         if not (word.isascii() and word.isalpha()):
             continue
-        plain = "".join(k for k, _ in groupby(word))  # as _plain: no letter twice in a row
+        plain = _no_doubles(word)  # as _plain: no letter twice in a row
         if plain in vocabulary or plain.rstrip("s") in vocabulary or plain + "s" in vocabulary:
             continue
-        if people is None:
-            people = {_plain(w) for n in names for w in fold(n).split()}
+        if people is None:  # as _could_be's, for words of letters (_plain, without its pattern)
+            people = {_no_doubles(w.replace("'", "")) for n in names for w in fold(n).split()}
         if not ({plain, plain.rstrip("s"), plain + "s"} & people):
             return True
     return False
