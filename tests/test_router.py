@@ -615,3 +615,10 @@ def test_why_names_a_topic_as_the_quote_writes_it(router: Router) -> None:
     res = router.route("How do you deal with a KV cache that keeps growing?")
     why = {sq.quote.id: sq.reason for sq in res.quotes}
     assert "KV cache" in why["dan-22"] and "kv cache" not in why["dan-22"]
+
+
+@pytest.mark.parametrize("question", ["How do you handle KV cache growth?", "how do u handel kv cahce growth"])
+def test_a_noun_for_the_verb_the_talk_used_finds_the_same_answer(router: Router, question: str) -> None:
+    """"growth" and "growing" are one word to the router (panelbot/data/thesaurus.txt), as plurals and -ing
+    forms are by stemming: the question about the KV cache's growth is the host's "...keeps growing"."""
+    assert router.route(question).quotes[0].quote.id == "dan-22"
