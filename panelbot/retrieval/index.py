@@ -438,9 +438,6 @@ class Postings(Mapping):
             got = self._merged[tid] = self.asked.merged(tid, docs, weights)
         return got
 
-    def count(self, tid: int) -> int:
-        return len(self.segment(tid)[0])
-
     def __contains__(self, term: object) -> bool:
         return term in self.ids
 
