@@ -125,11 +125,18 @@ def _float(s: str) -> float:
     return float(s)
 
 
-def _mapping(pairs: list[tuple[str, Any]]) -> dict:
-    d = dict(pairs)
-    if len(d) != len(pairs):  # a duplicate key: the YAML loader reports it, with its line
-        raise ValueError("duplicate key")
-    return d
+def _mapping_hook(entry: Callable[[dict], Any] | None) -> Callable[[list[tuple[str, Any]]], Any]:
+    """json's ``object_pairs_hook``: each mapping (a duplicate key refused), or what ``entry`` keeps of it."""
+    def hook(pairs: list[tuple[str, Any]]) -> Any:
+        d = dict(pairs)
+        if len(d) != len(pairs):  # a duplicate key: the YAML loader reports it, with its line
+            raise ValueError("duplicate key")
+        if entry is None:
+            return d
+        kept = entry(d)
+        return d if kept is None else kept
+
+    return hook
 
 
 def load_json_shaped(path: Path, entry: Callable[[dict], Any] | None = None) -> Any:
@@ -167,17 +174,8 @@ def load_json_shaped(path: Path, entry: Callable[[dict], Any] | None = None) -> 
             or (not text.isascii() and chars.search(text))):
         return NOT_JSON
     try:
-        if entry is None:
-            hook = _mapping
-        else:
-            def hook(pairs: list[tuple[str, Any]]) -> Any:
-                d = dict(pairs)
-                if len(d) != len(pairs):
-                    raise ValueError("duplicate key")
-                kept = entry(d)
-                return d if kept is None else kept
-
-        return json.loads(text, object_pairs_hook=hook, parse_float=_float, parse_constant=_not_yaml_alike)
+        return json.loads(text, object_pairs_hook=_mapping_hook(entry), parse_float=_float,
+                          parse_constant=_not_yaml_alike)
     except (ValueError, RecursionError):
         return NOT_JSON
 
