@@ -185,16 +185,13 @@ class _Checker:
         val = node.get(key)
         if val is None:
             return ()
-        if type(val) is list and all(map(str.__instancecheck__, val)):  # the usual case (large banks)
-            out = tuple(filter(None, map(str.strip, val)))
-            return tuple(map(self.shared.setdefault, out, out)) if share and self.shared is not None else out
         if isinstance(val, str):
             val = [val]
         if not isinstance(val, list) or not all(isinstance(v, (str, int, float)) for v in val):
             self.fail(f"{what}: field {key!r} must be a list of text", node)
         out = tuple(filter(None, [str(v).strip() for v in val]))
         if share and self.shared is not None:  # one object per distinct keyword (a large bank repeats them a lot)
-            out = tuple(map(self.shared.setdefault, out, out))
+            out = tuple(map(self.share, out))
         return out
 
     def entry(self, node: Any, kind: str, index: int, seen: set[str]) -> tuple[dict, str, str]:
