@@ -272,7 +272,7 @@ class LazyQuotes(Sequence):
                 raise CacheProblem("inconsistent (quote record)")
             got = dict(zip(_QUOTE_REST, rest, strict=True))
             got["speaker"], got["text"] = self.speakers[i], str(self._texts[t0:t1], "utf-8", "surrogatepass")
-            (q,) = _restore_all([[got[name] for name in _FIELDS["quote"]]], "quote")
+            q = _restore([got[name] for name in _FIELDS["quote"]], "quote")
             self._made[i] = q
             self._where.setdefault(q.id, i)
         return q
