@@ -171,9 +171,14 @@ def speaker_heading(panel: Panel, speaker: str) -> str:
     return strip_control(f"{p.name}{title}", keep_newlines=False)
 
 
+def terminal_width() -> int:
+    """The width plain-text answers are wrapped to: the terminal's, at most 100 columns."""
+    return min(100, terminal_columns(100))
+
+
 def format_route(panel: Panel, result: RouteResult, *, width: int | None = None) -> str:
     """Plain-text rendering for the terminal: who answers, their passages in spoken order with ids."""
-    width = width or min(100, terminal_columns(100))
+    width = width or terminal_width()
     if result.abstained:
         return "\n".join(fill_text(line, width) for line in decline_text(panel, result).splitlines())
     lines: list[str] = []

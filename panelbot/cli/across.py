@@ -30,8 +30,8 @@ def _library(args: argparse.Namespace, err: TextIO):  # -> tuple[Config, Library
 
 
 def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot.answer.compose import format_route
-    from panelbot.text import fill_text, strip_control, terminal_columns
+    from panelbot.answer.compose import format_route, terminal_width
+    from panelbot.text import fill_text, strip_control
 
     if args.continue_last or args.cid:
         flag = "-c" if args.continue_last else "--cid"
@@ -57,7 +57,7 @@ def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if answer.abstained:
             topics = ", ".join(strip_control(s, keep_newlines=False) for s in answer.suggestions[:8])
             out.write(fill_text("None of the talks got into that, so we'd rather not guess."
-                                + (f" They covered: {topics}." if topics else ""), min(100, terminal_columns(100)))
+                                + (f" They covered: {topics}." if topics else ""), terminal_width())
                       + "\n")
             continue
         for n, t in enumerate(answer.talks):

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from panelbot.answer.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
 from panelbot.answer.backends.offline import quotes_text
-from panelbot.answer.compose import decline_text, speaker_heading
+from panelbot.answer.compose import decline_text, speaker_heading, terminal_width
 from panelbot.answer.llm.verify import verdict
 from panelbot.answer.record import answer_record, decline_record
 from panelbot.cli.common import EXIT_FALLBACK, EXIT_OK, print_json
@@ -131,13 +131,6 @@ def _indent(text: str, width: int | None = None) -> str:
         return textwrap.indent(text, MODEL_INDENT)
     return "\n".join(fill_text(line, width, MODEL_INDENT)
                      for line in text.splitlines() if line.strip())
-
-
-def terminal_width() -> int:
-    """The width plain ``ask`` wraps its quotes to: the terminal's, at most 100 columns."""
-    from panelbot.text import terminal_columns
-
-    return min(100, terminal_columns(100))
 
 
 class _TextView:
