@@ -51,7 +51,8 @@ def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Pane
     try:
         backend = get_backend(config.backend.name, config, panel)
     except PanelbotError as exc:
-        err.write(f"panelbot: error: {exc}\n")
+        # as main() reports it: the message may hold untrusted text (a server's words), one clean line
+        err.write(f"panelbot: error: {scrub(strip_control(str(exc), keep_newlines=False))}\n")
         return exc.exit_code
     return asyncio.run(_ask_all(backend, questions, json_out=json_out, panel=panel, router=router,
                                 target=target, out=out, err=err, conversation=conv, chained=chained))
