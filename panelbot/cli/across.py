@@ -7,18 +7,15 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from panelbot.cli.common import EXIT_OK, print_json, read_questions
+from panelbot.cli.common import EXIT_OK, load_config_warned, print_json, read_questions
 from panelbot.errors import UsageError
 
 
 def _library(args: argparse.Namespace, err: TextIO):  # -> tuple[Config, Library]
-    from panelbot.config import load_config
     from panelbot.records import replace
     from panelbot.retrieval.library import Library
 
-    cfg = load_config(getattr(args, "config", None))
-    for w in cfg.warnings:
-        err.write(f"panelbot: warning: {w}\n")
+    cfg = load_config_warned(args)
     if getattr(args, "k", None):
         cfg = replace(cfg, retrieval=replace(cfg.retrieval, top_k=args.k))
     library, notes = Library.open(cfg.retrieval)
