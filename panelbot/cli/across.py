@@ -71,7 +71,7 @@ def _small_talk_across(library: Any, question: str, json_out: bool, out: TextIO,
     from panelbot.conversation.smalltalk import panel_names, reason, small_talk
 
     panels = [r.panel for r in library.routers]
-    kind = small_talk(question, [n for p in panels for n in panel_names(p)])
+    kind = small_talk(question, panel_names(*panels))
     if not kind:
         return False
     if json_out:

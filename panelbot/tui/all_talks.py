@@ -140,7 +140,7 @@ class AllTalks(AppMixin):
         from panelbot.conversation.smalltalk import panel_names, reason, small_talk
 
         panels = [r.panel for r in self._library.routers] if self._library is not None else []
-        kind = small_talk(question, [n for p in panels for n in panel_names(p)])
+        kind = small_talk(question, panel_names(*panels))
         if not kind or self._library is None:
             return False
         text = talks_small_talk_text(panels, kind, self._library.suggestions())
