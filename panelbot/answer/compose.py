@@ -138,6 +138,13 @@ def talks_small_talk_text(panels: list[Panel], kind: str, topics: list[str]) -> 
     return _small_talk_reply(kind, intro, what, "the panelists")
 
 
+def talks_decline_text(suggestions: list[str]) -> str:
+    """The decline when none of the installed talks got into a question (``ask --all``, the app's all-talks
+    mode), with what they did cover (``suggestions``: the library's topics)."""
+    topics = ", ".join(strip_control(s, keep_newlines=False) for s in suggestions[:8])
+    return "None of the talks got into that, so we'd rather not guess." + (f" They covered: {topics}." if topics else "")
+
+
 def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> str:
     """A short decline (one or two lines): what the talk did cover, from every panelist, or what it said
     nearby, and questions that do have an answer (``suggest=False``: a front end offers them itself). Small

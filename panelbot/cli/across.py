@@ -27,7 +27,7 @@ def _library(args: argparse.Namespace, err: TextIO):  # -> tuple[Config, Library
 
 
 def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot.answer.compose import format_route, terminal_width
+    from panelbot.answer.compose import format_route, talks_decline_text, terminal_width
     from panelbot.text import fill_text, strip_control
 
     if args.continue_last or args.cid:
@@ -52,10 +52,7 @@ def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if len(questions) > 1:
             out.write(("\n" if i else "") + f"Q: {q}\n")
         if answer.abstained:
-            topics = ", ".join(strip_control(s, keep_newlines=False) for s in answer.suggestions[:8])
-            out.write(fill_text("None of the talks got into that, so we'd rather not guess."
-                                + (f" They covered: {topics}." if topics else ""), terminal_width())
-                      + "\n")
+            out.write(fill_text(talks_decline_text(answer.suggestions), terminal_width()) + "\n")
             continue
         for n, t in enumerate(answer.talks):
             title = strip_control(t.panel.title, keep_newlines=False)

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from panelbot.answer.backends.base import Message
 from panelbot.answer.backends.offline import quotes_text
-from panelbot.answer.compose import decline_text, talks_small_talk_text
+from panelbot.answer.compose import decline_text, talks_decline_text, talks_small_talk_text
 from panelbot.conversation.resolve import STANDALONE, ConversationTurn, resolve
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
@@ -121,9 +121,7 @@ class AllTalks(AppMixin):
             return
         self.history.append(Message("user", question))
         if answer.abstained:
-            topics = ", ".join(answer.suggestions[:8])
-            text = "None of the talks got into that, so we'd rather not guess." + (
-                f" They covered: {topics}." if topics else "")
+            text = talks_decline_text(answer.suggestions)
             block = chat.add_answer(self.panel, "panel", label=ALL_TALKS_LABEL, kind="decline")
             block.finish(text)
             self.query_one(SourcesList).show(self.panel, [], "Sources: none (declined)")
