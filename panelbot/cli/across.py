@@ -43,7 +43,7 @@ def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _, library = _library(args, err)
     questions = list(read_questions(args.question, sys.stdin))
     for i, q in enumerate(questions):
-        if _small_talk_across(library, q, args.json, out, f"Q: {q}\n" if len(questions) > 1 else ""):
+        if _small_talk_across(library, q, args.json, out, ("\n" if i else "") + f"Q: {q}\n" if len(questions) > 1 else ""):
             continue
         answer = library.route(q, target)
         if args.json:
@@ -77,9 +77,11 @@ def _small_talk_across(library: Any, question: str, json_out: bool, out: TextIO,
         d = LibraryAnswer(question, [], reason(kind), library.suggestions()).to_dict()
         print_json({**d, "kind": "small_talk", "small_talk": kind}, out)
         return True
-    from panelbot.answer.compose import talks_small_talk_text
+    from panelbot.answer.compose import talks_small_talk_text, terminal_width
+    from panelbot.text import fill_text
 
-    out.write(heading + talks_small_talk_text(panels, kind, library.suggestions()) + "\n")
+    text = talks_small_talk_text(panels, kind, library.suggestions())  # wrapped as ask wraps its reply
+    out.write(heading + "\n".join(fill_text(line, terminal_width()) for line in text.splitlines()) + "\n")
     return True
 
 
