@@ -118,7 +118,7 @@ def _abstain(panel: Panel, route: RouteResult, text: str, json_out: bool, out: T
         d.update(extra)
         print_json(d, out)
     else:
-        out.write("\n".join(fill_text(line, 100) for line in text.splitlines()) + "\n")
+        out.write("\n".join(fill_text(line, terminal_width()) for line in text.splitlines()) + "\n")
     out.flush()
 
 
