@@ -690,10 +690,8 @@ def _small_talk_route(router: Router, history: Sequence[ConversationTurn], messa
                       social: str) -> RouteResult:
     """Nothing to look up: the reply (``answer.compose``) says who is on the panel and what to ask; the questions
     it offers are the follow-ups of the last answer after thanks or an "ok", else ones the panel answers."""
-    offer: list[str] = []
-    if social == "farewell":
-        offer = []  # a goodbye is not answered with more questions
-    elif social in ("thanks", "acknowledgement") and hasattr(router, "query_terms"):
+    offer: list[str] = []  # a goodbye is not answered with more questions
+    if social in ("thanks", "acknowledgement") and hasattr(router, "query_terms"):
         offer = _followups_instead(router, history)
     if not offer and social != "farewell":
         # questions from across the talk (its host questions, in the user's words), three far apart: which
