@@ -138,6 +138,13 @@ def talks_small_talk_text(panels: list[Panel], kind: str, topics: list[str]) -> 
     return _small_talk_reply(kind, intro, what, "the panelists")
 
 
+def talks_decline_text(suggestions: list[str]) -> str:
+    """The decline when none of the installed talks got into a question (``ask --all``, the app's all-talks
+    mode), with what they did cover (``suggestions``: the library's topics)."""
+    topics = ", ".join(strip_control(s, keep_newlines=False) for s in suggestions[:8])
+    return "None of the talks got into that, so we'd rather not guess." + (f" They covered: {topics}." if topics else "")
+
+
 def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> str:
     """A short decline (one or two lines): what the talk did cover, from every panelist, or what it said
     nearby, and questions that do have an answer (``suggest=False``: a front end offers them itself). Small
@@ -171,9 +178,14 @@ def speaker_heading(panel: Panel, speaker: str) -> str:
     return strip_control(f"{p.name}{title}", keep_newlines=False)
 
 
+def terminal_width() -> int:
+    """The width plain-text answers are wrapped to: the terminal's, at most 100 columns."""
+    return min(100, terminal_columns(100))
+
+
 def format_route(panel: Panel, result: RouteResult, *, width: int | None = None) -> str:
     """Plain-text rendering for the terminal: who answers, their passages in spoken order with ids."""
-    width = width or min(100, terminal_columns(100))
+    width = width or terminal_width()
     if result.abstained:
         return "\n".join(fill_text(line, width) for line in decline_text(panel, result).splitlines())
     lines: list[str] = []

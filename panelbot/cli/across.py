@@ -7,18 +7,15 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from panelbot.cli.common import EXIT_OK, print_json, read_questions
+from panelbot.cli.common import EXIT_OK, load_config_warned, print_json, read_questions
 from panelbot.errors import UsageError
 
 
 def _library(args: argparse.Namespace, err: TextIO):  # -> tuple[Config, Library]
-    from panelbot.config import load_config
     from panelbot.records import replace
     from panelbot.retrieval.library import Library
 
-    cfg = load_config(getattr(args, "config", None))
-    for w in cfg.warnings:
-        err.write(f"panelbot: warning: {w}\n")
+    cfg = load_config_warned(args)
     if getattr(args, "k", None):
         cfg = replace(cfg, retrieval=replace(cfg.retrieval, top_k=args.k))
     library, notes = Library.open(cfg.retrieval)
@@ -30,8 +27,8 @@ def _library(args: argparse.Namespace, err: TextIO):  # -> tuple[Config, Library
 
 
 def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot.answer.compose import format_route
-    from panelbot.text import fill_text, strip_control, terminal_columns
+    from panelbot.answer.compose import format_route, talks_decline_text, terminal_width
+    from panelbot.text import fill_text, strip_control
 
     if args.continue_last or args.cid:
         flag = "-c" if args.continue_last else "--cid"
@@ -46,7 +43,7 @@ def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _, library = _library(args, err)
     questions = list(read_questions(args.question, sys.stdin))
     for i, q in enumerate(questions):
-        if _small_talk_across(library, q, args.json, out, f"Q: {q}\n" if len(questions) > 1 else ""):
+        if _small_talk_across(library, q, args.json, out, ("\n" if i else "") + f"Q: {q}\n" if len(questions) > 1 else ""):
             continue
         answer = library.route(q, target)
         if args.json:
@@ -55,10 +52,7 @@ def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if len(questions) > 1:
             out.write(("\n" if i else "") + f"Q: {q}\n")
         if answer.abstained:
-            topics = ", ".join(strip_control(s, keep_newlines=False) for s in answer.suggestions[:8])
-            out.write(fill_text("None of the talks got into that, so we'd rather not guess."
-                                + (f" They covered: {topics}." if topics else ""), min(100, terminal_columns(100)))
-                      + "\n")
+            out.write(fill_text(talks_decline_text(answer.suggestions), terminal_width()) + "\n")
             continue
         for n, t in enumerate(answer.talks):
             title = strip_control(t.panel.title, keep_newlines=False)
@@ -74,7 +68,7 @@ def _small_talk_across(library: Any, question: str, json_out: bool, out: TextIO,
     from panelbot.conversation.smalltalk import panel_names, reason, small_talk
 
     panels = [r.panel for r in library.routers]
-    kind = small_talk(question, [n for p in panels for n in panel_names(p)])
+    kind = small_talk(question, panel_names(*panels))
     if not kind:
         return False
     if json_out:
@@ -83,9 +77,11 @@ def _small_talk_across(library: Any, question: str, json_out: bool, out: TextIO,
         d = LibraryAnswer(question, [], reason(kind), library.suggestions()).to_dict()
         print_json({**d, "kind": "small_talk", "small_talk": kind}, out)
         return True
-    from panelbot.answer.compose import talks_small_talk_text
+    from panelbot.answer.compose import talks_small_talk_text, terminal_width
+    from panelbot.text import fill_text
 
-    out.write(heading + talks_small_talk_text(panels, kind, library.suggestions()) + "\n")
+    text = talks_small_talk_text(panels, kind, library.suggestions())  # wrapped as ask wraps its reply
+    out.write(heading + "\n".join(fill_text(line, terminal_width()) for line in text.splitlines()) + "\n")
     return True
 
 

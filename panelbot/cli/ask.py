@@ -79,6 +79,7 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.conversation.session import ConversationLog
     from panelbot.records import replace
     from panelbot.retrieval.router import Router
+    from panelbot.text import strip_control
 
     if args.all:
         from panelbot.cli.across import ask_all
@@ -160,8 +161,8 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 if len(questions) > 1:
                     out.write(("\n" if i else "") + f"Q: {q}\n")
                 out.write(format_route(panel, result) + "\n")
-                links = [f"  [{sq.quote.id}] {format_time(sq.quote.start or 0)}  {sq.quote.url}"
-                         for sq in shown_quotes(result) if sq.quote.url]
+                links = [strip_control(f"  [{sq.quote.id}] {format_time(sq.quote.start or 0)}  {sq.quote.url}",
+                                       keep_newlines=False) for sq in shown_quotes(result) if sq.quote.url]
                 if links:
                     out.write("Watch:\n" + "\n".join(links) + "\n")
     finally:
@@ -226,8 +227,9 @@ def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write("No quote matches that.\n")
     for h in hits:
         who = panel.display_name(h.quote.speaker)
-        out.write(f"[{h.quote.id}] {who} ({h.score:.0f}): "
-                  f"\u201c{strip_control(h.quote.text, keep_newlines=False)}\u201d\n")
+        out.write(strip_control(f"[{h.quote.id}] {who} ({h.score:.0f}): \u201c{h.quote.text}\u201d",
+                                keep_newlines=False) + "\n")
         if h.quote.start is not None:
-            out.write(f"    at {format_time(h.quote.start)}" + (f"  {h.quote.url}" if h.quote.url else "") + "\n")
+            out.write(strip_control(f"    at {format_time(h.quote.start)}" + (f"  {h.quote.url}" if h.quote.url else ""),
+                                    keep_newlines=False) + "\n")
     return EXIT_OK

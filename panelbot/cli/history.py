@@ -101,7 +101,9 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                           "meta": m.meta, "created_at": m.created_at} for m in messages]
         print_json(d, out)
         return EXIT_OK
-    names = _speaker_names(summary.panel)
+    from panelbot.conversation.session import panel_dir_of, panel_to_open
+
+    names = _speaker_names(panel_to_open(summary.panel, panel_dir_of(messages)))  # a panel given by path too
     out.write(_clean(f"#{summary.id} {summary.title}") + "\n")
     out.write(_clean(f"panel {summary.panel}; started {short_time(summary.started_at)} ({summary.source}); "
                      f"{len(messages)} messages") + "\n")

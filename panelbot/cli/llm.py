@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from panelbot.answer.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
 from panelbot.answer.backends.offline import quotes_text
-from panelbot.answer.compose import decline_text, speaker_heading
+from panelbot.answer.compose import decline_text, speaker_heading, terminal_width
 from panelbot.answer.llm.verify import verdict
 from panelbot.answer.record import answer_record, decline_record
 from panelbot.cli.common import EXIT_FALLBACK, EXIT_OK, print_json
@@ -51,7 +51,8 @@ def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Pane
     try:
         backend = get_backend(config.backend.name, config, panel)
     except PanelbotError as exc:
-        err.write(f"panelbot: error: {exc}\n")
+        # as main() reports it: the message may hold untrusted text (a server's words), one clean line
+        err.write(f"panelbot: error: {scrub(strip_control(str(exc), keep_newlines=False))}\n")
         return exc.exit_code
     return asyncio.run(_ask_all(backend, questions, json_out=json_out, panel=panel, router=router,
                                 target=target, out=out, err=err, conversation=conv, chained=chained))
@@ -117,7 +118,7 @@ def _abstain(panel: Panel, route: RouteResult, text: str, json_out: bool, out: T
         d.update(extra)
         print_json(d, out)
     else:
-        out.write("\n".join(fill_text(line, 100) for line in text.splitlines()) + "\n")
+        out.write("\n".join(fill_text(line, terminal_width()) for line in text.splitlines()) + "\n")
     out.flush()
 
 
@@ -131,13 +132,6 @@ def _indent(text: str, width: int | None = None) -> str:
         return textwrap.indent(text, MODEL_INDENT)
     return "\n".join(fill_text(line, width, MODEL_INDENT)
                      for line in text.splitlines() if line.strip())
-
-
-def terminal_width() -> int:
-    """The width plain ``ask`` wraps its quotes to: the terminal's, at most 100 columns."""
-    from panelbot.text import terminal_columns
-
-    return min(100, terminal_columns(100))
 
 
 class _TextView:

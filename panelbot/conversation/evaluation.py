@@ -39,10 +39,10 @@ from panelbot.retrieval.router import Router
 FOLLOW_UP_KINDS = ("continuation", "reason", "elaboration", "other")
 KIND_ALIASES = {"first": "single", "standalone": "single", "other_panelist": "other", "other-panelist": "other",
                 "off-topic": "offtopic", "off_topic": "offtopic", "topic_switch": "switch",
-                "topic-switch": "switch", "followup": "continuation", "why": "reason"}
+                "topic-switch": "switch", "followup": "continuation", "why": "reason",
+                **dict.fromkeys(("small_talk", "small-talk", "greeting", "greetings", "social", "chitchat",
+                                 "chit-chat", "pleasantry", "thanks", "farewell"), "smalltalk")}
 KNOWN_KINDS = ("single", *FOLLOW_UP_KINDS, "switch", "offtopic", "smalltalk")
-KIND_ALIASES.update({k: "smalltalk" for k in ("small_talk", "small-talk", "greeting", "greetings", "social", "chitchat",
-                                               "chit-chat", "pleasantry", "thanks", "farewell")})
 
 
 @dataclass

@@ -38,6 +38,15 @@ import weakref
 from collections import defaultdict
 from collections.abc import Sequence
 
+from panelbot.conversation.reasons import (
+    WHY,
+    asks_why,
+    cause_relevance,
+    cause_sentences,
+    causes,
+    reason_excerpt,
+    states_cause,
+)
 from panelbot.records import field, record, replace
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
@@ -218,8 +227,6 @@ def _nothing_to_follow(router: Router, route: RouteResult) -> RouteResult:
     having nothing to follow up on, not as a subject the panel never got into. Anything else as it was."""
     if not route.abstained or not route.off_topic or route.small_talk or not hasattr(router, "query_terms"):
         return route
-    from panelbot.conversation.reasons import WHY
-
     message = FILLER.sub("", route.question) or route.question
     if not (CONTINUE.search(message) or WHY.search(message) or OTHER.search(message) or _references(message)
             or ELLIPSIS.search(message)):
@@ -359,9 +366,6 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     terms, evidence, matched, unmatched = _own_terms(router, message)
     cue = _references(message) or bool(ELLIPSIS.search(message))
     # judged on the words that are not follow-up cues ("do you agree", "tell me more")
-    # reasons.py: imported here, not at the top, so the module's import lines stay as they are for others
-    from panelbot.conversation.reasons import WHY, asks_why
-
     rest, _, _, unmatched = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", WHY.sub(" ", message))))
     unknown = [t for t in dict.fromkeys(unmatched) if not _variant(router, t)]
     if _foreign(router, unmatched):
@@ -639,12 +643,9 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         return Resolution(route, None, STANDALONE)
     resolver = _Resolver(router, subject, shown, message, target)
     answered = [t for t in history if t.speakers]
-    if reading.kind == REASON and answered:
-        from panelbot.conversation.reasons import asks_why
-
-        if asks_why(str(answered[-1].question or "")):
-            # "why?" asked again: the reason just given is not given again as if new
-            resolver.given = {str(q) for q in answered[-1].quote_ids}
+    if reading.kind == REASON and answered and asks_why(str(answered[-1].question or "")):
+        # "why?" asked again: the reason just given is not given again as if new
+        resolver.given = {str(q) for q in answered[-1].quote_ids}
     if reading.kind == CONTINUATION:
         route = resolver.continuation(reading)
         if route.abstained and reading.terms:
@@ -689,10 +690,8 @@ def _small_talk_route(router: Router, history: Sequence[ConversationTurn], messa
                       social: str) -> RouteResult:
     """Nothing to look up: the reply (``answer.compose``) says who is on the panel and what to ask; the questions
     it offers are the follow-ups of the last answer after thanks or an "ok", else ones the panel answers."""
-    offer: list[str] = []
-    if social == "farewell":
-        offer = []  # a goodbye is not answered with more questions
-    elif social in ("thanks", "acknowledgement") and hasattr(router, "query_terms"):
+    offer: list[str] = []  # a goodbye is not answered with more questions
+    if social in ("thanks", "acknowledgement") and hasattr(router, "query_terms"):
         offer = _followups_instead(router, history)
     if not offer and social != "farewell":
         # questions from across the talk (its host questions, in the user's words), three far apart: which
@@ -946,14 +945,6 @@ class _Resolver:
         """Why: the passages where the same panelist(s) give a cause or motivation for the subject -- the
         rest of the last answer first, then their related answers -- including one already shown when the
         reason sits there (the note quotes it, with its id); when the talk gives none, it says so."""
-        from panelbot.conversation.reasons import (
-            cause_relevance,
-            cause_sentences,
-            causes,
-            reason_excerpt,
-            states_cause,
-        )
-
         speakers = self._forced() or list(self.subject.speakers)
         if reading.addressed and self.target == "auto":
             speakers = list(reading.addressed)

@@ -255,10 +255,10 @@ def small_talk(message: str, names: Iterable[str] = ()) -> str:
     return next((k for k in PRIORITY if k in found), "")
 
 
-def panel_names(panel: Any) -> list[str]:
-    """How a panel's people may be addressed in small talk: each panelist's and the host's name, first name
-    and id."""
-    people = [*panel.panelists.values(), *([panel.host] if panel.host else [])]
+def panel_names(*panels: Any) -> list[str]:
+    """How the people of a panel (or of several: asking across every talk) may be addressed in small talk:
+    each panelist's and the host's name, first name and id."""
+    people = [person for panel in panels for person in (*panel.panelists.values(), *([panel.host] if panel.host else []))]
     return [n for p in people for n in (p.name, *p.name.split()[:1], p.id) if n]
 
 

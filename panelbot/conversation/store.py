@@ -244,20 +244,28 @@ class ConversationStore:
     def _retitle_after_small_talk(self, conv_id: int) -> None:
         """A conversation is titled after its first question; when that (and all until now) was small talk
         ("hi", "thanks!"), the first real question answered names it instead -- unless it was renamed."""
+        # read up to the first answer only (not the whole conversation on every turn)
+        users: list[str] = []  # the questions before it
+        first_answer: int | None = None
         rows = self._db.execute(
-            "SELECT role, text, meta FROM messages WHERE conversation_id = ? ORDER BY id", (conv_id,)
-        ).fetchall()
-        users = [i for i, r in enumerate(rows) if r[0] == "user"]
+            "SELECT id, role, text, meta FROM messages WHERE conversation_id = ? ORDER BY id", (conv_id,))
+        for mid, role, text, meta in rows:
+            if role == "user":
+                users.append(text)
+            elif not (role == "decline" and _json(meta, {}).get("small_talk")):
+                first_answer = mid
+                break
+        rows.close()
+        if first_answer is not None and self._db.execute(
+                "SELECT 1 FROM messages WHERE conversation_id = ? AND id > ? AND role = 'user' LIMIT 1",
+                (conv_id, first_answer)).fetchone() is not None:
+            return  # something before the last question was answered already: it has its title
         if len(users) < 2:
             return
-        if any(r[0] != "user" and not (r[0] == "decline" and _json(r[2], {}).get("small_talk"))
-               for r in rows[:users[-1]]):
-            return  # something before this question was answered already: it has its title
         row = self._db.execute("SELECT title FROM conversations WHERE id = ?", (conv_id,)).fetchone()
-        if row is None or row[0] != _title(rows[users[0]][1][:80]):
+        if row is None or row[0] != _title(users[0][:80]):
             return  # renamed by the person
-        self._db.execute("UPDATE conversations SET title = ? WHERE id = ?",
-                         (_title(rows[users[-1]][1][:80]), conv_id))
+        self._db.execute("UPDATE conversations SET title = ? WHERE id = ?", (_title(users[-1][:80]), conv_id))
 
     # ------------------------------------------------------------------------------------------ reads
 

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from panelbot.answer.backends.base import Message
 from panelbot.answer.backends.offline import quotes_text
-from panelbot.answer.compose import decline_text, talks_small_talk_text
+from panelbot.answer.compose import decline_text, talks_decline_text, talks_small_talk_text
 from panelbot.conversation.resolve import STANDALONE, ConversationTurn, resolve
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
@@ -121,9 +121,7 @@ class AllTalks(AppMixin):
             return
         self.history.append(Message("user", question))
         if answer.abstained:
-            topics = ", ".join(answer.suggestions[:8])
-            text = "None of the talks got into that, so we'd rather not guess." + (
-                f" They covered: {topics}." if topics else "")
+            text = talks_decline_text(answer.suggestions)
             block = chat.add_answer(self.panel, "panel", label=ALL_TALKS_LABEL, kind="decline")
             block.finish(text)
             self.query_one(SourcesList).show(self.panel, [], "Sources: none (declined)")
@@ -140,7 +138,7 @@ class AllTalks(AppMixin):
         from panelbot.conversation.smalltalk import panel_names, reason, small_talk
 
         panels = [r.panel for r in self._library.routers] if self._library is not None else []
-        kind = small_talk(question, [n for p in panels for n in panel_names(p)])
+        kind = small_talk(question, panel_names(*panels))
         if not kind or self._library is None:
             return False
         text = talks_small_talk_text(panels, kind, self._library.suggestions())
