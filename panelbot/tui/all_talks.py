@@ -18,19 +18,13 @@ from panelbot.retrieval.results import RouteResult
 from panelbot.tui import engine
 from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import safe
-from panelbot.tui.widgets.chat import ChatLog
+from panelbot.tui.widgets.chat import ALL_TALKS_LABEL, ChatLog, talk_status
 from panelbot.tui.widgets.sources import SourcesList
-
-ALL_TALKS_LABEL = "All talks"  # who declines when no talk got into a question
 
 
 def talk_answer_label(panel: Panel, speaker: str) -> str:
     """How an answer from one of the talks is labelled: the panelist and the talk's title."""
     return f"{panel.display_name(speaker)} \u00b7 {panel.title}"
-
-
-def talk_status(panel_name: str) -> str:
-    return f"(from the talk {panel_name})"
 
 
 class AllTalks(AppMixin):
