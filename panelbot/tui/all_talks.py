@@ -57,10 +57,8 @@ class AllTalks(AppMixin):
         """An installed talk by name (the loaded panel, or one of the talks opened for all-talks mode)."""
         if self.panel is not None and self.panel.name == name:
             return self.panel
-        for router in self._library.routers if self._library is not None else []:
-            if router.panel.name == name:
-                return router.panel  # type: ignore[no-any-return]
-        return None
+        router = self._talk_router(name)
+        return router.panel if router is not None else None  # type: ignore[no-any-return]
 
     def panel_named(self, name: str) -> Panel | None:
         """An installed talk by name, loaded when it is not open (a conversation held in all-talks mode
@@ -97,6 +95,7 @@ class AllTalks(AppMixin):
                 self._last_talks = talks
 
     def _talk_router(self, name: str) -> Any:
+        """The router of an installed talk opened for all-talks mode, by name; None when it is not open."""
         for router in self._library.routers if self._library is not None else []:
             if router.panel.name == name:
                 return router
