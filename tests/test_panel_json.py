@@ -11,8 +11,8 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_panel_loading import load_error, make_panel
 
-from panelbot.errors import DataError
 from panelbot.panel import find_panel_dir, load_panel
 from panelbot.panel.loader import list_panels
 from panelbot.panel.yaml_lines import NOT_JSON, load_json_shaped, load_yaml, strip_lines
@@ -41,37 +41,28 @@ PANEL = "format: 1\ntitle: T\npanelists:\n  - {id: ann, name: Ann}\n  - {id: bob
 
 
 def _panel(tmp_path: Path, quotes: str) -> Path:
-    d = tmp_path / "p"
-    d.mkdir()
-    (d / "panel.yaml").write_text(PANEL, encoding="utf-8")
-    (d / "quotes.yaml").write_text(quotes, encoding="utf-8")
-    return d
-
-
-def _error(d: Path) -> DataError:
-    with pytest.raises(DataError) as info:
-        load_panel(d)
-    return info.value
+    return make_panel(tmp_path, PANEL, quotes)
 
 
 def test_a_problem_in_a_json_bank_names_its_line(tmp_path: Path) -> None:
     quotes = ('[\n{"id": "a1", "speaker": "ann", "text": "One."},\n{"id": "b1", "speaker": "bob", "text": "Two."},\n'
               '{"id": "c1", "speaker": "cy", "text": "Three."}\n]\n')
-    err = _error(_panel(tmp_path, quotes))
+    err = load_error(_panel(tmp_path, quotes))
     assert "unknown speaker 'cy'" in str(err) and err.line == 4 and err.path.endswith("quotes.yaml")
 
 
 def test_a_duplicate_key_in_a_json_bank_is_the_yaml_error(tmp_path: Path) -> None:
     quotes = '[\n{"id": "a1", "speaker": "ann", "text": "One."},\n{"id": "b1", "speaker": "bob", "id": "x"}\n]\n'
-    assert load_json_shaped(_panel(tmp_path, quotes) / "quotes.yaml") is NOT_JSON
-    err = _error(tmp_path / "p")
+    d = _panel(tmp_path, quotes)
+    assert load_json_shaped(d / "quotes.yaml") is NOT_JSON
+    err = load_error(d)
     assert "duplicate key 'id'" in str(err) and err.line == 3
 
 
 def test_a_json_bank_is_counted_for_the_panel_list(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PANELBOT_PANELS", str(tmp_path))
-    _panel(tmp_path, json.dumps([{"id": f"a{i}", "speaker": "ann", "text": "Hi."} for i in range(7)]))
-    (info,) = [p for p in list_panels() if p.name == "p"]
+    d = _panel(tmp_path, json.dumps([{"id": f"a{i}", "speaker": "ann", "text": "Hi."} for i in range(7)]))
+    (info,) = [p for p in list_panels() if p.name == d.name]
     assert info.quotes == 7
 
 

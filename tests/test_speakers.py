@@ -64,6 +64,12 @@ def test_shipped_backchannels_do_not_become_turns(shipped) -> None:
     assert not any(is_backchannel(t.text) for t in turns)
 
 
+def _speaker_of_each_piece(captions: str) -> dict[int, str]:
+    """Who speaks each piece of ``captions`` (split at ">>"), by the piece's index."""
+    turns, _ = identify_speakers(split_turns(captions))
+    return {i: t.speaker for t in turns for i in t.sources}
+
+
 def _best_match(text: str, curated: list[dict]) -> dict:
     mine = set(words(text))
     return max(curated, key=lambda c: len(mine & set(words(c["text"]))) / (len(mine | set(words(c["text"]))) or 1))
@@ -518,29 +524,25 @@ def test_a_question_opening_as_one_is_not_a_tag_question(text: str, expected: bo
 
 
 def test_short_remarks_and_running_the_session_are_the_hosts() -> None:
-    raw = split_turns(
+    by_source = _speaker_of_each_piece(
         "Welcome. With me are Ines Carvalho, a hydrologist, and Ravi Menon, an engineer who builds barriers. "
         "Ines, why do rivers flood more often now? >> The ground is sealed with concrete, so the rain runs off "
         "at once instead of soaking in. >> What a picture. >> I'd say the barriers are old too, most of ours "
         "date from the sixties and were built for smaller floods. >> Okay, let's take a question from the floor. "
         ">> Hi, who pays for new barriers? >> The city, mostly, with some national money."
     )
-    turns, _ = identify_speakers(raw)
-    by_source = {i: t.speaker for t in turns for i in t.sources}
     assert by_source[2] == HOST and by_source[4] == HOST
     assert by_source[3] != HOST and by_source[1] == "ines"
 
 
 def test_a_panelist_adding_and_asking_a_colleague_is_not_the_host() -> None:
-    raw = split_turns(
+    by_source = _speaker_of_each_piece(
         "Welcome. With me are Ines Carvalho, a hydrologist, and Ravi Menon, an engineer who builds barriers, and "
         "Oksana Bondar, who runs the emergency service. Ines, why do rivers flood more often now? >> The ground "
         "is sealed with concrete, so the rain runs off at once instead of soaking in, and the rivers rise within "
         "hours. >> I'd add that the warnings come late too. Oksana, you've seen that, right? >> Every spring. "
         "We get the alert when the water is already in the streets."
     )
-    turns, _ = identify_speakers(raw)
-    by_source = {i: t.speaker for t in turns for i in t.sources}
     assert by_source[2] not in (HOST, "oksana") and by_source[3] == "oksana"
 
 
@@ -569,7 +571,7 @@ def test_a_round_the_host_opens_with_someone_goes_round_the_table_from_them(ask:
 
 
 def test_giving_the_floor_and_closing_statements() -> None:
-    raw = split_turns(
+    by_source = _speaker_of_each_piece(
         "Good evening. Arguing for is Ines Carvalho, a hydrologist at Deltares. Arguing against is Ravi Menon, an "
         "engineer who builds barriers. Ines, you first. >> Dams store water for dry years and the river needs "
         "that. >> Dams also trap the silt that the delta needs, so the coast sinks. >> We have a few minutes for "
@@ -578,7 +580,5 @@ def test_giving_the_floor_and_closing_statements() -> None:
         "built for it. >> Closing statements, thirty seconds each. Ravi, this time you go first. >> Let the "
         "river move its silt. >> Store the water we will need."
     )
-    turns, _ = identify_speakers(raw)
-    by_source = {i: t.speaker for t in turns for i in t.sources}
     assert by_source[3] == HOST and by_source[6] == HOST
     assert (by_source[10], by_source[11]) == ("ravi", "ines")

@@ -18,19 +18,13 @@ from panelbot.retrieval.results import RouteResult
 from panelbot.tui import engine
 from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import safe
-from panelbot.tui.widgets.chat import ChatLog
+from panelbot.tui.widgets.chat import ALL_TALKS_LABEL, ChatLog, talk_status
 from panelbot.tui.widgets.sources import SourcesList
-
-ALL_TALKS_LABEL = "All talks"  # who declines when no talk got into a question
 
 
 def talk_answer_label(panel: Panel, speaker: str) -> str:
     """How an answer from one of the talks is labelled: the panelist and the talk's title."""
     return f"{panel.display_name(speaker)} \u00b7 {panel.title}"
-
-
-def talk_status(panel_name: str) -> str:
-    return f"(from the talk {panel_name})"
 
 
 class AllTalks(AppMixin):
@@ -63,10 +57,8 @@ class AllTalks(AppMixin):
         """An installed talk by name (the loaded panel, or one of the talks opened for all-talks mode)."""
         if self.panel is not None and self.panel.name == name:
             return self.panel
-        for router in self._library.routers if self._library is not None else []:
-            if router.panel.name == name:
-                return router.panel  # type: ignore[no-any-return]
-        return None
+        router = self._talk_router(name)
+        return router.panel if router is not None else None  # type: ignore[no-any-return]
 
     def panel_named(self, name: str) -> Panel | None:
         """An installed talk by name, loaded when it is not open (a conversation held in all-talks mode
@@ -103,6 +95,7 @@ class AllTalks(AppMixin):
                 self._last_talks = talks
 
     def _talk_router(self, name: str) -> Any:
+        """The router of an installed talk opened for all-talks mode, by name; None when it is not open."""
         for router in self._library.routers if self._library is not None else []:
             if router.panel.name == name:
                 return router

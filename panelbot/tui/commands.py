@@ -21,12 +21,15 @@ class SlashCommands(AppMixin):
             return
         handler(cmd.arg)
 
+    def _usage(self, name: str, more: str = "") -> None:
+        """A command given without what it needs: its usage line (from ``engine.COMMANDS``) in the chat."""
+        self.chat_notice(f"Usage: {engine.command_usage(name, self.panel)}{more}", "error")
+
     def _cmd_ask(self, arg: str) -> None:
         word, _, question = arg.partition(" ")
         target = engine.resolve_target(self.panel, word) if word else None
         if target is None:
-            options = "|".join(t.value for t in engine.targets(self.panel))
-            self.chat_notice(f"Usage: /ask {options} [QUESTION]", "error")
+            self._usage("ask")
             return
         if question.strip():  # a one-off: this question goes to them, the selector stays as it was
             self.ask(question, target)
@@ -37,13 +40,13 @@ class SlashCommands(AppMixin):
 
     def _cmd_quote(self, arg: str) -> None:
         if not arg:
-            self.chat_notice("Usage: /quote QUERY", "error")
+            self._usage("quote")
             return
         self.search_quotes(arg)
 
     def _cmd_source(self, arg: str) -> None:
         if not arg:
-            self.chat_notice("Usage: /source ID (the id in square brackets after a quote)", "error")
+            self._usage("source", " (the id in square brackets after a quote)")
             return
         self.open_source(arg.strip().strip("[]"))
 
@@ -62,7 +65,7 @@ class SlashCommands(AppMixin):
     def _cmd_panel(self, arg: str) -> None:
         if not arg:
             names = ", ".join(safe(p.name, one_line=True) for p in self.installed_panels()) or "none"
-            self.chat_notice(f"Usage: /panel NAME (installed: {names})", "error")
+            self._usage("panel", f" (installed: {names})")
             return
         self.switch_panel(arg)
 

@@ -137,7 +137,7 @@ class CommandSpec:
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("ask", "/ask auto|dan|olive|both [QUESTION]", "who answers (and ask at once)"),
+    CommandSpec("ask", "/ask {targets} [QUESTION]", "who answers (and ask at once)"),
     CommandSpec("quote", "/quote QUERY", "search the quote bank"),
     CommandSpec("source", "/source ID", "open a quote in the context of its talk"),
     CommandSpec("export", "/export [PATH]", "save the conversation as Markdown"),
@@ -148,13 +148,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("help", "/help", "keys and commands"),
 )
 COMMAND_NAMES = {c.name for c in COMMANDS}
+_COMMAND_SPECS = {c.name: c for c in COMMANDS}
 
 
-def command_usage(spec: CommandSpec, panel: Panel | None) -> str:
-    """A command's usage line for this panel: /ask names the loaded panel's panelist ids."""
-    if spec.name == "ask" and panel is not None:
-        return f"/ask {'|'.join(t.value for t in targets(panel))} [QUESTION]"
-    return spec.usage
+def command_usage(name: str, panel: Panel | None) -> str:
+    """A command's usage line for this panel: ``{targets}`` in it is who can answer (/ask auto|dan|olive|both)."""
+    return _COMMAND_SPECS[name].usage.format(targets="|".join(t.value for t in targets(panel)))
 
 
 @dataclass(frozen=True)

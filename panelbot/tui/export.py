@@ -10,6 +10,7 @@ from typing import Any
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel
 from panelbot.tui.mixin import AppMixin
+from panelbot.tui.widgets.chat import stored_label, stored_status
 
 
 class ExportActions(AppMixin):
@@ -57,11 +58,8 @@ class ExportActions(AppMixin):
         messages = []
         for m in stored:
             talk = talk_of(m)
-            other = m.meta.get("panel") if m.meta.get("all_talks") else None
-            who = str(m.meta.get("label") or (
-                "All talks" if m.meta.get("all_talks") and m.speaker == "panel"
-                else talk.display_name(m.speaker) if m.speaker else ""))
-            note = str(m.meta.get("status") or (f"(from the talk {other})" if isinstance(other, str) else ""))
+            who = stored_label(m.meta, m.speaker) or (talk.display_name(m.speaker) if m.speaker else "")
+            note = stored_status(m.meta)
             role = "reply" if m.role == "decline" and m.meta.get("small_talk") else m.role  # a reply to "hi"
             messages.append(ExportMessage(role, who, m.text, m.quote_ids, note,
                                           lookup_in(talk) if talk is not panel else None))

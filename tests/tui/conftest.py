@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import pytest
 
 HERE = Path(__file__).parent
+LIBRARY = HERE.parent / "fixtures" / "library"  # the talks installed beside the tiny panel for all-talks mode
 
 
 @pytest.fixture(autouse=True)
@@ -22,6 +24,12 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("PANELBOT_BACKEND", raising=False)
     monkeypatch.chdir(tmp_path)
     return data
+
+
+@pytest.fixture
+def talks_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tiny panel and the talks of tests/fixtures/library installed: what all-talks mode opens."""
+    monkeypatch.setenv("PANELBOT_PANELS", os.pathsep.join([str(HERE / "panels"), str(LIBRARY)]))
 
 
 @pytest.fixture
@@ -76,3 +84,13 @@ def header_text(app: Any, width: int = 200) -> str:
     console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
     console.print(app.query_one("#header").content)
     return console.export_text()
+
+
+async def palette(pilot: Any, text: str) -> None:
+    """Run the command palette's entry ``text`` (typed, then Enter)."""
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await pilot.press(*text)
+    await pilot.pause(0.3)
+    await pilot.press("enter")
+    await pilot.pause()

@@ -2,34 +2,19 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from panelbot.tui.widgets.chat import AnswerBlock
 from panelbot.tui.widgets.sources import SourcesList
 
-from .conftest import HERE, chat_text, type_and_send
+from .conftest import chat_text, palette, type_and_send
 
 pytestmark = pytest.mark.asyncio
 
-LIBRARY = HERE.parent / "fixtures" / "library"
-
-
-async def _palette(pilot, text: str) -> None:
-    await pilot.press("ctrl+p")
-    await pilot.pause()
-    await pilot.press(*text)
-    await pilot.pause(0.3)
-    await pilot.press("enter")
-    await pilot.pause()
-
-
-async def test_palette_switches_to_all_talks_and_back(make_app, monkeypatch) -> None:
-    monkeypatch.setenv("PANELBOT_PANELS", os.pathsep.join([str(HERE / "panels"), str(LIBRARY)]))
+async def test_palette_switches_to_all_talks_and_back(make_app, talks_installed) -> None:
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:
-        await _palette(pilot, "Ask: all talks")
+        await palette(pilot, "Ask: all talks")
         assert app.all_talks is True
         await type_and_send(pilot, "Do bees need water in a small garden?")
         blocks = list(app.query(AnswerBlock))
@@ -49,18 +34,17 @@ async def test_palette_switches_to_all_talks_and_back(make_app, monkeypatch) -> 
         last = list(app.query(AnswerBlock))[-1]
         assert last.kind == "decline" and "None of the talks" in last.text
 
-        await _palette(pilot, "Ask: this talk only")
+        await palette(pilot, "Ask: this talk only")
         assert app.all_talks is False
         await type_and_send(pilot, "how do you make kernels fast")
         assert list(app.query(AnswerBlock))[-1].panel.name == "tiny"
         assert "Questions now go" not in chat_text(app)  # told in a toast, not the chat
 
 
-async def test_small_talk_across_all_talks_gets_a_reply(make_app, monkeypatch) -> None:
-    monkeypatch.setenv("PANELBOT_PANELS", os.pathsep.join([str(HERE / "panels"), str(LIBRARY)]))
+async def test_small_talk_across_all_talks_gets_a_reply(make_app, talks_installed) -> None:
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:
-        await _palette(pilot, "Ask: all talks")
+        await palette(pilot, "Ask: all talks")
         await type_and_send(pilot, "hello everyone!")
         (hello,) = list(app.query(AnswerBlock))
         assert hello.kind == "reply" and hello.text.startswith("Hi! You're asking across")

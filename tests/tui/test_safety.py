@@ -123,3 +123,25 @@ def test_screens_are_loaded_lazily() -> None:
         "panelbot.tui.app",
         "m.startswith(('panelbot.tui.screens.', 'panelbot.tui.palette', 'panelbot.conversation.export'))",
     )
+
+
+@pytest.mark.asyncio
+async def test_key_names_in_the_input_placeholder_are_literal() -> None:
+    """The placeholder names the send and new-line keys (from config): markup in them shows as typed."""
+    from textual.app import App, ComposeResult
+
+    from panelbot.tui.widgets.prompt import Prompt
+
+    class OnlyPrompt(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Prompt("[bold]x[/]", "[link=https://evil.example]j[/link]")
+
+    for width in (130, 40):  # the long placeholder, and a shorter one picked to fit
+        app = OnlyPrompt()
+        async with app.run_test(size=(width, 5)) as pilot:
+            await pilot.pause()
+            prompt = app.query_one(Prompt)
+            shown = "".join(segment.text for segment in prompt.render_line(0))
+            assert "([bold]x[/] send" in shown, shown
+            if width == 130:
+                assert "[link=https://evil.example]j[/link] new line" in shown

@@ -8,7 +8,7 @@ import pytest
 
 from panelbot.tui.widgets.chat import AnswerBlock
 
-from .conftest import chat_text, type_and_send
+from .conftest import chat_text, palette, type_and_send
 
 pytestmark = pytest.mark.asyncio
 
@@ -48,11 +48,10 @@ async def test_the_input_placeholder_fits_the_input(make_app, size) -> None:
 async def test_help_fits_80x24_without_scrolling_and_names_the_loaded_panelists(make_app, monkeypatch) -> None:
     from panelbot.tui.screens.help import HelpScreen
 
-    from .conftest import HERE
+    from .conftest import HERE, LIBRARY
 
     for panel, ask in (("tiny", "/ask auto|dan|olive|both"), ("gardens", "/ask auto|sam|ivy|both")):
-        monkeypatch.setenv("PANELBOT_PANELS", str(HERE.parent / "fixtures" / "library" if panel == "gardens"
-                                                  else HERE / "panels"))
+        monkeypatch.setenv("PANELBOT_PANELS", str(LIBRARY if panel == "gardens" else HERE / "panels"))
         app = make_app(panel)
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("f1")
@@ -91,16 +90,12 @@ async def test_a_resize_keeps_the_chat_on_the_latest_answer(make_app) -> None:
         assert chat.scroll_y < chat.max_scroll_y
 
 
-async def test_all_talks_follow_up_source_header_and_toast(make_app, monkeypatch) -> None:
-    import os
+async def test_all_talks_follow_up_source_header_and_toast(make_app, talks_installed) -> None:
+    from .conftest import header_text
 
-    from .conftest import HERE, header_text
-    from .test_all_talks import LIBRARY, _palette
-
-    monkeypatch.setenv("PANELBOT_PANELS", os.pathsep.join([str(HERE / "panels"), str(LIBRARY)]))
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:
-        await _palette(pilot, "Ask: all talks")
+        await palette(pilot, "Ask: all talks")
         assert "Questions now go to all 4 talks." in _toasts(app)
         assert "All talks (4): " in header_text(app) and "Tiny Panel" not in header_text(app)
         await type_and_send(pilot, "Do bees need water in a small garden?")
@@ -116,7 +111,7 @@ async def test_all_talks_follow_up_source_header_and_toast(make_app, monkeypatch
         assert app.screen.__class__.__name__ == "ContextScreen" and app.screen.panel.name == "gardens"
         app.pop_screen()
         await pilot.pause()
-        await _palette(pilot, "Ask: this talk only")
+        await palette(pilot, "Ask: this talk only")
         assert "Tiny Panel" in header_text(app) and "All talks" not in header_text(app)
 
 
@@ -136,16 +131,10 @@ async def test_all_talks_toast_with_one_talk(make_app) -> None:
 
 
 async def test_all_talks_follow_up_after_an_answer_from_two_talks_says_which_to_pick(make_app,
-                                                                                    monkeypatch) -> None:
-    import os
-
-    from .conftest import HERE
-    from .test_all_talks import LIBRARY, _palette
-
-    monkeypatch.setenv("PANELBOT_PANELS", os.pathsep.join([str(HERE / "panels"), str(LIBRARY)]))
+                                                                                    talks_installed) -> None:
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:
-        await _palette(pilot, "Ask: all talks")
+        await palette(pilot, "Ask: all talks")
         await type_and_send(pilot, "Do bees need water in a small garden?")
         await type_and_send(pilot, "How does erasure coding protect data?")
         assert app._last_talks == ["storage"] and set(app._talk_turns) == {"gardens", "storage"}
@@ -156,17 +145,11 @@ async def test_all_talks_follow_up_after_an_answer_from_two_talks_says_which_to_
         assert "2 talks (gardens, storage)" in last.text and "Pick one" in last.text
 
 
-async def test_a_conversation_held_in_all_talks_mode_reopens_and_exports_as_shown(make_app, monkeypatch,
+async def test_a_conversation_held_in_all_talks_mode_reopens_and_exports_as_shown(make_app, talks_installed,
                                                                                     tmp_path) -> None:
-    import os
-
-    from .conftest import HERE
-    from .test_all_talks import LIBRARY, _palette
-
-    monkeypatch.setenv("PANELBOT_PANELS", os.pathsep.join([str(HERE / "panels"), str(LIBRARY)]))
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:
-        await _palette(pilot, "Ask: all talks")
+        await palette(pilot, "Ask: all talks")
         await type_and_send(pilot, "Do bees need water in a small garden?")
         await type_and_send(pilot, "What is the best pizza in Naples?")
         shown = [(b.label, b.kind, b.status, b.text) for b in app.query(AnswerBlock)]

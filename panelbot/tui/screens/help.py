@@ -44,7 +44,7 @@ class HelpScreen(ModalScreen[None]):
         self.panel = panel  # whose panelist ids /ask takes
 
     def compose(self) -> ComposeResult:
-        usage = {c.name: command_usage(c, self.panel) for c in COMMANDS}
+        usage = {c.name: command_usage(c.name, self.panel) for c in COMMANDS}
         keys = Table.grid(padding=(0, 2))
         keys.add_column(style="bold")
         keys.add_column()

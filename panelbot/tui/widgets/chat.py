@@ -14,6 +14,30 @@ from panelbot.panel import Panel
 from panelbot.retrieval.results import ScoredQuote
 from panelbot.tui.render import answer_body, plain, safe, speaker_colour
 
+ALL_TALKS_LABEL = "All talks"  # who speaks for every talk at once (declines when no talk got into a question)
+
+
+def talk_status(panel_name: str) -> str:
+    """The line under an answer from one of the talks in all-talks mode."""
+    return f"(from the talk {panel_name})"
+
+
+def stored_label(meta: dict[str, Any], speaker: str) -> str | None:
+    """The label a stored answer was shown with: saved with it, else (saved before labels were) the all-talks
+    one for the panel's own voice; None when the speaker's name does."""
+    label = meta.get("label")
+    if label:
+        return str(label)
+    return ALL_TALKS_LABEL if meta.get("all_talks") and speaker == "panel" else None
+
+
+def stored_status(meta: dict[str, Any]) -> str:
+    """The line a stored answer was shown with under it: saved with it, else which talk it came from."""
+    other = meta.get("panel")
+    if meta.get("status"):
+        return str(meta["status"])
+    return talk_status(other) if meta.get("all_talks") and isinstance(other, str) else ""
+
 
 class UserMessage(Static):
     def __init__(self, text: str) -> None:
@@ -138,14 +162,10 @@ class ChatLog(VerticalScroll):
                 quotes = [ScoredQuote(q, 0.0, "from history") for qid in m.quote_ids
                           if (q := source.quote(qid)) is not None]
                 decline = m.role == "decline"
-                label = m.meta.get("label") or (
-                    "All talks" if m.meta.get("all_talks") and m.speaker == "panel" else host if decline else None)
+                label = stored_label(m.meta, m.speaker) or (host if decline else None)
                 kind = ("reply" if m.meta.get("small_talk") else "decline") if decline else "answer"
                 block = self.add_answer(source, m.speaker, quotes=quotes, label=label, kind=kind)
-                status = "(stopped)" if m.meta.get("cancelled") else str(m.meta.get("status") or "")
-                if not status and isinstance(other, str) and m.meta.get("all_talks"):
-                    status = f"(from the talk {other})"
-                block.finish(m.text, quotes, status)
+                block.finish(m.text, quotes, "(stopped)" if m.meta.get("cancelled") else stored_status(m.meta))
                 if quotes:
                     last = quotes
             else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from textual.binding import Binding
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import TextArea
 
@@ -26,29 +27,31 @@ class Prompt(TextArea):
             self.text = text
 
     def __init__(self, send_key: str = "Enter", newline_key: str = "Ctrl+J", **kwargs: object) -> None:
+        # longest first: the one shown is the longest that fits the input's width (3 panes leave it narrow);
+        # Content, not str: TextArea reads a str placeholder as markup, and the key names come from config
+        placeholders = tuple(Content(p) for p in (
+            f"Ask the panel anything  ({send_key} send \u00b7 {newline_key} new line \u00b7 /help)",
+            f"Ask the panel  ({send_key} send \u00b7 {newline_key} new line)",
+            f"Ask the panel  ({send_key} send \u00b7 /help)",
+            f"Ask the panel  ({send_key} send)",
+            "Ask the panel",
+        ))
         super().__init__(
             soft_wrap=True,
             show_line_numbers=False,
             tab_behavior="focus",
             compact=True,
-            placeholder=f"Ask the panel anything  ({send_key} send \u00b7 {newline_key} new line \u00b7 /help)",
+            placeholder=placeholders[0],
             **kwargs,  # type: ignore[arg-type]
         )
-        # longest first: the one shown is the longest that fits the input's width (3 panes leave it narrow)
-        self._placeholders = (
-            str(self.placeholder),
-            f"Ask the panel  ({send_key} send \u00b7 {newline_key} new line)",
-            f"Ask the panel  ({send_key} send \u00b7 /help)",
-            f"Ask the panel  ({send_key} send)",
-            "Ask the panel",
-        )
+        self._placeholders = placeholders
         self.question_history: list[str] = []
         self._history_pos: int | None = None
         self._draft = ""
 
     def on_resize(self) -> None:
         width = self.content_size.width - 1  # the cursor sits on the placeholder's first cell
-        self.placeholder = next((p for p in self._placeholders if len(p) <= width), self._placeholders[-1])
+        self.placeholder = next((p for p in self._placeholders if p.cell_length <= width), self._placeholders[-1])
 
     def action_submit(self) -> None:
         # Enter is a priority binding, handled before key presses already queued for this widget
