@@ -41,13 +41,19 @@ def run(router: Router, questions: list[list[str]], label: str) -> None:
             t0 = time.perf_counter()
             res = resolve(router, history, q)
             turn_ms.append(1000 * (time.perf_counter() - t0))
-            history.append(ConversationTurn(q, list(res.route.speakers), [sq.quote.id for sq in res.route.quotes]))
+            history.append(
+                ConversationTurn(
+                    q, list(res.route.speakers), [sq.quote.id for sq in res.route.quotes]
+                )
+            )
             t0 = time.perf_counter()
             suggest_followups(router, history)
             follow_ms.append(1000 * (time.perf_counter() - t0))
-    print(f"{label}: {len(turn_ms)} turns; resolve p50 {statistics.median(turn_ms):.1f} ms, "
-          f"p95 {pct(turn_ms, 0.95):.1f} ms; follow-up suggestions p50 {statistics.median(follow_ms):.1f} ms, "
-          f"p95 {pct(follow_ms, 0.95):.1f} ms")
+    print(
+        f"{label}: {len(turn_ms)} turns; resolve p50 {statistics.median(turn_ms):.1f} ms, "
+        f"p95 {pct(turn_ms, 0.95):.1f} ms; follow-up suggestions p50 {statistics.median(follow_ms):.1f} ms, "
+        f"p95 {pct(follow_ms, 0.95):.1f} ms"
+    )
 
 
 def main() -> None:

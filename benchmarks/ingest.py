@@ -21,11 +21,15 @@ from panelbot.ingest.draft import build_draft  # noqa: E402
 
 
 def main() -> None:
-    spec = importlib.util.spec_from_file_location("maker", ROOT / "tests" / "fixtures" / "make_timed_captions.py")
+    spec = importlib.util.spec_from_file_location(
+        "maker", ROOT / "tests" / "fixtures" / "make_timed_captions.py"
+    )
     maker = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     spec.loader.exec_module(maker)
-    _, body = read_captions((ROOT / "persona_data" / "minimax-m3" / "captions.txt").read_text(encoding="utf-8"))
+    _, body = read_captions(
+        (ROOT / "persona_data" / "minimax-m3" / "captions.txt").read_text(encoding="utf-8")
+    )
     talk = " >> ".join([dedupe_text(body)] * 5)
     vtt = maker.vtt(talk)
     runs = []
@@ -33,8 +37,10 @@ def main() -> None:
         t = time.perf_counter()
         draft = build_draft(vtt, "big")
         runs.append(time.perf_counter() - t)
-    print(f"{len(talk.split())} words, {vtt.count('-->')} cues, {len(vtt) / 1e6:.1f} MB of VTT: "
-          f"build_draft median {statistics.median(runs):.2f} s ({len(draft.turns)} turns, {len(draft.quotes)} quotes)")
+    print(
+        f"{len(talk.split())} words, {vtt.count('-->')} cues, {len(vtt) / 1e6:.1f} MB of VTT: "
+        f"build_draft median {statistics.median(runs):.2f} s ({len(draft.turns)} turns, {len(draft.quotes)} quotes)"
+    )
 
 
 if __name__ == "__main__":

@@ -30,8 +30,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = [ROOT / "persona_data" / "minimax-m3", ROOT / "tests" / "fixtures" / "library" / "gardens",
-           ROOT / "tests" / "fixtures" / "library" / "storage"]
+SOURCES = [
+    ROOT / "persona_data" / "minimax-m3",
+    ROOT / "tests" / "fixtures" / "library" / "gardens",
+    ROOT / "tests" / "fixtures" / "library" / "storage",
+]
 QUESTION = "How do you deal with a growing KV cache?"
 
 
@@ -42,8 +45,14 @@ def _cpu() -> float:
 
 def run(args: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
     t, c = time.perf_counter(), _cpu()
-    subprocess.run([sys.executable, "-m", "panelbot", *args], env=env, cwd=cwd, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "panelbot", *args],
+        env=env,
+        cwd=cwd,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.perf_counter() - t, _cpu() - c
 
 
@@ -68,22 +77,35 @@ def main() -> int:
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="panelbot-library-"))
     load = os.getloadavg()[0]
-    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
-          f"{platform.system()} {platform.release()}; load average {load:.1f}")
-    print(f"{'talks':>6} | {'cold ask --all':>15} | {'ask --offline (one talk)':>25} | {'ask --all':>19} | "
-          f"{'panels':>19}")
+    print(
+        f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
+        f"{platform.system()} {platform.release()}; load average {load:.1f}"
+    )
+    print(
+        f"{'talks':>6} | {'cold ask --all':>15} | {'ask --offline (one talk)':>25} | {'ask --all':>19} | "
+        f"{'panels':>19}"
+    )
     try:
         for n in args.sizes:
             lib = tmp / f"lib-{n}"
             make_library(lib, n)
             (tmp / "data").mkdir(exist_ok=True)
-            env = dict(os.environ, PANELBOT_PANELS=str(lib), PANELBOT_DATA_DIR=str(tmp / "data"),
-                       PANELBOT_CONFIG=os.devnull, PANELBOT_CACHE_DIR=str(tmp / f"cache-{n}"),
-                       PANELBOT_BACKEND="offline", PYTHONPYCACHEPREFIX=str(tmp / "pycache"))
+            env = dict(
+                os.environ,
+                PANELBOT_PANELS=str(lib),
+                PANELBOT_DATA_DIR=str(tmp / "data"),
+                PANELBOT_CONFIG=os.devnull,
+                PANELBOT_CACHE_DIR=str(tmp / f"cache-{n}"),
+                PANELBOT_BACKEND="offline",
+                PYTHONPYCACHEPREFIX=str(tmp / "pycache"),
+            )
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             # compiled bytecode first (one shared prefix for every size), in a cache that is then dropped
-            run(["ask", "--all", "--no-log", QUESTION], dict(env, PANELBOT_CACHE_DIR=str(tmp / "warm-up")),
-                str(tmp))
+            run(
+                ["ask", "--all", "--no-log", QUESTION],
+                dict(env, PANELBOT_CACHE_DIR=str(tmp / "warm-up")),
+                str(tmp),
+            )
             shutil.rmtree(tmp / "warm-up", ignore_errors=True)
             cold = run(["ask", "--all", "--no-log", QUESTION], env, str(tmp))
             commands = {
@@ -98,8 +120,10 @@ def main() -> int:
                 for k, c in commands.items():
                     got[k].append(run(c, env, str(tmp)))
 
-            print(f"{n:>6} | {cold[0]:6.2f} s ({cold[1]:4.2f} cpu) | {_cell(got['one']):>25} | "
-                  f"{_cell(got['all']):>19} | {_cell(got['panels']):>19}")
+            print(
+                f"{n:>6} | {cold[0]:6.2f} s ({cold[1]:4.2f} cpu) | {_cell(got['one']):>25} | "
+                f"{_cell(got['all']):>19} | {_cell(got['panels']):>19}"
+            )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")

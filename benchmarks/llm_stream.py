@@ -96,7 +96,9 @@ async def panelbot_run(backend: OpenAICompatBackend, request: AnswerRequest) -> 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", default=os.environ.get("PANELBOT_TEST_LLM_URL", ""))
-    ap.add_argument("--runs", type=int, default=0, help="runs per path (default 5 real server, 20 fake)")
+    ap.add_argument(
+        "--runs", type=int, default=0, help="runs per path (default 5 real server, 20 fake)"
+    )
     ap.add_argument("--max-tokens", type=int, default=64)
     args = ap.parse_args()
 
@@ -106,16 +108,31 @@ def main() -> int:
         fake, url = start_fake()
     runs = args.runs or (20 if fake else 5)
 
-    config = Config().with_backend(name="openai", base_url=url, model="bench", api_key="",
-                                   temperature=0.0, seed=7, max_tokens=args.max_tokens)
+    config = Config().with_backend(
+        name="openai",
+        base_url=url,
+        model="bench",
+        api_key="",
+        temperature=0.0,
+        seed=7,
+        max_tokens=args.max_tokens,
+    )
     panel = load_panel("minimax-m3")
     route = Router(panel, config.retrieval).route(QUESTION, "auto")
     route.speakers = route.speakers[:1]  # one panelist: one request per run on both paths
     request = AnswerRequest(QUESTION, panel, route)
     speaker = route.speakers[0]
-    messages = build_messages(panel, speaker, [sq.quote for sq in route.quotes_for(speaker)], QUESTION)
-    body = {"model": "bench", "messages": messages, "stream": True, "max_tokens": args.max_tokens,
-            "temperature": 0.0, "seed": 7}
+    messages = build_messages(
+        panel, speaker, [sq.quote for sq in route.quotes_for(speaker)], QUESTION
+    )
+    body = {
+        "model": "bench",
+        "messages": messages,
+        "stream": True,
+        "max_tokens": args.max_tokens,
+        "temperature": 0.0,
+        "seed": 7,
+    }
 
     async def bench() -> dict[str, list[tuple[float, float]]]:
         # One long-lived client per path, as in the app (the TUI and a multi-question ask reuse it).
@@ -125,8 +142,10 @@ def main() -> int:
             await raw_run(client, url, body)  # warm-up (and the server's prompt cache) for both
             await panelbot_run(backend, request)
             for i in range(runs):  # alternate the order so drift hits both alike
-                pair = [("raw", lambda: raw_run(client, url, body)),
-                        ("panelbot", lambda: panelbot_run(backend, request))]
+                pair = [
+                    ("raw", lambda: raw_run(client, url, body)),
+                    ("panelbot", lambda: panelbot_run(backend, request)),
+                ]
                 for name, make in pair if i % 2 == 0 else pair[::-1]:
                     res[name].append(await make())
         await backend.aclose()
@@ -135,15 +154,22 @@ def main() -> int:
     res = asyncio.run(bench())
     if fake:
         fake.shutdown()
-    med = {k: (statistics.median(t for t, _ in v), statistics.median(t for _, t in v)) for k, v in res.items()}
+    med = {
+        k: (statistics.median(t for t, _ in v), statistics.median(t for _, t in v))
+        for k, v in res.items()
+    }
     server = "fake streaming server (in-process)" if fake else url
-    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}")
+    print(
+        f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}"
+    )
     print(f"server: {server}; {runs} runs per path, medians; max_tokens {args.max_tokens}")
     print(f"{'path':<10} {'first token (s)':>16} {'total (s)':>10}")
     for k in ("raw", "panelbot"):
         print(f"{k:<10} {med[k][0]:>16.4f} {med[k][1]:>10.4f}")
-    print(f"ratio panelbot/raw: first token {med['panelbot'][0] / med['raw'][0]:.3f}x, "
-          f"total {med['panelbot'][1] / med['raw'][1]:.3f}x")
+    print(
+        f"ratio panelbot/raw: first token {med['panelbot'][0] / med['raw'][0]:.3f}x, "
+        f"total {med['panelbot'][1] / med['raw'][1]:.3f}x"
+    )
     return 0
 
 

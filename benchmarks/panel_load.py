@@ -36,35 +36,65 @@ print(json.dumps({"quotes": n, "cpu": cpu, "wall": wall,
 def one_load(directory: Path, env: dict[str, str], cwd: Path) -> dict:
     """One ``load_panel`` in a new interpreter started in ``cwd`` (an empty directory, so that ``-c`` does not
     put a checkout first on sys.path: the one loaded is PYTHONPATH's)."""
-    out = subprocess.run([sys.executable, "-c", ONE_LOAD, str(directory)], env=env, capture_output=True,
-                         text=True, check=True, cwd=cwd)
+    out = subprocess.run(
+        [sys.executable, "-c", ONE_LOAD, str(directory)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=cwd,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="100000", help="bank sizes, comma separated")
-    ap.add_argument("--forms", default="json,yaml", help="json (as retrieval.py writes it), yaml (block, as ingest)")
+    ap.add_argument(
+        "--forms",
+        default="json,yaml",
+        help="json (as retrieval.py writes it), yaml (block, as ingest)",
+    )
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--before", metavar="DIR", help="another panelbot checkout to time alongside (e.g. main)")
+    ap.add_argument(
+        "--before", metavar="DIR", help="another panelbot checkout to time alongside (e.g. main)"
+    )
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="panelbot-load-"))
     cwd = tmp / "cwd"
     cwd.mkdir()
     here = str(Path(__file__).resolve().parent.parent)
-    env = dict(os.environ, PANELBOT_CACHE_DIR=str(tmp / "cache"), PANELBOT_DATA_DIR=str(tmp / "data"),
-               PANELBOT_CONFIG=os.devnull, PYTHONPYCACHEPREFIX=str(tmp / "pycache"))
+    env = dict(
+        os.environ,
+        PANELBOT_CACHE_DIR=str(tmp / "cache"),
+        PANELBOT_DATA_DIR=str(tmp / "data"),
+        PANELBOT_CONFIG=os.devnull,
+        PYTHONPYCACHEPREFIX=str(tmp / "pycache"),
+    )
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     checkouts = {"this": dict(env, PYTHONPATH=here)}
     if args.before:
         checkouts[f"before ({args.before})"] = dict(env, PYTHONPATH=args.before)
-    print(f"{os.cpu_count()} cores, Python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"{os.cpu_count()} cores, Python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.1f}"
+    )
     try:
         for n in [int(x) for x in args.sizes.split(",")]:
             for form in args.forms.split(","):
                 d = tmp / f"bank-{n}-{form}"
-                subprocess.run([sys.executable, str(Path(__file__).with_name("retrieval.py")), "--write", str(n),
-                                "--dir", str(d), *(["--yaml"] if form == "yaml" else [])], env=env, check=True)
+                subprocess.run(
+                    [
+                        sys.executable,
+                        str(Path(__file__).with_name("retrieval.py")),
+                        "--write",
+                        str(n),
+                        "--dir",
+                        str(d),
+                        *(["--yaml"] if form == "yaml" else []),
+                    ],
+                    env=env,
+                    check=True,
+                )
                 for e in checkouts.values():
                     one_load(d, e, cwd)  # compiles the bytecode and fills the OS file cache
                 runs: dict[str, list[dict]] = {name: [] for name in checkouts}
@@ -73,9 +103,12 @@ def main() -> None:
                         runs[name].append(one_load(d, e, cwd))
                 for name, rs in runs.items():
                     cpu = [r["cpu"] for r in rs]
-                    print(f"{n:>9,} quotes, {form:4s}: load_panel CPU {statistics.median(cpu):6.3f} s "
-                          f"(best {min(cpu):.3f}), wall {statistics.median(r['wall'] for r in rs):6.3f} s, "
-                          f"peak RSS {max(r['rss'] for r in rs):4.0f} MB  <- {name}", flush=True)
+                    print(
+                        f"{n:>9,} quotes, {form:4s}: load_panel CPU {statistics.median(cpu):6.3f} s "
+                        f"(best {min(cpu):.3f}), wall {statistics.median(r['wall'] for r in rs):6.3f} s, "
+                        f"peak RSS {max(r['rss'] for r in rs):4.0f} MB  <- {name}",
+                        flush=True,
+                    )
                 shutil.rmtree(d, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

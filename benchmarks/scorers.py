@@ -43,22 +43,30 @@ def main(files: list[str]) -> None:
     panel = load_panel("minimax-m3")
     docs = [q.text.lower() for q in panel.quotes] + [q.text.lower() for q in panel.questions]
     items = [it for f in files for it in load_eval_set(f, panel)]
-    print(f"{len(items)} questions ({sum(not it.speakers for it in items)} off-topic) from {', '.join(files)}")
-    print(f"{'scorer':<24} {'median in':>9} {'median off':>10} {'off at 100':>10} {'best bal.acc':>12}")
+    print(
+        f"{len(items)} questions ({sum(not it.speakers for it in items)} off-topic) from {', '.join(files)}"
+    )
+    print(
+        f"{'scorer':<24} {'median in':>9} {'median off':>10} {'off at 100':>10} {'best bal.acc':>12}"
+    )
     for name, scorer in SCORERS.items():
         pos, neg = [], []
         for it in items:
             _, score, _ = process.extractOne(it.question.lower(), docs, scorer=scorer)
             (pos if it.speakers else neg).append(score)
         acc, t = best_threshold(pos, neg)
-        print(f"{name:<24} {statistics.median(pos):>9.1f} {statistics.median(neg):>10.1f} "
-              f"{sum(n >= 100 for n in neg):>10} {acc:>8.1%} @{t:.0f}")
+        print(
+            f"{name:<24} {statistics.median(pos):>9.1f} {statistics.median(neg):>10.1f} "
+            f"{sum(n >= 100 for n in neg):>10} {acc:>8.1%} @{t:.0f}"
+        )
     router = Router(panel)
     pos = [router.route(it.question).scope for it in items if it.speakers]
     neg = [router.route(it.question).scope for it in items if not it.speakers]
     acc, t = best_threshold(pos, neg)
-    print(f"{'panelbot scope evidence':<24} {statistics.median(pos):>9.2f} {statistics.median(neg):>10.2f} "
-          f"{'-':>10} {acc:>8.1%} @{t:.2f}")
+    print(
+        f"{'panelbot scope evidence':<24} {statistics.median(pos):>9.2f} {statistics.median(neg):>10.2f} "
+        f"{'-':>10} {acc:>8.1%} @{t:.2f}"
+    )
 
 
 if __name__ == "__main__":

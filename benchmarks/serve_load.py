@@ -49,7 +49,7 @@ DAN_QUESTIONS = [  # each routes to Dan alone, so every request through panelbot
     "Does quantization hurt quality?",
 ]
 
-UPSTREAM = r'''
+UPSTREAM = r"""
 import asyncio, json, sys
 from starlette.applications import Starlette
 from starlette.responses import StreamingResponse, JSONResponse
@@ -77,7 +77,7 @@ async def models(request):
 
 app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]), Route("/v1/models", models)])
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
-'''
+"""
 
 
 def cpu_seconds(pid: int) -> float:
@@ -116,7 +116,9 @@ def wait_ready(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
 
 
 def start(args: list[str], ready: str, env: dict[str, str]) -> subprocess.Popen:
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     wait_ready(ready, proc)
     return proc
 
@@ -130,8 +132,9 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-async def one_level(url: str, model: str, clients: int, per_client: int,
-                    questions: list[str]) -> dict[str, float]:
+async def one_level(
+    url: str, model: str, clients: int, per_client: int, questions: list[str]
+) -> dict[str, float]:
     times: list[float] = []
     errors = 0
 
@@ -141,7 +144,11 @@ async def one_level(url: str, model: str, clients: int, per_client: int,
         async with httpx.AsyncClient(timeout=120, limits=limits) as http:
             for i in range(per_client):
                 q = questions[(n + i) % len(questions)]
-                body = {"model": model, "stream": True, "messages": [{"role": "user", "content": q}]}
+                body = {
+                    "model": model,
+                    "stream": True,
+                    "messages": [{"role": "user", "content": q}],
+                }
                 t0 = time.perf_counter()
                 done = False
                 async with http.stream("POST", url, json=body) as r:
@@ -156,12 +163,24 @@ async def one_level(url: str, model: str, clients: int, per_client: int,
     await asyncio.gather(*(client(n) for n in range(clients)))
     wall = time.perf_counter() - t0
     times.sort()
-    return {"requests": len(times), "rps": len(times) / wall, "p50": statistics.median(times),
-            "p99": times[min(len(times) - 1, int(0.99 * len(times)))], "errors": errors}
+    return {
+        "requests": len(times),
+        "rps": len(times) / wall,
+        "p50": statistics.median(times),
+        "p99": times[min(len(times) - 1, int(0.99 * len(times)))],
+        "errors": errors,
+    }
 
 
-def run_levels(label: str, url: str, model: str, levels: list[int], per_client: int, pid: int,
-               questions: list[str] = QUESTIONS) -> list[tuple]:
+def run_levels(
+    label: str,
+    url: str,
+    model: str,
+    levels: list[int],
+    per_client: int,
+    pid: int,
+    questions: list[str] = QUESTIONS,
+) -> list[tuple]:
     """Each level's throughput and latency, and the CPU the server process(es) spent per request."""
     rows = []
     asyncio.run(one_level(url, model, 2, 2, questions))  # warm-up
@@ -170,53 +189,99 @@ def run_levels(label: str, url: str, model: str, levels: list[int], per_client: 
         r = asyncio.run(one_level(url, model, c, per_client, questions))
         r["server_cpu_ms"] = (cpu_seconds(pid) - cpu0) * 1000 / r["requests"]
         rows.append((label, c, r))
-        print(f"{label:<38} {c:>3} clients  {r['requests']:>4} req  {r['rps']:7.1f} req/s  "
-              f"p50 {r['p50'] * 1000:7.1f} ms  p99 {r['p99'] * 1000:7.1f} ms  "
-              f"server CPU {r['server_cpu_ms']:5.1f} ms/req  errors {r['errors']}", flush=True)
+        print(
+            f"{label:<38} {c:>3} clients  {r['requests']:>4} req  {r['rps']:7.1f} req/s  "
+            f"p50 {r['p50'] * 1000:7.1f} ms  p99 {r['p99'] * 1000:7.1f} ms  "
+            f"server CPU {r['server_cpu_ms']:5.1f} ms/req  errors {r['errors']}",
+            flush=True,
+        )
     return rows
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--levels", default="1,16,64")
-    ap.add_argument("--requests", type=int, default=12, help="streamed requests per client (default 12)")
-    ap.add_argument("--tokens", type=int, default=40, help="upstream tokens per answer (default 40)")
-    ap.add_argument("--delay", type=float, default=0.005, help="upstream seconds between tokens (default 0.005)")
+    ap.add_argument(
+        "--requests", type=int, default=12, help="streamed requests per client (default 12)"
+    )
+    ap.add_argument(
+        "--tokens", type=int, default=40, help="upstream tokens per answer (default 40)"
+    )
+    ap.add_argument(
+        "--delay", type=float, default=0.005, help="upstream seconds between tokens (default 0.005)"
+    )
     ap.add_argument("--skip-upstream", action="store_true")
     args = ap.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PANELBOT_", "OPENAI_"))}
     env["PANELBOT_CONFIG"] = str(ROOT / "benchmarks" / "no-such-config.yaml")
     py = sys.executable
-    print(f"# {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"{args.requests} streamed requests per client")
+    print(
+        f"# {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"{args.requests} streamed requests per client"
+    )
     rows: list[tuple] = []
     for workers in (1, 2):
         port = free_port()
-        srv = start([py, "-m", "panelbot", "serve", "--port", str(port), "--workers", str(workers)],
-                    f"http://127.0.0.1:{port}/health", env)
+        srv = start(
+            [py, "-m", "panelbot", "serve", "--port", str(port), "--workers", str(workers)],
+            f"http://127.0.0.1:{port}/health",
+            env,
+        )
         try:
-            rows += run_levels(f"offline, {workers} worker{'s' if workers > 1 else ''}",
-                               f"http://127.0.0.1:{port}/v1/chat/completions", "panel", levels, args.requests,
-                               srv.pid)
+            rows += run_levels(
+                f"offline, {workers} worker{'s' if workers > 1 else ''}",
+                f"http://127.0.0.1:{port}/v1/chat/completions",
+                "panel",
+                levels,
+                args.requests,
+                srv.pid,
+            )
         finally:
             stop(srv)
     if not args.skip_upstream:
         up_port = free_port()
-        upstream = start([py, "-c", UPSTREAM, str(up_port), str(args.tokens), str(args.delay)],
-                         f"http://127.0.0.1:{up_port}/v1/models", env)
+        upstream = start(
+            [py, "-c", UPSTREAM, str(up_port), str(args.tokens), str(args.delay)],
+            f"http://127.0.0.1:{up_port}/v1/models",
+            env,
+        )
         try:
-            rows += run_levels(f"upstream alone ({args.tokens} tok x {args.delay * 1000:g} ms)",
-                               f"http://127.0.0.1:{up_port}/v1/chat/completions", "loopback", levels, args.requests,
-                               upstream.pid)
+            rows += run_levels(
+                f"upstream alone ({args.tokens} tok x {args.delay * 1000:g} ms)",
+                f"http://127.0.0.1:{up_port}/v1/chat/completions",
+                "loopback",
+                levels,
+                args.requests,
+                upstream.pid,
+            )
             port = free_port()
-            srv = start([py, "-m", "panelbot", "serve", "--port", str(port), "--base-url",
-                         f"http://127.0.0.1:{up_port}/v1", "--model", "loopback"],
-                        f"http://127.0.0.1:{port}/health", env)
+            srv = start(
+                [
+                    py,
+                    "-m",
+                    "panelbot",
+                    "serve",
+                    "--port",
+                    str(port),
+                    "--base-url",
+                    f"http://127.0.0.1:{up_port}/v1",
+                    "--model",
+                    "loopback",
+                ],
+                f"http://127.0.0.1:{port}/health",
+                env,
+            )
             try:
-                rows += run_levels("through panelbot serve, 1 worker",
-                                   f"http://127.0.0.1:{port}/v1/chat/completions", "dan", levels, args.requests,
-                                   srv.pid, DAN_QUESTIONS)
+                rows += run_levels(
+                    "through panelbot serve, 1 worker",
+                    f"http://127.0.0.1:{port}/v1/chat/completions",
+                    "dan",
+                    levels,
+                    args.requests,
+                    srv.pid,
+                    DAN_QUESTIONS,
+                )
             finally:
                 stop(srv)
         finally:

@@ -61,7 +61,9 @@ print(f"in process, CPU medians: saved index read and checked {cpu(lambda: open_
 """
 
 
-CPU: dict[str, list[float]] = {}  # the same runs' CPU time (user + system): steadier on a busy machine
+CPU: dict[
+    str, list[float]
+] = {}  # the same runs' CPU time (user + system): steadier on a busy machine
 
 
 def _cpu() -> float:
@@ -73,7 +75,9 @@ def wall(cmd: list[str], env: dict[str, str], label: str = "") -> float:
     t, c = time.perf_counter(), _cpu()
     # run from an empty directory: `-m` puts the working directory first on sys.path, which would shadow
     # PYTHONPATH (--before) with the checkout the benchmark is started from
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env, cwd=env["PANELBOT_DATA_DIR"])
+    subprocess.run(
+        cmd, check=True, stdout=subprocess.DEVNULL, env=env, cwd=env["PANELBOT_DATA_DIR"]
+    )
     if label:
         CPU.setdefault(label, []).append(_cpu() - c)
     return time.perf_counter() - t
@@ -87,8 +91,13 @@ def main() -> int:
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="panelbot-startup-"))
     (tmp / "data").mkdir()
-    base = dict(os.environ, PANELBOT_DATA_DIR=str(tmp / "data"), PANELBOT_CONFIG=os.devnull,
-                PANELBOT_BACKEND="offline", PYTHONPYCACHEPREFIX=str(tmp / "pycache"))
+    base = dict(
+        os.environ,
+        PANELBOT_DATA_DIR=str(tmp / "data"),
+        PANELBOT_CONFIG=os.devnull,
+        PANELBOT_BACKEND="offline",
+        PYTHONPYCACHEPREFIX=str(tmp / "pycache"),
+    )
     base.pop("PYTHONDONTWRITEBYTECODE", None)
     warm_env = dict(base, PANELBOT_CACHE_DIR=str(tmp / "warm-cache"))
     ask = [sys.executable, "-m", "panelbot", "ask", "--offline", "--panel", args.panel, QUESTION]
@@ -98,8 +107,11 @@ def main() -> int:
     wall(floor, base)
     nolog = [*ask[:-1], "--no-log", QUESTION]
     times: dict[str, list[float]] = {"floor": [], "warm": [], "nolog": [], "cold": []}
-    before_env = dict(base, PYTHONPATH=args.before, PANELBOT_CACHE_DIR=str(tmp / "before-cache")) \
-        if args.before else None
+    before_env = (
+        dict(base, PYTHONPATH=args.before, PANELBOT_CACHE_DIR=str(tmp / "before-cache"))
+        if args.before
+        else None
+    )
     if before_env:
         times["before"] = []
         wall(ask, before_env)
@@ -114,22 +126,36 @@ def main() -> int:
             times["before"].append(wall(ask, before_env, "before"))
     load_after = os.getloadavg()
     med = {k: statistics.median(v) for k, v in times.items()}
-    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
-          f"{platform.system()} {platform.release()}; load average {load_before[0]:.1f} -> {load_after[0]:.1f}")
+    print(
+        f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
+        f"{platform.system()} {platform.release()}; load average {load_before[0]:.1f} -> {load_after[0]:.1f}"
+    )
     for k in times:
         v = times[k]
-        print(f"{k:>5}: median {med[k] * 1000:6.1f} ms  (min {min(v) * 1000:.1f}, max {max(v) * 1000:.1f}, "
-              f"{len(v)} runs)")
-    print(f"ratios to the floor: warm {med['warm'] / med['floor']:.2f}x (aim <= 1.5x), "
-          f"warm --no-log {med['nolog'] / med['floor']:.2f}x, "
-          f"cold {med['cold'] / med['floor']:.2f}x (aim <= 2.5x)"
-          + (f", before ({args.before}) {med['before'] / med['floor']:.2f}x" if args.before else ""))
-    out = subprocess.run([sys.executable, "-c", BREAKDOWN, args.panel, QUESTION], env=warm_env,
-                         capture_output=True, text=True, check=True, cwd=warm_env["PANELBOT_DATA_DIR"])
+        print(
+            f"{k:>5}: median {med[k] * 1000:6.1f} ms  (min {min(v) * 1000:.1f}, max {max(v) * 1000:.1f}, "
+            f"{len(v)} runs)"
+        )
+    print(
+        f"ratios to the floor: warm {med['warm'] / med['floor']:.2f}x (aim <= 1.5x), "
+        f"warm --no-log {med['nolog'] / med['floor']:.2f}x, "
+        f"cold {med['cold'] / med['floor']:.2f}x (aim <= 2.5x)"
+        + (f", before ({args.before}) {med['before'] / med['floor']:.2f}x" if args.before else "")
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", BREAKDOWN, args.panel, QUESTION],
+        env=warm_env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=warm_env["PANELBOT_DATA_DIR"],
+    )
     print(out.stdout.strip())
     cpu = {k: statistics.median(v) for k, v in CPU.items()}
-    print("CPU time (user + system), medians: " + ", ".join(
-        f"{k} {v * 1000:.0f} ms ({v / cpu['floor']:.2f}x)" for k, v in cpu.items()))
+    print(
+        "CPU time (user + system), medians: "
+        + ", ".join(f"{k} {v * 1000:.0f} ms ({v / cpu['floor']:.2f}x)" for k, v in cpu.items())
+    )
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 

@@ -17,7 +17,9 @@ from panelbot.panel.yaml_lines import line_of, load_yaml_remembered, strip_lines
 from panelbot.records import field, record, replace
 from panelbot.text import LazyPattern
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -103,12 +105,20 @@ class Config:
     def with_backend(self, **changes: Any) -> Config:
         return replace(self, backend=replace(self.backend, **changes))
 
-    def with_endpoint(self, base_url: str | None = None, model: str | None = None, name: str | None = None,
-                      *, generate: bool = False) -> Config:
+    def with_endpoint(
+        self,
+        base_url: str | None = None,
+        model: str | None = None,
+        name: str | None = None,
+        *,
+        generate: bool = False,
+    ) -> Config:
         """Flags over the files: a base URL, a model and a backend name. When the backend would be offline,
         ``generate`` (``ask --llm``), or a URL or model given without a backend name, means 'openai'."""
         changes = {k: v for k, v in (("base_url", base_url), ("model", model), ("name", name)) if v}
-        if (name or self.backend.name) in ("", "offline") and (generate or (not name and (base_url or model))):
+        if (name or self.backend.name) in ("", "offline") and (
+            generate or (not name and (base_url or model))
+        ):
             changes["name"] = "openai"
         return self.with_backend(**changes) if changes else self
 
@@ -118,8 +128,17 @@ class Config:
 _SECTIONS = {"panel", "retrieval", "backend", "tui", "history"}
 
 
-def _number(section: str, key: str, val: Any, path: str, line: int | None, *, integer: bool = False,
-            lo: float | None = None, hi: float | None = None) -> Any:
+def _number(
+    section: str,
+    key: str,
+    val: Any,
+    path: str,
+    line: int | None,
+    *,
+    integer: bool = False,
+    lo: float | None = None,
+    hi: float | None = None,
+) -> Any:
     ok = isinstance(val, (int, float)) and not isinstance(val, bool)
     if integer:
         ok = ok and isinstance(val, int)
@@ -215,7 +234,9 @@ def _apply_file(cfg: Config, path: Path) -> Config:
     for key in data:
         if key != "__line__" and key not in _SECTIONS:
             raise ConfigError(
-                f"unknown section {key!r} (known: {', '.join(sorted(_SECTIONS))})", spath, line_of(data)
+                f"unknown section {key!r} (known: {', '.join(sorted(_SECTIONS))})",
+                spath,
+                line_of(data),
             )
     changes: dict[str, Any] = {}
     warnings = list(cfg.warnings)
@@ -223,18 +244,24 @@ def _apply_file(cfg: Config, path: Path) -> Config:
         if not isinstance(data["panel"], str) or not data["panel"].strip():
             raise ConfigError("panel must be a panel name", spath, line_of(data))
         changes["panel"] = data["panel"].strip()
-    changes["retrieval"] = _merge_section(data.get("retrieval"), cfg.retrieval, "retrieval",
-                                          _RETRIEVAL_SPEC, spath)
+    changes["retrieval"] = _merge_section(
+        data.get("retrieval"), cfg.retrieval, "retrieval", _RETRIEVAL_SPEC, spath
+    )
     backend = _merge_section(data.get("backend"), cfg.backend, "backend", _BACKEND_SPEC, spath)
     if isinstance(data.get("backend"), dict) and data["backend"].get("api_key"):
-        backend = replace(backend, api_key_source=f"config file {spath}",
-                          api_key=clean_api_key(backend.api_key, f"config file {spath}"))
+        backend = replace(
+            backend,
+            api_key_source=f"config file {spath}",
+            api_key=clean_api_key(backend.api_key, f"config file {spath}"),
+        )
         if _readable_by_others(path):
             warnings.append(
                 f"{spath} holds an API key and is readable by other users; run: chmod 600 {spath}"
             )
     changes["backend"] = backend
-    changes["history"] = _merge_section(data.get("history"), cfg.history, "history", _HISTORY_SPEC, spath)
+    changes["history"] = _merge_section(
+        data.get("history"), cfg.history, "history", _HISTORY_SPEC, spath
+    )
     tui = data.get("tui")
     if tui is not None:
         if not isinstance(tui, dict):
@@ -257,27 +284,74 @@ def _apply_file(cfg: Config, path: Path) -> Config:
                     if bid not in DEFAULT_KEYS:
                         raise ConfigError(
                             f"unknown key binding id {bid!r} (known: {', '.join(DEFAULT_KEYS)})",
-                            spath, line_of(v))
+                            spath,
+                            line_of(v),
+                        )
                     if not isinstance(key, str) or not is_key_name(key.strip()):
                         raise ConfigError(
                             f"tui.keys.{bid} must be a key name like 'ctrl+e', 'f2' or 'enter', "
-                            f"got {key!r}", spath, line_of(v))
+                            f"got {key!r}",
+                            spath,
+                            line_of(v),
+                        )
                     keys[bid] = key.strip().lower()
             else:
-                raise ConfigError(f"unknown setting tui.{k} (known: keys, theme)", spath, line_of(tui))
+                raise ConfigError(
+                    f"unknown setting tui.{k} (known: keys, theme)", spath, line_of(tui)
+                )
         changes["tui"] = TuiSettings(theme=theme, keys=keys)
     return replace(cfg, **changes, sources=cfg.sources + (spath,), warnings=tuple(warnings))
 
 
 _MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
 _NAMED_KEYS = {
-    "enter", "escape", "tab", "space", "backspace", "delete", "insert", "home", "end", "pageup",
-    "pagedown", "up", "down", "left", "right", "comma", "full_stop", "minus", "plus", "slash",
-    "backslash", "semicolon", "colon", "apostrophe", "quotation_mark", "left_square_bracket",
-    "right_square_bracket", "underscore", "equals_sign", "question_mark", "exclamation_mark",
-    "number_sign", "dollar_sign", "percent_sign", "ampersand", "asterisk", "at", "circumflex_accent",
-    "grave_accent", "tilde", "vertical_line", "left_curly_bracket", "right_curly_bracket",
-    "left_parenthesis", "right_parenthesis", "less_than_sign", "greater_than_sign",
+    "enter",
+    "escape",
+    "tab",
+    "space",
+    "backspace",
+    "delete",
+    "insert",
+    "home",
+    "end",
+    "pageup",
+    "pagedown",
+    "up",
+    "down",
+    "left",
+    "right",
+    "comma",
+    "full_stop",
+    "minus",
+    "plus",
+    "slash",
+    "backslash",
+    "semicolon",
+    "colon",
+    "apostrophe",
+    "quotation_mark",
+    "left_square_bracket",
+    "right_square_bracket",
+    "underscore",
+    "equals_sign",
+    "question_mark",
+    "exclamation_mark",
+    "number_sign",
+    "dollar_sign",
+    "percent_sign",
+    "ampersand",
+    "asterisk",
+    "at",
+    "circumflex_accent",
+    "grave_accent",
+    "tilde",
+    "vertical_line",
+    "left_curly_bracket",
+    "right_curly_bracket",
+    "left_parenthesis",
+    "right_parenthesis",
+    "less_than_sign",
+    "greater_than_sign",
 }
 _FUNCTION_KEY_RE = LazyPattern(r"f([1-9]|1[0-9]|2[0-4])")
 
@@ -291,8 +365,11 @@ def is_key_name(key: str) -> bool:
         *mods, name = binding.strip().split("+")
         if len(set(mods)) != len(mods) or not set(mods) <= _MODIFIERS:
             return False
-        if not (name in _NAMED_KEYS or _FUNCTION_KEY_RE.fullmatch(name)
-                or (len(name) == 1 and name.isprintable() and not name.isspace() and name not in "+,")):
+        if not (
+            name in _NAMED_KEYS
+            or _FUNCTION_KEY_RE.fullmatch(name)
+            or (len(name) == 1 and name.isprintable() and not name.isspace() and name not in "+,")
+        ):
             return False
     return True
 
@@ -303,8 +380,10 @@ def clean_api_key(key: str, source: str = "") -> str:
     key = (key or "").strip()
     if key and not all(33 <= ord(c) < 127 for c in key):
         where = f" from {source}" if source else ""
-        raise ConfigError(f"the API key{where} holds a control character, a space or a non-ASCII "
-                          "character; check for a stray character or a pasted line break")
+        raise ConfigError(
+            f"the API key{where} holds a control character, a space or a non-ASCII "
+            "character; check for a stray character or a pasted line break"
+        )
     return key
 
 
@@ -315,7 +394,9 @@ def _readable_by_others(path: Path) -> bool:
         return False
 
 
-def load_config(explicit: str | Path | None = None, *, environ: dict[str, str] | None = None) -> Config:
+def load_config(
+    explicit: str | Path | None = None, *, environ: dict[str, str] | None = None
+) -> Config:
     """Build the effective configuration. Raises ConfigError (file and line) on a bad file."""
     env = os.environ if environ is None else environ
     cfg = Config()
@@ -323,8 +404,12 @@ def load_config(explicit: str | Path | None = None, *, environ: dict[str, str] |
     if default.is_file():
         cfg = _apply_file(cfg, default)
     user = paths.user_config_path()
-    if os.environ.get("PANELBOT_CONFIG") and str(user) != os.devnull:  # as paths reads it; /dev/null: none
-        if not user.is_file():  # named explicitly: a missing file or a directory is an error, not a default
+    if (
+        os.environ.get("PANELBOT_CONFIG") and str(user) != os.devnull
+    ):  # as paths reads it; /dev/null: none
+        if (
+            not user.is_file()
+        ):  # named explicitly: a missing file or a directory is an error, not a default
             what = "is a directory" if user.is_dir() else "is not a readable file"
             raise ConfigError(f"$PANELBOT_CONFIG names a config file that {what}", str(user))
         cfg = _apply_file(cfg, user)
@@ -333,8 +418,10 @@ def load_config(explicit: str | Path | None = None, *, environ: dict[str, str] |
     if explicit is not None:
         p = Path(explicit).expanduser()
         if not p.is_file():
-            raise ConfigError("is a directory, not a config file" if p.is_dir() else "config file not found",
-                              str(p))
+            raise ConfigError(
+                "is a directory, not a config file" if p.is_dir() else "config file not found",
+                str(p),
+            )
         cfg = _apply_file(cfg, p)
     # Environment: the usual OpenAI variables plus panelbot's own (panelbot's win); they override files.
     changes: dict[str, Any] = {}

@@ -38,8 +38,14 @@ def _linux_user_dir(xdg_var: str, under_home: str) -> Path | None:
     milliseconds of every start): ``$XDG_...`` when it is an absolute path, else ``$HOME/<under_home>``, then
     ``panelbot``. None where platformdirs has more to consider (other platforms, Android, no absolute $HOME)."""
     home = os.environ.get("HOME", "")
-    if sys.platform != "linux" or not home.startswith("/") or (
-            os.environ.get("ANDROID_DATA") == "/data" and os.environ.get("ANDROID_ROOT") == "/system"):
+    if (
+        sys.platform != "linux"
+        or not home.startswith("/")
+        or (
+            os.environ.get("ANDROID_DATA") == "/data"
+            and os.environ.get("ANDROID_ROOT") == "/system"
+        )
+    ):
         return None
     xdg = os.environ.get(xdg_var, "")
     base = xdg if xdg.startswith("/") else os.path.join(home, under_home)

@@ -19,12 +19,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from operator import attrgetter
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from typing import Any, TypeVar, dataclass_transform
 
     T = TypeVar("T")
 else:
+
     def dataclass_transform(**_: object) -> Callable[[T], T]:
         """typing.dataclass_transform at run time: nothing to do (it only tells type checkers that
         ``record`` makes dataclass-like classes, so they know each one's ``__init__``)."""
@@ -51,19 +54,34 @@ class Field:
 
     __slots__ = ("name", "default", "default_factory", "repr", "compare")
 
-    def __init__(self, default: Any = MISSING, default_factory: Callable[[], Any] | Any = MISSING,
-                 repr: bool = True, compare: bool = True) -> None:  # noqa: A002 - dataclasses' own name
+    def __init__(
+        self,
+        default: Any = MISSING,
+        default_factory: Callable[[], Any] | Any = MISSING,
+        repr: bool = True,
+        compare: bool = True,
+    ) -> None:  # noqa: A002 - dataclasses' own name
         if default is not MISSING and default_factory is not MISSING:
             raise ValueError("cannot specify both default and default_factory")
         self.name = ""
-        self.default, self.default_factory, self.repr, self.compare = default, default_factory, repr, compare
+        self.default, self.default_factory, self.repr, self.compare = (
+            default,
+            default_factory,
+            repr,
+            compare,
+        )
 
     def __repr__(self) -> str:
         return f"Field(name={self.name!r})"
 
 
-def field(*, default: Any = MISSING, default_factory: Callable[[], Any] | Any = MISSING, repr: bool = True,  # noqa: A002
-          compare: bool = True) -> Any:
+def field(
+    *,
+    default: Any = MISSING,
+    default_factory: Callable[[], Any] | Any = MISSING,
+    repr: bool = True,  # noqa: A002
+    compare: bool = True,
+) -> Any:
     """A field with a default factory (``field(default_factory=list)``) or left out of repr or ==."""
     return Field(default, default_factory, repr, compare)
 
@@ -92,7 +110,9 @@ def _build(cls: type, frozen: bool) -> type:
     for f in all_fields:
         has_default = f.default is not MISSING or f.default_factory is not MISSING
         if seen_default and not has_default:
-            raise TypeError(f"non-default field {f.name!r} follows a default field in {cls.__name__}")
+            raise TypeError(
+                f"non-default field {f.name!r} follows a default field in {cls.__name__}"
+            )
         seen_default = seen_default or has_default
 
     names = tuple(f.name for f in all_fields)
@@ -105,8 +125,11 @@ def _build(cls: type, frozen: bool) -> type:
             return NotImplemented
         return key(self) == key(other)
 
-    methods: dict[str, Any] = {"__init__": _make_init(cls, all_fields), "__repr__": _make_repr(shown),
-                               "__eq__": __eq__}
+    methods: dict[str, Any] = {
+        "__init__": _make_init(cls, all_fields),
+        "__repr__": _make_repr(shown),
+        "__eq__": __eq__,
+    }
     if frozen:
         fixed = frozenset(names)
 
@@ -199,6 +222,7 @@ def _key_of(names: tuple[str, ...]) -> Callable[[Any], tuple]:
 @dataclass_transform(field_specifiers=(field, Field))
 def record(cls: type[T] | None = None, *, frozen: bool = False) -> Any:
     """Make ``cls`` a record (``@record`` or ``@record(frozen=True)``)."""
+
     def wrap(c: type[T]) -> type[T]:
         return _build(c, frozen)  # type: ignore[return-value]
 

@@ -31,8 +31,13 @@ def _fold(text: str) -> str:
 
 def key_forms(key: str) -> list[str]:
     """The spellings of ``key`` that may appear in text: raw, repr-, JSON- and URL-escaped."""
-    forms = [key, repr(key)[1:-1], json.dumps(key)[1:-1], json.dumps(key, ensure_ascii=False)[1:-1],
-             quote(key, safe="")]
+    forms = [
+        key,
+        repr(key)[1:-1],
+        json.dumps(key)[1:-1],
+        json.dumps(key, ensure_ascii=False)[1:-1],
+        quote(key, safe=""),
+    ]
     return list(dict.fromkeys(_fold(f) for f in forms if f))
 
 
@@ -50,7 +55,9 @@ class Redactor:
         if len(self.key) >= MIN_FRAGMENT:
             # every MIN_FRAGMENT-long piece of every form; a lookahead finds overlapping matches
             self.window = MIN_FRAGMENT
-            pieces = {f[i : i + MIN_FRAGMENT] for f in forms for i in range(len(f) - MIN_FRAGMENT + 1)}
+            pieces = {
+                f[i : i + MIN_FRAGMENT] for f in forms for i in range(len(f) - MIN_FRAGMENT + 1)
+            }
         else:  # a short key: only whole occurrences
             self.window = max(len(f) for f in forms)
             pieces = set(forms)

@@ -7,7 +7,9 @@ import os
 import re
 import unicodedata
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
@@ -58,6 +60,7 @@ class GuardedPattern(LazyPattern):
             if not any(w in folded for w in self._literals):
                 return None
         return self.compiled.search(text, *args)
+
 
 # CSI / OSC / other escape sequences, then any remaining C0/C1 control characters except \n and \t.
 _ANSI_RE = LazyPattern(
@@ -121,22 +124,26 @@ def shorten(text: str, width: int) -> str:
         return text
     if width <= 1:
         return "\u2026"[:width]
-    head = text[: width]  # one more than fits: is the cut between two words?
+    head = text[:width]  # one more than fits: is the cut between two words?
     cut = head[:-1] if head.endswith(" ") else head[:-1].rsplit(" ", 1)[0]
     if len(cut) < width // 2:  # a very long word: cut inside it
         cut = text[: width - 1]
     return cut.rstrip(" ,;:-–—") + "\u2026"
 
 
-MAX_QUESTION_CHARS = 2000  # a question longer than this is refused (routing cost grows with its length)
+MAX_QUESTION_CHARS = (
+    2000  # a question longer than this is refused (routing cost grows with its length)
+)
 
 
 def question_too_long(question: str) -> str | None:
     """Why ``question`` is refused for its length, or None when it is short enough."""
     if len(question) <= MAX_QUESTION_CHARS:
         return None
-    return (f"the question is {len(question):,} characters long; the limit is {MAX_QUESTION_CHARS:,}: "
-            "shorten it")
+    return (
+        f"the question is {len(question):,} characters long; the limit is {MAX_QUESTION_CHARS:,}: "
+        "shorten it"
+    )
 
 
 _WORD_RE = LazyPattern(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
@@ -150,7 +157,12 @@ def fold(text: str) -> str:
         return text.lower()
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    text = (
+        text.replace("\u2019", "'")
+        .replace("\u2018", "'")
+        .replace("\u201c", '"')
+        .replace("\u201d", '"')
+    )
     if not text.isascii():
         text = _ascii_letters(text)
     return text.lower()
@@ -190,7 +202,9 @@ def normalize_for_match(text: str) -> str:
     return " ".join(words(text))
 
 
-_SENT_RE = LazyPattern(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]\u201d\u2019]))\s+(?=[\"'(\[\u201c]?[A-Z0-9])")
+_SENT_RE = LazyPattern(
+    r"(?:(?<=[.!?])|(?<=[.!?][\"')\]\u201d\u2019]))\s+(?=[\"'(\[\u201c]?[A-Z0-9])"
+)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -208,8 +222,14 @@ def fill_text(text: str, width: int, indent: str = "") -> str:
     long word (a URL) is never cut in two: it overflows the line instead."""
     import textwrap
 
-    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent,
-                         break_on_hyphens=False, break_long_words=False)
+    return textwrap.fill(
+        text,
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent,
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
 
 
 def and_list(items: Sequence[str]) -> str:
@@ -226,7 +246,8 @@ def cased_like(label: str, *texts: str) -> str:
     forms: dict[str, str] = {}
     for text in texts:
         for word in re.findall(r"[^\W_][\w'-]*", text):
-            if word[1:] != word[1:].lower() or (len(word) > 1 and word.isupper()):  # "KV", "MiniMax", "M3"
+            if word[1:] != word[1:].lower() or (
+                len(word) > 1 and word.isupper()
+            ):  # "KV", "MiniMax", "M3"
                 forms.setdefault(word.lower(), word)
     return " ".join(forms.get(w.lower(), w) if w == w.lower() else w for w in label.split(" "))
-

@@ -36,8 +36,12 @@ def main(panel_dir: str) -> None:
     (d / "turns.yaml").write_text(
         yaml.safe_dump(turns, sort_keys=False, allow_unicode=True, width=110), encoding="utf-8"
     )
-    missing = [q["id"] for q in quotes if q.get("turn") is not None
-               and normalize_for_match(q["text"]) not in normalize_for_match(turns[q["turn"]]["text"])]
+    missing = [
+        q["id"]
+        for q in quotes
+        if q.get("turn") is not None
+        and normalize_for_match(q["text"]) not in normalize_for_match(turns[q["turn"]]["text"])
+    ]
     print(f"{changed} turn(s) rewritten; quotes still not found in their turn: {missing or 'none'}")
 
 

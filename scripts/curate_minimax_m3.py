@@ -19,19 +19,69 @@ from panelbot.ingest.draft import _keywords, _question_text, chunk_answer
 # raw turn index -> speaker; raw turns merged into one when consecutive with the same speaker.
 # None drops a back-channel turn ("Yeah.", "[laughter]") that would otherwise split an answer.
 SPEAKERS = {
-    0: "host", 1: "dan", 2: "host", 3: "olive", 4: "host", 5: "olive", 6: "dan", 7: "host", 8: "dan",
-    9: "host", 10: "olive", 11: "host", 12: "olive", 13: "host", 14: "dan", 15: "host", 16: "dan",
-    17: "host", 18: None, 19: "host", 20: "dan", 21: "host", 22: "olive", 23: None, 24: "host", 25: "dan",
-    26: None, 27: "unknown", 28: None, 29: "host", 30: "dan", 31: None, 32: "host", 33: "olive",
-    34: "host", 35: "olive", 36: "host", 37: "dan", 38: "host", 39: None, 40: "host", 41: "dan",
-    42: "host", 43: "olive", 44: None, 45: "olive", 46: "olive", 47: "host",
+    0: "host",
+    1: "dan",
+    2: "host",
+    3: "olive",
+    4: "host",
+    5: "olive",
+    6: "dan",
+    7: "host",
+    8: "dan",
+    9: "host",
+    10: "olive",
+    11: "host",
+    12: "olive",
+    13: "host",
+    14: "dan",
+    15: "host",
+    16: "dan",
+    17: "host",
+    18: None,
+    19: "host",
+    20: "dan",
+    21: "host",
+    22: "olive",
+    23: None,
+    24: "host",
+    25: "dan",
+    26: None,
+    27: "unknown",
+    28: None,
+    29: "host",
+    30: "dan",
+    31: None,
+    32: "host",
+    33: "olive",
+    34: "host",
+    35: "olive",
+    36: "host",
+    37: "dan",
+    38: "host",
+    39: None,
+    40: "host",
+    41: "dan",
+    42: "host",
+    43: "olive",
+    44: None,
+    45: "olive",
+    46: "olive",
+    47: "host",
 }
 # Caption mishearings fixed in quotes (the raw captions keep the original).
 FIXES = {
-    "KB cache": "KV cache", "KV cash": "KV cache", "a gen tech": "agentic", "JLM": "GLM",
-    "work codes": "workloads", "Kimmy": "Kimi", "bench maxing": "benchmaxxing",
-    "Kernels Together AI": "Kernels at Together AI", "that together": "at Together",
-    "at together": "at Together", "deep seek": "DeepSeek", "multi-modal": "multimodal",
+    "KB cache": "KV cache",
+    "KV cash": "KV cache",
+    "a gen tech": "agentic",
+    "JLM": "GLM",
+    "work codes": "workloads",
+    "Kimmy": "Kimi",
+    "bench maxing": "benchmaxxing",
+    "Kernels Together AI": "Kernels at Together AI",
+    "that together": "at Together",
+    "at together": "at Together",
+    "deep seek": "DeepSeek",
+    "multi-modal": "multimodal",
 }
 
 
@@ -64,8 +114,13 @@ def main(captions_path: str, out: str = "persona_data/minimax-m3") -> None:
         if t["speaker"] == "host":
             nxt = turns[i + 1]["speaker"] if i + 1 < len(turns) else None
             if nxt in ("dan", "olive"):
-                current = {"id": f"q{len(questions) + 1:02d}", "text": fix(_question_text(t["text"])),
-                           "turn": i, "asked_to": [], "answered_by": []}
+                current = {
+                    "id": f"q{len(questions) + 1:02d}",
+                    "text": fix(_question_text(t["text"])),
+                    "turn": i,
+                    "asked_to": [],
+                    "answered_by": [],
+                }
                 questions.append(current)
             continue
         if t["speaker"] == "unknown":
@@ -75,9 +130,14 @@ def main(captions_path: str, out: str = "persona_data/minimax-m3") -> None:
         for first, end, text in chunk_answer(t["text"]):
             counters[t["speaker"]] = counters.get(t["speaker"], 0) + 1
             text = fix(text)
-            q = {"id": f"{t['speaker']}-{counters[t['speaker']]:02d}", "speaker": t["speaker"],
-                 "text": text, "question": current["id"] if current else None, "turn": i,
-                 "sentences": [first, end]}
+            q = {
+                "id": f"{t['speaker']}-{counters[t['speaker']]:02d}",
+                "speaker": t["speaker"],
+                "text": text,
+                "question": current["id"] if current else None,
+                "turn": i,
+                "sentences": [first, end],
+            }
             prev = old_quotes.get(text)
             if prev:
                 q["topics"] = prev.get("topics", [])
@@ -88,7 +148,9 @@ def main(captions_path: str, out: str = "persona_data/minimax-m3") -> None:
         q["keywords"], q["topics"] = kw, kw[:2]
     for t in turns:
         t["text"] = clean_quote_text(t["text"]) if t["speaker"] != "host" else t["text"]
-    for i, t in enumerate(turns):  # each turn carries its quotes' fixed wording (see panelbot/ingest/align.py)
+    for i, t in enumerate(
+        turns
+    ):  # each turn carries its quotes' fixed wording (see panelbot/ingest/align.py)
         t["text"] = align_turn(t["text"], [q["text"] for q in quotes if q["turn"] == i])
     dump = lambda d: yaml.safe_dump(d, sort_keys=False, allow_unicode=True, width=110)  # noqa: E731
     (outdir / "turns.yaml").write_text(dump(turns), encoding="utf-8")

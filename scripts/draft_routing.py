@@ -24,7 +24,12 @@ from panelbot import records
 
 def replace(obj, /, **changes):  # noqa: ANN001, ANN201 - an eval item, a dataclass or a panelbot record
     """``dataclasses.replace`` or ``panelbot.records.replace``, whichever the eval item is."""
-    return dataclasses.replace(obj, **changes) if dataclasses.is_dataclass(obj) else records.replace(obj, **changes)
+    return (
+        dataclasses.replace(obj, **changes)
+        if dataclasses.is_dataclass(obj)
+        else records.replace(obj, **changes)
+    )
+
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -46,18 +51,26 @@ def main() -> None:
     mapping: dict[str, tuple[str, ...]] = {}
     for q in curated.quotes:
         mine = set(words(q.text))
-        hits = [d.id for d in draft.quotes if d.speaker == q.speaker
-                and len(mine & set(words(d.text))) >= 0.5 * len(mine)]
+        hits = [
+            d.id
+            for d in draft.quotes
+            if d.speaker == q.speaker and len(mine & set(words(d.text))) >= 0.5 * len(mine)
+        ]
         mapping[q.id] = tuple(hits)
     router = Router(draft)
     verbose = "-v" in sys.argv
     for name in ("dev", "test", "final"):
         items = load_eval_set(str(ROOT / "eval" / f"{name}.yaml"), curated)
-        items = [replace(it, quotes=tuple(d for q in it.quotes for d in mapping.get(q, ()))) for it in items]
+        items = [
+            replace(it, quotes=tuple(d for q in it.quotes for d in mapping.get(q, ())))
+            for it in items
+        ]
         rep = evaluate(router, items)
         d = rep.to_dict()
-        print(f"{name:<6} items {d['items']:>3}  speaker {d['speaker_accuracy']}%  recall@3 {d['recall_at_3']}%  "
-              f"abstained off-topic {d['abstention_recall']}%  wrongly abstained {d['wrongly_abstained']}%")
+        print(
+            f"{name:<6} items {d['items']:>3}  speaker {d['speaker_accuracy']}%  recall@3 {d['recall_at_3']}%  "
+            f"abstained off-topic {d['abstention_recall']}%  wrongly abstained {d['wrongly_abstained']}%"
+        )
         if verbose:
             print(format_report(rep, verbose=True))
     unmapped = [q for q, v in mapping.items() if not v]
@@ -80,8 +93,10 @@ def fixtures(verbose: bool) -> None:
             draft = load_panel(out)
             rep = evaluate(Router(draft), load_eval_set(str(ev), draft))
         d = rep.to_dict()
-        print(f"{source:<28} items {d['items']:>3}  speaker {d['speaker_accuracy']}%  recall@3 {d['recall_at_3']}%  "
-              f"abstained off-topic {d['abstention_recall']}%  wrongly abstained {d['wrongly_abstained']}%")
+        print(
+            f"{source:<28} items {d['items']:>3}  speaker {d['speaker_accuracy']}%  recall@3 {d['recall_at_3']}%  "
+            f"abstained off-topic {d['abstention_recall']}%  wrongly abstained {d['wrongly_abstained']}%"
+        )
         if verbose:
             print(format_report(rep, verbose=True))
 

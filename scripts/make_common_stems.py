@@ -1,14 +1,16 @@
 """Write panelbot/data/common_stems.txt: stem() of every word of common_en.txt (run after changing either).
 
-    python scripts/make_common_stems.py
+python scripts/make_common_stems.py
 """
 
 from __future__ import annotations
 
 from panelbot.retrieval.lexicon import DATA_DIR, stem_common_words
 
-HEADER = ("# stem() of every word of common_en.txt, one a line: written by scripts/make_common_stems.py;\n"
-          "# tests/test_lexicon_data.py checks it is current.\n")
+HEADER = (
+    "# stem() of every word of common_en.txt, one a line: written by scripts/make_common_stems.py;\n"
+    "# tests/test_lexicon_data.py checks it is current.\n"
+)
 
 
 def main() -> int:

@@ -9,8 +9,10 @@ from __future__ import annotations
 from panelbot.conversation.smalltalk import WORDS_FILE, spelling_words
 from panelbot.retrieval.lexicon import DATA_DIR
 
-HEADER = ("# The words small talk's phrases are spelt with (panelbot.conversation.smalltalk.spelling_words), one a\n"
-          "# line: written by scripts/make_smalltalk_words.py; tests/test_smalltalk.py checks it is current.\n")
+HEADER = (
+    "# The words small talk's phrases are spelt with (panelbot.conversation.smalltalk.spelling_words), one a\n"
+    "# line: written by scripts/make_smalltalk_words.py; tests/test_smalltalk.py checks it is current.\n"
+)
 
 
 def main() -> int:

@@ -19,8 +19,14 @@ SHIPPED_PANEL = REPO / "persona_data" / "minimax-m3"
 
 # Variables that would let the developer's own setup leak into a test run.
 _LEAKY_ENV = (
-    "PANELBOT_PANELS", "PANELBOT_BACKEND", "PANELBOT_BASE_URL", "PANELBOT_MODEL", "PANELBOT_API_KEY",
-    "OPENAI_API_KEY", "OPENAI_BASE_URL", "PANELBOT_DEBUG_SPEAKERS",
+    "PANELBOT_PANELS",
+    "PANELBOT_BACKEND",
+    "PANELBOT_BASE_URL",
+    "PANELBOT_MODEL",
+    "PANELBOT_API_KEY",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "PANELBOT_DEBUG_SPEAKERS",
 )
 
 
@@ -46,13 +52,19 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, s
 
 
 @pytest.fixture
-def run_cli(isolated_env: dict[str, str], tmp_path: Path) -> Callable[..., subprocess.CompletedProcess]:
+def run_cli(
+    isolated_env: dict[str, str], tmp_path: Path
+) -> Callable[..., subprocess.CompletedProcess]:
     """Run ``python -m panelbot ARGS`` in a subprocess (cwd: a fresh tmp dir unless given)."""
     work = tmp_path / "cwd"
     work.mkdir(exist_ok=True)
 
-    def run(*args: str, stdin: str | None = None, cwd: Path | None = None,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    def run(
+        *args: str,
+        stdin: str | None = None,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.CompletedProcess:
         return subprocess.run(
             [sys.executable, "-m", "panelbot", *args],
             input=stdin,

@@ -23,7 +23,9 @@ import pytest
 from panelbot.retrieval import cache
 from panelbot.retrieval.router import Router
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="saving aside forks (Linux only)")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="saving aside forks (Linux only)"
+)
 
 LIBRARY = Path(__file__).resolve().parent / "fixtures" / "library"
 QUESTION = "Do bees need water in a small garden?"
@@ -128,16 +130,38 @@ def _line(stream, what: str, timeout: float = 60.0) -> str:
 class Forking:
     """``panelbot ask`` (FORKING_ASK) in a real process, its save held at the gate if asked."""
 
-    def __init__(self, panel_dir: Path, cache_dir: Path, env: dict[str, str], tmp_path: Path, *,
-                 gated: bool = False, session: bool = False) -> None:
+    def __init__(
+        self,
+        panel_dir: Path,
+        cache_dir: Path,
+        env: dict[str, str],
+        tmp_path: Path,
+        *,
+        gated: bool = False,
+        session: bool = False,
+    ) -> None:
         self.pid_file, self.gate = tmp_path / "child.pid", tmp_path / "gate"
         extra = {"PANELBOT_CACHE_DIR": str(cache_dir), "TEST_PID_FILE": str(self.pid_file)}
         if gated:
             extra["TEST_GATE"] = str(self.gate)
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", FORKING_ASK, "ask", "--json", "--no-log", "--panel", str(panel_dir), QUESTION],
-            env={**env, **extra}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=session)
+            [
+                sys.executable,
+                "-c",
+                FORKING_ASK,
+                "ask",
+                "--json",
+                "--no-log",
+                "--panel",
+                str(panel_dir),
+                QUESTION,
+            ],
+            env={**env, **extra},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=session,
+        )
 
     def child(self) -> int:
         _until(lambda: self.pid_file.exists() and self.pid_file.read_text(), "the save's child")
@@ -159,8 +183,9 @@ def _sound(panel_dir: Path, cache_dir: Path) -> cache.Opened:
 # ------------------------------------------------------------------------------------------- in process
 
 
-def test_a_forked_save_writes_the_same_file_as_one_in_process(cache_dir: Path, panel_dir: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_forked_save_writes_the_same_file_as_one_in_process(
+    cache_dir: Path, panel_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The child's file is complete: its payload is byte for byte the one saved in process, and it reads
     back as the same panel and answers alike."""
     monkeypatch.setattr(cache, "FORK_SAVE_FROM", 0)
@@ -170,7 +195,9 @@ def test_a_forked_save_writes_the_same_file_as_one_in_process(cache_dir: Path, p
     assert cache.finish_saves() == [] and cache.saves_under_way() == []
     forked = path.read_bytes()
     inline = path.with_name("inline.pbidx")
-    cache.write_index(inline, cache.cache_key(panel_dir), built.panel, built.index.norm, built.index)
+    cache.write_index(
+        inline, cache.cache_key(panel_dir), built.panel, built.index.norm, built.index
+    )
 
     def payload(data: bytes) -> bytes:
         header, start = cache.read_header(data)
@@ -186,8 +213,9 @@ def test_a_forked_save_writes_the_same_file_as_one_in_process(cache_dir: Path, p
     assert cache.open_indexed(panel_dir).source == "cache"
 
 
-def test_several_saves_at_once(cache_dir: Path, panel_dir: Path, tmp_path: Path,
-                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_several_saves_at_once(
+    cache_dir: Path, panel_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Two panels opened one after the other (as ``--all`` does): two children save at once, each file
     is sound; opening a panel whose save is under way waits for it and reads the file."""
     import shutil
@@ -197,7 +225,9 @@ def test_several_saves_at_once(cache_dir: Path, panel_dir: Path, tmp_path: Path,
     shutil.copytree(LIBRARY / "storage", other)
     assert cache.open_indexed(panel_dir).source == "built"
     assert cache.open_indexed(other).source == "built"
-    assert sorted(cache.saves_under_way()) == sorted([cache.cache_path(panel_dir), cache.cache_path(other)])
+    assert sorted(cache.saves_under_way()) == sorted(
+        [cache.cache_path(panel_dir), cache.cache_path(other)]
+    )
     again = cache.open_indexed(panel_dir)
     assert again.source == "cache" and again.note is None
     assert cache.saves_under_way() == [cache.cache_path(other)]
@@ -205,8 +235,9 @@ def test_several_saves_at_once(cache_dir: Path, panel_dir: Path, tmp_path: Path,
     assert cache.open_indexed(other).source == "cache"
 
 
-def test_small_banks_and_threads_save_in_process(cache_dir: Path, panel_dir: Path, shipped_panel,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_small_banks_and_threads_save_in_process(
+    cache_dir: Path, panel_dir: Path, shipped_panel, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No fork for a bank under FORK_SAVE_FROM (the shipped panel), nor in the app (Textual loaded), nor
     with another thread running (a fork copies one thread only): the file is in place when open_indexed
     returns."""
@@ -241,7 +272,8 @@ def test_small_banks_and_threads_save_in_process(cache_dir: Path, panel_dir: Pat
 
 
 def test_the_answer_comes_before_the_save_and_a_second_start_waits_for_it(
-        panel_dir: Path, tmp_path: Path, isolated_env: dict[str, str]) -> None:
+    panel_dir: Path, tmp_path: Path, isolated_env: dict[str, str]
+) -> None:
     cache_dir = tmp_path / "race-cache"
     ask = Forking(panel_dir, cache_dir, isolated_env, tmp_path, gated=True)
     ask.child()
@@ -250,9 +282,16 @@ def test_the_answer_comes_before_the_save_and_a_second_start_waits_for_it(
     assert _files(cache_dir) == [] and len(_files(cache_dir, "*.tmp")) == 1
 
     env = {**isolated_env, "PANELBOT_CACHE_DIR": str(cache_dir)}
-    other = subprocess.Popen([sys.executable, "-c", OPENER, str(panel_dir)], env=env, text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert _line(other.stderr, "the lock") == "test: locking\n"  # no file yet: it waits for the lock
+    other = subprocess.Popen(
+        [sys.executable, "-c", OPENER, str(panel_dir)],
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert (
+        _line(other.stderr, "the lock") == "test: locking\n"
+    )  # no file yet: it waits for the lock
     assert other.poll() is None and _files(cache_dir) == []
     ask.gate.touch()
     out, err = other.communicate(timeout=120)
@@ -264,8 +303,9 @@ def test_the_answer_comes_before_the_save_and_a_second_start_waits_for_it(
     _sound(panel_dir, cache_dir)
 
 
-def test_the_command_returns_with_its_index_saved(panel_dir: Path, tmp_path: Path,
-                                                  isolated_env: dict[str, str]) -> None:
+def test_the_command_returns_with_its_index_saved(
+    panel_dir: Path, tmp_path: Path, isolated_env: dict[str, str]
+) -> None:
     cache_dir = tmp_path / "cli-cache"
     ask = Forking(panel_dir, cache_dir, isolated_env, tmp_path)
     code, out, err = ask.finish()
@@ -275,8 +315,9 @@ def test_the_command_returns_with_its_index_saved(panel_dir: Path, tmp_path: Pat
     assert len(opened.panel.quotes) == 6
 
 
-def test_a_child_killed_mid_save_leaves_nothing_and_says_so(run_cli, panel_dir: Path, tmp_path: Path,
-                                                            isolated_env: dict[str, str]) -> None:
+def test_a_child_killed_mid_save_leaves_nothing_and_says_so(
+    run_cli, panel_dir: Path, tmp_path: Path, isolated_env: dict[str, str]
+) -> None:
     cache_dir = tmp_path / "kill-cache"
     ask = Forking(panel_dir, cache_dir, isolated_env, tmp_path, gated=True)
     child = ask.child()
@@ -287,21 +328,31 @@ def test_a_child_killed_mid_save_leaves_nothing_and_says_so(run_cli, panel_dir: 
     assert err.splitlines() == [
         "panelbot: note: the index of panel 'gardens' was not saved (its saving process was killed by "
         "signal 9); it is rebuilt at the next start",
-        "test: child reaped"]
+        "test: child reaped",
+    ]
     assert _files(cache_dir) == []
     (left,) = _files(cache_dir, "*.tmp")  # emptied: nothing partial is kept, the next start is told
     assert left.stat().st_size == 0
 
-    again = run_cli("ask", "--json", "--no-log", "--panel", str(panel_dir), QUESTION,
-                    env={"PANELBOT_CACHE_DIR": str(cache_dir)})
+    again = run_cli(
+        "ask",
+        "--json",
+        "--no-log",
+        "--panel",
+        str(panel_dir),
+        QUESTION,
+        env={"PANELBOT_CACHE_DIR": str(cache_dir)},
+    )
     assert again.returncode == 0 and again.stdout == out
     assert again.stderr.splitlines() == [
-        "panelbot: note: the last save of the index of panel 'gardens' did not finish; rebuilt it"]
+        "panelbot: note: the last save of the index of panel 'gardens' did not finish; rebuilt it"
+    ]
     _sound(panel_dir, cache_dir)
 
 
 def test_a_save_killed_with_its_command_is_found_by_the_next_start(
-        run_cli, panel_dir: Path, tmp_path: Path, isolated_env: dict[str, str]) -> None:
+    run_cli, panel_dir: Path, tmp_path: Path, isolated_env: dict[str, str]
+) -> None:
     """Killed together (kill -9 of the process group): the temporary file stays behind; the next start
     removes it, rebuilds, and says so in one line."""
     cache_dir = tmp_path / "group-cache"
@@ -313,28 +364,48 @@ def test_a_save_killed_with_its_command_is_found_by_the_next_start(
     _until(lambda: not Path(f"/proc/{child}").exists(), "the killed child to be gone")
     assert _files(cache_dir) == [] and len(_files(cache_dir, "*.tmp")) == 1
 
-    r = run_cli("ask", "--json", "--no-log", "--panel", str(panel_dir), QUESTION,
-                env={"PANELBOT_CACHE_DIR": str(cache_dir)})
+    r = run_cli(
+        "ask",
+        "--json",
+        "--no-log",
+        "--panel",
+        str(panel_dir),
+        QUESTION,
+        env={"PANELBOT_CACHE_DIR": str(cache_dir)},
+    )
     assert r.returncode == 0 and json.loads(r.stdout)["speakers"] == ["ivy"]
     assert r.stderr.splitlines() == [
-        "panelbot: note: the last save of the index of panel 'gardens' did not finish; rebuilt it"]
+        "panelbot: note: the last save of the index of panel 'gardens' did not finish; rebuilt it"
+    ]
     _sound(panel_dir, cache_dir)
-    r = run_cli("ask", "--json", "--no-log", "--panel", str(panel_dir), QUESTION,
-                env={"PANELBOT_CACHE_DIR": str(cache_dir)})
+    r = run_cli(
+        "ask",
+        "--json",
+        "--no-log",
+        "--panel",
+        str(panel_dir),
+        QUESTION,
+        env={"PANELBOT_CACHE_DIR": str(cache_dir)},
+    )
     assert r.returncode == 0 and r.stderr == ""
 
 
-def test_ctrl_c_while_saving_stops_the_save_cleanly(panel_dir: Path, tmp_path: Path,
-                                                    isolated_env: dict[str, str]) -> None:
+def test_ctrl_c_while_saving_stops_the_save_cleanly(
+    panel_dir: Path, tmp_path: Path, isolated_env: dict[str, str]
+) -> None:
     """Ctrl-C (SIGINT to the process group, as a terminal sends it) once the answer is out: the save stops,
     its temporary file is removed, the child is reaped, one note and no traceback."""
     cache_dir = tmp_path / "int-cache"
     ask = Forking(panel_dir, cache_dir, isolated_env, tmp_path, gated=True, session=True)
     ask.child()
     assert _line(ask.proc.stdout, "the answer")  # out; the command waits for its save
-    wchan = Path(f"/proc/{ask.proc.pid}/wchan")  # where the kernel has it wait: do_wait = in waitpid
+    wchan = Path(
+        f"/proc/{ask.proc.pid}/wchan"
+    )  # where the kernel has it wait: do_wait = in waitpid
     try:
-        _until(lambda: wchan.read_text() == "do_wait", "the command to wait for its child", timeout=30)
+        _until(
+            lambda: wchan.read_text() == "do_wait", "the command to wait for its child", timeout=30
+        )
     except (AssertionError, OSError):
         ask.gate.touch()
         ask.finish()
@@ -347,12 +418,14 @@ def test_ctrl_c_while_saving_stops_the_save_cleanly(panel_dir: Path, tmp_path: P
     assert len(lines) == 2 and lines[0] in (
         "panelbot: note: the index of panel 'gardens' was not saved (interrupted); it is rebuilt at the next start",
         "panelbot: note: the index of panel 'gardens' was not saved (its saving process was stopped); "
-        "it is rebuilt at the next start")
+        "it is rebuilt at the next start",
+    )
     assert _files(cache_dir) == [] and _files(cache_dir, "*.tmp") == []
 
 
-def test_a_failed_save_in_the_child_gives_the_usual_note(cache_dir: Path, panel_dir: Path, tmp_path: Path,
-                                                        isolated_env: dict[str, str]) -> None:
+def test_a_failed_save_in_the_child_gives_the_usual_note(
+    cache_dir: Path, panel_dir: Path, tmp_path: Path, isolated_env: dict[str, str]
+) -> None:
     """The child cannot put the file in place (a directory is in the way): the command answers, then says
     so as a failed save in process does; no temporary file is left."""
     blocked = cache.cache_path(panel_dir)
@@ -362,7 +435,12 @@ def test_a_failed_save_in_the_child_gives_the_usual_note(cache_dir: Path, panel_
     code, out, err = ask.finish()
     assert code == 0 and json.loads(out)["speakers"] == ["ivy"]
     lines = err.splitlines()
-    assert len(lines) == 3 and lines[0].startswith("panelbot: note: the saved index of panel 'gardens' was ")
-    assert lines[1:] == ["panelbot: note: could not save the index of panel 'gardens' (Is a directory); "
-                         "it is rebuilt at every start", "test: child reaped"]
+    assert len(lines) == 3 and lines[0].startswith(
+        "panelbot: note: the saved index of panel 'gardens' was "
+    )
+    assert lines[1:] == [
+        "panelbot: note: could not save the index of panel 'gardens' (Is a directory); "
+        "it is rebuilt at every start",
+        "test: child reaped",
+    ]
     assert _files(cache_dir, "*.tmp") == []

@@ -131,7 +131,9 @@ def test_split_turns_at_marks() -> None:
 
 
 def test_split_turns_dedupes_across_marks() -> None:
-    turns = split_turns("so go first. >> Hi I'm Ann. so go first. >> Hi I'm Ann. so go first. >> Hi I'm Ann. I work")
+    turns = split_turns(
+        "so go first. >> Hi I'm Ann. so go first. >> Hi I'm Ann. so go first. >> Hi I'm Ann. I work"
+    )
     assert [t.text for t in turns] == ["so go first.", "Hi I'm Ann. I work"]
 
 
@@ -147,14 +149,20 @@ def test_read_captions_title_and_body() -> None:
     "raw, expected",
     [
         ("the the model is fast.", "The model is fast."),
-        ("you just you just go and you keep you keep doing it.", "You just go and you keep doing it."),
+        (
+            "you just you just go and you keep you keep doing it.",
+            "You just go and you keep doing it.",
+        ),
         ("um so we, uh, ship it.", "So we, ship it."),
         ("Yes. Yes. We do.", "Yes. Yes. We do."),  # a repeat across a sentence end is speech
         ("we we're big believers", "We we're big believers"),
         ("uh", ""),
         ("", ""),
         # a listener's back-channel caught inside the answer is not the speaker's
-        ("we measure it from satellites. Mm-hm. So the odds go up.", "We measure it from satellites. So the odds go up."),
+        (
+            "we measure it from satellites. Mm-hm. So the odds go up.",
+            "We measure it from satellites. So the odds go up.",
+        ),
         ("I said mm-hm to him.", "I said mm-hm to him."),
         ("the hmm-hmm thing", "The hmm-hmm thing"),  # a filler inside a word is part of it
     ],
@@ -210,14 +218,23 @@ def test_dedupe_and_split_never_crash_on_arbitrary_text(text: str) -> None:
 
 
 @PROPS
-@given(st.lists(st.sampled_from([">>", ">", ">>>", "a", "b", "a>>b", "\x1b[2J", "\x00", "\u202e"]), max_size=200))
+@given(
+    st.lists(
+        st.sampled_from([">>", ">", ">>>", "a", "b", "a>>b", "\x1b[2J", "\x00", "\u202e"]),
+        max_size=200,
+    )
+)
 def test_split_turns_on_marker_soup(parts: list[str]) -> None:
     turns = split_turns(" ".join(parts))
     assert all(not re.fullmatch(r"\s*", t.text) for t in turns)
 
 
 @PROPS
-@given(st.lists(st.sampled_from(["we", "train", "the", "model", "kv", "cache", "fast", "."]), max_size=120))
+@given(
+    st.lists(
+        st.sampled_from(["we", "train", "the", "model", "kv", "cache", "fast", "."]), max_size=120
+    )
+)
 def test_dedupe_idempotent_on_its_own_output(words: list[str]) -> None:
     once = dedupe_words(words)
     assert dedupe_words(once) == once

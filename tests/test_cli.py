@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-QUOTE_KEYS = {"id", "speaker", "text", "score", "start"}  # and "url" when the panel has a source_url
+QUOTE_KEYS = {
+    "id",
+    "speaker",
+    "text",
+    "score",
+    "start",
+}  # and "url" when the panel has a source_url
 TOP_KEYS = {"question", "speakers", "abstained", "quotes", "reason", "conversation", "context"}
 
 
@@ -84,14 +90,20 @@ def test_ask_to_and_k(run_cli) -> None:
 
 
 def test_ask_stdin_json_lines(run_cli) -> None:
-    r = run_cli("ask", "--json", "-", stdin="kv cache\n\n  \nbest pizza in Naples?\n@olive open source\n")
+    r = run_cli(
+        "ask", "--json", "-", stdin="kv cache\n\n  \nbest pizza in Naples?\n@olive open source\n"
+    )
     _ok(r)
     lines = r.stdout.splitlines()
     assert len(lines) == 3
     answers = [json.loads(line) for line in lines]
     for d in answers:
         _check_answer(d)
-    assert [d["question"] for d in answers] == ["kv cache", "best pizza in Naples?", "@olive open source"]
+    assert [d["question"] for d in answers] == [
+        "kv cache",
+        "best pizza in Naples?",
+        "@olive open source",
+    ]
     assert [d["abstained"] for d in answers] == [False, True, False]
     assert answers[2]["speakers"] == ["olive"]
 
@@ -133,7 +145,9 @@ def test_panels(run_cli) -> None:
     assert "minimax-m3" in r.stdout and "curated" in r.stdout
     r = run_cli("panels", "--json")
     info = {p["name"]: p for p in json.loads(r.stdout)}
-    assert info["minimax-m3"]["panelists"] == ["dan", "olive"] and info["minimax-m3"]["quotes"] >= 30
+    assert (
+        info["minimax-m3"]["panelists"] == ["dan", "olive"] and info["minimax-m3"]["quotes"] >= 30
+    )
 
 
 def test_help_and_version(run_cli) -> None:
@@ -175,8 +189,11 @@ def test_empty_question_exit_2(run_cli, question: str) -> None:
 
 
 def test_unknown_panel_exit_2(run_cli) -> None:
-    for args in (["ask", "--panel", "nope", "kv cache"], ["quote", "--panel", "nope", "kv"],
-                 ["eval", "--panel", "nope", "x.yaml"]):
+    for args in (
+        ["ask", "--panel", "nope", "kv cache"],
+        ["quote", "--panel", "nope", "kv"],
+        ["eval", "--panel", "nope", "x.yaml"],
+    ):
         r = run_cli(*args)
         assert r.returncode == 2
         assert "unknown panel 'nope'" in r.stderr and "minimax-m3" in r.stderr
@@ -192,8 +209,11 @@ def test_control_characters_in_question_do_not_crash_or_echo_escapes(run_cli) ->
 def test_nothing_written_outside_the_data_dir(run_cli, tmp_path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local/share"),
-           "XDG_CONFIG_HOME": str(home / ".config")}
+    env = {
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local/share"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+    }
     for args in (["ask", "kv cache"], ["quote", "kv"], ["panels"], ["history"]):
         _ok(run_cli(*args, env=env))
     assert list(home.rglob("*")) == []
@@ -213,7 +233,9 @@ def test_history_lists_titles_without_terminal_escapes(run_cli, isolated_env) ->
     assert "kv cache question" in res.stdout
 
 
-@pytest.mark.parametrize("args", [("ask", "--panel", "", "hi"), ("--panel=", "panels"), ("quote", "--panel", " ", "kv")])
+@pytest.mark.parametrize(
+    "args", [("ask", "--panel", "", "hi"), ("--panel=", "panels"), ("quote", "--panel", " ", "kv")]
+)
 def test_an_empty_panel_is_a_usage_error_not_the_default_panel(run_cli, args) -> None:
     r = run_cli(*args)
     assert r.returncode == 2 and r.stdout == "" and "Traceback" not in r.stderr

@@ -26,14 +26,24 @@ def test_shipped_defaults(user_cfg: Path) -> None:
 
 
 def test_user_then_explicit_then_env_override(user_cfg: Path, tmp_path: Path) -> None:
-    user_cfg.write_text("retrieval:\n  top_k: 5\n  scope_floor: 2\nbackend:\n  model: m-user\n", encoding="utf-8")
+    user_cfg.write_text(
+        "retrieval:\n  top_k: 5\n  scope_floor: 2\nbackend:\n  model: m-user\n", encoding="utf-8"
+    )
     extra = tmp_path / "extra.yaml"
     extra.write_text("retrieval:\n  top_k: 7\n", encoding="utf-8")
-    cfg = load_config(extra, environ={"PANELBOT_MODEL": "m-env", "PANELBOT_BACKEND": "openai",
-                                      "OPENAI_API_KEY": "sk-test"})
+    cfg = load_config(
+        extra,
+        environ={
+            "PANELBOT_MODEL": "m-env",
+            "PANELBOT_BACKEND": "openai",
+            "OPENAI_API_KEY": "sk-test",
+        },
+    )
     assert cfg.retrieval.top_k == 7  # explicit file wins over user
     assert cfg.retrieval.scope_floor == 2.0 and isinstance(cfg.retrieval.scope_floor, float)
-    assert cfg.backend.model == "m-env"  # the environment overrides config files (flags override both)
+    assert (
+        cfg.backend.model == "m-env"
+    )  # the environment overrides config files (flags override both)
     assert cfg.backend.name == "openai"
     assert cfg.backend.api_key == "sk-test" and cfg.backend.api_key_source == "$OPENAI_API_KEY"
     assert str(user_cfg) in cfg.sources and str(extra) in cfg.sources
@@ -57,7 +67,9 @@ def test_user_then_explicit_then_env_override(user_cfg: Path, tmp_path: Path) ->
         ("retrieval: [1\n", "invalid YAML", None),
     ],
 )
-def test_bad_config_names_file_and_line(user_cfg: Path, text: str, expect: str, line: int | None) -> None:
+def test_bad_config_names_file_and_line(
+    user_cfg: Path, text: str, expect: str, line: int | None
+) -> None:
     user_cfg.write_text(text, encoding="utf-8")
     with pytest.raises(DataError) as info:  # ConfigError, or the YAML loader's DataError
         load_config(environ={})
@@ -103,6 +115,8 @@ def test_cli_config_changes_top_k(run_cli, tmp_path: Path) -> None:
 
     cfg = tmp_path / "k1.yaml"
     cfg.write_text("retrieval:\n  top_k: 1\n", encoding="utf-8")
-    r = run_cli("ask", "--json", "--config", str(cfg), "How do you make GPU kernels faster for inference?")
+    r = run_cli(
+        "ask", "--json", "--config", str(cfg), "How do you make GPU kernels faster for inference?"
+    )
     assert r.returncode == 0, r.stderr
     assert len(json.loads(r.stdout)["quotes"]) == 1

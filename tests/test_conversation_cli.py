@@ -45,8 +45,12 @@ def test_ask_logs_and_continue_follows_up(run_cli, isolated_env) -> None:
     assert listed[1]["messages"] == 6 and listed[1]["source"] == "cli"
     # the rows are really in the SQLite file
     with sqlite3.connect(_db(isolated_env)) as db:
-        roles = [r[0] for r in db.execute("SELECT role FROM messages WHERE conversation_id = ? ORDER BY id",
-                                          (cid,))]
+        roles = [
+            r[0]
+            for r in db.execute(
+                "SELECT role FROM messages WHERE conversation_id = ? ORDER BY id", (cid,)
+            )
+        ]
     assert roles == ["user", "assistant", "user", "assistant", "user", "decline"]
 
 
@@ -59,7 +63,9 @@ def test_cid_continues_a_given_conversation(run_cli) -> None:
     assert r["conversation"] == b and r["speakers"] == ["olive"]
 
     bad = run_cli("ask", "--cid", "999", "why?")
-    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no conversation 999" in bad.stderr
+    assert (
+        bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no conversation 999" in bad.stderr
+    )
     bad = run_cli("ask", "--cid", "x", "why?")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     both = run_cli("ask", "-c", "--cid", "1", "why?")
@@ -93,7 +99,9 @@ def test_stdin_lines_alone_or_as_one_conversation(run_cli) -> None:
     assert alone[1]["abstained"] and alone[1]["context"] is None
     assert alone[0]["conversation"] != alone[1]["conversation"]
 
-    chained = [json.loads(x) for x in run_cli("ask", "-c", "--json", "-", stdin=lines).stdout.splitlines()]
+    chained = [
+        json.loads(x) for x in run_cli("ask", "-c", "--json", "-", stdin=lines).stdout.splitlines()
+    ]
     assert chained[1]["speakers"] == ["dan"] and chained[1]["context"]["kind"] == "continuation"
     assert chained[0]["conversation"] == chained[1]["conversation"]
 
@@ -129,7 +137,9 @@ def test_history_show_search_rename_rm(run_cli) -> None:
     assert _json(run_cli("history", "search", "--json", "cache")) == []  # the index forgot it too
     for args in (("show", str(cid)), ("rm", str(cid)), ("rename", str(cid), "x")):
         r = run_cli("history", *args)
-        assert r.returncode == 2 and r.stderr.count("\n") == 1 and f"no conversation {cid}" in r.stderr
+        assert (
+            r.returncode == 2 and r.stderr.count("\n") == 1 and f"no conversation {cid}" in r.stderr
+        )
 
 
 def test_continue_reopens_a_panel_given_by_path(run_cli, tmp_path) -> None:
@@ -139,12 +149,17 @@ def test_continue_reopens_a_panel_given_by_path(run_cli, tmp_path) -> None:
 
     talk = tmp_path / "elsewhere" / "my-talk"
     shutil.copytree(Path(__file__).resolve().parents[1] / "persona_data" / "minimax-m3", talk)
-    own = {"PANELBOT_CACHE_DIR": str(tmp_path / "own-cache")}  # which saved indexes a command made: its own
+    own = {
+        "PANELBOT_CACHE_DIR": str(tmp_path / "own-cache")
+    }  # which saved indexes a command made: its own
     first = _json(run_cli("ask", "--json", "--panel", str(talk), KV, env=own))
     more = run_cli("ask", "-c", "--json", "tell me more", env=own)
     assert more.returncode == 0, more.stderr
     more_d = json.loads(more.stdout)
-    assert more_d["conversation"] == first["conversation"] and more_d["context"]["kind"] == "continuation"
+    assert (
+        more_d["conversation"] == first["conversation"]
+        and more_d["context"]["kind"] == "continuation"
+    )
     listed = _json(run_cli("history", "--json"))
     assert listed[0]["panel"] == "my-talk"
     # the follow-up opened only the conversation's panel, never the default one first (its index could need

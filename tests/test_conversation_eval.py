@@ -46,12 +46,15 @@ def test_small_set(tmp_path: Path, shipped_panel, router) -> None:
     assert "follow-up accuracy" in format_conversation_report(rep)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("- conversation: x\n  turns: []\n", "non-empty list of 'turns'"),
-    ("- turns:\n    - {question: hi, speaker: dan, kind: sideways}\n", "kind must be one of"),
-    ("- turns:\n    - {question: hi, speaker: nobody}\n", "unknown speaker"),
-    ("- turns:\n    - {speaker: dan}\n", "missing 'question'"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("- conversation: x\n  turns: []\n", "non-empty list of 'turns'"),
+        ("- turns:\n    - {question: hi, speaker: dan, kind: sideways}\n", "kind must be one of"),
+        ("- turns:\n    - {question: hi, speaker: nobody}\n", "unknown speaker"),
+        ("- turns:\n    - {speaker: dan}\n", "missing 'question'"),
+    ],
+)
 def test_bad_files_name_the_problem(tmp_path: Path, shipped_panel, text: str, message: str) -> None:
     with pytest.raises(DataError, match=message):
         load_conversations(_write(tmp_path, text), shipped_panel)
@@ -61,10 +64,20 @@ def test_dev_set_quality(shipped_panel, router) -> None:
     convs = load_conversations(str(DEV), shipped_panel)
     assert len(convs) >= 30 and sum(len(c.turns) for c in convs) >= 80
     kinds = {t.kind for c in convs for t in c.turns}
-    assert kinds == {"single", "continuation", "reason", "elaboration", "other", "switch", "offtopic"}
+    assert kinds == {
+        "single",
+        "continuation",
+        "reason",
+        "elaboration",
+        "other",
+        "switch",
+        "offtopic",
+    }
     d = evaluate_conversations(router, convs).to_dict()
     assert d["offtopic_answered"] == 0
-    assert d["by_kind"]["single"]["accuracy"] == 100.0 and d["by_kind"]["switch"]["accuracy"] == 100.0
+    assert (
+        d["by_kind"]["single"]["accuracy"] == 100.0 and d["by_kind"]["switch"]["accuracy"] == 100.0
+    )
     assert d["follow_up_accuracy"] >= 80.0
     assert d["follow_up_accuracy"] > d["follow_up_accuracy_alone"] + 30
 
@@ -101,7 +114,8 @@ def test_small_talk_and_near_suggestions_are_scored(tmp_path: Path, shipped_pane
     # "ok" is small talk: a turn expected to be declined as off-topic but read as small talk is a miss
     assert [(m["question"], m["problem"]) for m in d["misses"]] == [
         ("ok", "read as small talk"),
-        ("Who won the football last night?", "no offered question is near what was asked")]
+        ("Who won the football last night?", "no offered question is near what was asked"),
+    ]
     assert d["suggestions_near"] == {"ok": 1, "total": 2} and d["offtopic_answered"] == 0
     assert "suggestions near      1/2" in format_conversation_report(rep)
 

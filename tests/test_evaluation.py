@@ -55,24 +55,37 @@ def test_evaluate_small_set(tmp_path: Path, shipped_panel, router: Router) -> No
 
 
 def test_misses_are_reported(tmp_path: Path, shipped_panel, router: Router) -> None:
-    wrong = "- question: sparse attention kernels\n  speaker: olive\n  quotes: [olive-01]\n" \
-            "- question: sparse attention kernels\n  speaker: none\n"
+    wrong = (
+        "- question: sparse attention kernels\n  speaker: olive\n  quotes: [olive-01]\n"
+        "- question: sparse attention kernels\n  speaker: none\n"
+    )
     rep = evaluate(router, load_eval_set(_write(tmp_path, wrong), shipped_panel))
     d = rep.to_dict()
     assert d["speaker_accuracy"] == 0.0 and d["recall_at_3"] == 0.0
     assert d["abstention_recall"] == 0.0 and d["abstention_precision"] is None
     problems = {m["problem"] for m in d["misses"]}
-    assert problems == {"wrong speaker", "expected quote not in top 3", "answered an off-topic question"}
+    assert problems == {
+        "wrong speaker",
+        "expected quote not in top 3",
+        "answered an off-topic question",
+    }
     text = format_report(rep, verbose=True)
     assert "misses:" in text and "sparse attention kernels" in text
 
 
 def test_jsonl_sets(tmp_path: Path, shipped_panel) -> None:
-    lines = [json.dumps({"question": "kv cache", "speaker": "dan"}), "", json.dumps({"q": "jam", "abstain": True})]
+    lines = [
+        json.dumps({"question": "kv cache", "speaker": "dan"}),
+        "",
+        json.dumps({"q": "jam", "abstain": True}),
+    ]
     items = load_eval_set(_write(tmp_path, "\n".join(lines), "set.jsonl"), shipped_panel)
     assert len(items) == 2 and items[1].speakers == frozenset()
     with pytest.raises(DataError) as info:
-        load_eval_set(_write(tmp_path, '{"question": "x", "speaker": "dan"}\n{oops\n', "bad.jsonl"), shipped_panel)
+        load_eval_set(
+            _write(tmp_path, '{"question": "x", "speaker": "dan"}\n{oops\n', "bad.jsonl"),
+            shipped_panel,
+        )
     assert info.value.line == 2 and "bad.jsonl" in str(info.value)
 
 
@@ -133,7 +146,13 @@ def test_cli_eval_prints_metrics(run_cli, tmp_path: Path) -> None:
     r = run_cli("eval", path)
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    for label in ("speaker accuracy", "recall@1", "recall@3", "abstention precision", "abstention recall"):
+    for label in (
+        "speaker accuracy",
+        "recall@1",
+        "recall@3",
+        "abstention precision",
+        "abstention recall",
+    ):
         assert label in out
     assert "100.0%" in out
     r = run_cli("eval", "--json", path)

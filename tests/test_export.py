@@ -25,7 +25,9 @@ def _md() -> str:
         ExportMessage("decline", "Host", "We didn't cover that; ask about RL."),
     ]
     lookup = {"dan-007": ("Dan", "It grows.")}.get
-    return conversation_markdown("KV cache", "Agents at Scale", msgs, quote_lookup=lookup, exported_at=WHEN)
+    return conversation_markdown(
+        "KV cache", "Agents at Scale", msgs, quote_lookup=lookup, exported_at=WHEN
+    )
 
 
 def test_markdown_has_speakers_quotes_and_ids() -> None:
@@ -35,14 +37,19 @@ def test_markdown_has_speakers_quotes_and_ids() -> None:
     assert "## You\n\nHow big is the KV cache?\n" in md
     assert "\x1b" not in md
     assert "### Dan" in md
-    assert "- `dan-007` (Dan)\n" in md  # its words are in the answer: listed by id, not written twice
+    assert (
+        "- `dan-007` (Dan)\n" in md
+    )  # its words are in the answer: listed by id, not written twice
     assert md.count("It grows.") == 1
     assert "### Host (declines)" in md
     assert "2026-11-30 09:00 UTC" in md
 
 
 def test_default_name() -> None:
-    assert default_export_name("What is M3? [bold]", WHEN) == "panelbot-what-is-m3-bold-20261130-090000.md"
+    assert (
+        default_export_name("What is M3? [bold]", WHEN)
+        == "panelbot-what-is-m3-bold-20261130-090000.md"
+    )
     assert default_export_name("", WHEN).startswith("panelbot-conversation-")
 
 
@@ -58,7 +65,9 @@ def test_quote_not_in_the_answer_text_is_written_out_once() -> None:
 
 
 def test_empty_messages_make_no_section() -> None:
-    md = conversation_markdown("KV", "P", [ExportMessage("assistant", "Olive", "  ", [])], exported_at=WHEN)
+    md = conversation_markdown(
+        "KV", "P", [ExportMessage("assistant", "Olive", "  ", [])], exported_at=WHEN
+    )
     assert "### Olive" not in md
 
 
@@ -94,8 +103,12 @@ def test_a_quote_shown_in_two_answers_is_written_once_then_named_by_id() -> None
         ExportMessage("assistant", "Dan", f"\u201c{first}\u201d [dan-1]", ["dan-1"]),
         ExportMessage("user", "", "and where does it go?"),
         # the same quote again, merged with a new one into one passage (re-wrapped: spaces differ)
-        ExportMessage("assistant", "Dan", f"\u201cIt grows with\n every token. {second}\u201d [dan-1] [dan-2]",
-                      ["dan-1", "dan-2"]),
+        ExportMessage(
+            "assistant",
+            "Dan",
+            f"\u201cIt grows with\n every token. {second}\u201d [dan-1] [dan-2]",
+            ["dan-1", "dan-2"],
+        ),
         ExportMessage("user", "", "say that again"),
         ExportMessage("assistant", "Dan", f"\u201c{first}\u201d [dan-1]", ["dan-1"]),
     ]
@@ -109,8 +122,12 @@ def test_a_quote_shown_in_two_answers_is_written_once_then_named_by_id() -> None
 
 
 def test_words_of_a_quote_not_yet_written_are_kept() -> None:
-    msgs = [ExportMessage("assistant", "Dan", "\u201cIt grows.\u201d [dan-1]", ["dan-1"]),
-            ExportMessage("assistant", "Olive", "\u201cIt grows.\u201d [olive-1]", ["olive-1"])]
+    msgs = [
+        ExportMessage("assistant", "Dan", "\u201cIt grows.\u201d [dan-1]", ["dan-1"]),
+        ExportMessage("assistant", "Olive", "\u201cIt grows.\u201d [olive-1]", ["olive-1"]),
+    ]
     lookup = {"dan-1": ("Dan", "It grows."), "olive-1": ("Olive", "It grows.")}.get
     md = conversation_markdown("KV", "P", msgs, quote_lookup=lookup, exported_at=WHEN)
-    assert md.count("It grows.") == 2  # two quotes that happen to say the same: each is its own source
+    assert (
+        md.count("It grows.") == 2
+    )  # two quotes that happen to say the same: each is its own source

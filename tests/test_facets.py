@@ -22,8 +22,11 @@ def test_every_facet_has_triggers() -> None:
 
 
 @pytest.mark.parametrize("facet", FACETS, ids=[f.label for f in FACETS])
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.filter_too_much])
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
 def test_a_question_the_pattern_matches_holds_a_trigger(facet, data) -> None:
     """Strings built to match the question pattern (hypothesis reads the regex) always pass the triggers."""
@@ -52,4 +55,6 @@ def test_asked_facet(question: str, label: str | None) -> None:
     asked = next((f.label for f in FACETS if f.asked_in(question)), None)
     assert asked == label
     # the same as running every pattern, as before the triggers
-    assert asked == next((f.label for f in FACETS if re.search(f.asks.pattern, question, re.I)), None)
+    assert asked == next(
+        (f.label for f in FACETS if re.search(f.asks.pattern, question, re.I)), None
+    )

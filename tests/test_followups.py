@@ -13,7 +13,9 @@ def _turns(router, *questions: str) -> list[ConversationTurn]:
     turns: list[ConversationTurn] = []
     for q in questions:
         res = resolve(router, turns, q)
-        turns.append(ConversationTurn(q, list(res.route.speakers), [sq.quote.id for sq in res.route.quotes]))
+        turns.append(
+            ConversationTurn(q, list(res.route.speakers), [sq.quote.id for sq in res.route.quotes])
+        )
     return turns
 
 
@@ -34,7 +36,9 @@ def test_kinds_and_guarantee(router) -> None:
 
 
 def test_other_panelist_offered_only_when_they_spoke_to_it(router) -> None:
-    ups = _check_answerable(router, _turns(router, "How do you deal with a KV cache that keeps growing?"))
+    ups = _check_answerable(
+        router, _turns(router, "How do you deal with a KV cache that keeps growing?")
+    )
     assert "other_panelist" not in [f.kind for f in ups]  # Olive never spoke about the KV cache
     assert ups and len(ups) <= 3
 
@@ -68,12 +72,23 @@ def test_a_follow_up_is_offered_only_when_it_is_answered_on_the_subject(router):
     # asked of both, then of each in turn: every suggestion, asked, is answered with what is on the subject
     question = "Why did you open source M3?"
     res = resolve(router, [], question, target="both")
-    history = [ConversationTurn(question, list(res.route.speakers), [sq.quote.id for sq in res.route.quotes])]
+    history = [
+        ConversationTurn(
+            question, list(res.route.speakers), [sq.quote.id for sq in res.route.quotes]
+        )
+    ]
     floor = router.settings.min_quote_score
     for message in ("and Olive?", "What does Dan think?", "What does Dan think?", "tell me more"):
         res = resolve(router, history, message)
-        history.append(ConversationTurn(message, list(res.route.speakers), [sq.quote.id for sq in res.route.quotes]))
+        history.append(
+            ConversationTurn(
+                message, list(res.route.speakers), [sq.quote.id for sq in res.route.quotes]
+            )
+        )
         for f in suggest_followups(router, history):
             got = resolve(router, history, f.text).route
             # the rest of a turn that moved on to something else is not "more" on the subject
-            assert not got.abstained and all(sq.score >= floor for sq in got.quotes), (message, f.text)
+            assert not got.abstained and all(sq.score >= floor for sq in got.quotes), (
+                message,
+                f.text,
+            )

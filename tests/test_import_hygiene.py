@@ -33,7 +33,10 @@ print(json.dumps({"code": code, "heavy": heavy}))
 def _loaded(isolated_env: dict[str, str], argv: list[str] | None) -> dict:
     r = subprocess.run(
         [sys.executable, "-c", _RUN_MAIN, json.dumps(argv), json.dumps(list(HEAVY))],
-        capture_output=True, text=True, env=isolated_env, timeout=120,
+        capture_output=True,
+        text=True,
+        env=isolated_env,
+        timeout=120,
     )
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -66,14 +69,23 @@ def test_cli_paths_do_not_import_textual_or_httpx(isolated_env, argv) -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [None, ["ask", "--offline", "sparse attention"], ["quote", "kv cache"], ["--help"], ["serve", "--help"],
-     ["mcp", "--help"]],
+    [
+        None,
+        ["ask", "--offline", "sparse attention"],
+        ["quote", "kv cache"],
+        ["--help"],
+        ["serve", "--help"],
+        ["mcp", "--help"],
+    ],
 )
 def test_cli_paths_do_not_import_the_server_stack(isolated_env, argv) -> None:
     """Starlette, uvicorn and the MCP SDK load only when ``serve`` or ``mcp`` actually runs."""
     r = subprocess.run(
         [sys.executable, "-c", _RUN_MAIN, json.dumps(argv), json.dumps(list(SERVER_STACK))],
-        capture_output=True, text=True, env=isolated_env, timeout=120,
+        capture_output=True,
+        text=True,
+        env=isolated_env,
+        timeout=120,
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout.strip().splitlines()[-1])["heavy"] == []
@@ -81,16 +93,38 @@ def test_cli_paths_do_not_import_the_server_stack(isolated_env, argv) -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["ingest.captions", "ingest.speakers", "ingest.draft", "panel", "panel.model", "panel.loader", "retrieval.router", "retrieval.index", "retrieval.vocabulary", "retrieval.cache", "retrieval.library", "config", "retrieval.evaluation", "text", "answer.compose", "answer.events",
-     "retrieval.results", "retrieval.lexicon", "errors", "paths", "panel.yaml_lines"],
+    [
+        "ingest.captions",
+        "ingest.speakers",
+        "ingest.draft",
+        "panel",
+        "panel.model",
+        "panel.loader",
+        "retrieval.router",
+        "retrieval.index",
+        "retrieval.vocabulary",
+        "retrieval.cache",
+        "retrieval.library",
+        "config",
+        "retrieval.evaluation",
+        "text",
+        "answer.compose",
+        "answer.events",
+        "retrieval.results",
+        "retrieval.lexicon",
+        "errors",
+        "paths",
+        "panel.yaml_lines",
+    ],
 )
 def test_core_modules_do_not_import_textual(isolated_env, module: str) -> None:
     code = (
         f"import sys, panelbot.{module}; "
         f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(HEAVY)!r}))"
     )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=isolated_env,
-                       timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=isolated_env, timeout=60
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
 
@@ -98,17 +132,32 @@ def test_core_modules_do_not_import_textual(isolated_env, module: str) -> None:
 def _imported_by_ask(env: dict[str, str], question: str = "kv cache") -> set[str]:
     r = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "panelbot", "ask", "--offline", question],
-        capture_output=True, text=True, env=env, timeout=120,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
     assert r.returncode == 0, r.stderr
-    return {line.split("|")[-1].strip().split(".")[0] for line in r.stderr.splitlines() if "|" in line}
+    return {
+        line.split("|")[-1].strip().split(".")[0] for line in r.stderr.splitlines() if "|" in line
+    }
 
 
 # what a warm start (saved index, config already parsed once) needs none of: YAML, rapidfuzz (only a word
 # to correct needs it), dataclasses and the inspect/ast/dis/tokenize it pulls in (panelbot.records instead),
 # typing (TYPE_CHECKING = False blocks), shutil (panelbot.text.terminal_columns), locale (argparse's gettext)
-WARM_NEVER = {"yaml", "rapidfuzz", "dataclasses", "inspect", "ast", "dis", "tokenize", "typing", "shutil",
-              "locale"}
+WARM_NEVER = {
+    "yaml",
+    "rapidfuzz",
+    "dataclasses",
+    "inspect",
+    "ast",
+    "dis",
+    "tokenize",
+    "typing",
+    "shutil",
+    "locale",
+}
 
 
 def test_importtime_of_ask_offline(isolated_env) -> None:
@@ -129,12 +178,26 @@ def test_documented_plugin_import_path_still_works() -> None:
     from panelbot.answer.backends import base as real
     from panelbot.backends import base as documented
 
-    for name in ("Backend", "SpeakerDone", "TextDelta", "AnswerRequest", "Citation", "Message", "BackendError"):
+    for name in (
+        "Backend",
+        "SpeakerDone",
+        "TextDelta",
+        "AnswerRequest",
+        "Citation",
+        "Message",
+        "BackendError",
+    ):
         assert getattr(documented, name) is getattr(real, name)
 
 
 CORE_PACKAGES = ("panelbot.ingest", "panelbot.panel", "panelbot.retrieval")
-FRONT_AND_ANSWER = ("panelbot.answer", "panelbot.tui", "panelbot.cli", "panelbot.serve", "panelbot.backends")
+FRONT_AND_ANSWER = (
+    "panelbot.answer",
+    "panelbot.tui",
+    "panelbot.cli",
+    "panelbot.serve",
+    "panelbot.backends",
+)
 
 
 def _core_modules() -> list[str]:
@@ -160,8 +223,9 @@ def test_core_packages_do_not_import_answer_ui_cli_or_servers(isolated_env, modu
         f"print(sorted(m for m in sys.modules if m.startswith({FRONT_AND_ANSWER!r}) "
         f"or m.split('.')[0] in {set(HEAVY)!r}))"
     )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=isolated_env,
-                       timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=isolated_env, timeout=60
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]", f"{module} pulls in {r.stdout.strip()}"
 
@@ -189,8 +253,13 @@ print(json.dumps({"modules": names, "offenders": offenders}))
 def test_nothing_outside_the_tui_imports_it(isolated_env) -> None:
     """The terminal app is a leaf: no module outside ``panelbot.tui`` (core, answering, the CLI, the servers)
     imports it or Textual when imported; the CLI's ``panelbot`` (no arguments) reaches it only when it runs."""
-    r = subprocess.run([sys.executable, "-c", _OUTSIDE_THE_TUI], capture_output=True, text=True,
-                       env=isolated_env, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", _OUTSIDE_THE_TUI],
+        capture_output=True,
+        text=True,
+        env=isolated_env,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert "panelbot.conversation.store" in got["modules"] and "panelbot.cli.app" in got["modules"]

@@ -108,8 +108,10 @@ def reference_parts(panel: Panel, norm: Normalizer) -> tuple:
     postings: dict[str, list[tuple[int, float]]] = {}
     for t in ids:
         mine, theirs = own.get(t, {}), asked.get(t, {})
-        postings[t] = [(i, _f32(mine.get(i, 0.0) + theirs[i]) if i in theirs else mine[i])
-                       for i in sorted({*mine, *theirs})]
+        postings[t] = [
+            (i, _f32(mine.get(i, 0.0) + theirs[i]) if i in theirs else mine[i])
+            for i in sorted({*mine, *theirs})
+        ]
     n = len(panel.quotes)
     avg_len = sum(lengths) / n
     terms = list(ids)
@@ -130,7 +132,9 @@ def reference_parts(panel: Panel, norm: Normalizer) -> tuple:
             "docs": [[d for d, _ in postings[t]] for t in terms],
             "weights": [[w for _, w in postings[t]] for t in terms],
             "norm_len": list(array("f", [m.K1 * (1 - m.B + m.B * ln / avg_len) for ln in lengths])),
-            "idf": [math.log(1 + (n - len(postings[t]) + 0.5) / (len(postings[t]) + 0.5)) for t in terms],
+            "idf": [
+                math.log(1 + (n - len(postings[t]) + 0.5) / (len(postings[t]) + 0.5)) for t in terms
+            ],
             "seq": seq,
             "seq_ends": seq_ends,
         },
@@ -141,17 +145,27 @@ def built_parts(ix: QuoteIndex) -> tuple:
     """What a build produced, in the reference's shape: each term's full postings, as scoring sees them."""
     meta, arrays = ix.parts()
     segments = [ix.postings.segment(tid) for tid in range(len(meta["terms"]))]
-    return (meta["terms"], list(meta["lexicon"].items()), meta["keyword_terms"], meta["avg_len"], meta["n"],
-            {"docs": [list(d) for d, _ in segments], "weights": [list(w) for _, w in segments],
-             **{k: list(arrays[k]) for k in ("norm_len", "idf", "seq", "seq_ends")}})
+    return (
+        meta["terms"],
+        list(meta["lexicon"].items()),
+        meta["keyword_terms"],
+        meta["avg_len"],
+        meta["n"],
+        {
+            "docs": [list(d) for d, _ in segments],
+            "weights": [list(w) for _, w in segments],
+            **{k: list(arrays[k]) for k in ("norm_len", "idf", "seq", "seq_ends")},
+        },
+    )
 
 
 def assert_same_as_reference(panel: Panel) -> QuoteIndex:
     norm = Normalizer(panel.vocabulary)
     ix = QuoteIndex(panel, norm)
     got, want = built_parts(ix), reference_parts(panel, Normalizer(panel.vocabulary))
-    for name, g, w in zip(("terms", "lexicon", "keyword_terms", "avg_len", "n"), got[:5], want[:5],
-                          strict=True):
+    for name, g, w in zip(
+        ("terms", "lexicon", "keyword_terms", "avg_len", "n"), got[:5], want[:5], strict=True
+    ):
         assert g == w, name
     for k in want[5]:
         assert got[5][k] == want[5][k], k
@@ -161,7 +175,10 @@ def assert_same_as_reference(panel: Panel) -> QuoteIndex:
 def test_shipped_panel_builds_the_reference_index(shipped_panel) -> None:
     ix = assert_same_as_reference(shipped_panel)
     q = "How do you deal with a growing KV cache?"
-    assert Router(shipped_panel, index=ix).route(q).to_dict() == Router(shipped_panel).route(q).to_dict()
+    assert (
+        Router(shipped_panel, index=ix).route(q).to_dict()
+        == Router(shipped_panel).route(q).to_dict()
+    )
 
 
 def _random_panel(rng: random.Random, n: int, base: Panel) -> Panel:
@@ -169,25 +186,64 @@ def _random_panel(rng: random.Random, n: int, base: Panel) -> Panel:
     apostrophes, accents and stopwords; keywords, topics, asks, host questions and turns recur."""
     pool = [w for q in base.quotes for w in q.text.split()][:3000]
     pool += [p for c, v in base.vocabulary.items() for p in (c, *v)]
-    pool += ["three", "ten", "v3.5.1", "kv.cache", "don't", "Café", "naïve", "the", "a", "x", "2.7", "it's",
-             "GPU's", "state-of-the-art", "e.g.", "—", "1,000", "million"]
+    pool += [
+        "three",
+        "ten",
+        "v3.5.1",
+        "kv.cache",
+        "don't",
+        "Café",
+        "naïve",
+        "the",
+        "a",
+        "x",
+        "2.7",
+        "it's",
+        "GPU's",
+        "state-of-the-art",
+        "e.g.",
+        "—",
+        "1,000",
+        "million",
+    ]
 
     def text(k: int) -> str:
         return " ".join(rng.choice(pool) for _ in range(k))
 
-    turns = [Turn(i, rng.choice(["host", "unknown", "ada"]), text(rng.randint(3, 30))) for i in range(12)]
-    questions = [HostQuestion(f"q{i}", text(rng.randint(2, 12)), rng.choice([None, *range(12)]))
-                 for i in range(15)]
+    turns = [
+        Turn(i, rng.choice(["host", "unknown", "ada"]), text(rng.randint(3, 30))) for i in range(12)
+    ]
+    questions = [
+        HostQuestion(f"q{i}", text(rng.randint(2, 12)), rng.choice([None, *range(12)]))
+        for i in range(15)
+    ]
     kws = [text(rng.randint(1, 3)) for _ in range(40)]
-    quotes = [Quote(f"x-{i}", rng.choice(["ada", "ben"]), text(rng.randint(1, 60)),
-                    question=rng.choice([None, *(q.id for q in questions)]),
-                    keywords=tuple(rng.sample(kws, rng.randint(0, 4))),
-                    topics=tuple(rng.sample(kws, rng.randint(0, 2))),
-                    asks=tuple(text(rng.randint(2, 9)) for _ in range(rng.choice([0, 0, 1, 3]))))
-              for i in range(n)]
+    quotes = [
+        Quote(
+            f"x-{i}",
+            rng.choice(["ada", "ben"]),
+            text(rng.randint(1, 60)),
+            question=rng.choice([None, *(q.id for q in questions)]),
+            keywords=tuple(rng.sample(kws, rng.randint(0, 4))),
+            topics=tuple(rng.sample(kws, rng.randint(0, 2))),
+            asks=tuple(text(rng.randint(2, 9)) for _ in range(rng.choice([0, 0, 1, 3]))),
+        )
+        for i in range(n)
+    ]
     people = {s: Persona(s, s.title()) for s in ("ada", "ben")}
-    return Panel("random", "Random", Path("."), "curated", Persona("host", "Host"), people, quotes, questions,
-                 turns, vocabulary=dict(base.vocabulary), topics=("kv cache",))
+    return Panel(
+        "random",
+        "Random",
+        Path("."),
+        "curated",
+        Persona("host", "Host"),
+        people,
+        quotes,
+        questions,
+        turns,
+        vocabulary=dict(base.vocabulary),
+        topics=("kv cache",),
+    )
 
 
 def test_random_banks_build_the_reference_index(shipped_panel) -> None:
@@ -203,7 +259,9 @@ def test_a_large_bank_builds_the_reference_index(shipped_panel, monkeypatch) -> 
     assert_same_as_reference(_random_panel(random.Random(99), 1500, shipped_panel))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.data())
 def test_any_bank_builds_the_reference_index(shipped_panel, data) -> None:
     seed = data.draw(st.integers(0, 2**32 - 1))

@@ -18,8 +18,14 @@ from panelbot.retrieval.vocabulary import Normalizer
 
 def _plain(ix: QuoteIndex) -> tuple:
     meta, arrays = ix.parts()
-    return (meta["terms"], list(meta["lexicon"].items()), meta["keyword_terms"], meta["avg_len"], meta["n"],
-            {k: [list(a) for a in v] if isinstance(v, list) else list(v) for k, v in arrays.items()})
+    return (
+        meta["terms"],
+        list(meta["lexicon"].items()),
+        meta["keyword_terms"],
+        meta["avg_len"],
+        meta["n"],
+        {k: [list(a) for a in v] if isinstance(v, list) else list(v) for k, v in arrays.items()},
+    )
 
 
 SPARE_CORE = index_mod._spare_core  # the real check (the fixture below stands in for it)
@@ -39,7 +45,9 @@ def bank():
     return replace(panel, quotes=quotes)
 
 
-@pytest.mark.skipif(not index_mod._can_fork(), reason="the two-process build runs only where forking is safe")
+@pytest.mark.skipif(
+    not index_mod._can_fork(), reason="the two-process build runs only where forking is safe"
+)
 @pytest.mark.parametrize("split_from", [2, 45, 100])
 def test_two_processes_build_the_one_pass_index(bank, monkeypatch, split_from) -> None:
     monkeypatch.setattr(index_mod, "PARALLEL_FROM", 10**9)
@@ -60,11 +68,13 @@ def test_a_failed_child_part_is_gathered_here(bank, monkeypatch) -> None:
     one = QuoteIndex(bank, Normalizer(bank.vocabulary))
     monkeypatch.setattr(index_mod, "PARALLEL_FROM", 2)
     monkeypatch.setattr(index_mod, "_can_fork", lambda: True)
-    monkeypatch.setattr(index_mod, "_fork_gather", lambda *a: (lambda: None))
+    monkeypatch.setattr(index_mod, "_fork_gather", lambda *a: lambda: None)
     assert _plain(QuoteIndex(bank, Normalizer(bank.vocabulary))) == _plain(one)
 
 
-@pytest.mark.skipif(not index_mod._can_fork(), reason="the two-process build runs only where forking is safe")
+@pytest.mark.skipif(
+    not index_mod._can_fork(), reason="the two-process build runs only where forking is safe"
+)
 def test_an_interrupted_build_leaves_no_helper_behind(bank, monkeypatch) -> None:
     monkeypatch.setattr(index_mod, "PARALLEL_FROM", 2)
     pids = []
@@ -90,7 +100,9 @@ def test_an_interrupted_build_leaves_no_helper_behind(bank, monkeypatch) -> None
         os.waitpid(pids[0], os.WNOHANG)
 
 
-@pytest.mark.skipif(not index_mod._can_fork(), reason="the two-process build runs only where forking is safe")
+@pytest.mark.skipif(
+    not index_mod._can_fork(), reason="the two-process build runs only where forking is safe"
+)
 def test_a_part_that_breaks_off_while_merged_is_rebuilt_here(bank, monkeypatch) -> None:
     """The helper's postings arrive term by term while they are merged: when they break off (here the helper
     sends one weight too few per term), the whole bank is gathered in this process instead."""
@@ -154,7 +166,9 @@ def test_the_real_count_is_read() -> None:
     assert (index_mod._runnable() or 0) >= 1  # this test's own thread is running
 
 
-@pytest.mark.skipif(not index_mod._can_fork(), reason="the two-process build runs only where forking is safe")
+@pytest.mark.skipif(
+    not index_mod._can_fork(), reason="the two-process build runs only where forking is safe"
+)
 def test_word_pairs_are_found_alike_in_the_helpers_half(bank, monkeypatch) -> None:
     """The helper's half keeps the term ids it was gathered with: a word pair is looked up in its ids there,
     and every quote has exactly the pairs it has in the one-pass index (and a saved copy says the same)."""
@@ -171,9 +185,13 @@ def test_word_pairs_are_found_alike_in_the_helpers_half(bank, monkeypatch) -> No
         ids = one._seq[ends[i - 1] if i else 0 : ends[i]]
         said.update(f"{one.terms[a]}_{one.terms[b]}" for a, b in zip(ids, ids[1:], strict=False))
     rng = random.Random(5)
-    pairs = rng.sample(sorted(said), 200) + [f"{rng.choice(one.terms)}_{rng.choice(one.terms)}" for _ in range(50)]
+    pairs = rng.sample(sorted(said), 200) + [
+        f"{rng.choice(one.terms)}_{rng.choice(one.terms)}" for _ in range(50)
+    ]
     for term in pairs:
         p1, p2 = one._pair_patterns(term), two._pair_patterns(term)
         for i in range(one.n):
-            assert (p1 is not None and one._text_has(i, p1)) == (p2 is not None and two._text_has(i, p2)), term
+            assert (p1 is not None and one._text_has(i, p1)) == (
+                p2 is not None and two._text_has(i, p2)
+            ), term
     assert _plain(two) == _plain(one)  # saved in the index's ids throughout

@@ -25,7 +25,11 @@ def _all_postings(ix: QuoteIndex) -> dict[str, tuple[list[int], list[float]]]:
 def test_a_term_only_a_host_question_says_reaches_its_quotes() -> None:
     panel = load_panel(find_panel_dir("minimax-m3"))
     ix = QuoteIndex(panel, Normalizer(panel.vocabulary))
-    said = {t for q in panel.quotes for t in ix.norm.terms(" ".join((q.text, *q.keywords, *q.topics, *q.asks)))}
+    said = {
+        t
+        for q in panel.quotes
+        for t in ix.norm.terms(" ".join((q.text, *q.keywords, *q.topics, *q.asks)))
+    }
     found = 0
     for hq in panel.questions:
         answering = [i for i, q in enumerate(panel.quotes) if q.question == hq.id]
@@ -51,17 +55,21 @@ def test_read_back_gives_the_same_postings(cache_dir: Path) -> None:
     assert list(again.index.idf.items()) == list(built.index.idf.items())
 
 
-@pytest.mark.parametrize(("name", "at", "value"), [
-    ("asked_questions", 0, 10**6),  # a question past the table
-    ("asked_questions", 0, -1),
-    ("asked_docs", 0, 10**6),  # a quote past the bank
-    ("asked_offsets", 1, 10**6),  # offsets past the table
-    ("asked_doc_offsets", -1, 0),  # the last offset short of the quotes listed
-    ("asked_weights", 0, -0.7),
-    ("asked_weights", 0, float("inf")),
-])
-def test_question_tables_that_do_not_line_up_are_rejected(cache_dir: Path, tmp_path: Path, name: str,
-                                                          at: int, value: float) -> None:
+@pytest.mark.parametrize(
+    ("name", "at", "value"),
+    [
+        ("asked_questions", 0, 10**6),  # a question past the table
+        ("asked_questions", 0, -1),
+        ("asked_docs", 0, 10**6),  # a quote past the bank
+        ("asked_offsets", 1, 10**6),  # offsets past the table
+        ("asked_doc_offsets", -1, 0),  # the last offset short of the quotes listed
+        ("asked_weights", 0, -0.7),
+        ("asked_weights", 0, float("inf")),
+    ],
+)
+def test_question_tables_that_do_not_line_up_are_rejected(
+    cache_dir: Path, tmp_path: Path, name: str, at: int, value: float
+) -> None:
     panel_dir = tmp_path / "gardens"
     shutil.copytree(LIBRARY / "gardens", panel_dir)
     opened = cache.open_indexed(panel_dir)
@@ -69,15 +77,22 @@ def test_question_tables_that_do_not_line_up_are_rejected(cache_dir: Path, tmp_p
     table = opened.index._arrays[name]
     assert len(table), name  # the fixture has host questions whose terms are kept this way
     table[at] = value
-    cache.write_index(cache.cache_path(panel_dir), cache.cache_key(panel_dir), opened.panel, opened.index.norm,
-                      opened.index)
+    cache.write_index(
+        cache.cache_path(panel_dir),
+        cache.cache_key(panel_dir),
+        opened.panel,
+        opened.index.norm,
+        opened.index,
+    )
     again = cache.open_indexed(panel_dir)
     assert again.source == "built"
     assert again.note and "inconsistent" in again.note
     assert cache.open_indexed(panel_dir).source == "cache"  # and the rebuilt file is sound
 
 
-def test_follow_ups_read_only_the_quotes_of_the_host_questions_they_look_at(cache_dir: Path, tmp_path: Path) -> None:
+def test_follow_ups_read_only_the_quotes_of_the_host_questions_they_look_at(
+    cache_dir: Path, tmp_path: Path
+) -> None:
     """On a saved bank, suggesting the host's next questions decodes the quotes answering those questions
     only (it decoded every quote: 2 s at 50,000), and finds what a scan of every quote finds."""
     import json
@@ -102,7 +117,11 @@ def test_follow_ups_read_only_the_quotes_of_the_host_questions_they_look_at(cach
     last = ConversationTurn("kv cache?", ["dan"], ["dan-22-0"])
     got = followups._next_host_questions(router, last, {"dan-22-0"})
     assert len(lazy._where) < len(many) // 4  # only the questions looked at were read
-    scanned = type("Scan", (), {"panel": opened.panel, "index": None})()  # a router without the tables
-    assert [q.id for q in got] == [q.id for q in followups._next_host_questions(scanned, last, {"dan-22-0"})]
+    scanned = type(
+        "Scan", (), {"panel": opened.panel, "index": None}
+    )()  # a router without the tables
+    assert [q.id for q in got] == [
+        q.id for q in followups._next_host_questions(scanned, last, {"dan-22-0"})
+    ]
     for hq in opened.panel.questions:
         assert followups._answering(router, hq.id) == followups._answering(scanned, hq.id)

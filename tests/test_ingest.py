@@ -125,7 +125,13 @@ def test_write_draft_then_load_and_answer(tmp_path: Path, storage_captions: str)
     out = tmp_path / "persona_data" / "storage"
     d = build_draft(storage_captions, out.name)
     written = write_draft(d, storage_captions, out)
-    assert {p.name for p in written} == {"panel.yaml", "turns.yaml", "questions.yaml", "quotes.yaml", "captions.txt"}
+    assert {p.name for p in written} == {
+        "panel.yaml",
+        "turns.yaml",
+        "questions.yaml",
+        "quotes.yaml",
+        "captions.txt",
+    }
     assert (out / ".ingest.json").is_file()
     assert (out / "captions.txt").read_text(encoding="utf-8") == storage_captions
     panel = load_panel(out)
@@ -166,7 +172,9 @@ def test_status_curated_panel_is_protected(tmp_path: Path, storage_captions: str
     d = build_draft(storage_captions, "p")
     write_draft(d, storage_captions, out)
     pf = out / "panel.yaml"
-    pf.write_text(pf.read_text(encoding="utf-8").replace("status: draft", "status: curated"), encoding="utf-8")
+    pf.write_text(
+        pf.read_text(encoding="utf-8").replace("status: draft", "status: curated"), encoding="utf-8"
+    )
     assert load_panel(out).status == "curated"
     with pytest.raises(PanelbotError):
         write_draft(d, storage_captions, out)
@@ -221,11 +229,24 @@ def test_cli_turns_json_on_other_panel(run_cli, fixtures_dir) -> None:
     assert r.returncode == 0, r.stderr
     turns = json.loads(r.stdout)
     assert [t["speaker"] for t in turns] == [
-        "host", "priya", "host", "marcus", "host", "priya", "host", "marcus", "host", "priya", "marcus", "host",
+        "host",
+        "priya",
+        "host",
+        "marcus",
+        "host",
+        "priya",
+        "host",
+        "marcus",
+        "host",
+        "priya",
+        "marcus",
+        "host",
     ]
 
 
-def test_cli_ingest_draft_answers_at_once_and_is_protected(run_cli, tmp_path: Path, fixtures_dir) -> None:
+def test_cli_ingest_draft_answers_at_once_and_is_protected(
+    run_cli, tmp_path: Path, fixtures_dir
+) -> None:
     work = tmp_path / "proj"
     work.mkdir()
     caps = str(fixtures_dir / "storage_panel_captions.txt")
@@ -233,13 +254,20 @@ def test_cli_ingest_draft_answers_at_once_and_is_protected(run_cli, tmp_path: Pa
     assert r.returncode == 0, r.stderr
     assert "Priya" in r.stdout and "Marcus" in r.stdout
     # by name, from persona_data/ in the working directory
-    r = run_cli("ask", "--panel", "storage", "--json", "How do you handle replication lag?", cwd=work)
+    r = run_cli(
+        "ask", "--panel", "storage", "--json", "How do you handle replication lag?", cwd=work
+    )
     assert r.returncode == 0, r.stderr
     ans = json.loads(r.stdout)
     assert ans["speakers"] == ["priya"] and ans["quotes"][0]["id"].startswith("priya-")
     # by path, from anywhere
-    r = run_cli("ask", "--panel", str(work / "persona_data" / "storage"), "--json",
-                "Marcus, what is the hardest part of grasping parcels?")
+    r = run_cli(
+        "ask",
+        "--panel",
+        str(work / "persona_data" / "storage"),
+        "--json",
+        "Marcus, what is the hardest part of grasping parcels?",
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["speakers"] == ["marcus"]
     r = run_cli("panels", cwd=work)
@@ -248,7 +276,9 @@ def test_cli_ingest_draft_answers_at_once_and_is_protected(run_cli, tmp_path: Pa
     # an untouched draft may be re-ingested; an edited one may not
     assert run_cli("ingest", caps, "--out", "persona_data/storage", cwd=work).returncode == 0
     qfile = work / "persona_data" / "storage" / "quotes.yaml"
-    qfile.write_text(qfile.read_text(encoding="utf-8").replace("priya-01", "priya-intro"), encoding="utf-8")
+    qfile.write_text(
+        qfile.read_text(encoding="utf-8").replace("priya-01", "priya-intro"), encoding="utf-8"
+    )
     r = run_cli("ingest", caps, "--out", "persona_data/storage", cwd=work)
     assert r.returncode == 2
     assert "--force" in r.stderr and "Traceback" not in r.stderr
@@ -264,8 +294,12 @@ def test_cli_ingest_errors(run_cli, tmp_path: Path, fixtures_dir) -> None:
     r = run_cli("ingest", str(fixtures_dir / "storage_panel_captions.txt"))
     assert r.returncode == 2 and "--out" in r.stderr
     nobody = tmp_path / "nobody.txt"
-    nobody.write_text("Title\n\n" + "hello there, it is good to see everybody here today. >> how are you all doing? "
-                      ">> fine, thanks, we have had a long week of work on the new harvest. " * 4, encoding="utf-8")
+    nobody.write_text(
+        "Title\n\n"
+        + "hello there, it is good to see everybody here today. >> how are you all doing? "
+        ">> fine, thanks, we have had a long week of work on the new harvest. " * 4,
+        encoding="utf-8",
+    )
     r = run_cli("ingest", str(nobody), "--out", str(tmp_path / "y"))
     assert r.returncode == 2 and "no panelists" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "y").exists()
@@ -283,8 +317,20 @@ def test_cli_ingest_binary_file(run_cli, tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------------------------- properties
 
 _piece = st.one_of(
-    st.sampled_from([">>", "I'm Ann.", "I'm Bob, I lead storage at Foo.", "Ann, over to you?", "Yeah.",
-                     "What do you think?", "We shard the cache.", "\x1b]52;c;SGVsbG8=\x07", "\x9b31m", "\n"]),
+    st.sampled_from(
+        [
+            ">>",
+            "I'm Ann.",
+            "I'm Bob, I lead storage at Foo.",
+            "Ann, over to you?",
+            "Yeah.",
+            "What do you think?",
+            "We shard the cache.",
+            "\x1b]52;c;SGVsbG8=\x07",
+            "\x9b31m",
+            "\n",
+        ]
+    ),
     st.text(max_size=20),
 )
 
@@ -353,9 +399,27 @@ def test_self_introductions_give_full_names_roles_organisations_topics_and_a_tit
     people = {p["id"]: p for p in d.panel["panelists"]}
     assert list(people) == ["alice", "bob"]  # ids stay folded first names
     alice, bob = people["alice"], people["bob"]
-    assert (alice["name"], alice["role"], alice["organisation"]) == ("Alice Smith", "Lead of storage team", "Acme Cloud")
-    assert (bob["name"], bob["role"], bob["organisation"]) == ("Bob Kumar", "Head of networking", "Zeta Labs")
-    noise = {"loses", "explodes", "never", "across", "hurts", "rebuilds", "recovers", "spikes", "quickly"}
+    assert (alice["name"], alice["role"], alice["organisation"]) == (
+        "Alice Smith",
+        "Lead of storage team",
+        "Acme Cloud",
+    )
+    assert (bob["name"], bob["role"], bob["organisation"]) == (
+        "Bob Kumar",
+        "Head of networking",
+        "Zeta Labs",
+    )
+    noise = {
+        "loses",
+        "explodes",
+        "never",
+        "across",
+        "hurts",
+        "rebuilds",
+        "recovers",
+        "spikes",
+        "quickly",
+    }
     for p in (alice, bob):
         assert p["covers"] and not noise & set(p["covers"]), p["covers"]
     assert not noise & set(d.panel["topics"])
@@ -365,35 +429,79 @@ def test_self_introductions_give_full_names_roles_organisations_topics_and_a_tit
     assert q == {"alice": ["alice"], "bob": ["bob"]}
 
 
-@pytest.mark.parametrize(("intro", "role", "org"), [
-    ("I'm Bob Kumar, head of networking at Zeta Labs.", "Head of networking", "Zeta Labs"),
-    ("Bob Kumar here, I'm the head of networking at Zeta Labs.", "Head of networking", "Zeta Labs"),
-    ("Hi everyone. Bob Kumar here, head of networking at Zeta Labs.", "Head of networking", "Zeta Labs"),
-    ("Hi, this is Bob Kumar, head of networking at Zeta Labs.", "Head of networking", "Zeta Labs"),
-    ("I'm Bob. I head networking at Zeta Labs.", "Lead of networking", "Zeta Labs"),
-    ("I'm Bob, and I run the platform team at Zeta Labs.", "Lead of platform team", "Zeta Labs"),
-    ("I'm Dan. I'm the VP of Kernels at Together AI.", "VP of Kernels", "Together AI"),
-    ("I'm Bob Kumar, thanks for having me.", "", ""),
-])
-def test_role_and_organisation_from_the_common_forms_of_introduction(intro: str, role: str, org: str) -> None:
+@pytest.mark.parametrize(
+    ("intro", "role", "org"),
+    [
+        ("I'm Bob Kumar, head of networking at Zeta Labs.", "Head of networking", "Zeta Labs"),
+        (
+            "Bob Kumar here, I'm the head of networking at Zeta Labs.",
+            "Head of networking",
+            "Zeta Labs",
+        ),
+        (
+            "Hi everyone. Bob Kumar here, head of networking at Zeta Labs.",
+            "Head of networking",
+            "Zeta Labs",
+        ),
+        (
+            "Hi, this is Bob Kumar, head of networking at Zeta Labs.",
+            "Head of networking",
+            "Zeta Labs",
+        ),
+        ("I'm Bob. I head networking at Zeta Labs.", "Lead of networking", "Zeta Labs"),
+        (
+            "I'm Bob, and I run the platform team at Zeta Labs.",
+            "Lead of platform team",
+            "Zeta Labs",
+        ),
+        ("I'm Dan. I'm the VP of Kernels at Together AI.", "VP of Kernels", "Together AI"),
+        ("I'm Bob Kumar, thanks for having me.", "", ""),
+    ],
+)
+def test_role_and_organisation_from_the_common_forms_of_introduction(
+    intro: str, role: str, org: str
+) -> None:
     assert _role_from_intro(intro) == (role, org)
 
 
 def test_name_here_then_role_gives_the_full_name_role_and_organisation() -> None:
-    vtt = _SELF_INTRO_VTT.replace("I'm Bob Kumar, head of networking", "Bob Kumar here, I'm the head of networking")
+    vtt = _SELF_INTRO_VTT.replace(
+        "I'm Bob Kumar, head of networking", "Bob Kumar here, I'm the head of networking"
+    )
     bob = next(p for p in build_draft(vtt, "x").panel["panelists"] if p["id"] == "bob")
-    assert (bob["name"], bob["role"], bob["organisation"]) == ("Bob Kumar", "Head of networking", "Zeta Labs")
+    assert (bob["name"], bob["role"], bob["organisation"]) == (
+        "Bob Kumar",
+        "Head of networking",
+        "Zeta Labs",
+    )
 
 
-@pytest.mark.parametrize(("presented", "role", "org"), [
-    ("Ines Carvalho is a hydrologist at Deltares", "Hydrologist", "Deltares"),
-    ("Ravi Menon builds flood barriers for the city", "Builds flood barriers for the city", ""),
-    ("Oksana Bondar runs the emergency service in Kharkiv", "Runs the emergency service", ""),
-    ("Kemal Aydın is the director of the Kandilli Observatory in Istanbul", "Director", "Kandilli Observatory"),
-    ("Ana Ruiz, a glaciologist at the Institute of the Andes", "Glaciologist", "Institute of the Andes"),
-    ("Ana Ruiz, who studies glaciers at the Institute of the Andes", "Studies glaciers", "Institute of the Andes"),
-])
-def test_role_and_organisation_from_the_hosts_presentation(presented: str, role: str, org: str) -> None:
+@pytest.mark.parametrize(
+    ("presented", "role", "org"),
+    [
+        ("Ines Carvalho is a hydrologist at Deltares", "Hydrologist", "Deltares"),
+        ("Ravi Menon builds flood barriers for the city", "Builds flood barriers for the city", ""),
+        ("Oksana Bondar runs the emergency service in Kharkiv", "Runs the emergency service", ""),
+        (
+            "Kemal Aydın is the director of the Kandilli Observatory in Istanbul",
+            "Director",
+            "Kandilli Observatory",
+        ),
+        (
+            "Ana Ruiz, a glaciologist at the Institute of the Andes",
+            "Glaciologist",
+            "Institute of the Andes",
+        ),
+        (
+            "Ana Ruiz, who studies glaciers at the Institute of the Andes",
+            "Studies glaciers",
+            "Institute of the Andes",
+        ),
+    ],
+)
+def test_role_and_organisation_from_the_hosts_presentation(
+    presented: str, role: str, org: str
+) -> None:
     assert _role_from_presentation(presented) == (role, org)
 
 
@@ -415,6 +523,10 @@ def test_a_guest_the_host_presents_gets_a_full_name_role_and_clean_keywords() ->
     )
     d = build_draft(captions, "storms")
     (p,) = d.panel["panelists"]
-    assert (p["name"], p["role"], p["organisation"]) == ("Ines Carvalho", "Meteorologist", "Azores Observatory")
+    assert (p["name"], p["role"], p["organisation"]) == (
+        "Ines Carvalho",
+        "Meteorologist",
+        "Azores Observatory",
+    )
     assert not {"loses", "feeds", "twenty", "five", "six"} & set(p["keywords"]), p["keywords"]
     assert d.panel["title"].startswith("Ines Carvalho")

@@ -15,11 +15,16 @@ def _scores_ok(quotes: list[dict]) -> None:
     assert scores == sorted(scores, reverse=True), scores  # best first
 
 
-@pytest.mark.parametrize(("question", "order"), [
-    ("Olive and Dan, how do your two teams work together on a release?", ["olive", "dan"]),
-    ("Dan and Olive, how do your two teams work together on a release?", ["dan", "olive"]),
-])
-def test_ask_json_speaker_order_follows_the_question(run_cli, question: str, order: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("question", "order"),
+    [
+        ("Olive and Dan, how do your two teams work together on a release?", ["olive", "dan"]),
+        ("Dan and Olive, how do your two teams work together on a release?", ["dan", "olive"]),
+    ],
+)
+def test_ask_json_speaker_order_follows_the_question(
+    run_cli, question: str, order: list[str]
+) -> None:
     r = run_cli("ask", "--json", question)
     assert r.returncode == 0 and r.stdout.isascii() and r.stdout.count("\n") == 1
     d = json.loads(r.stdout)

@@ -43,8 +43,20 @@ def test_one_group_parses_as_the_whole_parser(argv: list[str]) -> None:
     assert vars(build_parser(group).parse_args(argv)) == full
 
 
-@pytest.mark.parametrize("argv", [[], ["--help"], ["-h", "ask"], ["--resume", "ask"], ["--resume"],
-                                  ["--version"], ["nonsense"], ["--", "ask"], ["--p", "x", "ask"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--help"],
+        ["-h", "ask"],
+        ["--resume", "ask"],
+        ["--resume"],
+        ["--version"],
+        ["nonsense"],
+        ["--", "ask"],
+        ["--p", "x", "ask"],
+    ],
+)
 def test_anything_unsure_builds_every_group(argv: list[str]) -> None:
     assert command_group(argv) is None
 
@@ -61,8 +73,9 @@ def test_every_command_is_mapped_to_the_group_that_adds_it() -> None:
 def test_user_dirs_match_platformdirs(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("PANELBOT_DATA_DIR", "PANELBOT_CONFIG", "PANELBOT_CACHE_DIR"):
         monkeypatch.delenv(var, raising=False)
-    for home, xdg in itertools.product(["/home/u", "/home/u/", "/", "relative"],
-                                       [None, "", "rel/dir", "/abs/x", "/abs/y/", "~/t"]):
+    for home, xdg in itertools.product(
+        ["/home/u", "/home/u/", "/", "relative"], [None, "", "rel/dir", "/abs/x", "/abs/y/", "~/t"]
+    ):
         monkeypatch.setenv("HOME", home)
         for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
             if xdg is None:
@@ -70,9 +83,14 @@ def test_user_dirs_match_platformdirs(monkeypatch: pytest.MonkeyPatch) -> None:
             else:
                 monkeypatch.setenv(var, xdg)
         try:
-            want = (platformdirs.user_data_path("panelbot", appauthor=False),
-                    platformdirs.user_config_path("panelbot", appauthor=False) / "config.yaml",
-                    platformdirs.user_cache_path("panelbot", appauthor=False))
+            want = (
+                platformdirs.user_data_path("panelbot", appauthor=False),
+                platformdirs.user_config_path("panelbot", appauthor=False) / "config.yaml",
+                platformdirs.user_cache_path("panelbot", appauthor=False),
+            )
         except RuntimeError:  # platformdirs cannot place a relative home either way
             continue
-        assert (paths.user_data_dir(), paths.user_config_path(), paths.user_cache_dir()) == want, (home, xdg)
+        assert (paths.user_data_dir(), paths.user_config_path(), paths.user_cache_dir()) == want, (
+            home,
+            xdg,
+        )

@@ -40,18 +40,30 @@ def library(tmp_path_factory) -> Iterator[Library]:
         ("Have you ever restored a backup?", "storage", "kai"),
     ],
 )
-def test_the_talk_that_covered_it_answers(library: Library, question: str, panel: str, speaker: str) -> None:
+def test_the_talk_that_covered_it_answers(
+    library: Library, question: str, panel: str, speaker: str
+) -> None:
     answer = library.route(question)
     assert not answer.abstained
     assert answer.talks[0].panel.name == panel
     assert answer.talks[0].result.speakers == [speaker]
     d = answer.to_dict()
-    assert d["panels"][0] == panel and d["quotes"] and all(q["panel"] in ("gardens", "storage") for q in d["quotes"])
+    assert (
+        d["panels"][0] == panel
+        and d["quotes"]
+        and all(q["panel"] in ("gardens", "storage") for q in d["quotes"])
+    )
     assert d["quotes"][0]["panel"] == panel
 
 
-@pytest.mark.parametrize("question", ["What is the best pizza in Naples?", "Who won the 1998 World Cup?",
-                                      "How do I renew my passport?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the best pizza in Naples?",
+        "Who won the 1998 World Cup?",
+        "How do I renew my passport?",
+    ],
+)
 def test_a_question_no_talk_touched_is_declined(library: Library, question: str) -> None:
     answer = library.route(question)
     assert answer.abstained and answer.talks == []
@@ -82,7 +94,9 @@ def test_search_names_the_talk_and_ranks_across_talks(library: Library) -> None:
     assert {h.to_dict()["panel"] for h in both} == {"gardens", "storage"}
 
 
-def test_a_talk_sharing_one_word_does_not_outrank_the_talk_that_covered_it(library: Library) -> None:
+def test_a_talk_sharing_one_word_does_not_outrank_the_talk_that_covered_it(
+    library: Library,
+) -> None:
     # "water" is only in gardens; "disk", "fails", "repair" only in storage
     hits = library.search("how fast does the disk repair after it fails, water", 2)
     assert hits[0].panel.name == "storage"
@@ -95,7 +109,9 @@ def test_targets_across_talks(library: Library) -> None:
     assert not both.abstained and both.talks[0].panel.name == "gardens"
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80))
 def test_any_text_routes_without_error(library: Library, text: str) -> None:
     answer = library.route(text)
@@ -115,16 +131,26 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 def test_ask_all_cli(run_cli, tmp_path: Path) -> None:
     env = _env(tmp_path)
-    r = run_cli("ask", "--all", "Is erasure coding better than replication for durability?", env=env)
+    r = run_cli(
+        "ask", "--all", "Is erasure coding better than replication for durability?", env=env
+    )
     assert r.returncode == 0 and r.stderr == ""
-    assert r.stdout.startswith("== Disks Fail: Storage at Scale [storage]\nSamir (Storage engineer):")
+    assert r.stdout.startswith(
+        "== Disks Fail: Storage at Scale [storage]\nSamir (Storage engineer):"
+    )
     assert "[sam-01]" in r.stdout
     r = run_cli("ask", "--all", "--json", "Do bees need water in a small garden?", env=env)
     d = json.loads(r.stdout)
     assert d["panels"][0] == "gardens" and d["quotes"][0]["panel"] == "gardens"
     assert set(d) >= {"question", "speakers", "abstained", "quotes", "reason", "panels", "answers"}
-    r = run_cli("ask", "--all", "--json", "-", stdin="best pizza in Naples?\nHave you ever restored a backup?\n",
-                env=env)
+    r = run_cli(
+        "ask",
+        "--all",
+        "--json",
+        "-",
+        stdin="best pizza in Naples?\nHave you ever restored a backup?\n",
+        env=env,
+    )
     lines = [json.loads(x) for x in r.stdout.splitlines()]
     assert [x["abstained"] for x in lines] == [True, False]
     assert lines[1]["panels"][0] == "storage"
@@ -132,7 +158,9 @@ def test_ask_all_cli(run_cli, tmp_path: Path) -> None:
     assert r.returncode == 0 and r.stdout.startswith("None of the talks got into that")
     assert max(map(len, r.stdout.splitlines())) <= 60  # wrapped to the terminal, like every answer
     # no blank line dangling after the last talk's answer
-    r = run_cli("ask", "--all", "Is erasure coding better than replication for durability?", env=env)
+    r = run_cli(
+        "ask", "--all", "Is erasure coding better than replication for durability?", env=env
+    )
     assert r.stdout.count("== ") == 1 and r.stdout.endswith("\n") and not r.stdout.endswith("\n\n")
 
 
@@ -152,7 +180,10 @@ def test_quote_all_cli(run_cli, tmp_path: Path) -> None:
     [
         (["ask", "--all", "--to", "sam", "compost"], "with --all, --to expects auto or both"),
         (["ask", "--all", "--llm", "compost"], "cannot be combined with --llm"),
-        (["quote", "--all", "--speaker", "sam", "compost"], "--speaker names a panelist of one talk"),
+        (
+            ["quote", "--all", "--speaker", "sam", "compost"],
+            "--speaker names a panelist of one talk",
+        ),
     ],
 )
 def test_all_usage_errors(run_cli, tmp_path: Path, args: list[str], expect: str) -> None:
@@ -167,14 +198,23 @@ def test_a_broken_talk_is_skipped_with_a_note(run_cli, tmp_path: Path) -> None:
     root = tmp_path / "panels"
     shutil.copytree(LIBRARY, root)
     (root / "storage" / "quotes.yaml").write_text("- id: x\n  speaker: [oops\n")
-    r = run_cli("ask", "--all", "--json", "Do bees need water in a small garden?",
-                env={"PANELBOT_PANELS": str(root), "PANELBOT_CACHE_DIR": str(tmp_path / "c")})
+    r = run_cli(
+        "ask",
+        "--all",
+        "--json",
+        "Do bees need water in a small garden?",
+        env={"PANELBOT_PANELS": str(root), "PANELBOT_CACHE_DIR": str(tmp_path / "c")},
+    )
     assert r.returncode == 0 and json.loads(r.stdout)["panels"] == ["gardens"]
-    assert r.stderr.startswith("panelbot: note: skipped panel 'storage':") and len(r.stderr.splitlines()) == 1
+    assert (
+        r.stderr.startswith("panelbot: note: skipped panel 'storage':")
+        and len(r.stderr.splitlines()) == 1
+    )
 
 
-def test_a_talk_that_only_brushes_the_question_does_not_join(tmp_path: Path, monkeypatch,
-                                                              shipped_panel) -> None:
+def test_a_talk_that_only_brushes_the_question_does_not_join(
+    tmp_path: Path, monkeypatch, shipped_panel
+) -> None:
     """The shipped talk mentions coding, "better" and replicating papers; the storage talk is about
     erasure coding and replication: only the storage talk answers."""
     monkeypatch.setenv("PANELBOT_CACHE_DIR", str(tmp_path / "c"))

@@ -26,11 +26,16 @@ def test_panelbot_config_rules_in_process(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("PANELBOT_CONFIG", str(missing))
     with pytest.raises(ConfigError) as info:
         load_config(environ={})
-    assert str(info.value) == f"{missing}: $PANELBOT_CONFIG names a config file that is not a readable file"
+    assert (
+        str(info.value)
+        == f"{missing}: $PANELBOT_CONFIG names a config file that is not a readable file"
+    )
     monkeypatch.setenv("PANELBOT_CONFIG", str(tmp_path))
     with pytest.raises(ConfigError) as info:
         load_config(environ={})
-    assert str(info.value) == f"{tmp_path}: $PANELBOT_CONFIG names a config file that is a directory"
+    assert (
+        str(info.value) == f"{tmp_path}: $PANELBOT_CONFIG names a config file that is a directory"
+    )
     monkeypatch.setenv("PANELBOT_CONFIG", os.devnull)
     assert load_config(environ={}).sources[-1] != os.devnull
     good = tmp_path / "user.yaml"
@@ -56,24 +61,37 @@ def test_the_question_limit_boundary() -> None:
     assert question_too_long("x" * MAX_QUESTION_CHARS) is None
     assert question_too_long("x" * (MAX_QUESTION_CHARS + 1)) == (
         f"the question is {MAX_QUESTION_CHARS + 1:,} characters long; the limit is {MAX_QUESTION_CHARS:,}: "
-        "shorten it")
+        "shorten it"
+    )
 
 
 def _panel() -> Panel:
-    dan = Persona("dan", "Dan\nSmith", role="VP\nKernels", organisation="Together\nAI", colour="#123456")
-    return Panel(name="p", title="T", path=Path("."), status="curated", host=Persona("host", "H"),
-                 panelists={"dan": dan}, quotes=[Quote("dan-01", "dan", "line one\nline two")])
+    dan = Persona(
+        "dan", "Dan\nSmith", role="VP\nKernels", organisation="Together\nAI", colour="#123456"
+    )
+    return Panel(
+        name="p",
+        title="T",
+        path=Path("."),
+        status="curated",
+        host=Persona("host", "H"),
+        panelists={"dan": dan},
+        quotes=[Quote("dan-01", "dan", "line one\nline two")],
+    )
 
 
 def test_panel_text_is_one_line_in_cards_and_options() -> None:
     p = _panel()
     card = persona_card(p, p.panelists["dan"])
     assert card.plain == "\u25cf Dan Smith\n  VP Kernels\n  Together AI"
-    assert [(card.plain[s.start:s.end], str(s.style)) for s in card.spans] == [
-        ("\u25cf ", "#123456"), ("Dan Smith", "bold #123456"), ("\n  Together AI", "italic")]
+    assert [(card.plain[s.start : s.end], str(s.style)) for s in card.spans] == [
+        ("\u25cf ", "#123456"),
+        ("Dan Smith", "bold #123456"),
+        ("\n  Together AI", "italic"),
+    ]
     t = source_option(p, ScoredQuote(Quote("dan\n01", "dan", "line one\nline two"), 5.0))
     assert t.plain == "dan 01  Dan Smith  match 5/100\n\u201cline one line two\u201d"
-    assert ("Dan Smith", "#123456") in [(t.plain[s.start:s.end], str(s.style)) for s in t.spans]
+    assert ("Dan Smith", "#123456") in [(t.plain[s.start : s.end], str(s.style)) for s in t.spans]
 
 
 def test_highlight_at_the_very_start_and_the_first_occurrence() -> None:
@@ -85,12 +103,22 @@ def test_sse_state_after_finish_and_the_exact_event_cap() -> None:
     p = SSEParser()
     assert p.feed("data: a\r") == []
     assert [e.data for e in p.finish()] == ["a"]
-    assert [e.data for e in p.feed("\ndata: b\n\n")] == ["b"]  # a \n after finish starts a fresh line
+    assert [e.data for e in p.feed("\ndata: b\n\n")] == [
+        "b"
+    ]  # a \n after finish starts a fresh line
     p = SSEParser()  # \r, an empty read, then \n: still one line break, not two
-    assert p.feed("data: x\r") == [] and p.feed("") == [] and p.feed("\ndata: y\r\n\r\n")[0].data == "x\ny"
+    assert (
+        p.feed("data: x\r") == []
+        and p.feed("") == []
+        and p.feed("\ndata: y\r\n\r\n")[0].data == "x\ny"
+    )
     p = SSEParser(max_event=8)
-    assert [e.data for e in p.feed("data: abc\ndata: abc\n\n")] == ["abc\nabc"]  # 4 + 4 = 8: allowed
-    assert [e.data for e in p.feed("data: abcdefg\n\n")] == ["abcdefg"]  # the count restarts per event
+    assert [e.data for e in p.feed("data: abc\ndata: abc\n\n")] == [
+        "abc\nabc"
+    ]  # 4 + 4 = 8: allowed
+    assert [e.data for e in p.feed("data: abcdefg\n\n")] == [
+        "abcdefg"
+    ]  # the count restarts per event
     with pytest.raises(SSELimitError):
         p.feed("data: abcd\ndata: abcd\n")  # 5 + 5 > 8
     p = SSEParser(max_line=5)

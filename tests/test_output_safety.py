@@ -31,25 +31,64 @@ def _no_registered_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(redact, "_REGISTERED", {})
 
 
-PROPS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+PROPS = settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 # One sample of every dangerous class, and whole escape sequences.
 CLASSES = {
     "C0": [chr(c) for c in range(0x20) if chr(c) not in "\n\t"],
     "DEL+C1": [chr(c) for c in range(0x7F, 0xA0)],
-    "bidi": ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069",
-             "\u200e", "\u200f", "\u061c"],
-    "invisible": ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u180e", "\U000e0041",
-                  "\U000e0001", "\u2061"],
+    "bidi": [
+        "\u202a",
+        "\u202b",
+        "\u202c",
+        "\u202d",
+        "\u202e",
+        "\u2066",
+        "\u2067",
+        "\u2068",
+        "\u2069",
+        "\u200e",
+        "\u200f",
+        "\u061c",
+    ],
+    "invisible": [
+        "\u200b",
+        "\u200c",
+        "\u200d",
+        "\u2060",
+        "\ufeff",
+        "\u00ad",
+        "\u180e",
+        "\U000e0041",
+        "\U000e0001",
+        "\u2061",
+    ],
     "separators": ["\u2028", "\u2029", "\u0085"],
     "surrogates": ["\udc9b", "\udcff", "\ud800"],
 }
-SEQUENCES = ["\x1b[2J", "\x1b[31m", "\x1b]52;c;ZXZpbA==\x07", "\x1b]0;title\x1b\\", "\x1bP+q\x1b\\", "\x9b31m",
-             "\x1b(0", "\x1bc", "\x1b[?1049h", "\x1b]8;;http://x\x07link\x1b]8;;\x07"]
+SEQUENCES = [
+    "\x1b[2J",
+    "\x1b[31m",
+    "\x1b]52;c;ZXZpbA==\x07",
+    "\x1b]0;title\x1b\\",
+    "\x1bP+q\x1b\\",
+    "\x9b31m",
+    "\x1b(0",
+    "\x1bc",
+    "\x1b[?1049h",
+    "\x1b]8;;http://x\x07link\x1b]8;;\x07",
+]
 DANGEROUS = st.sampled_from([c for cs in CLASSES.values() for c in cs] + SEQUENCES)
-hostile = st.lists(st.one_of(DANGEROUS, st.text(st.characters(blacklist_categories=("Cs",)), max_size=8),
-                             st.sampled_from(["[dan-1]", "\u201c", "\n", " ", "grounded"])),
-                   max_size=30).map("".join)
+hostile = st.lists(
+    st.one_of(
+        DANGEROUS,
+        st.text(st.characters(blacklist_categories=("Cs",)), max_size=8),
+        st.sampled_from(["[dan-1]", "\u201c", "\n", " ", "grounded"]),
+    ),
+    max_size=30,
+).map("".join)
 
 
 def is_dangerous(ch: str) -> bool:
@@ -80,9 +119,15 @@ def test_every_class_is_covered() -> None:
 
 
 @PROPS
-@given(st.recursive(st.one_of(hostile, st.integers(), st.floats(allow_nan=False), st.booleans(), st.none()),
-                    lambda kids: st.one_of(st.lists(kids, max_size=3),
-                                           st.dictionaries(hostile, kids, max_size=3)), max_leaves=10))
+@given(
+    st.recursive(
+        st.one_of(hostile, st.integers(), st.floats(allow_nan=False), st.booleans(), st.none()),
+        lambda kids: st.one_of(
+            st.lists(kids, max_size=3), st.dictionaries(hostile, kids, max_size=3)
+        ),
+        max_leaves=10,
+    )
+)
 def test_json_output_is_ascii_one_line_and_round_trips(obj: object) -> None:
     out = io.StringIO()
     print_json(obj, out)
@@ -110,8 +155,15 @@ def test_questions_from_stdin_or_arguments_are_clean(lines: list[str]) -> None:
 
 def hostile_panel(name: str, title: str, text: str) -> Panel:
     dan = Persona("dan", name or "Dan", role=title, organisation=title)
-    return Panel(name="p", title=title, path=Path("."), status="curated", host=Persona("host", name),
-                 panelists={"dan": dan}, quotes=[Quote("dan-1", "dan", text or "x")])
+    return Panel(
+        name="p",
+        title=title,
+        path=Path("."),
+        status="curated",
+        host=Persona("host", name),
+        panelists={"dan": dan},
+        quotes=[Quote("dan-1", "dan", text or "x")],
+    )
 
 
 @PROPS
@@ -123,8 +175,15 @@ def test_the_quote_listing_is_clean(name: str, title: str, text: str) -> None:
 
 
 @PROPS
-@given(st.lists(st.tuples(st.sampled_from(["user", "assistant", "decline", "error", "search"]), hostile,
-                          hostile), max_size=5), hostile)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["user", "assistant", "decline", "error", "search"]), hostile, hostile
+        ),
+        max_size=5,
+    ),
+    hostile,
+)
 def test_the_markdown_export_is_clean(messages: list[tuple[str, str, str]], title: str) -> None:
     msgs = [ExportMessage(role, who, text, ["dan-1", title]) for role, who, text in messages]
     md = conversation_markdown(title, title, msgs, quote_lookup=lambda q: (title, title))
@@ -133,8 +192,9 @@ def test_the_markdown_export_is_clean(messages: list[tuple[str, str, str]], titl
 
 @PROPS
 @given(st.lists(hostile, min_size=1, max_size=6), hostile, st.booleans())
-def test_the_streamed_cli_answer_is_clean_and_unspoofable(pieces: list[str], error: str,
-                                                         failed: bool) -> None:
+def test_the_streamed_cli_answer_is_clean_and_unspoofable(
+    pieces: list[str], error: str, failed: bool
+) -> None:
     from panelbot.cli.llm import _TextView
 
     panel = hostile_panel("Dan", "VP", "The KV cache grows.")
@@ -143,8 +203,16 @@ def test_the_streamed_cli_answer_is_clean_and_unspoofable(pieces: list[str], err
     for p in pieces:
         view.delta(TextDelta("dan", p))
     quotes = [ScoredQuote(panel.quotes[0], 50.0)]
-    view.done(SpeakerDone("dan", "".join(pieces), quotes, error=strip_control(error) if failed else None,
-                          grounded=None if failed else False, unsupported_sentences=[strip_control(error)]))
+    view.done(
+        SpeakerDone(
+            "dan",
+            "".join(pieces),
+            quotes,
+            error=strip_control(error) if failed else None,
+            grounded=None if failed else False,
+            unsupported_sentences=[strip_control(error)],
+        )
+    )
     text = out.getvalue()
     assert_clean(text)
     heading, *rest = text.split("\n")
@@ -152,8 +220,15 @@ def test_the_streamed_cli_answer_is_clean_and_unspoofable(pieces: list[str], err
     # the model's words never start a line: every line at column 0 is panelbot's own
     for line in rest:
         if line.strip() and not line.startswith("  "):
-            assert line.startswith(("[the model failed:", "[NOT grounded", "[cites nothing", "[... and",
-                                    "Dan's own words:")), line
+            assert line.startswith(
+                (
+                    "[the model failed:",
+                    "[NOT grounded",
+                    "[cites nothing",
+                    "[... and",
+                    "Dan's own words:",
+                )
+            ), line
 
 
 def test_error_lines_in_the_cli_are_clean(tmp_path: Path, isolated_env, capsys) -> None:  # noqa: ANN001
@@ -185,7 +260,7 @@ keys = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=8, m
 
 
 def fragments(key: str) -> list[str]:
-    return [key[i:i + MIN_FRAGMENT].lower() for i in range(len(key) - MIN_FRAGMENT + 1)]
+    return [key[i : i + MIN_FRAGMENT].lower() for i in range(len(key) - MIN_FRAGMENT + 1)]
 
 
 def no_fragment(key: str, text: str) -> bool:
@@ -199,7 +274,9 @@ def text_with_key(draw: st.DrawFn) -> tuple[str, str]:
     start = draw(st.integers(0, len(key) - MIN_FRAGMENT))
     end = draw(st.integers(start + MIN_FRAGMENT, len(key)))
     piece = key[start:end]
-    form = draw(st.sampled_from([piece, piece.upper(), piece.lower(), repr(key)[1:-1], json.dumps(key)]))
+    form = draw(
+        st.sampled_from([piece, piece.upper(), piece.lower(), repr(key)[1:-1], json.dumps(key)])
+    )
     before = draw(st.text(max_size=20))
     after = draw(st.text(max_size=20))
     return key, f"{before}{form}{after}"
@@ -214,12 +291,14 @@ def test_every_form_and_fragment_of_the_key_is_redacted(case: tuple[str, str]) -
 
 @PROPS
 @given(text_with_key(), st.lists(st.integers(1, 12), max_size=20))
-def test_streamed_redaction_catches_a_key_split_across_pieces(case: tuple[str, str], cuts: list[int]) -> None:
+def test_streamed_redaction_catches_a_key_split_across_pieces(
+    case: tuple[str, str], cuts: list[int]
+) -> None:
     key, text = case
     s = StreamRedactor(Redactor(key))
     out, pos = [], 0
     for n in cuts:
-        out.append(s.feed(text[pos:pos + n]))
+        out.append(s.feed(text[pos : pos + n]))
         pos += n
     out.append(s.feed(text[pos:]))
     out.append(s.flush())
@@ -227,8 +306,11 @@ def test_streamed_redaction_catches_a_key_split_across_pieces(case: tuple[str, s
 
 
 @PROPS
-@given(keys, st.text(st.characters(blacklist_categories=("Cs",)), max_size=80),
-       st.lists(st.integers(1, 9), max_size=10))
+@given(
+    keys,
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=80),
+    st.lists(st.integers(1, 9), max_size=10),
+)
 def test_streamed_redaction_changes_nothing_else(key: str, text: str, cuts: list[int]) -> None:
     r = Redactor(key)
     if r.spans(text):
@@ -236,7 +318,7 @@ def test_streamed_redaction_changes_nothing_else(key: str, text: str, cuts: list
     s = StreamRedactor(r)
     out, pos = [], 0
     for n in cuts:
-        out.append(s.feed(text[pos:pos + n]))
+        out.append(s.feed(text[pos : pos + n]))
         pos += n
     out.append(s.feed(text[pos:]))
     out.append(s.flush())

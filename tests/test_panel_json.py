@@ -27,7 +27,9 @@ def _as_json(src: Path, dst: Path, **dump: object) -> None:
             p.write_text(json.dumps(strip_lines(load_yaml(p)), **dump), encoding="utf-8")
 
 
-@pytest.mark.parametrize("dump", [{}, {"indent": 1}, {"ensure_ascii": False}, {"separators": (",", ":")}])
+@pytest.mark.parametrize(
+    "dump", [{}, {"indent": 1}, {"ensure_ascii": False}, {"separators": (",", ":")}]
+)
 def test_the_shipped_panel_as_json_loads_the_same(tmp_path: Path, dump: dict) -> None:
     src = find_panel_dir("minimax-m3")
     _as_json(src, tmp_path / "minimax-m3", **dump)
@@ -45,8 +47,10 @@ def _panel(tmp_path: Path, quotes: str) -> Path:
 
 
 def test_a_problem_in_a_json_bank_names_its_line(tmp_path: Path) -> None:
-    quotes = ('[\n{"id": "a1", "speaker": "ann", "text": "One."},\n{"id": "b1", "speaker": "bob", "text": "Two."},\n'
-              '{"id": "c1", "speaker": "cy", "text": "Three."}\n]\n')
+    quotes = (
+        '[\n{"id": "a1", "speaker": "ann", "text": "One."},\n{"id": "b1", "speaker": "bob", "text": "Two."},\n'
+        '{"id": "c1", "speaker": "cy", "text": "Three."}\n]\n'
+    )
     err = load_error(_panel(tmp_path, quotes))
     assert "unknown speaker 'cy'" in str(err) and err.line == 4 and err.path.endswith("quotes.yaml")
 
@@ -61,30 +65,65 @@ def test_a_duplicate_key_in_a_json_bank_is_the_yaml_error(tmp_path: Path) -> Non
 
 def test_a_json_bank_is_counted_for_the_panel_list(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PANELBOT_PANELS", str(tmp_path))
-    d = _panel(tmp_path, json.dumps([{"id": f"a{i}", "speaker": "ann", "text": "Hi."} for i in range(7)]))
+    d = _panel(
+        tmp_path, json.dumps([{"id": f"a{i}", "speaker": "ann", "text": "Hi."} for i in range(7)])
+    )
     (info,) = [p for p in list_panels() if p.name == d.name]
     assert info.quotes == 7
 
 
-@pytest.mark.parametrize("text", [
-    '[1e5]', '[1.5e5]', '{"a": 1, "a": 2}', '["\\ud83d\\ude00"]', '{"a"\n: 1}', '[\t1]', '[NaN]',
-    '["a\u2028b"]', '["\x85"]', '["\x7f"]', '\ufeff[1]', '- 1\n', 'x: [1]', '[1] # c', '',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[1e5]",
+        "[1.5e5]",
+        '{"a": 1, "a": 2}',
+        '["\\ud83d\\ude00"]',
+        '{"a"\n: 1}',
+        "[\t1]",
+        "[NaN]",
+        '["a\u2028b"]',
+        '["\x85"]',
+        '["\x7f"]',
+        "\ufeff[1]",
+        "- 1\n",
+        "x: [1]",
+        "[1] # c",
+        "",
+    ],
+)
 def test_texts_yaml_could_read_otherwise_go_to_the_yaml_loader(tmp_path: Path, text: str) -> None:
     p = tmp_path / "f.yaml"
     p.write_text(text, encoding="utf-8")
     assert load_json_shaped(p) is NOT_JSON
 
 
-_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.text(max_size=12),
-                     st.floats(allow_nan=True, allow_infinity=True))
-_values = st.recursive(_scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)), max_leaves=12)
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**20), 10**20),
+    st.text(max_size=12),
+    st.floats(allow_nan=True, allow_infinity=True),
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(value=st.one_of(st.lists(_values, max_size=4), st.dictionaries(st.text(max_size=6), _values, max_size=4)),
-       indent=st.sampled_from([None, 0, 2]), ascii_only=st.booleans())
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    value=st.one_of(
+        st.lists(_values, max_size=4), st.dictionaries(st.text(max_size=6), _values, max_size=4)
+    ),
+    indent=st.sampled_from([None, 0, 2]),
+    ascii_only=st.booleans(),
+)
 def test_json_read_fast_is_what_yaml_reads(tmp_path: Path, value, indent, ascii_only) -> None:
     p = tmp_path / "f.yaml"
     p.write_text(json.dumps(value, indent=indent, ensure_ascii=ascii_only), encoding="utf-8")
@@ -92,7 +131,9 @@ def test_json_read_fast_is_what_yaml_reads(tmp_path: Path, value, indent, ascii_
     if fast is NOT_JSON:
         return
     try:
-        slow = yaml.load(p.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        slow = yaml.load(
+            p.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        )
     except yaml.YAMLError:
         pytest.fail("the fast path read a file YAML refuses")
     assert fast == slow

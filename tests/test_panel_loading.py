@@ -34,7 +34,9 @@ QUOTES_YAML = """\
 """
 
 
-def make_panel(root: Path, panel: str = PANEL_YAML, quotes: str = QUOTES_YAML, **extra: str) -> Path:
+def make_panel(
+    root: Path, panel: str = PANEL_YAML, quotes: str = QUOTES_YAML, **extra: str
+) -> Path:
     d = root / "tiny"
     d.mkdir(parents=True, exist_ok=True)
     (d / "panel.yaml").write_text(panel, encoding="utf-8")
@@ -88,24 +90,35 @@ def test_bad_yaml_names_file_and_line(tmp_path: Path) -> None:
 
 
 def test_bad_yaml_in_panel_yaml(tmp_path: Path) -> None:
-    err = load_error(make_panel(tmp_path, panel=PANEL_YAML.replace("  - id: bob", "  - id: bob\n   name:: :")))
+    err = load_error(
+        make_panel(tmp_path, panel=PANEL_YAML.replace("  - id: bob", "  - id: bob\n   name:: :"))
+    )
     assert err.path.endswith("panel.yaml") and err.line is not None
 
 
 def test_duplicate_yaml_key_is_an_error(tmp_path: Path) -> None:
-    err = load_error(make_panel(tmp_path, quotes=QUOTES_YAML.replace("  speaker: bob\n", "  speaker: bob\n  speaker: ann\n")))
+    err = load_error(
+        make_panel(
+            tmp_path,
+            quotes=QUOTES_YAML.replace("  speaker: bob\n", "  speaker: bob\n  speaker: ann\n"),
+        )
+    )
     assert "duplicate key" in str(err) and err.path.endswith("quotes.yaml") and err.line == 7
 
 
 def test_missing_field_names_file_and_quote(tmp_path: Path) -> None:
-    err = load_error(make_panel(tmp_path, quotes=QUOTES_YAML.replace("  text: Our robots", "  txt: Our robots")))
+    err = load_error(
+        make_panel(tmp_path, quotes=QUOTES_YAML.replace("  text: Our robots", "  txt: Our robots"))
+    )
     msg = str(err)
     assert "quotes.yaml" in msg and "'bob-01'" in msg and "'text'" in msg
     assert err.line == 5
 
 
 def test_missing_quote_id(tmp_path: Path) -> None:
-    err = load_error(make_panel(tmp_path, quotes=QUOTES_YAML.replace("- id: bob-01\n  speaker", "- speaker")))
+    err = load_error(
+        make_panel(tmp_path, quotes=QUOTES_YAML.replace("- id: bob-01\n  speaker", "- speaker"))
+    )
     assert "quotes.yaml" in str(err) and "quote #2" in str(err) and "'id'" in str(err)
 
 
@@ -115,13 +128,17 @@ def test_duplicate_quote_id(tmp_path: Path) -> None:
 
 
 def test_unknown_speaker(tmp_path: Path) -> None:
-    err = load_error(make_panel(tmp_path, quotes=QUOTES_YAML.replace("speaker: bob", "speaker: carol")))
+    err = load_error(
+        make_panel(tmp_path, quotes=QUOTES_YAML.replace("speaker: bob", "speaker: carol"))
+    )
     msg = str(err)
     assert "quotes.yaml" in msg and "'bob-01'" in msg and "'carol'" in msg and "ann" in msg
 
 
 def test_host_cannot_own_quotes(tmp_path: Path) -> None:
-    err = load_error(make_panel(tmp_path, quotes=QUOTES_YAML.replace("speaker: bob", "speaker: host")))
+    err = load_error(
+        make_panel(tmp_path, quotes=QUOTES_YAML.replace("speaker: bob", "speaker: host"))
+    )
     assert "unknown speaker 'host'" in str(err)
 
 
@@ -175,7 +192,12 @@ def test_panel_yaml_not_a_mapping(tmp_path: Path) -> None:
         (QUOTES_YAML + "  turn: -1\n", "turn"),
         (QUOTES_YAML + "  sentences: [3, 1]\n", "sentences"),
         (QUOTES_YAML + "  keywords: {a: b}\n", "keywords"),
-        (QUOTES_YAML.replace("text: Our robots learn to grasp parcels in simulation first.", "text: [1, 2]"), "text"),
+        (
+            QUOTES_YAML.replace(
+                "text: Our robots learn to grasp parcels in simulation first.", "text: [1, 2]"
+            ),
+            "text",
+        ),
         ("- just a string\n", "quote #1"),
     ],
 )
@@ -191,16 +213,36 @@ def test_questions_and_turns_are_checked(tmp_path: Path) -> None:
     p = load_panel(make_panel(tmp_path, quotes=quotes, turns=turns, questions=questions))
     assert p.context("ann-01")[0].text == "What is new?"
     assert p.context("ann-01")[1].text == "Racks."
-    err = load_error(make_panel(tmp_path, quotes=quotes.replace("question: q01", "question: q09"),
-                                turns=turns, questions=questions))
+    err = load_error(
+        make_panel(
+            tmp_path,
+            quotes=quotes.replace("question: q01", "question: q09"),
+            turns=turns,
+            questions=questions,
+        )
+    )
     assert "quotes.yaml" in str(err) and "'ann-01'" in str(err) and "q09" in str(err)
-    err = load_error(make_panel(tmp_path, quotes=quotes, turns=turns.replace("speaker: ann", "speaker: zed"),
-                                questions=questions))
+    err = load_error(
+        make_panel(
+            tmp_path,
+            quotes=quotes,
+            turns=turns.replace("speaker: ann", "speaker: zed"),
+            questions=questions,
+        )
+    )
     assert "turns.yaml" in str(err) and "'zed'" in str(err)
-    err = load_error(make_panel(tmp_path, quotes=quotes, turns=turns,
-                                questions=questions.replace("asked_to: [ann]", "asked_to: [zed]")))
+    err = load_error(
+        make_panel(
+            tmp_path,
+            quotes=quotes,
+            turns=turns,
+            questions=questions.replace("asked_to: [ann]", "asked_to: [zed]"),
+        )
+    )
     assert "questions.yaml" in str(err) and "'q01'" in str(err) and "zed" in str(err)
-    err = load_error(make_panel(tmp_path, quotes=quotes, turns=turns, questions=questions + questions))
+    err = load_error(
+        make_panel(tmp_path, quotes=quotes, turns=turns, questions=questions + questions)
+    )
     assert "questions.yaml" in str(err) and "duplicate question id" in str(err)
 
 
@@ -250,30 +292,45 @@ def test_list_panels_reports_broken_ones(tmp_path: Path, isolated_env, monkeypat
         ("[]\n", "empty"),
     ],
 )
-def test_cli_reports_one_line_and_exits_2(run_cli, tmp_path: Path, quotes: str, expect: str) -> None:
+def test_cli_reports_one_line_and_exits_2(
+    run_cli, tmp_path: Path, quotes: str, expect: str
+) -> None:
     d = make_panel(tmp_path / "bad", quotes=quotes)
-    for args in (["ask", "--panel", str(d), "replication"], ["quote", "--panel", str(d), "replication"]):
+    for args in (
+        ["ask", "--panel", str(d), "replication"],
+        ["quote", "--panel", str(d), "replication"],
+    ):
         r = run_cli(*args)
         assert r.returncode == 2
         assert r.stdout == ""
         assert "Traceback" not in r.stderr
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1, r.stderr
-        assert lines[0].startswith("panelbot: error:") and expect in lines[0] and "quotes.yaml" in lines[0]
+        assert (
+            lines[0].startswith("panelbot: error:")
+            and expect in lines[0]
+            and "quotes.yaml" in lines[0]
+        )
 
 
-def test_list_panels_reads_metadata_and_counts_without_loading(tmp_path: Path, isolated_env, monkeypatch) -> None:
+def test_list_panels_reads_metadata_and_counts_without_loading(
+    tmp_path: Path, isolated_env, monkeypatch
+) -> None:
     """Listing validates panel.yaml and counts the quote bank; a bank that is only counted is not parsed
     (a bad entry further down shows when the panel is used, not in the list)."""
     root = tmp_path / "panels"
     make_panel(root)
     flow = root / "flow"
     shutil.copytree(root / "tiny", flow)
-    (flow / "quotes.yaml").write_text('[{id: a-1, speaker: ann, text: "One."}, {id: a-2, speaker: ann, text: "Two."},'
-                                      ' {id: a-3, speaker: ann, text: "Three."}]\n')
+    (flow / "quotes.yaml").write_text(
+        '[{id: a-1, speaker: ann, text: "One."}, {id: a-2, speaker: ann, text: "Two."},'
+        ' {id: a-3, speaker: ann, text: "Three."}]\n'
+    )
     counted = root / "counted"
     shutil.copytree(root / "tiny", counted)
-    (counted / "quotes.yaml").write_text((counted / "quotes.yaml").read_text() + "- id: x\n  speaker: nobody\n")
+    (counted / "quotes.yaml").write_text(
+        (counted / "quotes.yaml").read_text() + "- id: x\n  speaker: nobody\n"
+    )
     badmeta = root / "badmeta"
     shutil.copytree(root / "tiny", badmeta)
     (badmeta / "panel.yaml").write_text("title: [unclosed\n")

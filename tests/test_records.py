@@ -43,12 +43,19 @@ class PointDC:
     note: str = dataclasses.field(default="", compare=False)
 
 
-@given(st.integers(), st.integers(), st.lists(st.text(max_size=3), max_size=3), st.text(max_size=5),
-       st.text(max_size=5))
+@given(
+    st.integers(),
+    st.integers(),
+    st.lists(st.text(max_size=3), max_size=3),
+    st.text(max_size=5),
+    st.text(max_size=5),
+)
 def test_like_a_frozen_dataclass(x: int, y: int, tags: list[str], secret: str, note: str) -> None:
     p, d = Point(x, y, tuple(tags), secret, note), PointDC(x, y, tuple(tags), secret, note)
     assert repr(p).replace("Point(", "") == repr(d).replace("PointDC(", "")
-    assert hash(p) == hash(Point(x, y, tuple(tags), secret, "other note"))  # compare=False: not in ==/hash
+    assert hash(p) == hash(
+        Point(x, y, tuple(tags), secret, "other note")
+    )  # compare=False: not in ==/hash
     assert p == Point(x, y, tuple(tags), secret, "other note")
     assert (p == Point(x + 1, y)) is False
     assert asdict(p) == dataclasses.asdict(d)
@@ -106,6 +113,7 @@ def test_inheritance_and_order_checks() -> None:
     assert c != Point(1, 2)
 
     with pytest.raises(TypeError):
+
         @record
         class Bad:
             a: int = 1

@@ -9,8 +9,12 @@ from panelbot.redact import MASK, Redactor, StreamRedactor, key_forms, register,
 
 def test_key_forms_are_raw_repr_json_and_url_escaped_lowercased() -> None:
     assert key_forms('a"b\\c\r\u00e9/') == [
-        'a"b\\c\r\u00e9/', 'a"b\\\\c\\r\u00e9/', 'a\\"b\\\\c\\r\\u00e9/', 'a\\"b\\\\c\\r\u00e9/',
-        "a%22b%5cc%0d%c3%a9%2f"]
+        'a"b\\c\r\u00e9/',
+        'a"b\\\\c\\r\u00e9/',
+        'a\\"b\\\\c\\r\\u00e9/',
+        'a\\"b\\\\c\\r\u00e9/',
+        "a%22b%5cc%0d%c3%a9%2f",
+    ]
     assert key_forms("AbC") == ["abc"]
     assert key_forms("") == []
 
@@ -24,13 +28,17 @@ def test_fragments_cases_and_merging() -> None:
     assert r.redact("ABCDEFGH and AbCdEf") == "*** and ***"
     assert r.spans("..abcdefg..bcdefgh") == [(2, 9), (11, 18)]
     assert r.leaks("zzcdefghzz") and not r.leaks("zz")
-    assert Redactor("k\u0130y-long-key").redact("K\u0130Y-LONG-KEY") == "***"  # a case change that grows
-    assert Redactor("sk\"quoted\"key").redact('{"k": "sk\\"quoted\\"key"}') == '{"k": "***"}'
+    assert (
+        Redactor("k\u0130y-long-key").redact("K\u0130Y-LONG-KEY") == "***"
+    )  # a case change that grows
+    assert Redactor('sk"quoted"key').redact('{"k": "sk\\"quoted\\"key"}') == '{"k": "***"}'
 
 
 def test_short_and_tiny_keys() -> None:
     assert (Redactor("ab").active, Redactor("abc").active) == (False, True)
-    assert Redactor("abcde").window == 5 and Redactor("abcde").redact("xabcdex abcd") == "x***x abcd"
+    assert (
+        Redactor("abcde").window == 5 and Redactor("abcde").redact("xabcdex abcd") == "x***x abcd"
+    )
     assert Redactor("abcdef").redact("abcdef abcde") == "*** abcde"
     assert Redactor(None).redact("x") == "x" and Redactor(None).spans("x") == []
 
@@ -38,7 +46,11 @@ def test_short_and_tiny_keys() -> None:
 def test_a_stream_holds_back_exactly_a_fragment_less_one() -> None:
     s = StreamRedactor(Redactor("abcdefgh"))
     assert [s.feed("hello ab"), s.feed("cdefgh world"), s.feed("!"), s.flush()] == [
-        "hel", "lo *** ", "w", "orld!"]
+        "hel",
+        "lo *** ",
+        "w",
+        "orld!",
+    ]
     s = StreamRedactor(Redactor("abcdefgh"))
     assert [s.feed("xxabcdefgh"), s.feed(""), s.flush()] == ["xx", "", "***"]
     s = StreamRedactor(Redactor("abcdefgh"))

@@ -16,7 +16,9 @@ OPEN = "Why did MiniMax open source its strongest model?"
 
 
 def turn_of(res: Resolution, question: str) -> ConversationTurn:
-    return ConversationTurn(question, list(res.route.speakers), [sq.quote.id for sq in res.route.quotes])
+    return ConversationTurn(
+        question, list(res.route.speakers), [sq.quote.id for sq in res.route.quotes]
+    )
 
 
 def talk(router, *messages: str) -> list[Resolution]:
@@ -62,7 +64,9 @@ def test_continuation_gives_the_rest_of_the_same_answer_first(router, shipped_pa
 
 
 def test_continuation_says_so_when_nothing_is_left(router):
-    history = [ConversationTurn(KV, ["dan"], [q.id for q in router.panel.quotes if q.speaker == "dan"])]
+    history = [
+        ConversationTurn(KV, ["dan"], [q.id for q in router.panel.quotes if q.speaker == "dan"])
+    ]
     res = resolve(router, history, "tell me more")
     assert res.route.abstained and not res.route.off_topic
     assert "nothing more" in res.route.reason and not res.route.quotes
@@ -87,8 +91,11 @@ def test_other_panelist_who_spoke_to_it_answers(router):
 
 
 def test_elaboration_carries_the_subject_below_new_words(router):
-    first, then = talk(router, "How do you train a model to replicate a 12-hour research paper run?",
-                       "was that stable?")
+    first, then = talk(
+        router,
+        "How do you train a model to replicate a 12-hour research paper run?",
+        "was that stable?",
+    )
     assert then.kind == "elaboration" and then.route.speakers == first.route.speakers == ["olive"]
     assert then.context is not None and then.context["subject"]
 
@@ -102,17 +109,22 @@ def test_topic_switch_is_answered_on_its_own(router):
     assert ids(switched) == [sq.quote.id for sq in plain.quotes]
 
 
-@pytest.mark.parametrize("msg", [
-    "cool - unrelated, any good hiking trails near Denver?",
-    "what about the best pizza in Naples?",
-    "and does that work for sourdough baking?",
-])
+@pytest.mark.parametrize(
+    "msg",
+    [
+        "cool - unrelated, any good hiking trails near Denver?",
+        "what about the best pizza in Naples?",
+        "and does that work for sourdough baking?",
+    ],
+)
 def test_off_topic_in_the_middle_is_declined(router, msg):
     _, res = talk(router, KV, msg)
     assert res.route.abstained and res.route.off_topic
 
 
-@pytest.mark.parametrize("msg", ["How much does it cost to serve M3?", "what's its context length?"])
+@pytest.mark.parametrize(
+    "msg", ["How much does it cost to serve M3?", "what's its context length?"]
+)
 def test_a_specific_never_given_is_declined_mid_conversation_as_on_its_own(router, msg):
     """No earlier subject can answer a price or a context length: declined, saying what was said nearby,
     never answered as an elaboration of the KV-cache answer."""
@@ -135,8 +147,14 @@ def test_target_is_checked_and_respected(router):
 
 
 def test_deterministic(router):
-    a = [(r.kind, r.route.speakers, ids(r), r.route.reason) for r in talk(router, KV, "why?", "do you agree?")]
-    b = [(r.kind, r.route.speakers, ids(r), r.route.reason) for r in talk(router, KV, "why?", "do you agree?")]
+    a = [
+        (r.kind, r.route.speakers, ids(r), r.route.reason)
+        for r in talk(router, KV, "why?", "do you agree?")
+    ]
+    b = [
+        (r.kind, r.route.speakers, ids(r), r.route.reason)
+        for r in talk(router, KV, "why?", "do you agree?")
+    ]
     assert a == b
 
 
@@ -151,9 +169,12 @@ _turn = st.builds(
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(history=st.lists(_turn, max_size=6),
-       message=_text | st.sampled_from(["tell me more", "why?", "Dan, same question?", "do you agree?"]),
-       target=st.sampled_from(["auto", "both", "dan", "olive"]))
+@given(
+    history=st.lists(_turn, max_size=6),
+    message=_text
+    | st.sampled_from(["tell me more", "why?", "Dan, same question?", "do you agree?"]),
+    target=st.sampled_from(["auto", "both", "dan", "olive"]),
+)
 def test_never_crashes_on_arbitrary_conversations(router, history, message, target):
     res = resolve(router, history, message, target)
     json.dumps(res.context)
@@ -180,7 +201,11 @@ def test_reaction_in_front_is_ignored(router):
 def test_continue_with_another_panelist_picked_is_their_take(router):
     history = [ConversationTurn(KV, ["dan"], ["dan-22", "dan-23", "dan-24"])]
     res = resolve(router, history, "tell me more", target="olive")
-    assert res.kind == "other_panelist" and res.route.abstained and "Olive didn't speak to" in res.route.reason
+    assert (
+        res.kind == "other_panelist"
+        and res.route.abstained
+        and "Olive didn't speak to" in res.route.reason
+    )
 
 
 def test_follow_up_to_both_continues_both(router):
@@ -194,7 +219,9 @@ def test_follow_up_to_both_continues_both(router):
 
 def test_speakers_are_taken_from_the_quotes_when_not_given(router):
     """A front end that only knows which quote ids were cited (an OpenAI-style transcript) still follows up."""
-    res = resolve(router, [ConversationTurn(KV, [], ["dan-22", "dan-23", "dan-24"])], "tell me more")
+    res = resolve(
+        router, [ConversationTurn(KV, [], ["dan-22", "dan-23", "dan-24"])], "tell me more"
+    )
     assert res.kind == "continuation" and res.route.speakers == ["dan"]
     assert not {"dan-22", "dan-23", "dan-24"} & set(ids(res))
 
@@ -204,8 +231,12 @@ def test_speakers_are_taken_from_the_quotes_when_not_given(router):
 
 def test_organisation_alone_asks_its_panelist_the_same_subject(router):
     # the organisation is evidence the message is about the panel, not a subject of its own
-    first, other, more = talk(router, "Olive, why open source your strongest model?",
-                              "and how does Together see it?", "say more about that")
+    first, other, more = talk(
+        router,
+        "Olive, why open source your strongest model?",
+        "and how does Together see it?",
+        "say more about that",
+    )
     assert first.route.speakers == ["olive"]
     assert other.kind == "other_panelist" and other.route.speakers == ["dan"]
     # what named Dan ("Together") did not become the subject: more of Dan on open source, nothing repeated
@@ -232,9 +263,14 @@ def test_continuation_not_related_by_a_word_said_everywhere(router):
 
 def test_continuation_naming_what_was_shown_answers_it_again(router):
     # "tell me more about X" when all that was said of X is on screen: answered, not declined
-    history = [ConversationTurn("How do you evaluate long-horizon runs?", ["olive"], ["olive-13", "olive-11"]),
-               ConversationTurn("what do you do when the model hacks the test?", ["olive"],
-                                ["olive-13", "olive-14"])]
+    history = [
+        ConversationTurn(
+            "How do you evaluate long-horizon runs?", ["olive"], ["olive-13", "olive-11"]
+        ),
+        ConversationTurn(
+            "what do you do when the model hacks the test?", ["olive"], ["olive-13", "olive-14"]
+        ),
+    ]
     res = resolve(router, history, "tell me more about those internal evaluations")
     assert res.kind == "elaboration" and res.route.speakers == ["olive"]
     assert "olive-14" in ids(res)[:3]
@@ -262,11 +298,20 @@ def test_continuation_goes_on_with_the_answer_not_with_a_related_quote(router):
     # rest of the answers those came from (the day-zero story), it stays on the KV cache or says so
     *_, more = talk(router, KV, "go on", "tell me more")
     assert more.kind == "continuation"
-    assert more.route.abstained or all("kv cache" in sq.quote.text.lower() for sq in more.route.quotes)
+    assert more.route.abstained or all(
+        "kv cache" in sq.quote.text.lower() for sq in more.route.quotes
+    )
 
 
-@pytest.mark.parametrize("question", [KV, OPEN, "What matters most when you design RL environments for hard domains?",
-                                      "How did the partnership between Together and MiniMax start?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        KV,
+        OPEN,
+        "What matters most when you design RL environments for hard domains?",
+        "How did the partnership between Together and MiniMax start?",
+    ],
+)
 def test_nothing_more_names_the_other_panelist_only_when_they_would_answer(router, question):
     history: list[ConversationTurn] = []
     for message in (question, "tell me more", "tell me more", "tell me more"):
@@ -274,7 +319,9 @@ def test_nothing_more_names_the_other_panelist_only_when_they_would_answer(route
         history.append(turn_of(res, message))
         if res.route.abstained and "also spoke to it" in res.route.reason:
             other = next(p for p in router.panel.panelists if p not in history[0].speakers)
-            asked = resolve(router, history, f"what does {router.panel.panelists[other].name.split()[0]} think?")
+            asked = resolve(
+                router, history, f"what does {router.panel.panelists[other].name.split()[0]} think?"
+            )
             assert not asked.route.abstained and asked.route.speakers == [other]
 
 
@@ -295,14 +342,18 @@ def test_named_panelist_after_an_answer_both_gave_only_adds(router, ask):
     assert shown_olive  # she spoke in the first answer
     if res.route.abstained:
         # nothing left: said plainly, naming what she did say, by id
-        assert "nothing more" in res.route.reason and all(q in res.route.reason for q in shown_olive)
+        assert "nothing more" in res.route.reason and all(
+            q in res.route.reason for q in shown_olive
+        )
     else:
         assert res.route.speakers == ["olive"] and not set(ids(res)) & shown_olive
 
 
 def test_named_panelist_with_nothing_left_says_so_by_id(router):
-    history = [ConversationTurn(OPEN, ["olive", "dan"], [q.id for q in router.panel.quotes]),
-               ConversationTurn("and Dan?", ["dan"], [])]
+    history = [
+        ConversationTurn(OPEN, ["olive", "dan"], [q.id for q in router.panel.quotes]),
+        ConversationTurn("and Dan?", ["dan"], []),
+    ]
     for ask in ("and Olive?", "what does Dan think?"):
         res = resolve(router, history, ask)
         assert res.route.abstained and not res.route.off_topic and not res.route.quotes
@@ -313,27 +364,44 @@ def test_named_panelist_with_nothing_left_says_so_by_id(router):
 def test_other_panelist_never_repeats_a_shown_quote(router):
     # Dan answers, Olive is asked, then Dan again: each time only what that panelist has not said yet
     history: list[ConversationTurn] = []
-    for message in ("Dan, why does Together care about open source?", "and Olive?", "and Dan?", "Olive?"):
+    for message in (
+        "Dan, why does Together care about open source?",
+        "and Olive?",
+        "and Dan?",
+        "Olive?",
+    ):
         res = resolve(router, history, message)
         if history:
             assert not set(ids(res)) & {q for t in history for q in t.quote_ids}
         history.append(turn_of(res, message))
 
 
-@pytest.mark.parametrize("why", ["why?", "Why is that?", "how come?", "ok, why's that?", "and why?"])
+@pytest.mark.parametrize(
+    "why", ["why?", "Why is that?", "how come?", "ok, why's that?", "and why?"]
+)
 def test_why_gives_the_reason_in_the_talk(router, why):
     # Dan said what the benchmark is; why they put it out is the rest of that answer ("one of the reasons")
-    history = [ConversationTurn("Did Together release a benchmark for kernels?", ["dan"], ["dan-07", "dan-08"])]
+    history = [
+        ConversationTurn(
+            "Did Together release a benchmark for kernels?", ["dan"], ["dan-07", "dan-08"]
+        )
+    ]
     res = resolve(router, history, why)
     assert res.kind == "reason" and res.route.speakers == ["dan"]
     assert ids(res)[0] == "dan-09"
     assert "the reason Dan gave [dan-09]" in res.route.reason
-    assert "reasons" in res.route.reason or "intentions" in res.route.reason  # the sentence giving it
+    assert (
+        "reasons" in res.route.reason or "intentions" in res.route.reason
+    )  # the sentence giving it
 
 
 def test_why_may_point_at_a_quote_already_shown_and_says_so(router):
     # the reason sits in what was just shown ("because it's very long horizon"): given again, marked as shown
-    history = [ConversationTurn("Is it hard to train a model to replicate a paper?", ["olive"], ["olive-11"])]
+    history = [
+        ConversationTurn(
+            "Is it hard to train a model to replicate a paper?", ["olive"], ["olive-11"]
+        )
+    ]
     res = resolve(router, history, "why?")
     assert res.kind == "reason" and "olive-11" in ids(res)
     assert "the reason Olive gave [olive-11] (shown above)" in res.route.reason
@@ -341,7 +409,9 @@ def test_why_may_point_at_a_quote_already_shown_and_says_so(router):
 
 
 def test_why_without_a_reason_in_the_talk_says_so(router):
-    history = [ConversationTurn("Can M3 help people make games?", ["olive"], ["olive-05", "olive-06"])]
+    history = [
+        ConversationTurn("Can M3 help people make games?", ["olive"], ["olive-05", "olive-06"])
+    ]
     res = resolve(router, history, "why?")
     assert res.kind == "reason" and res.route.abstained and not res.route.off_topic
     assert "gave no reason" in res.route.reason and "olive-05" in res.route.reason
@@ -350,11 +420,18 @@ def test_why_without_a_reason_in_the_talk_says_so(router):
 def test_reasons_module_markers():
     from panelbot.conversation.reasons import asks_why, causes, reason_excerpt, states_cause
 
-    assert all(asks_why(m) for m in ("why?", "Why's that?", "how come?", "and why not?", "what's the reasoning?"))
-    assert not any(asks_why(m) for m in ("tell me more", "what does Olive think?", "how so?", "who said why"))
+    assert all(
+        asks_why(m)
+        for m in ("why?", "Why's that?", "how come?", "and why not?", "what's the reasoning?")
+    )
+    assert not any(
+        asks_why(m) for m in ("tell me more", "what does Olive think?", "how so?", "who said why")
+    )
     assert causes("We did it because it was cheap, so that everyone can use it.") == 2
     assert causes("We trained it on images and text.") == 0
-    assert states_cause("We ship weekly so that it gets faster.") and not states_cause("We found it was slow.")
+    assert states_cause("We ship weekly so that it gets faster.") and not states_cause(
+        "We found it was slow."
+    )
     text = "We started early. " + "word " * 40 + "and that is why we ship weekly."
     excerpt = reason_excerpt(text)
     assert "that is why" in excerpt and len(excerpt.split()) <= 32 and excerpt.startswith("\u2026")
@@ -368,7 +445,9 @@ def test_how_so_stays_in_the_answer_given(router):
     turn = router.panel.quote("olive-14").turn
     assert res.kind == "continuation" and res.route.quotes
     assert all(sq.quote.turn == turn for sq in res.route.quotes)
-    history = [ConversationTurn("How do you evaluate long runs?", ["olive"], ["olive-13", "olive-14"])]
+    history = [
+        ConversationTurn("How do you evaluate long runs?", ["olive"], ["olive-13", "olive-14"])
+    ]
     res = resolve(router, history, "how so?")
     assert res.route.abstained and "nothing more" in res.route.reason
     # "tell me more" may still go on to related answers
@@ -378,24 +457,38 @@ def test_how_so_stays_in_the_answer_given(router):
 
 def test_a_stated_reason_already_shown_beats_new_grounds(router):
     # the reason (dan-09, "one of the reasons") was in the answer; dan-08 only says what they found
-    history = [ConversationTurn("Did Together release a kernel benchmark?", ["dan"], ["dan-07", "dan-09"])]
+    history = [
+        ConversationTurn("Did Together release a kernel benchmark?", ["dan"], ["dan-07", "dan-09"])
+    ]
     res = resolve(router, history, "why?")
-    assert ids(res)[0] == "dan-09" and "the reason Dan gave [dan-09] (shown above)" in res.route.reason
+    assert (
+        ids(res)[0] == "dan-09" and "the reason Dan gave [dan-09] (shown above)" in res.route.reason
+    )
 
 
 @pytest.mark.parametrize("why", ["Dan, why?", "why, Dan?"])
 def test_why_asked_of_a_panelist_by_name(router, why):
-    history = [ConversationTurn("Did Together release a benchmark for kernels?", ["dan"], ["dan-07", "dan-08"])]
+    history = [
+        ConversationTurn(
+            "Did Together release a benchmark for kernels?", ["dan"], ["dan-07", "dan-08"]
+        )
+    ]
     res = resolve(router, history, why)
     assert res.kind == "reason" and res.route.speakers == ["dan"] and ids(res)[0] == "dan-09"
     # asked of the panelist who never spoke to it: said so, no reason made up
-    res = resolve(router, [ConversationTurn(KV, ["dan"], ["dan-22", "dan-23"])], why.replace("Dan", "Olive"))
+    res = resolve(
+        router, [ConversationTurn(KV, ["dan"], ["dan-22", "dan-23"])], why.replace("Dan", "Olive")
+    )
     assert res.kind == "reason" and res.route.abstained and not res.route.quotes
     assert "Olive didn't speak to" in res.route.reason and "Dan did" in res.route.reason
 
 
 def test_why_asked_again_does_not_give_the_same_reason_as_new(router):
-    history = [ConversationTurn("Did Together release a benchmark for kernels?", ["dan"], ["dan-07", "dan-08"])]
+    history = [
+        ConversationTurn(
+            "Did Together release a benchmark for kernels?", ["dan"], ["dan-07", "dan-08"]
+        )
+    ]
     first = resolve(router, history, "why?")
     history.append(turn_of(first, "why?"))
     again = resolve(router, history, "but why would they do that?")
@@ -405,10 +498,13 @@ def test_why_asked_again_does_not_give_the_same_reason_as_new(router):
         assert "no other reason" in again.route.reason and ids(first)[0] in again.route.reason
 
 
-@pytest.mark.parametrize("follow_up", [
-    "could I use that to cache the photos on my blog?",
-    "would that help me store images for my website?",
-])
+@pytest.mark.parametrize(
+    "follow_up",
+    [
+        "could I use that to cache the photos on my blog?",
+        "would that help me store images for my website?",
+    ],
+)
 def test_a_follow_up_about_the_users_own_case_in_another_sense_is_declined(router, follow_up):
     # the panel's words ("cache", "images", "website") in the user's own sense: nothing the talk says of the
     # KV cache is about them, so no KV cache quote answers it
@@ -448,7 +544,9 @@ def test_asking_a_panelist_again_gives_only_what_they_said_on_the_subject(router
         if res.route.abstained:
             break
         assert res.route.speakers == ["dan"]
-        assert all(sq.score >= floor for sq in res.route.quotes), [(sq.quote.id, sq.score) for sq in res.route.quotes]
+        assert all(sq.score >= floor for sq in res.route.quotes), [
+            (sq.quote.id, sq.score) for sq in res.route.quotes
+        ]
         history.append(turn_of(res, "What does Dan think?"))
     assert res.route.abstained and not res.route.off_topic and "nothing more" in res.route.reason
     # ... and it names everything of his that was shown on it, in the order he said it in the talk
@@ -474,8 +572,11 @@ def test_a_reason_just_shown_must_be_given_for_the_subject(router):
     # passing for something else in a passage just shown is not offered as the reason
     from panelbot.conversation.reasons import CAUSE
 
-    for question in ("How does the KV cache affect agents?", "How do you deal with a KV cache that keeps growing?",
-                     "Why did MiniMax open source its strongest model?"):
+    for question in (
+        "How does the KV cache affect agents?",
+        "How do you deal with a KV cache that keeps growing?",
+        "Why did MiniMax open source its strongest model?",
+    ):
         first, why = talk(router, question, "why?")
         if why.route.abstained:
             assert not why.route.quotes and "reason" in why.route.reason
@@ -485,22 +586,34 @@ def test_a_reason_just_shown_must_be_given_for_the_subject(router):
             if sq.quote.id in shown:  # reprinted: its reason must be about the subject
                 excerpt = why.route.reason.split("\u201c", 1)[1]
                 assert CAUSE.search(excerpt)
-                assert any(w in excerpt.lower() for w in ("cache", "agent", "open", "model", "grow")), excerpt
+                assert any(
+                    w in excerpt.lower() for w in ("cache", "agent", "open", "model", "grow")
+                ), excerpt
     _, why = talk(router, "How does the KV cache affect agents?", "why?")
     assert "chat world" not in why.route.reason
 
 
 def test_a_panelist_named_in_the_possessive_mid_conversation_is_asked(router):
-    for ask in ("What's Olive's take?", "What is Olive's view on that?", "and Olive\u2019s thoughts?"):
+    for ask in (
+        "What's Olive's take?",
+        "What is Olive's view on that?",
+        "and Olive\u2019s thoughts?",
+    ):
         _, other = talk(router, "Dan, why does Together care about open source?", ask)
         assert other.kind == "other_panelist" and other.route.speakers == ["olive"], ask
     _, other = talk(router, KV, "What's Olive's take?")
-    assert other.route.abstained and not other.route.off_topic and "Olive didn't speak to" in other.route.reason
+    assert (
+        other.route.abstained
+        and not other.route.off_topic
+        and "Olive didn't speak to" in other.route.reason
+    )
     _, intro = talk(router, KV, "What's Olive's background?")
     assert intro.route.speakers == ["olive"] and ids(intro)[0] == "olive-01"
 
 
-_WORD = st.sampled_from(["we", "model", "serve", "cache", "fast", "the", "data", "train", "users", "long"])
+_WORD = st.sampled_from(
+    ["we", "model", "serve", "cache", "fast", "the", "data", "train", "users", "long"]
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -515,7 +628,9 @@ def test_a_reason_is_quoted_from_a_sentence_start_with_its_marker(sentences, dat
     text = " ".join(f"{s}." for s in starts)
     excerpt = reason_excerpt(text)
     assert "because" in excerpt
-    assert any(excerpt.startswith(s[:30]) for s in starts)  # every sentence here is short enough to start at
+    assert any(
+        excerpt.startswith(s[:30]) for s in starts
+    )  # every sentence here is short enough to start at
 
 
 def test_the_reason_note_starts_at_a_sentence_and_names_the_subject(router, shipped_panel):
@@ -528,7 +643,9 @@ def test_the_reason_note_starts_at_a_sentence_and_names_the_subject(router, ship
     assert why.kind == "reason" and why.route.speakers == ["dan"]
     note = why.route.reason
     qid = re.search(r"gave \[([\w-]+)\]", note).group(1)
-    assert qid in [sq.quote.id for sq in why.route.quotes]  # the passage itself is shown with the note
+    assert qid in [
+        sq.quote.id for sq in why.route.quotes
+    ]  # the passage itself is shown with the note
     text = " ".join(shipped_panel.quote(qid).text.split())
     excerpt = reason_excerpt(text, lambda s: float("cache" in s.lower())).rstrip("\u2026")
     assert not excerpt.startswith("\u2026") and (text.startswith(excerpt) or f". {excerpt}" in text)
@@ -546,8 +663,11 @@ def test_another_answers_reason_must_say_something_of_the_subject():
 
     text = "We keep the cache on fast disks. So it stays close because moving it is slow. Lunch was good."
     assert cause_sentences(text, about) == [
-        ("So it stays close because moving it is slow.",
-         "We keep the cache on fast disks. So it stays close because moving it is slow.")]
+        (
+            "So it stays close because moving it is slow.",
+            "We keep the cache on fast disks. So it stays close because moving it is slow.",
+        )
+    ]
     assert reason_excerpt(text, about).startswith("We keep the cache")
     other = "We like pizza. The oven is hot because it is big."
     assert not any(about(said) for _, said in cause_sentences(other, about))
@@ -564,32 +684,57 @@ def test_cased_takes_acronyms_and_mixed_case_never_a_sentence_capital():
     from panelbot.text import cased_like as _cased
 
     assert _cased("kv cache storage", "How do you deal with a KV cache?") == "KV cache storage"
-    assert _cased("minimax sparse attention", "So the MiniMax sparse attention. Sparse is fine.") == \
-        "MiniMax sparse attention"
-    assert _cased("gpu kernels", "Kernels matter. GPUs too.") == "gpu kernels"  # "GPUs" is not "gpu"
+    assert (
+        _cased("minimax sparse attention", "So the MiniMax sparse attention. Sparse is fine.")
+        == "MiniMax sparse attention"
+    )
+    assert (
+        _cased("gpu kernels", "Kernels matter. GPUs too.") == "gpu kernels"
+    )  # "GPUs" is not "gpu"
     assert _cased("post-training data", "Post-training is hard.") == "post-training data"
     assert _cased("m3 launch", "So, for M3, for example") == "M3 launch"
 
 
-@pytest.mark.parametrize("message", ["tell me more", "why?", "go on", "ok, why?", "what does the other panelist think?",
-                                     "can you explain that?"])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "tell me more",
+        "why?",
+        "go on",
+        "ok, why?",
+        "what does the other panelist think?",
+        "can you explain that?",
+    ],
+)
 def test_a_follow_up_before_anything_was_answered_says_so(router, message):
     from panelbot.conversation.resolve import NOTHING_TO_FOLLOW
 
     for history in ([], [ConversationTurn("hi", [], [])]):  # nothing yet, or only small talk
         res = resolve(router, history, message)
-        assert res.route.abstained and res.route.reason == NOTHING_TO_FOLLOW and not res.route.off_topic
+        assert (
+            res.route.abstained
+            and res.route.reason == NOTHING_TO_FOLLOW
+            and not res.route.off_topic
+        )
         assert res.route.suggestions  # questions that do have an answer
 
 
-@pytest.mark.parametrize("message", ["why is pizza round?", "tell me more about pizza", "what about the weather?"])
+@pytest.mark.parametrize(
+    "message", ["why is pizza round?", "tell me more about pizza", "what about the weather?"]
+)
 def test_an_off_topic_question_with_a_follow_up_word_is_still_off_topic(router, message):
     res = resolve(router, [], message)
-    assert res.route.abstained and res.route.off_topic and res.route.reason != "nothing to follow up on yet"
+    assert (
+        res.route.abstained
+        and res.route.off_topic
+        and res.route.reason != "nothing to follow up on yet"
+    )
 
 
 def test_nothing_to_follow_reads_as_a_decline_line(router, shipped_panel):
     from panelbot.answer.compose import decline_text
 
     text = decline_text(shipped_panel, resolve(router, [], "tell me more").route)
-    assert text.startswith("Nothing to follow up on yet: ask about something from the talk first.\nTry: ")
+    assert text.startswith(
+        "Nothing to follow up on yet: ask about something from the talk first.\nTry: "
+    )

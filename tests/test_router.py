@@ -50,8 +50,12 @@ def test_addressed_by_name_wins(router: Router, question: str, speakers: list[st
 
 @pytest.mark.parametrize(
     "question",
-    ["ask both: what about open source?", "What do you both think about open source?",
-     "Dan and Olive, what will change in three years?", "What are your respective jobs?"],
+    [
+        "ask both: what about open source?",
+        "What do you both think about open source?",
+        "Dan and Olive, what will change in three years?",
+        "What are your respective jobs?",
+    ],
 )
 def test_both(router: Router, question: str) -> None:
     res = router.route(question)
@@ -92,7 +96,9 @@ def test_addressed_in_scope_question_is_not_declined_as_off_topic(router: Router
         ("reinforcment lerning environments", "olive"),
     ],
 )
-def test_expertise_and_typos_route_to_the_right_panelist(router: Router, question: str, speaker: str) -> None:
+def test_expertise_and_typos_route_to_the_right_panelist(
+    router: Router, question: str, speaker: str
+) -> None:
     res = router.route(question)
     assert res.speakers[:1] == [speaker], res.reason
     assert res.quotes[0].quote.speaker == speaker
@@ -141,7 +147,9 @@ def test_decline_offers_covered_topics(shipped_panel, router: Router) -> None:
 
     res = router.route("best pizza in Naples?")
     text = decline_text(shipped_panel, res)
-    assert "Dan covered inference and GPU kernels" in text and "Olive, post-training" in text  # both
+    assert (
+        "Dan covered inference and GPU kernels" in text and "Olive, post-training" in text
+    )  # both
     assert len(text.splitlines()) == 2  # one line of topics, one of questions to try
     assert format_route(shipped_panel, res, width=80).startswith("Not something the panel got into")
     assert len(format_route(shipped_panel, res, width=80).splitlines()) <= 4
@@ -201,7 +209,10 @@ def test_other_panel_routes_without_dan_or_olive(fixtures_dir) -> None:
         r = Router(load_panel(out))
     assert r.route("Priya, what will change in the next five years?").speakers == ["priya"]
     assert r.route("@marcus what will change in the next five years?").speakers == ["marcus"]
-    assert sorted(r.route("both of you: what changes in five years?").speakers) == ["marcus", "priya"]
+    assert sorted(r.route("both of you: what changes in five years?").speakers) == [
+        "marcus",
+        "priya",
+    ]
     assert r.route("erasure coding vs triple replication").speakers[:1] == ["priya"]
     assert r.route("Dan, what about the KV cache?").abstained
 
@@ -210,9 +221,30 @@ def test_other_panel_routes_without_dan_or_olive(fixtures_dir) -> None:
 
 _q = st.one_of(
     st.text(max_size=300),
-    st.lists(st.sampled_from(["Dan,", "@olive", "both", "kv", "cache", "olive oil", "?", ">>", "\x1b[2J",
-                              "\x00", "\u202e", "sparce", "reinforcment", "jam", "pizza", "1e309", "\ufffd"]),
-             max_size=40).map(" ".join),
+    st.lists(
+        st.sampled_from(
+            [
+                "Dan,",
+                "@olive",
+                "both",
+                "kv",
+                "cache",
+                "olive oil",
+                "?",
+                ">>",
+                "\x1b[2J",
+                "\x00",
+                "\u202e",
+                "sparce",
+                "reinforcment",
+                "jam",
+                "pizza",
+                "1e309",
+                "\ufffd",
+            ]
+        ),
+        max_size=40,
+    ).map(" ".join),
     st.binary(max_size=300).map(lambda b: b.decode("utf-8", errors="replace")),
 )
 
@@ -243,37 +275,48 @@ def test_route_on_huge_input(router: Router, shipped_captions: str) -> None:
 # ----------------------------------------------------------------------------------------------- issue 8
 
 
-@pytest.mark.parametrize("question", [
-    "How do I flush the DNS cache on my laptop?",
-    "How should I evaluate a job offer?",
-    "cheap flights to Las Vegas",
-    "How do I improve the cache hit rate of my Redis server?",
-    "Can I cache the photos on my blog?",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do I flush the DNS cache on my laptop?",
+        "How should I evaluate a job offer?",
+        "cheap flights to Las Vegas",
+        "How do I improve the cache hit rate of my Redis server?",
+        "Can I cache the photos on my blog?",
+    ],
+)
 def test_panel_words_in_another_sense_are_declined(router: Router, question: str) -> None:
     res = router.route(question)
     assert res.abstained and res.off_topic, (question, res.speakers)
     _check_result(res, question)
 
 
-@pytest.mark.parametrize("question, speaker", [
-    ("KV cache for llama3", "dan"),
-    ("reward hacking in GPT5", "olive"),
-    ("sparse attention in Qwen", "dan"),
-])
-def test_an_unknown_model_name_does_not_dilute_an_on_topic_question(router: Router, question: str,
-                                                                    speaker: str) -> None:
+@pytest.mark.parametrize(
+    "question, speaker",
+    [
+        ("KV cache for llama3", "dan"),
+        ("reward hacking in GPT5", "olive"),
+        ("sparse attention in Qwen", "dan"),
+    ],
+)
+def test_an_unknown_model_name_does_not_dilute_an_on_topic_question(
+    router: Router, question: str, speaker: str
+) -> None:
     assert router.route(question).speakers == [speaker]
 
 
-@pytest.mark.parametrize("question, unstated", [
-    ("How much does it cost to serve M3?", "a price"),
-    ("What's the context length of M3?", "a context length"),
-    ("Which GPUs do you run M3 on?", "a hardware model"),
-    ("Under which licence were the open weights of M3 released?", "a licence"),
-])
+@pytest.mark.parametrize(
+    "question, unstated",
+    [
+        ("How much does it cost to serve M3?", "a price"),
+        ("What's the context length of M3?", "a context length"),
+        ("Which GPUs do you run M3 on?", "a hardware model"),
+        ("Under which licence were the open weights of M3 released?", "a licence"),
+    ],
+)
 def test_specifics_the_talk_never_gave_are_declined_with_what_was_said_nearby(
-        shipped_panel, router: Router, question: str, unstated: str) -> None:
+    shipped_panel, router: Router, question: str, unstated: str
+) -> None:
     from panelbot.answer.compose import decline_text
 
     res = router.route(question)
@@ -291,12 +334,16 @@ def test_a_specific_the_talk_did_give_is_answered(router: Router) -> None:
     assert router.route("How much of their GPUs' flops do labs actually use?").speakers == ["dan"]
 
 
-@pytest.mark.parametrize("question, named, speaker", [
-    ("how do you design RL environments?", "dan", "olive"),
-    ("how do you deal with the KV cache that keeps growing?", "olive", "dan"),
-])
-def test_hand_over_is_the_same_by_name_and_by_target(router: Router, question: str, named: str,
-                                                     speaker: str) -> None:
+@pytest.mark.parametrize(
+    "question, named, speaker",
+    [
+        ("how do you design RL environments?", "dan", "olive"),
+        ("how do you deal with the KV cache that keeps growing?", "olive", "dan"),
+    ],
+)
+def test_hand_over_is_the_same_by_name_and_by_target(
+    router: Router, question: str, named: str, speaker: str
+) -> None:
     by_name = router.route(f"{named.title()}, {question}")
     by_target = router.route(question, named)
     assert by_name.speakers == by_target.speakers == [speaker]
@@ -306,7 +353,9 @@ def test_hand_over_is_the_same_by_name_and_by_target(router: Router, question: s
 def test_both_only_when_both_spoke_to_it(router: Router) -> None:
     assert sorted(router.route("introduce yourselves").speakers) == ["dan", "olive"]
     assert router.route("sparse attention").speakers == ["dan"]
-    res = router.route("sparse attention", "both")  # asked of both: the one who never spoke to it is left out
+    res = router.route(
+        "sparse attention", "both"
+    )  # asked of both: the one who never spoke to it is left out
     assert res.speakers == ["dan"] and "Olive didn't speak to this" in res.reason
     assert res.quotes and all(sq.quote.speaker == "dan" for sq in res.quotes)
 
@@ -328,7 +377,9 @@ def test_suggestions_are_questions_that_have_an_answer(router: Router) -> None:
     assert len(seen) > 3  # not the same three every time
 
 
-def test_weak_quotes_are_dropped_and_passages_read_in_spoken_order(shipped_panel, router: Router) -> None:
+def test_weak_quotes_are_dropped_and_passages_read_in_spoken_order(
+    shipped_panel, router: Router
+) -> None:
     from panelbot.answer.compose import format_route, passages
 
     res = router.route("How do you deal with a KV cache that keeps growing?")
@@ -343,10 +394,23 @@ def test_weak_quotes_are_dropped_and_passages_read_in_spoken_order(shipped_panel
 
 
 @PROPS
-@given(st.lists(st.sampled_from(["dan", "olive", "auto", "both"]), min_size=1, max_size=1),
-       st.sampled_from(["sparse attention", "open source", "kv cache", "rl environments", "multimodal",
-                        "introduce yourselves", "what is minimax"]))
-def test_no_answering_speaker_without_quotes(router: Router, target: list[str], question: str) -> None:
+@given(
+    st.lists(st.sampled_from(["dan", "olive", "auto", "both"]), min_size=1, max_size=1),
+    st.sampled_from(
+        [
+            "sparse attention",
+            "open source",
+            "kv cache",
+            "rl environments",
+            "multimodal",
+            "introduce yourselves",
+            "what is minimax",
+        ]
+    ),
+)
+def test_no_answering_speaker_without_quotes(
+    router: Router, target: list[str], question: str
+) -> None:
     res = router.route(question, target[0])
     _check_result(res, question)
     for sp in res.speakers:
@@ -354,27 +418,40 @@ def test_no_answering_speaker_without_quotes(router: Router, target: list[str], 
 
 
 def test_both_about_one_organisation_is_not_a_pun_on_its_name(router: Router) -> None:
-    res = router.route("What does Together AI do?", "both")  # not Olive's "naturally combined together"
+    res = router.route(
+        "What does Together AI do?", "both"
+    )  # not Olive's "naturally combined together"
     assert res.speakers == ["dan"] and "Olive didn't speak to this" in res.reason
     assert all(sq.quote.speaker == "dan" for sq in res.quotes)
-    assert router.route("@dan what are people building with M3 that excites you?").speakers == ["dan"]
+    assert router.route("@dan what are people building with M3 that excites you?").speakers == [
+        "dan"
+    ]
 
 
 @pytest.mark.parametrize(
     "question, speaker",
     [
-        ("What's the bigger mission that drives Together?", "dan"),  # the organisation, not the everyday word
-        ("What does Dan's team actually spend its time on at Together?", "dan"),  # a panelist's, possessive
+        (
+            "What's the bigger mission that drives Together?",
+            "dan",
+        ),  # the organisation, not the everyday word
+        (
+            "What does Dan's team actually spend its time on at Together?",
+            "dan",
+        ),  # a panelist's, possessive
     ],
 )
-def test_an_organisation_or_panelist_named_anchors_the_subject(router: Router, question: str,
-                                                               speaker: str) -> None:
+def test_an_organisation_or_panelist_named_anchors_the_subject(
+    router: Router, question: str, speaker: str
+) -> None:
     res = router.route(question)
     assert not res.abstained and res.speakers == [speaker]
 
 
-@pytest.mark.parametrize("question", ["Should we travel together next weekend?",
-                                      "How do I keep a team together after a layoff?"])
+@pytest.mark.parametrize(
+    "question",
+    ["Should we travel together next weekend?", "How do I keep a team together after a layoff?"],
+)
 def test_the_everyday_word_together_is_still_another_sense(router: Router, question: str) -> None:
     assert router.route(question).abstained
 
@@ -392,8 +469,9 @@ def test_a_general_synonym_of_a_panel_word_reads_as_the_panel_term(router: Route
         ("Who on stage is responsible for getting the model out the door?", "olive", "olive-01"),
     ],
 )
-def test_a_paraphrase_a_curated_ask_foresaw_finds_its_quote(router: Router, question: str, speaker: str,
-                                                            quote: str) -> None:
+def test_a_paraphrase_a_curated_ask_foresaw_finds_its_quote(
+    router: Router, question: str, speaker: str, quote: str
+) -> None:
     res = router.route(question)
     assert res.speakers == [speaker]
     assert quote in [sq.quote.id for sq in res.quotes[:3]]
@@ -401,8 +479,10 @@ def test_a_paraphrase_a_curated_ask_foresaw_finds_its_quote(router: Router, ques
 
 def test_stated_expertise_breaks_ties_but_does_not_outvote_the_quotes(router: Router) -> None:
     # "long-running" and "agents" are Olive's listed words, but serving coding agents is what Dan answered
-    res = router.route("How are long-running coding agents changing what providers need to optimize "
-                       "compared with ordinary chatbots?")
+    res = router.route(
+        "How are long-running coding agents changing what providers need to optimize "
+        "compared with ordinary chatbots?"
+    )
     assert res.speakers == ["dan"]
     assert {"dan-15", "dan-16"} & {sq.quote.id for sq in res.quotes[:3]}
 
@@ -454,12 +534,16 @@ def test_normaliser_restored_from_plain_data_maps_alike(text: str) -> None:
     assert restored.normalise(text, None, a) == original.normalise(text, None, b) and a == b
 
 
-@pytest.mark.parametrize("question, speaker", [
-    ("What does Together make of open-weight models, in Together's own view?", "dan"),
-    ("What is MiniMax's view of open-weight models?", "olive"),
-])
-def test_an_organisation_in_the_possessive_asks_the_panelist_who_speaks_for_it(router: Router, question: str,
-                                                                                speaker: str) -> None:
+@pytest.mark.parametrize(
+    "question, speaker",
+    [
+        ("What does Together make of open-weight models, in Together's own view?", "dan"),
+        ("What is MiniMax's view of open-weight models?", "olive"),
+    ],
+)
+def test_an_organisation_in_the_possessive_asks_the_panelist_who_speaks_for_it(
+    router: Router, question: str, speaker: str
+) -> None:
     res = router.route(question)
     assert res.speakers == [speaker]
     assert "view" in res.reason
@@ -472,8 +556,17 @@ def test_both_organisations_named_lean_to_neither(router: Router) -> None:
     assert "view" not in res.reason
 
 
-@pytest.mark.parametrize("a, b", [("pipe", "pipes"), ("page", "pages"), ("game", "games"), ("make", "making"),
-                                  ("move", "moving"), ("rate", "rates")])
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("pipe", "pipes"),
+        ("page", "pages"),
+        ("game", "games"),
+        ("make", "making"),
+        ("move", "moving"),
+        ("rate", "rates"),
+    ],
+)
 def test_a_word_and_its_inflections_stem_alike(a: str, b: str) -> None:
     from panelbot.retrieval.lexicon import stem
 
@@ -505,30 +598,46 @@ def test_a_misspelt_everyday_word_dilutes_like_an_everyday_word(router: Router) 
     # KV cache as little as "handle" would
     res = router.route("how do you handel kv cache growth")
     assert res.speakers == ["dan"] and not res.abstained
-    assert router.route("What's the best serving size for pasta?").abstained  # "pasta" is not "past"
+    assert router.route(
+        "What's the best serving size for pasta?"
+    ).abstained  # "pasta" is not "past"
 
 
-@pytest.mark.parametrize("question, answered", [
-    ("Can the model operate my desktop for me?", True),  # what the model can do: not a personal how-to
-    ("Can the model help me bake bread?", False),
-    ("Could the model play chess for me?", False),
-])
-def test_a_capability_question_is_not_a_personal_how_to(router: Router, question: str, answered: bool) -> None:
+@pytest.mark.parametrize(
+    "question, answered",
+    [
+        (
+            "Can the model operate my desktop for me?",
+            True,
+        ),  # what the model can do: not a personal how-to
+        ("Can the model help me bake bread?", False),
+        ("Could the model play chess for me?", False),
+    ],
+)
+def test_a_capability_question_is_not_a_personal_how_to(
+    router: Router, question: str, answered: bool
+) -> None:
     assert router.route(question).abstained is not answered
 
 
-@pytest.mark.parametrize("question, together", [
-    ("Do vision and language get trained together from the start?", False),  # the everyday word
-    ("how did the partnership with together begin?", True),  # the organisation, in lower case
-    ("what does together ai do?", True),
-    ("What does Together do for MiniMax?", True),
-])
-def test_an_organisation_named_by_an_everyday_word_is_read_by_its_use(router: Router, question: str,
-                                                                      together: bool) -> None:
+@pytest.mark.parametrize(
+    "question, together",
+    [
+        ("Do vision and language get trained together from the start?", False),  # the everyday word
+        ("how did the partnership with together begin?", True),  # the organisation, in lower case
+        ("what does together ai do?", True),
+        ("What does Together do for MiniMax?", True),
+    ],
+)
+def test_an_organisation_named_by_an_everyday_word_is_read_by_its_use(
+    router: Router, question: str, together: bool
+) -> None:
     assert ("together" in router.query_terms(question).matched) is together
 
 
-def test_an_organisation_named_with_a_subject_does_not_pull_its_panelists_introductions(router: Router) -> None:
+def test_an_organisation_named_with_a_subject_does_not_pull_its_panelists_introductions(
+    router: Router,
+) -> None:
     # "Together" says who; "kernels", "quantization" say what: his launch work, not his self-introduction
     res = router.route("How does Together prepare kernels and quantization for a new model?")
     assert res.speakers == ["dan"] and res.quotes[0].quote.id in {"dan-11", "dan-13"}
@@ -539,24 +648,39 @@ def test_an_organisation_named_with_a_subject_does_not_pull_its_panelists_introd
 # ------------------------------------------------------------------------------------ names and possessives
 
 
-@pytest.mark.parametrize("question", ["What's Olive's background?", "What is Olive\u2019s role?",
-                                      "Tell me about Olive's background", "what is olive's job"])
-def test_a_panelist_named_in_the_possessive_answers_about_themselves(router: Router, question: str) -> None:
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What's Olive's background?",
+        "What is Olive\u2019s role?",
+        "Tell me about Olive's background",
+        "what is olive's job",
+    ],
+)
+def test_a_panelist_named_in_the_possessive_answers_about_themselves(
+    router: Router, question: str
+) -> None:
     res = router.route(question)
     assert res.speakers == ["olive"] and res.quotes[0].quote.id == "olive-01"
     assert "Olive" in res.reason and not res.note
     # the other way round too, and an explicit address still wins
-    assert router.route(question.replace("Olive", "Dan").replace("olive", "dan")).speakers == ["dan"]
+    assert router.route(question.replace("Olive", "Dan").replace("olive", "dan")).speakers == [
+        "dan"
+    ]
     assert router.route("Dan, " + question[0].lower() + question[1:]).speakers == ["dan"]
     assert router.route(question, "dan").speakers == ["dan"]
 
 
-def test_a_panelist_named_in_the_possessive_on_what_they_never_spoke_to_is_handed_over(router: Router) -> None:
+def test_a_panelist_named_in_the_possessive_on_what_they_never_spoke_to_is_handed_over(
+    router: Router,
+) -> None:
     res = router.route("What is Olive's take on the KV cache?")
     assert res.speakers == ["dan"] and "Olive didn't speak to this" in res.note
 
 
-def test_both_panelists_lead_with_the_organisation_asked_about_or_the_best_quote(router: Router) -> None:
+def test_both_panelists_lead_with_the_organisation_asked_about_or_the_best_quote(
+    router: Router,
+) -> None:
     # "M3" is MiniMax's: Olive leads, and her quote matches best
     res = router.route("Why open source M3?")
     assert res.speakers == ["olive", "dan"]
@@ -564,14 +688,24 @@ def test_both_panelists_lead_with_the_organisation_asked_about_or_the_best_quote
     # named in the user's order, the user's order stands
     assert router.route("Dan and Olive, why open source M3?").speakers == ["dan", "olive"]
     # whoever leads an answer of two has the best quote of it, unless the question names one's organisation
-    for q in ("What do you both think about open source?", "Why open source?", "Is open source catching up?"):
+    for q in (
+        "What do you both think about open source?",
+        "Why open source?",
+        "Is open source catching up?",
+    ):
         res = router.route(q)
-        if len(res.speakers) == 2 and not {"minimax", "together"} & set(router.query_terms(q).matched):
-            best = {p: max(sq.score for sq in res.quotes if sq.quote.speaker == p) for p in res.speakers}
+        if len(res.speakers) == 2 and not {"minimax", "together"} & set(
+            router.query_terms(q).matched
+        ):
+            best = {
+                p: max(sq.score for sq in res.quotes if sq.quote.speaker == p) for p in res.speakers
+            }
             assert best[res.speakers[0]] >= best[res.speakers[1]]
 
 
-@pytest.mark.parametrize("spelling", ["Rafał", "Rafal", "RAFAŁ", "rafał", "Rafał Nowicki", "@rafal"])
+@pytest.mark.parametrize(
+    "spelling", ["Rafał", "Rafal", "RAFAŁ", "rafał", "Rafał Nowicki", "@rafal"]
+)
 def test_a_name_is_recognised_however_it_is_spelt(bread_router: Router, spelling: str) -> None:
     r = bread_router
     res = r.route(f"{spelling}, how long does it take to breed a new variety?")
@@ -593,7 +727,9 @@ def test_a_quote_saying_the_questions_words_is_kept_at_the_weak_share(router, sh
     from panelbot.retrieval.results import ScoredQuote
     from panelbot.retrieval.router import UNSAID_SHARE, WEAK_SHARE
 
-    share = (WEAK_SHARE + UNSAID_SHARE) / 2  # between the two: kept only when it says the question's words
+    share = (
+        WEAK_SHARE + UNSAID_SHARE
+    ) / 2  # between the two: kept only when it says the question's words
     query = router.query_terms("Are GPUs underutilized?")
     best = ScoredQuote(shipped_panel.quote("dan-26"), 80.0)
     says = ScoredQuote(shipped_panel.quote("dan-25"), share * 80.0)  # "we underutilize our GPUs"
@@ -601,7 +737,9 @@ def test_a_quote_saying_the_questions_words_is_kept_at_the_weak_share(router, sh
     kept = router._answer_quotes([best, says, silent], {}, query.terms, query)
     assert [sq.quote.id for sq in kept] == ["dan-26", "dan-25"]
     louder = ScoredQuote(shipped_panel.quote("dan-04"), UNSAID_SHARE * 80.0)
-    assert [sq.quote.id for sq in router._answer_quotes([best, louder], {}, query.terms, query)] == ["dan-26", "dan-04"]
+    assert [
+        sq.quote.id for sq in router._answer_quotes([best, louder], {}, query.terms, query)
+    ] == ["dan-26", "dan-04"]
 
 
 def test_the_reason_for_who_answers_reads_as_a_sentence(router: Router) -> None:
@@ -617,8 +755,12 @@ def test_why_names_a_topic_as_the_quote_writes_it(router: Router) -> None:
     assert "KV cache" in why["dan-22"] and "kv cache" not in why["dan-22"]
 
 
-@pytest.mark.parametrize("question", ["How do you handle KV cache growth?", "how do u handel kv cahce growth"])
-def test_a_noun_for_the_verb_the_talk_used_finds_the_same_answer(router: Router, question: str) -> None:
-    """"growth" and "growing" are one word to the router (panelbot/data/thesaurus.txt), as plurals and -ing
+@pytest.mark.parametrize(
+    "question", ["How do you handle KV cache growth?", "how do u handel kv cahce growth"]
+)
+def test_a_noun_for_the_verb_the_talk_used_finds_the_same_answer(
+    router: Router, question: str
+) -> None:
+    """ "growth" and "growing" are one word to the router (panelbot/data/thesaurus.txt), as plurals and -ing
     forms are by stemming: the question about the KV cache's growth is the host's "...keeps growing"."""
     assert router.route(question).quotes[0].quote.id == "dan-22"

@@ -72,7 +72,10 @@ def _speaker_of_each_piece(captions: str) -> dict[int, str]:
 
 def _best_match(text: str, curated: list[dict]) -> dict:
     mine = set(words(text))
-    return max(curated, key=lambda c: len(mine & set(words(c["text"]))) / (len(mine | set(words(c["text"]))) or 1))
+    return max(
+        curated,
+        key=lambda c: len(mine & set(words(c["text"]))) / (len(mine | set(words(c["text"]))) or 1),
+    )
 
 
 def test_shipped_handover_answers_are_right(shipped, shipped_panel) -> None:
@@ -81,7 +84,11 @@ def test_shipped_handover_answers_are_right(shipped, shipped_panel) -> None:
     curated = [{"speaker": t.speaker, "text": t.text} for t in shipped_panel.turns]
     firm = [t for t in turns if t.speaker not in (UNKNOWN,) and not t.why.startswith("their field")]
     assert len(firm) >= 20
-    wrong = [(t.speaker, t.why, t.text[:70]) for t in firm if _best_match(t.text, curated)["speaker"] != t.speaker]
+    wrong = [
+        (t.speaker, t.why, t.text[:70])
+        for t in firm
+        if _best_match(t.text, curated)["speaker"] != t.speaker
+    ]
     assert wrong == []
 
 
@@ -100,7 +107,11 @@ def test_shipped_every_substantive_answer_is_named_right(shipped, shipped_panel)
     """All 18 answers of the seed (15+ words, by a panelist in the curated turns.yaml) get their panelist."""
     _, turns, _ = shipped
     drafted = [{"speaker": t.speaker, "text": t.text, "why": t.why} for t in turns]
-    answers = [t for t in shipped_panel.turns if t.speaker in ("dan", "olive") and len(t.text.split()) >= 15]
+    answers = [
+        t
+        for t in shipped_panel.turns
+        if t.speaker in ("dan", "olive") and len(t.text.split()) >= 15
+    ]
     assert len(answers) == 18
     got = [_best_match(t.text, drafted) for t in answers]
     assert [g["speaker"] for g in got] == [t.speaker for t in answers], [g["why"] for g in got]
@@ -110,8 +121,11 @@ def test_shipped_no_drafted_turn_is_given_to_the_wrong_panelist(shipped, shipped
     """Counts every drafted turn (not only the 18 answers) that names a panelist other than the curated one."""
     _, turns, _ = shipped
     curated = [{"speaker": t.speaker, "text": t.text} for t in shipped_panel.turns]
-    wrong = [(t.speaker, t.text[:70]) for t in turns
-             if t.speaker != UNKNOWN and _best_match(t.text, curated)["speaker"] != t.speaker]
+    wrong = [
+        (t.speaker, t.text[:70])
+        for t in turns
+        if t.speaker != UNKNOWN and _best_match(t.text, curated)["speaker"] != t.speaker
+    ]
     assert wrong == []
 
 
@@ -170,13 +184,19 @@ def test_other_panel_handover_sets_addressed(storage) -> None:
         ("I'm Excited to be here.", []),  # a capitalised adjective is not a name
         ("I'm not sure. I'm the lead.", []),
         ("Nothing to see here.", []),
-        ("Hello everyone, Kwame Mensah, I run a grid startup.", ["Kwame"]),  # full name opening a sentence
+        (
+            "Hello everyone, Kwame Mensah, I run a grid startup.",
+            ["Kwame"],
+        ),  # full name opening a sentence
         ("Kaixo, hello. Íñigo Etxeberria, I'm a data scientist.", ["Íñigo"]),
         ("I'm Professor Liu Yang from Tsinghua.", ["Liu"]),  # a title before the name
         ("Hey, everybody. Aoife here, I build boats.", ["Aoife"]),
         ("Hi. I go by Bea, I design chips.", ["Bea"]),
         ("Sure, Boston is where I live.", []),  # a place after a greeting is not an introduction
-        ("Hello. Ines Carvalho. I'm a hydrologist at Deltares.", ["Ines"]),  # the name alone as a sentence
+        (
+            "Hello. Ines Carvalho. I'm a hydrologist at Deltares.",
+            ["Ines"],
+        ),  # the name alone as a sentence
         ("Good point. New York. My favourite city.", []),  # a place alone is not followed by "I'm"
     ],
 )
@@ -199,18 +219,24 @@ def test_looks_like_question(text: str, expected: bool) -> None:
     assert looks_like_question(text) is expected
 
 
-@pytest.mark.parametrize("text", ["Yeah.", "Mhm. Mhm.", "[laughter]", "Yeah, like go ahead.", "", "Okay okay."])
+@pytest.mark.parametrize(
+    "text", ["Yeah.", "Mhm. Mhm.", "[laughter]", "Yeah, like go ahead.", "", "Okay okay."]
+)
 def test_backchannel(text: str) -> None:
     assert is_backchannel(text)
 
 
-@pytest.mark.parametrize("text", ["Yeah, we train on video.", "No, the cache is sharded by prefix."])
+@pytest.mark.parametrize(
+    "text", ["Yeah, we train on video.", "No, the cache is sharded by prefix."]
+)
 def test_not_backchannel(text: str) -> None:
     assert not is_backchannel(text)
 
 
 def test_without_any_names_everything_is_host_or_unknown() -> None:
-    raw = split_turns("What do you think about storage? >> We replicate three times. >> And why? >> Disks fail.")
+    raw = split_turns(
+        "What do you think about storage? >> We replicate three times. >> And why? >> Disks fail."
+    )
     turns, names = identify_speakers(raw)
     assert names == []
     assert {t.speaker for t in turns} <= {HOST, UNKNOWN}
@@ -231,8 +257,24 @@ def test_an_unsettled_answer_is_unknown_not_a_guess() -> None:
 # ----------------------------------------------------------------------------------------------- properties
 
 _piece = st.one_of(
-    st.sampled_from([">>", "I'm Dan.", "Olive,", "over to you", "?", "Yeah.", "[laughter]", "Thank you Ann.",
-                     "my name is Bo", "can you", ".", "\x1b[31m", "\u202e", "\x00"]),
+    st.sampled_from(
+        [
+            ">>",
+            "I'm Dan.",
+            "Olive,",
+            "over to you",
+            "?",
+            "Yeah.",
+            "[laughter]",
+            "Thank you Ann.",
+            "my name is Bo",
+            "can you",
+            ".",
+            "\x1b[31m",
+            "\u202e",
+            "\x00",
+        ]
+    ),
     st.text(max_size=12),
 )
 
@@ -261,8 +303,26 @@ def test_identify_speakers_on_arbitrary_raw_turns(texts: list[str]) -> None:
 
 # who really said each turn of tests/fixtures/three_panel_clean.txt, in order ('Yeah.' dropped, merged)
 THREE_PANEL_TRUTH = [
-    "host", "sarah", "host", "miguel", "host", "priti", "host", "sarah", "host", "miguel", "host", "priti",
-    "sarah", "priti", "host", "priti", "miguel", "host", "sarah", "host",
+    "host",
+    "sarah",
+    "host",
+    "miguel",
+    "host",
+    "priti",
+    "host",
+    "sarah",
+    "host",
+    "miguel",
+    "host",
+    "priti",
+    "sarah",
+    "priti",
+    "host",
+    "priti",
+    "miguel",
+    "host",
+    "sarah",
+    "host",
 ]
 
 
@@ -273,8 +333,11 @@ def test_three_panelists_never_a_wrong_name(fixtures_dir) -> None:
     assert names == ["Sarah", "Miguel", "Priti"]
     got = [t.speaker for t in turns]
     assert len(got) == len(THREE_PANEL_TRUTH)
-    wrong = [(i, g, w) for i, (g, w) in enumerate(zip(got, THREE_PANEL_TRUTH, strict=True))
-             if g not in (w, UNKNOWN)]
+    wrong = [
+        (i, g, w)
+        for i, (g, w) in enumerate(zip(got, THREE_PANEL_TRUTH, strict=True))
+        if g not in (w, UNKNOWN)
+    ]
     assert wrong == []
     # the host's turns and every introduced or handed-over answer are named, not left unknown
     named = sum(g == w for g, w in zip(got, THREE_PANEL_TRUTH, strict=True))
@@ -284,7 +347,9 @@ def test_three_panelists_never_a_wrong_name(fixtures_dir) -> None:
 
 
 @pytest.mark.parametrize("dan, olive", [("José", "Anaïs"), ("D'Andre", "王芳")])
-def test_the_seed_with_other_names_is_attributed_just_as_well(shipped_captions, shipped_panel, dan, olive) -> None:
+def test_the_seed_with_other_names_is_attributed_just_as_well(
+    shipped_captions, shipped_panel, dan, olive
+) -> None:
     from panelbot.ingest.speakers import fold_id
 
     _, turns, names = segment(shipped_captions.replace("Dan", dan).replace("Olive", olive))
@@ -292,7 +357,9 @@ def test_the_seed_with_other_names_is_attributed_just_as_well(shipped_captions, 
     ids = {"dan": fold_id(dan), "olive": fold_id(olive)}
     drafted = [{"speaker": t.speaker, "text": t.text} for t in turns]
     answers = [t for t in shipped_panel.turns if t.speaker in ids and len(t.text.split()) >= 15]
-    assert [_best_match(t.text, drafted)["speaker"] for t in answers] == [ids[t.speaker] for t in answers]
+    assert [_best_match(t.text, drafted)["speaker"] for t in answers] == [
+        ids[t.speaker] for t in answers
+    ]
 
 
 def test_an_answer_that_ends_by_asking_another_panelist_is_not_the_hosts() -> None:
@@ -307,8 +374,10 @@ def test_an_answer_that_ends_by_asking_another_panelist_is_not_the_hosts() -> No
     by_start = {t.text.split()[0]: t.speaker for t in turns}
     assert by_start["Mostly"] == "kofi" and by_start["Yes,"] == "mirela"
     # the host asking twice in a row stays the host's: a short question after a question
-    raw = split_turns("Hi all. >> I'm Ana, I work on compilers. >> I'm Ben, I work on databases. >> What is new? "
-                      ">> Ana, what changed for compilers this year?")
+    raw = split_turns(
+        "Hi all. >> I'm Ana, I work on compilers. >> I'm Ben, I work on databases. >> What is new? "
+        ">> Ana, what changed for compilers this year?"
+    )
     turns, _ = identify_speakers(raw)
     assert turns[-1].speaker == HOST
 
@@ -317,35 +386,47 @@ def test_an_answer_that_ends_by_asking_another_panelist_is_not_the_hosts() -> No
     "text, who",
     [
         # the host introduces themselves first: not a panelist
-        ("Hi everyone, I'm Sam Porter and I'll be your moderator today. Can you introduce yourselves? >> Sure, "
-         "I'm Kofi, I design battery chemistry at Voltaic. >> And I'm Mirela, I run a recycling plant for old "
-         "batteries. >> Kofi, what limits battery life? >> Mostly the electrodes crack. >> Kofi, Mirela, thanks.",
-         ["host", "kofi", "mirela", "host", "kofi", "host"]),
+        (
+            "Hi everyone, I'm Sam Porter and I'll be your moderator today. Can you introduce yourselves? >> Sure, "
+            "I'm Kofi, I design battery chemistry at Voltaic. >> And I'm Mirela, I run a recycling plant for old "
+            "batteries. >> Kofi, what limits battery life? >> Mostly the electrodes crack. >> Kofi, Mirela, thanks.",
+            ["host", "kofi", "mirela", "host", "kofi", "host"],
+        ),
         # guests presented by first name only; the closing sentence decides whom the question is for
-        ("Good morning. I'm delighted to welcome Kofi, who designs battery chemistry at Voltaic, and Mirela, who "
-         "runs a recycling plant for old batteries. Kofi, what limits how long a battery lasts? >> Mostly the "
-         "electrodes crack as lithium moves in and out. >> Mirela, what happens to old packs? >> We shred the "
-         "packs. >> Thank you Kofi and Mirela.",
-         ["host", "kofi", "host", "mirela", "host"]),
+        (
+            "Good morning. I'm delighted to welcome Kofi, who designs battery chemistry at Voltaic, and Mirela, who "
+            "runs a recycling plant for old batteries. Kofi, what limits how long a battery lasts? >> Mostly the "
+            "electrodes crack as lithium moves in and out. >> Mirela, what happens to old packs? >> We shred the "
+            "packs. >> Thank you Kofi and Mirela.",
+            ["host", "kofi", "host", "mirela", "host"],
+        ),
         # guests named and described in one breath, each once; the closing thanks are the host's
-        ("Today I'm talking with Kofi, a battery chemist at Voltaic, and Mirela, who runs a recycling plant. "
-         "Kofi, what limits battery life? >> Mostly the electrodes crack. >> Mirela, what happens to old packs? "
-         ">> We shred the packs at our plant. >> Thanks, both.",
-         ["host", "kofi", "host", "mirela", "host"]),
-        ("Welcome back. On my left is Dr. Kofi Mensah, the head of battery research at Voltaic, and next to him "
-         "Mirela Popescu, who founded GreenCycle. Kofi, what limits battery life? >> Mostly the electrodes "
-         "crack. >> Mirela, what happens to old packs? >> We shred the packs. >> Thank you all so much.",
-         ["host", "kofi", "host", "mirela", "host"]),
+        (
+            "Today I'm talking with Kofi, a battery chemist at Voltaic, and Mirela, who runs a recycling plant. "
+            "Kofi, what limits battery life? >> Mostly the electrodes crack. >> Mirela, what happens to old packs? "
+            ">> We shred the packs at our plant. >> Thanks, both.",
+            ["host", "kofi", "host", "mirela", "host"],
+        ),
+        (
+            "Welcome back. On my left is Dr. Kofi Mensah, the head of battery research at Voltaic, and next to him "
+            "Mirela Popescu, who founded GreenCycle. Kofi, what limits battery life? >> Mostly the electrodes "
+            "crack. >> Mirela, what happens to old packs? >> We shred the packs. >> Thank you all so much.",
+            ["host", "kofi", "host", "mirela", "host"],
+        ),
         # "Kofi Mensah from Voltaic, I design …": a full name with an organisation opening the introduction
-        ("Okay let's get started. Who are you? >> Hi, Kofi Mensah from Voltaic, I design battery chemistry. >> "
-         "Hello, Mirela Popescu from GreenCycle, we recycle batteries. >> Mirela, what happens to old packs? >> "
-         "We shred the packs and leach out the metals. >> Kofi, Mirela, thanks.",
-         ["host", "kofi", "mirela", "host", "mirela", "host"]),
+        (
+            "Okay let's get started. Who are you? >> Hi, Kofi Mensah from Voltaic, I design battery chemistry. >> "
+            "Hello, Mirela Popescu from GreenCycle, we recycle batteries. >> Mirela, what happens to old packs? >> "
+            "We shred the packs and leach out the metals. >> Kofi, Mirela, thanks.",
+            ["host", "kofi", "mirela", "host", "mirela", "host"],
+        ),
         # the one who runs the event names herself in the opening: the host, not a panelist
-        ("Hello and welcome, everybody. I'm Dana Ortiz, I run the festival, and this panel is about batteries. "
-         "Please introduce yourselves. >> Hi, I'm Kofi, I design battery chemistry. >> And I'm Mirela, I recycle "
-         "batteries. >> Kofi, what limits battery life? >> Mostly the electrodes crack. >> Thanks, both.",
-         ["host", "kofi", "mirela", "host", "kofi", "host"]),
+        (
+            "Hello and welcome, everybody. I'm Dana Ortiz, I run the festival, and this panel is about batteries. "
+            "Please introduce yourselves. >> Hi, I'm Kofi, I design battery chemistry. >> And I'm Mirela, I recycle "
+            "batteries. >> Kofi, what limits battery life? >> Mostly the electrodes crack. >> Thanks, both.",
+            ["host", "kofi", "mirela", "host", "kofi", "host"],
+        ),
     ],
 )
 def test_openings_in_other_words(text: str, who: list[str]) -> None:
@@ -355,7 +436,9 @@ def test_openings_in_other_words(text: str, who: list[str]) -> None:
 
 
 def test_a_place_described_like_a_guest_is_not_a_panelist() -> None:
-    raw = split_turns("Welcome back to the show about Paris, a city that never sleeps. So what is new? >> Nothing much.")
+    raw = split_turns(
+        "Welcome back to the show about Paris, a city that never sleeps. So what is new? >> Nothing much."
+    )
     assert identify_speakers(raw)[1] == []
 
 
@@ -390,8 +473,14 @@ def test_someone_from_the_audience_who_introduces_themselves_is_not_a_panelist()
 
 @pytest.mark.parametrize(
     "handover",
-    ["Let's start with you, Mirela.", "Mirela, the floor is yours.", "Over to Mirela.", "What about you, Mirela?",
-     "Mirela, same question.", "I'd love to hear from Mirela on that."],
+    [
+        "Let's start with you, Mirela.",
+        "Mirela, the floor is yours.",
+        "Over to Mirela.",
+        "What about you, Mirela?",
+        "Mirela, same question.",
+        "I'd love to hear from Mirela on that.",
+    ],
 )
 def test_hand_overs_in_other_words(handover: str) -> None:
     raw = split_turns(
@@ -430,7 +519,16 @@ def test_first_names_that_are_also_common_words(a: str, b: str) -> None:
     )
     turns, names = identify_speakers(raw)
     assert names == [a, b]
-    assert [t.speaker for t in turns] == ["host", a.lower(), b.lower(), "host", a.lower(), "host", b.lower(), "host"]
+    assert [t.speaker for t in turns] == [
+        "host",
+        a.lower(),
+        b.lower(),
+        "host",
+        a.lower(),
+        "host",
+        b.lower(),
+        "host",
+    ]
 
 
 def test_a_question_to_one_panelist_about_what_another_said() -> None:
@@ -451,7 +549,11 @@ def test_a_speaker_mark_in_mid_sentence_is_no_new_speaker() -> None:
         "lithium moves in and out of the anode, >> and the electrolyte slowly decomposes on the surface."
     )
     turns, _ = identify_speakers(raw)
-    assert turns[-1].speaker == "kofi" and turns[-1].text.endswith("surface.") and len(turns[-1].sources) == 2
+    assert (
+        turns[-1].speaker == "kofi"
+        and turns[-1].text.endswith("surface.")
+        and len(turns[-1].sources) == 2
+    )
 
 
 # ----------------------------------------------------------------------------------------------- talks the
@@ -462,22 +564,31 @@ def test_a_speaker_mark_in_mid_sentence_is_no_new_speaker() -> None:
 @pytest.mark.parametrize(
     "opening, names",
     [
-        ("Good morning. I'm happy to have three experts here. Ines Carvalho is a hydrologist at Deltares. "
-         "Ravi Menon builds flood barriers for the city. And Oksana Bondar runs the emergency service.",
-         ["Ines", "Ravi", "Oksana"]),
-        ("This is Night Shift, the science show. My guest tonight is an astronomer. Dr. Kemal Aydın studies "
-         "exoplanets at the Kandilli Observatory. Kemal, welcome.", ["Kemal"]),
+        (
+            "Good morning. I'm happy to have three experts here. Ines Carvalho is a hydrologist at Deltares. "
+            "Ravi Menon builds flood barriers for the city. And Oksana Bondar runs the emergency service.",
+            ["Ines", "Ravi", "Oksana"],
+        ),
+        (
+            "This is Night Shift, the science show. My guest tonight is an astronomer. Dr. Kemal Aydın studies "
+            "exoplanets at the Kandilli Observatory. Kemal, welcome.",
+            ["Kemal"],
+        ),
     ],
 )
 def test_guests_presented_by_full_name_after_a_cue(opening: str, names: list[str]) -> None:
-    raw = split_turns(f"{opening} >> Thank you, glad to be here. >> Let's start. What do you do all day?")
+    raw = split_turns(
+        f"{opening} >> Thank you, glad to be here. >> Let's start. What do you do all day?"
+    )
     _, found = identify_speakers(raw)
     assert found == names
 
 
 def test_a_place_or_a_show_named_before_the_cue_is_nobody() -> None:
-    raw = split_turns("Every spring the Rhine Valley floods. Welcome to Delta Talks. With me today are two people. "
-                      "Ines Carvalho is a hydrologist, and Ravi Menon builds barriers. >> Glad to be here.")
+    raw = split_turns(
+        "Every spring the Rhine Valley floods. Welcome to Delta Talks. With me today are two people. "
+        "Ines Carvalho is a hydrologist, and Ravi Menon builds barriers. >> Glad to be here."
+    )
     _, found = identify_speakers(raw)
     assert found == ["Ines", "Ravi"]
 
@@ -496,7 +607,9 @@ def test_an_interview_host_remarks_and_the_guest_going_on() -> None:
     got = [(t.sources, t.speaker) for t in turns]
     assert got[0] == ([0], HOST)
     assert ([4], HOST) in got  # "Amazing.": the host's remark
-    assert any(t.speaker == "kemal" and 5 in t.sources for t in turns)  # a long statement: still the guest
+    assert any(
+        t.speaker == "kemal" and 5 in t.sources for t in turns
+    )  # a long statement: still the guest
     assert [t.speaker for t in turns][-3:] == [HOST, "kemal", HOST]
 
 
@@ -557,8 +670,13 @@ def test_a_few_opening_words_then_the_same_answer_after_a_speaker_mark() -> None
     assert [t.speaker for t in turns][-1] == "ines" and turns[-1].sources == [3, 4]
 
 
-@pytest.mark.parametrize("ask", ["Last round, for everyone. Ravi, you start: what keeps you up at night?",
-                                 "Quick round, starting with Ravi: what keeps you up at night?"])
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "Last round, for everyone. Ravi, you start: what keeps you up at night?",
+        "Quick round, starting with Ravi: what keeps you up at night?",
+    ],
+)
 def test_a_round_the_host_opens_with_someone_goes_round_the_table_from_them(ask: str) -> None:
     raw = split_turns(
         "Welcome to the river forum. I'm happy to have three experts here. Ines Carvalho is a hydrologist. Ravi "

@@ -17,7 +17,9 @@ def test_round_trip(tmp_path: Path) -> None:
     with ConversationStore(tmp_path / "h.sqlite3") as store:
         cid = store.new_conversation("minimax-m3", "What is M3?")
         store.add_message(cid, "user", "", "What is M3?")
-        store.add_message(cid, "assistant", "olive", "It is [bold]big[/]", ["olive-001"], {"target": "auto"})
+        store.add_message(
+            cid, "assistant", "olive", "It is [bold]big[/]", ["olive-001"], {"target": "auto"}
+        )
         msgs = store.messages(cid)
         assert [m.role for m in msgs] == ["user", "assistant"]
         assert msgs[1].speaker == "olive"
@@ -25,7 +27,9 @@ def test_round_trip(tmp_path: Path) -> None:
         assert msgs[1].quote_ids == ["olive-001"]
         assert msgs[1].meta == {"target": "auto"}
         (summary,) = store.list_conversations()
-        assert summary.id == cid and summary.title == "What is M3?" and summary.panel == "minimax-m3"
+        assert (
+            summary.id == cid and summary.title == "What is M3?" and summary.panel == "minimax-m3"
+        )
         assert summary.message_count == 2
         assert summary.to_dict()["message_count"] == 2
         assert store.last_conversation_id() == cid
@@ -63,8 +67,12 @@ def test_migrates_a_version_1_database(tmp_path: Path) -> None:
     for stmt in MIGRATIONS[1]:
         db.execute(stmt)
     db.execute("INSERT INTO schema_version VALUES (1)")
-    db.execute("INSERT INTO conversations (title, panel, started_at, updated_at) VALUES ('t', 'p', 'a', 'a')")
-    db.execute("INSERT INTO messages (conversation_id, role, speaker, text, created_at) VALUES (1, 'user', '', 'hi', 'a')")
+    db.execute(
+        "INSERT INTO conversations (title, panel, started_at, updated_at) VALUES ('t', 'p', 'a', 'a')"
+    )
+    db.execute(
+        "INSERT INTO messages (conversation_id, role, speaker, text, created_at) VALUES (1, 'user', '', 'hi', 'a')"
+    )
     db.commit()
     db.close()
     store = ConversationStore(path)

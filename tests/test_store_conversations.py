@@ -13,13 +13,19 @@ from panelbot.conversation.store import MIGRATIONS, SCHEMA_VERSION, Conversation
 def _filled(path: Path) -> tuple[ConversationStore, int, int]:
     store = ConversationStore(path)
     a = store.new_conversation("minimax-m3", "KV cache", source="cli")
-    store.add_message(a, "user", "", "How do you deal with a KV cache that keeps growing?", (), {"target": "auto"})
-    store.add_message(a, "assistant", "dan", "\u201cLike a distributed file system.\u201d [dan-22]", ["dan-22"])
+    store.add_message(
+        a, "user", "", "How do you deal with a KV cache that keeps growing?", (), {"target": "auto"}
+    )
+    store.add_message(
+        a, "assistant", "dan", "\u201cLike a distributed file system.\u201d [dan-22]", ["dan-22"]
+    )
     store.add_message(a, "user", "", "what does Olive think?", (), {"target": "auto"})
     store.add_message(a, "decline", "host", "Olive didn't speak to that (Dan did).")
     b = store.new_conversation("minimax-m3", "Evaluation")
     store.add_message(b, "user", "", "How do you evaluate long runs?")
-    store.add_message(b, "assistant", "olive", "We evaluate each submission. [olive-13]", ["olive-13"])
+    store.add_message(
+        b, "assistant", "olive", "We evaluate each submission. [olive-13]", ["olive-13"]
+    )
     store.add_message(b, "search", "", "Quotes matching cache: ...", ["dan-22"])
     return store, a, b
 
@@ -29,7 +35,9 @@ def test_search_finds_questions_and_answers_by_every_word(tmp_path: Path) -> Non
     hits = store.search("distributed system")
     assert [(h.conversation_id, h.role, h.speaker) for h in hits] == [(a, "assistant", "dan")]
     assert "[distributed]" in hits[0].snippet and hits[0].title == "KV cache"
-    assert {h.conversation_id for h in store.search("cache")} == {a}  # the /quote lookup is not searched
+    assert {h.conversation_id for h in store.search("cache")} == {
+        a
+    }  # the /quote lookup is not searched
     assert store.search("evaluate")[0].conversation_id == b
     assert store.search("distributed pizza") == []
     assert store.search("") == [] and store.search("  ?! ") == []
@@ -43,7 +51,10 @@ def test_fts_query_quotes_every_word() -> None:
 
 def test_rename_and_delete(tmp_path: Path) -> None:
     store, a, b = _filled(tmp_path / "h.sqlite3")
-    assert store.rename_conversation(a, "  The   KV\ncache  ") and store.conversation(a).title == "The KV cache"
+    assert (
+        store.rename_conversation(a, "  The   KV\ncache  ")
+        and store.conversation(a).title == "The KV cache"
+    )
     assert store.rename_conversation(a, "   ") and store.conversation(a).title == "(untitled)"
     assert not store.rename_conversation(999, "x")
     assert store.delete_conversation(a) and store.conversation(a) is None
@@ -65,9 +76,13 @@ def test_migrates_a_version_2_database_and_indexes_old_messages(tmp_path: Path) 
         for stmt in MIGRATIONS[version]:
             db.execute(stmt)
     db.execute("INSERT INTO schema_version VALUES (2)")
-    db.execute("INSERT INTO conversations (title, panel, started_at, updated_at) VALUES ('old', 'p', 't', 't')")
-    db.execute("INSERT INTO messages (conversation_id, role, text, created_at) VALUES (1, 'user', "
-               "'what about sparse attention', 't')")
+    db.execute(
+        "INSERT INTO conversations (title, panel, started_at, updated_at) VALUES ('old', 'p', 't', 't')"
+    )
+    db.execute(
+        "INSERT INTO messages (conversation_id, role, text, created_at) VALUES (1, 'user', "
+        "'what about sparse attention', 't')"
+    )
     db.commit()
     db.close()
     store = ConversationStore(path)
@@ -79,40 +94,86 @@ def test_migrates_a_version_2_database_and_indexes_old_messages(tmp_path: Path) 
 def test_stored_messages_become_resolver_turns(tmp_path: Path) -> None:
     store, a, _ = _filled(tmp_path / "h.sqlite3")
     assert turns_from_messages(store.messages(a)) == [
-        ConversationTurn("How do you deal with a KV cache that keeps growing?", ["dan"], ["dan-22"], "auto"),
+        ConversationTurn(
+            "How do you deal with a KV cache that keeps growing?", ["dan"], ["dan-22"], "auto"
+        ),
         ConversationTurn("what does Olive think?", [], [], "auto"),
     ]
     assert turns_from_messages([]) == []
 
 
-def test_a_conversation_opened_with_small_talk_is_titled_by_its_first_real_question(tmp_path: Path) -> None:
+def test_a_conversation_opened_with_small_talk_is_titled_by_its_first_real_question(
+    tmp_path: Path,
+) -> None:
     store = ConversationStore(tmp_path / "h.sqlite3")
     kv = "How do you deal with a KV cache that keeps growing?"
     cid = store.new_conversation("minimax-m3", "hi")
-    store.add_messages(cid, [("user", "", "hi", (), {}), ("decline", "host", "Hi! Ask Dan ...", (), {"small_talk": "greeting"})])
-    store.add_messages(cid, [("user", "", "thanks!", (), {}),
-                             ("decline", "host", "You're welcome!", (), {"small_talk": "thanks"})])
+    store.add_messages(
+        cid,
+        [
+            ("user", "", "hi", (), {}),
+            ("decline", "host", "Hi! Ask Dan ...", (), {"small_talk": "greeting"}),
+        ],
+    )
+    store.add_messages(
+        cid,
+        [
+            ("user", "", "thanks!", (), {}),
+            ("decline", "host", "You're welcome!", (), {"small_talk": "thanks"}),
+        ],
+    )
     assert store.conversation(cid).title == "hi"  # nothing but small talk yet
-    store.add_message(cid, "user", "", kv)  # the app saves the question, then each answer as it comes
-    store.add_message(cid, "assistant", "dan", "\u201cLike a distributed file system.\u201d [dan-22]", ["dan-22"])
+    store.add_message(
+        cid, "user", "", kv
+    )  # the app saves the question, then each answer as it comes
+    store.add_message(
+        cid, "assistant", "dan", "\u201cLike a distributed file system.\u201d [dan-22]", ["dan-22"]
+    )
     assert store.conversation(cid).title == kv
-    store.add_messages(cid, [("user", "", "why?", (), {}), ("assistant", "dan", "\u201cBecause.\u201d", ["dan-15"], {})])
+    store.add_messages(
+        cid,
+        [
+            ("user", "", "why?", (), {}),
+            ("assistant", "dan", "\u201cBecause.\u201d", ["dan-15"], {}),
+        ],
+    )
     assert store.conversation(cid).title == kv  # titled once
 
     # an off-topic question declined is a real question too; a title the person gave is kept
     b = store.new_conversation("minimax-m3", "hello")
-    store.add_messages(b, [("user", "", "hello", (), {}), ("decline", "host", "Hi!", (), {"small_talk": "greeting"})])
-    store.add_messages(b, [("user", "", "best pizza in town?", (), {}), ("decline", "host", "Not something ...", (), {})])
+    store.add_messages(
+        b,
+        [("user", "", "hello", (), {}), ("decline", "host", "Hi!", (), {"small_talk": "greeting"})],
+    )
+    store.add_messages(
+        b,
+        [
+            ("user", "", "best pizza in town?", (), {}),
+            ("decline", "host", "Not something ...", (), {}),
+        ],
+    )
     assert store.conversation(b).title == "best pizza in town?"
     c = store.new_conversation("minimax-m3", "hey")
-    store.add_messages(c, [("user", "", "hey", (), {}), ("decline", "host", "Hi!", (), {"small_talk": "greeting"})])
+    store.add_messages(
+        c, [("user", "", "hey", (), {}), ("decline", "host", "Hi!", (), {"small_talk": "greeting"})]
+    )
     assert store.rename_conversation(c, "Mine")
-    store.add_messages(c, [("user", "", kv, (), {}), ("assistant", "dan", "\u201cYes.\u201d", ["dan-22"], {})])
+    store.add_messages(
+        c, [("user", "", kv, (), {}), ("assistant", "dan", "\u201cYes.\u201d", ["dan-22"], {})]
+    )
     assert store.conversation(c).title == "Mine"
     # a conversation that began with a question keeps it
     d = store.new_conversation("minimax-m3", kv)
-    store.add_messages(d, [("user", "", kv, (), {}), ("assistant", "dan", "\u201cYes.\u201d", ["dan-22"], {})])
-    store.add_messages(d, [("user", "", "tell me more", (), {}), ("assistant", "dan", "\u201cMore.\u201d", ["dan-24"], {})])
+    store.add_messages(
+        d, [("user", "", kv, (), {}), ("assistant", "dan", "\u201cYes.\u201d", ["dan-22"], {})]
+    )
+    store.add_messages(
+        d,
+        [
+            ("user", "", "tell me more", (), {}),
+            ("assistant", "dan", "\u201cMore.\u201d", ["dan-24"], {}),
+        ],
+    )
     assert store.conversation(d).title == kv
     store.close()
 
@@ -141,4 +202,6 @@ def test_history_lists_conversations_with_a_readable_time(run_cli) -> None:
     assert run_cli("ask", "How do you deal with a KV cache that keeps growing?").returncode == 0
     listed = run_cli("history", env={"TZ": "UTC"})
     assert listed.returncode == 0, listed.stderr
-    assert re.match(r"\s+1  \d{4}-\d\d-\d\d \d\d:\d\d    2 msgs  minimax-m3  How do you deal", listed.stdout)
+    assert re.match(
+        r"\s+1  \d{4}-\d\d-\d\d \d\d:\d\d    2 msgs  minimax-m3  How do you deal", listed.stdout
+    )

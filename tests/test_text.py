@@ -86,7 +86,11 @@ def test_fold_spells_letters_nfkd_cannot_strip_in_ascii() -> None:
 
 
 def test_split_sentences() -> None:
-    assert split_sentences("Hi there. How are you? fine. OK") == ["Hi there.", "How are you? fine.", "OK"]
+    assert split_sentences("Hi there. How are you? fine. OK") == [
+        "Hi there.",
+        "How are you? fine.",
+        "OK",
+    ]
     assert split_sentences("  ") == []
 
 
@@ -111,13 +115,41 @@ def test_lazy_pattern_compiles_on_first_use_and_acts_as_the_pattern() -> None:
 
 # ------------------------------------------------------------------------------- GuardedPattern
 
-_TRICKY = st.sampled_from(["i", "I", "\u0131", "\u0130", "k", "K", "\u212a", "s", "S", "\u017f", "'", "\u2019",
-                           " ", "@", "dan", "Olive", "together", "TOGETHER", "Ai", "é", "ß"])
+_TRICKY = st.sampled_from(
+    [
+        "i",
+        "I",
+        "\u0131",
+        "\u0130",
+        "k",
+        "K",
+        "\u212a",
+        "s",
+        "S",
+        "\u017f",
+        "'",
+        "\u2019",
+        " ",
+        "@",
+        "dan",
+        "Olive",
+        "together",
+        "TOGETHER",
+        "Ai",
+        "é",
+        "ß",
+    ]
+)
 
 
-@given(st.lists(_TRICKY | st.text(max_size=3), max_size=12).map("".join),
-       st.sampled_from(["dan", "olive", "together", "kai", "isis", "sam"]), st.booleans())
-def test_guarded_pattern_finds_what_the_pattern_finds(text: str, word: str, ignore_case: bool) -> None:
+@given(
+    st.lists(_TRICKY | st.text(max_size=3), max_size=12).map("".join),
+    st.sampled_from(["dan", "olive", "together", "kai", "isis", "sam"]),
+    st.booleans(),
+)
+def test_guarded_pattern_finds_what_the_pattern_finds(
+    text: str, word: str, ignore_case: bool
+) -> None:
     """The guard (one of the literals must be in the text) never hides a match, in any letter case or
     Unicode spelling the regular expression accepts (dotless i, Kelvin sign, long s...)."""
     import re

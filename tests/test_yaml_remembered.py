@@ -29,7 +29,9 @@ def _no_parse(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(yaml_lines, "_parse", refuse)
 
 
-def test_parsed_once_then_remembered(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parsed_once_then_remembered(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     f = tmp_path / "c.yaml"
     f.write_text("retrieval:\n  top_k: 4\n", encoding="utf-8")
     first = load_yaml_remembered(f)
@@ -45,12 +47,23 @@ def test_a_changed_file_is_parsed_again(cache: Path, tmp_path: Path) -> None:
     f = tmp_path / "c.yaml"
     f.write_text("panel: one\n", encoding="utf-8")
     assert load_yaml_remembered(f)["panel"] == "one"
-    f.write_text("panel: two\n", encoding="utf-8")  # same size, maybe the same mtime: the text decides
+    f.write_text(
+        "panel: two\n", encoding="utf-8"
+    )  # same size, maybe the same mtime: the text decides
     assert load_yaml_remembered(f)["panel"] == "two"
 
 
-@pytest.mark.parametrize("damage", ["", "not json", "[]", '{"format": 1}', '{"format": 99, "text": "", "data": 1}',
-                                    '{"format": 1, "text": 5, "data": {}}'])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "",
+        "not json",
+        "[]",
+        '{"format": 1}',
+        '{"format": 99, "text": "", "data": 1}',
+        '{"format": 1, "text": 5, "data": {}}',
+    ],
+)
 def test_a_damaged_record_is_ignored(cache: Path, tmp_path: Path, damage: str) -> None:
     f = tmp_path / "c.yaml"
     f.write_text("panel: one\n", encoding="utf-8")
@@ -67,7 +80,10 @@ def test_a_record_for_other_text_is_never_used(cache: Path, tmp_path: Path) -> N
     f.write_text("panel: one\n", encoding="utf-8")
     load_yaml_remembered(f)
     (record,) = paths.parsed_cache_dir().glob("*.json")
-    record.write_text(json.dumps({"format": 1, "text": "panel: evil\n", "data": {"panel": "evil"}}), encoding="utf-8")
+    record.write_text(
+        json.dumps({"format": 1, "text": "panel: evil\n", "data": {"panel": "evil"}}),
+        encoding="utf-8",
+    )
     assert load_yaml_remembered(f)["panel"] == "one"
 
 
@@ -81,18 +97,25 @@ def test_bad_yaml_still_says_file_and_line(cache: Path, tmp_path: Path) -> None:
     assert str(e.value).startswith(f"{f}:3: invalid YAML")
 
 
-@pytest.mark.parametrize("text", ["when: 2026-11-30\n", "1: one\n", "x: .nan\n", "b: !!binary aGk=\n"])
-def test_data_json_cannot_hold_exactly_is_not_remembered(cache: Path, tmp_path: Path, text: str) -> None:
+@pytest.mark.parametrize(
+    "text", ["when: 2026-11-30\n", "1: one\n", "x: .nan\n", "b: !!binary aGk=\n"]
+)
+def test_data_json_cannot_hold_exactly_is_not_remembered(
+    cache: Path, tmp_path: Path, text: str
+) -> None:
     f = tmp_path / "c.yaml"
     f.write_text(text, encoding="utf-8")
     first = load_yaml_remembered(f)
-    assert not paths.parsed_cache_dir().exists() or not list(paths.parsed_cache_dir().glob("*.json"))
+    assert not paths.parsed_cache_dir().exists() or not list(
+        paths.parsed_cache_dir().glob("*.json")
+    )
     again = load_yaml_remembered(f)
     assert type(next(iter(again.values()))) is type(next(iter(first.values())))
 
 
-def test_a_config_with_an_api_key_is_never_copied(cache: Path, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_config_with_an_api_key_is_never_copied(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     f = tmp_path / "c.yaml"
     f.write_text("backend:\n  api_key: sk-remember-me-not-123456\n", encoding="utf-8")
     f.chmod(0o600)
@@ -106,10 +129,14 @@ def test_a_config_with_an_api_key_is_never_copied(cache: Path, tmp_path: Path,
     assert any(paths.parsed_cache_dir().glob("*.json"))
 
 
-def test_an_unwritable_cache_costs_only_the_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unwritable_cache_costs_only_the_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("", encoding="utf-8")
-    monkeypatch.setenv("PANELBOT_CACHE_DIR", str(blocker / "cache"))  # under a file: cannot be created
+    monkeypatch.setenv(
+        "PANELBOT_CACHE_DIR", str(blocker / "cache")
+    )  # under a file: cannot be created
     f = tmp_path / "c.yaml"
     f.write_text("panel: one\n", encoding="utf-8")
     assert load_yaml_remembered(f)["panel"] == "one"
@@ -117,7 +144,9 @@ def test_an_unwritable_cache_costs_only_the_parse(tmp_path: Path, monkeypatch: p
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_config_the_same_from_a_record(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_the_same_from_a_record(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     f = tmp_path / "c.yaml"
     f.write_text("retrieval:\n  top_k: 5\ntui:\n  keys:\n    export: f2\n", encoding="utf-8")
     monkeypatch.setenv("PANELBOT_CONFIG", str(f))

@@ -35,8 +35,13 @@ def _said_at(q: Quote) -> tuple[int, int]:
 
 
 def _follows(a: Quote, b: Quote) -> bool:
-    return (a.turn is not None and a.turn == b.turn and bool(a.sentences) and bool(b.sentences)
-            and a.sentences[1] == b.sentences[0])  # type: ignore[index]
+    return (
+        a.turn is not None
+        and a.turn == b.turn
+        and bool(a.sentences)
+        and bool(b.sentences)
+        and a.sentences[1] == b.sentences[0]
+    )  # type: ignore[index]
 
 
 def passages(quotes: list[ScoredQuote]) -> list[Passage]:
@@ -55,7 +60,9 @@ def passages(quotes: list[ScoredQuote]) -> list[Passage]:
         text = strip_control(q.text, keep_newlines=False).strip()
         if out and last is not None and last.speaker == q.speaker and _follows(last, q):
             prev = out[-1]
-            out[-1] = Passage(prev.speaker, f"{prev.text} {text}", (*prev.ids, q.id), max(prev.score, sq.score))
+            out[-1] = Passage(
+                prev.speaker, f"{prev.text} {text}", (*prev.ids, q.id), max(prev.score, sq.score)
+            )
         else:
             out.append(Passage(q.speaker, text, (q.id,), sq.score))
         last = q
@@ -80,8 +87,10 @@ def _topics(panel: Panel, per_speaker: int = 2) -> list[tuple[str, list[str]]]:
 def _nearby(panel: Panel, sq: ScoredQuote) -> str:
     q = sq.quote
     about = q.topics[0] if q.topics else " ".join(q.text.split()[:8]) + "\u2026"
-    return (f"{strip_control(panel.display_name(q.speaker), keep_newlines=False)} talked about "
-            f"{strip_control(about, keep_newlines=False)} [{q.id}]")
+    return (
+        f"{strip_control(panel.display_name(q.speaker), keep_newlines=False)} talked about "
+        f"{strip_control(about, keep_newlines=False)} [{q.id}]"
+    )
 
 
 def _who(panel: Panel) -> str:
@@ -108,7 +117,9 @@ def _small_talk_reply(kind: str, intro: str, what: str, people: str) -> str:
 
 
 def _try(suggestions: list[str], n: int) -> str:
-    return "Try: " + " \u00b7 ".join(f"\u201c{strip_control(s, keep_newlines=False)}\u201d" for s in suggestions[:n])
+    return "Try: " + " \u00b7 ".join(
+        f"\u201c{strip_control(s, keep_newlines=False)}\u201d" for s in suggestions[:n]
+    )
 
 
 def small_talk_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> str:
@@ -118,21 +129,33 @@ def small_talk_text(panel: Panel, result: RouteResult, *, suggest: bool = True) 
     title = strip_control(panel.title or panel.name, keep_newlines=False)
     asks = ", ".join(f"{name} about {and_list(c)}" for name, c in _topics(panel))
     what = f"Ask {asks}." if asks else "Ask about anything they discussed."
-    names = and_list([strip_control(p.name.split()[0] if p.name.split() else p.id, keep_newlines=False)
-                   for p in panel.panelists.values()])
-    first = _small_talk_reply(result.small_talk, f"This is the panel \u201c{title}\u201d: {_who(panel)}.", what,
-                              names)
+    names = and_list(
+        [
+            strip_control(p.name.split()[0] if p.name.split() else p.id, keep_newlines=False)
+            for p in panel.panelists.values()
+        ]
+    )
+    first = _small_talk_reply(
+        result.small_talk, f"This is the panel \u201c{title}\u201d: {_who(panel)}.", what, names
+    )
     return first + (f"\n{_try(result.suggestions, 3)}" if suggest and result.suggestions else "")
 
 
 def talks_small_talk_text(panels: list[Panel], kind: str, topics: list[str]) -> str:
     """The reply to small talk when asking across every installed talk: which talks (and who spoke in each)
     and what they covered (``topics``, e.g. "open source (minimax-m3)")."""
-    talks = "; ".join(f"\u201c{strip_control(p.title or p.name, keep_newlines=False)}\u201d ("
-                      + and_list([strip_control(x.name, keep_newlines=False) for x in p.panelists.values()]) + ")"
-                      for p in panels)
+    talks = "; ".join(
+        f"\u201c{strip_control(p.title or p.name, keep_newlines=False)}\u201d ("
+        + and_list([strip_control(x.name, keep_newlines=False) for x in p.panelists.values()])
+        + ")"
+        for p in panels
+    )
     n = len(panels)
-    intro = f"You're asking across {n} talk{'s' if n != 1 else ''}: {talks}." if panels else "No talks are installed."
+    intro = (
+        f"You're asking across {n} talk{'s' if n != 1 else ''}: {talks}."
+        if panels
+        else "No talks are installed."
+    )
     shown = [strip_control(t, keep_newlines=False) for t in topics[:8]]
     what = f"Ask about {and_list(shown)}." if shown else "Ask about anything they discussed."
     return _small_talk_reply(kind, intro, what, "the panelists")
@@ -142,7 +165,9 @@ def talks_decline_text(suggestions: list[str]) -> str:
     """The decline when none of the installed talks got into a question (``ask --all``, the app's all-talks
     mode), with what they did cover (``suggestions``: the library's topics)."""
     topics = ", ".join(strip_control(s, keep_newlines=False) for s in suggestions[:8])
-    return "None of the talks got into that, so we'd rather not guess." + (f" They covered: {topics}." if topics else "")
+    return "None of the talks got into that, so we'd rather not guess." + (
+        f" They covered: {topics}." if topics else ""
+    )
 
 
 def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> str:
@@ -159,15 +184,17 @@ def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> 
         first = f"{reason[:1].upper()}{reason[1:]}" + ("" if reason.endswith(".") else ".")
     else:
         topics = _topics(panel)
-        covered = "; ".join(f"{name} covered {and_list(c)}" if i == 0 else f"{name}, {and_list(c)}"
-                            for i, (name, c) in enumerate(topics))
+        covered = "; ".join(
+            f"{name} covered {and_list(c)}" if i == 0 else f"{name}, {and_list(c)}"
+            for i, (name, c) in enumerate(topics)
+        )
         first = "Not something the panel got into." + (f" {covered}." if covered else "")
     parts = [first]
-    if suggest and result.suggestions:  # two here keep it to two lines; front ends may offer all of them to pick
+    if (
+        suggest and result.suggestions
+    ):  # two here keep it to two lines; front ends may offer all of them to pick
         parts.append(_try(result.suggestions, 2))
     return "\n".join(parts)
-
-
 
 
 def speaker_heading(panel: Panel, speaker: str) -> str:
@@ -187,7 +214,9 @@ def format_route(panel: Panel, result: RouteResult, *, width: int | None = None)
     """Plain-text rendering for the terminal: who answers, their passages in spoken order with ids."""
     width = width or terminal_width()
     if result.abstained:
-        return "\n".join(fill_text(line, width) for line in decline_text(panel, result).splitlines())
+        return "\n".join(
+            fill_text(line, width) for line in decline_text(panel, result).splitlines()
+        )
     lines: list[str] = []
     for speaker in result.speakers:
         quotes = result.quotes_for(speaker)

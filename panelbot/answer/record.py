@@ -18,23 +18,32 @@ def decline_record(panel: Panel, route: RouteResult, text: str | None = None) ->
     """An abstention: no model was called; the decline text (``decline_text`` unless given) and the
     suggestions."""
     d = route.to_dict()
-    d.update(suggestions=route.suggestions, answer=decline_text(panel, route) if text is None else text,
-             citations=[], grounded=None, error=None)
+    d.update(
+        suggestions=route.suggestions,
+        answer=decline_text(panel, route) if text is None else text,
+        citations=[],
+        grounded=None,
+        error=None,
+    )
     return d
 
 
-def answer_record(panel: Panel, route: RouteResult, dones: list[SpeakerDone], backend: str,
-                  model: str) -> dict[str, Any]:
+def answer_record(
+    panel: Panel, route: RouteResult, dones: list[SpeakerDone], backend: str, model: str
+) -> dict[str, Any]:
     """An answer: ``grounded`` is None for verbatim quotes, else true only when every panelist's is."""
     d = route.to_dict()
-    answers = [{
-        "speaker": x.speaker,
-        "answer": x.text,
-        "citations": [c.to_dict() for c in x.citations],
-        "grounded": x.grounded if not x.error else False,
-        "error": x.error,
-        "unsupported_sentences": list(x.unsupported_sentences),
-    } for x in dones]
+    answers = [
+        {
+            "speaker": x.speaker,
+            "answer": x.text,
+            "citations": [c.to_dict() for c in x.citations],
+            "grounded": x.grounded if not x.error else False,
+            "error": x.error,
+            "unsupported_sentences": list(x.unsupported_sentences),
+        }
+        for x in dones
+    ]
     errors = list(dict.fromkeys(x.error for x in dones if x.error))
     if len(dones) == 1:
         answer = dones[0].text
@@ -45,8 +54,11 @@ def answer_record(panel: Panel, route: RouteResult, dones: list[SpeakerDone], ba
         model=model,
         answer=answer,
         citations=[c for a in answers for c in a["citations"]],
-        grounded=(None if dones and all(a["grounded"] is None for a in answers)
-                  else bool(dones) and all(a["grounded"] is True for a in answers)),
+        grounded=(
+            None
+            if dones and all(a["grounded"] is None for a in answers)
+            else bool(dones) and all(a["grounded"] is True for a in answers)
+        ),
         error="; ".join(errors) if errors else None,
         answers=answers,
     )

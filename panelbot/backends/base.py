@@ -14,6 +14,12 @@ from panelbot.answer.backends.base import (
 )
 
 __all__ = [
-    "AnswerEvent", "AnswerRequest", "Backend", "BackendError", "Citation", "Message", "SpeakerDone",
+    "AnswerEvent",
+    "AnswerRequest",
+    "Backend",
+    "BackendError",
+    "Citation",
+    "Message",
+    "SpeakerDone",
     "TextDelta",
 ]

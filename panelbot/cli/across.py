@@ -32,18 +32,28 @@ def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     if args.continue_last or args.cid:
         flag = "-c" if args.continue_last else "--cid"
-        raise UsageError(f"--all starts a new question across every talk: it cannot continue a conversation "
-                         f"({flag}); to follow up, continue in one talk with 'panelbot ask --panel NAME {flag} ...'")
+        raise UsageError(
+            f"--all starts a new question across every talk: it cannot continue a conversation "
+            f"({flag}); to follow up, continue in one talk with 'panelbot ask --panel NAME {flag} ...'"
+        )
     if args.llm or args.base_url or args.model or args.backend:
-        raise UsageError("--all answers with the talks' own words: it cannot be combined with --llm, "
-                         "--base-url, --model or --backend")
+        raise UsageError(
+            "--all answers with the talks' own words: it cannot be combined with --llm, "
+            "--base-url, --model or --backend"
+        )
     target = args.target.lower()
     if target not in ("auto", "both"):
         raise UsageError(f"with --all, --to expects auto or both (got {args.target!r})")
     _, library = _library(args, err)
     questions = list(read_questions(args.question, sys.stdin))
     for i, q in enumerate(questions):
-        if _small_talk_across(library, q, args.json, out, ("\n" if i else "") + f"Q: {q}\n" if len(questions) > 1 else ""):
+        if _small_talk_across(
+            library,
+            q,
+            args.json,
+            out,
+            ("\n" if i else "") + f"Q: {q}\n" if len(questions) > 1 else "",
+        ):
             continue
         answer = library.route(q, target)
         if args.json:
@@ -56,13 +66,18 @@ def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             continue
         for n, t in enumerate(answer.talks):
             title = strip_control(t.panel.title, keep_newlines=False)
-            out.write(("\n" if n else "") + f"== {title} [{t.panel.name}]\n{format_route(t.panel, t.result)}\n")
+            out.write(
+                ("\n" if n else "")
+                + f"== {title} [{t.panel.name}]\n{format_route(t.panel, t.result)}\n"
+            )
         if len(answer.talks) > 1:
             out.write(f"\n({strip_control(answer.reason, keep_newlines=False)})\n")
     return EXIT_OK
 
 
-def _small_talk_across(library: Any, question: str, json_out: bool, out: TextIO, heading: str) -> bool:
+def _small_talk_across(
+    library: Any, question: str, json_out: bool, out: TextIO, heading: str
+) -> bool:
     """'hi', 'thanks!' across every talk: the friendly reply (which talks, what they covered) instead of a
     decline. False when the question is anything else."""
     from panelbot.conversation.smalltalk import panel_names, reason, small_talk
@@ -80,8 +95,12 @@ def _small_talk_across(library: Any, question: str, json_out: bool, out: TextIO,
     from panelbot.answer.compose import talks_small_talk_text, terminal_width
     from panelbot.text import fill_text
 
-    text = talks_small_talk_text(panels, kind, library.suggestions())  # wrapped as ask wraps its reply
-    out.write(heading + "\n".join(fill_text(line, terminal_width()) for line in text.splitlines()) + "\n")
+    text = talks_small_talk_text(
+        panels, kind, library.suggestions()
+    )  # wrapped as ask wraps its reply
+    out.write(
+        heading + "\n".join(fill_text(line, terminal_width()) for line in text.splitlines()) + "\n"
+    )
     return True
 
 
@@ -103,6 +122,8 @@ def quote_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for h in hits:
         q = h.scored.quote
         who = h.panel.display_name(q.speaker)
-        out.write(strip_control(f"[{h.panel.name}] [{q.id}] {who} ({h.score:.0f}): ", keep_newlines=False)
-                  + f"\u201c{strip_control(q.text, keep_newlines=False)}\u201d\n")
+        out.write(
+            strip_control(f"[{h.panel.name}] [{q.id}] {who} ({h.score:.0f}): ", keep_newlines=False)
+            + f"\u201c{strip_control(q.text, keep_newlines=False)}\u201d\n"
+        )
     return EXIT_OK

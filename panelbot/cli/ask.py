@@ -18,7 +18,9 @@ from panelbot.cli.common import (
 from panelbot.errors import UsageError
 from panelbot.panel.model import format_time
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from typing import TextIO
 
@@ -29,35 +31,67 @@ if TYPE_CHECKING:
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    ask = sub.add_parser("ask", parents=[common], help="answer a question (offline quotes or a model)",
-                         description="Answer QUESTION ('-' reads one question per line from stdin).")
+    ask = sub.add_parser(
+        "ask",
+        parents=[common],
+        help="answer a question (offline quotes or a model)",
+        description="Answer QUESTION ('-' reads one question per line from stdin).",
+    )
     ask.add_argument("question", nargs="+", metavar="QUESTION")
     mode = ask.add_mutually_exclusive_group()
-    mode.add_argument("--offline", action="store_true", help="verbatim quotes only, no network (default)")
-    mode.add_argument("--llm", action="store_true", help="generate through an OpenAI-compatible endpoint")
+    mode.add_argument(
+        "--offline", action="store_true", help="verbatim quotes only, no network (default)"
+    )
+    mode.add_argument(
+        "--llm", action="store_true", help="generate through an OpenAI-compatible endpoint"
+    )
     ask.add_argument("--json", action="store_true", help="print a JSON object (JSON Lines for '-')")
-    ask.add_argument("--to", dest="target", default="auto", metavar="WHO",
-                     help="who answers: auto (default), both, or a panelist id")
-    ask.add_argument("-k", type=count_k, default=None, metavar="K", help="quotes per answer (default: config)")
+    ask.add_argument(
+        "--to",
+        dest="target",
+        default="auto",
+        metavar="WHO",
+        help="who answers: auto (default), both, or a panelist id",
+    )
+    ask.add_argument(
+        "-k", type=count_k, default=None, metavar="K", help="quotes per answer (default: config)"
+    )
     ask.add_argument("--base-url", metavar="URL", help="OpenAI-compatible base URL (implies --llm)")
     ask.add_argument("--model", metavar="NAME", help="model name (implies --llm)")
-    ask.add_argument("--backend", metavar="NAME", help="answer backend: offline, openai or a plugin")
+    ask.add_argument(
+        "--backend", metavar="NAME", help="answer backend: offline, openai or a plugin"
+    )
     conv = ask.add_mutually_exclusive_group()
-    conv.add_argument("-c", "--continue", dest="continue_last", action="store_true",
-                      help="continue the most recent conversation (follow-ups like 'tell me more' use it; "
-                           "with '-' every line continues it)")
+    conv.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="continue the most recent conversation (follow-ups like 'tell me more' use it; "
+        "with '-' every line continues it)",
+    )
     conv.add_argument("--cid", type=conversation_id, metavar="ID", help="continue conversation ID")
     ask.add_argument("--no-log", action="store_true", help="don't save this to the history")
-    ask.add_argument("--all", action="store_true", help="search every installed talk (quotes name the talk)")
+    ask.add_argument(
+        "--all", action="store_true", help="search every installed talk (quotes name the talk)"
+    )
     ask.set_defaults(handler=cmd_ask)
 
-    quote = sub.add_parser("quote", parents=[common], help="look up the best matching quotes",
-                           description="The K best quotes for QUERY: no routing, no abstention.")
+    quote = sub.add_parser(
+        "quote",
+        parents=[common],
+        help="look up the best matching quotes",
+        description="The K best quotes for QUERY: no routing, no abstention.",
+    )
     quote.add_argument("query", nargs="+", metavar="QUERY")
-    quote.add_argument("-n", type=count_k, default=5, metavar="K", help="how many quotes (default 5)")
+    quote.add_argument(
+        "-n", type=count_k, default=5, metavar="K", help="how many quotes (default 5)"
+    )
     quote.add_argument("--speaker", metavar="ID", help="only this panelist's quotes")
     quote.add_argument("--json", action="store_true", help="print a JSON list")
-    quote.add_argument("--all", action="store_true", help="search every installed talk (quotes name the talk)")
+    quote.add_argument(
+        "--all", action="store_true", help="search every installed talk (quotes name the talk)"
+    )
     quote.set_defaults(handler=cmd_quote)
 
 
@@ -66,7 +100,9 @@ def conversation_id(value: str) -> int:
     try:
         n = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a conversation id (a number), got {value!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a conversation id (a number), got {value!r}"
+        ) from None
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected a conversation id (a number from 1), got {n}")
     return n
@@ -93,9 +129,14 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         cfg = load_config_warned(args)
         default = find_panel_dir(cfg.panel)
-        conv = ConversationLog.open(paths.history_db_path(), default.name, continue_last=args.continue_last,
-                                    conversation_id=args.cid, log=cfg.history.log_cli and not args.no_log,
-                                    panel_dir=str(default.resolve()))
+        conv = ConversationLog.open(
+            paths.history_db_path(),
+            default.name,
+            continue_last=args.continue_last,
+            conversation_id=args.cid,
+            log=cfg.history.log_cli and not args.no_log,
+            panel_dir=str(default.resolve()),
+        )
         try:
             if conv.panel == default.name:
                 opened = open_noted(default)
@@ -108,9 +149,14 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         cfg, opened = load_config_and_index(args)
         panel, index = opened.panel, opened.index
-        conv = ConversationLog.open(paths.history_db_path(), panel.name, continue_last=args.continue_last,
-                                    conversation_id=args.cid, log=cfg.history.log_cli and not args.no_log,
-                                    panel_dir=str(panel.path.resolve()))
+        conv = ConversationLog.open(
+            paths.history_db_path(),
+            panel.name,
+            continue_last=args.continue_last,
+            conversation_id=args.cid,
+            log=cfg.history.log_cli and not args.no_log,
+            panel_dir=str(panel.path.resolve()),
+        )
         if conv.panel != panel.name:  # continuing a conversation held with another panel
             try:
                 panel, index = continued_panel(conv, getattr(args, "panel", None))
@@ -125,7 +171,8 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"--to expects auto, both or one of: {', '.join(panel.panelists)} (got {args.target!r})"
         )
     use_llm = args.llm or (
-        not args.offline and (bool(args.base_url or args.model) or (args.backend or cfg.backend.name) != "offline")
+        not args.offline
+        and (bool(args.base_url or args.model) or (args.backend or cfg.backend.name) != "offline")
     )
     cfg = cfg.with_endpoint(args.base_url, args.model, args.backend, generate=use_llm)
     router = Router(panel, cfg.retrieval, index=index)
@@ -134,8 +181,18 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if use_llm:
             from panelbot.cli.llm import ask_llm
 
-            return ask_llm(questions, json_out=args.json, config=cfg, panel=panel, router=router,
-                           target=target, out=out, err=err, conversation=conv, chained=chained)
+            return ask_llm(
+                questions,
+                json_out=args.json,
+                config=cfg,
+                panel=panel,
+                router=router,
+                target=target,
+                out=out,
+                err=err,
+                conversation=conv,
+                chained=chained,
+            )
         for i, q in enumerate(questions):
             turn = conv if chained or i == 0 else conv.fresh()
             res = resolve(router, turn.turns, q, target)
@@ -144,9 +201,20 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 host = panel.host.id if panel.host else "panel"
                 turn.record(q, target, res, [], decline=(host, decline_text(panel, result)))
             else:
-                turn.record(q, target, res, [(sp, quotes_text(result.quotes_for(sp)),
-                                              [sq.quote.id for sq in result.quotes_for(sp)], {})
-                                             for sp in result.speakers])
+                turn.record(
+                    q,
+                    target,
+                    res,
+                    [
+                        (
+                            sp,
+                            quotes_text(result.quotes_for(sp)),
+                            [sq.quote.id for sq in result.quotes_for(sp)],
+                            {},
+                        )
+                        for sp in result.speakers
+                    ],
+                )
             if args.json:
                 d = result.to_dict()
                 if result.abstained:
@@ -161,8 +229,14 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 if len(questions) > 1:
                     out.write(("\n" if i else "") + f"Q: {q}\n")
                 out.write(format_route(panel, result) + "\n")
-                links = [strip_control(f"  [{sq.quote.id}] {format_time(sq.quote.start or 0)}  {sq.quote.url}",
-                                       keep_newlines=False) for sq in shown_quotes(result) if sq.quote.url]
+                links = [
+                    strip_control(
+                        f"  [{sq.quote.id}] {format_time(sq.quote.start or 0)}  {sq.quote.url}",
+                        keep_newlines=False,
+                    )
+                    for sq in shown_quotes(result)
+                    if sq.quote.url
+                ]
                 if links:
                     out.write("Watch:\n" + "\n".join(links) + "\n")
     finally:
@@ -179,13 +253,17 @@ def continued_panel(conv: ConversationLog, asked_for: str | None) -> tuple[Panel
     from panelbot.retrieval.cache import open_indexed
 
     if asked_for:
-        raise UsageError(f"conversation {conv.conversation_id} is with panel {conv.panel!r}, not {asked_for!r}")
+        raise UsageError(
+            f"conversation {conv.conversation_id} is with panel {conv.panel!r}, not {asked_for!r}"
+        )
     try:
         other = open_indexed(panel_to_open(conv.panel, conv.panel_dir))
     except PanelNotFound:
         where = f" (it was in {conv.panel_dir})" if conv.panel_dir else ""
-        raise UsageError(f"conversation {conv.conversation_id} is with panel {conv.panel!r}, which is not "
-                         f"installed{where}; continue it with --panel DIR") from None
+        raise UsageError(
+            f"conversation {conv.conversation_id} is with panel {conv.panel!r}, which is not "
+            f"installed{where}; continue it with --panel DIR"
+        ) from None
     return other.panel, other.index
 
 
@@ -217,7 +295,9 @@ def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     speakers = None
     if args.speaker:
         if args.speaker not in panel.panelists:
-            raise UsageError(f"--speaker expects one of: {', '.join(panel.panelists)} (got {args.speaker!r})")
+            raise UsageError(
+                f"--speaker expects one of: {', '.join(panel.panelists)} (got {args.speaker!r})"
+            )
         speakers = {args.speaker}
     hits = Router(panel, cfg.retrieval, index=opened.index).search(query, args.n, speakers)
     if args.json:
@@ -227,9 +307,20 @@ def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write("No quote matches that.\n")
     for h in hits:
         who = panel.display_name(h.quote.speaker)
-        out.write(strip_control(f"[{h.quote.id}] {who} ({h.score:.0f}): \u201c{h.quote.text}\u201d",
-                                keep_newlines=False) + "\n")
+        out.write(
+            strip_control(
+                f"[{h.quote.id}] {who} ({h.score:.0f}): \u201c{h.quote.text}\u201d",
+                keep_newlines=False,
+            )
+            + "\n"
+        )
         if h.quote.start is not None:
-            out.write(strip_control(f"    at {format_time(h.quote.start)}" + (f"  {h.quote.url}" if h.quote.url else ""),
-                                    keep_newlines=False) + "\n")
+            out.write(
+                strip_control(
+                    f"    at {format_time(h.quote.start)}"
+                    + (f"  {h.quote.url}" if h.quote.url else ""),
+                    keep_newlines=False,
+                )
+                + "\n"
+            )
     return EXIT_OK

@@ -9,11 +9,17 @@ from panelbot.cli.common import EXIT_OK, print_json
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    check = sub.add_parser("check", parents=[common], help="report how healthy a panel is",
-                           description="Turns, words and quotes per speaker, answers still 'unknown', quotes "
-                           "not found in their turn, and a self-test built from the talk; warnings say what "
-                           "to curate first.")
-    check.add_argument("target", nargs="?", metavar="PANEL", help="panel name or directory (default: config)")
+    check = sub.add_parser(
+        "check",
+        parents=[common],
+        help="report how healthy a panel is",
+        description="Turns, words and quotes per speaker, answers still 'unknown', quotes "
+        "not found in their turn, and a self-test built from the talk; warnings say what "
+        "to curate first.",
+    )
+    check.add_argument(
+        "target", nargs="?", metavar="PANEL", help="panel name or directory (default: config)"
+    )
     check.add_argument("--json", action="store_true", help="print a JSON object")
     check.set_defaults(handler=cmd_check)
 

@@ -10,7 +10,9 @@ from collections.abc import Iterator
 
 from panelbot.errors import UsageError
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, TextIO
@@ -35,8 +37,13 @@ class _HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, told the terminal's width (argparse makes one for every option it adds, and
     without a width each imports shutil to ask)."""
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
         if width is None:
             from panelbot.text import terminal_columns
 
@@ -61,7 +68,9 @@ def count_k(value: str) -> int:
     try:
         k = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 50, got {value!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 1 to 50, got {value!r}"
+        ) from None
     if not 1 <= k <= 50:
         raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 50, got {k}")
     return k

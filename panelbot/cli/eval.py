@@ -10,9 +10,13 @@ from panelbot.cli.common import EXIT_OK, load_config_and_panel, print_json
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    ev = sub.add_parser("eval", parents=[common], help="measure routing and retrieval on a question set",
-                        description="Speaker accuracy, recall@1/@3 and abstention precision/recall; for a "
-                                    "file of conversations, turn accuracy per kind of follow-up.")
+    ev = sub.add_parser(
+        "eval",
+        parents=[common],
+        help="measure routing and retrieval on a question set",
+        description="Speaker accuracy, recall@1/@3 and abstention precision/recall; for a "
+        "file of conversations, turn accuracy per kind of follow-up.",
+    )
     ev.add_argument("file", metavar="FILE", help="YAML list or JSON Lines (see README)")
     ev.add_argument("--json", action="store_true")
     ev.add_argument("-v", "--verbose", action="store_true", help="list every miss")

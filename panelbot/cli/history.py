@@ -16,21 +16,30 @@ if TYPE_CHECKING:
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    hist = sub.add_parser("history", help="saved conversations: list, show, search, rename, rm",
-                          description="With no sub-command, list the saved conversations (newest first).")
+    hist = sub.add_parser(
+        "history",
+        help="saved conversations: list, show, search, rename, rm",
+        description="With no sub-command, list the saved conversations (newest first).",
+    )
     hist.add_argument("--json", action="store_true")
     hist.set_defaults(handler=cmd_history)
     hsub = hist.add_subparsers(dest="history_command", metavar="SUBCOMMAND")
     json_flag = Parser(add_help=False)
-    json_flag.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    json_flag.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="print JSON"
+    )
 
     show = hsub.add_parser("show", parents=[json_flag], help="print one conversation")
     show.add_argument("id", type=conversation_id, metavar="ID")
     show.set_defaults(handler=cmd_show)
 
-    search = hsub.add_parser("search", parents=[json_flag], help="find questions and answers (full text)")
+    search = hsub.add_parser(
+        "search", parents=[json_flag], help="find questions and answers (full text)"
+    )
     search.add_argument("text", nargs="+", metavar="TEXT")
-    search.add_argument("-n", type=int, default=20, metavar="N", help="at most N rows (JSON: hits; default 20)")
+    search.add_argument(
+        "-n", type=int, default=20, metavar="N", help="at most N rows (JSON: hits; default 20)"
+    )
     search.set_defaults(handler=cmd_search)
 
     rename = hsub.add_parser("rename", parents=[json_flag], help="give a conversation a new title")
@@ -68,15 +77,31 @@ def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if store:
         store.close()
     if args.json:
-        print_json([{"id": c.id, "title": c.title, "panel": c.panel, "started_at": c.started_at,
-                     "updated_at": c.updated_at, "messages": c.message_count, "source": c.source}
-                    for c in convs], out)
+        print_json(
+            [
+                {
+                    "id": c.id,
+                    "title": c.title,
+                    "panel": c.panel,
+                    "started_at": c.started_at,
+                    "updated_at": c.updated_at,
+                    "messages": c.message_count,
+                    "source": c.source,
+                }
+                for c in convs
+            ],
+            out,
+        )
         return EXIT_OK
     if not convs:
         out.write("No saved conversations yet.\n")
     for c in convs:
-        out.write(_clean(f"{c.id:>4}  {short_time(c.updated_at)}  {c.message_count:>3} msgs  {c.panel}  {c.title}")
-                  + "\n")
+        out.write(
+            _clean(
+                f"{c.id:>4}  {short_time(c.updated_at)}  {c.message_count:>3} msgs  {c.panel}  {c.title}"
+            )
+            + "\n"
+        )
     return EXIT_OK
 
 
@@ -97,27 +122,51 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         messages = store.messages(args.id)
     if getattr(args, "json", False):
         d = summary.to_dict()
-        d["messages"] = [{"role": m.role, "speaker": m.speaker, "text": m.text, "quote_ids": m.quote_ids,
-                          "meta": m.meta, "created_at": m.created_at} for m in messages]
+        d["messages"] = [
+            {
+                "role": m.role,
+                "speaker": m.speaker,
+                "text": m.text,
+                "quote_ids": m.quote_ids,
+                "meta": m.meta,
+                "created_at": m.created_at,
+            }
+            for m in messages
+        ]
         print_json(d, out)
         return EXIT_OK
     from panelbot.conversation.session import panel_dir_of, panel_to_open
 
-    names = _speaker_names(panel_to_open(summary.panel, panel_dir_of(messages)))  # a panel given by path too
+    names = _speaker_names(
+        panel_to_open(summary.panel, panel_dir_of(messages))
+    )  # a panel given by path too
     out.write(_clean(f"#{summary.id} {summary.title}") + "\n")
-    out.write(_clean(f"panel {summary.panel}; started {short_time(summary.started_at)} ({summary.source}); "
-                     f"{len(messages)} messages") + "\n")
+    out.write(
+        _clean(
+            f"panel {summary.panel}; started {short_time(summary.started_at)} ({summary.source}); "
+            f"{len(messages)} messages"
+        )
+        + "\n"
+    )
     for m in messages:
         if m.role == "user":
             out.write("\n" + fill_text(_clean(f"You: {m.text}"), 100) + "\n")
             context = m.meta.get("context") if isinstance(m.meta, dict) else None
             if isinstance(context, dict):
-                out.write(_clean(f"  ({context.get('kind', 'follow-up')}: {context.get('subject', '')})") + "\n")
+                out.write(
+                    _clean(f"  ({context.get('kind', 'follow-up')}: {context.get('subject', '')})")
+                    + "\n"
+                )
             continue
         who = names.get(m.speaker, m.speaker) if m.speaker else m.role
-        small_talk = isinstance(m.meta, dict) and m.meta.get("small_talk")  # a reply to "hi", not a decline
-        label = {"decline": who if small_talk else f"{who} (declined)", "search": "Search",
-                 "error": "Error"}.get(m.role, who)
+        small_talk = isinstance(m.meta, dict) and m.meta.get(
+            "small_talk"
+        )  # a reply to "hi", not a decline
+        label = {
+            "decline": who if small_talk else f"{who} (declined)",
+            "search": "Search",
+            "error": "Error",
+        }.get(m.role, who)
         out.write(f"{_clean(label)}:\n")
         for para in m.text.split("\n\n"):
             out.write(fill_text(_clean(para), 100, "  ") + "\n")
@@ -179,9 +228,15 @@ def search_rows(hits: list[SearchHit]) -> list[str]:
         h = same[0]
         who = "you" if h.role == "user" else h.speaker or h.role
         title = shorten(_clean(h.title), TITLE_WIDTH).ljust(TITLE_WIDTH)
-        others = list(dict.fromkeys(o.conversation_id for o in same[1:] if o.conversation_id != h.conversation_id))
+        others = list(
+            dict.fromkeys(
+                o.conversation_id for o in same[1:] if o.conversation_id != h.conversation_id
+            )
+        )
         also = f"  (also in {', '.join(map(str, others))})" if others else ""
-        rows.append(_clean(f"{h.conversation_id:>4}  {title}  {who}: {' '.join(h.snippet.split())}{also}"))
+        rows.append(
+            _clean(f"{h.conversation_id:>4}  {title}  {who}: {' '.join(h.snippet.split())}{also}")
+        )
     return rows
 
 
@@ -199,7 +254,9 @@ def cmd_rename(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if getattr(args, "json", False):
         print_json({"renamed": args.id, "title": summary.title if summary else title}, out)
     else:
-        out.write(_clean(f"Renamed conversation {args.id}: {summary.title if summary else title}") + "\n")
+        out.write(
+            _clean(f"Renamed conversation {args.id}: {summary.title if summary else title}") + "\n"
+        )
     return EXIT_OK
 
 

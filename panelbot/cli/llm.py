@@ -27,9 +27,19 @@ from panelbot.retrieval.results import RouteResult
 from panelbot.text import fill_text, strip_control
 
 
-def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Panel, router: Any,
-            target: str, out: TextIO, err: TextIO, conversation: ConversationLog | None = None,
-            chained: bool = False) -> int:
+def ask_llm(
+    questions: list[str],
+    *,
+    json_out: bool,
+    config: Config,
+    panel: Panel,
+    router: Any,
+    target: str,
+    out: TextIO,
+    err: TextIO,
+    conversation: ConversationLog | None = None,
+    chained: bool = False,
+) -> int:
     """Answer each question in turn. With ``chained`` (``ask -c``) the questions continue ``conversation``:
     each is resolved against the turns before it (so "tell me more" retrieves on the earlier subject) and the
     model sees what was said; otherwise each question stands alone. A follow-up the panel never touched is
@@ -42,9 +52,21 @@ def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Pane
         # same as an endpoint that fails, so a script sees one "answered without the model" status.
         from panelbot.answer.backends.offline import OfflineBackend
 
-        status = asyncio.run(_ask_all(OfflineBackend(config, panel), questions, json_out=json_out,
-                                      panel=panel, router=router, target=target, out=out, err=err,
-                                      conversation=conv, chained=chained, no_model=NO_ENDPOINT))
+        status = asyncio.run(
+            _ask_all(
+                OfflineBackend(config, panel),
+                questions,
+                json_out=json_out,
+                panel=panel,
+                router=router,
+                target=target,
+                out=out,
+                err=err,
+                conversation=conv,
+                chained=chained,
+                no_model=NO_ENDPOINT,
+            )
+        )
         if status == EXIT_FALLBACK:  # something was answered (declines need no model)
             err.write(f"panelbot: {NO_ENDPOINT}; answered with the panelists' own words\n")
         return status
@@ -54,16 +76,39 @@ def ask_llm(questions: list[str], *, json_out: bool, config: Config, panel: Pane
         # as main() reports it: the message may hold untrusted text (a server's words), one clean line
         err.write(f"panelbot: error: {scrub(strip_control(str(exc), keep_newlines=False))}\n")
         return exc.exit_code
-    return asyncio.run(_ask_all(backend, questions, json_out=json_out, panel=panel, router=router,
-                                target=target, out=out, err=err, conversation=conv, chained=chained))
+    return asyncio.run(
+        _ask_all(
+            backend,
+            questions,
+            json_out=json_out,
+            panel=panel,
+            router=router,
+            target=target,
+            out=out,
+            err=err,
+            conversation=conv,
+            chained=chained,
+        )
+    )
 
 
 NO_ENDPOINT = "no model endpoint configured (pass --base-url or set OPENAI_BASE_URL)"
 
 
-async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, panel: Panel, router: Any,
-                   target: str, out: TextIO, err: TextIO, conversation: ConversationLog,
-                   chained: bool, no_model: str | None = None) -> int:
+async def _ask_all(
+    backend: Backend,
+    questions: list[str],
+    *,
+    json_out: bool,
+    panel: Panel,
+    router: Any,
+    target: str,
+    out: TextIO,
+    err: TextIO,
+    conversation: ConversationLog,
+    chained: bool,
+    no_model: str | None = None,
+) -> int:
     status = EXIT_OK
     try:
         for i, question in enumerate(questions):
@@ -75,13 +120,22 @@ async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, pa
                 out.write(("\n" if i else "") + f"Q: {question}\n")
             if route.abstained:
                 text = decline_text(panel, route)
-                conv.record(question, target, res, [], decline=(panel.host.id if panel.host else "panel", text))
+                conv.record(
+                    question,
+                    target,
+                    res,
+                    [],
+                    decline=(panel.host.id if panel.host else "panel", text),
+                )
                 extra["conversation"] = conv.conversation_id
                 _abstain(panel, route, text, json_out, out, extra)
                 continue
             history = [Message(role, text) for role, text in conv.said]
-            view = (_JsonView(panel, out) if json_out
-                    else _TextView(panel, out, verbatim=no_model is not None, width=terminal_width()))
+            view = (
+                _JsonView(panel, out)
+                if json_out
+                else _TextView(panel, out, verbatim=no_model is not None, width=terminal_width())
+            )
             dones: list[SpeakerDone] = []
             async for event in backend.answer(AnswerRequest(question, panel, route, history)):
                 if isinstance(event, TextDelta):
@@ -91,10 +145,23 @@ async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, pa
                         event.error = no_model
                     dones.append(event)
                     view.done(event)
-            meta = [{"grounded": d.grounded, **({"error": d.error} if d.error else {})} for d in dones]
-            conv.record(question, target, res,
-                        [(d.speaker, d.text, [sq.quote.id for sq in (d.quotes or route.quotes_for(d.speaker))], m)
-                         for d, m in zip(dones, meta, strict=True)])
+            meta = [
+                {"grounded": d.grounded, **({"error": d.error} if d.error else {})} for d in dones
+            ]
+            conv.record(
+                question,
+                target,
+                res,
+                [
+                    (
+                        d.speaker,
+                        d.text,
+                        [sq.quote.id for sq in (d.quotes or route.quotes_for(d.speaker))],
+                        m,
+                    )
+                    for d, m in zip(dones, meta, strict=True)
+                ],
+            )
             extra["conversation"] = conv.conversation_id
             view.finish(route, dones, backend, extra)
             if no_model and dones:  # answered without a model: said once, by the caller
@@ -102,7 +169,9 @@ async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, pa
             errors = list(dict.fromkeys(d.error for d in dones if d.error and not no_model))
             for e in errors:
                 e = scrub(strip_control(e, keep_newlines=False))
-                err.write(f"panelbot: the model failed: {e}; answered with the panelists' own words\n")
+                err.write(
+                    f"panelbot: the model failed: {e}; answered with the panelists' own words\n"
+                )
             if errors:
                 status = EXIT_FALLBACK
     finally:
@@ -110,8 +179,9 @@ async def _ask_all(backend: Backend, questions: list[str], *, json_out: bool, pa
     return status
 
 
-def _abstain(panel: Panel, route: RouteResult, text: str, json_out: bool, out: TextIO,
-             extra: dict[str, Any]) -> None:
+def _abstain(
+    panel: Panel, route: RouteResult, text: str, json_out: bool, out: TextIO, extra: dict[str, Any]
+) -> None:
     """No model call: the polite decline (and the suggestions in JSON)."""
     if json_out:
         d = decline_record(panel, route, text)
@@ -130,8 +200,9 @@ def _indent(text: str, width: int | None = None) -> str:
     out as plain ``ask`` prints them: each passage wrapped to ``width`` (the API's text is never wrapped)."""
     if width is None:
         return textwrap.indent(text, MODEL_INDENT)
-    return "\n".join(fill_text(line, width, MODEL_INDENT)
-                     for line in text.splitlines() if line.strip())
+    return "\n".join(
+        fill_text(line, width, MODEL_INDENT) for line in text.splitlines() if line.strip()
+    )
 
 
 class _TextView:
@@ -140,10 +211,14 @@ class _TextView:
     The model's words are always indented by two spaces, so only panelbot writes at the start of a line:
     a model cannot print a verdict line or a speaker heading that looks like panelbot's own."""
 
-    def __init__(self, panel: Panel, out: TextIO, *, verbatim: bool = False, width: int | None = None) -> None:
+    def __init__(
+        self, panel: Panel, out: TextIO, *, verbatim: bool = False, width: int | None = None
+    ) -> None:
         self.panel = panel
         self.out = out
-        self.verbatim = verbatim  # the quotes stand in for a model: printed wrapped, as plain ``ask`` does
+        self.verbatim = (
+            verbatim  # the quotes stand in for a model: printed wrapped, as plain ``ask`` does
+        )
         self.width = width  # a terminal's: quotes standing in for the model are wrapped to it
         self.current: str | None = None
         self.at_line_start = True
@@ -188,7 +263,9 @@ class _TextView:
         name = self.panel.display_name(d.speaker)
         if d.error:
             error = strip_control(d.error, keep_newlines=False)
-            self._write(f"[the model failed: {error}]\n{name}'s own words:\n{_indent(d.text, self.width)}\n")
+            self._write(
+                f"[the model failed: {error}]\n{name}'s own words:\n{_indent(d.text, self.width)}\n"
+            )
             return
         if d.grounded is None:  # a backend that answers with verbatim quotes: nothing to verify
             return
@@ -196,15 +273,18 @@ class _TextView:
         if d.grounded:
             self._write(f"[{line}]\n")
         else:
-            self._write(f"[{line}]\n{name}'s own words:\n{_indent(quotes_text(d.quotes), self.width)}\n")
+            self._write(
+                f"[{line}]\n{name}'s own words:\n{_indent(quotes_text(d.quotes), self.width)}\n"
+            )
         for sent in d.unsupported_sentences[:3]:
             self._write(f"[cites nothing: \u201c{textwrap.shorten(sent, 90)}\u201d]\n")
         more = len(d.unsupported_sentences) - 3
         if more > 0:
             self._write(f"[... and {more} more sentence(s) citing nothing]\n")
 
-    def finish(self, route: RouteResult, dones: list[SpeakerDone], backend: Backend,
-               extra: dict[str, Any]) -> None:
+    def finish(
+        self, route: RouteResult, dones: list[SpeakerDone], backend: Backend, extra: dict[str, Any]
+    ) -> None:
         if route.reason.startswith("follow-up"):
             self._write(f"({route.reason})\n")
 
@@ -222,10 +302,10 @@ class _JsonView:
     def done(self, d: SpeakerDone) -> None:
         return None
 
-    def finish(self, route: RouteResult, dones: list[SpeakerDone], backend: Backend,
-               extra: dict[str, Any]) -> None:
+    def finish(
+        self, route: RouteResult, dones: list[SpeakerDone], backend: Backend, extra: dict[str, Any]
+    ) -> None:
         d = answer_record(self.panel, route, dones, backend.name, backend.label)
         d.update(extra)
         print_json(d, self.out)
         self.out.flush()
-

@@ -18,8 +18,16 @@ from panelbot.errors import PanelbotError
 
 # every command and the module (panelbot.cli.<group>) that adds it, in --help's order
 COMMANDS = {
-    "ask": "ask", "quote": "ask", "panels": "panels", "ingest": "panels", "check": "check", "eval": "eval",
-    "history": "history", "cache": "cache", "serve": "serve", "mcp": "serve",
+    "ask": "ask",
+    "quote": "ask",
+    "panels": "panels",
+    "ingest": "panels",
+    "check": "check",
+    "eval": "eval",
+    "history": "history",
+    "cache": "cache",
+    "serve": "serve",
+    "mcp": "serve",
 }
 COMMAND_GROUPS = tuple(dict.fromkeys(COMMANDS.values()))
 _VALUE_OPTIONS = ("--panel", "--config")  # top-level options that take the next word as their value
@@ -33,7 +41,11 @@ def command_group(argv: Sequence[str]) -> str | None:
         if word in COMMANDS:
             return COMMANDS[word]
         name, eq, _ = word.partition("=")
-        if len(name) > 3 and name.startswith("--") and any(o.startswith(name) for o in _VALUE_OPTIONS):
+        if (
+            len(name) > 3
+            and name.startswith("--")
+            and any(o.startswith(name) for o in _VALUE_OPTIONS)
+        ):
             if not eq:
                 next(words, None)  # --panel NAME (or an unambiguous abbreviation of it)
             continue
@@ -50,12 +62,20 @@ def _panel_name(value: str) -> str:
 
 def build_parser(group: str | None = None) -> argparse.ArgumentParser:
     """The whole parser, or with ``group`` only that command group's sub-commands (the same parse for them)."""
+
     def shared(default: object) -> argparse.ArgumentParser:
         # accepted before or after the command; the command's copy must not reset the top-level value
         sp = Parser(add_help=False)
-        sp.add_argument("--panel", metavar="NAME", default=default, type=_panel_name,
-                        help="panel name or directory (default: from config)")
-        sp.add_argument("--config", metavar="FILE", default=default, help="extra config file to apply")
+        sp.add_argument(
+            "--panel",
+            metavar="NAME",
+            default=default,
+            type=_panel_name,
+            help="panel name or directory (default: from config)",
+        )
+        sp.add_argument(
+            "--config", metavar="FILE", default=default, help="extra config file to apply"
+        )
         return sp
 
     common = shared(argparse.SUPPRESS)
@@ -66,8 +86,15 @@ def build_parser(group: str | None = None) -> argparse.ArgumentParser:
         parents=[shared(None)],
     )
     p.add_argument("--version", action="version", version=f"panelbot {__version__}")
-    p.add_argument("--resume", nargs="?", const=True, default=False, type=conversation_id, metavar="ID",
-                   help="open the terminal app on conversation ID (default: the most recent one)")
+    p.add_argument(
+        "--resume",
+        nargs="?",
+        const=True,
+        default=False,
+        type=conversation_id,
+        metavar="ID",
+        help="open the terminal app on conversation ID (default: the most recent one)",
+    )
     p.set_defaults(handler=app.cmd_tui)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in (group,) if group else COMMAND_GROUPS:
@@ -84,7 +111,9 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Name
     return args
 
 
-def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+def _innermost(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> argparse.ArgumentParser:
     """The (sub-)command parser that ``args`` went through last: ``panelbot history search``'s for
     ``history search``."""
     for action in parser._actions:

@@ -16,15 +16,24 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     panels.add_argument("--json", action="store_true")
     panels.set_defaults(handler=cmd_panels)
 
-    ingest = sub.add_parser("ingest", help="turn a talk's captions into a draft panel",
-                            description="Turn a talk's captions (WebVTT, SRT, YouTube json3 or plain rolling "
-                            "text; the format is read from the content) into a draft panel that a person reviews, "
-                            "then report how healthy it is.")
+    ingest = sub.add_parser(
+        "ingest",
+        help="turn a talk's captions into a draft panel",
+        description="Turn a talk's captions (WebVTT, SRT, YouTube json3 or plain rolling "
+        "text; the format is read from the content) into a draft panel that a person reviews, "
+        "then report how healthy it is.",
+    )
     ingest.add_argument("captions", metavar="CAPTIONS", help="the captions file")
-    ingest.add_argument("--out", metavar="DIR", help="panel directory to write, e.g. persona_data/NAME")
-    ingest.add_argument("--turns-json", action="store_true", help="print the segmented turns as JSON")
+    ingest.add_argument(
+        "--out", metavar="DIR", help="panel directory to write, e.g. persona_data/NAME"
+    )
+    ingest.add_argument(
+        "--turns-json", action="store_true", help="print the segmented turns as JSON"
+    )
     ingest.add_argument("--force", action="store_true", help="overwrite even a curated panel")
-    ingest.add_argument("--url", metavar="URL", help="the talk's video: every quote links to its moment")
+    ingest.add_argument(
+        "--url", metavar="URL", help="the talk's video: every quote links to its moment"
+    )
     ingest.set_defaults(handler=cmd_ingest)
 
 
@@ -34,21 +43,45 @@ def cmd_panels(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     infos = list_panels()
     if args.json:
-        print_json([{"name": i.name, "title": i.title, "status": i.status, "path": str(i.path),
-                      "panelists": list(i.panelists), "quotes": i.quotes} for i in infos], out)
+        print_json(
+            [
+                {
+                    "name": i.name,
+                    "title": i.title,
+                    "status": i.status,
+                    "path": str(i.path),
+                    "panelists": list(i.panelists),
+                    "quotes": i.quotes,
+                }
+                for i in infos
+            ],
+            out,
+        )
         return EXIT_OK
     if not infos:
         out.write("No panels installed.\n")
-    rows = [(strip_control(i.name, keep_newlines=False), strip_control(i.status, keep_newlines=False),
-             f"{i.quotes} quotes", strip_control(", ".join(i.panelists), keep_newlines=False),
-             strip_control(i.title, keep_newlines=False)) for i in infos]
+    rows = [
+        (
+            strip_control(i.name, keep_newlines=False),
+            strip_control(i.status, keep_newlines=False),
+            f"{i.quotes} quotes",
+            strip_control(", ".join(i.panelists), keep_newlines=False),
+            strip_control(i.title, keep_newlines=False),
+        )
+        for i in infos
+    ]
     for line in table(rows, caps=(24, 8, 12, 28), right=(2,), width=terminal_columns(100)):
         out.write(line + "\n")
     return EXIT_OK
 
 
-def table(rows: list[tuple[str, ...]], *, caps: tuple[int, ...], right: tuple[int, ...] = (),
-          width: int = 100) -> list[str]:
+def table(
+    rows: list[tuple[str, ...]],
+    *,
+    caps: tuple[int, ...],
+    right: tuple[int, ...] = (),
+    width: int = 100,
+) -> list[str]:
     """Rows as aligned columns two spaces apart: each column as wide as its widest cell up to its cap
     (``caps`` has one per column but the last), a longer cell cut at a word with "…"; the last column
     takes what is left of ``width`` (at least 20 characters). Columns in ``right`` are right-aligned."""
@@ -60,8 +93,10 @@ def table(rows: list[tuple[str, ...]], *, caps: tuple[int, ...], right: tuple[in
     last = max(20, width - sum(widths) - 2 * len(widths))
     lines = []
     for r in rows:
-        cells = [shorten(cell, w).rjust(w) if c in right else shorten(cell, w).ljust(w)
-                 for c, (cell, w) in enumerate(zip(r[:-1], widths, strict=True))]
+        cells = [
+            shorten(cell, w).rjust(w) if c in right else shorten(cell, w).ljust(w)
+            for c, (cell, w) in enumerate(zip(r[:-1], widths, strict=True))
+        ]
         lines.append("  ".join([*cells, shorten(r[-1], last)]).rstrip())
     return lines
 
@@ -94,27 +129,36 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     refused = not_captions(caps, captions)
     if refused:
-        raise DataError(f"{args.captions}: {refused}; expected WebVTT, SRT, json3 or a talk's plain captions")
+        raise DataError(
+            f"{args.captions}: {refused}; expected WebVTT, SRT, json3 or a talk's plain captions"
+        )
     if not caps.title:
         caps.title = title_from_filename(args.captions)
     if args.url and not caps.timed:
-        err.write(f"panelbot: warning: {args.captions}: plain text captions carry no times, so quotes cannot link "
-                  "to their moment (WebVTT, SRT or json3 captions can)\n")
+        err.write(
+            f"panelbot: warning: {args.captions}: plain text captions carry no times, so quotes cannot link "
+            "to their moment (WebVTT, SRT or json3 captions can)\n"
+        )
     if args.turns_json and not args.out:
         _, turns, _ = segment(caps)
         out.write(json.dumps([t.to_dict() for t in turns], ensure_ascii=True, indent=1) + "\n")
         return EXIT_OK
     outdir = Path(args.out)
     if outdir.exists() and not outdir.is_dir():
-        raise UsageError(f"--out {outdir} is a file, not a directory (--force replaces only a panel "
-                         "directory)")
+        raise UsageError(
+            f"--out {outdir} is a file, not a directory (--force replaces only a panel directory)"
+        )
     draft = build_draft(caps, outdir.name, url=args.url)
     try:
         written = write_draft(draft, captions, outdir, force=args.force)
     except OSError as exc:  # a read-only place, a path under a file, /proc, a full disk...
-        raise DataError(f"cannot write the panel there: {exc.strerror or exc}", str(outdir)) from None
+        raise DataError(
+            f"cannot write the panel there: {exc.strerror or exc}", str(outdir)
+        ) from None
     if args.turns_json:
-        out.write(json.dumps([t.to_dict() for t in draft.turns], ensure_ascii=True, indent=1) + "\n")
+        out.write(
+            json.dumps([t.to_dict() for t in draft.turns], ensure_ascii=True, indent=1) + "\n"
+        )
         return EXIT_OK
     unknown = sum(1 for t in draft.turns if t.speaker == "unknown")
     out.write(
@@ -122,7 +166,9 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         f"{len(draft.quotes)} quotes; panelists: {', '.join(draft.names)}; captions: {draft.format}).\n"
     )
     if unknown:
-        out.write(f"{unknown} turn(s) could not be attributed: marked 'unknown' in turns.yaml for review.\n")
+        out.write(
+            f"{unknown} turn(s) could not be attributed: marked 'unknown' in turns.yaml for review.\n"
+        )
     from panelbot.errors import PanelNotFound
     from panelbot.ingest.health import format_health, panel_health
     from panelbot.panel import find_panel_dir, load_panel
@@ -133,6 +179,8 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except PanelNotFound:
         by_name = False
     ref = outdir.name if by_name else str(outdir)
-    out.write(f"Try: panelbot ask --panel {shlex.quote(ref)} \"...\"   ({len(written)} files written; "
-              f"panelbot check {outdir} to see this again)\n")
+    out.write(
+        f'Try: panelbot ask --panel {shlex.quote(ref)} "..."   ({len(written)} files written; '
+        f"panelbot check {outdir} to see this again)\n"
+    )
     return EXIT_OK

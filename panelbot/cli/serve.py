@@ -19,7 +19,9 @@ def _port(value: str) -> int:
     try:
         port = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535, got {value!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a port number from 1 to 65535, got {value!r}"
+        ) from None
     if not 1 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535, got {port}")
     return port
@@ -29,7 +31,9 @@ def _workers(value: str) -> int:
     try:
         n = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 64, got {value!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 1 to 64, got {value!r}"
+        ) from None
     if not 1 <= n <= 64:
         raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 64, got {n}")
     return n
@@ -37,40 +41,71 @@ def _workers(value: str) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     serve = sub.add_parser(
-        "serve", parents=[common], help="serve the panel as an OpenAI-compatible API",
+        "serve",
+        parents=[common],
+        help="serve the panel as an OpenAI-compatible API",
         description="Serve the panel as an OpenAI-compatible API: GET /v1/models, POST /v1/chat/completions. "
         "Models: one per panelist, 'panel' (auto) and 'both'. Offline quotes unless a backend is configured. "
-        f"Binds 127.0.0.1; any other address needs ${KEY_ENV} (clients send it as the API key).")
+        f"Binds 127.0.0.1; any other address needs ${KEY_ENV} (clients send it as the API key).",
+    )
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
     serve.add_argument("--workers", type=_workers, default=1, help="worker processes (default 1)")
-    serve.add_argument("--backend", metavar="NAME", help="answer backend: offline (default), openai or a plugin")
-    serve.add_argument("--base-url", metavar="URL", help="upstream OpenAI-compatible base URL (implies openai)")
+    serve.add_argument(
+        "--backend", metavar="NAME", help="answer backend: offline (default), openai or a plugin"
+    )
+    serve.add_argument(
+        "--base-url", metavar="URL", help="upstream OpenAI-compatible base URL (implies openai)"
+    )
     serve.add_argument("--model", metavar="NAME", help="upstream model name (implies openai)")
-    serve.add_argument("--max-body", type=int, default=1_000_000, metavar="BYTES",
-                       help="largest request body accepted (default 1000000; larger gets 413)")
-    serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
-                       help="let a browser app on ORIGIN (e.g. http://localhost:3000, or '*') call the API "
-                       "(CORS); repeatable; none by default")
-    serve.add_argument("--log-level", default="warning",
-                       choices=["critical", "error", "warning", "info", "debug"],
-                       help="server log level; 'info' logs each request (never its headers or key)")
+    serve.add_argument(
+        "--max-body",
+        type=int,
+        default=1_000_000,
+        metavar="BYTES",
+        help="largest request body accepted (default 1000000; larger gets 413)",
+    )
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let a browser app on ORIGIN (e.g. http://localhost:3000, or '*') call the API "
+        "(CORS); repeatable; none by default",
+    )
+    serve.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="server log level; 'info' logs each request (never its headers or key)",
+    )
     serve.set_defaults(handler=cmd_serve)
 
     mcp = sub.add_parser(
-        "mcp", parents=[common], help="serve the panel to MCP clients (stdio, or --http PORT)",
+        "mcp",
+        parents=[common],
+        help="serve the panel to MCP clients (stdio, or --http PORT)",
         description="A Model Context Protocol server: tools ask_panel, search_quotes, get_quote, list_panels; "
-        "panelist and quote resources; one prompt per panelist. Speaks stdio unless --http is given.")
-    mcp.add_argument("--http", type=_port, metavar="PORT", help="streamable HTTP on this port (path /mcp)")
-    mcp.add_argument("--host", default="127.0.0.1", help=f"address for --http (default 127.0.0.1; others need ${KEY_ENV})")
+        "panelist and quote resources; one prompt per panelist. Speaks stdio unless --http is given.",
+    )
+    mcp.add_argument(
+        "--http", type=_port, metavar="PORT", help="streamable HTTP on this port (path /mcp)"
+    )
+    mcp.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help=f"address for --http (default 127.0.0.1; others need ${KEY_ENV})",
+    )
     mcp.set_defaults(handler=cmd_mcp)
 
 
 def _check_bind(host: str) -> str:
     key = os.environ.get(KEY_ENV, "")
     if not is_loopback(host) and not key:
-        raise UsageError(f"refusing to bind {host}: set {KEY_ENV} to an API key first (clients then send it as "
-                         "'Authorization: Bearer <key>'), or bind 127.0.0.1")
+        raise UsageError(
+            f"refusing to bind {host}: set {KEY_ENV} to an API key first (clients then send it as "
+            "'Authorization: Bearer <key>'), or bind 127.0.0.1"
+        )
     return key
 
 
@@ -78,8 +113,10 @@ def _require(module: str) -> None:
     import importlib.util
 
     if importlib.util.find_spec(module) is None:
-        raise UsageError(f"this command needs the 'serve' extra ({module} is not installed): "
-                         "pip install 'panelbot[serve]'")
+        raise UsageError(
+            f"this command needs the 'serve' extra ({module} is not installed): "
+            "pip install 'panelbot[serve]'"
+        )
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -90,19 +127,27 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(f"--max-body must be at least 1024 bytes (got {args.max_body})")
     from panelbot.serve.openai_api import ServeSettings, build_api, run
 
-    settings = ServeSettings(panel=getattr(args, "panel", None), config=getattr(args, "config", None),
-                             backend=args.backend, base_url=args.base_url, model=args.model,
-                             max_body=args.max_body, host=args.host.strip("[]"),
-                             allow_origins=tuple(args.allow_origin))
+    settings = ServeSettings(
+        panel=getattr(args, "panel", None),
+        config=getattr(args, "config", None),
+        backend=args.backend,
+        base_url=args.base_url,
+        model=args.model,
+        max_body=args.max_body,
+        host=args.host.strip("[]"),
+        allow_origins=tuple(args.allow_origin),
+    )
     api = build_api(settings)  # fails here, in one line, on a bad panel, config or backend
     for w in api.catalog.warnings:
         err.write(f"panelbot: warning: {w}\n")
     host = args.host.strip("[]")
     shown = f"[{host}]" if ":" in host else host
     models = ", ".join(m for m in api.catalog.models if "/" not in m)
-    err.write(f"panelbot serve: http://{shown}:{args.port}/v1  models: {models} (+ panel-qualified ids); "
-              f"answers: {api.backend.label}; workers: {args.workers}; "
-              f"{'API key required' if key else 'no API key'}\n")
+    err.write(
+        f"panelbot serve: http://{shown}:{args.port}/v1  models: {models} (+ panel-qualified ids); "
+        f"answers: {api.backend.label}; workers: {args.workers}; "
+        f"{'API key required' if key else 'no API key'}\n"
+    )
     err.flush()
     run(api, port=args.port, workers=args.workers, log_level=args.log_level)
     return EXIT_OK
@@ -117,7 +162,9 @@ def cmd_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     cfg = load_config(getattr(args, "config", None))
     for w in cfg.warnings:
         err.write(f"panelbot: warning: {w}\n")
-    catalog = load_catalog(cfg, getattr(args, "panel", None), warn=lambda w: err.write(f"panelbot: warning: {w}\n"))
+    catalog = load_catalog(
+        cfg, getattr(args, "panel", None), warn=lambda w: err.write(f"panelbot: warning: {w}\n")
+    )
     from panelbot.serve.mcp_server import build_server, run_http
 
     server = build_server(catalog, cfg.retrieval.top_k)
@@ -125,9 +172,10 @@ def cmd_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         server.run("stdio")
         return EXIT_OK
     host = args.host.strip("[]")
-    err.write(f"panelbot mcp: http://{host}:{args.http}/mcp (streamable HTTP; "
-              f"{'API key required' if key else 'no API key'})\n")
+    err.write(
+        f"panelbot mcp: http://{host}:{args.http}/mcp (streamable HTTP; "
+        f"{'API key required' if key else 'no API key'})\n"
+    )
     err.flush()
     run_http(server, key, host, args.http)
     return EXIT_OK
-

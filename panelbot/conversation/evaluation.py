@@ -37,11 +37,33 @@ from panelbot.retrieval.results import RouteResult
 from panelbot.retrieval.router import Router
 
 FOLLOW_UP_KINDS = ("continuation", "reason", "elaboration", "other")
-KIND_ALIASES = {"first": "single", "standalone": "single", "other_panelist": "other", "other-panelist": "other",
-                "off-topic": "offtopic", "off_topic": "offtopic", "topic_switch": "switch",
-                "topic-switch": "switch", "followup": "continuation", "why": "reason",
-                **dict.fromkeys(("small_talk", "small-talk", "greeting", "greetings", "social", "chitchat",
-                                 "chit-chat", "pleasantry", "thanks", "farewell"), "smalltalk")}
+KIND_ALIASES = {
+    "first": "single",
+    "standalone": "single",
+    "other_panelist": "other",
+    "other-panelist": "other",
+    "off-topic": "offtopic",
+    "off_topic": "offtopic",
+    "topic_switch": "switch",
+    "topic-switch": "switch",
+    "followup": "continuation",
+    "why": "reason",
+    **dict.fromkeys(
+        (
+            "small_talk",
+            "small-talk",
+            "greeting",
+            "greetings",
+            "social",
+            "chitchat",
+            "chit-chat",
+            "pleasantry",
+            "thanks",
+            "farewell",
+        ),
+        "smalltalk",
+    ),
+}
 KNOWN_KINDS = ("single", *FOLLOW_UP_KINDS, "switch", "offtopic", "smalltalk")
 
 
@@ -50,8 +72,9 @@ class Conversation:
     name: str
     turns: list[EvalItem]
     line: int | None = None
-    suggest: list[tuple[str, ...]] = field(default_factory=list)  # per turn: quote ids an offer should find
-
+    suggest: list[tuple[str, ...]] = field(
+        default_factory=list
+    )  # per turn: quote ids an offer should find
 
 
 @dataclass
@@ -71,7 +94,9 @@ class ConversationReport:
     turns: int = 0
     by_kind: dict[str, list[int]] = field(default_factory=dict)  # kind -> [ok, total]
     offtopic_answered: int = 0
-    suggest_ok: int = 0  # declined turns with ``suggest`` whose offered questions include a near one
+    suggest_ok: int = (
+        0  # declined turns with ``suggest`` whose offered questions include a near one
+    )
     suggest_total: int = 0
     alone_by_kind: dict[str, list[int]] = field(default_factory=dict)  # each turn asked on its own
     misses: list[TurnMiss] = field(default_factory=list)
@@ -96,14 +121,28 @@ class ConversationReport:
             "follow_up_accuracy_alone": pct(alone_ok, fu_n),
             "offtopic_answered": self.offtopic_answered,
             "suggestions_near": {"ok": self.suggest_ok, "total": self.suggest_total},
-            "by_kind": {k: {"ok": v[0], "total": v[1], "accuracy": pct(v[0], v[1]),
-                            "alone": pct(self.alone_by_kind.get(k, [0, 0])[0], v[1])}
-                        for k, v in sorted(self.by_kind.items())},
+            "by_kind": {
+                k: {
+                    "ok": v[0],
+                    "total": v[1],
+                    "accuracy": pct(v[0], v[1]),
+                    "alone": pct(self.alone_by_kind.get(k, [0, 0])[0], v[1]),
+                }
+                for k, v in sorted(self.by_kind.items())
+            },
             "misses": [
-                {"conversation": m.conversation, "turn": m.turn, "question": m.item.question,
-                 "kind": m.item.kind, "problem": m.what, "read_as": m.read_as, "speakers": m.got_speakers,
-                 "quotes": m.got_quotes, "expected_speakers": sorted(m.item.speakers),
-                 "expected_quotes": list(m.item.quotes)}
+                {
+                    "conversation": m.conversation,
+                    "turn": m.turn,
+                    "question": m.item.question,
+                    "kind": m.item.kind,
+                    "problem": m.what,
+                    "read_as": m.read_as,
+                    "speakers": m.got_speakers,
+                    "quotes": m.got_quotes,
+                    "expected_speakers": sorted(m.item.speakers),
+                    "expected_quotes": list(m.item.quotes),
+                }
                 for m in self.misses
             ],
         }
@@ -120,24 +159,36 @@ def load_conversations(path: str, panel: Panel, raw: list[Any] | None = None) ->
         line = line_of(d) if isinstance(d, dict) else None
         turns = d.get("turns") if isinstance(d, dict) else None
         if not isinstance(turns, list) or not turns:
-            raise DataError(f"conversation {n + 1}: expected a non-empty list of 'turns'", path, line)
+            raise DataError(
+                f"conversation {n + 1}: expected a non-empty list of 'turns'", path, line
+            )
         name = str(d.get("conversation") or d.get("name") or d.get("id") or f"#{n + 1}")
         items = []
         suggest: list[tuple[str, ...]] = []
         for i, t in enumerate(turns):
             item = parse_item(t, i, path, panel)
-            kind = KIND_ALIASES.get(item.kind.lower(), item.kind.lower()) or ("single" if i == 0 else "")
+            kind = KIND_ALIASES.get(item.kind.lower(), item.kind.lower()) or (
+                "single" if i == 0 else ""
+            )
             if kind not in KNOWN_KINDS:
-                raise DataError(f"conversation {name}, turn {i + 1}: kind must be one of "
-                                f"{', '.join(KNOWN_KINDS)} (got {item.kind!r})", path, item.line)
+                raise DataError(
+                    f"conversation {name}, turn {i + 1}: kind must be one of "
+                    f"{', '.join(KNOWN_KINDS)} (got {item.kind!r})",
+                    path,
+                    item.line,
+                )
             item.kind = kind
             items.append(item)
             want = t.get("suggest") if isinstance(t, dict) else None
             want = [want] if isinstance(want, str) else list(want or [])
             bad = [q for q in want if panel.quote(str(q)) is None]
             if bad:
-                raise DataError(f"conversation {name}, turn {i + 1}: unknown quote id(s) in 'suggest': "
-                                f"{', '.join(map(str, bad))}", path, item.line)
+                raise DataError(
+                    f"conversation {name}, turn {i + 1}: unknown quote id(s) in 'suggest': "
+                    f"{', '.join(map(str, bad))}",
+                    path,
+                    item.line,
+                )
             suggest.append(tuple(str(q) for q in want))
         out.append(Conversation(name, items, line, suggest))
     return out
@@ -220,14 +271,20 @@ def format_conversation_report(rep: ConversationReport, *, verbose: bool = False
         f"off-topic answered    {rep.offtopic_answered}",
     ]
     if rep.suggest_total:
-        lines.append(f"suggestions near      {rep.suggest_ok}/{rep.suggest_total} (declines whose offered "
-                     f"questions include one on what was asked)")
+        lines.append(
+            f"suggestions near      {rep.suggest_ok}/{rep.suggest_total} (declines whose offered "
+            f"questions include one on what was asked)"
+        )
     for k, v in d["by_kind"].items():
-        lines.append(f"  {k:<20}{f(v['accuracy'])}  ({v['ok']}/{v['total']}; on its own {f(v['alone'])})")
+        lines.append(
+            f"  {k:<20}{f(v['accuracy'])}  ({v['ok']}/{v['total']}; on its own {f(v['alone'])})"
+        )
     if verbose and rep.misses:
         lines.append("misses:")
         for m in rep.misses:
-            lines.append(f"  - {m.conversation} turn {m.turn} ({m.item.kind}, read as {m.read_as}) "
-                         f"{m.item.question!r}: {m.what}; got {m.got_speakers} {m.got_quotes[:3]}, expected "
-                         f"{sorted(m.item.speakers) or 'decline'} {list(m.item.quotes)}")
+            lines.append(
+                f"  - {m.conversation} turn {m.turn} ({m.item.kind}, read as {m.read_as}) "
+                f"{m.item.question!r}: {m.what}; got {m.got_speakers} {m.got_quotes[:3]}, expected "
+                f"{sorted(m.item.speakers) or 'decline'} {list(m.item.quotes)}"
+            )
     return "\n".join(lines)

@@ -24,7 +24,9 @@ from panelbot.redact import scrub
 from panelbot.text import LazyPattern, strip_control
 
 # a quoted passage left with nothing but references to quotes written above, and its ids after it
-_ONLY_REFS = LazyPattern(r"\u201c\s*((?:\([^()\u201c\u201d]+: quoted above\)\s*)+)\u201d(?:\s*\[[^\]\s]+\])*")
+_ONLY_REFS = LazyPattern(
+    r"\u201c\s*((?:\([^()\u201c\u201d]+: quoted above\)\s*)+)\u201d(?:\s*\[[^\]\s]+\])*"
+)
 _REF_ID = LazyPattern(r"\(([^()\u201c\u201d]+): quoted above\)")
 
 
@@ -40,7 +42,9 @@ class ExportMessage:
     quote_ids: list[str] = field(default_factory=list)
     note: str = ""  # shown after the heading, e.g. "(from the talk gardens)" for an answer in all-talks mode
     # the quotes of the talk this message came from, when not the conversation's panel (all-talks mode)
-    quote_lookup: Callable[[str], tuple[str, str] | None] | None = field(default=None, compare=False)
+    quote_lookup: Callable[[str], tuple[str, str] | None] | None = field(
+        default=None, compare=False
+    )
 
 
 def _clean(text: str) -> str:
@@ -57,7 +61,13 @@ def conversation_markdown(
 ) -> str:
     """Render the conversation. ``quote_lookup(id) -> (speaker name, verbatim text)`` adds a sources list."""
     when = (exported_at or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
-    out = [f"# {_clean(title) or 'Conversation'}", "", f"Panel: {_clean(panel_title)}  ", f"Exported: {when}", ""]
+    out = [
+        f"# {_clean(title) or 'Conversation'}",
+        "",
+        f"Panel: {_clean(panel_title)}  ",
+        f"Exported: {when}",
+        "",
+    ]
     listed: set[str] = set()  # each quote's text is written once
     for msg in messages:
         text = _clean(msg.text)
@@ -85,7 +95,9 @@ def conversation_markdown(
                 if found:
                     speaker, quote = found
                     quote = _clean(quote)
-                    if qid in listed or " ".join(quote.split()) in flat:  # already written out above
+                    if (
+                        qid in listed or " ".join(quote.split()) in flat
+                    ):  # already written out above
                         out.append(f"- `{_clean(qid)}` ({_clean(speaker)})")
                     else:
                         out.append(f"- `{_clean(qid)}` ({_clean(speaker)}): \u201c{quote}\u201d")
@@ -96,7 +108,9 @@ def conversation_markdown(
     return "\n".join(out).rstrip() + "\n"
 
 
-def _refer_back(text: str, ids: list[str], quote_lookup: Callable[[str], tuple[str, str] | None]) -> str:
+def _refer_back(
+    text: str, ids: list[str], quote_lookup: Callable[[str], tuple[str, str] | None]
+) -> str:
     """``text`` with the words of quotes already written above replaced by a reference to their id; a quoted
     passage left with only such references becomes one line naming them."""
     changed = False
@@ -126,9 +140,14 @@ def default_export_name(title: str, when: datetime | None = None) -> str:
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket")):
+    for test, name in (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
@@ -144,8 +163,10 @@ def _refuse_special(target: Path) -> bool:
         return True
     kind = _kind(mode)
     error = IsADirectoryError if stat.S_ISDIR(mode) else NotARegularFile
-    raise error(f"{target} is {kind}; an export is written only to a new or regular file, so it was "
-                "left untouched")
+    raise error(
+        f"{target} is {kind}; an export is written only to a new or regular file, so it was "
+        "left untouched"
+    )
 
 
 def write_export(path: str | Path, text: str, *, overwrite: bool = False) -> Path:
@@ -156,7 +177,9 @@ def write_export(path: str | Path, text: str, *, overwrite: bool = False) -> Pat
     if _refuse_special(target) and not overwrite:
         raise FileExistsError(f"{target} already exists")
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name[:200]}.", suffix=".tmp", dir=target.parent)
+    fd, tmp_name = tempfile.mkstemp(
+        prefix=f".{target.name[:200]}.", suffix=".tmp", dir=target.parent
+    )
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:

@@ -15,7 +15,9 @@ from panelbot.conversation.resolve import ConversationTurn, resolve
 from panelbot.records import record
 from panelbot.text import strip_control
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -25,8 +25,11 @@ WHY = LazyPattern(
 )
 
 # it opens with the reason question ("why?", "ok, how come?") rather than asking why inside a longer question
-WHY_FIRST = LazyPattern(r"^\W*(?:why\b|how come\b|what for\b|for what reason\b|what(?:'s| is| was) the "
-                        r"(?:reason|reasoning|motivation|rationale|thinking|logic)\b)", re.IGNORECASE)
+WHY_FIRST = LazyPattern(
+    r"^\W*(?:why\b|how come\b|what for\b|for what reason\b|what(?:'s| is| was) the "
+    r"(?:reason|reasoning|motivation|rationale|thinking|logic)\b)",
+    re.IGNORECASE,
+)
 
 # a cause or motivation given in what someone said
 CAUSE = LazyPattern(
@@ -54,8 +57,11 @@ EXCERPT_MAX = 45  # ... or this many, to keep the sentence before it when the re
 AFTER_MARKER = 8  # words kept after the cause marker ("because", "so that") when the excerpt is cut
 CLAUSE_REACH = 6  # ... and up to this many more, to end at a clause break
 # a sentence leaning on the one before it: it opens with a pronoun ("So, it informs ...", "That's why ...")
-LEANS_BACK = LazyPattern(r"^\W*(?:(?:and|but|so|and so|because|then|yeah|well)\W+)*"
-                         r"(?:it|it's|this|that|that's|these|those|they|them|which|he|she)\b", re.IGNORECASE)
+LEANS_BACK = LazyPattern(
+    r"^\W*(?:(?:and|but|so|and so|because|then|yeah|well)\W+)*"
+    r"(?:it|it's|this|that|that's|these|those|they|them|which|he|she)\b",
+    re.IGNORECASE,
+)
 _CLAUSE_END = (",", ";", ":", "\u2014", "-")
 
 
@@ -80,11 +86,16 @@ def _with_context(sentences: list[str], n: int, relevance: Callable[[str], float
     return n - 1 if leans else n
 
 
-def cause_sentences(text: str, relevance: Callable[[str], float] | None = None) -> list[tuple[str, str]]:
+def cause_sentences(
+    text: str, relevance: Callable[[str], float] | None = None
+) -> list[tuple[str, str]]:
     """(the sentence giving a cause, the same with the sentence it leans on) for each such sentence."""
     sentences = _SENTENCE.split(" ".join((text or "").split()))
-    return [(s, " ".join(sentences[_with_context(sentences, n, relevance):n + 1]))
-            for n, s in enumerate(sentences) if CAUSE.search(s)]
+    return [
+        (s, " ".join(sentences[_with_context(sentences, n, relevance) : n + 1]))
+        for n, s in enumerate(sentences)
+        if CAUSE.search(s)
+    ]
 
 
 def reason_excerpt(text: str, relevance: Callable[[str], float] | None = None) -> str:
@@ -100,7 +111,11 @@ def reason_excerpt(text: str, relevance: Callable[[str], float] | None = None) -
         if not marks:
             continue
         m = next((x for x in marks if not WEAK.match(x.group(0))), marks[0])
-        key = (0 if not WEAK.match(m.group(0)) else 1, -(relevance(sentence) if relevance else 0.0), n)
+        key = (
+            0 if not WEAK.match(m.group(0)) else 1,
+            -(relevance(sentence) if relevance else 0.0),
+            n,
+        )
         if best is None or key < best[0]:
             best = (key, n, m)
     if best is None:
@@ -112,12 +127,18 @@ def reason_excerpt(text: str, relevance: Callable[[str], float] | None = None) -
     at = len(before) + len(sentence[: m.start()].split())  # the marker's word
     words = [*before, *sentence.split()]
     if at + AFTER_MARKER > EXCERPT_MAX and before:  # the sentence before does not fit with it
-        words, at = words[len(before):], at - len(before)
+        words, at = words[len(before) :], at - len(before)
     need = max(EXCERPT_WORDS, at + AFTER_MARKER)
     if need <= EXCERPT_MAX:
         # end at a clause break just after the cut ("... when we're in the chat world,") when there is one
-        need = next((i + 1 for i in range(need - 1, min(len(words), need + CLAUSE_REACH, EXCERPT_MAX))
-                     if words[i].endswith(_CLAUSE_END)), need)
+        need = next(
+            (
+                i + 1
+                for i in range(need - 1, min(len(words), need + CLAUSE_REACH, EXCERPT_MAX))
+                if words[i].endswith(_CLAUSE_END)
+            ),
+            need,
+        )
         if need >= len(words):
             return " ".join(words)
         return " ".join(words[:need]).rstrip(",;:\u2014- ") + "\u2026"
@@ -126,8 +147,10 @@ def reason_excerpt(text: str, relevance: Callable[[str], float] | None = None) -
     breaks = [i + 1 for i in range(max(0, at - reach - 1), at) if words[i].endswith(_CLAUSE_END)]
     start = breaks[0] if breaks else max(0, at - 6)
     start = min(start, max(0, len(words) - EXCERPT_WORDS))
-    cut = " ".join(words[start:start + EXCERPT_WORDS])
-    return ("\u2026" if start else "") + cut + ("\u2026" if start + EXCERPT_WORDS < len(words) else "")
+    cut = " ".join(words[start : start + EXCERPT_WORDS])
+    return (
+        ("\u2026" if start else "") + cut + ("\u2026" if start + EXCERPT_WORDS < len(words) else "")
+    )
 
 
 def cause_relevance(text: str, relevance: Callable[[str], float]) -> tuple[float, float]:
@@ -135,8 +158,14 @@ def cause_relevance(text: str, relevance: Callable[[str], float]) -> tuple[float
     how much the passage's most relevant sentence says): a passage about the subject whose reason is given
     in a sentence about something else ("...the stack you want to optimize because now, in the chat world,
     ...") scores far below its best."""
-    scored = [(relevance(s), bool(CAUSE.search(s))) for s in _SENTENCE.split(" ".join((text or "").split()))]
-    return (max((r for r, cause in scored if cause), default=0.0), max((r for r, _ in scored), default=0.0))
+    scored = [
+        (relevance(s), bool(CAUSE.search(s)))
+        for s in _SENTENCE.split(" ".join((text or "").split()))
+    ]
+    return (
+        max((r for r, cause in scored if cause), default=0.0),
+        max((r for r, _ in scored), default=0.0),
+    )
 
 
 def asks_why(message: str) -> bool:

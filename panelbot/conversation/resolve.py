@@ -53,7 +53,9 @@ from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
 from panelbot.text import LazyPattern, and_list, cased_like, fold
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -62,31 +64,53 @@ CONTINUATION = "continuation"
 REASON = "reason"
 ELABORATION = "elaboration"
 OTHER_PANELIST = "other_panelist"
-SMALL_TALK = "small_talk"  # a greeting, thanks, "ok cool", a goodbye: a friendly reply, nothing looked up
+SMALL_TALK = (
+    "small_talk"  # a greeting, thanks, "ok cool", a goodbye: a friendly reply, nothing looked up
+)
 KINDS = (STANDALONE, CONTINUATION, REASON, ELABORATION, OTHER_PANELIST, SMALL_TALK)
 
 WINDOW = 24  # earlier turns looked at to find the subject
 SUBJECT_WEIGHT = 0.5  # the previous subject's terms, relative to the new message's words
 SUBJECT_WEIGHT_STANDING = 0.25  # ... when the message would stand on its own anyway
-STAY_RATIO = 0.5  # in an elaboration, the previous panelist keeps the floor at this share of the best
-SPOKE_RATIO = 0.2  # a panelist "spoke to" the subject: best quote at this share of the best anyone has
+STAY_RATIO = (
+    0.5  # in an elaboration, the previous panelist keeps the floor at this share of the best
+)
+SPOKE_RATIO = (
+    0.2  # a panelist "spoke to" the subject: best quote at this share of the best anyone has
+)
 SPOKE_MIN = 2.0  # ... and at least this many times the minimum quote score
-RELATED_RATIO = 0.3  # continuation: a related quote scores at least this share of the subject's best...
+RELATED_RATIO = (
+    0.3  # continuation: a related quote scores at least this share of the subject's best...
+)
 # ... or says one of the subject's distinctive words: one that at most this share of the panelist's quotes
 # say ("kv cache" names a subject of Dan's; "inference", said in most of what he said, names none)
 DISTINCT_SHARE = 1 / 2
 SHOWN_PENALTY = 0.6  # in an elaboration, a quote already shown in this conversation ranks lower
-HOST_WEIGHT = 0.4  # the host question the subject's first answer responded to, relative to its own words
-PARALLEL_SHARE = 0.5  # a host question sharing this share of words with the subject's is "the same question"
-SWITCH_RATIO = 0.5  # elaboration: the new words alone must favour another panelist this clearly to switch
-EXCERPT_SHARE = 0.6  # a reason note quotes the passage only when its excerpt is under this share of it
+HOST_WEIGHT = (
+    0.4  # the host question the subject's first answer responded to, relative to its own words
+)
+PARALLEL_SHARE = (
+    0.5  # a host question sharing this share of words with the subject's is "the same question"
+)
+SWITCH_RATIO = (
+    0.5  # elaboration: the new words alone must favour another panelist this clearly to switch
+)
+EXCERPT_SHARE = (
+    0.6  # a reason note quotes the passage only when its excerpt is under this share of it
+)
 PER_SPEAKER = 60  # candidates kept per panelist when ranking
 SAID_IDS = 12  # "nothing more than what's shown (olive-02, olive-03)": ids named at most
 REASONS_EACH = 2  # passages giving a reason, per panelist
-REASON_POOL = 5  # a reason from another answer: one of each speaker's this many best passages on the subject
+REASON_POOL = (
+    5  # a reason from another answer: one of each speaker's this many best passages on the subject
+)
 CAUSE_BONUS = 0.25  # a passage with two markers of a reason ranks this much above one with one
-CAUSE_SHARE = 0.5  # a reason just shown is for the subject when its sentence says this share of the best one
-VARIANT_PREFIX = 6  # an unknown word sharing this many first letters with a panel word is a variant of it
+CAUSE_SHARE = (
+    0.5  # a reason just shown is for the subject when its sentence says this share of the best one
+)
+VARIANT_PREFIX = (
+    6  # an unknown word sharing this many first letters with a panel word is a variant of it
+)
 
 # a new subject announced ("unrelated, ...", "by the way, ...")
 SWITCH = LazyPattern(
@@ -144,10 +168,43 @@ FILLER = LazyPattern(
 )
 
 # the words the cues above are made of, for correcting their typos
-CUE_WORDS = ("tell", "more", "continue", "going", "elaborate", "expand", "why", "how", "what", "mean",
-             "meaning", "explain", "clarify", "example", "examples", "else", "next", "details", "further",
-             "think", "agree", "disagree", "other", "side", "same", "question", "thoughts", "opinion", "about",
-             "that", "this", "does", "again", "view", "take")
+CUE_WORDS = (
+    "tell",
+    "more",
+    "continue",
+    "going",
+    "elaborate",
+    "expand",
+    "why",
+    "how",
+    "what",
+    "mean",
+    "meaning",
+    "explain",
+    "clarify",
+    "example",
+    "examples",
+    "else",
+    "next",
+    "details",
+    "further",
+    "think",
+    "agree",
+    "disagree",
+    "other",
+    "side",
+    "same",
+    "question",
+    "thoughts",
+    "opinion",
+    "about",
+    "that",
+    "this",
+    "does",
+    "again",
+    "view",
+    "take",
+)
 
 # a pronoun or demonstrative pointing back ("does that take long?", "how do you train those?"); a "that"
 # right after a content word is a relative clause ("a cache that keeps growing") and does not count
@@ -199,7 +256,9 @@ class _Subject:
     speakers: list[str]  # who answered it last
     quote_ids: list[str]  # the last answer's quotes
     turn: int  # index of the opening turn in the history
-    opening_quotes: list[str] = field(default_factory=list)  # the first answer's quotes (name the subject)
+    opening_quotes: list[str] = field(
+        default_factory=list
+    )  # the first answer's quotes (name the subject)
     # the last answer retrieved for the subject (not a continuation's related quotes): the answer to go on with
     answer_quotes: list[str] = field(default_factory=list)
     label: str = ""
@@ -210,11 +269,15 @@ class _Reading:
     """How a message reads against the conversation's subject: its kind, own terms and evidence."""
 
     kind: str
-    terms: dict[str, float]  # the message's own retrieval terms (cue words removed for a continuation)
+    terms: dict[
+        str, float
+    ]  # the message's own retrieval terms (cue words removed for a continuation)
     evidence: float  # its own in-scope evidence
     addressed: list[str]
     both: bool
-    elsewhere: bool = False  # leans on the conversation ("does that ...") yet its own words are off the panel
+    elsewhere: bool = (
+        False  # leans on the conversation ("does that ...") yet its own words are off the panel
+    )
 
 
 # --------------------------------------------------------------------------------------------- reading
@@ -223,20 +286,31 @@ NOTHING_TO_FOLLOW = "nothing to follow up on yet: ask about something from the t
 
 
 def _nothing_to_follow(router: Router, route: RouteResult) -> RouteResult:
-    """"tell me more", "why?", "what does the other one think?" before anything was answered: declined as
+    """ "tell me more", "why?", "what does the other one think?" before anything was answered: declined as
     having nothing to follow up on, not as a subject the panel never got into. Anything else as it was."""
-    if not route.abstained or not route.off_topic or route.small_talk or not hasattr(router, "query_terms"):
+    if (
+        not route.abstained
+        or not route.off_topic
+        or route.small_talk
+        or not hasattr(router, "query_terms")
+    ):
         return route
     message = FILLER.sub("", route.question) or route.question
-    if not (CONTINUE.search(message) or WHY.search(message) or OTHER.search(message) or _references(message)
-            or ELLIPSIS.search(message)):
+    if not (
+        CONTINUE.search(message)
+        or WHY.search(message)
+        or OTHER.search(message)
+        or _references(message)
+        or ELLIPSIS.search(message)
+    ):
         return route
-    rest, _, _, unmatched = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", WHY.sub(" ", message))))
+    rest, _, _, unmatched = _own_terms(
+        router, OTHER.sub(" ", CONTINUE.sub(" ", WHY.sub(" ", message)))
+    )
     identity = _identity_terms(router, list(router.panel.panelists))
     if unmatched or any(t not in identity for t in rest):
         return route  # it names something of its own ("why is pizza round?"): off-topic as it was
     return replace(route, reason=NOTHING_TO_FOLLOW, off_topic=False)
-
 
 
 def _references(message: str) -> bool:
@@ -249,10 +323,13 @@ def _references(message: str) -> bool:
     return False
 
 
-_MEMO: weakref.WeakKeyDictionary[Any, dict[str, tuple[dict[str, float], float, list[str], list[str]]]] = \
-    weakref.WeakKeyDictionary()
+_MEMO: weakref.WeakKeyDictionary[
+    Any, dict[str, tuple[dict[str, float], float, list[str], list[str]]]
+] = weakref.WeakKeyDictionary()
 _PREFIXES: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
-MEMO_SIZE = 1024  # texts remembered per router: replaying a conversation re-reads its earlier questions
+MEMO_SIZE = (
+    1024  # texts remembered per router: replaying a conversation re-reads its earlier questions
+)
 
 
 def _own_terms(router: Router, text: str) -> tuple[dict[str, float], float, list[str], list[str]]:
@@ -339,12 +416,23 @@ def _fix_cue_typos(router: Router, message: str) -> str:
     def fix(m: re.Match[str]) -> str:
         w = m.group(0)
         low = w.lower()
-        if len(low) < 3 or low in known or low in router.lexicon or low in CUE_WORDS or fold(w) in router._name_words:
+        if (
+            len(low) < 3
+            or low in known
+            or low in router.lexicon
+            or low in CUE_WORDS
+            or fold(w) in router._name_words
+        ):
             return w
         from rapidfuzz.distance import OSA  # only for a word that is neither known nor a cue word
 
-        near = [c for c in CUE_WORDS if abs(len(c) - len(low)) <= 1 and OSA.distance(low, c) <= 1
-                and (len(c) >= 4 or c[0] == low[0])]
+        near = [
+            c
+            for c in CUE_WORDS
+            if abs(len(c) - len(low)) <= 1
+            and OSA.distance(low, c) <= 1
+            and (len(c) >= 4 or c[0] == low[0])
+        ]
         return near[0] if len(near) == 1 else w
 
     return re.sub(r"[^\W\d_]+", fix, message)  # every letter, not only ASCII ("Rafał" is one word)
@@ -366,7 +454,9 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     terms, evidence, matched, unmatched = _own_terms(router, message)
     cue = _references(message) or bool(ELLIPSIS.search(message))
     # judged on the words that are not follow-up cues ("do you agree", "tell me more")
-    rest, _, _, unmatched = _own_terms(router, OTHER.sub(" ", CONTINUE.sub(" ", WHY.sub(" ", message))))
+    rest, _, _, unmatched = _own_terms(
+        router, OTHER.sub(" ", CONTINUE.sub(" ", WHY.sub(" ", message)))
+    )
     unknown = [t for t in dict.fromkeys(unmatched) if not _variant(router, t)]
     if _foreign(router, unmatched):
         # it brings words the panel never used: a new subject, judged on its own (so declined as before)
@@ -379,13 +469,21 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
         addressed = _organisations(router, message)
     asks_other = not stands and (addressed or both or OTHER.search(message))
     if possessive and OTHER.search(message) and not {t for t in rest if t not in identity}:
-        asks_other = True  # "what is Olive's view on that?": her view of the subject, nothing new of its own
-    if not asks_other and ((unknown and not matched and not cue) or (
-            len(unknown) >= 2 and len(unknown) > len(set(matched)))):
+        asks_other = (
+            True  # "what is Olive's view on that?": her view of the subject, nothing new of its own
+        )
+    if not asks_other and (
+        (unknown and not matched and not cue)
+        or (len(unknown) >= 2 and len(unknown) > len(set(matched)))
+    ):
         return _Reading(STANDALONE, terms, evidence, addressed, both, elsewhere=cue)
     if asks_other:
-        if addressed and not both and (asks_why(message) or asks_why(_NAME_LEAD.sub("", message))) \
-                and not {t: w for t, w in rest.items() if t not in identity}:
+        if (
+            addressed
+            and not both
+            and (asks_why(message) or asks_why(_NAME_LEAD.sub("", message)))
+            and not {t: w for t, w in rest.items() if t not in identity}
+        ):
             # "Dan, why?", "why, Olive?": the reason that panelist gave (or that they gave none)
             return _Reading(REASON, {}, evidence, addressed, both)
         if addressed and not both and set(addressed) <= set(subject.speakers):
@@ -403,21 +501,27 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
             return _Reading(REASON, rest, evidence, addressed, both)
     if CONTINUE.search(message):
         rest, _, _, rest_unmatched = _own_terms(router, CONTINUE.sub(" ", message))
-        if (not stands and not rest and not rest_unmatched) or (rest and _overlap(router, subject, rest) >= 0.5):
+        if (not stands and not rest and not rest_unmatched) or (
+            rest and _overlap(router, subject, rest) >= 0.5
+        ):
             return _Reading(CONTINUATION, rest, evidence, addressed, both)
     if cue or (not stands and matched) or (stands and _overlap(router, subject, terms) >= 0.5):
         return _Reading(ELABORATION, terms, evidence, addressed, both)
     return _Reading(STANDALONE, terms, evidence, addressed, both)
 
 
-def _applies_elsewhere(router: Router, subject: _Subject, message: str, terms: dict[str, float]) -> bool:
+def _applies_elsewhere(
+    router: Router, subject: _Subject, message: str, terms: dict[str, float]
+) -> bool:
     """A follow-up that asks about the user's own case ("my website", "for me") with words the talk never
     says with the subject's own words: the panel's words in the user's sense, not more on the subject."""
     from panelbot.retrieval.router import PERSONAL_TASK
 
     if not PERSONAL_TASK.search(message):
         return False
-    own = [t for t, w in subject.terms.items() if w >= 1.0 and "_" not in t and _is_specific(router, t)]
+    own = [
+        t for t, w in subject.terms.items() if w >= 1.0 and "_" not in t and _is_specific(router, t)
+    ]
     new = [t for t in terms if "_" not in t and t not in subject.terms and _is_specific(router, t)]
     return bool(own and new) and not any(router._said_together(t, u) for t in new for u in own)
 
@@ -425,8 +529,9 @@ def _applies_elsewhere(router: Router, subject: _Subject, message: str, terms: d
 # --------------------------------------------------------------------------------------------- scoring
 
 
-def _weighted_scores(router: Router, weighted: dict[str, float],
-                     speakers: set[str] | None) -> tuple[dict[int, float], float]:
+def _weighted_scores(
+    router: Router, weighted: dict[str, float], speakers: set[str] | None
+) -> tuple[dict[int, float], float]:
     """BM25 scores (quote index -> score) for terms with weights, and the normalising maximum."""
     groups: dict[float, list[str]] = defaultdict(list)
     for t, w in weighted.items():
@@ -468,7 +573,9 @@ def _below(router: Router, new: dict[str, float], old: dict[str, float], weight:
     return weight if theirs <= 0 else min(weight, mine / theirs)
 
 
-def _scored(router: Router, i: int, score: float, top: float, terms: dict[str, float]) -> ScoredQuote:
+def _scored(
+    router: Router, i: int, score: float, top: float, terms: dict[str, float]
+) -> ScoredQuote:
     q = router.index.quotes[i]
     why = getattr(router, "_why", None)
     reason = why(q, list(terms)) if callable(why) else ""
@@ -483,11 +590,15 @@ def _expanded(router: Router, terms: dict[str, float], quote_ids: list[str]) -> 
         quote = router.panel.quote(qid)
         host = router.panel.question(quote.question) if quote is not None else None
         if host is not None:
-            extra.update(dict.fromkeys((t for t in router.query_terms(host.text).terms), HOST_WEIGHT))
+            extra.update(
+                dict.fromkeys((t for t in router.query_terms(host.text).terms), HOST_WEIGHT)
+            )
     return _merge(terms, extra, 1.0)
 
 
-_SHARES: weakref.WeakKeyDictionary[Any, dict[tuple[str, frozenset[str]], float]] = weakref.WeakKeyDictionary()
+_SHARES: weakref.WeakKeyDictionary[Any, dict[tuple[str, frozenset[str]], float]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _share(router: Router, term: str, speakers: Sequence[str]) -> float:
@@ -503,9 +614,11 @@ def _share(router: Router, term: str, speakers: Sequence[str]) -> float:
         index = router.index
         counts: dict[str, int] = defaultdict(int)
         plist = index.postings.get(term)
-        for i in (plist[0] if plist else ()):
+        for i in plist[0] if plist else ():
             counts[index.speaker_of[i]] += 1
-        total = sum(memo.get(("", frozenset((p,))), 0.0) or _quote_count(router, memo, p) for p in allowed)
+        total = sum(
+            memo.get(("", frozenset((p,))), 0.0) or _quote_count(router, memo, p) for p in allowed
+        )
         got = sum(counts[p] for p in allowed) / total if total else 1.0
         if len(memo) >= MEMO_SIZE:
             memo.clear()
@@ -513,7 +626,9 @@ def _share(router: Router, term: str, speakers: Sequence[str]) -> float:
     return got
 
 
-def _quote_count(router: Router, memo: dict[tuple[str, frozenset[str]], float], speaker: str) -> float:
+def _quote_count(
+    router: Router, memo: dict[tuple[str, frozenset[str]], float], speaker: str
+) -> float:
     n = float(sum(1 for s in router.index.speaker_of if s == speaker))
     memo[("", frozenset((speaker,)))] = n
     return n
@@ -537,7 +652,9 @@ def _identity_terms(router: Router, pids: Sequence[str]) -> set[str]:
 
 def _label(router: Router, subject: _Subject) -> str:
     """A few words naming the subject: a topic of its best quote that shares its words, else the question."""
-    wanted = {t for t, w in subject.terms.items() if w >= 1.0 and "_" not in t} or set(subject.terms)
+    wanted = {t for t, w in subject.terms.items() if w >= 1.0 and "_" not in t} or set(
+        subject.terms
+    )
     for qid in (subject.opening_quotes or subject.quote_ids)[:2]:
         quote = router.panel.quote(qid)
         if quote is None:
@@ -552,7 +669,9 @@ def _label(router: Router, subject: _Subject) -> str:
 # --------------------------------------------------------------------------------------------- state
 
 
-def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_Subject | None, set[str]]:
+def _subject_of(
+    router: Router, history: Sequence[ConversationTurn]
+) -> tuple[_Subject | None, set[str]]:
     """Replay the recent turns (each read the same way it was when asked) to find the current subject."""
     shown: set[str] = set()
     for turn in history:
@@ -562,11 +681,18 @@ def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_S
     ids = set(router.panel.panelists)
     for n, turn in enumerate(history[start:], start):
         question = str(turn.question or "").strip()
-        quote_ids = [str(q) for q in (turn.quote_ids or ()) if router.panel.quote(str(q)) is not None]
+        quote_ids = [
+            str(q) for q in (turn.quote_ids or ()) if router.panel.quote(str(q)) is not None
+        ]
         speakers = [s for s in (turn.speakers or ()) if s in ids]
         if not speakers:  # only the quotes are known (e.g. ids cited in a chat transcript): theirs
-            speakers = list(dict.fromkeys(q.speaker for qid in quote_ids if (q := router.panel.quote(qid))
-                                          and q.speaker in ids))
+            speakers = list(
+                dict.fromkeys(
+                    q.speaker
+                    for qid in quote_ids
+                    if (q := router.panel.quote(qid)) and q.speaker in ids
+                )
+            )
         if not question or not speakers:
             continue  # declined turns leave the subject where it was
         reading = _read(router, subject, question)
@@ -574,14 +700,23 @@ def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_S
             # the subject is what was asked about, not who was asked ("Dan, why does Together ...?")
             own = _identity_terms(router, list(router.panel.panelists))
             topic = {t: w for t, w in reading.terms.items() if t not in own} or reading.terms
-            subject = _Subject(question, _expanded(router, topic, quote_ids), speakers, quote_ids, n, quote_ids,
-                               list(quote_ids))
+            subject = _Subject(
+                question,
+                _expanded(router, topic, quote_ids),
+                speakers,
+                quote_ids,
+                n,
+                quote_ids,
+                list(quote_ids),
+            )
             subject.label = _label(router, subject)
         else:
             if reading.kind == OTHER_PANELIST and not set(speakers) & set(subject.speakers):
                 # another panelist took the question: what named the first one is no longer the subject
                 gone = _identity_terms(router, subject.speakers)
-                subject.terms = {t: w for t, w in subject.terms.items() if t not in gone} or subject.terms
+                subject.terms = {
+                    t: w for t, w in subject.terms.items() if t not in gone
+                } or subject.terms
             if reading.kind == ELABORATION:
                 subject.terms = _merge(reading.terms, subject.terms, SUBJECT_WEIGHT)
             elif reading.terms:
@@ -589,7 +724,8 @@ def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_S
             subject.speakers = speakers
             subject.quote_ids = quote_ids or subject.quote_ids
             if reading.kind not in (CONTINUATION, REASON) or not set(speakers) <= {
-                    q.speaker for qid in subject.answer_quotes if (q := router.panel.quote(qid))}:
+                q.speaker for qid in subject.answer_quotes if (q := router.panel.quote(qid))
+            }:
                 subject.answer_quotes = list(subject.quote_ids)
     return subject, shown
 
@@ -597,8 +733,9 @@ def _subject_of(router: Router, history: Sequence[ConversationTurn]) -> tuple[_S
 # --------------------------------------------------------------------------------------------- resolve
 
 
-def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
-            target: str = "auto") -> Resolution:
+def resolve(
+    router: Router, history: Sequence[ConversationTurn], message: str, target: str = "auto"
+) -> Resolution:
     """Answer ``message`` in the light of ``history`` (earlier turns, oldest first). Never raises on odd
     history; raises ValueError only for an unknown ``target`` (as ``Router.route`` does)."""
     message = (message or "").strip()
@@ -611,12 +748,20 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         return Resolution(_small_talk_route(router, history, message, social), None, SMALL_TALK)
     if not history or not hasattr(router, "query_terms"):
         # nothing to follow up on (or a router without the parts a follow-up needs): routed as ever
-        return Resolution(_nothing_to_follow(router, router.route(message, target)), None, STANDALONE)
+        return Resolution(
+            _nothing_to_follow(router, router.route(message, target)), None, STANDALONE
+        )
     subject, shown = _subject_of(router, history)
     reading = _read(router, subject, message)
-    if reading.kind == CONTINUATION and subject is not None and target not in ("auto", "both") \
-            and target not in subject.speakers:
-        reading.kind = OTHER_PANELIST  # "tell me more" with another panelist picked: their take on it
+    if (
+        reading.kind == CONTINUATION
+        and subject is not None
+        and target not in ("auto", "both")
+        and target not in subject.speakers
+    ):
+        reading.kind = (
+            OTHER_PANELIST  # "tell me more" with another panelist picked: their take on it
+        )
     if reading.kind == STANDALONE or subject is None:
         route = router.route(message, target)
         if subject is None:
@@ -624,22 +769,35 @@ def resolve(router: Router, history: Sequence[ConversationTurn], message: str,
         if reading.elsewhere and not route.abstained:
             # "does that work for pizza ovens?": it points back at the conversation, but what it asks
             # about is something the panel never discussed -- declined, never answered from context
-            route = RouteResult(message, [], True, [],
-                                "off-topic: the follow-up asks about something the panel didn't discuss",
-                                route.addressed, router.suggestions(question=message), route.scope)
+            route = RouteResult(
+                message,
+                [],
+                True,
+                [],
+                "off-topic: the follow-up asks about something the panel didn't discuss",
+                route.addressed,
+                router.suggestions(question=message),
+                route.scope,
+            )
         return Resolution(route, None, STANDALONE)
     alone = router.route(message, target)
     if getattr(alone, "unstated", None):
         # it asks for a specific the talk never gave (a price, a context length): no earlier subject can
         # answer that, so it is declined as it would be on its own, saying what was said nearby
         return Resolution(alone, None, STANDALONE)
-    if reading.kind == ELABORATION and _applies_elsewhere(
-            router, subject, message, reading.terms):
+    if reading.kind == ELABORATION and _applies_elsewhere(router, subject, message, reading.terms):
         # "does that work for caching my website's images?": the user's own use of panel words the talk
         # never says with the subject -- declined, never answered from context
-        route = RouteResult(message, [], True, [],
-                            "off-topic: the follow-up asks about something the panel didn't discuss",
-                            alone.addressed, router.suggestions(question=message), alone.scope)
+        route = RouteResult(
+            message,
+            [],
+            True,
+            [],
+            "off-topic: the follow-up asks about something the panel didn't discuss",
+            alone.addressed,
+            router.suggestions(question=message),
+            alone.scope,
+        )
         return Resolution(route, None, STANDALONE)
     resolver = _Resolver(router, subject, shown, message, target)
     answered = [t for t in history if t.speakers]
@@ -686,8 +844,9 @@ def _small_talk(router: Router, message: str) -> str:
     return small_talk(message, panel_names(panel))
 
 
-def _small_talk_route(router: Router, history: Sequence[ConversationTurn], message: str,
-                      social: str) -> RouteResult:
+def _small_talk_route(
+    router: Router, history: Sequence[ConversationTurn], message: str, social: str
+) -> RouteResult:
     """Nothing to look up: the reply (``answer.compose``) says who is on the panel and what to ask; the questions
     it offers are the follow-ups of the last answer after thanks or an "ok", else ones the panel answers."""
     offer: list[str] = []  # a goodbye is not answered with more questions
@@ -702,15 +861,21 @@ def _small_talk_route(router: Router, history: Sequence[ConversationTurn], messa
 
             start = zlib.crc32(message.encode("utf-8", "replace")) % len(examples)
             step = len(examples) / 3
-            offer = list(dict.fromkeys(examples[(start + round(j * step)) % len(examples)] for j in range(3)))
+            offer = list(
+                dict.fromkeys(examples[(start + round(j * step)) % len(examples)] for j in range(3))
+            )
         else:
             offer = router.suggestions(question=message)
     from panelbot.conversation.smalltalk import reason
 
-    return RouteResult(message, [], True, [], reason(social), [], offer, 0.0, off_topic=False, small_talk=social)
+    return RouteResult(
+        message, [], True, [], reason(social), [], offer, 0.0, off_topic=False, small_talk=social
+    )
 
 
-_SUGGESTING: list[bool] = []  # set while follow-ups are being worked out (they resolve messages themselves)
+_SUGGESTING: list[
+    bool
+] = []  # set while follow-ups are being worked out (they resolve messages themselves)
 
 
 def _followups_instead(router: Router, history: Sequence[ConversationTurn]) -> list[str]:
@@ -740,7 +905,9 @@ def _talk_order(quote: Any, qid: str) -> tuple[int, int, str]:
 
 
 class _Resolver:
-    def __init__(self, router: Router, subject: _Subject, shown: set[str], message: str, target: str) -> None:
+    def __init__(
+        self, router: Router, subject: _Subject, shown: set[str], message: str, target: str
+    ) -> None:
         self.router = router
         self.panel = router.panel
         self.subject = subject
@@ -760,8 +927,17 @@ class _Resolver:
         return f"follow-up to your question about {self.subject.label}"
 
     def _decline(self, reason: str, addressed: list[str], *, off_topic: bool) -> RouteResult:
-        return RouteResult(self.message, [], True, [], reason, addressed, self.router.suggestions(),
-                           0.0, off_topic=off_topic)
+        return RouteResult(
+            self.message,
+            [],
+            True,
+            [],
+            reason,
+            addressed,
+            self.router.suggestions(),
+            0.0,
+            off_topic=off_topic,
+        )
 
     def _forced(self) -> list[str] | None:
         if self.target == "both":
@@ -770,7 +946,9 @@ class _Resolver:
             return [self.target]
         return None
 
-    def _best_by_speaker(self, terms: dict[str, float]) -> tuple[dict[str, list[tuple[int, float]]], float]:
+    def _best_by_speaker(
+        self, terms: dict[str, float]
+    ) -> tuple[dict[str, list[tuple[int, float]]], float]:
         scores, top = _weighted_scores(self.router, terms, None)
         by_speaker: dict[str, dict[int, float]] = defaultdict(dict)
         for i, s in scores.items():
@@ -784,16 +962,37 @@ class _Resolver:
         """Panelists whose best quote on these terms is a real answer (near the best anyone has)."""
         best = {p: (100.0 * v[0][1] / top if v else 0.0) for p, v in per.items()}
         overall = max(best.values(), default=0.0)
-        return [p for p in self.panel.panelists
-                if best.get(p, 0.0) >= max(SPOKE_MIN * self.floor, SPOKE_RATIO * overall) and overall > 0]
+        return [
+            p
+            for p in self.panel.panelists
+            if best.get(p, 0.0) >= max(SPOKE_MIN * self.floor, SPOKE_RATIO * overall)
+            and overall > 0
+        ]
 
-    def _pick(self, per: dict[str, list[tuple[int, float]]], top: float, speakers: list[str],
-              terms: dict[str, float], *, penalise_shown: bool) -> list[ScoredQuote]:
+    def _pick(
+        self,
+        per: dict[str, list[tuple[int, float]]],
+        top: float,
+        speakers: list[str],
+        terms: dict[str, float],
+        *,
+        penalise_shown: bool,
+    ) -> list[ScoredQuote]:
         each = self.k if len(speakers) == 1 else max(1, -(-self.k // len(speakers)))
         out: list[ScoredQuote] = []
         for p in speakers:
-            ranked = [(i, s * (SHOWN_PENALTY if penalise_shown and self.router.index.quotes[i].id in self.shown
-                               else 1.0)) for i, s in per.get(p, [])]
+            ranked = [
+                (
+                    i,
+                    s
+                    * (
+                        SHOWN_PENALTY
+                        if penalise_shown and self.router.index.quotes[i].id in self.shown
+                        else 1.0
+                    ),
+                )
+                for i, s in per.get(p, [])
+            ]
             ranked.sort(key=lambda kv: (-kv[1], kv[0]))
             out.extend(_scored(self.router, i, s, top, terms) for i, s in ranked[:each])
         out.sort(key=lambda sq: -sq.score)
@@ -813,7 +1012,9 @@ class _Resolver:
         speakers = self._forced() or list(self.subject.speakers)
         if reading.addressed and self.target == "auto":
             speakers = reading.addressed
-        on_subject = on_subject or bool(OTHER.search(self.message))  # their view, not the rest of the turn
+        on_subject = on_subject or bool(
+            OTHER.search(self.message)
+        )  # their view, not the rest of the turn
         terms = _merge(reading.terms, self.subject.terms, 1.0)
         scores, top = _weighted_scores(self.router, terms, set(speakers))
         best = max(scores.values(), default=0.0)
@@ -838,10 +1039,14 @@ class _Resolver:
         #    what was just said means ("how so?"): that is in the answer itself, never in another one
         clarifying = bool(CLARIFY.search(self.message)) and not MORE.search(self.message)
         specific = self._specific_terms(speakers)
-        about = self.router.index.score(specific, set(speakers)) if specific and not clarifying else {}
+        about = (
+            self.router.index.score(specific, set(speakers)) if specific and not clarifying else {}
+        )
 
         def related(i: int, s: float) -> bool:
-            return 100.0 * s / top >= self.floor and (s >= RELATED_RATIO * best or about.get(i, 0.0) > 0)
+            return 100.0 * s / top >= self.floor and (
+                s >= RELATED_RATIO * best or about.get(i, 0.0) > 0
+            )
 
         chosen: list[tuple[int, float]] = []
         for _, _, qid in sorted(rest):
@@ -851,7 +1056,11 @@ class _Resolver:
                 continue
             chosen.append((i, s))
             seen.add(qid)
-        for i, s in [] if clarifying else _ranked(scores, len(self.shown) + len(seen) + self.k + PER_SPEAKER):
+        for i, s in (
+            []
+            if clarifying
+            else _ranked(scores, len(self.shown) + len(seen) + self.k + PER_SPEAKER)
+        ):
             q = self.router.index.quotes[i]
             if q.id in self.shown or q.id in seen:
                 continue
@@ -864,14 +1073,21 @@ class _Resolver:
         if not picked:
             # named only when asking them would be answered (the other panelist's own reading of it)
             others = self.other_panelist(_Reading(OTHER_PANELIST, {}, 0.0, [], False), go_on=False)
-            spoke = [p for p in others.speakers if p not in speakers] if not others.abstained else []
+            spoke = (
+                [p for p in others.speakers if p not in speakers] if not others.abstained else []
+            )
             tail = f" {self._name(spoke)} also spoke to it: ask what they think." if spoke else ""
             return self._decline(
                 f"{self._name(speakers)} had nothing more to say on {self.subject.label} than what you've "
-                f"already seen{self._said(speakers, self._on_subject(scores, top))}.{tail}", reading.addressed, off_topic=False)
+                f"already seen{self._said(speakers, self._on_subject(scores, top))}.{tail}",
+                reading.addressed,
+                off_topic=False,
+            )
         answering = [p for p in speakers if any(sq.quote.speaker == p for sq in picked)]
         reason = f"{self._about()}: more from {self._name(answering)}, not shown yet"
-        return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
+        return RouteResult(
+            self.message, answering, False, picked, reason, reading.addressed, [], 0.0
+        )
 
     def _index_of(self, quote_ids: list[str]) -> dict[str, int]:
         """Positions in the index of quotes already looked at (a saved bank knows them without decoding
@@ -886,7 +1102,9 @@ class _Resolver:
     def _specific_terms(self, speakers: list[str]) -> list[str]:
         """The subject's own words that name it: not everyday English, or one of the panel's terms, and
         distinctive of what these panelists said (not in more than DISTINCT_SHARE of their quotes)."""
-        terms = [t for t, w in self.subject.terms.items() if w >= 1.0 and _is_specific(self.router, t)]
+        terms = [
+            t for t, w in self.subject.terms.items() if w >= 1.0 and _is_specific(self.router, t)
+        ]
         return [t for t in terms if _share(self.router, t, speakers) <= DISTINCT_SHARE]
 
     def _leading(self, speakers: list[str]) -> list[str]:
@@ -904,8 +1122,13 @@ class _Resolver:
     def _position(q: Any) -> int:
         return q.sentences[0] if q.sentences else 0
 
-    def _unsaid(self, per: dict[str, list[tuple[int, float]]], top: float, speakers: list[str],
-                parallel: set[str]) -> tuple[dict[str, list[tuple[int, float]]], list[str]]:
+    def _unsaid(
+        self,
+        per: dict[str, list[tuple[int, float]]],
+        top: float,
+        speakers: list[str],
+        parallel: set[str],
+    ) -> tuple[dict[str, list[tuple[int, float]]], list[str]]:
         """Each speaker's quotes on the subject not shown yet in this conversation -- those still a real
         answer (by the same measure as ``_spoke``, or an answer to the host's same question) -- and the
         speakers who have nothing left (all they said of it is on screen)."""
@@ -914,9 +1137,16 @@ class _Resolver:
         fresh: dict[str, list[tuple[int, float]]] = {}
         done: list[str] = []
         for p in speakers:
-            left = [(i, s) for i, s in per.get(p, []) if self.router.index.quotes[i].id not in self.shown]
-            real = [(i, s) for i, s in left
-                    if 100.0 * s / top >= bar or self.router.index.quotes[i].question in parallel]
+            left = [
+                (i, s)
+                for i, s in per.get(p, [])
+                if self.router.index.quotes[i].id not in self.shown
+            ]
+            real = [
+                (i, s)
+                for i, s in left
+                if 100.0 * s / top >= bar or self.router.index.quotes[i].question in parallel
+            ]
             if real:
                 fresh[p] = left
             else:
@@ -928,12 +1158,19 @@ class _Resolver:
         return [i for i in _best_first(scores) if top and 100.0 * scores[i] / top >= self.floor]
 
     def _said(self, speakers: list[str], ranked: Sequence[int]) -> str:
-        """" (olive-02, olive-03)": what these speakers already said on the subject in this conversation, by
+        """ " (olive-02, olive-03)": what these speakers already said on the subject in this conversation, by
         id (``ranked``: quote indices, best match first; then the last answer's), or ""."""
         quotes = self.router.index.quotes
-        ids = [quotes[i].id for i in ranked if quotes[i].speaker in speakers and quotes[i].id in self.shown]
-        ids += [q for q in self.subject.quote_ids
-                if (found := self.panel.quote(q)) is not None and found.speaker in speakers]
+        ids = [
+            quotes[i].id
+            for i in ranked
+            if quotes[i].speaker in speakers and quotes[i].id in self.shown
+        ]
+        ids += [
+            q
+            for q in self.subject.quote_ids
+            if (found := self.panel.quote(q)) is not None and found.speaker in speakers
+        ]
         # every one of them, in the order they were said in the talk (the SAID_IDS best when there are more)
         ids = list(dict.fromkeys(ids))
         kept = ids[:SAID_IDS]
@@ -952,12 +1189,18 @@ class _Resolver:
         scores, top = _weighted_scores(self.router, terms, set(speakers))
         best = max(scores.values(), default=0.0)
         quotes = self.router.index.quotes
-        last = [qid for qid in self.subject.quote_ids
-                if (q := self.panel.quote(qid)) is not None and q.speaker in speakers]
+        last = [
+            qid
+            for qid in self.subject.quote_ids
+            if (q := self.panel.quote(qid)) is not None and q.speaker in speakers
+        ]
         # the answer each speaker was giving for the subject (as continuing does): never the answer a related
         # quote of the last turn came from
-        turns = {(q.speaker, q.turn) for qid in self._leading(speakers)
-                 if (q := self.panel.quote(qid)) is not None and q.turn is not None}  # no turn: no answer
+        turns = {
+            (q.speaker, q.turn)
+            for qid in self._leading(speakers)
+            if (q := self.panel.quote(qid)) is not None and q.turn is not None
+        }  # no turn: no answer
         # 0: what they just said and the rest of that answer; 1: their related answers on the subject
         tier: dict[str, int] = {qid: 0 for qid in last}
         for speaker in {sp for sp, _ in turns}:
@@ -970,7 +1213,9 @@ class _Resolver:
         # ... among each speaker's few best passages on it: a reason given in another answer is a reason for
         # the subject only when that answer is about it too
         for i, sc in _ranked(scores, REASON_POOL * max(1, len(speakers))):
-            if 100.0 * sc / top >= self.floor and (sc >= RELATED_RATIO * best or about.get(i, 0.0) > 0):
+            if 100.0 * sc / top >= self.floor and (
+                sc >= RELATED_RATIO * best or about.get(i, 0.0) > 0
+            ):
                 tier.setdefault(quotes[i].id, 1)
         index_of = self._index_of(list(tier))
         norm = self.router.norm
@@ -992,14 +1237,24 @@ class _Resolver:
             n = causes(quotes[i].text)
             if n and qid in last and off_subject(quotes[i].text):
                 continue  # what was just shown gives a reason for something else: not the reason asked for
-            if n and t == 1 and not any(relevance(said) > 0 for _, said in cause_sentences(quotes[i].text, relevance)):
+            if (
+                n
+                and t == 1
+                and not any(
+                    relevance(said) > 0 for _, said in cause_sentences(quotes[i].text, relevance)
+                )
+            ):
                 continue  # another answer's reason, given with no word of the subject: a reason for something else
             stated = n > 0 and states_cause(quotes[i].text)
             # grounds only ("we found", "we're seeing") count in the answer itself, not in another one
             if n and (stated or t == 0):
                 # how well it matches the subject, a little more for a second marker, a little less when shown
                 sc = max(scores.get(i, 0.0), 0.0)
-                rank = sc * (1.0 + CAUSE_BONUS * (min(n, 2) - 1)) * (SHOWN_PENALTY if qid in self.shown else 1.0)
+                rank = (
+                    sc
+                    * (1.0 + CAUSE_BONUS * (min(n, 2) - 1))
+                    * (SHOWN_PENALTY if qid in self.shown else 1.0)
+                )
                 # a cause stated outright comes before grounds only ("we found"), shown or not
                 found.append(((t, 0 if stated else 1, -rank), i, sc))
         found.sort(key=lambda f: (f[0], f[1]))
@@ -1008,14 +1263,20 @@ class _Resolver:
         if again and not found:
             # asked "why?" again: the only reasons in the talk are the ones just given
             ids = ", ".join(dict.fromkeys(quotes[i].id for _, i, _ in again))
-            return self._decline(f"{self._name(speakers)} gave no other reason for that on the panel than the "
-                                 f"one just shown ({ids}).", reading.addressed, off_topic=False)
+            return self._decline(
+                f"{self._name(speakers)} gave no other reason for that on the panel than the "
+                f"one just shown ({ids}).",
+                reading.addressed,
+                off_topic=False,
+            )
         per: dict[str, list[tuple[int, float]]] = defaultdict(list)
         for key, i, sc in found:
             theirs = per[quotes[i].speaker]
             # a second passage only when it states a cause and is new: a quote already shown comes again only
             # as the speaker's main reason, grounds alone ("we found") only when nothing states one
-            if not theirs or (len(theirs) < REASONS_EACH and key[1] == 0 and quotes[i].id not in self.shown):
+            if not theirs or (
+                len(theirs) < REASONS_EACH and key[1] == 0 and quotes[i].id not in self.shown
+            ):
                 theirs.append((i, sc))
         answering = [p for p in speakers if per.get(p)]
         if not answering:
@@ -1027,12 +1288,18 @@ class _Resolver:
                 if not set(others) & set(spoke):
                     did = [p for p in spoke if p not in others]
                     who = f" ({self._name(did)} did)" if did else ""
-                    return self._decline(f"{self._name(others)} didn't speak to {self.subject.label} on the "
-                                         f"panel{who}", reading.addressed, off_topic=False)
+                    return self._decline(
+                        f"{self._name(others)} didn't speak to {self.subject.label} on the "
+                        f"panel{who}",
+                        reading.addressed,
+                        off_topic=False,
+                    )
             return self._decline(
                 f"{self._name(speakers)} gave no reason for that on the panel; what was said on "
                 f"{self.subject.label} is in what you've already seen{self._said(speakers, self._on_subject(scores, top))}.",
-                reading.addressed, off_topic=False)
+                reading.addressed,
+                off_topic=False,
+            )
         picked = [_scored(self.router, i, sc, top, terms) for p in answering for i, sc in per[p]]
 
         notes = []
@@ -1041,12 +1308,18 @@ class _Resolver:
             again = " (shown above)" if q.id in self.shown else ""
             excerpt = reason_excerpt(q.text, relevance)
             # the passage itself is shown with the note: its words again only when they single out its reason
-            said = f": \u201c{excerpt}\u201d" if len(excerpt.split()) < EXCERPT_SHARE * len(q.text.split()) else ""
+            said = (
+                f": \u201c{excerpt}\u201d"
+                if len(excerpt.split()) < EXCERPT_SHARE * len(q.text.split())
+                else ""
+            )
             notes.append(f"the reason {self._name([p])} gave [{q.id}]{again}{said}")
         silent = [p for p in speakers if p not in answering]
         tail = f"; {self._name(silent)} gave no reason for it" if silent else ""
         reason = f"{self._about()}: " + "; ".join(notes) + tail
-        return RouteResult(self.message, answering, False, picked, reason, reading.addressed, [], 0.0)
+        return RouteResult(
+            self.message, answering, False, picked, reason, reading.addressed, [], 0.0
+        )
 
     def other_panelist(self, reading: _Reading, *, go_on: bool = True) -> RouteResult:
         """The same subject, answered by the panelist named (or the one(s) who did not answer last); one who
@@ -1060,23 +1333,37 @@ class _Resolver:
         elif reading.both:
             speakers = ids
         else:
-            speakers = [p for p in ids if p not in self.subject.speakers] or list(self.subject.speakers)
-        answered = {q.speaker for qid in self.subject.answer_quotes if (q := self.panel.quote(qid)) is not None}
+            speakers = [p for p in ids if p not in self.subject.speakers] or list(
+                self.subject.speakers
+            )
+        answered = {
+            q.speaker
+            for qid in self.subject.answer_quotes
+            if (q := self.panel.quote(qid)) is not None
+        }
         if go_on and not forced and speakers and set(speakers) <= answered:
             # they already answered this subject here ("and Olive?" after an answer both gave): what they
             # have not said yet, the rest of their answer first -- or, when nothing is left, that, by id
-            return self.continuation(_Reading(CONTINUATION, reading.terms, reading.evidence, speakers, False),
-                                     on_subject=True)
+            return self.continuation(
+                _Reading(CONTINUATION, reading.terms, reading.evidence, speakers, False),
+                on_subject=True,
+            )
         # the same question, without what named the panelist who answered it ("Dan, ... at Together?")
         own = _identity_terms(self.router, list(self.panel.panelists))
-        subject = {t: w for t, w in self.subject.terms.items() if t not in own} or self.subject.terms
+        subject = {
+            t: w for t, w in self.subject.terms.items() if t not in own
+        } or self.subject.terms
         terms = _merge(reading.terms, subject, SUBJECT_WEIGHT) if reading.terms else subject
         per, top = self._best_by_speaker(terms)
         spoke = self._spoke(per, top)
         # the host asked them the same (or a parallel) question on stage: their answer to it comes first
         parallel = self._parallel_questions()
         for p in speakers:
-            first = [(i, s) for i, s in per.get(p, []) if self.router.index.quotes[i].question in parallel]
+            first = [
+                (i, s)
+                for i, s in per.get(p, [])
+                if self.router.index.quotes[i].question in parallel
+            ]
             if first:
                 per[p] = first + [(i, s) for i, s in per[p] if (i, s) not in first]
                 spoke = [*spoke, p] if p not in spoke else spoke
@@ -1084,32 +1371,53 @@ class _Resolver:
         # what each has not said yet in this conversation: a quote already shown is never given again
         fresh, said_all = self._unsaid(per, top, [p for p in speakers if p in spoke], parallel)
         answering = [p for p in speakers if p in fresh]
-        said = self._said(said_all, [i for p in said_all for i, s in per.get(p, []) if 100.0 * s / top >= self.floor])
+        said = self._said(
+            said_all,
+            [i for p in said_all for i, s in per.get(p, []) if 100.0 * s / top >= self.floor],
+        )
         if not answering:
             if said_all:
-                others = [p for p in spoke if p not in speakers and p in self._unsaid(per, top, [p], parallel)[0]]
-                tail = f" {self._name(others)} also spoke to it: ask what they think." if others else ""
+                others = [
+                    p
+                    for p in spoke
+                    if p not in speakers and p in self._unsaid(per, top, [p], parallel)[0]
+                ]
+                tail = (
+                    f" {self._name(others)} also spoke to it: ask what they think."
+                    if others
+                    else ""
+                )
                 return self._decline(
                     f"{self._name(said_all)} had nothing more to say on {self.subject.label} than what's already "
                     f"been shown in this conversation{said}.{tail}",
-                    reading.addressed, off_topic=False)
+                    reading.addressed,
+                    off_topic=False,
+                )
             did = [p for p in spoke if p not in speakers]
             who = f" ({self._name(did)} did)" if did else ""
             return self._decline(
                 f"{self._name(silent)} didn't speak to {self.subject.label} on the panel{who}",
-                reading.addressed, off_topic=False)
+                reading.addressed,
+                off_topic=False,
+            )
         quotes = self._pick(fresh, top, answering, terms, penalise_shown=False)
         reason = f"{self._about()}, asked of {self._name(answering)}"
         if silent:
             reason += f" ({self._name(silent)} didn't speak to it)"
         if said_all:
             reason += f" ({self._name(said_all)}: nothing more than what's shown{said})"
-        return RouteResult(self.message, answering, False, quotes, reason, reading.addressed, [], 0.0)
+        return RouteResult(
+            self.message, answering, False, quotes, reason, reading.addressed, [], 0.0
+        )
 
     def elaboration(self, reading: _Reading) -> RouteResult:
         """The new words plus the previous subject (weighted below them); the previous panelist keeps the
         floor unless the new words clearly belong to someone else."""
-        weight = SUBJECT_WEIGHT_STANDING if reading.evidence >= self.router.settings.scope_floor else SUBJECT_WEIGHT
+        weight = (
+            SUBJECT_WEIGHT_STANDING
+            if reading.evidence >= self.router.settings.scope_floor
+            else SUBJECT_WEIGHT
+        )
         if reading.evidence >= self.router.settings.scope_floor:
             # new words that would stand on their own ("is that what DeepSeek does?") lead, however many
             # terms the subject has
@@ -1124,7 +1432,9 @@ class _Resolver:
             speakers = list(reading.addressed)
         else:
             best = max(strength.values(), default=0.0)
-            previous = [p for p in self.subject.speakers if strength.get(p, 0.0) >= STAY_RATIO * best]
+            previous = [
+                p for p in self.subject.speakers if strength.get(p, 0.0) >= STAY_RATIO * best
+            ]
             specific = {t: w for t, w in reading.terms.items() if _is_specific(self.router, t)}
             if previous and specific:
                 # the new words that name a subject clearly belong to someone else ("and how did MiniMax
@@ -1142,20 +1452,27 @@ class _Resolver:
         if not answering:
             did = [p for p in self.panel.panelists if p in spoke and p not in speakers]
             who = f" ({self._name(did)} did)" if did else ""
-            return self._decline(f"{self._name(speakers)} didn't speak to that on the panel{who}",
-                                 reading.addressed, off_topic=not did)
+            return self._decline(
+                f"{self._name(speakers)} didn't speak to that on the panel{who}",
+                reading.addressed,
+                off_topic=not did,
+            )
         quotes = self._pick(per, top, answering, terms, penalise_shown=True)
         kept = [p for p in answering if p in self.subject.speakers]
         if kept:
             reason = f"{self._about()}: {self._name(answering)} on that"
         else:
             reason = f"{self._about()}: {self._name(answering)}'s best-matching quotes"
-        return RouteResult(self.message, answering, False, quotes, reason, reading.addressed, [], 0.0)
+        return RouteResult(
+            self.message, answering, False, quotes, reason, reading.addressed, [], 0.0
+        )
 
     def _parallel_questions(self) -> set[str]:
         """The host question the subject's first answer responded to, and any host question put to another
         panelist that shares at least half its words (the talk's "and you, Olive?" questions)."""
-        lead = next((self.panel.quote(q) for q in self.subject.opening_quotes if self.panel.quote(q)), None)
+        lead = next(
+            (self.panel.quote(q) for q in self.subject.opening_quotes if self.panel.quote(q)), None
+        )
         host = self.panel.question(lead.question) if lead is not None else None
         if host is None:
             return set()
@@ -1163,8 +1480,12 @@ class _Resolver:
         out = {host.id}
         for other in self.panel.questions:
             theirs = set(_own_terms(self.router, other.text)[2])
-            if other.id != host.id and mine and theirs and \
-                    len(mine & theirs) >= PARALLEL_SHARE * min(len(mine), len(theirs)):
+            if (
+                other.id != host.id
+                and mine
+                and theirs
+                and len(mine & theirs) >= PARALLEL_SHARE * min(len(mine), len(theirs))
+            ):
                 out.add(other.id)
         return out
 
@@ -1186,7 +1507,9 @@ def turns_from_messages(messages: Sequence[Any]) -> list[ConversationTurn]:
 
     def close() -> None:
         if question is not None:
-            turns.append(ConversationTurn(question, list(dict.fromkeys(speakers)), list(quote_ids), target))
+            turns.append(
+                ConversationTurn(question, list(dict.fromkeys(speakers)), list(quote_ids), target)
+            )
 
     for m in messages:
         role = getattr(m, "role", "")

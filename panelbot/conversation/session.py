@@ -10,7 +10,9 @@ from pathlib import Path
 from panelbot.conversation.resolve import ConversationTurn, Resolution, turns_from_messages
 from panelbot.errors import UsageError
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:  # the store (and sqlite3) is imported only when the history is read or written
     from typing import Any
 
@@ -22,8 +24,14 @@ PANEL_DIR = "panel_dir"  # meta key of a conversation's first question: the dire
 
 def panel_dir_of(messages: Sequence[Any]) -> str:
     """The panel directory kept with a conversation's first question ("" when not kept: an older one)."""
-    return next((str(m.meta.get(PANEL_DIR) or "") for m in messages
-                 if m.role == "user" and isinstance(m.meta, dict)), "")
+    return next(
+        (
+            str(m.meta.get(PANEL_DIR) or "")
+            for m in messages
+            if m.role == "user" and isinstance(m.meta, dict)
+        ),
+        "",
+    )
 
 
 def panel_to_open(name: str, panel_dir: str) -> str:
@@ -39,9 +47,17 @@ class ConversationLog:
 
     ``conversation_id`` is None until something is written (or when not logging and starting afresh)."""
 
-    def __init__(self, store: ConversationStore | None, conversation_id: int | None, panel: str,
-                 turns: Sequence[ConversationTurn] = (), *, log: bool = True, source: str = "cli",
-                 panel_dir: str = "") -> None:
+    def __init__(
+        self,
+        store: ConversationStore | None,
+        conversation_id: int | None,
+        panel: str,
+        turns: Sequence[ConversationTurn] = (),
+        *,
+        log: bool = True,
+        source: str = "cli",
+        panel_dir: str = "",
+    ) -> None:
         self.store = store
         self.conversation_id = conversation_id
         self.panel = panel
@@ -55,8 +71,16 @@ class ConversationLog:
         self.source = source
 
     @classmethod
-    def open(cls, path: Path, panel: str, *, continue_last: bool = False, conversation_id: int | None = None,
-             log: bool = True, panel_dir: str = "") -> ConversationLog:
+    def open(
+        cls,
+        path: Path,
+        panel: str,
+        *,
+        continue_last: bool = False,
+        conversation_id: int | None = None,
+        log: bool = True,
+        panel_dir: str = "",
+    ) -> ConversationLog:
         """The conversation to answer in: a given id, the most recent one, or a new one.
 
         The database is not created just to read it (no log and nothing to continue)."""
@@ -86,20 +110,29 @@ class ConversationLog:
             messages = store.messages(cid)
             panel_dir = panel_dir_of(messages)
             turns = turns_from_messages(messages)
-            said = [("user" if m.role == "user" else m.speaker, m.text) for m in messages
-                    if m.role in ("user", "assistant", "decline") and m.text]
+            said = [
+                ("user" if m.role == "user" else m.speaker, m.text)
+                for m in messages
+                if m.role in ("user", "assistant", "decline") and m.text
+            ]
         conv = cls(store, cid, panel, turns, log=log, panel_dir=panel_dir)
         conv.said = said
         return conv
 
     def fresh(self) -> ConversationLog:
         """A new conversation in the same database (``ask -`` without -c: each line on its own)."""
-        return ConversationLog(self.store, None, self.panel, log=self.log, source=self.source,
-                               panel_dir=self.panel_dir)
+        return ConversationLog(
+            self.store, None, self.panel, log=self.log, source=self.source, panel_dir=self.panel_dir
+        )
 
-    def record(self, question: str, target: str, resolution: Resolution,
-               answers: Sequence[tuple[str, str, Sequence[str], dict[str, Any]]],
-               decline: tuple[str, str] | None = None) -> None:
+    def record(
+        self,
+        question: str,
+        target: str,
+        resolution: Resolution,
+        answers: Sequence[tuple[str, str, Sequence[str], dict[str, Any]]],
+        decline: tuple[str, str] | None = None,
+    ) -> None:
         """Add one turn: the question, then each panelist's answer (speaker, text, quote ids, meta) or the
         decline (speaker, text). Remembered for the next turn; written when logging."""
         route = resolution.route
@@ -114,16 +147,24 @@ class ConversationLog:
             return
         meta: dict[str, Any] = {"target": target, "reason": route.reason}
         if self.conversation_id is None:
-            self.conversation_id = self.store.new_conversation(self.panel, question[:80], source=self.source)
+            self.conversation_id = self.store.new_conversation(
+                self.panel, question[:80], source=self.source
+            )
             if self.panel_dir:
                 meta[PANEL_DIR] = self.panel_dir
         if resolution.context is not None:
             meta["context"] = resolution.context
-        rows: list[tuple[str, str, str, Sequence[str], dict[str, Any] | None]] = [("user", "", question, (), meta)]
-        rows += [("assistant", speaker, text, list(ids), {"target": target, **extra})
-                 for speaker, text, ids, extra in answers]
+        rows: list[tuple[str, str, str, Sequence[str], dict[str, Any] | None]] = [
+            ("user", "", question, (), meta)
+        ]
+        rows += [
+            ("assistant", speaker, text, list(ids), {"target": target, **extra})
+            for speaker, text, ids, extra in answers
+        ]
         if decline is not None:
-            social = {"small_talk": route.small_talk} if route.small_talk else {}  # a reply, not a decline
+            social = (
+                {"small_talk": route.small_talk} if route.small_talk else {}
+            )  # a reply, not a decline
             rows.append(("decline", decline[0], decline[1], (), {"reason": route.reason, **social}))
         self.store.add_messages(self.conversation_id, rows)  # the turn whole, in one transaction
 

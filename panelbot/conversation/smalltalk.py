@@ -15,7 +15,9 @@ from itertools import groupby
 
 from panelbot.text import LazyPattern, fold
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -26,15 +28,23 @@ ACKNOWLEDGEMENT = "acknowledgement"  # "ok cool", "got it", "that helps"
 FAREWELL = "farewell"
 HELP = "help"  # "what can I ask?", "how do I use this?"
 # what a route's reason says of each ("small talk: a greeting")
-REASONS = {GREETING: "a greeting", WELLBEING: "a greeting", THANKS: "thanks", ACKNOWLEDGEMENT: "an acknowledgement",
-           FAREWELL: "a goodbye", HELP: "asking what to ask"}
+REASONS = {
+    GREETING: "a greeting",
+    WELLBEING: "a greeting",
+    THANKS: "thanks",
+    ACKNOWLEDGEMENT: "an acknowledgement",
+    FAREWELL: "a goodbye",
+    HELP: "asking what to ask",
+}
 # when a message mixes them ("ok, thanks a lot. bye!"), the reply is to the first of these it has
 PRIORITY = (FAREWELL, HELP, THANKS, WELLBEING, GREETING, ACKNOWLEDGEMENT)
 
 _YOU = r"(?:you|u|ya|y'all|yall)"
-_NICE = (r"(?:helpful|useful|great|interesting|cool|awesome|good|clear|fascinating|amazing|insightful|"
-         r"informative|nice|fun|neat|perfect|excellent|brilliant|super|wonderful|fantastic|lovely|"
-         r"illuminating|enlightening|impressive|informative|valuable|thorough)")
+_NICE = (
+    r"(?:helpful|useful|great|interesting|cool|awesome|good|clear|fascinating|amazing|insightful|"
+    r"informative|nice|fun|neat|perfect|excellent|brilliant|super|wonderful|fantastic|lovely|"
+    r"illuminating|enlightening|impressive|informative|valuable|thorough)"
+)
 _VERY = r"(?:(?:really|very|super|so|pretty|quite|truly|extremely|incredibly|most) )*"
 _THING = r"(?:answer|answers|reply|point|points|one|stuff|chat|talk|insight|insights|info|information|explanation)"
 
@@ -109,15 +119,18 @@ PHRASES = {
 }
 
 # who it is said to, and words that only join the phrases
-_ADDRESS = (r"guys|folks|everyone|everybody|all|both|you (?:both|two|all|guys)|y'?all|both of you|there|team|"
-            r"panel|panelists|bot|panelbot|friends?|mate|people|again|too|as well|then|and|so|well|um+|uh+|"
-            r"just|oh|please|pls|dear|world")
+_ADDRESS = (
+    r"guys|folks|everyone|everybody|all|both|you (?:both|two|all|guys)|y'?all|both of you|there|team|"
+    r"panel|panelists|bot|panelbot|friends?|mate|people|again|too|as well|then|and|so|well|um+|uh+|"
+    r"just|oh|please|pls|dear|world"
+)
 
 _SEPARATORS = r"[\s,.!?;:\u2026\u2014\u2013()'\"-]*"
 
 
 def _piece(names: str, *, named: bool) -> str:
     """One phrase (or whom it is said to), ending at a word's end, with the punctuation around it."""
+
     def group(name: str, body: str) -> str:
         return f"(?P<{name}>{body})" if named else f"(?:{body})"
 
@@ -137,7 +150,10 @@ def _patterns(names: Iterable[str]) -> tuple[re.Pattern[str], LazyPattern]:
     extra = "|".join(re.escape(n) for n in spelled)
     hit = _CACHE.get(extra)
     if hit is None:
-        hit = (re.compile(f"(?:{_piece(extra, named=False)})+"), LazyPattern(_piece(extra, named=True)))
+        hit = (
+            re.compile(f"(?:{_piece(extra, named=False)})+"),
+            LazyPattern(_piece(extra, named=True)),
+        )
         if len(_CACHE) >= 32:
             _CACHE.clear()
         _CACHE[extra] = hit
@@ -161,10 +177,16 @@ def _plain(word: str) -> str:
 def _words_known() -> Container[str]:
     """The words the phrases are spelt with (``WORDS_FILE``), read once."""
     global _vocabulary
-    if _vocabulary is None:  # read as text, searched in place (building a set of them costs a millisecond)
+    if (
+        _vocabulary is None
+    ):  # read as text, searched in place (building a set of them costs a millisecond)
         from panelbot.retrieval.lexicon import DATA_DIR, WordText, _body
 
-        _vocabulary = WordText(_body(WORDS_FILE)) if (DATA_DIR / WORDS_FILE).is_file() else set(spelling_words())
+        _vocabulary = (
+            WordText(_body(WORDS_FILE))
+            if (DATA_DIR / WORDS_FILE).is_file()
+            else set(spelling_words())
+        )
     return _vocabulary
 
 
@@ -226,11 +248,21 @@ def spelling_words() -> list[str]:
     """The words the phrases are spelt with, as the quick check compares them (``_plain``): each run of
     letters of the patterns, and each run joined with one of the next three (alternatives run together:
     "any(?:one|body)" -> "anybody", "good ?night" -> "goodnight"), sorted. What ``WORDS_FILE`` holds."""
-    source = " ".join([*PHRASES.values(), _ADDRESS]).replace(_NOT_ASKING, " ")  # not the words it refuses
+    source = " ".join([*PHRASES.values(), _ADDRESS]).replace(
+        _NOT_ASKING, " "
+    )  # not the words it refuses
     runs = _LETTERS.findall(_plain(source))
     # two plain runs join as plainly as their joined words would ("good" + "day": "goday")
-    return sorted({*runs, *(a + (b[1:] if a[-1:] == b[:1] else b) for i, a in enumerate(runs)
-                            for b in runs[i + 1:i + 4])})
+    return sorted(
+        {
+            *runs,
+            *(
+                a + (b[1:] if a[-1:] == b[:1] else b)
+                for i, a in enumerate(runs)
+                for b in runs[i + 1 : i + 4]
+            ),
+        }
+    )
 
 
 def small_talk(message: str, names: Iterable[str] = ()) -> str:
@@ -251,14 +283,20 @@ def small_talk(message: str, names: Iterable[str] = ()) -> str:
     whole, piece = _patterns(names)
     if whole.fullmatch(text) is None:
         return ""
-    found = {k for m in piece.finditer(text) for k, v in m.groupdict().items() if v and k != "address"}
+    found = {
+        k for m in piece.finditer(text) for k, v in m.groupdict().items() if v and k != "address"
+    }
     return next((k for k in PRIORITY if k in found), "")
 
 
 def panel_names(*panels: Any) -> list[str]:
     """How the people of a panel (or of several: asking across every talk) may be addressed in small talk:
     each panelist's and the host's name, first name and id."""
-    people = [person for panel in panels for person in (*panel.panelists.values(), *([panel.host] if panel.host else []))]
+    people = [
+        person
+        for panel in panels
+        for person in (*panel.panelists.values(), *([panel.host] if panel.host else []))
+    ]
     return [n for p in people for n in (p.name, *p.name.split()[:1], p.id) if n]
 
 

@@ -18,7 +18,9 @@ from panelbot.errors import PanelbotError
 from panelbot.records import asdict, field, record
 from panelbot.redact import scrub
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -68,7 +70,11 @@ MIGRATIONS: dict[int, Sequence[str]] = {
     ),
 }
 
-SEARCHABLE_ROLES = ("user", "assistant", "decline")  # questions and answers (not errors or /quote lookups)
+SEARCHABLE_ROLES = (
+    "user",
+    "assistant",
+    "decline",
+)  # questions and answers (not errors or /quote lookups)
 
 
 class StoreError(PanelbotError):
@@ -116,8 +122,10 @@ class ConversationStore:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"{self.path.parent}: cannot create the data directory "
-                             f"({exc.strerror or exc}); set PANELBOT_DATA_DIR to a writable place") from None
+            raise StoreError(
+                f"{self.path.parent}: cannot create the data directory "
+                f"({exc.strerror or exc}); set PANELBOT_DATA_DIR to a writable place"
+            ) from None
         try:
             # isolation_level=None: autocommit; we open explicit transactions where needed.
             conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=5.0)
@@ -127,7 +135,9 @@ class ConversationStore:
         self._db.doing = "cannot open the history database"
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")  # durable across process crashes in WAL mode
+            self._db.execute(
+                "PRAGMA synchronous=NORMAL"
+            )  # durable across process crashes in WAL mode
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
         except BaseException:
@@ -180,7 +190,9 @@ class ConversationStore:
 
     def rename_conversation(self, conv_id: int, title: str) -> bool:
         """Give a conversation a new title; False when there is no such conversation."""
-        cur = self._db.execute("UPDATE conversations SET title = ? WHERE id = ?", (_title(title), conv_id))
+        cur = self._db.execute(
+            "UPDATE conversations SET title = ? WHERE id = ?", (_title(title), conv_id)
+        )
         return cur.rowcount > 0
 
     def delete_messages(self, message_ids: Sequence[int]) -> int:
@@ -188,7 +200,9 @@ class ConversationStore:
         ids = [int(i) for i in message_ids]
         if not ids:
             return 0
-        cur = self._db.execute(f"DELETE FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids)
+        cur = self._db.execute(
+            f"DELETE FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids
+        )
         return cur.rowcount
 
     def delete_conversation(self, conv_id: int) -> bool:
@@ -215,8 +229,11 @@ class ConversationStore:
         """Append one message and commit it before returning."""
         return self.add_messages(conv_id, [(role, speaker, text, quote_ids, meta)])[0]
 
-    def add_messages(self, conv_id: int,
-                     messages: Sequence[tuple[str, str, str, Sequence[str], dict[str, Any] | None]]) -> list[int]:
+    def add_messages(
+        self,
+        conv_id: int,
+        messages: Sequence[tuple[str, str, str, Sequence[str], dict[str, Any] | None]],
+    ) -> list[int]:
         """Append several messages (role, speaker, text, quote ids, meta) in one transaction, committed before
         returning: a turn (the question and its answers) is saved whole or not at all. Their ids."""
         now = self._clock()
@@ -227,12 +244,21 @@ class ConversationStore:
                 cur = self._db.execute(
                     "INSERT INTO messages (conversation_id, role, speaker, text, quote_ids, meta, created_at)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (conv_id, role, speaker, scrub(text), json.dumps(list(quote_ids)),
-                     scrub(json.dumps(meta or {}, sort_keys=True)), now),
+                    (
+                        conv_id,
+                        role,
+                        speaker,
+                        scrub(text),
+                        json.dumps(list(quote_ids)),
+                        scrub(json.dumps(meta or {}, sort_keys=True)),
+                        now,
+                    ),
                 )
                 ids.append(int(cur.lastrowid or 0))
-            if any(role == "assistant" or (role == "decline" and not (meta or {}).get("small_talk"))
-                   for role, _, _, _, meta in messages):
+            if any(
+                role == "assistant" or (role == "decline" and not (meta or {}).get("small_talk"))
+                for role, _, _, _, meta in messages
+            ):
                 self._retitle_after_small_talk(conv_id)
             self._db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv_id))
             self._db.execute("COMMIT")
@@ -248,7 +274,9 @@ class ConversationStore:
         users: list[str] = []  # the questions before it
         first_answer: int | None = None
         rows = self._db.execute(
-            "SELECT id, role, text, meta FROM messages WHERE conversation_id = ? ORDER BY id", (conv_id,))
+            "SELECT id, role, text, meta FROM messages WHERE conversation_id = ? ORDER BY id",
+            (conv_id,),
+        )
         for mid, role, text, meta in rows:
             if role == "user":
                 users.append(text)
@@ -256,16 +284,25 @@ class ConversationStore:
                 first_answer = mid
                 break
         rows.close()
-        if first_answer is not None and self._db.execute(
+        if (
+            first_answer is not None
+            and self._db.execute(
                 "SELECT 1 FROM messages WHERE conversation_id = ? AND id > ? AND role = 'user' LIMIT 1",
-                (conv_id, first_answer)).fetchone() is not None:
+                (conv_id, first_answer),
+            ).fetchone()
+            is not None
+        ):
             return  # something before the last question was answered already: it has its title
         if len(users) < 2:
             return
-        row = self._db.execute("SELECT title FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+        row = self._db.execute(
+            "SELECT title FROM conversations WHERE id = ?", (conv_id,)
+        ).fetchone()
         if row is None or row[0] != _title(users[0][:80]):
             return  # renamed by the person
-        self._db.execute("UPDATE conversations SET title = ? WHERE id = ?", (_title(users[-1][:80]), conv_id))
+        self._db.execute(
+            "UPDATE conversations SET title = ? WHERE id = ?", (_title(users[-1][:80]), conv_id)
+        )
 
     # ------------------------------------------------------------------------------------------ reads
 
@@ -280,7 +317,9 @@ class ConversationStore:
                GROUP BY c.id ORDER BY c.updated_at DESC, c.id DESC""",
             args,
         ).fetchall()
-        return [ConversationSummary(int(r[0]), r[1], r[2], r[3], r[4], int(r[5]), r[6]) for r in rows]
+        return [
+            ConversationSummary(int(r[0]), r[1], r[2], r[3], r[4], int(r[5]), r[6]) for r in rows
+        ]
 
     def conversation(self, conv_id: int) -> ConversationSummary | None:
         found = self._summaries("WHERE c.id = ?", (conv_id,))
@@ -318,7 +357,9 @@ class ConversationStore:
             (conv_id,),
         ).fetchall()
         return [
-            StoredMessage(int(r[0]), int(r[1]), r[2], r[3], r[4], _json(r[5], []), _json(r[6], {}), r[7])
+            StoredMessage(
+                int(r[0]), int(r[1]), r[2], r[3], r[4], _json(r[5], []), _json(r[6], {}), r[7]
+            )
             for r in rows
         ]
 
@@ -388,7 +429,8 @@ class _Guarded:
         text = str(exc) or type(exc).__name__
         hint = ""
         if isinstance(exc, sqlite3.DatabaseError) and any(
-                w in text for w in ("malformed", "not a database", "no such table", "no such column")):
+            w in text for w in ("malformed", "not a database", "no such table", "no such column")
+        ):
             hint = "; the file is damaged: move it aside to start a new history"
         return StoreError(f"{self._path}: {self.doing} ({text}){hint}")
 

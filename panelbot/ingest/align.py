@@ -24,6 +24,7 @@ def quote_span(tokens: list[str], quote: str) -> tuple[int, int]:
     blocks = [m for m in sm.get_matching_blocks() if m.size]
     if not blocks or sum(m.size for m in blocks) < 0.6 * len(qw):
         return (0, 0)
+
     # the run of blocks that carries the quote: from its longest match outwards, through the matches that
     # follow closely (stutters, fillers and fixed mishearings are short gaps; a stray "and" far off is not)
     def close(m1, m2) -> bool:  # noqa: ANN001 - difflib Match

@@ -47,7 +47,6 @@ class RawTurn(Timed):
     times: list[tuple[float | None, float | None]] = field(default_factory=list)
 
 
-
 def read_captions(text: str) -> tuple[str, str]:
     """Split a captions file into (title, body). The title is a first line followed by a blank line."""
     return split_title(text)
@@ -116,7 +115,9 @@ def split_turns(body: str | list[Word]) -> list[RawTurn]:
 
     def flush() -> None:
         if cur:
-            turns.append(RawTurn(" ".join(w.text for w in cur), len(turns), [(w.start, w.end) for w in cur]))
+            turns.append(
+                RawTurn(" ".join(w.text for w in cur), len(turns), [(w.start, w.end) for w in cur])
+            )
 
     for i in keep:
         w = body[i]
@@ -133,7 +134,9 @@ _FILLER_RE = re.compile(r"(?<![\w'-])(?:um+|uh+|erm|hmm+)(?![\w'-])[,.]?\s*", re
 
 
 # a listener's "Mm-hm." caught inside someone's answer (no '>>' before it): a sentence of its own, not theirs
-_BACKCHANNEL_SENTENCE_RE = re.compile(r"(?:(?<=[.!?])|^)\s*(?:mm-?hm+|mhm+|uh-huh|mm+)[.!]+(?=\s|$)", re.IGNORECASE)
+_BACKCHANNEL_SENTENCE_RE = re.compile(
+    r"(?:(?<=[.!?])|^)\s*(?:mm-?hm+|mhm+|uh-huh|mm+)[.!]+(?=\s|$)", re.IGNORECASE
+)
 
 
 def clean_quote_text(text: str) -> str:
@@ -151,8 +154,7 @@ def clean_quote_text(text: str) -> str:
             while i < len(toks):
                 if (
                     i >= k
-                    and [t.lower() for t in toks[i : i + k]]
-                    == [t.lower() for t in out[-k:]]
+                    and [t.lower() for t in toks[i : i + k]] == [t.lower() for t in out[-k:]]
                     and not re.search(r"[.!?]$", out[-1])
                 ):
                     i += k

@@ -7,10 +7,49 @@ from __future__ import annotations
 import re
 
 _BACKCHANNEL = {
-    "yeah", "yes", "yep", "mhm", "mm", "hmm", "uh", "um", "okay", "ok", "right", "sure", "wow", "nice",
-    "cool", "awesome", "great", "exactly", "totally", "absolutely", "true", "indeed", "so", "and", "oh",
-    "ah", "haha", "no", "yup", "thanks", "go", "ahead", "like", "huh", "interesting", "definitely",
-    "mm-hm", "mm-hmm", "uh-huh", "hm", "agreed", "laughter", "applause",
+    "yeah",
+    "yes",
+    "yep",
+    "mhm",
+    "mm",
+    "hmm",
+    "uh",
+    "um",
+    "okay",
+    "ok",
+    "right",
+    "sure",
+    "wow",
+    "nice",
+    "cool",
+    "awesome",
+    "great",
+    "exactly",
+    "totally",
+    "absolutely",
+    "true",
+    "indeed",
+    "so",
+    "and",
+    "oh",
+    "ah",
+    "haha",
+    "no",
+    "yup",
+    "thanks",
+    "go",
+    "ahead",
+    "like",
+    "huh",
+    "interesting",
+    "definitely",
+    "mm-hm",
+    "mm-hmm",
+    "uh-huh",
+    "hm",
+    "agreed",
+    "laughter",
+    "applause",
 }
 
 # a sentence that opens as a question does ("What's …", "And how do you …", "Is there …")
@@ -82,8 +121,10 @@ FOLLOW_ON_RE = re.compile(
     re.IGNORECASE,
 )
 
+
 def sentences(text: str) -> list[str]:
     return [s for s in _SENT_END_RE.split(text.strip()) if s]
+
 
 def is_backchannel(text: str) -> bool:
     """'Yeah.', 'Mhm. Mhm.', 'Mm-hm.', '[laughter]', 'Yeah, like go ahead.' -- no content of its own."""
@@ -93,6 +134,7 @@ def is_backchannel(text: str) -> bool:
     if not toks:
         return not re.search(r"[^\W\d_]{2,}", stripped)
     return len(toks) <= 5 and all(t in _BACKCHANNEL for t in toks)
+
 
 # the host running the session: "Let's take a question from the audience.", "Okay, let's open it up."
 MODERATING_RE = re.compile(
@@ -115,15 +157,22 @@ _REMARK_MAX_WORDS = 8
 
 # what a panelist's own short turn has and a host's comment on an answer does not: "I", "we", a disagreement
 _OWN_VOICE_RE = re.compile(
-    r"\b(?:i|i'm|i'd|i've|i'll|me|my|mine|we|we're|we've|our|us|not|no|never|but|n't)\b|n't\b", re.IGNORECASE)
+    r"\b(?:i|i'm|i'd|i've|i'll|me|my|mine|we|we're|we've|our|us|not|no|never|but|n't)\b|n't\b",
+    re.IGNORECASE,
+)
 
 
 def is_remark(text: str) -> bool:
     """A short comment on what was just said, in nobody's own voice: "That sounds terrifying.", "That must be
     hard to hear.", "What a story." (not "I agree.", "That's not true.", nor a question)."""
     toks = text.split()
-    return (0 < len(toks) <= _REMARK_MAX_WORDS and "?" not in text and not _OWN_VOICE_RE.search(text)
-            and bool(_REMARK_OPENING_RE.match(text)) and not is_backchannel(text))
+    return (
+        0 < len(toks) <= _REMARK_MAX_WORDS
+        and "?" not in text
+        and not _OWN_VOICE_RE.search(text)
+        and bool(_REMARK_OPENING_RE.match(text))
+        and not is_backchannel(text)
+    )
 
 
 # how a comment on what was just said opens (a short answer in a round, "Old barriers.", does not)
@@ -143,8 +192,9 @@ def looks_like_question(text: str) -> bool:
     def asks(sentence: str) -> bool:
         sentence = sentence.strip().rstrip("\"'\u201d\u2019)")
         # "What's one game that gets it right?" asks; "It's cheaper, right?" only checks
-        return sentence.endswith("?") and (bool(_ASKS_OPENING_RE.match(sentence))
-                                           or not _TAG_QUESTION_RE.search(sentence))
+        return sentence.endswith("?") and (
+            bool(_ASKS_OPENING_RE.match(sentence)) or not _TAG_QUESTION_RE.search(sentence)
+        )
 
     last = sents[-1].strip()
     if asks(last):
@@ -154,7 +204,10 @@ def looks_like_question(text: str) -> bool:
         return True
     # A request in the closing sentence ("Maybe Dan if you can go first.", "... over to you to talk
     # about your role"), also when the captions cut it off mid-sentence.
-    return (bool(_REQUEST_RE.search(last)) and "you" in last.lower()) or bool(_ASKING_RE.search(last))
+    return (bool(_REQUEST_RE.search(last)) and "you" in last.lower()) or bool(
+        _ASKING_RE.search(last)
+    )
+
 
 # the host closing the talk anywhere in a turn: "We're out of time. Thank you all, and please thank our panel.",
 # "Please join me in thanking our panel."

@@ -202,11 +202,30 @@ _ROLE_WORDS = re.compile(
 )
 
 
-_TOP_ROLE = re.compile(r"(?i)ceo|cto|cfo|coo|cso|founder|co-founder|cofounder|president|owner|chair")
+_TOP_ROLE = re.compile(
+    r"(?i)ceo|cto|cfo|coo|cso|founder|co-founder|cofounder|president|owner|chair"
+)
 
 
 # lower-case words inside an organisation's name: "Bank of England", "Instituto do Mar", "Universidad de Chile"
-_ORG_PARTICLES = {"of", "and", "&", "for", "do", "da", "de", "del", "della", "der", "di", "du", "la", "le", "van", "von"}
+_ORG_PARTICLES = {
+    "of",
+    "and",
+    "&",
+    "for",
+    "do",
+    "da",
+    "de",
+    "del",
+    "della",
+    "der",
+    "di",
+    "du",
+    "la",
+    "le",
+    "van",
+    "von",
+}
 
 # a name given before the role, in the same breath: "I'm Bob Kumar, head of …", "Bob Kumar here, I'm the …",
 # "Hi, this is Alice Smith, Lead of …": what follows the comma is read as "I'm …"
@@ -237,20 +256,26 @@ def _role_from_intro(text: str) -> tuple[str, str]:
     the head of networking at Zeta Labs"; ('Lead of networking', 'Zeta Labs') from "I lead networking at Zeta
     Labs"."""
     text = _named_then_role(text)
-    for verb, rest in re.findall(r"\b(?=(I'm|I\u2019m|I am|I lead|I run|I head|I manage|I direct)\s+([^.;!?]+))",
-                                 text):
+    for verb, rest in re.findall(
+        r"\b(?=(I'm|I\u2019m|I am|I lead|I run|I head|I manage|I direct)\s+([^.;!?]+))", text
+    ):
         phrase = re.split(r",|\s+and\s+(?:I|I'm|we|my)\b", rest)[0].strip()
         phrase = re.sub(r"^(?:the|a|an)\s+", "", phrase)
         # the city it is in says where, not what: "… for the tram network in Bordeaux"
-        phrase = re.sub(r"\s+in\s+[^\W\d_][\w'\u2019-]*(?:\s+[^\W\d_][\w'\u2019-]*){0,2}\s*$",
-                        lambda m: "" if all(w[:1].isupper() for w in m.group(0).split()[1:]) else m.group(0), phrase)
+        phrase = re.sub(
+            r"\s+in\s+[^\W\d_][\w'\u2019-]*(?:\s+[^\W\d_][\w'\u2019-]*){0,2}\s*$",
+            lambda m: "" if all(w[:1].isupper() for w in m.group(0).split()[1:]) else m.group(0),
+            phrase,
+        )
         if verb.lower() in ("i lead", "i run", "i head", "i manage", "i direct"):
             phrase = f"Lead of {phrase}" if not _ROLE_WORDS.search(phrase) else phrase
         if not _ROLE_WORDS.search(phrase):
             continue
         role, org = phrase, ""
-        mo = re.search(r"\s(?:at|with|from|for)\s+(?:the\s+)?([^\W\d_][\w&.'-]*(?:\s+[^\W\d_][\w&.'-]*)*)\s*$",
-                       phrase)
+        mo = re.search(
+            r"\s(?:at|with|from|for)\s+(?:the\s+)?([^\W\d_][\w&.'-]*(?:\s+[^\W\d_][\w&.'-]*)*)\s*$",
+            phrase,
+        )
         if mo and not all(w[:1].isupper() or w in _ORG_PARTICLES for w in mo.group(1).split()):
             mo = None
         if mo:
@@ -259,10 +284,18 @@ def _role_from_intro(text: str) -> tuple[str, str]:
             # captions drop the "at": "VP of Kernels Together AI" -> "VP of Kernels", "Together AI"
             toks = phrase.split()
             of = next((i for i, w in enumerate(toks) if w.lower() in ("of", "for")), None)
-            if of is not None and len(toks) - of >= 4 and all(w[:1].isupper() for w in toks[of + 1 :]):
+            if (
+                of is not None
+                and len(toks) - of >= 4
+                and all(w[:1].isupper() for w in toks[of + 1 :])
+            ):
                 role, org = " ".join(toks[: of + 2]), " ".join(toks[of + 2 :])
-            elif (of is not None and of >= 1 and _TOP_ROLE.fullmatch(toks[of - 1])
-                  and all(w[:1].isupper() for w in toks[of + 1 :])):
+            elif (
+                of is not None
+                and of >= 1
+                and _TOP_ROLE.fullmatch(toks[of - 1])
+                and all(w[:1].isupper() for w in toks[of + 1 :])
+            ):
                 role, org = " ".join(toks[:of]), " ".join(toks[of + 1 :])  # "CTO of Vectorly"
         return role[:1].upper() + role[1:], org
     return "", ""
@@ -271,11 +304,17 @@ def _role_from_intro(text: str) -> tuple[str, str]:
 def clean_title(title: str, names: list[str]) -> str:
     """The talk's title without caption-file artefacts: a trailing "— Olive Song" naming a panelist,
     " - YouTube", "(auto-generated)", "[English]"."""
-    t = re.sub(r"\s*[\[(](?:auto-generated|automatic captions?|english|en|subtitles?|captions?)[\])]\s*",
-               " ", title, flags=re.IGNORECASE)
+    t = re.sub(
+        r"\s*[\[(](?:auto-generated|automatic captions?|english|en|subtitles?|captions?)[\])]\s*",
+        " ",
+        title,
+        flags=re.IGNORECASE,
+    )
     t = re.sub(r"\s*[-\u2013\u2014|]\s*YouTube\s*$", "", t, flags=re.IGNORECASE)
     for n in names:
-        t = re.sub(rf"\s*[-\u2013\u2014|:]\s*{re.escape(n)}(?:\s+[^\W\d_][\w'\u2019-]*){{0,2}}\s*$", "", t)
+        t = re.sub(
+            rf"\s*[-\u2013\u2014|:]\s*{re.escape(n)}(?:\s+[^\W\d_][\w'\u2019-]*){{0,2}}\s*$", "", t
+        )
     return " ".join(t.split()).strip(" -\u2013\u2014|")
 
 
@@ -283,7 +322,12 @@ def title_from_filename(path: str) -> str:
     """A title from a caption file's name when the captions have none: yt-dlp's "Agents at Scale [dQw4w9WgXcQ]
     .en.vtt" -> "Agents at Scale"; "talk.srt" -> "" (a bare word like that says nothing)."""
     name = Path(path).name
-    name = re.sub(r"(\.[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?)?\.(?:vtt|srt|json3?|txt)$", "", name, flags=re.IGNORECASE)
+    name = re.sub(
+        r"(\.[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?)?\.(?:vtt|srt|json3?|txt)$",
+        "",
+        name,
+        flags=re.IGNORECASE,
+    )
     name = re.sub(r"\s*\[[\w-]{6,}\]\s*$", "", name).replace("_", " ").strip()
     return name if len(name.split()) >= 2 else ""
 
@@ -298,7 +342,9 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         hint = ""
         if plain and not any(ch.isupper() for ch in plain) and not re.search(r"[.?!]", plain):
             hint = " (these captions have no capital letters or punctuation, so names cannot be told from words)"
-        raise DataError("found no panelists: no self-introductions or hand-overs by name in the captions" + hint)
+        raise DataError(
+            "found no panelists: no self-introductions or hand-overs by name in the captions" + hint
+        )
     # questions: host turns followed by at least one panelist answer
     questions: list[dict] = []
     current_q: dict | None = None
@@ -341,35 +387,65 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
                 quote["start"], quote["end"] = start, stop
             quotes.append(quote)
     if not quotes:
-        raise DataError("no answer could be attributed to a named panelist; nothing to build a bank from")
+        raise DataError(
+            "no answer could be attributed to a named panelist; nothing to build a bank from"
+        )
     # each turn shows its quotes' cleaned wording, so the context view finds and highlights them
     by_turn: dict[int, list[str]] = {}
     for q in quotes:
         by_turn.setdefault(q["turn"], []).append(q["text"])
     for i, texts in by_turn.items():
         turns[i].text = align_turn(turns[i].text, texts)
-    intros = {pid: next((t.text for t in turns if t.speaker == pid and t.why == "introduces themselves"), "")
-              for pid in ids}
-    presented = _presented(turns, names, ids)  # what the host says of a guest, for those who never say it
-    roles = {pid: _role_from_intro(intros[pid]) if intros[pid] else _role_from_presentation(presented[pid])
-             for pid in ids}
+    intros = {
+        pid: next(
+            (t.text for t in turns if t.speaker == pid and t.why == "introduces themselves"), ""
+        )
+        for pid in ids
+    }
+    presented = _presented(
+        turns, names, ids
+    )  # what the host says of a guest, for those who never say it
+    roles = {
+        pid: _role_from_intro(intros[pid])
+        if intros[pid]
+        else _role_from_presentation(presented[pid])
+        for pid in ids
+    }
     # names (with surnames: "I'm Sarah Chen") and organisations are who they are, not what they talk about
-    name_words = {w for n in names for w in words(n)} | {w for n in names for w in words(ascii_fold(n))}
+    name_words = {w for n in names for w in words(n)} | {
+        w for n in names for w in words(ascii_fold(n))
+    }
     for pid in ids:
         name_words.update(words(roles[pid][1]))
         # where they are ("a clinic in Limerick", "a studio in Lisbon called Lanterna") is not what they cover
-        for m in re.finditer(r"\b(?:in|at|from|near|called|named)\s+((?:[^\W\d_][\w'\u2019-]*\s*){1,3})",
-                             intros[pid] or presented[pid]):
-            name_words.update(w.lower() for w in re.findall(r"[^\W\d_][\w'\u2019-]*", m.group(1))
-                              if w[:1].isupper() and w[1:].islower())
+        for m in re.finditer(
+            r"\b(?:in|at|from|near|called|named)\s+((?:[^\W\d_][\w'\u2019-]*\s*){1,3})",
+            intros[pid] or presented[pid],
+        ):
+            name_words.update(
+                w.lower()
+                for w in re.findall(r"[^\W\d_][\w'\u2019-]*", m.group(1))
+                if w[:1].isupper() and w[1:].islower()
+            )
         for n in names:
-            m = re.search(rf"{re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})", intros[pid] or presented[pid])
+            m = re.search(
+                rf"{re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})",
+                intros[pid] or presented[pid],
+            )
             if m:
-                name_words.update(w for w in words(ascii_fold(m.group(1))) if m.group(1).strip()[:1].isupper())
-    by_speaker = {p: " ".join([q["text"] for q in quotes if q["speaker"] == p] + ([] if intros[p] else [presented[p]]))
-                  for p in ids}
+                name_words.update(
+                    w for w in words(ascii_fold(m.group(1))) if m.group(1).strip()[:1].isupper()
+                )
+    by_speaker = {
+        p: " ".join(
+            [q["text"] for q in quotes if q["speaker"] == p] + ([] if intros[p] else [presented[p]])
+        )
+        for p in ids
+    }
     persona_kws = _keywords([by_speaker[p] for p in ids], top=PERSONA_KEYWORDS, exclude=name_words)
-    persona_phrases = _phrases([by_speaker[p] for p in ids], top=KEYWORD_PHRASES, exclude=name_words)
+    persona_phrases = _phrases(
+        [by_speaker[p] for p in ids], top=KEYWORD_PHRASES, exclude=name_words
+    )
     all_phrases = {ph for phs in persona_phrases for ph in phs}
     kws = _keywords([q["text"] for q in quotes], top=QUOTE_KEYWORDS, exclude=name_words)
     for q, kw in zip(quotes, kws, strict=False):
@@ -383,31 +459,61 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
     asked = {hq["id"]: hq["text"] for hq in questions}
     common = common_words()
     for q in quotes:
-        extra = [w for w in words(asked.get(q["question"] or "", "")) if len(w) > 3 and w not in common
-                 and w not in name_words and w not in stopwords() and w not in q["keywords"]]
+        extra = [
+            w
+            for w in words(asked.get(q["question"] or "", ""))
+            if len(w) > 3
+            and w not in common
+            and w not in name_words
+            and w not in stopwords()
+            and w not in q["keywords"]
+        ]
         q["keywords"] = q["keywords"] + list(dict.fromkeys(extra))[:2]
     # personas
     panelists = []
     for k, (pid, disp) in enumerate(zip(ids, names, strict=False)):
         intro = intros[pid]
         role, org = roles[pid]
-        panelists.append({
-            "id": pid,
-            "name": full_intro_name(intro, disp) if intro else _presented_name(presented[pid], disp),
-            "role": role,
-            "organisation": org,
-            "colour": _PALETTE[k % len(_PALETTE)],
-            "covers": _covers(persona_phrases[k] + [w for w in persona_kws[k] if not any(
-                w in ph.split() for ph in persona_phrases[k])], by_speaker[pid])[:5],
-            "keywords": list(dict.fromkeys(_role_keywords(role, org) + persona_phrases[k] + [
-                w for w in persona_kws[k] if _keyword_like(w, by_speaker[pid])][:PERSONA_KEYWORDS])),
-            "bio": clean_quote_text(intro) if intro else presented[pid],
-            "voice": "",
-        })
-    panel_topics = _covers(list(dict.fromkeys(
-        [ph for phs in persona_phrases for ph in phs[:4]]
-        + _keywords([" ".join(by_speaker.values())], top=24, exclude=name_words)[0]
-    )), " ".join(by_speaker.values()))[:12]
+        panelists.append(
+            {
+                "id": pid,
+                "name": full_intro_name(intro, disp)
+                if intro
+                else _presented_name(presented[pid], disp),
+                "role": role,
+                "organisation": org,
+                "colour": _PALETTE[k % len(_PALETTE)],
+                "covers": _covers(
+                    persona_phrases[k]
+                    + [
+                        w
+                        for w in persona_kws[k]
+                        if not any(w in ph.split() for ph in persona_phrases[k])
+                    ],
+                    by_speaker[pid],
+                )[:5],
+                "keywords": list(
+                    dict.fromkeys(
+                        _role_keywords(role, org)
+                        + persona_phrases[k]
+                        + [w for w in persona_kws[k] if _keyword_like(w, by_speaker[pid])][
+                            :PERSONA_KEYWORDS
+                        ]
+                    )
+                ),
+                "bio": clean_quote_text(intro) if intro else presented[pid],
+                "voice": "",
+            }
+        )
+    panel_topics = _covers(
+        list(
+            dict.fromkeys(
+                [ph for phs in persona_phrases for ph in phs[:4]]
+                + _keywords([" ".join(by_speaker.values())], top=24, exclude=name_words)[0]
+            )
+        ),
+        " ".join(by_speaker.values()),
+    )[:12]
     panel = {
         "format": 1,
         "title": title or _people_title(panelists) or name,
@@ -425,7 +531,10 @@ def _people_title(panelists: list[dict]) -> str:
     """A title from who is on the panel, for captions with none: "Alice Smith (Acme Cloud) and Bob Kumar (Zeta
     Labs)"; organisations are left out beyond three people, so the title stays a line."""
     with_org = len(panelists) <= 3
-    people = [f"{p['name']} ({p['organisation']})" if with_org and p["organisation"] else p["name"] for p in panelists]
+    people = [
+        f"{p['name']} ({p['organisation']})" if with_org and p["organisation"] else p["name"]
+        for p in panelists
+    ]
     if len(people) <= 1:
         return "".join(people)
     return f"{', '.join(people[:-1])} and {people[-1]}"
@@ -439,10 +548,12 @@ def _word_set(text: str) -> frozenset[str]:
 # explodes", "we never recover", "to rebuild")
 _BEFORE_NOUN = _word_set(
     "the a an this that these those my our your their his her its of on in about for with from into and or "
-    "some any every each other more less most no one two three many much whole own same new big small")
+    "some any every each other more less most no one two three many much whole own same new big small"
+)
 _BEFORE_VERB = _word_set(
     "i we you they it he she to will can could would should might must may never always often just also "
-    "don't doesn't didn't won't can't really usually sometimes who")
+    "don't doesn't didn't won't can't really usually sometimes who"
+)
 # adverbs, prepositions and fillers that are no one's topic
 _NOT_TOPICS = _word_set(
     "never always often ever maybe perhaps almost already still yet else instead rather quite pretty actually "
@@ -452,7 +563,8 @@ _NOT_TOPICS = _word_set(
     # numbers spelled out say how many, not what about
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred hundreds "
-    "thousand thousands million millions billion billions half third quarter dozen")
+    "thousand thousands million millions billion billions half third quarter dozen"
+)
 
 
 # words an object starts with, right after its verb: "feeds the storm", "loses a bit", "shows us"
@@ -473,8 +585,11 @@ def _keyword_like(term: str, text: str) -> bool:
         at = [i for i in range(len(toks)) if toks[i] == term]
         nounish = sum(i > 0 and toks[i - 1] in _BEFORE_NOUN for i in at)
         # "feeds the storm", "loses a bit", "it explodes": a verb with its object or its subject pronoun
-        verbish = sum((i > 0 and toks[i - 1] in _BEFORE_VERB) or (i + 1 < len(toks) and toks[i + 1] in _OBJECT_START)
-                      for i in at)
+        verbish = sum(
+            (i > 0 and toks[i - 1] in _BEFORE_VERB)
+            or (i + 1 < len(toks) and toks[i + 1] in _OBJECT_START)
+            for i in at
+        )
         return verbish <= nounish
     return _topic_like(term, text)
 
@@ -499,7 +614,9 @@ def _topic_like(term: str, text: str) -> bool:
         return False  # "glamorous", "careful", "affordable": what a thing is like, not what it is
     if re.search(r"(?:ed|ing)$", term) and not _ever_a_head(term, text):
         return False  # "a leaking roof", "a beaded dress": a modifier of the noun that is the topic
-    verb_form = re.search(r"(?<![su])s$|ed$|ing$", term) is not None and not term.endswith(("ss", "ness", "sis"))
+    verb_form = re.search(r"(?<![su])s$|ed$|ing$", term) is not None and not term.endswith(
+        ("ss", "ness", "sis")
+    )
     return not (verb_form and nounish == 0)
 
 
@@ -507,8 +624,9 @@ def _ever_a_head(term: str, text: str) -> bool:
     """Does the speaker ever use ``term`` as the last word of a noun phrase (before punctuation or a function
     word: "the cost of baking.", "bread baking is …") rather than before the noun it describes?"""
     sw = stopwords()
-    for m in re.finditer(rf"(?<!\w){re.escape(term)}(?!\w)(\s*[^\w\s]|\s+([\w'\u2019-]+)|\s*$)", text,
-                         re.IGNORECASE):
+    for m in re.finditer(
+        rf"(?<!\w){re.escape(term)}(?!\w)(\s*[^\w\s]|\s+([\w'\u2019-]+)|\s*$)", text, re.IGNORECASE
+    ):
         nxt = m.group(2)
         if nxt is None or nxt.lower() in sw:
             return True
@@ -520,7 +638,9 @@ def _covers(terms: list[str], text: str) -> list[str]:
     from panelbot.ingest.profiles import generic_words
 
     picked = [t for t in terms if _topic_like(t, text)]
-    return [t for t in picked if t not in generic_words()] + [t for t in picked if t in generic_words()]
+    return [t for t in picked if t not in generic_words()] + [
+        t for t in picked if t in generic_words()
+    ]
 
 
 def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> dict[str, str]:
@@ -537,8 +657,14 @@ def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> di
         for sent in split_sentences(t.text):
             for pid, piece in presentations(sent, name_re, by_name):
                 piece = re.sub(r"(?:[\s,;]+(?:and|or))?[\s,;.?!]*$", "", piece)
-                if not out[pid] and len(piece.split()) >= 5 and (
-                        re.search(r",\s+(?:who|a|an|the|our)\b", piece) or _PRESENTED_BY_VERB.match(piece)):
+                if (
+                    not out[pid]
+                    and len(piece.split()) >= 5
+                    and (
+                        re.search(r",\s+(?:who|a|an|the|our)\b", piece)
+                        or _PRESENTED_BY_VERB.match(piece)
+                    )
+                ):
                     out[pid] = clean_quote_text(piece)
     return out
 
@@ -546,7 +672,9 @@ def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> di
 def _presented_name(presented: str, name: str) -> str:
     """The full name the host presents a guest by ("Henrike Vogel restores …", "Zoë Achterberg, who …"), else
     ``name``."""
-    m = re.match(rf"(?:(?:Dr|Professor|Prof)\.?\s+)?{re.escape(name)}((?:\s+{NAME_TOKEN}){{1,2}})", presented)
+    m = re.match(
+        rf"(?:(?:Dr|Professor|Prof)\.?\s+)?{re.escape(name)}((?:\s+{NAME_TOKEN}){{1,2}})", presented
+    )
     if not m:
         return name
     rest = [t for t in m.group(1).split()]
@@ -588,18 +716,20 @@ def _role_from_presentation(text: str) -> tuple[str, str]:
     ('Volcanologist', 'University of Iceland') from "Tamsin Varga is a volcanologist at the University of
     Iceland"; ('Restores paintings', 'Mauritshuis') from "Henrike Vogel restores paintings at the Mauritshuis"."""
     if m := _PRESENTED_BY_VERB.match(text):
-        rest = text[m.end():]
+        rest = text[m.end() :]
         text = f"{m.group(1)}, " + (rest if re.match(r"(?:a|an|the)\s", rest) else f"who {rest}")
     if mv := re.match(r"[^,]+,\s+who\s+(?!is\b|was\b)([a-z]+s|founded)\s+([^,;.]+)", text):
         # "…, who restores paintings at the Mauritshuis in The Hague" -> ("Restores paintings", "Mauritshuis")
         does, org = re.split(r"\s+(?:who|where|and|so|because|which)\s+", mv.group(2))[0], ""
         if at := re.search(r"\s+(?:at|with|for)\s+(?:the\s+)?(?=[^\W\d_])", does):
-            org = _leading_org(does[at.end():])
+            org = _leading_org(does[at.end() :])
             does = does[: at.start()] if org else does
         does = re.split(r"\s+in\s+(?=[^\W\d_])", does)[0]
         return (f"{mv.group(1).title()} {does}", org) if len(does.split()) <= 6 else ("", "")
-    m = re.match(r"[^,]+,\s+(?:who is\s+|who's\s+)?(?:a|an|the)\s+([^,;]+?)(?=\s+(?:who|which|that|where)\b|[,;]|$)",
-                 text)
+    m = re.match(
+        r"[^,]+,\s+(?:who is\s+|who's\s+)?(?:a|an|the)\s+([^,;]+?)(?=\s+(?:who|which|that|where)\b|[,;]|$)",
+        text,
+    )
     if not m:
         return "", ""
     if len(m.group(1).split()) > 10:
@@ -608,9 +738,11 @@ def _role_from_presentation(text: str) -> tuple[str, str]:
     if not role or not org:
         role = role or m.group(1)
         at = re.search(r"\s(?:at|with|from|of)\s+(?:the\s+)?(?=[^\W\d_])", role)
-        if at and (lead := _leading_org(role[at.end():])) and role[at.end():].startswith(lead):
-            rest = role[at.end() + len(lead):].strip()
-            if not rest or re.match(r"in\s+[^\W\d_]", rest):  # "… Hunt Museum in Limerick": the city left out
+        if at and (lead := _leading_org(role[at.end() :])) and role[at.end() :].startswith(lead):
+            rest = role[at.end() + len(lead) :].strip()
+            if not rest or re.match(
+                r"in\s+[^\W\d_]", rest
+            ):  # "… Hunt Museum in Limerick": the city left out
                 role, org = role[: at.start()], lead
     return role[:1].upper() + role[1:], org
 
@@ -651,7 +783,9 @@ def _phrases(texts: list[str], *, top: int, exclude: set[str]) -> list[list[str]
             for n in (2, 3):
                 for i in range(len(toks) - n + 1):
                     run = toks[i : i + n]
-                    if any(w in sw or w in exclude or len(w) < 2 or w.isdigit() and n == 2 for w in run):
+                    if any(
+                        w in sw or w in exclude or len(w) < 2 or w.isdigit() and n == 2 for w in run
+                    ):
                         continue
                     if all(w in common for w in run):
                         continue  # "good thing", "long time": ordinary English
@@ -663,8 +797,14 @@ def _phrases(texts: list[str], *, top: int, exclude: set[str]) -> list[list[str]
         for j, o in enumerate(counts):
             if j != k:
                 others.update(o)
-        scored = sorted(((n * (2.0 if ph not in others else 1.0) * (1 + 0.5 * (ph.count(" "))), ph)
-                         for ph, n in c.items() if n >= 2), key=lambda x: (-x[0], x[1]))
+        scored = sorted(
+            (
+                (n * (2.0 if ph not in others else 1.0) * (1 + 0.5 * (ph.count(" "))), ph)
+                for ph, n in c.items()
+                if n >= 2
+            ),
+            key=lambda x: (-x[0], x[1]),
+        )
         picked: list[str] = []
         for _, ph in scored:
             if any(ph in p or p in ph for p in picked):
@@ -701,8 +841,14 @@ def is_curated(directory: Path) -> str | None:
     try:
         hashes = json.loads(manifest.read_text(encoding="utf-8")).get("files", {})
         if not isinstance(hashes, dict) or not all(
-                isinstance(f, str) and isinstance(d, str) and f and "/" not in f and "\\" not in f
-                and f not in (".", "..") for f, d in hashes.items()):
+            isinstance(f, str)
+            and isinstance(d, str)
+            and f
+            and "/" not in f
+            and "\\" not in f
+            and f not in (".", "..")
+            for f, d in hashes.items()
+        ):
             raise ValueError("not a manifest")
     except (ValueError, OSError, AttributeError, RecursionError):
         return f"{directory}/{MANIFEST} is unreadable"
@@ -760,8 +906,12 @@ def read_captions_file(path: str) -> str:
         raise DataError(f"{path}: the captions file is empty")
     head = data[:65536]
     if b"\x00" in head or data.startswith((b"\x89PNG", b"%PDF", b"PK\x03\x04", b"\x1f\x8b")):
-        raise DataError(f"{path}: not a captions file (binary data); expected WebVTT, SRT, json3 or text")
+        raise DataError(
+            f"{path}: not a captions file (binary data); expected WebVTT, SRT, json3 or text"
+        )
     text = data.decode("utf-8", errors="replace")
     if text.count("\ufffd") > max(20, len(text) // 50):
-        raise DataError(f"{path}: not a captions file (not UTF-8 text); expected WebVTT, SRT, json3 or text")
+        raise DataError(
+            f"{path}: not a captions file (not UTF-8 text); expected WebVTT, SRT, json3 or text"
+        )
     return text

@@ -33,11 +33,60 @@ _ASS_RE = re.compile(r"\{\\[^{}]*\}")
 _SRT_HEAD_RE = re.compile(rf"^\s*\d+\s*\n\s*{_TS}\s*-->", re.MULTILINE)
 _DASH_RE = re.compile(r"^\s*[-\u2010\u2013\u2014]\s+(?=\S)")
 _NAME_TOKEN = r"[^\W\d_](?:[^\W\d_]|['\u2019.\-](?=[^\W\d_]))*"
-_LABEL_RE = re.compile(rf"^\s*(\[?({_NAME_TOKEN}(?:\s+(?:{_NAME_TOKEN}|\d{{1,2}})){{0,2}})\]?)\s*:\s+(?=\S)")
-_ROLE_LABELS = {"host", "moderator", "interviewer", "presenter", "chair", "mc", "q", "question", "audience"}
-_NOT_LABELS = {"so", "the", "a", "an", "and", "but", "or", "note", "yes", "no", "okay", "ok", "well", "example",
-               "step", "update", "warning", "answer", "then", "now", "here", "there", "this", "that", "it", "i",
-               "we", "you", "they", "he", "she", "one", "two", "first", "second", "finally", "also", "like"}
+_LABEL_RE = re.compile(
+    rf"^\s*(\[?({_NAME_TOKEN}(?:\s+(?:{_NAME_TOKEN}|\d{{1,2}})){{0,2}})\]?)\s*:\s+(?=\S)"
+)
+_ROLE_LABELS = {
+    "host",
+    "moderator",
+    "interviewer",
+    "presenter",
+    "chair",
+    "mc",
+    "q",
+    "question",
+    "audience",
+}
+_NOT_LABELS = {
+    "so",
+    "the",
+    "a",
+    "an",
+    "and",
+    "but",
+    "or",
+    "note",
+    "yes",
+    "no",
+    "okay",
+    "ok",
+    "well",
+    "example",
+    "step",
+    "update",
+    "warning",
+    "answer",
+    "then",
+    "now",
+    "here",
+    "there",
+    "this",
+    "that",
+    "it",
+    "i",
+    "we",
+    "you",
+    "they",
+    "he",
+    "she",
+    "one",
+    "two",
+    "first",
+    "second",
+    "finally",
+    "also",
+    "like",
+}
 
 
 def speaker_label(line: str, *, strict: bool = False) -> str | None:
@@ -111,7 +160,9 @@ def parse_captions(text: str) -> Captions:
             data = json.loads(text.lstrip("\ufeff"))
         except ValueError as exc:
             caps = _parse_text(text)
-            caps.warnings.append(f"looks like YouTube json3 but is not valid JSON ({exc.msg}): read as plain text")
+            caps.warnings.append(
+                f"looks like YouTube json3 but is not valid JSON ({exc.msg}): read as plain text"
+            )
             return caps
         return _parse_json3(data)
     if fmt in ("vtt", "srt"):
@@ -145,7 +196,9 @@ def _parse_text(text: str) -> Captions:
     """Plain rolling text: an optional title line followed by a blank line, then the words (no times)."""
     title, text = split_title(text)
     # transcripts with a speaker label at the start of a line ("DAN: …", "Speaker 2: …") change speaker there
-    text = "\n".join(f"{SPEAKER_MARK} {ln}" if speaker_label(ln, strict=True) else ln for ln in text.split("\n"))
+    text = "\n".join(
+        f"{SPEAKER_MARK} {ln}" if speaker_label(ln, strict=True) else ln for ln in text.split("\n")
+    )
     return Captions("text", title, [Word(w) for w in _split_marks(text)])
 
 
@@ -161,8 +214,10 @@ class _Cue:
 
 def _clean_line(line: str, unknown_tags: set[str]) -> str:
     # a voice span names its speaker: keep the name as a label after the change-of-speaker mark
-    line = _VOICE_RE.sub(lambda m: f" {SPEAKER_MARK} " + (f"{m.group(1).strip()}: " if m.group(1).strip() else ""),
-                         line)
+    line = _VOICE_RE.sub(
+        lambda m: f" {SPEAKER_MARK} " + (f"{m.group(1).strip()}: " if m.group(1).strip() else ""),
+        line,
+    )
     line = _KNOWN_TAG_RE.sub("", line)
     for m in _ANY_TAG_RE.finditer(line):
         unknown_tags.add(m.group(0)[:20])
@@ -201,7 +256,9 @@ def _timed_words(line: str, start: float, end: float, unknown_tags: set[str]) ->
     # each word ends where the next begins (or at the cue's end)
     for i, w in enumerate(out):
         nxt = out[i + 1].start if i + 1 < len(out) else end
-        out[i] = Word(w.text, w.start, round(max(nxt if nxt is not None else end, w.start or 0.0), 3))
+        out[i] = Word(
+            w.text, w.start, round(max(nxt if nxt is not None else end, w.start or 0.0), 3)
+        )
     return out
 
 
@@ -258,11 +315,17 @@ def _parse_cues(text: str, fmt: str) -> Captions:
             c.end = max(nxt if nxt is not None else last_end, last_end)
         last_end = max(last_end, c.end or 0.0)
     if bad_timing:
-        warnings.append(f"{bad_timing} cue(s) had an unreadable timing line: kept their text, timed from the cues around them")
+        warnings.append(
+            f"{bad_timing} cue(s) had an unreadable timing line: kept their text, timed from the cues around them"
+        )
     if reversed_timing:
-        warnings.append(f"{reversed_timing} cue(s) ended before they started: start and end swapped")
+        warnings.append(
+            f"{reversed_timing} cue(s) ended before they started: start and end swapped"
+        )
     if out_of_order:
-        warnings.append(f"{out_of_order} cue(s) start earlier than the cue before: kept in file order")
+        warnings.append(
+            f"{out_of_order} cue(s) start earlier than the cue before: kept in file order"
+        )
 
     unknown_tags: set[str] = set()
     words: list[Word] = []

@@ -82,8 +82,14 @@ def _trap_words(panel: Panel, n: int = 8) -> list[str]:
     keys += [k for p in panel.panelists.values() for k in (*p.keywords, *p.covers)]
     for k in keys:
         for w in words(k):
-            if (w in common and w not in generic and w not in sw and len(w) > 3 and w.isalpha()
-                    and not w.endswith(("ly", "ed", "ing", "ful", "ous", "ive"))):
+            if (
+                w in common
+                and w not in generic
+                and w not in sw
+                and len(w) > 3
+                and w.isalpha()
+                and not w.endswith(("ly", "ed", "ing", "ful", "ous", "ive"))
+            ):
                 counts[w] += 1
     return [w for w, _ in counts.most_common(n)]
 
@@ -109,8 +115,11 @@ def self_test(panel: Panel) -> dict[str, float | int]:
                 routed += 1
             if answer_ids & {sq.quote.id for sq in res.quotes[:3]}:
                 quoted += 1
-    traps = [frame.format(w=w) for i, w in enumerate(_trap_words(panel))
-             for frame in _TRAP_FRAMES[i % len(_TRAP_FRAMES) : i % len(_TRAP_FRAMES) + 1]]
+    traps = [
+        frame.format(w=w)
+        for i, w in enumerate(_trap_words(panel))
+        for frame in _TRAP_FRAMES[i % len(_TRAP_FRAMES) : i % len(_TRAP_FRAMES) + 1]
+    ]
     declined = sum(1 for t in traps if router.route(t).abstained)
     return {
         "questions": asked,
@@ -138,26 +147,47 @@ def panel_health(panel: Panel) -> Health:
         speakers[q.speaker].quotes += 1
     mism = quote_mismatches(panel)
     test = self_test(panel)
-    h = Health(panel.name, panel.title, list(speakers.values()), unknown_turns, unknown_words,
-               sum(1 for q in panel.quotes if q.start is not None), len(panel.quotes), mism, test)
+    h = Health(
+        panel.name,
+        panel.title,
+        list(speakers.values()),
+        unknown_turns,
+        unknown_words,
+        sum(1 for q in panel.quotes if q.start is not None),
+        len(panel.quotes),
+        mism,
+        test,
+    )
     w = h.warnings
     if unknown_turns:
-        w.append(f"{unknown_turns} answer turn(s) ({unknown_words} words) are 'unknown': give them a speaker in "
-                 "turns.yaml (the reason is beside each), then re-cut their quotes")
+        w.append(
+            f"{unknown_turns} answer turn(s) ({unknown_words} words) are 'unknown': give them a speaker in "
+            "turns.yaml (the reason is beside each), then re-cut their quotes"
+        )
     for s in h.speakers:
         if s.quotes < 3:
-            w.append(f"{s.name} has only {s.quotes} quote(s): check turns.yaml for answers given to someone else")
+            w.append(
+                f"{s.name} has only {s.quotes} quote(s): check turns.yaml for answers given to someone else"
+            )
     if test["questions"] and test["routed_share"] < 0.85:
-        w.append(f"the self-test routes {test['routed_share']:.0%} of the host's questions to a panelist who "
-                 "answered them: add keywords and 'asks' to the quotes of the weakest panelist")
+        w.append(
+            f"the self-test routes {test['routed_share']:.0%} of the host's questions to a panelist who "
+            "answered them: add keywords and 'asks' to the quotes of the weakest panelist"
+        )
     if test["traps"] and test["declined_share"] < 0.75:
-        w.append(f"only {test['declined_share']:.0%} of off-topic traps are declined: add a 'vocabulary:' of the "
-                 "panel's own terms so generic words count less")
+        w.append(
+            f"only {test['declined_share']:.0%} of off-topic traps are declined: add a 'vocabulary:' of the "
+            "panel's own terms so generic words count less"
+        )
     if mism:
         shown = ", ".join(mism[:5]) + (" ..." if len(mism) > 5 else "")
-        w.append(f"{len(mism)} quote(s) are not found in their turn's text ({shown}): make the two agree")
+        w.append(
+            f"{len(mism)} quote(s) are not found in their turn's text ({shown}): make the two agree"
+        )
     if panel.quotes and not h.timed_quotes:
-        w.append("no quote has a time: captions with times (VTT, SRT, json3) and --url give each quote a link")
+        w.append(
+            "no quote has a time: captions with times (VTT, SRT, json3) and --url give each quote a link"
+        )
     return h
 
 
@@ -174,18 +204,26 @@ def _columns(text: str) -> int:
 
 def format_health(h: Health) -> str:
     lines = [f"Health of {h.panel}: {h.title}"]
-    width = max([16, *(_columns(s.name) for s in h.speakers)])  # long full names keep the columns aligned
+    width = max(
+        [16, *(_columns(s.name) for s in h.speakers)]
+    )  # long full names keep the columns aligned
     for s in h.speakers:
-        lines.append(f"  {_pad(s.name, width)} {s.turns:>3} turns {s.words:>6} words {s.quotes:>4} quotes")
-    lines.append(f"  {_pad('unknown', width)} {h.unknown_turns:>3} turns {h.unknown_words:>6} words")
+        lines.append(
+            f"  {_pad(s.name, width)} {s.turns:>3} turns {s.words:>6} words {s.quotes:>4} quotes"
+        )
+    lines.append(
+        f"  {_pad('unknown', width)} {h.unknown_turns:>3} turns {h.unknown_words:>6} words"
+    )
     t = h.self_test
     lines.append(
         f"  self-test: {t['routed_right']}/{t['questions']} host questions and paraphrases routed right "
         f"({t['routed_share']:.0%}), answer quote in the top 3 for {t['quote_in_top3']} ({t['quote_share']:.0%}); "
         f"{t['declined_right']}/{t['traps']} off-topic traps declined ({t['declined_share']:.0%})"
     )
-    lines.append(f"  {h.timed_quotes}/{h.quotes} quotes carry a time; "
-                 f"{len(h.mismatched_quotes)} quote(s) not found in their turn")
+    lines.append(
+        f"  {h.timed_quotes}/{h.quotes} quotes carry a time; "
+        f"{len(h.mismatched_quotes)} quote(s) not found in their turn"
+    )
     if h.warnings:
         lines.append("Curate first:")
         lines.extend(f"  - {w}" for w in h.warnings)

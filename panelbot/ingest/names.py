@@ -20,18 +20,151 @@ HOST = "host"
 UNKNOWN = "unknown"
 
 _NAME_STOP = {
-    "I", "The", "A", "An", "So", "And", "But", "Yeah", "Yes", "Okay", "Um", "Uh", "Not", "Just", "Really",
-    "Here", "There", "Very", "Also", "Now", "Going", "Excited", "Happy", "Glad", "Sure", "Sorry", "Still",
-    "Actually", "Trying", "Working", "Responsible", "Thinking", "Super", "Curious", "Looking", "From",
-    "Thrilled", "Delighted", "Honored", "Honoured", "Based", "Currently", "Part", "Leading", "Head", "Kind",
-    "Pretty", "Quite", "Always", "Doing", "Hi", "Hey", "Hello", "Thanks", "Thank", "Welcome", "Great", "Ok",
-    "Right", "Well", "Oh", "Mhm", "What", "How", "Why", "When", "Where", "Who", "Let", "Let's", "We", "You",
-    "It", "This", "That", "My", "Our", "Your", "Both", "All", "Everyone", "Everybody", "Guys", "Folks",
-    "Maybe", "Over", "Then", "First", "Next", "Last", "Please", "Good", "Awesome", "Cool", "Sounds", "One",
-    "Today", "Lead", "Research", "VP", "CEO", "CTO", "Professor", "Doctor", "Dr", "Mr", "Ms", "Mrs", "In",
-    "On", "At", "To", "For", "With", "Of", "As", "Or", "If", "Is", "Are", "Was", "Be", "Do", "Does", "Did",
-    "Can", "Could", "Would", "Will", "Should", "May", "Might", "Must", "Sir", "Madam", "Absolutely",
-    "Definitely", "Agreed", "Exactly", "Totally", "Wow", "Nice", "Interesting", "Probably", "Honestly",
+    "I",
+    "The",
+    "A",
+    "An",
+    "So",
+    "And",
+    "But",
+    "Yeah",
+    "Yes",
+    "Okay",
+    "Um",
+    "Uh",
+    "Not",
+    "Just",
+    "Really",
+    "Here",
+    "There",
+    "Very",
+    "Also",
+    "Now",
+    "Going",
+    "Excited",
+    "Happy",
+    "Glad",
+    "Sure",
+    "Sorry",
+    "Still",
+    "Actually",
+    "Trying",
+    "Working",
+    "Responsible",
+    "Thinking",
+    "Super",
+    "Curious",
+    "Looking",
+    "From",
+    "Thrilled",
+    "Delighted",
+    "Honored",
+    "Honoured",
+    "Based",
+    "Currently",
+    "Part",
+    "Leading",
+    "Head",
+    "Kind",
+    "Pretty",
+    "Quite",
+    "Always",
+    "Doing",
+    "Hi",
+    "Hey",
+    "Hello",
+    "Thanks",
+    "Thank",
+    "Welcome",
+    "Great",
+    "Ok",
+    "Right",
+    "Well",
+    "Oh",
+    "Mhm",
+    "What",
+    "How",
+    "Why",
+    "When",
+    "Where",
+    "Who",
+    "Let",
+    "Let's",
+    "We",
+    "You",
+    "It",
+    "This",
+    "That",
+    "My",
+    "Our",
+    "Your",
+    "Both",
+    "All",
+    "Everyone",
+    "Everybody",
+    "Guys",
+    "Folks",
+    "Maybe",
+    "Over",
+    "Then",
+    "First",
+    "Next",
+    "Last",
+    "Please",
+    "Good",
+    "Awesome",
+    "Cool",
+    "Sounds",
+    "One",
+    "Today",
+    "Lead",
+    "Research",
+    "VP",
+    "CEO",
+    "CTO",
+    "Professor",
+    "Doctor",
+    "Dr",
+    "Mr",
+    "Ms",
+    "Mrs",
+    "In",
+    "On",
+    "At",
+    "To",
+    "For",
+    "With",
+    "Of",
+    "As",
+    "Or",
+    "If",
+    "Is",
+    "Are",
+    "Was",
+    "Be",
+    "Do",
+    "Does",
+    "Did",
+    "Can",
+    "Could",
+    "Would",
+    "Will",
+    "Should",
+    "May",
+    "Might",
+    "Must",
+    "Sir",
+    "Madam",
+    "Absolutely",
+    "Definitely",
+    "Agreed",
+    "Exactly",
+    "Totally",
+    "Wow",
+    "Nice",
+    "Interesting",
+    "Probably",
+    "Honestly",
 }
 # a name token: letters (any script) with inner apostrophes or hyphens: "José", "O'Brien", "Jean-Luc", "李明"
 
@@ -46,8 +179,10 @@ _INTRO_RE = re.compile(
 )
 
 # a greeting before the name: "Hi everyone,", "Hey, everybody.", "Sure, so"
-_GREETING = (r"(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Yy]eah|[Ss]o|[Ss]ure|[Oo]kay|[Tt]hanks)[,.!]?\s+"
-             r"(?:(?:everyone|everybody|all|folks|there)[,.!]?\s+)?)*")
+_GREETING = (
+    r"(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Yy]eah|[Ss]o|[Ss]ure|[Oo]kay|[Tt]hanks)[,.!]?\s+"
+    r"(?:(?:everyone|everybody|all|folks|there)[,.!]?\s+)?)*"
+)
 
 _HERE_RE = re.compile(rf"(?:^|[.!?]\s+){_GREETING}({NAME_TOKEN})(?:\s+({NAME_TOKEN}))?\s+here\b")
 
@@ -56,6 +191,7 @@ _NAMED_OPENING_RE = re.compile(
     rf"(?:^|[.!?]\s+){_GREETING}({NAME_TOKEN}\s+{NAME_TOKEN})(?:\s+(?:from|at|with)\s+[^,.!?]{{1,60}})?,\s+"
     rf"(?:I'm|I\u2019m|I am|I work|I lead|I run|I build|I head|I teach|I design|I study|I do|we|our)\b"
 )
+
 
 def fold_id(name: str) -> str:
     """'José' -> 'jose', 'Anaïs' -> 'anais', 'Björn' -> 'bjorn', "D'Andre" -> 'dandre', 'Mary Jane' ->
@@ -66,8 +202,12 @@ def fold_id(name: str) -> str:
         from anyascii import anyascii  # only for names outside the Latin alphabet
 
         text = anyascii(text)
-    parts = ["".join(ch for ch in p.lower() if ch.isascii() and ch.isalnum()) for p in re.split(r"[\s\-]+", text)]
+    parts = [
+        "".join(ch for ch in p.lower() if ch.isascii() and ch.isalnum())
+        for p in re.split(r"[\s\-]+", text)
+    ]
     return "-".join(p for p in parts if p) or "panelist"
+
 
 def panelist_ids(names: list[str]) -> list[str]:
     """One id per display name, in order: ASCII-folded, never 'host' or 'unknown', never repeated."""
@@ -79,9 +219,11 @@ def panelist_ids(names: list[str]) -> list[str]:
         ids.append(pid)
     return ids
 
+
 def ascii_fold(name: str) -> str:
     text = unicodedata.normalize("NFKD", name)
     return "".join(ch for ch in text if not unicodedata.combining(ch))
+
 
 def is_name(tok: str) -> bool:
     """A capitalised word (or one from a script without case) that is not a common sentence opener."""
@@ -95,8 +237,24 @@ def is_name(tok: str) -> bool:
         return False
     return not (tok.isupper() and len(tok) > 1)  # "AI", "RL": acronyms, not names
 
+
 # given names that are also ordinary words kept out of names elsewhere ("Will you …", "May I …")
-_WORD_NAMES = {"Will", "May", "Hope", "Grace", "Faith", "Joy", "Art", "Bill", "Rich", "Guy", "Pat", "Sky", "Dawn"}
+_WORD_NAMES = {
+    "Will",
+    "May",
+    "Hope",
+    "Grace",
+    "Faith",
+    "Joy",
+    "Art",
+    "Bill",
+    "Rich",
+    "Guy",
+    "Pat",
+    "Sky",
+    "Dawn",
+}
+
 
 def _intro_candidates(text: str) -> list[list[str]]:
     """Name-token runs a speaker gives themselves in the opening sentences."""
@@ -108,7 +266,9 @@ def _intro_candidates(text: str) -> list[list[str]]:
         for k, tok in enumerate(toks):
             tok = re.sub(r"['\u2019]s$", "", tok)
             # "I'm Will Chen", "I'm May Tan": a first name that is also a common word, then a surname
-            word_name = not run and tok in _WORD_NAMES and k + 1 < len(toks) and is_name(toks[k + 1])
+            word_name = (
+                not run and tok in _WORD_NAMES and k + 1 < len(toks) and is_name(toks[k + 1])
+            )
             if not (is_name(tok) or word_name):
                 break
             run.append(tok)
@@ -121,13 +281,22 @@ def _intro_candidates(text: str) -> list[list[str]]:
     # "Hi. Tobias Lindqvist. I'm a green coffee buyer …": a sentence that is only a full name, then their own words
     sents = sentences(text)[:3]
     for k, sent in enumerate(sents[:-1]):
-        toks = re.sub(r"^(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Ss]ure|[Oo]kay|[Tt]hanks)[,.!]?\s+)+", "", sent).rstrip(".!").split()
-        if 2 <= len(toks) <= 3 and all(is_name(t) for t in toks) and re.match(r"(?:I|I'm|I\u2019m|My)\b", sents[k + 1]):
+        toks = (
+            re.sub(r"^(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Ss]ure|[Oo]kay|[Tt]hanks)[,.!]?\s+)+", "", sent)
+            .rstrip(".!")
+            .split()
+        )
+        if (
+            2 <= len(toks) <= 3
+            and all(is_name(t) for t in toks)
+            and re.match(r"(?:I|I'm|I\u2019m|My)\b", sents[k + 1])
+        ):
             found.append(toks)
     m = _HERE_RE.search(head)
     if m and is_name(m.group(1)):  # "Björn here", "Bob Kumar here"
         found.append([m.group(1)] + ([m.group(2)] if m.group(2) and is_name(m.group(2)) else []))
     return found
+
 
 def find_intro_names(text: str, all_text: str = "") -> list[str]:
     """First names a speaker gives themselves in the first sentences: "I'm Dan" -> ["Dan"]; "I'm Mary Jane
@@ -138,20 +307,28 @@ def find_intro_names(text: str, all_text: str = "") -> list[str]:
         if len(run) >= 2 and all_text:
             pair = f"{run[0]} {run[1]}"
             if len(re.findall(rf"(?<!\w){re.escape(pair)}(?!\w)", all_text)) >= 2 and (
-                len(run) == 2 or len(re.findall(rf"(?<!\w){re.escape(run[0])}(?!\w)(?! {re.escape(run[1])})",
-                                                all_text)) == 0
+                len(run) == 2
+                or len(
+                    re.findall(
+                        rf"(?<!\w){re.escape(run[0])}(?!\w)(?! {re.escape(run[1])})", all_text
+                    )
+                )
+                == 0
             ):
                 name = pair
         if name not in names:
             names.append(name)
     return names
 
+
 def full_intro_name(text: str, name: str) -> str:
     """The whole name a speaker gives themselves when it starts with ``name``: "I'm Bob Kumar, head of …" and
     "Bob" -> "Bob Kumar"; ``name`` itself when the introduction gives no more."""
     want = name.split()
     for run in _intro_candidates(text):
-        if len(run) > len(want) and [ascii_fold(t) for t in run[: len(want)]] == [ascii_fold(t) for t in want]:
+        if len(run) > len(want) and [ascii_fold(t) for t in run[: len(want)]] == [
+            ascii_fold(t) for t in want
+        ]:
             return " ".join(run)
     return name
 
@@ -164,19 +341,30 @@ def name_pattern(names: list[str]) -> re.Pattern[str] | None:
     alts_re = "|".join(re.escape(n) for n in sorted(alts, key=len, reverse=True))
     return re.compile(rf"(?<!\w)({alts_re})(?!\w)")
 
-def presentations(sentence: str, name_re: re.Pattern[str] | None, by_name: dict[str, str]) -> list[tuple[str, str]]:
+
+def presentations(
+    sentence: str, name_re: re.Pattern[str] | None, by_name: dict[str, str]
+) -> list[tuple[str, str]]:
     """(panelist id, what the sentence says of them) for a sentence naming panelists, cut at each name:
     "Léa, who runs …, and Tomasz, an economist …" -> [("lea", "Léa, who runs …, and "), ("tomasz", …)]."""
-    spans = [(m.start(), by_name[m.group(1)]) for m in name_re.finditer(sentence)] if name_re else []
-    return [(pid, sentence[at : spans[k + 1][0] if k + 1 < len(spans) else len(sentence)])
-            for k, (at, pid) in enumerate(spans)]
+    spans = (
+        [(m.start(), by_name[m.group(1)]) for m in name_re.finditer(sentence)] if name_re else []
+    )
+    return [
+        (pid, sentence[at : spans[k + 1][0] if k + 1 < len(spans) else len(sentence)])
+        for k, (at, pid) in enumerate(spans)
+    ]
+
 
 def _after_a_name(before: str) -> bool:
     """Does a name end right here ("Kofi " before "Mensah, the head of …": a surname, not a first name)?"""
     m = re.search(rf"({NAME_TOKEN})\.?\s+$", before)
     return bool(m) and is_name(m.group(1))
 
-def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[str], dict[str, str]]:
+
+def discover_names(
+    kept: list[tuple[RawTurn, bool]], title: str
+) -> tuple[list[str], dict[str, str]]:
     """(display names in order of appearance, alias -> display name). A second name someone gives
     themselves in the same introduction ("I'm 王芳, most people call me Wang Fang") is an alias."""
     all_text = " ".join(t.text for t, _ in kept)
@@ -184,7 +372,11 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
     aliases: dict[str, str] = {}
 
     def known(n: str) -> bool:
-        return n in names or n in aliases or ascii_fold(n) in {ascii_fold(x) for x in (*names, *aliases)}
+        return (
+            n in names
+            or n in aliases
+            or ascii_fold(n) in {ascii_fold(x) for x in (*names, *aliases)}
+        )
 
     for k, (t, _) in enumerate(kept):
         if k == 0 and (looks_like_question(t.text) or _HOSTING_RE.search(t.text)):
@@ -216,10 +408,15 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
             if k == 0:
                 # the opening turn presenting someone by full name and what they are: "Arguing yes is Sigrid
                 # Aalto, a nuclear engineer …" (a first name, a surname, then "a", "an" or "who")
-                full = [m.group(1) for m in _PRESENTED_RE.finditer(sent)
-                        if m.group(2) and is_name(m.group(1)) and m.group(2)[:1].isupper()
-                        and re.match(r",\s+(?:a|an|who)\s", sent[m.end(2):])
-                        and not _after_a_name(sent[: m.start()])]
+                full = [
+                    m.group(1)
+                    for m in _PRESENTED_RE.finditer(sent)
+                    if m.group(2)
+                    and is_name(m.group(1))
+                    and m.group(2)[:1].isupper()
+                    and re.match(r",\s+(?:a|an|who)\s", sent[m.end(2) :])
+                    and not _after_a_name(sent[: m.start()])
+                ]
                 candidates += full
                 presented.update(full)
             if cued or _GUESTS_RE.search(sent) or _GUESTS_AHEAD_RE.search(sent):
@@ -230,16 +427,25 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
                 presented.update(full)
                 cued = True
             if _GUESTS_RE.search(sent):
-                candidates += [m.group(1) for m in re.finditer(rf"(?<!\w)({NAME_TOKEN})(?=\s+({NAME_TOKEN}))", sent)
-                               if is_name(m.group(1)) and m.group(2)[:1].isupper()]
-                described = [m.group(1) for m in _PRESENTED_RE.finditer(sent)
-                             if is_name(m.group(1)) and (m.group(2) is None or m.group(2)[:1].isupper())
-                             and not _after_a_name(sent[: m.start()])]
+                candidates += [
+                    m.group(1)
+                    for m in re.finditer(rf"(?<!\w)({NAME_TOKEN})(?=\s+({NAME_TOKEN}))", sent)
+                    if is_name(m.group(1)) and m.group(2)[:1].isupper()
+                ]
+                described = [
+                    m.group(1)
+                    for m in _PRESENTED_RE.finditer(sent)
+                    if is_name(m.group(1))
+                    and (m.group(2) is None or m.group(2)[:1].isupper())
+                    and not _after_a_name(sent[: m.start()])
+                ]
                 candidates += described
                 presented.update(described)
         if looks_like_question(t.text) or len(t.text.split()) <= 8:
-            candidates += [m.group(1) or m.group(2) or m.group(3) or m.group(4)
-                           for m in handover_re.finditer(t.text)]
+            candidates += [
+                m.group(1) or m.group(2) or m.group(3) or m.group(4)
+                for m in handover_re.finditer(t.text)
+            ]
     for n in candidates:
         if not n or not is_name(n) or known(n):
             continue
@@ -249,10 +455,17 @@ def discover_names(kept: list[tuple[RawTurn, bool]], title: str) -> tuple[list[s
         if n in presented or (mid and (n in title_names or len(re.findall(pat, all_text)) >= 2)):
             names.append(n)
     # in the order the talk first names them
-    first = {n: (m.start() if (m := re.search(rf"(?<!\w){re.escape(n)}(?!\w)", all_text)) else len(all_text))
-             for n in names}
+    first = {
+        n: (
+            m.start()
+            if (m := re.search(rf"(?<!\w){re.escape(n)}(?!\w)", all_text))
+            else len(all_text)
+        )
+        for n in names
+    }
     names.sort(key=lambda n: first[n])
     return names, aliases
+
 
 # the host saying they host: the opening turn's own introduction is then the host's, not a panelist's
 _HOSTING_RE = re.compile(
@@ -281,8 +494,32 @@ _GUESTS_RE = re.compile(
 )
 
 # words that follow a title's or an organisation's capitalised words, not a person's name
-_NOT_A_VERB = {"and", "or", "of", "the", "a", "an", "in", "on", "for", "to", "with", "at", "from", "by", "as",
-               "behind", "about", "into", "over", "under", "between", "vs", "versus", "&"}
+_NOT_A_VERB = {
+    "and",
+    "or",
+    "of",
+    "the",
+    "a",
+    "an",
+    "in",
+    "on",
+    "for",
+    "to",
+    "with",
+    "at",
+    "from",
+    "by",
+    "as",
+    "behind",
+    "about",
+    "into",
+    "over",
+    "under",
+    "between",
+    "vs",
+    "versus",
+    "&",
+}
 
 
 def _presented_full_names(sentence: str) -> list[str]:
@@ -307,8 +544,17 @@ def _presented_full_names(sentence: str) -> list[str]:
             bare = tok.rstrip(",;:")
             ok = is_name(bare) if not run else (bare[:1].isupper() and bare not in _NAME_STOP)
             # a person's name: "Ní", "Al-Amin", "O'Brien", not "MiniMax's" (inner capitals, a possessive)
-            if not ok or not re.fullmatch(NAME_TOKEN, bare) or re.search(r"['\u2019]s$", bare) \
-                    or (len(bare) > 3 and any(ch.isupper() for ch in bare[1:]) and "-" not in bare and "'" not in bare):
+            if (
+                not ok
+                or not re.fullmatch(NAME_TOKEN, bare)
+                or re.search(r"['\u2019]s$", bare)
+                or (
+                    len(bare) > 3
+                    and any(ch.isupper() for ch in bare[1:])
+                    and "-" not in bare
+                    and "'" not in bare
+                )
+            ):
                 break
             run.append(bare)
             j += 1
@@ -317,7 +563,8 @@ def _presented_full_names(sentence: str) -> list[str]:
         after = toks[j] if j < len(toks) else ""
         ended_by_comma = bool(run) and toks[j - 1].endswith(",")
         described = (after[:1].islower() and not ended_by_comma and after not in _NOT_A_VERB) or (
-            ended_by_comma and after.lower() in ("who", "a", "an", "the", "our", "whose"))
+            ended_by_comma and after.lower() in ("who", "a", "an", "the", "our", "whose")
+        )
         if 2 <= len(run) <= 3 and described:
             out.append(run[0])
             i = j
@@ -339,6 +586,7 @@ _PRESENTED_RE = re.compile(
     rf"(?<!\w)(?=({NAME_TOKEN})(?:\s+({NAME_TOKEN}))?,\s+(?:who|a|an|the|our|head|founder)\s)"
 )
 
+
 def _title_names(title: str) -> set[str]:
     """First names listed after the title's last dash: "Robots on the Farm — Léa Fontaine and Tomasz
     Wiśniewski" -> {"Léa", "Tomasz"}."""
@@ -356,6 +604,7 @@ def _title_names(title: str) -> set[str]:
 # ----------------------------------------------------------------------------------------------- attribution
 
 _HOST_LABELS = {"host", "moderator", "interviewer", "presenter", "chair", "mc", "q", "question"}
+
 
 def speaker_labels(raw: list[RawTurn]) -> tuple[list[RawTurn], dict[int, str]]:
     """Turns whose captions name their speaker ("DAN: …", "Speaker 2: …", a VTT voice span): the turns with
@@ -378,7 +627,10 @@ def speaker_labels(raw: list[RawTurn]) -> tuple[list[RawTurn], dict[int, str]]:
         out.append(RawTurn(" ".join(toks[n:]), t.index, times))
     return out, found
 
-def label_people(kept: list[tuple[RawTurn, bool]], labels: dict[int, str]) -> tuple[dict[str, str], list[str]]:
+
+def label_people(
+    kept: list[tuple[RawTurn, bool]], labels: dict[int, str]
+) -> tuple[dict[str, str], list[str]]:
     """label (lowercase) -> display name, or HOST for the moderator; and the display names in order. A
     "Speaker 2" label takes the name that speaker introduces themselves with; with no role label, the label
     whose turns mostly ask is the host."""
@@ -388,9 +640,16 @@ def label_people(kept: list[tuple[RawTurn, bool]], labels: dict[int, str]) -> tu
             by_label.setdefault(labels[t.index].lower(), []).append(t.text)
     people: dict[str, str] = {}
     if not any(lab in _HOST_LABELS for lab in by_label):
-        asks = {lab: sum(looks_like_question(x) for x in texts) / len(texts) for lab, texts in by_label.items()}
+        asks = {
+            lab: sum(looks_like_question(x) for x in texts) / len(texts)
+            for lab, texts in by_label.items()
+        }
         host = max(asks, key=asks.__getitem__, default=None)
-        if host is not None and asks[host] >= 0.5 and sorted(asks.values())[-2:] != [asks[host]] * 2:
+        if (
+            host is not None
+            and asks[host] >= 0.5
+            and sorted(asks.values())[-2:] != [asks[host]] * 2
+        ):
             people[host] = HOST
     names: list[str] = []
     for lab, texts in by_label.items():

@@ -20,6 +20,7 @@ _THIN_PROFILE = 12  # terms: a profile this small cannot be compared with the ot
 
 _NORMALIZER: Normalizer | None = None
 
+
 def terms(text: str) -> list[str]:
     """Stemmed content terms with the general synonyms applied ("reinforcement learning" -> "rl")."""
     global _NORMALIZER
@@ -32,6 +33,7 @@ def terms(text: str) -> list[str]:
         out.extend(x for x in parts if x not in sw and len(x) > 1)
     return out
 
+
 def _identity_terms(text: str) -> list[str]:
     """Terms of a self-introduction that say what the person does: lowercase words and acronyms ("RL",
     "GPU", "MiniMax"), not capitalised ordinary words ("Together", "Kernels" as part of a title)."""
@@ -42,18 +44,26 @@ def _identity_terms(text: str) -> list[str]:
     subject = _subject_terms()
     return [t for t in terms(text) if t not in _generic_stems() or t in subject]
 
+
 @cache
 def generic_words() -> frozenset[str]:
     """The 1,000 most frequent English words ("use", "try", "work", "better"): too general to say what
     someone works on. (common_en.txt is in frequency order.)"""
     from importlib import resources
 
-    lines = resources.files("panelbot.data").joinpath("common_en.txt").read_text(encoding="utf-8").splitlines()
+    lines = (
+        resources.files("panelbot.data")
+        .joinpath("common_en.txt")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    )
     return frozenset([ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")][:1000])
+
 
 @cache
 def _generic_stems() -> frozenset[str]:
     return frozenset(stem(w) for w in generic_words())
+
 
 def _without_proper_nouns(text: str) -> str:
     """Drops capitalised words inside a sentence ("… farms corn in northwest Ohio", "Vogel restores …"):
@@ -71,7 +81,7 @@ def _without_proper_nouns(text: str) -> str:
 
 
 def _without_organisations(text: str) -> str:
-    """"… an economist at the Baltic Farm Institute who …" -> "… an economist who …"."""
+    """ "… an economist at the Baltic Farm Institute who …" -> "… an economist who …"."""
     toks = text.split()
     out: list[str] = []
     i = 0
@@ -89,7 +99,9 @@ def _without_organisations(text: str) -> str:
         i += 1
     return " ".join(out)
 
+
 _SUBJECT: frozenset[str] | None = None
+
 
 def _subject_terms() -> frozenset[str]:
     global _SUBJECT
@@ -99,10 +111,13 @@ def _subject_terms() -> frozenset[str]:
         # the groups' single-word terms ("computer use" does not make "use" a subject), not the group of
         # words about introductions themselves ("role", "background")
         _SUBJECT = frozenset(
-            t for group in thesaurus() if "introduction" not in group and " " not in group[0]
+            t
+            for group in thesaurus()
+            if "introduction" not in group and " " not in group[0]
             for t in terms(group[0])
         )
     return _SUBJECT
+
 
 def same_root(a: str, b: str) -> bool:
     """Two stems of one word family: equal, or one the other plus a short ending ("farm"/"farmer",
@@ -124,9 +139,13 @@ class Profiles:
         self.docs = 0
         self.names: set[str] = set()  # terms of the panelists' names: never evidence of a field
         self.topic: set[str] = set()  # terms of what the whole talk is about: nobody's own field
-        self.own: dict[int, tuple[str, Counter[str]]] = {}  # raw turn -> what it added (to leave it out)
+        self.own: dict[
+            int, tuple[str, Counter[str]]
+        ] = {}  # raw turn -> what it added (to leave it out)
 
-    def add(self, speaker: str, text: str, *, identity: bool = False, sources: list[int] | None = None) -> None:
+    def add(
+        self, speaker: str, text: str, *, identity: bool = False, sources: list[int] | None = None
+    ) -> None:
         if speaker in self.bags:
             counts = Counter(terms(text))
             self.bags[speaker].update(counts)
@@ -138,7 +157,9 @@ class Profiles:
     def without(self, sources: list[int]) -> dict[str, Counter[str]]:
         """The bags without what the given turns added: a turn is never evidence for its own speaker."""
         bags = dict(self.bags)
-        for speaker, counts in {self.own[i][0]: self.own[i] for i in sources if i in self.own}.values():
+        for speaker, counts in {
+            self.own[i][0]: self.own[i] for i in sources if i in self.own
+        }.values():
             bags[speaker] = bags[speaker] - counts
         return bags
 
@@ -171,7 +192,9 @@ class Profiles:
                 out[p] += max(rarity, 0.35) * share * len(candidates)
         return out
 
-    def scores(self, text: str, candidates: list[str], sources: list[int] | None = None) -> dict[str, float]:
+    def scores(
+        self, text: str, candidates: list[str], sources: list[int] | None = None
+    ) -> dict[str, float]:
         """Evidence per candidate: each word of the text counts for the panelists who use it relatively
         more than the others (its smoothed share of their use), rarer words more, ordinary English words a
         quarter; plus the identity evidence of :meth:`identity_scores`. The turns in ``sources`` (the one
@@ -179,7 +202,6 @@ class Profiles:
         out = self._share_scores(text, candidates, sources)
         ident = self.identity_scores(text, candidates)
         return {p: out[p] + _IDENTITY_WEIGHT * ident[p] for p in candidates}
-
 
     def echo_scores(self, text: str, candidates: list[str]) -> dict[str, float]:
         """What a question picks up from one panelist's earlier answers ("You mentioned the old ledgers." for
@@ -195,7 +217,9 @@ class Profiles:
                 out[owners[0]] += max(rarity, 0.2)
         return out
 
-    def _share_scores(self, text: str, candidates: list[str], sources: list[int] | None) -> dict[str, float]:
+    def _share_scores(
+        self, text: str, candidates: list[str], sources: list[int] | None
+    ) -> dict[str, float]:
         bags = self.without(sources or [])
         if any(sum(bags[p].values()) < _THIN_PROFILE for p in candidates):
             # someone nobody has heard speak yet: a word only the others used says nothing against them

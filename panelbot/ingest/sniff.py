@@ -11,8 +11,10 @@ from panelbot.ingest.formats import SPEAKER_MARK, Captions, speaker_label, split
 
 # A line of Markdown: a heading, a list item, a numbered item, a fence, a table row, a quote (not ">>"), a rule.
 # Or inline Markdown anywhere in it: `code`, [a link](url), **bold**.
-_MARKDOWN_RE = re.compile(r"^(?:#{1,6}\s|[-*+]\s+\S|\d+[.)]\s+\S|```|~~~|\|.*\||>(?!>)\s|(?:={3,}|-{3,}|\*{3,})$)"
-                          r"|`[^`\s][^`]*`|\[[^\]]+\]\([^)\s]+\)|\*\*\S[^*]*\*\*")
+_MARKDOWN_RE = re.compile(
+    r"^(?:#{1,6}\s|[-*+]\s+\S|\d+[.)]\s+\S|```|~~~|\|.*\||>(?!>)\s|(?:={3,}|-{3,}|\*{3,})$)"
+    r"|`[^`\s][^`]*`|\[[^\]]+\]\([^)\s]+\)|\*\*\S[^*]*\*\*"
+)
 # A line of code or configuration: ends in ; { } or [ ], starts with a keyword, or assigns (key = value,
 # key: value with nothing spoken before the colon).
 _CODE_RE = re.compile(
@@ -41,19 +43,30 @@ def not_captions(caps: Captions, text: str) -> str | None:
     lines = [ln.strip() for ln in [title, *body.splitlines()] if ln.strip()]
     if lines:
         markdown = sum(1 for ln in lines if _MARKDOWN_RE.search(ln))
-        code = sum(1 for ln in lines if not speaker_label(ln, strict=True) and not _MARKDOWN_RE.search(ln)
-                   and _CODE_RE.search(ln))
+        code = sum(
+            1
+            for ln in lines
+            if not speaker_label(ln, strict=True)
+            and not _MARKDOWN_RE.search(ln)
+            and _CODE_RE.search(ln)
+        )
         if markdown + code >= MARKUP_SHARE * len(lines) and markdown + code >= 2:
             kind = "Markdown" if markdown >= code else "source code or configuration"
-            return (f"this looks like {kind} ({markdown + code} of {len(lines)} lines are headings, lists, "
-                    "tables or code), not a talk's captions")
+            return (
+                f"this looks like {kind} ({markdown + code} of {len(lines)} lines are headings, lists, "
+                "tables or code), not a talk's captions"
+            )
     spoken = [w.text for w in caps.words if w.text != SPEAKER_MARK]
     sentences = _sentences(" ".join(spoken))
     punctuated = any(ch in ".?!" for w in spoken for ch in w)
     if len(spoken) < MIN_WORDS or (punctuated and sentences < MIN_SENTENCES):
-        return (f"too little speech for a talk ({len(spoken)} words, {sentences} sentences): "
-                "expected the captions of a whole talk")
+        return (
+            f"too little speech for a talk ({len(spoken)} words, {sentences} sentences): "
+            "expected the captions of a whole talk"
+        )
     if not any(w.text == SPEAKER_MARK for w in caps.words):
-        return ("no change of speaker anywhere: a talk's captions mark each new speaker with '>>' "
-                "(or a 'NAME:' label at the start of a line)")
+        return (
+            "no change of speaker anywhere: a talk's captions mark each new speaker with '>>' "
+            "(or a 'NAME:' label at the start of a line)"
+        )
     return None

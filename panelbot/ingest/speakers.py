@@ -68,15 +68,29 @@ from panelbot.ingest.names import (
 from panelbot.ingest.profiles import Profiles, generic_words, terms
 
 __all__ = [
-    "HOST", "UNKNOWN", "SpeakerTurn", "find_intro_names", "fold_id", "generic_words", "identify_speakers",
-    "is_backchannel", "looks_like_question", "panelist_ids",
+    "HOST",
+    "UNKNOWN",
+    "SpeakerTurn",
+    "find_intro_names",
+    "fold_id",
+    "generic_words",
+    "identify_speakers",
+    "is_backchannel",
+    "looks_like_question",
+    "panelist_ids",
 ]
 
-_FIRST_PERSON_SINGULAR_RE = re.compile(r"\b(?:I|I'm|I've|I'd|my|me)\b")  # a panelist's own voice, not the host's
+_FIRST_PERSON_SINGULAR_RE = re.compile(
+    r"\b(?:I|I'm|I've|I'd|my|me)\b"
+)  # a panelist's own voice, not the host's
 
-_OPENING_WORDS = 8  # an answer's opening this short, then a '>>' and a long statement, is one answer
+_OPENING_WORDS = (
+    8  # an answer's opening this short, then a '>>' and a long statement, is one answer
+)
 
-_GUEST_GOES_ON = 30  # words: in an interview, a statement this long after the guest's answer is still theirs
+_GUEST_GOES_ON = (
+    30  # words: in an interview, a statement this long after the guest's answer is still theirs
+)
 
 # the host naming who opens a round: "Keisha, you start.", "starting with Keisha", "Keisha, you first."
 _STARTS_RE = re.compile(
@@ -85,9 +99,15 @@ _STARTS_RE = re.compile(
     re.IGNORECASE,
 )
 
-_ECHO, _ECHO_SAID = 0.25, 0.75  # a question's echo of a panelist's earlier answers, plain and "you mentioned …"
+_ECHO, _ECHO_SAID = (
+    0.25,
+    0.75,
+)  # a question's echo of a panelist's earlier answers, plain and "you mentioned …"
 
-_QUESTION_WEIGHT = 4.0  # the question's identity evidence (who it is for), against the answer's evidence
+_QUESTION_WEIGHT = (
+    4.0  # the question's identity evidence (who it is for), against the answer's evidence
+)
+
 
 @dataclass
 class SpeakerTurn(Timed):
@@ -97,17 +117,23 @@ class SpeakerTurn(Timed):
     addressed: list[str] = field(default_factory=list)
     sources: list[int] = field(default_factory=list)  # raw turn indices merged into this one
     why: str = ""
-    times: list[tuple[float | None, float | None]] = field(default_factory=list)  # per word of text.split()
-    field_scores: dict[str, float] = field(default_factory=dict, repr=False)  # evidence per candidate
+    times: list[tuple[float | None, float | None]] = field(
+        default_factory=list
+    )  # per word of text.split()
+    field_scores: dict[str, float] = field(
+        default_factory=dict, repr=False
+    )  # evidence per candidate
     in_round: bool = False  # answers a question the host put to everyone
 
     def to_dict(self) -> dict[str, object]:
         """``{speaker, text, start, end}`` (times in seconds, None for captions without times)."""
         return {"speaker": self.speaker, "text": self.text, "start": self.start, "end": self.end}
 
+
 def _times(t: RawTurn) -> list[tuple[float | None, float | None]]:
     n = len(t.text.split())
     return list(t.times) if len(t.times) == n else [(None, None)] * n
+
 
 @dataclass
 class _State:
@@ -119,6 +145,7 @@ class _State:
     last_answerer: str = ""  # who answered the question before this one
     starts: str = ""  # the one the host names to open a round ("Quick round. Keisha, you start.")
 
+
 @dataclass(frozen=True)
 class _Names:
     """How names show up in a turn (each callable takes the turn's text and returns panelist ids)."""
@@ -126,8 +153,13 @@ class _Names:
     mentioned: Callable[[str], list[str]]  # every panelist named
     introduced: Callable[[str], list[str]]  # the names the speaker gives themselves
     hands_over: Callable[[str], list[str]]  # the panelist a short turn calls on
-    spoken_to: Callable[[str], list[str]]  # panelists the opening sentences speak to ("That's fair, Kofi, …")
-    called: Callable[[str], list[str]]  # panelists named as the one spoken to anywhere ("Mirela, …", "…, Mirela?")
+    spoken_to: Callable[
+        [str], list[str]
+    ]  # panelists the opening sentences speak to ("That's fair, Kofi, …")
+    called: Callable[
+        [str], list[str]
+    ]  # panelists named as the one spoken to anywhere ("Mirela, …", "…, Mirela?")
+
 
 def _attribute(
     kept: list[tuple[RawTurn, bool]],
@@ -156,19 +188,33 @@ def _attribute(
         )
         # "Great. And last but not least." between two introductions: the host handing over
         next_intro = j + 1 < len(kept) and bool(names.introduced(kept[j + 1][0].text))
-        sets_up_intro = (not intro and next_intro and len(text.split()) <= 12 and prev is not None
-                         and prev.why in ("introduces themselves", "labelled in the captions"))
+        sets_up_intro = (
+            not intro
+            and next_intro
+            and len(text.split()) <= 12
+            and prev is not None
+            and prev.why in ("introduces themselves", "labelled in the captions")
+        )
         # "Mostly the electrodes crack … Mirela, is that what you see?" straight after the host's question:
         # an answer that ends by asking another panelist (the host does not ask twice in a row)
         answers_then_asks = (
-            question and not handover and prev is not None and prev.speaker == HOST and prev.is_question
-            and not after_interjection and _words_before_asking(text) >= 20
+            question
+            and not handover
+            and prev is not None
+            and prev.speaker == HOST
+            and prev.is_question
+            and not after_interjection
+            and _words_before_asking(text) >= 20
         )
         # "I'd add that the signal is the weak point. Olusegun, you've seen that, right?": a panelist adding to
         # the answer before and asking a colleague, not the host
         answers_then_asks = answers_then_asks or (
-            question and bool(ADDS_RE.match(text)) and prev is not None and prev.speaker not in (HOST, UNKNOWN)
-            and not intro)
+            question
+            and bool(ADDS_RE.match(text))
+            and prev is not None
+            and prev.speaker not in (HOST, UNKNOWN)
+            and not intro
+        )
         question = question and not answers_then_asks
         st = SpeakerTurn(UNKNOWN, text, question, sources=[t.index], times=_times(t))
         passes_on = False  # the turn ends by asking another panelist, who answers next
@@ -191,13 +237,26 @@ def _attribute(
             st.speaker, st.why = HOST, "leads into the host's next question"
         elif sets_up_intro:
             st.speaker, st.why = HOST, "hands over to the next introduction"
-        elif (len(ids) >= 2 and prev is not None and prev.speaker in ids and not after_interjection
-              and j + 1 < len(kept) and not questions[j + 1] and is_remark(text)):
+        elif (
+            len(ids) >= 2
+            and prev is not None
+            and prev.speaker in ids
+            and not after_interjection
+            and j + 1 < len(kept)
+            and not questions[j + 1]
+            and is_remark(text)
+        ):
             # "That must be hard to hear." between two answers: the host's comment, not a panelist's answer
             st.speaker, st.why = HOST, "a short remark on the answer before"
-        elif len(ids) >= 2 and len(text.split()) <= 30 and (MODERATING_RE.match(text) or (
-                FLOOR_RE.search(text) and not _FIRST_PERSON_SINGULAR_RE.search(text))):
-            st.speaker, st.why = HOST, "runs the session (\"Let's take a question …\")"
+        elif (
+            len(ids) >= 2
+            and len(text.split()) <= 30
+            and (
+                MODERATING_RE.match(text)
+                or (FLOOR_RE.search(text) and not _FIRST_PERSON_SINGULAR_RE.search(text))
+            )
+        ):
+            st.speaker, st.why = HOST, 'runs the session ("Let\'s take a question …")'
         else:
             replied = _replied_to_by_name(kept, questions, j, names, ids)
             if replied and replied not in ment:
@@ -206,7 +265,11 @@ def _attribute(
             else:
                 _answer(st, prev, after_interjection, ids, ment, state, profiles)
             st.in_round = state.round
-            asked = [p for p in names.mentioned(" ".join(sentences(text)[-2:])) if p in ids and p != st.speaker]
+            asked = [
+                p
+                for p in names.mentioned(" ".join(sentences(text)[-2:]))
+                if p in ids and p != st.speaker
+            ]
             if answers_then_asks and st.speaker != UNKNOWN and len(set(asked)) == 1:
                 # the one they ask answers next, as if the host had asked
                 state.addressed, state.answered, state.round = asked[:1], [], False
@@ -229,6 +292,7 @@ def _attribute(
         out.append(st)
     return out
 
+
 def _replied_to_by_name(
     kept: list[tuple[RawTurn, bool]], questions: list[bool], j: int, names: _Names, ids: list[str]
 ) -> str | None:
@@ -242,6 +306,7 @@ def _replied_to_by_name(
     to = list(dict.fromkeys(p for p in names.spoken_to(nxt) if p in ids))
     return to[0] if len(to) == 1 and to[0] not in names.introduced(nxt) else None
 
+
 def _words_before_asking(text: str) -> int:
     """Words of the sentences before the first one that asks."""
     n = 0
@@ -251,9 +316,12 @@ def _words_before_asking(text: str) -> int:
         n += len(sent.split())
     return n
 
+
 def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State) -> None:
     named = [p for p in names.mentioned(st.text) if p in ids]
-    last = [p for p in state.answered if p in ids][-1:] or ([state.last_answerer] if state.last_answerer else [])
+    last = [p for p in state.answered if p in ids][-1:] or (
+        [state.last_answerer] if state.last_answerer else []
+    )
     state.last_answerer = last[0] if last else ""
     # the one the closing sentences name is asked ("…, and Tomasz, an economist. Léa, let me start with
     # you."); several named there, or a round cue ("each of you"), is a round
@@ -261,7 +329,9 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     tail_named = list(dict.fromkeys(p for p in names.mentioned(tail) if p in ids))
     last_named = list(dict.fromkeys(p for p in names.mentioned(sentences(st.text)[-1]) if p in ids))
     if len(last_named) == 1 and not ROUND_RE.search(tail):
-        tail_named = last_named  # "…, and Mirela, who runs a plant. Kofi, what limits battery life?"
+        tail_named = (
+            last_named  # "…, and Mirela, who runs a plant. Kofi, what limits battery life?"
+        )
     cue = bool(ROUND_RE.search(tail))
     if cue and ROUND_RE.search(sentences(st.text)[-1]) and not last_named:
         tail_named = []  # "… And Oksana runs the service. Quickly, down the line: what keeps you up?"
@@ -272,15 +342,20 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
         st.addressed = []
     elif len(tail_named) == 1:
         st.addressed, state.round = tail_named, False
-    elif len(tail_named) >= 2 and len(called := list(dict.fromkeys(
-            p for p in names.called(tail) if p in ids))) == 1 and not ROUND_RE.search(tail):
+    elif (
+        len(tail_named) >= 2
+        and len(called := list(dict.fromkeys(p for p in names.called(tail) if p in ids))) == 1
+        and not ROUND_RE.search(tail)
+    ):
         # "Mirela, Kofi mentioned cracking earlier, do you see that?": spoken to one, about another
         st.addressed, state.round = called, False
     elif len(tail_named) >= 2:
         st.addressed, state.round = [], True
     else:
         st.addressed = named[-1:]
-        state.round = (cue and len(set(named)) != 1) or (len(set(named)) >= 2 and len(set(named)) == len(ids))
+        state.round = (cue and len(set(named)) != 1) or (
+            len(set(named)) >= 2 and len(set(named)) == len(ids)
+        )
     if cue and (len(tail_named) != 1 or state.starts):
         state.round = True
     if state.round:
@@ -288,8 +363,14 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     state.addressed = st.addressed
     state.answered = []
     state.follow_up = bool(FOLLOW_UP_RE.search(tail)) and not st.addressed
-    if not st.addressed and not state.round and state.last_answerer and not named \
-            and FOLLOW_ON_RE.match(st.text) and len(st.text.split()) <= 12:
+    if (
+        not st.addressed
+        and not state.round
+        and state.last_answerer
+        and not named
+        and FOLLOW_ON_RE.match(st.text)
+        and len(st.text.split()) <= 12
+    ):
         # a short follow-on with no name ("And how fast is it compared to a person?") leans to the one who
         # just answered; what the answer is about can still say it went to another ("And is there a cheaper
         # way?" answered by the one whose field the cheaper way is)
@@ -298,6 +379,7 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     # says who they are, not what is asked: who the question is for comes from the others
     asking_part = [x for x in sentences(st.text) if not names.mentioned(x)]
     state.question = " ".join(asking_part) or st.text
+
 
 def _answer(
     st: SpeakerTurn,
@@ -309,12 +391,18 @@ def _answer(
     profiles: Profiles | None,
 ) -> None:
     candidates = [p for p in ids if p not in ment]  # not the one spoken to
-    prev_panelist = prev.speaker if prev is not None and prev.speaker not in (HOST, UNKNOWN) else None
+    prev_panelist = (
+        prev.speaker if prev is not None and prev.speaker not in (HOST, UNKNOWN) else None
+    )
     if prev_panelist and after_interjection and prev_panelist in candidates:
         st.speaker, st.why = prev_panelist, "continues after a back-channel"
         return
-    if (prev_panelist and not after_interjection and st.text[:1].islower()
-            and not re.search(r"[.?!][\"'\u201d\u2019)]*$", prev.text.rstrip())):
+    if (
+        prev_panelist
+        and not after_interjection
+        and st.text[:1].islower()
+        and not re.search(r"[.?!][\"'\u201d\u2019)]*$", prev.text.rstrip())
+    ):
         # "… but the quota doesn't >> and that is very expensive": a '>>' in mid-sentence is no new speaker
         st.speaker, st.why = prev_panelist, "continues the sentence the '>>' cut"
         return
@@ -327,10 +415,17 @@ def _answer(
         else:
             st.speaker, st.why = prev_panelist, "goes on with their answer (the only guest)"
         return
-    if (prev_panelist and not after_interjection and not state.round and prev_panelist in candidates
-            and len(prev.text.split()) <= _OPENING_WORDS and not prev.is_question
-            and len(st.text.split()) > 2 * _OPENING_WORDS and not ADDS_RE.match(st.text)
-            and not REPLY_RE.match(st.text)):
+    if (
+        prev_panelist
+        and not after_interjection
+        and not state.round
+        and prev_panelist in candidates
+        and len(prev.text.split()) <= _OPENING_WORDS
+        and not prev.is_question
+        and len(st.text.split()) > 2 * _OPENING_WORDS
+        and not ADDS_RE.match(st.text)
+        and not REPLY_RE.match(st.text)
+    ):
         # "It can be if done badly. >> We never see individuals, only flows …": a few words, then the '>>' of
         # an auto-caption and the rest of the same answer
         st.speaker, st.why = prev_panelist, "goes on after a few opening words"
@@ -344,7 +439,9 @@ def _answer(
         st.speaker, st.why = prev_panelist, "continues a short answer"
         return
     if prev_panelist:
-        candidates = [p for p in candidates if p != prev_panelist]  # '>>' after an answer: someone else
+        candidates = [
+            p for p in candidates if p != prev_panelist
+        ]  # '>>' after an answer: someone else
     if prev is not None and prev.speaker == UNKNOWN and not after_interjection:
         pass  # the unknown one could be anyone: nothing to exclude
     addressed = [p for p in state.addressed if p in candidates and p not in state.answered]
@@ -367,7 +464,9 @@ def _answer(
         return
     everyone = [p for p in ids if p not in ment]
     if profiles is not None and state.round:
-        st.field_scores = _field_scores(st, state, profiles, everyone)  # for settling the round later
+        st.field_scores = _field_scores(
+            st, state, profiles, everyone
+        )  # for settling the round later
     if state.round and state.starts in candidates and not state.answered:
         st.speaker, st.why = state.starts, "the host named them to open the round"
         return
@@ -380,7 +479,9 @@ def _answer(
             candidates = left
     if len(candidates) == 1:
         st.speaker = candidates[0]
-        st.why = {1: "the only guest", 2: "the other panelist"}.get(len(ids), "the only panelist left")
+        st.why = {1: "the only guest", 2: "the other panelist"}.get(
+            len(ids), "the only panelist left"
+        )
         return
     if not candidates:
         st.why = "no panelist fits: every one is spoken to or just spoke"
@@ -399,22 +500,32 @@ def _answer(
         st.why = f"their field (evidence {best:.1f} vs {second:.1f})"
         return
     scores = ", ".join(f"{p} {total[p]:.1f}" for p in ranked)
-    st.why = f"ambiguous: the question is addressed to no one and the field evidence is close ({scores})"
+    st.why = (
+        f"ambiguous: the question is addressed to no one and the field evidence is close ({scores})"
+    )
 
-def _field_scores(st: SpeakerTurn, state: _State, profiles: Profiles, everyone: list[str]) -> dict[str, float]:
+
+def _field_scores(
+    st: SpeakerTurn, state: _State, profiles: Profiles, everyone: list[str]
+) -> dict[str, float]:
     """Who the question is for (the words of their own introduction, the closing asking sentences counting
     most) and what the answer itself is about."""
     q: dict[str, float] = {}
-    if state.question and not state.answered and not state.round:  # a round's question is for everyone
+    if (
+        state.question and not state.answered and not state.round
+    ):  # a round's question is for everyone
         whole = profiles.identity_scores(state.question, everyone)
         asking = profiles.identity_scores(" ".join(sentences(state.question)[-2:]), everyone)
         # what the question picks up from someone's earlier answers ("You mentioned the old ledgers."),
         # more when it says so
-        echo = profiles.echo_scores(FOLLOW_UP_RE.sub(" ", " ".join(sentences(state.question)[-2:])), everyone)
+        echo = profiles.echo_scores(
+            FOLLOW_UP_RE.sub(" ", " ".join(sentences(state.question)[-2:])), everyone
+        )
         ew = _ECHO_SAID if FOLLOW_UP_RE.search(state.question) else _ECHO
         q = {p: whole[p] + 2 * asking[p] + ew * echo[p] for p in everyone}
     a = profiles.scores(st.text, everyone, st.sources)
     return {p: a.get(p, 0.0) + _QUESTION_WEIGHT * q.get(p, 0.0) for p in everyone}
+
 
 def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[SpeakerTurn], list[str]]:
     """Attribute each turn. Returns (turns, panelist display names in order of appearance)."""
@@ -452,7 +563,10 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
 
     def introduced(text: str) -> list[str]:
         """Ids of the names a turn's speaker gives themselves ("I'm Mary Jane Okafor" -> mary-jane)."""
-        out = [by_name.get(n) or by_name.get(ascii_fold(n), "") for n in find_intro_names(text, all_text)]
+        out = [
+            by_name.get(n) or by_name.get(ascii_fold(n), "")
+            for n in find_intro_names(text, all_text)
+        ]
         return [p for p in out if p]
 
     def hands_over(text: str) -> list[str]:
@@ -460,13 +574,20 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         if not name_re or len(text.split()) > 25:
             return []
         short = len(text.split()) <= 8
-        ends = [m for m in name_re.finditer(text)
-                if re.match(r"[\s.?!,]*$", text[m.end():]) or re.match(r",\s+you\b", text[m.end():])
-                # "Mirela, the floor is yours." / "Mirela, same question."
-                or (short and m.start() == 0 and re.match(r",\s", text[m.end():]))
-                # "I'd love to hear from Mirela on that." / "Over to Mirela."
-                or re.search(r"\b(?:hear from|over to|turn to|go to|come to|start with|begin with)\s+$",
-                             text[: m.start()], re.IGNORECASE)]
+        ends = [
+            m
+            for m in name_re.finditer(text)
+            if re.match(r"[\s.?!,]*$", text[m.end() :])
+            or re.match(r",\s+you\b", text[m.end() :])
+            # "Mirela, the floor is yours." / "Mirela, same question."
+            or (short and m.start() == 0 and re.match(r",\s", text[m.end() :]))
+            # "I'd love to hear from Mirela on that." / "Over to Mirela."
+            or re.search(
+                r"\b(?:hear from|over to|turn to|go to|come to|start with|begin with)\s+$",
+                text[: m.start()],
+                re.IGNORECASE,
+            )
+        ]
         return [by_name[m.group(1)] for m in ends[-1:]]
 
     def called(text: str, *, opening: bool = True) -> list[str]:
@@ -475,9 +596,13 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         "Kofi and Mirela, …"."""
         if not name_re:
             return []
-        return [by_name[m.group(1)] for m in name_re.finditer(text)
-                if (opening or m.start() > 0) and re.search(r"(?:^|[,.!?]\s*)$", text[: m.start()])
-                and re.match(r"\s*[,.!?]", text[m.end():])]
+        return [
+            by_name[m.group(1)]
+            for m in name_re.finditer(text)
+            if (opening or m.start() > 0)
+            and re.search(r"(?:^|[,.!?]\s*)$", text[: m.start()])
+            and re.match(r"\s*[,.!?]", text[m.end() :])
+        ]
 
     def spoken_to(text: str) -> list[str]:
         """Panelists the first two sentences speak to after a phrase: "That's fair, Kofi, …", "Thanks, Kofi."
@@ -486,8 +611,11 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
 
     ctx = _Names(mentioned, introduced, hands_over, spoken_to, called)
     display_id = dict(zip(names, ids, strict=True))
-    forced = {i: (HOST if people[lab.lower()] == HOST else display_id[people[lab.lower()]])
-              for i, lab in labels.items() if lab.lower() in people}
+    forced = {
+        i: (HOST if people[lab.lower()] == HOST else display_id[people[lab.lower()]])
+        for i, lab in labels.items()
+        if lab.lower() in people
+    }
 
     # 3. firm evidence only
     firm = _attribute(kept, ids, ctx, None, forced)
@@ -505,7 +633,9 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
             profiles.observe(t.text)
         for t in turns:
             if t.speaker in ids:
-                profiles.add(t.speaker, t.text, identity=t.why == "introduces themselves", sources=t.sources)
+                profiles.add(
+                    t.speaker, t.text, identity=t.why == "introduces themselves", sources=t.sources
+                )
             elif t.speaker == HOST:
                 # the host describing a panelist ("dive in with Dan about ... serving") describes them too;
                 # a sentence presenting several ("Léa, who runs …, and Tomasz, an economist …") is cut at
@@ -518,18 +648,27 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
     self_introduced = {t.speaker for t in firm if t.why == "introduces themselves"}
     # the words after a first name that are part of the name ("Henrike Vogel", "Gráinne Ní Bhriain"): who, not
     # what about
-    surnames = [m.group(1) for n in names
-                for m in re.finditer(rf"(?<!\w){re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})", all_text)
-                if all(w[:1].isupper() for w in m.group(1).split())]
+    surnames = [
+        m.group(1)
+        for n in names
+        for m in re.finditer(
+            rf"(?<!\w){re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})", all_text
+        )
+        if all(w[:1].isupper() for w in m.group(1).split())
+    ]
     # what the whole talk is about (the title, and the host's opening where it presents nobody): no one
     # panelist's field ("the Friends of the Museum series" makes "museum" nobody's in particular)
-    opening = [x for t in firm[:1] if t.speaker == HOST for x in sentences(t.text) if not mentioned(x)]
+    opening = [
+        x for t in firm[:1] if t.speaker == HOST for x in sentences(t.text) if not mentioned(x)
+    ]
     topic = set(terms(" ".join([title, *opening])))
 
     current = firm
     for _ in range(2):
         nxt = _attribute(kept, ids, ctx, build(current), forced)
-        _settle_rounds(nxt, ids)  # a round's answers tell the profiles what each panelist talks about
+        _settle_rounds(
+            nxt, ids
+        )  # a round's answers tell the profiles what each panelist talks about
         same = [t.speaker for t in nxt] == [t.speaker for t in current]
         current = nxt
         if same:
@@ -537,13 +676,19 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
     _settle_rounds(current, ids)
     return current, names
 
+
 def _clear_lead(best: float, second: float) -> bool:
     """A lead worth deciding on: some evidence, and 15% ahead of the next (near-ties stay ``unknown``).
     Measured on the seed and the fixtures: raising this turned right answers into ``unknown`` and never a wrong
     one into ``unknown`` (scripts/attribution_accuracy.py)."""
-    return (best >= 0.3 and best >= 1.15 * second) or (best >= 1.0 and best - second >= max(0.3, 0.05 * best))
+    return (best >= 0.3 and best >= 1.15 * second) or (
+        best >= 1.0 and best - second >= max(0.3, 0.05 * best)
+    )
 
-def _in_order(open_: list[SpeakerTurn], pool: list[str], ids: list[str], first: str = "") -> list[str] | None:
+
+def _in_order(
+    open_: list[SpeakerTurn], pool: list[str], ids: list[str], first: str = ""
+) -> list[str] | None:
     """The panelists left for a round's open answers in the order the talk introduced them, when that many
     answers are open and no answer's own evidence clearly points to someone else: panelists answer a round
     the way they sit, which is how the host presented them."""
@@ -554,15 +699,24 @@ def _in_order(open_: list[SpeakerTurn], pool: list[str], ids: list[str], first: 
     order = sorted(pool, key=lambda p: (ids.index(p) - offset) % len(ids))
     for t, p in zip(open_, order, strict=True):
         mine = t.field_scores.get(p, 0.0)
-        if any(v >= _ROUND_ORDER_OVERRULED and _clear_lead(v, mine) and v - mine >= _ROUND_ORDER_OVERRULED
-               for q, v in t.field_scores.items() if q != p and q in pool):
+        if any(
+            v >= _ROUND_ORDER_OVERRULED
+            and _clear_lead(v, mine)
+            and v - mine >= _ROUND_ORDER_OVERRULED
+            for q, v in t.field_scores.items()
+            if q != p and q in pool
+        ):
             return None
     return order
 
 
-_ROUND_ORDER_OVERRULED = 5.0  # field evidence this far ahead of the seating order's panelist overrules it
+_ROUND_ORDER_OVERRULED = (
+    5.0  # field evidence this far ahead of the seating order's panelist overrules it
+)
 
-_ROUND_FIELD_SPEAKS = 0.5  # evidence each answer of a round needs before the field, not the order, settles it
+_ROUND_FIELD_SPEAKS = (
+    0.5  # evidence each answer of a round needs before the field, not the order, settles it
+)
 
 
 def _settle_rounds(turns: list[SpeakerTurn], ids: list[str]) -> None:
@@ -582,18 +736,33 @@ def _settle_rounds(turns: list[SpeakerTurn], ids: list[str]) -> None:
             j += 1
         block = turns[i:j]
         i = j
-        open_ = [t for t in block if t.field_scores and (
-            t.speaker == UNKNOWN or t.why.startswith("their field") or t.why == "the last one in the round")]
+        open_ = [
+            t
+            for t in block
+            if t.field_scores
+            and (
+                t.speaker == UNKNOWN
+                or t.why.startswith("their field")
+                or t.why == "the last one in the round"
+            )
+        ]
         if len(open_) < 2:
             continue
         taken = {t.speaker for t in block if t not in open_ and t.speaker != UNKNOWN}
         pool = sorted({p for t in open_ for p in t.field_scores} - taken)
         if len(pool) < len(open_) or len(pool) > 7:
             continue
-        best = max(permutations(pool, len(open_)),
-                   key=lambda perm: sum(t.field_scores.get(p, 0.0) for t, p in zip(open_, perm, strict=True)))
+        best = max(
+            permutations(pool, len(open_)),
+            key=lambda perm: sum(
+                t.field_scores.get(p, 0.0) for t, p in zip(open_, perm, strict=True)
+            ),
+        )
         # the field settles the round only when it speaks for every answer; else the seating order does
-        informative = all(t.field_scores.get(p, 0.0) >= _ROUND_FIELD_SPEAKS for t, p in zip(open_, best, strict=True))
+        informative = all(
+            t.field_scores.get(p, 0.0) >= _ROUND_FIELD_SPEAKS
+            for t, p in zip(open_, best, strict=True)
+        )
         opener = block[0].speaker if block[0] not in open_ else ""
         order = None if informative else _in_order(open_, pool, ids, opener)
         if order is not None:
@@ -607,7 +776,9 @@ def _settle_rounds(turns: list[SpeakerTurn], ids: list[str]) -> None:
             if p in t.field_scores and _clear_lead(t.field_scores[p], max(rest, default=0.0)):
                 if t.speaker != p:
                     t.speaker = p
-                    t.why = f"the round: each panelist answers once (evidence {t.field_scores[p]:.1f})"
+                    t.why = (
+                        f"the round: each panelist answers once (evidence {t.field_scores[p]:.1f})"
+                    )
             elif p in t.field_scores and not rest and len(open_) + len(taken) >= 2:
                 if t.speaker != p:  # everyone else answered this round: the one left
                     t.speaker, t.why = p, "the last one in the round"

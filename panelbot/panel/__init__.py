@@ -5,6 +5,14 @@ from panelbot.panel.loader import find_panel_dir, list_panels, load_panel, panel
 from panelbot.panel.model import HostQuestion, Panel, PanelInfo, Persona, Quote, Turn
 
 __all__ = [
-    "HostQuestion", "Panel", "PanelInfo", "Persona", "Quote", "Turn",
-    "find_panel_dir", "list_panels", "load_panel", "panel_names",
+    "HostQuestion",
+    "Panel",
+    "PanelInfo",
+    "Persona",
+    "Quote",
+    "Turn",
+    "find_panel_dir",
+    "list_panels",
+    "load_panel",
+    "panel_names",
 ]

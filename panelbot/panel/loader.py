@@ -25,7 +25,9 @@ from panelbot.panel.model import (
 from panelbot.panel.yaml_lines import NOT_JSON, line_of, load_json_shaped, load_yaml, load_yaml_list
 from panelbot.text import LazyPattern
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar
@@ -34,7 +36,9 @@ if TYPE_CHECKING:
 
 FORMAT_VERSION = 1
 _ID_RE = LazyPattern(r"^[a-z0-9][a-z0-9_.-]*$")
-_IDS_RE = LazyPattern(r"[a-z0-9][a-z0-9_.-]*+(?:\n[a-z0-9][a-z0-9_.-]*+)*+")  # _ID_RE's ids, one a line
+_IDS_RE = LazyPattern(
+    r"[a-z0-9][a-z0-9_.-]*+(?:\n[a-z0-9][a-z0-9_.-]*+)*+"
+)  # _ID_RE's ids, one a line
 _PANEL_NAME_RE = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 # ----------------------------------------------------------------------------------------------- finding
@@ -169,7 +173,9 @@ class _Checker:
 
     def text(self, node: dict, key: str, what: str, *, required: bool = True) -> str:
         val = node.get(key)
-        if type(val) is str and (stripped := val.strip()):  # the usual case, checked first (large banks)
+        if type(val) is str and (
+            stripped := val.strip()
+        ):  # the usual case, checked first (large banks)
             return stripped
         if val is None or (isinstance(val, str) and not val.strip()):
             if required:
@@ -190,7 +196,9 @@ class _Checker:
         if not isinstance(val, list) or not all(isinstance(v, (str, int, float)) for v in val):
             self.fail(f"{what}: field {key!r} must be a list of text", node)
         out = tuple(filter(None, [str(v).strip() for v in val]))
-        if share and self.shared is not None:  # one object per distinct keyword (a large bank repeats them a lot)
+        if (
+            share and self.shared is not None
+        ):  # one object per distinct keyword (a large bank repeats them a lot)
             out = tuple(map(self.share, out))
         return out
 
@@ -222,7 +230,9 @@ class _Checker:
     def ident(self, node: dict, key: str, what: str) -> str:
         val = self.text(node, key, what)
         if not _ID_RE.compiled.match(val):
-            self.fail(f"{what}: {key} {val!r} must be lowercase letters, digits, '-', '_' or '.'", node)
+            self.fail(
+                f"{what}: {key} {val!r} must be lowercase letters, digits, '-', '_' or '.'", node
+            )
         return val
 
 
@@ -247,8 +257,16 @@ def _persona(c: _Checker, node: Any, what: str) -> Persona:
 
 def _load_meta(
     directory: Path,
-) -> tuple[str, str, Persona | None, dict[str, Persona], dict[str, tuple[str, ...]], tuple[str, ...],
-           Path | None, str | None]:
+) -> tuple[
+    str,
+    str,
+    Persona | None,
+    dict[str, Persona],
+    dict[str, tuple[str, ...]],
+    tuple[str, ...],
+    Path | None,
+    str | None,
+]:
     """panel.yaml, validated: title, status, host, panelists, vocabulary, topics, source, source_url."""
     panel_file = directory / "panel.yaml"
     if not panel_file.is_file():
@@ -320,12 +338,16 @@ def load_panel(name_or_path: str | Path) -> Panel:
     bfile = directory / "quotes.yaml"
     if not bfile.is_file():
         raise DataError("missing quotes.yaml (the quote bank)", str(directory))
-    shared: dict[str, str] = {}  # text -> the one object kept for it (a large bank repeats keywords a lot)
+    shared: dict[
+        str, str
+    ] = {}  # text -> the one object kept for it (a large bank repeats keywords a lot)
     qids = {q.id for q in questions}
     common = _common_quote(panelists, qids, len(turns), source_url, shared)
-    quotes = _read_list(bfile, lambda data: _quotes(bfile, data, panelists, questions, turns, source_url,
-                                                    common, shared),
-                        entry=_common_quote(panelists, qids, len(turns), source_url, shared, check_ids=False))
+    quotes = _read_list(
+        bfile,
+        lambda data: _quotes(bfile, data, panelists, questions, turns, source_url, common, shared),
+        entry=_common_quote(panelists, qids, len(turns), source_url, shared, check_ids=False),
+    )
     return Panel(
         name=directory.name,
         title=title,
@@ -343,8 +365,9 @@ def load_panel(name_or_path: str | Path) -> Panel:
     )
 
 
-
-def _read_list(path: Path, validate: Callable[[Any], T], entry: Callable[[dict], Any] | None = None) -> T:
+def _read_list(
+    path: Path, validate: Callable[[Any], T], entry: Callable[[dict], Any] | None = None
+) -> T:
     """``validate(data)`` of a panel file. A file written as JSON is read by the JSON fast path (a large
     quote bank loads ~40x faster); when ``validate`` finds a problem there, the file is read again as
     YAML, which remembers lines, so that the error names its line just as it always did. ``entry`` is passed
@@ -382,13 +405,25 @@ def _turns(tfile: Path, data: Any, speakers: set[str]) -> list[Turn]:
         node = tc.mapping(node, f"turn {i}")
         sp = tc.text(node, "speaker", f"turn {i}")
         if sp not in speakers and sp != "unknown":
-            tc.fail(f"turn {i}: unknown speaker {sp!r} (panel speakers: {', '.join(sorted(speakers))})", node)
-        turns.append(Turn(i, sp, tc.text(node, "text", f"turn {i}"),
-                          tc.seconds(node, "start", f"turn {i}"), tc.seconds(node, "end", f"turn {i}")))
+            tc.fail(
+                f"turn {i}: unknown speaker {sp!r} (panel speakers: {', '.join(sorted(speakers))})",
+                node,
+            )
+        turns.append(
+            Turn(
+                i,
+                sp,
+                tc.text(node, "text", f"turn {i}"),
+                tc.seconds(node, "start", f"turn {i}"),
+                tc.seconds(node, "end", f"turn {i}"),
+            )
+        )
     return turns
 
 
-def _questions(qfile: Path, data: Any, panelists: dict[str, Persona], turns: list[Turn]) -> list[HostQuestion]:
+def _questions(
+    qfile: Path, data: Any, panelists: dict[str, Persona], turns: list[Turn]
+) -> list[HostQuestion]:
     qc = _Checker(qfile)
     questions: list[HostQuestion] = []
     seen_q: set[str] = set()
@@ -413,9 +448,16 @@ def _questions(qfile: Path, data: Any, panelists: dict[str, Persona], turns: lis
     return questions
 
 
-def _quotes(bfile: Path, data: Any, panelists: dict[str, Persona], questions: list[HostQuestion],
-            turns: list[Turn], source_url: str | None, common: Callable[[Any], Quote | None],
-            shared: dict[str, str]) -> list[Quote]:
+def _quotes(
+    bfile: Path,
+    data: Any,
+    panelists: dict[str, Persona],
+    questions: list[HostQuestion],
+    turns: list[Turn],
+    source_url: str | None,
+    common: Callable[[Any], Quote | None],
+    shared: dict[str, str],
+) -> list[Quote]:
     """The quote bank, checked. ``common`` (:func:`_common_quote`) reads the usual entries quickly. The entries
     of a JSON bank that the quick reader read as it was parsed come as Quotes whose ids are still to check:
     they are checked here, all at once when every entry is one (JSON has no lines: on any problem the caller
@@ -427,8 +469,11 @@ def _quotes(bfile: Path, data: Any, panelists: dict[str, Persona], questions: li
     if set(map(type, raw_quotes)) == {Quote}:
         ids = [q.id for q in raw_quotes]
         joined = "\n".join(ids)
-        if (len(set(ids)) != len(ids) or joined.count("\n") != len(ids) - 1
-                or not _IDS_RE.compiled.fullmatch(joined)):
+        if (
+            len(set(ids)) != len(ids)
+            or joined.count("\n") != len(ids) - 1
+            or not _IDS_RE.compiled.fullmatch(joined)
+        ):
             bc.fail("a quote id is repeated or not well formed")
         return raw_quotes
     quotes: list[Quote] = []
@@ -442,18 +487,33 @@ def _quotes(bfile: Path, data: Any, panelists: dict[str, Persona], questions: li
             q = node
         else:
             q = common(node)
-            if q is None:  # anything unusual: checked field by field (the same quote, or the error and its line)
+            if (
+                q is None
+            ):  # anything unusual: checked field by field (the same quote, or the error and its line)
                 q = _quote(bc, node, i, seen_ids, panelists, questions, qids, turns, source_url)
             elif q.id in seen_ids:
-                q = _quote(bc, node, i, seen_ids, panelists, questions, qids, turns, source_url)  # says so
+                q = _quote(
+                    bc, node, i, seen_ids, panelists, questions, qids, turns, source_url
+                )  # says so
         seen_ids.add(q.id)
         quotes.append(q)
-        raw_quotes[i] = None  # the quote is built: its parsed mapping can go (peak memory of a large bank)
+        raw_quotes[i] = (
+            None  # the quote is built: its parsed mapping can go (peak memory of a large bank)
+        )
     return quotes
 
 
-def _quote(bc: _Checker, node: Any, i: int, seen_ids: set[str], panelists: dict[str, Persona],
-           questions: list[HostQuestion], qids: set[str], turns: list[Turn], source_url: str | None) -> Quote:
+def _quote(
+    bc: _Checker,
+    node: Any,
+    i: int,
+    seen_ids: set[str],
+    panelists: dict[str, Persona],
+    questions: list[HostQuestion],
+    qids: set[str],
+    turns: list[Turn],
+    source_url: str | None,
+) -> Quote:
     """The i-th entry of a quote bank, checked field by field: the quote, or the error naming its line."""
     node, qid, what = bc.entry(node, "quote", i, seen_ids)
     speaker = bc.share(bc.text(node, "speaker", what))
@@ -493,8 +553,15 @@ def _quote(bc: _Checker, node: Any, i: int, seen_ids: set[str], panelists: dict[
     )
 
 
-def _common_quote(panelists: dict[str, Persona], qids: set[str], n_turns: int, source_url: str | None,
-                  shared: dict[str, str], *, check_ids: bool = True) -> Callable[[Any], Quote | None]:
+def _common_quote(
+    panelists: dict[str, Persona],
+    qids: set[str],
+    n_turns: int,
+    source_url: str | None,
+    shared: dict[str, str],
+    *,
+    check_ids: bool = True,
+) -> Callable[[Any], Quote | None]:
     """A quick reader of a quote-bank entry of the usual shape (text where text goes, lists of text, whole
     numbers and seconds, nothing to report): the Quote :func:`_quote` makes of it, or None for anything
     else, which ``_quote`` then reads (it makes the same Quote or names the problem). Whether the id was used
@@ -512,7 +579,9 @@ def _common_quote(panelists: dict[str, Persona], qids: set[str], n_turns: int, s
     strip = str.strip
     new = object.__new__
     cls = Quote
-    most = 1 << 53  # seconds as whole numbers: any float() can hold (a larger one is the careful path's)
+    most = (
+        1 << 53
+    )  # seconds as whole numbers: any float() can hold (a larger one is the careful path's)
 
     def common(node: Any) -> Quote | None:
         if type(node) is not dict:
@@ -538,15 +607,25 @@ def _common_quote(panelists: dict[str, Persona], qids: set[str], n_turns: int, s
             elif (question := known_question(question)) is None:
                 return None
         turn, span, start, end = get("turn"), get("sentences"), get("start"), get("end")
-        if turn is not None and (type(turn) is not int or turn < 0 or (n_turns and turn >= n_turns)):
+        if turn is not None and (
+            type(turn) is not int or turn < 0 or (n_turns and turn >= n_turns)
+        ):
             return None
         if span is not None:
-            if (type(span) is not list or len(span) != 2 or type(span[0]) is not int
-                    or type(span[1]) is not int or not 0 <= span[0] < span[1]):
+            if (
+                type(span) is not list
+                or len(span) != 2
+                or type(span[0]) is not int
+                or type(span[1]) is not int
+                or not 0 <= span[0] < span[1]
+            ):
                 return None
             span = (span[0], span[1])
         if start is not None:
-            if not (type(start) is float or (type(start) is int and start < most)) or not start >= 0:
+            if (
+                not (type(start) is float or (type(start) is int and start < most))
+                or not start >= 0
+            ):
                 return None
             start = float(start)
         if end is not None:

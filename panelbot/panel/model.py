@@ -62,8 +62,12 @@ class Quote:
     sentences: tuple[int, int] | None = None
     topics: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
-    asks: tuple[str, ...] = ()  # questions, in a user's words, that this quote answers (retrieval keys)
-    start: float | None = None  # seconds into the talk where the quote begins (captions with times only)
+    asks: tuple[
+        str, ...
+    ] = ()  # questions, in a user's words, that this quote answers (retrieval keys)
+    start: float | None = (
+        None  # seconds into the talk where the quote begins (captions with times only)
+    )
     end: float | None = None
     url: str | None = None  # the panel's source_url at this moment (set by the loader)
 
@@ -87,12 +91,16 @@ class Panel:
     source_url: str | None = None  # the video the captions belong to
 
     def __post_init__(self) -> None:
-        self._quotes: dict[str, Quote] | None = None  # by id, made on first use (a saved index's quotes
+        self._quotes: dict[str, Quote] | None = (
+            None  # by id, made on first use (a saved index's quotes
+        )
         self._questions = {q.id: q for q in self.questions}  # are decoded only when asked for)
 
     def quote(self, quote_id: str) -> Quote | None:
         if self._quotes is None:
-            find = getattr(self.quotes, "find", None)  # a saved index's quotes: decode only this one
+            find = getattr(
+                self.quotes, "find", None
+            )  # a saved index's quotes: decode only this one
             if find is not None:
                 return find(quote_id)  # type: ignore[no-any-return]
             self._quotes = {q.id: q for q in self.quotes}
@@ -107,7 +115,9 @@ class Panel:
         return self.turns[index]
 
     def quotes_by(self, speaker: str) -> list[Quote]:
-        speakers = getattr(self.quotes, "speakers", None)  # a saved index knows every speaker up front
+        speakers = getattr(
+            self.quotes, "speakers", None
+        )  # a saved index knows every speaker up front
         if speakers is not None:
             return [self.quotes[i] for i, s in enumerate(speakers) if s == speaker]
         return [q for q in self.quotes if q.speaker == speaker]
@@ -138,9 +148,15 @@ def link_at(url: str, seconds: float) -> str:
     parts = urlsplit(url)
     host = parts.netloc.lower().split(":")[0]
     if host == "youtu.be" or host.endswith("youtube.com") or host.endswith("youtube-nocookie.com"):
-        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in ("t", "start")]
+        query = [
+            (k, v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if k not in ("t", "start")
+        ]
         query.append(("t", f"{t}s"))
-        return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment))
+        return urlunsplit(
+            (parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment)
+        )
     return urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, f"t={t}"))
 
 

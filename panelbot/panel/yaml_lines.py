@@ -12,7 +12,9 @@ from pathlib import Path
 
 from panelbot.errors import DataError
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -40,11 +42,15 @@ def _line_loader() -> Any:
         base_construct = base.construct_object
         base_resolve = base.resolve
         text_tag = base.DEFAULT_SCALAR_TAG
-        typed_starts = frozenset(k for k in base.yaml_implicit_resolvers if k)  # '' (empty text): resolved below
+        typed_starts = frozenset(
+            k for k in base.yaml_implicit_resolvers if k
+        )  # '' (empty text): resolved below
 
         def construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) -> dict:
             mapping = safe_mapping(loader, node, deep=True)
-            if len(mapping) != len(node.value):  # a key twice: name the first one repeated, at its line
+            if len(mapping) != len(
+                node.value
+            ):  # a key twice: name the first one repeated, at its line
                 seen: set = set()
                 for key_node, _ in node.value:
                     key = loader.construct_object(key_node, deep=True)
@@ -63,13 +69,20 @@ def _line_loader() -> Any:
 
         def construct_object(loader: Any, node: Any, deep: bool = False) -> Any:
             if node.__class__ is ScalarNode and node.tag == text_tag:
-                return node.value  # construct_yaml_str's answer (and an alias to it gets the same object)
+                return (
+                    node.value
+                )  # construct_yaml_str's answer (and an alias to it gets the same object)
             return base_construct(loader, node, deep)
 
         steps: dict[str, Any] = {"line_offset": 0}  # lines before the text parsed (pieces)
-        if None not in base.yaml_implicit_resolvers and not base.yaml_path_resolvers:  # (as PyYAML ships)
+        if (
+            None not in base.yaml_implicit_resolvers and not base.yaml_path_resolvers
+        ):  # (as PyYAML ships)
             steps["resolve"] = resolve
-        if base.yaml_constructors.get(text_tag) is yaml.constructor.SafeConstructor.construct_yaml_str:
+        if (
+            base.yaml_constructors.get(text_tag)
+            is yaml.constructor.SafeConstructor.construct_yaml_str
+        ):
             steps["construct_object"] = construct_object
         loader = type("_LineLoader", (base,), steps)
         loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
@@ -105,7 +118,9 @@ def _parse(text: str, path: Path, with_lines: bool) -> Any:
         raise DataError(f"invalid YAML: {' '.join(str(exc).split())}", str(path)) from None
     except ValueError as exc:  # an integer of more than 4,300 digits (int() refuses it)
         if "digits" in str(exc):
-            raise DataError("invalid YAML: a number is too long (over 4,300 digits)", str(path)) from None
+            raise DataError(
+                "invalid YAML: a number is too long (over 4,300 digits)", str(path)
+            ) from None
         raise DataError(f"invalid YAML: {exc}", str(path)) from None
     except RecursionError:
         raise DataError("invalid YAML: nested too deeply", str(path)) from None
@@ -127,6 +142,7 @@ def _float(s: str) -> float:
 
 def _mapping_hook(entry: Callable[[dict], Any] | None) -> Callable[[list[tuple[str, Any]]], Any]:
     """json's ``object_pairs_hook``: each mapping (a duplicate key refused), or what ``entry`` keeps of it."""
+
     def hook(pairs: list[tuple[str, Any]]) -> Any:
         d = dict(pairs)
         if len(d) != len(pairs):  # a duplicate key: the YAML loader reports it, with its line
@@ -165,17 +181,28 @@ def load_json_shaped(path: Path, entry: Callable[[dict], Any] | None = None) -> 
     import re
 
     if not _checks:
-        _checks.extend((re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?\Z"),  # a float to YAML 1.1
-                        re.compile(r"\\u[dD][89a-fA-F]"),  # half of a surrogate pair
-                        re.compile(r"\n[ \r\n]*:"),  # a key's colon on the next line
-                        re.compile("[\x80-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")))
+        _checks.extend(
+            (
+                re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?\Z"),  # a float to YAML 1.1
+                re.compile(r"\\u[dD][89a-fA-F]"),  # half of a surrogate pair
+                re.compile(r"\n[ \r\n]*:"),  # a key's colon on the next line
+                re.compile("[\x80-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"),
+            )
+        )
     _, surrogate, colon, chars = _checks
-    if (("\\" in text and surrogate.search(text)) or colon.search(text)  # ("\\" is found ~40x faster than "\\u")
-            or (not text.isascii() and chars.search(text))):
+    if (
+        ("\\" in text and surrogate.search(text))
+        or colon.search(text)  # ("\\" is found ~40x faster than "\\u")
+        or (not text.isascii() and chars.search(text))
+    ):
         return NOT_JSON
     try:
-        return json.loads(text, object_pairs_hook=_mapping_hook(entry), parse_float=_float,
-                          parse_constant=_not_yaml_alike)
+        return json.loads(
+            text,
+            object_pairs_hook=_mapping_hook(entry),
+            parse_float=_float,
+            parse_constant=_not_yaml_alike,
+        )
     except (ValueError, RecursionError):
         return NOT_JSON
 
@@ -198,13 +225,23 @@ def load_yaml_list(path: Path) -> Any:
     import re
 
     text = _read_text(path)
-    starts = [m.start() + 1 for m in re.finditer(r"\n-(?=[ \t\n]|\Z)", text)]  # a literal to search for: fast
+    starts = [
+        m.start() + 1 for m in re.finditer(r"\n-(?=[ \t\n]|\Z)", text)
+    ]  # a literal to search for: fast
     if re.match(r"-(?:[ \t\n]|\Z)", text):
         starts.insert(0, 0)
-    if (len(starts) <= PIECE or any(m in text for m in ("\n---", "\n...", "\n%"))
-            or text.startswith(("---", "...", "%"))
-            or any(c in text for c in ("\r", "\x85", "\u2028", "\u2029"))  # line breaks "\n" does not count
-            or any(line.strip() and not line.lstrip().startswith("#") for line in text[: starts[0]].splitlines())):
+    if (
+        len(starts) <= PIECE
+        or any(m in text for m in ("\n---", "\n...", "\n%"))
+        or text.startswith(("---", "...", "%"))
+        or any(
+            c in text for c in ("\r", "\x85", "\u2028", "\u2029")
+        )  # line breaks "\n" does not count
+        or any(
+            line.strip() and not line.lstrip().startswith("#")
+            for line in text[: starts[0]].splitlines()
+        )
+    ):
         return _parse(text, path, with_lines=True)
     loader_class = _line_loader()
     out: list = []
@@ -235,7 +272,9 @@ def _remembered_at(path: Path) -> Path:
         where = str(path.resolve())
     except (OSError, RuntimeError):
         where = str(path)
-    return paths.parsed_cache_dir() / f"{zlib.crc32(where.encode('utf-8', 'surrogatepass')):08x}.json"
+    return (
+        paths.parsed_cache_dir() / f"{zlib.crc32(where.encode('utf-8', 'surrogatepass')):08x}.json"
+    )
 
 
 def load_yaml_remembered(path: Path, *, keep: Callable[[Any], bool] = lambda data: True) -> Any:
@@ -261,7 +300,9 @@ def load_yaml_remembered(path: Path, *, keep: Callable[[Any], bool] = lambda dat
     if exact and keep(data):
         from panelbot import paths
 
-        paths.write_cache_text(spot, json.dumps({"format": REMEMBERED_FORMAT, "text": text, "data": data}))
+        paths.write_cache_text(
+            spot, json.dumps({"format": REMEMBERED_FORMAT, "text": text, "data": data})
+        )
     return data
 
 

@@ -50,7 +50,9 @@ from panelbot.records import fields
 from panelbot.retrieval.index import ARRAY_TYPES, QuoteIndex, index_settings
 from panelbot.retrieval.vocabulary import Normalizer
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -61,16 +63,48 @@ FILE_FORMAT = 3
 SUFFIX = ".pbidx"
 _LEN = struct.Struct("<Q")
 _QUOTE_ARRAYS = {"quote_ends": "q", "quote_text_ends": "q", "quote_speakers": "i"}
-_SECTIONS = [("meta", "json"), ("quotes", "bytes"), ("quote_texts", "bytes"), *_QUOTE_ARRAYS.items(),
-             *ARRAY_TYPES.items()]
-_ITEMSIZES = {code: struct.calcsize(code) for code in {*ARRAY_TYPES.values(), *_QUOTE_ARRAYS.values()}}
+_SECTIONS = [
+    ("meta", "json"),
+    ("quotes", "bytes"),
+    ("quote_texts", "bytes"),
+    *_QUOTE_ARRAYS.items(),
+    *ARRAY_TYPES.items(),
+]
+_ITEMSIZES = {
+    code: struct.calcsize(code) for code in {*ARRAY_TYPES.values(), *_QUOTE_ARRAYS.values()}
+}
 _PANEL_FILES = ("panel.yaml", "quotes.yaml", "questions.yaml", "turns.yaml")
 # what an index is built from: when one of these changes, saved indexes are rebuilt
-_CODE = ("retrieval/index.py", "retrieval/vocabulary.py", "retrieval/lexicon.py", "retrieval/cache.py",
-         "panel/loader.py", "panel/model.py", "text.py", "data")
-_RECORDS: dict[str, type] = {"persona": Persona, "question": HostQuestion, "turn": Turn, "quote": Quote}
-_PANEL_KNOWN = {"name", "title", "path", "status", "host", "panelists", "quotes", "questions", "turns",
-                "vocabulary", "topics", "source"}
+_CODE = (
+    "retrieval/index.py",
+    "retrieval/vocabulary.py",
+    "retrieval/lexicon.py",
+    "retrieval/cache.py",
+    "panel/loader.py",
+    "panel/model.py",
+    "text.py",
+    "data",
+)
+_RECORDS: dict[str, type] = {
+    "persona": Persona,
+    "question": HostQuestion,
+    "turn": Turn,
+    "quote": Quote,
+}
+_PANEL_KNOWN = {
+    "name",
+    "title",
+    "path",
+    "status",
+    "host",
+    "panelists",
+    "quotes",
+    "questions",
+    "turns",
+    "vocabulary",
+    "topics",
+    "source",
+}
 LOCK_WAIT = 120.0  # seconds to wait for another process's build before building anyway
 
 
@@ -83,7 +117,9 @@ class Opened:
     index) or "built" (from the YAML); ``note`` is one line for the user when a saved index was unusable or
     could not be saved. (A plain class: it needs no generated methods.)"""
 
-    def __init__(self, panel: Panel, index: QuoteIndex, source: str, note: str | None = None) -> None:
+    def __init__(
+        self, panel: Panel, index: QuoteIndex, source: str, note: str | None = None
+    ) -> None:
         self.panel, self.index, self.source, self.note = panel, index, source, note
 
 
@@ -191,10 +227,18 @@ def current_panel_hash(directory: Path, record: Path) -> str:
     sig = _file_signature(directory)
     try:
         rec = json.loads(record.read_bytes())
-        if (sig is not None and isinstance(rec, dict) and rec.get("files") == sig
-                and isinstance(rec.get("taken"), int) and isinstance(rec.get("hash"), str)
-                and all(s[1] < rec["taken"] - RACY_NS and s[2] < rec["taken"] - RACY_NS
-                        for s in sig.values() if s)):
+        if (
+            sig is not None
+            and isinstance(rec, dict)
+            and rec.get("files") == sig
+            and isinstance(rec.get("taken"), int)
+            and isinstance(rec.get("hash"), str)
+            and all(
+                s[1] < rec["taken"] - RACY_NS and s[2] < rec["taken"] - RACY_NS
+                for s in sig.values()
+                if s
+            )
+        ):
             return str(rec["hash"])
     except (OSError, ValueError, TypeError, IndexError):
         pass
@@ -220,7 +264,9 @@ _FIELDS = {kind: tuple(f.name for f in fields(cls)) for kind, cls in _RECORDS.it
 # a saved quote: its speaker (a number), its text (raw UTF-8) and a JSON record of the rest, id first
 _QUOTE_REST = tuple(f for f in _FIELDS["quote"] if f not in ("speaker", "text"))
 _SPEAKER_OF = attrgetter("speaker")
-_UTF8 = methodcaller("encode", "utf-8", "surrogatepass")  # lone surrogates round-trip (json.loads reads them)
+_UTF8 = methodcaller(
+    "encode", "utf-8", "surrogatepass"
+)  # lone surrogates round-trip (json.loads reads them)
 
 
 def _record(obj: Any, kind: str) -> list:
@@ -251,13 +297,21 @@ class LazyQuotes(Sequence):
     UTF-8 between ``text_ends[i - 1]`` and ``text_ends[i]`` of ``texts``; ``speakers`` (every quote's
     speaker) is read up front, since routing filters by speaker."""
 
-    def __init__(self, blob: Any, ends: Sequence[int], speakers: list[str], texts: Any,
-                 text_ends: Sequence[int]) -> None:
+    def __init__(
+        self,
+        blob: Any,
+        ends: Sequence[int],
+        speakers: list[str],
+        texts: Any,
+        text_ends: Sequence[int],
+    ) -> None:
         self._blob, self._ends, self.speakers = blob, ends, speakers
         self._texts, self._text_ends = texts, text_ends
         self._made: dict[int, Quote] = {}
         self._where: dict[str, int] = {}  # id -> position of every quote decoded so far
-        self._ids: dict[str, int] | None = None  # id -> position of every quote, read when first needed
+        self._ids: dict[str, int] | None = (
+            None  # id -> position of every quote, read when first needed
+        )
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -268,10 +322,17 @@ class LazyQuotes(Sequence):
             start = self._ends[i - 1] if i else 0
             rest = json.loads(bytes(self._blob[start : self._ends[i]]))
             t0, t1 = self._text_ends[i - 1] if i else 0, self._text_ends[i]
-            if not (type(rest) is list and len(rest) == len(_QUOTE_REST) and 0 <= t0 <= t1 <= len(self._texts)):
+            if not (
+                type(rest) is list
+                and len(rest) == len(_QUOTE_REST)
+                and 0 <= t0 <= t1 <= len(self._texts)
+            ):
                 raise CacheProblem("inconsistent (quote record)")
             got = dict(zip(_QUOTE_REST, rest, strict=True))
-            got["speaker"], got["text"] = self.speakers[i], str(self._texts[t0:t1], "utf-8", "surrogatepass")
+            got["speaker"], got["text"] = (
+                self.speakers[i],
+                str(self._texts[t0:t1], "utf-8", "surrogatepass"),
+            )
             q = _restore([got[name] for name in _FIELDS["quote"]], "quote")
             self._made[i] = q
             self._where.setdefault(q.id, i)
@@ -337,13 +398,18 @@ def panel_to_data(panel: Panel) -> dict[str, Any]:
             source = str(panel.source)
     extra = {f.name: getattr(panel, f.name) for f in fields(Panel) if f.name not in _PANEL_KNOWN}
     return {
-        "name": panel.name, "title": panel.title, "status": panel.status,
+        "name": panel.name,
+        "title": panel.title,
+        "status": panel.status,
         "host": _record(panel.host, "persona") if panel.host else None,
         "panelists": [_record(p, "persona") for p in panel.panelists.values()],
         "speakers": sorted(set(map(_SPEAKER_OF, panel.quotes))),
         "questions": [_record(q, "question") for q in panel.questions],
         "turns": [_record(t, "turn") for t in panel.turns],
-        "vocabulary": panel.vocabulary, "topics": panel.topics, "source": source, "extra": extra,
+        "vocabulary": panel.vocabulary,
+        "topics": panel.topics,
+        "source": source,
+        "extra": extra,
     }
 
 
@@ -371,9 +437,10 @@ def _json_each() -> Callable[[Iterable[Any]], Iterator[str]]:
 
     plain = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     try:  # the C encoder json.dumps itself makes, made once (its arguments as json.encoder passes them)
-        c_encode = encoder.c_make_encoder(None, None, encoder.encode_basestring, None, ":", ",", False, False,
-                                          True)
-        sample = ["q-1", "é\u2028\"\\\x00", None, 7, (0, 2), ("a", "b"), 1.5, True]
+        c_encode = encoder.c_make_encoder(
+            None, None, encoder.encode_basestring, None, ":", ",", False, False, True
+        )
+        sample = ["q-1", 'é\u2028"\\\x00', None, 7, (0, 2), ("a", "b"), 1.5, True]
         if "".join(c_encode(sample, 0)) == plain(sample):
             return lambda values: map("".join, map(c_encode, values, repeat(0)))
     except (AttributeError, TypeError):  # pragma: no cover - another Python's json
@@ -391,14 +458,19 @@ def panel_from_data(data: dict[str, Any], directory: Path, quotes: Sequence[Quot
         raise CacheProblem("inconsistent (vocabulary)")
     extra = {k: tuple(v) if type(v) is list else v for k, v in data["extra"].items()}
     return Panel(
-        name=data["name"], title=data["title"], path=directory, status=data["status"],
+        name=data["name"],
+        title=data["title"],
+        path=directory,
+        status=data["status"],
         host=_restore(data["host"], "persona") if data["host"] is not None else None,
         panelists={p.id: p for p in panelists},
         quotes=quotes,  # type: ignore[arg-type]
         questions=_restore_all(data["questions"], "question"),
         turns=_restore_all(data["turns"], "turn"),
         vocabulary={str(k): tuple(v) for k, v in vocabulary.items()},
-        topics=tuple(data["topics"]), source=source, **extra,
+        topics=tuple(data["topics"]),
+        source=source,
+        **extra,
     )
 
 
@@ -431,8 +503,12 @@ class _Payload:
         """Start section ``name`` (what follows until the next one is in it), writing ``pieces``."""
         self.end()
         self._start, self._open = self.offset, (name, kind)
-        for lo in range(0, len(pieces), _JOIN):  # many small pieces (a term's postings): joined in C, then one
-            group = pieces[lo : lo + _JOIN]  # write and one CRC-32 step (cheaper than a step per piece)
+        for lo in range(
+            0, len(pieces), _JOIN
+        ):  # many small pieces (a term's postings): joined in C, then one
+            group = pieces[
+                lo : lo + _JOIN
+            ]  # write and one CRC-32 step (cheaper than a step per piece)
             self.write(group[0] if len(group) == 1 else b"".join(group))
 
     def records(self, name: str, chunks: Iterable[list[bytes]]) -> array:
@@ -440,7 +516,9 @@ class _Payload:
         self.section(name, "bytes")
         ends = array("q")
         for chunk in chunks:
-            ends.extend(islice(accumulate(map(len, chunk), initial=self.offset - self._start), 1, None))
+            ends.extend(
+                islice(accumulate(map(len, chunk), initial=self.offset - self._start), 1, None)
+            )
             self.write(b"".join(chunk))
         return ends
 
@@ -452,7 +530,9 @@ class _Payload:
             self._open = None
 
 
-def write_index(path: Path, key: str, panel: Panel, normalizer: Normalizer, index: QuoteIndex) -> None:
+def write_index(
+    path: Path, key: str, panel: Panel, normalizer: Normalizer, index: QuoteIndex
+) -> None:
     """Save atomically, in this process: write a temporary file next to ``path``, then rename it over
     ``path``. (``open_indexed`` saves a large bank in a forked child instead: :func:`save`.)"""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -460,8 +540,9 @@ def write_index(path: Path, key: str, panel: Panel, normalizer: Normalizer, inde
     _write_file(fd, tmp, path, key, panel, normalizer, index)
 
 
-def _write_file(fd: int, tmp: str, path: Path, key: str, panel: Panel, normalizer: Normalizer,
-                index: QuoteIndex) -> None:
+def _write_file(
+    fd: int, tmp: str, path: Path, key: str, panel: Panel, normalizer: Normalizer, index: QuoteIndex
+) -> None:
     """Write the saved index into ``fd`` (the new temporary file ``tmp``, closed here), then rename it over
     ``path``; on any failure ``tmp`` is removed and the error raised.
 
@@ -479,16 +560,37 @@ def _write_file(fd: int, tmp: str, path: Path, key: str, panel: Panel, normalize
             meta, arrays = index.parts()
             data = panel_to_data(panel)
             code = {n: i for i, n in enumerate(data["speakers"])}
-            blob = _UTF8(json.dumps({"panel": data, "normalizer": normalizer.state(), "index": meta},
-                                    ensure_ascii=False, separators=(",", ":")))
+            blob = _UTF8(
+                json.dumps(
+                    {"panel": data, "normalizer": normalizer.state(), "index": meta},
+                    ensure_ascii=False,
+                    separators=(",", ":"),
+                )
+            )
             del data
-            fixed = {"format": FILE_FORMAT, "key": key, "panelbot": __version__, "byteorder": sys.byteorder,
-                     "itemsizes": _ITEMSIZES, "panel": panel.name, "directory": str(panel.path.resolve()),
-                     "quotes": len(panel.quotes), "created": time.time()}
+            fixed = {
+                "format": FILE_FORMAT,
+                "key": key,
+                "panelbot": __version__,
+                "byteorder": sys.byteorder,
+                "itemsizes": _ITEMSIZES,
+                "panel": panel.name,
+                "directory": str(panel.path.resolve()),
+                "quotes": len(panel.quotes),
+                "created": time.time(),
+            }
             widest = 2**64  # no offset, size or checksum has more digits
             names = [name for name, _ in _SECTIONS]
-            room = len(json.dumps({**fixed, "sections": {n: ["bytes", widest, widest] for n in names},
-                                   "payload": widest, "crc32": widest}).encode("utf-8"))
+            room = len(
+                json.dumps(
+                    {
+                        **fixed,
+                        "sections": {n: ["bytes", widest, widest] for n in names},
+                        "payload": widest,
+                        "crc32": widest,
+                    }
+                ).encode("utf-8")
+            )
             start = len(MAGIC) + _LEN.size + room
             start += _pad(start)
             f.write(b"\0" * start)
@@ -500,13 +602,16 @@ def _write_file(fd: int, tmp: str, path: Path, key: str, panel: Panel, normalize
             text_ends = out.records("quote_texts", _quote_texts(quotes))
             out.section("quote_ends", "q", [ends])
             out.section("quote_text_ends", "q", [text_ends])
-            out.section("quote_speakers", "i", [array("i", map(code.__getitem__, map(_SPEAKER_OF, quotes)))])
+            out.section(
+                "quote_speakers", "i", [array("i", map(code.__getitem__, map(_SPEAKER_OF, quotes)))]
+            )
             for name in ARRAY_TYPES:
                 data = arrays[name]
                 out.section(name, ARRAY_TYPES[name], data if isinstance(data, list) else [data])
             out.end()
-            header = json.dumps({**fixed, "sections": out.layout, "payload": out.offset, "crc32": out.crc}
-                                ).encode("utf-8")
+            header = json.dumps(
+                {**fixed, "sections": out.layout, "payload": out.offset, "crc32": out.crc}
+            ).encode("utf-8")
             f.seek(0)
             f.write(MAGIC + _LEN.pack(room) + header + b" " * (room - len(header)))
         os.replace(tmp, path)
@@ -524,7 +629,9 @@ def _temp_file(path: Path) -> tuple[int, str]:
     for _ in range(100):
         name = str(path.parent / f"{_temp_prefix(path)}{os.urandom(6).hex()}.tmp")
         try:
-            return os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), name
+            return os.open(
+                name, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600
+            ), name
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temporary name in {path.parent}")
@@ -584,8 +691,11 @@ def read_index(path: Path, key: str, directory: Path) -> Opened | None:
     except OSError as exc:
         raise CacheProblem(f"unreadable ({exc.strerror or exc})") from None
     header, payload = read_header(data)
-    if (header.get("format") != FILE_FORMAT or header.get("byteorder") != sys.byteorder
-            or header.get("itemsizes") != _ITEMSIZES):
+    if (
+        header.get("format") != FILE_FORMAT
+        or header.get("byteorder") != sys.byteorder
+        or header.get("itemsizes") != _ITEMSIZES
+    ):
         raise CacheProblem("from another panelbot version or machine")
     if header.get("key") != key:
         raise CacheProblem("stale (the panel or panelbot changed)")
@@ -602,24 +712,60 @@ def read_index(path: Path, key: str, directory: Path) -> Opened | None:
         views: dict[str, Any] = {}
         for name, kind in _SECTIONS:
             k, off, length = sections[name]
-            if k != kind or not (isinstance(off, int) and isinstance(length, int)) \
-                    or off < 0 or length < 0 or off + length > size:
+            if (
+                k != kind
+                or not (isinstance(off, int) and isinstance(length, int))
+                or off < 0
+                or length < 0
+                or off + length > size
+            ):
                 raise CacheProblem("inconsistent (section table)")
             view = body[off : off + length]
-            views[name] = (json.loads(bytes(view)) if kind == "json" else view if kind == "bytes"
-                           else view.cast(kind))
+            views[name] = (
+                json.loads(bytes(view))
+                if kind == "json"
+                else view
+                if kind == "bytes"
+                else view.cast(kind)
+            )
         meta = views.pop("meta")
-        names, codes, ends = meta["panel"]["speakers"], views.pop("quote_speakers"), views.pop("quote_ends")
-        blob, texts, text_ends = views.pop("quotes"), views.pop("quote_texts"), views.pop("quote_text_ends")
-        if (not isinstance(names, list) or len(codes) != len(ends) or len(text_ends) != len(ends)
-                or (len(ends) and (ends[-1] != len(blob) or min(codes) < 0 or max(codes) >= len(names)
-                                   or not all(map(operator.lt, ends[:-1], ends[1:])) or ends[0] <= 0
-                                   or text_ends[-1] != len(texts)))):
-            raise CacheProblem("inconsistent (quote table)")  # (a text's own bounds: checked when decoded)
+        names, codes, ends = (
+            meta["panel"]["speakers"],
+            views.pop("quote_speakers"),
+            views.pop("quote_ends"),
+        )
+        blob, texts, text_ends = (
+            views.pop("quotes"),
+            views.pop("quote_texts"),
+            views.pop("quote_text_ends"),
+        )
+        if (
+            not isinstance(names, list)
+            or len(codes) != len(ends)
+            or len(text_ends) != len(ends)
+            or (
+                len(ends)
+                and (
+                    ends[-1] != len(blob)
+                    or min(codes) < 0
+                    or max(codes) >= len(names)
+                    or not all(map(operator.lt, ends[:-1], ends[1:]))
+                    or ends[0] <= 0
+                    or text_ends[-1] != len(texts)
+                )
+            )
+        ):
+            raise CacheProblem(
+                "inconsistent (quote table)"
+            )  # (a text's own bounds: checked when decoded)
         speaker_of = [names[c] for c in codes]
-        panel = panel_from_data(meta["panel"], directory, LazyQuotes(blob, ends, speaker_of, texts, text_ends))
+        panel = panel_from_data(
+            meta["panel"], directory, LazyQuotes(blob, ends, speaker_of, texts, text_ends)
+        )
         normalizer = Normalizer.from_state(meta["normalizer"])
-        index = QuoteIndex.from_parts(panel, normalizer, meta["index"], views, speaker_of=speaker_of)
+        index = QuoteIndex.from_parts(
+            panel, normalizer, meta["index"], views, speaker_of=speaker_of
+        )
     except CacheProblem:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, UnicodeDecodeError) as exc:
@@ -637,7 +783,9 @@ def _build_lock(path: Path) -> Iterator[bool]:
     this process has let go of it."""
     try:
         import fcntl
-    except ImportError:  # not POSIX: atomic replace alone keeps readers safe; builds may be repeated
+    except (
+        ImportError
+    ):  # not POSIX: atomic replace alone keeps readers safe; builds may be repeated
         yield False
         return
     try:
@@ -692,8 +840,17 @@ FORK_SAVE_FROM = 10_000
 class _Saving:
     """A saved index being written by a forked child, which holds the panel's build lock until it is done."""
 
-    def __init__(self, pid: int, path: Path, tmp: str, ident: tuple[int, int], why_fd: int, name: str) -> None:
-        self.pid, self.path, self.tmp, self.ident, self.why_fd, self.name = pid, path, tmp, ident, why_fd, name
+    def __init__(
+        self, pid: int, path: Path, tmp: str, ident: tuple[int, int], why_fd: int, name: str
+    ) -> None:
+        self.pid, self.path, self.tmp, self.ident, self.why_fd, self.name = (
+            pid,
+            path,
+            tmp,
+            ident,
+            why_fd,
+            name,
+        )
         self.stopped = False  # stopped by this process (a Ctrl-C)
         self.note: str | None = None  # set when waited for
 
@@ -728,19 +885,31 @@ class _Saving:
         if code == 0 or (code is None and self._in_place()):
             return None
         try:
-            if code is not None and code < 0 and not self.stopped:  # killed from outside: emptied, and
-                os.truncate(self.tmp, 0)  # left for the next start to find (and say) as a save cut short
+            if (
+                code is not None and code < 0 and not self.stopped
+            ):  # killed from outside: emptied, and
+                os.truncate(
+                    self.tmp, 0
+                )  # left for the next start to find (and say) as a save cut short
             else:
                 os.unlink(self.tmp)
         except OSError:
             Path(self.tmp).unlink(missing_ok=True)
-        if why.startswith("error: "):  # the child's OSError: as a failed save in this process says it
-            return (f"could not save the index of panel {self.name!r} ({why[7:]}); "
-                    "it is rebuilt at every start")
+        if why.startswith(
+            "error: "
+        ):  # the child's OSError: as a failed save in this process says it
+            return (
+                f"could not save the index of panel {self.name!r} ({why[7:]}); "
+                "it is rebuilt at every start"
+            )
         if not why:
-            why = ("its saving process was stopped" if self.stopped else
-                   f"its saving process was killed by signal {-code}" if code is not None and code < 0 else
-                   "its saving process ended early")
+            why = (
+                "its saving process was stopped"
+                if self.stopped
+                else f"its saving process was killed by signal {-code}"
+                if code is not None and code < 0
+                else "its saving process ended early"
+            )
         return f"the index of panel {self.name!r} was not saved ({why}); it is rebuilt at the next start"
 
     def _why(self) -> str:
@@ -835,7 +1004,9 @@ def save(path: Path, key: str, panel: Panel, index: QuoteIndex) -> None:
                     os.close(why_w)
                     os.close(fd)
                     os.set_blocking(why_r, False)
-                    _saving[path] = _Saving(pid, path, tmp, (st.st_dev, st.st_ino), why_r, panel.name)
+                    _saving[path] = _Saving(
+                        pid, path, tmp, (st.st_dev, st.st_ino), why_r, panel.name
+                    )
                     if not _exit_handler:
                         import atexit
 
@@ -854,8 +1025,9 @@ def _in_app() -> bool:
     return "textual" in sys.modules
 
 
-def _save_in_child(fd: int, tmp: str, path: Path, key: str, panel: Panel, index: QuoteIndex,
-                   why_w: int) -> None:
+def _save_in_child(
+    fd: int, tmp: str, path: Path, key: str, panel: Panel, index: QuoteIndex, why_w: int
+) -> None:
     """The forked child: write the file, say why not on the pipe, and leave without running anything of
     the parent's (no exit handlers, no flushing of its output buffers)."""
     code = 1
@@ -914,9 +1086,12 @@ def _open_or_build(directory: Path, path: Path) -> Opened:
             save(path, key, opened.panel, opened.index)
         except OSError as exc:
             why = exc.strerror or str(exc)
-            opened.note = (f"the saved index of panel {name!r} was {problem} and could not be replaced "
-                           f"({why}); rebuilt it for this run" if problem else
-                           f"could not save the index of panel {name!r} ({why}); it is rebuilt at every start")
+            opened.note = (
+                f"the saved index of panel {name!r} was {problem} and could not be replaced "
+                f"({why}); rebuilt it for this run"
+                if problem
+                else f"could not save the index of panel {name!r} ({why}); it is rebuilt at every start"
+            )
             return opened
     if problem:
         opened.note = f"the saved index of panel {name!r} was {problem}; rebuilt it"
@@ -934,8 +1109,16 @@ class CacheEntry:
     """One saved index: ``panel`` is its panel's name ("?" when unreadable); ``state`` is "current",
     "stale", "orphaned" (its panel directory is gone) or what is wrong with the file."""
 
-    def __init__(self, path: Path, size: int, panel: str, directory: str, quotes: int, created: float,
-                 state: str) -> None:
+    def __init__(
+        self,
+        path: Path,
+        size: int,
+        panel: str,
+        directory: str,
+        quotes: int,
+        created: float,
+        state: str,
+    ) -> None:
         self.path, self.size, self.panel, self.directory = path, size, panel, directory
         self.quotes, self.created, self.state = quotes, created, state
 
@@ -956,14 +1139,33 @@ def entries() -> list[CacheEntry]:
             state = "current"
             if not (Path(directory) / "panel.yaml").is_file():
                 state = "orphaned"
-            elif header.get("key") != cache_key(Path(directory), current_panel_hash(
-                    Path(directory), p.with_suffix(FILES_SUFFIX))):
+            elif header.get("key") != cache_key(
+                Path(directory), current_panel_hash(Path(directory), p.with_suffix(FILES_SUFFIX))
+            ):
                 state = "stale"
-            out.append(CacheEntry(p, size, str(header.get("panel", "?")), directory,
-                                  int(header.get("quotes", 0)), float(header.get("created", 0.0)), state))
+            out.append(
+                CacheEntry(
+                    p,
+                    size,
+                    str(header.get("panel", "?")),
+                    directory,
+                    int(header.get("quotes", 0)),
+                    float(header.get("created", 0.0)),
+                    state,
+                )
+            )
         except (CacheProblem, OSError, ValueError, TypeError) as exc:
-            out.append(CacheEntry(p, p.stat().st_size if p.exists() else 0, "?", "", 0, 0.0,
-                                  str(exc) or type(exc).__name__))
+            out.append(
+                CacheEntry(
+                    p,
+                    p.stat().st_size if p.exists() else 0,
+                    "?",
+                    "",
+                    0,
+                    0.0,
+                    str(exc) or type(exc).__name__,
+                )
+            )
     return out
 
 

@@ -77,9 +77,14 @@ class Report:
             "wrongly_abstained": self._pct(self.abstained_in, self.in_scope),
             "by_kind": {k: {"ok": v[0], "total": v[1]} for k, v in sorted(self.by_kind.items())},
             "misses": [
-                {"question": m.item.question, "problem": m.what, "speakers": m.got_speakers,
-                 "quotes": m.got_quotes, "expected_speakers": sorted(m.item.speakers),
-                 "expected_quotes": list(m.item.quotes)}
+                {
+                    "question": m.item.question,
+                    "problem": m.what,
+                    "speakers": m.got_speakers,
+                    "quotes": m.got_quotes,
+                    "expected_speakers": sorted(m.item.speakers),
+                    "expected_quotes": list(m.item.quotes),
+                }
                 for m in self.misses
             ],
         }
@@ -136,7 +141,9 @@ def parse_item(d: Any, i: int, path: str, panel: Panel) -> EvalItem:
     if d.get("abstain") is True or d.get("off_topic") is True:
         sp = "none"
     if sp is None:
-        raise DataError(f"item {i + 1}: missing 'speaker' (a panelist id, both or none)", path, line)
+        raise DataError(
+            f"item {i + 1}: missing 'speaker' (a panelist id, both or none)", path, line
+        )
     if isinstance(sp, str):
         s = sp.strip().lower()
         if s in ("none", "abstain", "off-topic", "offtopic", "null", ""):
@@ -151,7 +158,9 @@ def parse_item(d: Any, i: int, path: str, panel: Panel) -> EvalItem:
         raise DataError(f"item {i + 1}: bad speaker {sp!r}", path, line)
     unknown = speakers - ids
     if unknown:
-        raise DataError(f"item {i + 1}: unknown speaker(s) {', '.join(sorted(unknown))}", path, line)
+        raise DataError(
+            f"item {i + 1}: unknown speaker(s) {', '.join(sorted(unknown))}", path, line
+        )
     quotes = _field(d, "quotes", "expected_quotes", "quote_ids", "ids") or []
     if isinstance(quotes, str):
         quotes = [quotes]
@@ -159,7 +168,9 @@ def parse_item(d: Any, i: int, path: str, panel: Panel) -> EvalItem:
     if bad:
         raise DataError(f"item {i + 1}: unknown quote id(s) {', '.join(map(str, bad))}", path, line)
     text = _field(d, "text", "expected_text") or ""
-    return EvalItem(q.strip(), speakers, tuple(str(x) for x in quotes), str(text), str(d.get("kind", "")), line)
+    return EvalItem(
+        q.strip(), speakers, tuple(str(x) for x in quotes), str(text), str(d.get("kind", "")), line
+    )
 
 
 def hit(item: EvalItem, quotes: list) -> bool:
@@ -193,8 +204,9 @@ def evaluate(router: Router, items: list[EvalItem]) -> Report:
                 rep.speaker_ok += 1
             else:
                 ok = False
-                rep.misses.append(Miss(it, "wrong speaker" if not res.abstained else "abstained",
-                                       got_sp, got_q))
+                rep.misses.append(
+                    Miss(it, "wrong speaker" if not res.abstained else "abstained", got_sp, got_q)
+                )
             if got_sp and got_sp[0] in it.speakers:
                 rep.first_speaker_ok += 1
             if it.quotes or it.text:
@@ -230,10 +242,14 @@ def format_report(rep: Report, *, verbose: bool = False) -> str:
         f"wrongly abstained     {f(d['wrongly_abstained'])}  ({rep.abstained_in}/{rep.in_scope})",
     ]
     if rep.by_kind:
-        lines.append("by kind: " + ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(rep.by_kind.items())))
+        lines.append(
+            "by kind: " + ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(rep.by_kind.items()))
+        )
     if verbose and rep.misses:
         lines.append("misses:")
         for m in rep.misses:
-            lines.append(f"  - {m.item.question!r}: {m.what}; got {m.got_speakers} {m.got_quotes[:3]}, "
-                         f"expected {sorted(m.item.speakers) or 'abstain'} {list(m.item.quotes)}")
+            lines.append(
+                f"  - {m.item.question!r}: {m.what}; got {m.got_speakers} {m.got_quotes[:3]}, "
+                f"expected {sorted(m.item.speakers) or 'abstain'} {list(m.item.quotes)}"
+            )
     return "\n".join(lines)

@@ -49,6 +49,12 @@ def specific_facets() -> tuple[Facet, ...]:
     out = []
     for line in _lines("specifics.txt"):
         label, asks, states, triggers = (part.strip() for part in line.split(" | "))
-        out.append(Facet(label, LazyPattern(asks, re.IGNORECASE), LazyPattern(states, re.IGNORECASE),
-                         tuple(t.strip().casefold() for t in triggers.split(",") if t.strip())))
+        out.append(
+            Facet(
+                label,
+                LazyPattern(asks, re.IGNORECASE),
+                LazyPattern(states, re.IGNORECASE),
+                tuple(t.strip().casefold() for t in triggers.split(",") if t.strip()),
+            )
+        )
     return tuple(out)

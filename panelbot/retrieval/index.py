@@ -29,15 +29,20 @@ from panelbot.errors import DataError
 try:  # Counter's own C counting loop, without Counter's per-call Python overhead (100,000 calls)
     from collections import _count_elements as count  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - other Pythons
+
     def count(mapping: dict, iterable: Iterable[str]) -> None:
         get = mapping.get
         for e in iterable:
             mapping[e] = get(e, 0) + 1
+
+
 from panelbot.panel import Panel, Quote
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import LazyPattern, fold, word_pattern, words
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -47,22 +52,42 @@ W_TEXT, W_KEYWORDS, W_QUESTION, W_HOST_TURN, W_ASKS = 1.0, 1.6, 0.7, 0.3, 0.8
 K1, B = 1.2, 0.6
 BIGRAM_BOOST = 1.5
 RERANK = 60  # candidates whose own text is checked for the question's word pairs
-FORMAT = 3  # bump when what the index holds, or how it is built, changes (invalidates saved indexes)
+FORMAT = (
+    3  # bump when what the index holds, or how it is built, changes (invalidates saved indexes)
+)
 
 
 def index_settings() -> dict[str, float | int]:
     """Everything that shapes a built index (a saved index is only reused when these are unchanged)."""
-    return {"format": FORMAT, "w_text": W_TEXT, "w_keywords": W_KEYWORDS, "w_question": W_QUESTION,
-            "w_host_turn": W_HOST_TURN, "w_asks": W_ASKS, "k1": K1, "b": B}
+    return {
+        "format": FORMAT,
+        "w_text": W_TEXT,
+        "w_keywords": W_KEYWORDS,
+        "w_question": W_QUESTION,
+        "w_host_turn": W_HOST_TURN,
+        "w_asks": W_ASKS,
+        "k1": K1,
+        "b": B,
+    }
 
 
 # array typecodes of the saved parts: offsets (64-bit), quote numbers, weights and lengths (32-bit float)
 # and each quote's words as term ids (seq, ended at seq_ends), for word pairs in a quote's own text
-ARRAY_TYPES = {"offsets": "q", "docs": "i", "weights": "f", "norm_len": "f", "idf": "d", "seq": "i",
-               "seq_ends": "q",
-               # host questions' terms, once per question (see _AskedBy)
-               "asked_offsets": "q", "asked_questions": "i", "asked_weights": "d", "asked_doc_offsets": "q",
-               "asked_docs": "i"}
+ARRAY_TYPES = {
+    "offsets": "q",
+    "docs": "i",
+    "weights": "f",
+    "norm_len": "f",
+    "idf": "d",
+    "seq": "i",
+    "seq_ends": "q",
+    # host questions' terms, once per question (see _AskedBy)
+    "asked_offsets": "q",
+    "asked_questions": "i",
+    "asked_weights": "d",
+    "asked_doc_offsets": "q",
+    "asked_docs": "i",
+}
 
 
 _PAIR = struct.Struct("=ii")  # two term ids as a quote's word sequence stores them (native int32)
@@ -91,7 +116,9 @@ _ONE = array("f", [1.0])
 _FIRST, _SECOND, _THIRD = operator.itemgetter(0), operator.itemgetter(1), operator.itemgetter(2)
 
 
-def _weights(docs_of_term: list[array], odd_terms: array, odd_at: array, odd_weights: array) -> list[array]:
+def _weights(
+    docs_of_term: list[array], odd_terms: array, odd_at: array, odd_weights: array
+) -> list[array]:
     """Each term's weights at its postings' positions: 1, except the postings noted (term, position,
     weight) in ``odd_terms``, ``odd_at``, ``odd_weights``."""
     out = [_ONE * len(d) for d in docs_of_term]
@@ -110,15 +137,28 @@ class _AskedBy:
     with its questions' quotes, a weight ``float32(own + question's)`` -- are made when it is first used
     (:meth:`merged`), so scoring, membership and document frequencies see one posting list as before."""
 
-    def __init__(self, offsets: Sequence[int], questions: Sequence[int], weights: Sequence[float],
-                 doc_offsets: Sequence[int], docs: Sequence[int]) -> None:
+    def __init__(
+        self,
+        offsets: Sequence[int],
+        questions: Sequence[int],
+        weights: Sequence[float],
+        doc_offsets: Sequence[int],
+        docs: Sequence[int],
+    ) -> None:
         self.offsets, self.questions, self.weights = offsets, questions, weights
         self.doc_offsets, self.docs = doc_offsets, docs
         self.held: list[int] = []  # (built) the term of each entry of ``questions``
 
     @classmethod
-    def gather(cls, questions: Sequence[Any], qterms: dict[str, dict[str, float]], q_docs: list[array],
-               terms: list[str], docs_of_term: list[array], weights_of_term: list[array]) -> _AskedBy:
+    def gather(
+        cls,
+        questions: Sequence[Any],
+        qterms: dict[str, dict[str, float]],
+        q_docs: list[array],
+        terms: list[str],
+        docs_of_term: list[array],
+        weights_of_term: list[array],
+    ) -> _AskedBy:
         """From each question's terms and quotes (the terms have ids: the gathering gives them with the
         question's first quote; one that has none is added to ``terms`` with empty postings of its own)."""
         ids = dict(zip(terms, range(len(terms)), strict=False))
@@ -143,26 +183,51 @@ class _AskedBy:
         for d in q_docs:
             docs.extend(d)
             doc_offsets.append(len(docs))
-        self = cls(offsets, array("i", map(_SECOND, held)), array("d", map(_THIRD, held)), doc_offsets, docs)
+        self = cls(
+            offsets,
+            array("i", map(_SECOND, held)),
+            array("d", map(_THIRD, held)),
+            doc_offsets,
+            docs,
+        )
         self.held = list(map(_FIRST, held))
         return self
 
     def arrays(self) -> dict[str, Sequence]:
-        return {"asked_offsets": self.offsets, "asked_questions": self.questions, "asked_weights": self.weights,
-                "asked_doc_offsets": self.doc_offsets, "asked_docs": self.docs}
+        return {
+            "asked_offsets": self.offsets,
+            "asked_questions": self.questions,
+            "asked_weights": self.weights,
+            "asked_doc_offsets": self.doc_offsets,
+            "asked_docs": self.docs,
+        }
 
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, Sequence], n_terms: int, n_quotes: int) -> _AskedBy:
         """Read back; ValueError when the arrays do not line up with each other, the terms or the bank."""
-        self = cls(arrays["asked_offsets"], arrays["asked_questions"], arrays["asked_weights"],
-                   arrays["asked_doc_offsets"], arrays["asked_docs"])
+        self = cls(
+            arrays["asked_offsets"],
+            arrays["asked_questions"],
+            arrays["asked_weights"],
+            arrays["asked_doc_offsets"],
+            arrays["asked_docs"],
+        )
         off, dof = self.offsets, self.doc_offsets
-        if (len(off) != n_terms + 1 or off[0] != 0 or off[-1] != len(self.questions)
-                or len(self.weights) != len(self.questions) or not all(map(operator.le, off[:-1], off[1:]))
-                or not len(dof) or dof[0] != 0 or dof[-1] != len(self.docs)
-                or not all(map(operator.le, dof[:-1], dof[1:]))):
+        if (
+            len(off) != n_terms + 1
+            or off[0] != 0
+            or off[-1] != len(self.questions)
+            or len(self.weights) != len(self.questions)
+            or not all(map(operator.le, off[:-1], off[1:]))
+            or not len(dof)
+            or dof[0] != 0
+            or dof[-1] != len(self.docs)
+            or not all(map(operator.le, dof[:-1], dof[1:]))
+        ):
             raise ValueError("index: host questions' postings do not line up")
-        if len(self.questions) and not (min(self.questions) >= 0 and max(self.questions) < len(dof) - 1):
+        if len(self.questions) and not (
+            min(self.questions) >= 0 and max(self.questions) < len(dof) - 1
+        ):
             raise ValueError("index: host question out of range")
         if len(self.docs) and not (min(self.docs) >= 0 and max(self.docs) < n_quotes):
             raise ValueError("index: host question's quote out of range")
@@ -177,30 +242,41 @@ class _AskedBy:
         lo, hi = self.offsets[tid], self.offsets[tid + 1]
         dof, docs = self.doc_offsets, self.docs
         for k, w in zip(self.questions[lo:hi], self.weights[lo:hi], strict=True):
-            yield docs[dof[k]:dof[k + 1]], w
+            yield docs[dof[k] : dof[k + 1]], w
 
-    def merged(self, tid: int, docs: Sequence[int], weights: Sequence[float]) -> tuple[array, array]:
+    def merged(
+        self, tid: int, docs: Sequence[int], weights: Sequence[float]
+    ) -> tuple[array, array]:
         """The term's full postings: quote numbers in order, each with ``float32(own + question's)`` (a
         quote answers one question, so at most one question's weight is added to it)."""
         w_of = dict(zip(docs, weights, strict=True))
         get = w_of.get
         for part, w in self._parts(tid):
-            w_of.update(zip(part, map(operator.add, map(get, part, repeat(0.0)), repeat(w)), strict=True))
+            w_of.update(
+                zip(part, map(operator.add, map(get, part, repeat(0.0)), repeat(w)), strict=True)
+            )
         order = sorted(w_of)
         return array("i", order), array("f", map(w_of.__getitem__, order))
 
 
 PARALLEL_FROM = 20_000
 SEND_TERMS = 4096  # terms whose postings the helper sends in one piece
-_DOC_SIZE, _WEIGHT_SIZE = array("i").itemsize, array("f").itemsize  # quotes from which a forked process gathers the bank's second half
+_DOC_SIZE, _WEIGHT_SIZE = (
+    array("i").itemsize,
+    array("f").itemsize,
+)  # quotes from which a forked process gathers the bank's second half
 
 
 def _can_fork() -> bool:
     """A second process helps, and forking is safe: Linux, two cores or more, no other thread running."""
     import threading
 
-    return (sys.platform == "linux" and (os.cpu_count() or 1) > 1 and threading.active_count() == 1
-            and hasattr(os, "fork"))
+    return (
+        sys.platform == "linux"
+        and (os.cpu_count() or 1) > 1
+        and threading.active_count() == 1
+        and hasattr(os, "fork")
+    )
 
 
 LOADAVG = "/proc/loadavg"  # Linux: its 4th field is "runnable/all" threads, at this instant
@@ -240,8 +316,9 @@ def _spare_core(looks: int = 5, apart: float = 0.004) -> bool:
         return False
 
 
-def _fork_gather(index: QuoteIndex, lo: int, hi: int,
-                 qterms: dict[str, dict[str, float]]) -> Callable[..., list[Any] | None] | None:
+def _fork_gather(
+    index: QuoteIndex, lo: int, hi: int, qterms: dict[str, dict[str, float]]
+) -> Callable[..., list[Any] | None] | None:
     """Gather quotes lo..hi in a forked child while this process does the rest; returns the call that
     collects the child's part (None from it when the child failed: the caller gathers that part itself;
     ``abandon=True`` stops the child instead).
@@ -272,9 +349,11 @@ def _fork_gather(index: QuoteIndex, lo: int, hi: int,
                 pickle.dump((part, len(seq), len(seq_ends)), f, protocol=pickle.HIGHEST_PROTOCOL)
                 for a in (seq, seq_ends, lens):
                     f.write(memoryview(a).cast("B"))
-                for at in range(0, len(docs), SEND_TERMS):  # a batch of terms at a time: merged as read
-                    f.write(b"".join(map(bytes, docs[at:at + SEND_TERMS])))
-                    f.write(b"".join(map(bytes, weights[at:at + SEND_TERMS])))
+                for at in range(
+                    0, len(docs), SEND_TERMS
+                ):  # a batch of terms at a time: merged as read
+                    f.write(b"".join(map(bytes, docs[at : at + SEND_TERMS])))
+                    f.write(b"".join(map(bytes, weights[at : at + SEND_TERMS])))
             code = 0
         finally:
             os._exit(code)
@@ -292,7 +371,9 @@ def _fork_gather(index: QuoteIndex, lo: int, hi: int,
             part, n_seq, n_ends = pickle.load(f)
             part[3], part[4] = _read_array(f, "i", n_seq), _read_array(f, "q", n_ends)
             lens = _read_array(f, "q", len(part[0]))
-        except Exception:  # the child died or sent nothing whole: the caller gathers its part itself
+        except (
+            Exception
+        ):  # the child died or sent nothing whole: the caller gathers its part itself
             f.close()
             os.waitpid(pid, 0)
             return None
@@ -300,14 +381,16 @@ def _fork_gather(index: QuoteIndex, lo: int, hi: int,
         def segments() -> Iterator[tuple[memoryview, memoryview]]:
             try:
                 for at in range(0, len(lens), SEND_TERMS):
-                    batch = lens[at:at + SEND_TERMS]
+                    batch = lens[at : at + SEND_TERMS]
                     n = sum(batch)
                     docs = memoryview(_read_bytes(f, n * _DOC_SIZE))
                     weights = memoryview(_read_bytes(f, n * _WEIGHT_SIZE))
                     ends = list(accumulate(batch, initial=0))
                     for lo, hi in zip(ends, ends[1:], strict=False):
-                        yield (docs[lo * _DOC_SIZE:hi * _DOC_SIZE],
-                               weights[lo * _WEIGHT_SIZE:hi * _WEIGHT_SIZE])
+                        yield (
+                            docs[lo * _DOC_SIZE : hi * _DOC_SIZE],
+                            weights[lo * _WEIGHT_SIZE : hi * _WEIGHT_SIZE],
+                        )
                 if f.read(1):
                     raise EOFError("the helper sent more than its part")
             except Exception as exc:
@@ -371,7 +454,9 @@ def _merge(first: list[Any], second: list[Any]) -> None:
     words listed once."""
     terms, docs, weights, seq, seq_ends, lengths, said, keyword_terms, seen, _, overlap, _ = first
     ids = dict(zip(terms, range(len(terms)), strict=False))
-    remap: list[int] = []  # the second part's term ids -> ids here (a list: its items are not made anew)
+    remap: list[
+        int
+    ] = []  # the second part's term ids -> ids here (a list: its items are not made anew)
     for t, (d, w) in zip(second[0], _segments(second), strict=True):
         raw = isinstance(d, memoryview)
         j = ids.get(t)
@@ -417,9 +502,21 @@ class Postings(Mapping):
 
     MERGED_KEPT = 4096
 
-    def __init__(self, ids: dict[str, int], offsets: Sequence[int] | None, docs: Sequence,
-                 weights: Sequence, asked: _AskedBy) -> None:
-        self.ids, self.offsets, self.docs, self.weights, self.asked = ids, offsets, docs, weights, asked
+    def __init__(
+        self,
+        ids: dict[str, int],
+        offsets: Sequence[int] | None,
+        docs: Sequence,
+        weights: Sequence,
+        asked: _AskedBy,
+    ) -> None:
+        self.ids, self.offsets, self.docs, self.weights, self.asked = (
+            ids,
+            offsets,
+            docs,
+            weights,
+            asked,
+        )
         self._merged: dict[int, tuple[array, array]] = {}
 
     def segment(self, tid: int) -> tuple[Sequence[int], Sequence[float]]:
@@ -498,13 +595,29 @@ class QuoteIndex:
     def _finish(self, part: list[Any], qterms: dict[str, dict[str, float]]) -> None:
         """The gathered bank made an index: host questions' terms, lengths, document frequencies."""
         n = self.n
-        terms, docs_of_term, weights_of_term, seq, seq_ends, lengths, said, self.keyword_terms, kw_words, \
-            q_docs, overlap, second = part
+        (
+            terms,
+            docs_of_term,
+            weights_of_term,
+            seq,
+            seq_ends,
+            lengths,
+            said,
+            self.keyword_terms,
+            kw_words,
+            q_docs,
+            overlap,
+            second,
+        ) = part
         del part
-        asked = _AskedBy.gather(self.panel.questions, qterms, q_docs, terms, docs_of_term, weights_of_term)
+        asked = _AskedBy.gather(
+            self.panel.questions, qterms, q_docs, terms, docs_of_term, weights_of_term
+        )
         avg_len = (sum(lengths) / n) if n else 1.0
         norm_len = array("f", [K1 * (1 - B + B * ln / avg_len) for ln in lengths])
-        df = list(map(len, docs_of_term))  # its own quotes and its questions', the quotes in both once
+        df = list(
+            map(len, docs_of_term)
+        )  # its own quotes and its questions', the quotes in both once
         answering = list(map(len, q_docs))
         for tid, k in zip(asked.held, asked.questions, strict=True):
             df[tid] += answering[k]
@@ -513,11 +626,14 @@ class QuoteIndex:
         idf = array("d", [math.log(1 + (n - c + 0.5) / (c + 0.5)) for c in df])
         quotes_of = {t: c for t, c in zip(terms, map(len, docs_of_term), strict=True) if c}
         self.lexicon = self._lexicon(said, kw_words, quotes_of)
-        self._set_postings(terms, None, docs_of_term, weights_of_term, norm_len, idf, avg_len, asked)
+        self._set_postings(
+            terms, None, docs_of_term, weights_of_term, norm_len, idf, avg_len, asked
+        )
         self._set_words(seq, seq_ends, second)
 
-    def _lexicon(self, said: list[str], kw_words: dict[str, list[str]],
-                 quotes_of: dict[str, int]) -> Counter[str]:
+    def _lexicon(
+        self, said: list[str], kw_words: dict[str, list[str]], quotes_of: dict[str, int]
+    ) -> Counter[str]:
         """The words of 4+ letters the talk uses (its quotes' words and its curated keywords'), for typo
         correction, in alphabetical order, each with how often the talk uses it: the quotes holding its
         term (at least 1); a stopword, which a talk uses all the time, has the bank's size."""
@@ -527,7 +643,9 @@ class QuoteIndex:
             every.update(kw)
         listed = sorted(w for w in every if len(w) >= 4 and w.isalpha())
         quotes_of[""] = self.n  # a stopword's term
-        return Counter(dict(zip(listed, map(quotes_of.get, map(word_term, listed), repeat(1)), strict=True)))
+        return Counter(
+            dict(zip(listed, map(quotes_of.get, map(word_term, listed), repeat(1)), strict=True))
+        )
 
     def _gather(self, lo: int, hi: int, qterms: dict[str, dict[str, float]]) -> list[Any]:
         """Quotes lo..hi: [terms in first-appearance order, per term its quote numbers and its weights
@@ -549,7 +667,9 @@ class QuoteIndex:
         normalizer = self.norm
         findall = word_pattern().findall
         lengths = array("d")
-        said: dict[str, None] = {}  # words of quotes with a vocabulary phrase (the others': word_ids' keys)
+        said: dict[
+            str, None
+        ] = {}  # words of quotes with a vocabulary phrase (the others': word_ids' keys)
         keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
         kw_cache: dict[str, list[int]] = {}  # keyword -> its terms' ids
         kw_words: dict[str, list[str]] = {}  # keyword -> its words, as first seen
@@ -578,8 +698,15 @@ class QuoteIndex:
         word_ids = WordIds()
         word_id = word_ids.__getitem__
         docs_get, append = docs_of_term.__getitem__, array.append
-        odd_terms_extend, odd_at_extend, odd_weights_extend = odd_terms.extend, odd_at.extend, odd_weights.extend
-        seq, seq_ends = array("i"), array("q")  # each quote's own words as term ids (for word pairs)
+        odd_terms_extend, odd_at_extend, odd_weights_extend = (
+            odd_terms.extend,
+            odd_at.extend,
+            odd_weights.extend,
+        )
+        seq, seq_ends = (
+            array("i"),
+            array("q"),
+        )  # each quote's own words as term ids (for word pairs)
         seq_extend, ends_append, lengths_append = seq.extend, seq_ends.append, lengths.append
         map_words, say = normalizer.map_words, said.update
         no_phrase, dotted = normalizer.phrase_heads().isdisjoint, _DOTTED.search
@@ -589,7 +716,9 @@ class QuoteIndex:
         q_sum = {qid: sum(c.values()) for qid, c in qterms.items() if c}
         q_docs: list[array] = [array("i") for _ in self.panel.questions]
         q_sets: dict[str, set[int]] = {}  # question id -> its terms' ids
-        overlap: dict[int, int] = {}  # term id -> quotes holding it in their own entry and their question's
+        overlap: dict[
+            int, int
+        ] = {}  # term id -> quotes holding it in their own entry and their question's
         quotes = self.quotes
         for i in range(lo, hi):
             q = quotes[i]
@@ -598,7 +727,11 @@ class QuoteIndex:
             surface = findall(lowered)
             # no vocabulary phrase and no dotted word (most quotes): each word's own term, by id (what
             # map_words would find out, without its three calls)
-            if no_phrase(surface) and not dotted(lowered) or (mapped := map_words(surface)) is surface:
+            if (
+                no_phrase(surface)
+                and not dotted(lowered)
+                or (mapped := map_words(surface)) is surface
+            ):
                 uni = list(filter(_TERM, map(word_id, surface)))
             else:
                 uni = list(map(tid_of, filter(None, map(word_term, mapped))))
@@ -606,7 +739,9 @@ class QuoteIndex:
             seq_extend(uni)
             ends_append(len(seq))
             tf: dict[int, float] = dict.fromkeys(uni, 1)
-            odd: list[int] = []  # terms whose weight is not 1: words said more than once, keywords, asks
+            odd: list[
+                int
+            ] = []  # terms whose weight is not 1: words said more than once, keywords, asks
             if len(tf) != len(uni):  # a word said more than once: count them
                 tf = {}
                 count(tf, uni)
@@ -634,10 +769,14 @@ class QuoteIndex:
             k = position.get(q.question) if q.question else None
             if k is not None:  # the quotes answering each host question (see QuoteIndex.answering)
                 q_docs[k].append(i)
-                if q.question in q_sum:  # its host question's terms: once per question, not on this quote
+                if (
+                    q.question in q_sum
+                ):  # its host question's terms: once per question, not on this quote
                     length += q_sum[q.question]
                     held = q_sets.get(q.question)
-                    if held is None:  # the question's terms get their ids here, after the quote's own
+                    if (
+                        held is None
+                    ):  # the question's terms get their ids here, after the quote's own
                         held = q_sets[q.question] = set(map(tid_of, qterms[q.question]))
                     count(overlap, tf.keys() & held)
             lengths_append(length)
@@ -648,11 +787,24 @@ class QuoteIndex:
                 odd_weights_extend(map(tf.__getitem__, odd))
             _consume(map(append, map(docs_get, tf), repeat(i)))
         weights_of_term = _weights(docs_of_term, odd_terms, odd_at, odd_weights)
-        return [list(ids), docs_of_term, weights_of_term, seq, seq_ends, lengths, [*word_ids, *said], keyword_terms,
-                kw_words, q_docs, overlap, None]
+        return [
+            list(ids),
+            docs_of_term,
+            weights_of_term,
+            seq,
+            seq_ends,
+            lengths,
+            [*word_ids, *said],
+            keyword_terms,
+            kw_words,
+            q_docs,
+            overlap,
+            None,
+        ]
 
-    def _set_words(self, seq: Sequence[int], seq_ends: Sequence[int],
-                   second: tuple[int, array] | None = None) -> None:
+    def _set_words(
+        self, seq: Sequence[int], seq_ends: Sequence[int], second: tuple[int, array] | None = None
+    ) -> None:
         """Each quote's words as term ids; ``second``: (its first quote, its ids -> the index's) of a part
         whose words keep the term ids it was gathered with (the helper's half of a large bank)."""
         self._seq, self._seq_ends = seq, seq_ends
@@ -660,41 +812,67 @@ class QuoteIndex:
         self._to_second: dict[int, int] | None = None
         self._arrays.update(seq=seq, seq_ends=seq_ends)
 
-    def _common_init(self, panel: Panel, normalizer: Normalizer,
-                     speaker_of: list[str] | None = None) -> None:
+    def _common_init(
+        self, panel: Panel, normalizer: Normalizer, speaker_of: list[str] | None = None
+    ) -> None:
         self.panel = panel
         self.norm = normalizer
         self.quotes: list[Quote] = panel.quotes
         self.n = len(self.quotes)
         self.speaker_of = speaker_of if speaker_of is not None else [q.speaker for q in self.quotes]
-        self._unchecked: set[int] = set()  # term ids whose postings come from a file and are not checked yet
+        self._unchecked: set[int] = (
+            set()
+        )  # term ids whose postings come from a file and are not checked yet
         self._last_scores: tuple[tuple[str, ...], dict[str, dict[int, float]]] | None = None
         self._speakers: list[str] | None = None
-        self._question_at: dict[str, int] | None = None  # host question id -> its position (the last one)
+        self._question_at: dict[str, int] | None = (
+            None  # host question id -> its position (the last one)
+        )
 
-    def _set_postings(self, terms: list[str], offsets: Sequence[int] | None, docs: Sequence,
-                      weights: Sequence, norm_len: Sequence[float], idf: Sequence[float],
-                      avg_len: float, asked: _AskedBy) -> None:
+    def _set_postings(
+        self,
+        terms: list[str],
+        offsets: Sequence[int] | None,
+        docs: Sequence,
+        weights: Sequence,
+        norm_len: Sequence[float],
+        idf: Sequence[float],
+        avg_len: float,
+        asked: _AskedBy,
+    ) -> None:
         self.terms = terms
         ids = dict(zip(terms, range(len(terms)), strict=False))
         self.postings = Postings(ids, offsets, docs, weights, asked)
         self.norm_len = norm_len
         self.avg_len = avg_len
         self.idf: dict[str, float] = dict(zip(terms, idf, strict=False))
-        if offsets is None:  # saved as one block per kind: the per-term arrays are written one after another
+        if (
+            offsets is None
+        ):  # saved as one block per kind: the per-term arrays are written one after another
             offsets = array("q", [0])
             for d in docs:
                 offsets.append(offsets[-1] + len(d))
-        self._arrays: dict[str, Any] = {"offsets": offsets, "docs": docs, "weights": weights,
-                                        "norm_len": norm_len, "idf": idf, **asked.arrays()}
+        self._arrays: dict[str, Any] = {
+            "offsets": offsets,
+            "docs": docs,
+            "weights": weights,
+            "norm_len": norm_len,
+            "idf": idf,
+            **asked.arrays(),
+        }
 
     # ------------------------------------------------------------------------------------- saving
 
     def parts(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """The index as plain data: JSON-ready values and typed arrays (see ``ARRAY_TYPES``); ``docs`` and
         ``weights`` may be lists of arrays (one per term), to be written one after another."""
-        meta = {"terms": self.terms, "lexicon": dict(self.lexicon),
-                "keyword_terms": sorted(self.keyword_terms), "avg_len": self.avg_len, "n": self.n}
+        meta = {
+            "terms": self.terms,
+            "lexicon": dict(self.lexicon),
+            "keyword_terms": sorted(self.keyword_terms),
+            "avg_len": self.avg_len,
+            "n": self.n,
+        }
         arrays = dict(self._arrays)
         if self._second_ids is not None:  # saved in the index's term ids throughout
             at = self._seq_ends[self._split - 1] if self._split else 0
@@ -704,8 +882,15 @@ class QuoteIndex:
         return meta, arrays
 
     @classmethod
-    def from_parts(cls, panel: Panel, normalizer: Normalizer, meta: dict[str, Any],
-                   arrays: dict[str, Sequence], *, speaker_of: list[str] | None = None) -> QuoteIndex:
+    def from_parts(
+        cls,
+        panel: Panel,
+        normalizer: Normalizer,
+        meta: dict[str, Any],
+        arrays: dict[str, Sequence],
+        *,
+        speaker_of: list[str] | None = None,
+    ) -> QuoteIndex:
         """An index from :meth:`parts` (e.g. read back from a file). Raises ValueError when the parts are
         inconsistent with each other or with the panel; never trusts a length it has not checked.
         ``speaker_of``: every quote's speaker, when known without reading the quotes."""
@@ -717,32 +902,53 @@ class QuoteIndex:
         avg_len = meta["avg_len"]
         if meta["n"] != self.n:
             raise ValueError(f"index holds {meta['n']} quotes, the panel {self.n}")
-        if not (isinstance(terms, list) and all(isinstance(t, str) for t in terms)
-                and isinstance(kw, list) and all(isinstance(t, str) for t in kw)
-                and isinstance(lexicon, dict)
-                and all(isinstance(c, int) and isinstance(w, str) for w, c in lexicon.items())
-                and isinstance(avg_len, (int, float)) and math.isfinite(avg_len) and avg_len > 0):
+        if not (
+            isinstance(terms, list)
+            and all(isinstance(t, str) for t in terms)
+            and isinstance(kw, list)
+            and all(isinstance(t, str) for t in kw)
+            and isinstance(lexicon, dict)
+            and all(isinstance(c, int) and isinstance(w, str) for w, c in lexicon.items())
+            and isinstance(avg_len, (int, float))
+            and math.isfinite(avg_len)
+            and avg_len > 0
+        ):
             raise ValueError("index: malformed term lists")
         offsets, docs, weights = arrays["offsets"], arrays["docs"], arrays["weights"]
         norm_len, idf = arrays["norm_len"], arrays["idf"]
-        if (len(offsets) != len(terms) + 1 or len(idf) != len(terms) or len(norm_len) != self.n
-                or len(docs) != len(weights) or offsets[0] != 0 or offsets[-1] != len(docs)
-                or not all(map(operator.le, offsets[:-1], offsets[1:]))):
+        if (
+            len(offsets) != len(terms) + 1
+            or len(idf) != len(terms)
+            or len(norm_len) != self.n
+            or len(docs) != len(weights)
+            or offsets[0] != 0
+            or offsets[-1] != len(docs)
+            or not all(map(operator.le, offsets[:-1], offsets[1:]))
+        ):
             raise ValueError("index: postings do not line up")
         if len(set(terms)) != len(terms):
             raise ValueError("index: duplicate terms")
-        if self.n and not (min(norm_len) > 0 and math.isfinite(sum(norm_len)) and math.isfinite(sum(idf))):
+        if self.n and not (
+            min(norm_len) > 0 and math.isfinite(sum(norm_len)) and math.isfinite(sum(idf))
+        ):
             raise ValueError("index: lengths out of range")
-        self._unchecked = set(range(len(terms)))  # postings whose quote numbers are checked on first use
+        self._unchecked = set(
+            range(len(terms))
+        )  # postings whose quote numbers are checked on first use
         seq, seq_ends = arrays["seq"], arrays["seq_ends"]
-        if (len(seq_ends) != self.n or (self.n and seq_ends[-1] != len(seq))
-                or not all(map(operator.le, seq_ends[:-1], seq_ends[1:]))):
+        if (
+            len(seq_ends) != self.n
+            or (self.n and seq_ends[-1] != len(seq))
+            or not all(map(operator.le, seq_ends[:-1], seq_ends[1:]))
+        ):
             raise ValueError("index: word sequences do not line up")
         self.lexicon = Counter(lexicon)
         self.keyword_terms = set(kw)
         asked = _AskedBy.from_arrays(arrays, len(terms), self.n)
         if len(asked.doc_offsets) != len(panel.questions) + 1:
-            raise ValueError("index: host questions' quotes do not line up with the panel's questions")
+            raise ValueError(
+                "index: host questions' quotes do not line up with the panel's questions"
+            )
         self._set_postings(terms, offsets, docs, weights, norm_len, idf, float(avg_len), asked)
         self._set_words(seq, seq_ends)
         return self
@@ -756,7 +962,7 @@ class QuoteIndex:
         if k is None:
             return ()
         asked = self.postings.asked
-        return asked.docs[asked.doc_offsets[k]:asked.doc_offsets[k + 1]]
+        return asked.docs[asked.doc_offsets[k] : asked.doc_offsets[k + 1]]
 
     # ------------------------------------------------------------------------------------- scoring
 
@@ -784,7 +990,9 @@ class QuoteIndex:
                         scores[i] += idf * (K1 + 1) * W_TEXT / (W_TEXT + norm_len[i])
         return scores
 
-    def _postings_of(self, terms: list[str]) -> Iterator[tuple[float, Sequence[int], Sequence[float]]]:
+    def _postings_of(
+        self, terms: list[str]
+    ) -> Iterator[tuple[float, Sequence[int], Sequence[float]]]:
         """(scale, quote numbers, weights) of each indexed term, in the order given."""
         ids, segment = self.postings.ids, self.postings.segment
         for term in terms:
@@ -832,8 +1040,11 @@ class QuoteIndex:
         100,000-quote bank up front would cost most of a warm start; the file's checksum already guards
         against damage, this guards against a file that is well-formed but wrong)."""
         if len(seg) and (min(seg) < 0 or max(seg) >= self.n):
-            raise DataError("the saved index is inconsistent (quote numbers out of range); "
-                            "run 'panelbot cache clear'", str(self.panel.path))
+            raise DataError(
+                "the saved index is inconsistent (quote numbers out of range); "
+                "run 'panelbot cache clear'",
+                str(self.panel.path),
+            )
         self._unchecked.discard(tid)
 
     def _text_has(self, i: int, patterns: tuple[bytes | None, bytes | None]) -> bool:
@@ -863,7 +1074,9 @@ class QuoteIndex:
         if self._to_second is None:
             self._to_second = dict(zip(self._second_ids, range(len(self._second_ids)), strict=True))
         la, lb = self._to_second.get(ga), self._to_second.get(gb)
-        return _PAIR.pack(ga, gb), (_PAIR.pack(la, lb) if la is not None and lb is not None else None)
+        return _PAIR.pack(ga, gb), (
+            _PAIR.pack(la, lb) if la is not None and lb is not None else None
+        )
 
     def pair_idf(self, token: str) -> float:
         if token in self.idf:

@@ -16,7 +16,10 @@ from pathlib import Path
 
 from panelbot.text import words
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"  # panelbot/data (importlib.resources costs ms)
+DATA_DIR = (
+    Path(__file__).resolve().parent.parent / "data"
+)  # panelbot/data (importlib.resources costs ms)
+
 
 def _body(name: str) -> str:
     """A word list's text without its leading comment lines."""
@@ -37,7 +40,9 @@ def _wordlist(name: str) -> frozenset[str]:
     body = _body(name)
     if _plain(body):
         return frozenset(body.split())
-    return frozenset(s for line in body.splitlines() if (s := line.strip()) and not s.startswith("#"))
+    return frozenset(
+        s for line in body.splitlines() if (s := line.strip()) and not s.startswith("#")
+    )
 
 
 class WordText:
@@ -48,7 +53,12 @@ class WordText:
         self._text = "\n" + body.strip("\n") + "\n"
 
     def __contains__(self, word: object) -> bool:
-        return isinstance(word, str) and bool(word) and "\n" not in word and f"\n{word}\n" in self._text
+        return (
+            isinstance(word, str)
+            and bool(word)
+            and "\n" not in word
+            and f"\n{word}\n" in self._text
+        )
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._text.split())
@@ -111,10 +121,28 @@ def english_words() -> Collection[str]:
 
 
 _SUFFIXES = (
-    ("ational", "ate"), ("ization", "ize"), ("izations", "ize"), ("ations", "ate"), ("ation", "ate"),
-    ("nesses", ""), ("ness", ""), ("ments", ""), ("ment", ""), ("ities", ""), ("ity", ""),
-    ("ingly", ""), ("edly", ""), ("ings", ""), ("ing", ""), ("ies", "y"), ("ied", "y"), ("ers", "er"),
-    ("ed", ""), ("es", ""), ("s", ""), ("ly", ""),
+    ("ational", "ate"),
+    ("ization", "ize"),
+    ("izations", "ize"),
+    ("ations", "ate"),
+    ("ation", "ate"),
+    ("nesses", ""),
+    ("ness", ""),
+    ("ments", ""),
+    ("ment", ""),
+    ("ities", ""),
+    ("ity", ""),
+    ("ingly", ""),
+    ("edly", ""),
+    ("ings", ""),
+    ("ing", ""),
+    ("ies", "y"),
+    ("ied", "y"),
+    ("ers", "er"),
+    ("ed", ""),
+    ("es", ""),
+    ("s", ""),
+    ("ly", ""),
 )
 _ENDINGS = tuple(suf for suf, _ in _SUFFIXES)  # one C-level check before trying them in order
 

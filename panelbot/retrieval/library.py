@@ -26,7 +26,9 @@ from panelbot.retrieval.lexicon import common_stems
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
 
-JOIN_RATIO = 0.8  # another talk answers too when its evidence and coverage are this share of the best's
+JOIN_RATIO = (
+    0.8  # another talk answers too when its evidence and coverage are this share of the best's
+)
 MAX_TALKS = 3
 
 
@@ -54,8 +56,13 @@ class TalkAnswer:
 class LibraryAnswer:
     """The answer across talks: the talks that answer (best first), or a decline when none does."""
 
-    def __init__(self, question: str, talks: list[TalkAnswer], reason: str,
-                 suggestions: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        question: str,
+        talks: list[TalkAnswer],
+        reason: str,
+        suggestions: list[str] | None = None,
+    ) -> None:
         self.question, self.talks, self.reason = question, talks, reason
         self.suggestions = suggestions or []
 
@@ -76,8 +83,15 @@ class LibraryAnswer:
             "panels": [t.panel.name for t in self.talks],
             "quotes": [q.to_dict() for q in self.quotes()],
             "reason": self.reason,
-            "answers": [{"panel": t.panel.name, "title": t.panel.title, "speakers": t.result.speakers,
-                         "reason": t.result.reason} for t in self.talks],
+            "answers": [
+                {
+                    "panel": t.panel.name,
+                    "title": t.panel.title,
+                    "speakers": t.result.speakers,
+                    "reason": t.result.reason,
+                }
+                for t in self.talks
+            ],
         }
         if self.abstained:
             d["suggestions"] = self.suggestions
@@ -91,8 +105,9 @@ class Library:
         self.routers = list(routers)
 
     @classmethod
-    def open(cls, settings: RetrievalSettings | None = None,
-             directories: Iterable[Path] | None = None) -> tuple[Library, list[str]]:
+    def open(
+        cls, settings: RetrievalSettings | None = None, directories: Iterable[Path] | None = None
+    ) -> tuple[Library, list[str]]:
         """Every installed panel (or the given directories), each from its saved index when current.
         Also returns one-line notes: rebuilt indexes, and panels skipped because they do not load."""
         from panelbot.panel.loader import panel_dirs
@@ -156,11 +171,17 @@ class Library:
         best = kept[0][1].scope
         cover = {id(r): self.coverage(r, question) for r, _ in kept}
         best_cover = cover[id(kept[0][0])]
-        talks = [TalkAnswer(r.panel, res) for r, res in kept[:MAX_TALKS]
-                 if res.scope >= JOIN_RATIO * best and cover[id(r)] >= JOIN_RATIO * best_cover]
+        talks = [
+            TalkAnswer(r.panel, res)
+            for r, res in kept[:MAX_TALKS]
+            if res.scope >= JOIN_RATIO * best and cover[id(r)] >= JOIN_RATIO * best_cover
+        ]
         names = ", ".join(t.panel.name for t in talks)
-        reason = (f"{len(talks)} talks spoke to this ({names})" if len(talks) > 1
-                  else f"from the talk {talks[0].panel.name!r}")
+        reason = (
+            f"{len(talks)} talks spoke to this ({names})"
+            if len(talks) > 1
+            else f"from the talk {talks[0].panel.name!r}"
+        )
         return LibraryAnswer(question, talks, reason)
 
     def _decline_reason(self, results: list[tuple[Router, RouteResult]]) -> str:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from panelbot.panel import Quote
 from panelbot.records import field, record
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+TYPE_CHECKING = (
+    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
+)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -39,13 +41,19 @@ class RouteResult:
     quotes: list[ScoredQuote]  # best first, across the answering speakers; [] when abstained
     reason: str
     addressed: list[str] = field(default_factory=list)  # speakers named in the question
-    suggestions: list[str] = field(default_factory=list)  # questions to offer, each known to have an answer
+    suggestions: list[str] = field(
+        default_factory=list
+    )  # questions to offer, each known to have an answer
     scope: float = 0.0  # in-scope evidence
     off_topic: bool = True  # when abstained: off-topic (True), or on the subject but not answerable
-    unstated: str = ""  # when abstained on the subject: the specific the talk never gave ("a price")
+    unstated: str = (
+        ""  # when abstained on the subject: the specific the talk never gave ("a price")
+    )
     nearby: list[ScoredQuote] = field(default_factory=list)  # ... and the closest thing it did say
     note: str = ""  # who was asked but never spoke to it ("Olive didn't speak to this on the panel; Dan did")
-    small_talk: str = ""  # a greeting, thanks, a goodbye ... (abstained: nothing to look up; a friendly reply)
+    small_talk: str = (
+        ""  # a greeting, thanks, a goodbye ... (abstained: nothing to look up; a friendly reply)
+    )
 
     def quotes_for(self, speaker: str) -> list[ScoredQuote]:
         return [sq for sq in self.quotes if sq.quote.speaker == speaker]

@@ -60,7 +60,9 @@ from panelbot.text import (
 
 GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
 EVERYDAY_MIN = 3
-MIN_COVERAGE = 0.6  # below this share of panel evidence, the question is mostly about something else
+MIN_COVERAGE = (
+    0.6  # below this share of panel evidence, the question is mostly about something else
+)
 
 # "How do I fix my router?": a personal how-to, not a question about the panelists' work
 PERSONAL_TASK = LazyPattern(
@@ -79,6 +81,7 @@ def _personal(question: str) -> bool:
     """A personal how-to ("how do I fix my router?"), not a question of what the model can do."""
     return bool(PERSONAL_TASK.search(question)) and not CAPABILITY.search(question)
 
+
 BOTH_WORDS = LazyPattern(
     r"\b(?:both(?: of you)?|each of you|you two|the two of you|all of you|everyone on the panel|the whole panel|"
     r"ask both|both panelists|either of you|yourselves|you both|you guys|the panelists|the speakers|"
@@ -91,19 +94,51 @@ OTHER_SENSE = 0.35
 # words said verbatim together in a quote ("day zero", "catch up") add this to its 0-100 score, at most twice
 SURFACE_PAIR_BONUS = 15.0
 NAME_RUN = LazyPattern(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
-COOCCUR_SCAN = 200  # quotes holding both terms checked for saying both in their own words (bounds the cost)
+COOCCUR_SCAN = (
+    200  # quotes holding both terms checked for saying both in their own words (bounds the cost)
+)
 FACET_SCAN = 1000  # characters of a question searched for a specific it asks for
 RERANK_SURFACE = 60  # best candidates checked for the question's verbatim word pairs
-NEAR_PREFIX = 5  # a suggestion is near a question sharing a word's first this many letters ("racing"/"race")
+NEAR_PREFIX = (
+    5  # a suggestion is near a question sharing a word's first this many letters ("racing"/"race")
+)
 NEAR_PREFIX_WEIGHT = 0.5  # ... counted at this share of a shared word
-NEAR_MIN = 0.6  # ... and shares at least this much (one word less frequent than the ~165th commonest)
-SCAN_LIMIT = 2000  # quotes looked through for suggested questions (all of a talk's; a sample of a huge bank)
+NEAR_MIN = (
+    0.6  # ... and shares at least this much (one word less frequent than the ~165th commonest)
+)
+SCAN_LIMIT = (
+    2000  # quotes looked through for suggested questions (all of a talk's; a sample of a huge bank)
+)
 # a quote that cannot stand alone: it continues the sentence before it
-DANGLING = LazyPattern(r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE)
+DANGLING = LazyPattern(
+    r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE
+)
 PARTICLES = frozenset({"up", "down", "out", "off", "over", "back", "on"})
 # words after which an organisation's everyday-word name is the organisation ("partnership with together")
-ORG_LEADS = frozenset({"at", "from", "with", "to", "for", "about", "by", "of", "on", "and", "does", "did", "is",
-                       "was", "using", "via", "than", "like", "vs", "versus"})
+ORG_LEADS = frozenset(
+    {
+        "at",
+        "from",
+        "with",
+        "to",
+        "for",
+        "about",
+        "by",
+        "of",
+        "on",
+        "and",
+        "does",
+        "did",
+        "is",
+        "was",
+        "using",
+        "via",
+        "than",
+        "like",
+        "vs",
+        "versus",
+    }
+)
 # a named panelist "spoke to" a question when their best quote reaches this share of the best overall
 SPOKE_RATIO = 0.3
 # the organisation a panelist speaks for: questions about it (or its product) lean to them
@@ -119,7 +154,9 @@ CUE_WEIGHT = 1.0
 # a second panelist joins only when their own words cover this share of what the first's cover
 BOTH_COVERAGE = 0.8
 BOTH_SAID_RATIO = 0.7
-BOTH_ALL_RATIO = 0.35  # ... when they say it in their own words, their best may score a little lower
+BOTH_ALL_RATIO = (
+    0.35  # ... when they say it in their own words, their best may score a little lower
+)
 BOTH_MIN = 20.0  # ... and only on a real match: weak scores on both sides are not two answers
 # a quote shown after the answer's best must reach this share of its score (or continue a kept quote)
 WEAK_SHARE = 0.45
@@ -127,7 +164,6 @@ UNSAID_SHARE = 0.5  # ... or this share when the quote says none of the question
 # each of the question's terms in a panelist's stated expertise adds this to their fit, up to the cap: a
 # tie-breaker, not a verdict (a question on coding agents' serving is Dan's though "agents" is Olive's word)
 EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
-
 
 
 @record
@@ -140,23 +176,46 @@ class _Query:
     phrases: dict[str, float]  # terms from a multi-word vocabulary phrase -> their share of it
     corrected: set[str] = field(default_factory=set)  # terms reached only by correcting a typo
     seq: list[str] = field(default_factory=list)  # the question's terms in order (matched or not)
-    neutral: set[str] = field(default_factory=set)  # model names and versions: neither for nor against
-    surface: list[str] = field(default_factory=list)  # the question's verbatim word pairs ("day zero")
-    vocab: dict[str, float] = field(default_factory=dict)  # terms reached by one word of the panel's vocabulary
-    runs: dict[str, int] = field(default_factory=dict)  # terms of a multi-word name -> the name's length
-    unit: dict[str, str] = field(default_factory=dict)  # term -> the first term of the word it came from
-    named: set[str] = field(default_factory=set)  # terms of a panelist's organisation named as such ("Together")
-    mentioned: list[str] = field(default_factory=list)  # panelists named in the possessive ("Dan's team")
-    cues: set[str] = field(default_factory=set)  # what kind of answer it asks for ("?who", "?before")
+    neutral: set[str] = field(
+        default_factory=set
+    )  # model names and versions: neither for nor against
+    surface: list[str] = field(
+        default_factory=list
+    )  # the question's verbatim word pairs ("day zero")
+    vocab: dict[str, float] = field(
+        default_factory=dict
+    )  # terms reached by one word of the panel's vocabulary
+    runs: dict[str, int] = field(
+        default_factory=dict
+    )  # terms of a multi-word name -> the name's length
+    unit: dict[str, str] = field(
+        default_factory=dict
+    )  # term -> the first term of the word it came from
+    named: set[str] = field(
+        default_factory=set
+    )  # terms of a panelist's organisation named as such ("Together")
+    mentioned: list[str] = field(
+        default_factory=list
+    )  # panelists named in the possessive ("Dan's team")
+    cues: set[str] = field(
+        default_factory=set
+    )  # what kind of answer it asks for ("?who", "?before")
     personal: bool = False  # a personal how-to ("how do I ...", "my website"): PERSONAL_TASK
-    org_view: str | None = None  # the one panelist whose organisation's own view or work is asked ("Together's take")
+    org_view: str | None = (
+        None  # the one panelist whose organisation's own view or work is asked ("Together's take")
+    )
 
 
 class Router:
     """Routes questions to panelists and retrieves their quotes. Build once per panel; queries are cheap."""
 
-    def __init__(self, panel: Panel, settings: RetrievalSettings | None = None, *,
-                 index: QuoteIndex | None = None) -> None:
+    def __init__(
+        self,
+        panel: Panel,
+        settings: RetrievalSettings | None = None,
+        *,
+        index: QuoteIndex | None = None,
+    ) -> None:
         """``index``: a ready index of this panel (e.g. from ``panelbot.retrieval.cache``); else built."""
         self.panel = panel
         self.settings = settings or RetrievalSettings()
@@ -221,39 +280,57 @@ class Router:
                 self._org_terms[pid] = frozenset(org - {"ai"})  # "AI" alone names no organisation
         # an organisation named with its capital ("at Together", "MiniMax's") is that organisation, not the
         # everyday word; a panelist named in the possessive ("Dan's team") is about the panel
-        self._org_res = {pid: GuardedPattern(rf"(?<!^)(?<![.?!:] )\b{re.escape(org)}\b", 0, (org,))
-                         for pid, p in panel.panelists.items() if p.organisation and pid in self._org_terms
-                         for org in (p.organisation.split()[0],)}
+        self._org_res = {
+            pid: GuardedPattern(rf"(?<!^)(?<![.?!:] )\b{re.escape(org)}\b", 0, (org,))
+            for pid, p in panel.panelists.items()
+            if p.organisation and pid in self._org_terms
+            for org in (p.organisation.split()[0],)
+        }
         # an organisation in the possessive ("Together's take", "MiniMax's new model"): its panelist's to say
-        self._org_possessive_res = {pid: GuardedPattern(rf"\b{re.escape(org)}['\u2019]s\b", re.IGNORECASE, (org,))
-                                    for pid, p in panel.panelists.items() if p.organisation and pid in self._org_terms
-                                    for org in (p.organisation.split()[0],)}
+        self._org_possessive_res = {
+            pid: GuardedPattern(rf"\b{re.escape(org)}['\u2019]s\b", re.IGNORECASE, (org,))
+            for pid, p in panel.panelists.items()
+            if p.organisation and pid in self._org_terms
+            for org in (p.organisation.split()[0],)
+        }
         # an organisation whose name is an everyday word ("Together") written in lower case is that word
         # ("trained together"), unless said as a name: "together ai", "together's", "at together"
         everyday = common_words()
         self._everyday_org_res = [
-            GuardedPattern(rf"(?<![\w@'\u2019]){re.escape(first)}(?!['\u2019]s\b)(?!\s+ai\b)(?![\w'\u2019])", 0,
-                           (first,))
-            for p in panel.panelists.values() if p.organisation
-            and (first := fold(p.organisation.split()[0])) in everyday and first.isalpha()]
+            GuardedPattern(
+                rf"(?<![\w@'\u2019]){re.escape(first)}(?!['\u2019]s\b)(?!\s+ai\b)(?![\w'\u2019])",
+                0,
+                (first,),
+            )
+            for p in panel.panelists.values()
+            if p.organisation
+            and (first := fold(p.organisation.split()[0])) in everyday
+            and first.isalpha()
+        ]
         # a panelist's names as a folded question spells them: full name, id, and first name when no other
         # panelist shares it ("Rafał Nowicki", "rafal", "Rafał" -> "rafal")
-        firsts = Counter(fold(p.name).split()[0] for p in panel.panelists.values() if p.name.split())
+        firsts = Counter(
+            fold(p.name).split()[0] for p in panel.panelists.values() if p.name.split()
+        )
         spellings: dict[str, tuple[str, ...]] = {}
         for pid, p in panel.panelists.items():
             first = fold(p.name).split()[:1]
             unique = [f for f in first if firsts[f] == 1]
             spellings[pid] = tuple(dict.fromkeys(n for n in (fold(p.name), pid, *unique) if n))
         self._possessive_res = {
-            pid: GuardedPattern(rf"(?<![\w@])(?:{'|'.join(map(re.escape, names))})'s\b", re.IGNORECASE, names)
-            for pid, names in spellings.items()}
+            pid: GuardedPattern(
+                rf"(?<![\w@])(?:{'|'.join(map(re.escape, names))})'s\b", re.IGNORECASE, names
+            )
+            for pid, names in spellings.items()
+        }
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
         self._suggestion_words: list[frozenset[str]] | None = None
         self._verified: dict[str, bool] = {}
         self._name_res = {
             pid: GuardedPattern(
                 rf"(?:@{re.escape(pid)}\b|(?<![\w@])(?:{'|'.join(map(re.escape, names))})(?![\w']))",
-                re.IGNORECASE, names,
+                re.IGNORECASE,
+                names,
             )
             for pid, names in spellings.items()
         }
@@ -274,7 +351,9 @@ class Router:
     def possessive(self, question: str) -> list[str]:
         """The panelists named in the possessive ("Olive's background", "Rafał's view"), in order of mention."""
         folded = fold(question)
-        hits = sorted((m.start(), pid) for pid, rx in self._possessive_res.items() if (m := rx.search(folded)))
+        hits = sorted(
+            (m.start(), pid) for pid, rx in self._possessive_res.items() if (m := rx.search(folded))
+        )
         return [pid for _, pid in hits]
 
     @staticmethod
@@ -283,16 +362,20 @@ class Router:
         if m.group(0).startswith("@"):
             return True
         after = folded[m.end() : m.end() + 12]
-        return not re.match(r"\s+(?:oil|oils|tree|trees|green|garden|branch|pizza|tapenade)\b", after)
+        return not re.match(
+            r"\s+(?:oil|oils|tree|trees|green|garden|branch|pizza|tapenade)\b", after
+        )
 
     def _everyday_word(self, m: re.Match[str]) -> str:
         """The lower-case name of an organisation that is an everyday word, dropped unless said as a name
         ("at together", "with together") or in a phrase of the vocabulary ("work together")."""
-        before = m.string[:m.start()].split()
+        before = m.string[: m.start()].split()
         prev = fold(before[-1]) if before else ""
         if prev in ORG_LEADS:
             return m.group(0)
-        if prev.isalpha() and m.group(0) not in self.norm.unigrams(self.norm.normalise(f"{prev} {m.group(0)}")):
+        if prev.isalpha() and m.group(0) not in self.norm.unigrams(
+            self.norm.normalise(f"{prev} {m.group(0)}")
+        ):
             return m.group(0)  # part of a phrase ("work together" reads as partnership)
         return " "
 
@@ -314,8 +397,7 @@ class Router:
             from rapidfuzz.distance import OSA
 
             max_edits = 1 if len(w) <= 8 else 2
-            hits = process.extract(w, cands, scorer=OSA.distance, score_cutoff=max_edits,
-                                   limit=5)
+            hits = process.extract(w, cands, scorer=OSA.distance, score_cutoff=max_edits, limit=5)
             hits = [h for h in hits if h[1] <= 1 or fuzz.ratio(w, h[0]) >= self.settings.typo_ratio]
             if hits:
                 best = min(hits, key=lambda h: (h[1], -self.lexicon[h[0]], h[0]))
@@ -325,7 +407,9 @@ class Router:
     def query_terms(self, question: str) -> _Query:
         """Terms (typos corrected, word pairs added); also the content words matched and unmatched."""
         for rx in self._everyday_org_res:
-            question = rx.sub(self._everyday_word, question)  # "trained together": the everyday word
+            question = rx.sub(
+                self._everyday_word, question
+            )  # "trained together": the everyday word
         phrases: dict[str, float] = {}
         fixes = self.corrections(question)
         normalised = self.norm.normalise(question, fixes, phrases)
@@ -333,49 +417,96 @@ class Router:
 
         toks = [fixes.get(w, w) for w in words(question)]
         vocab: dict[str, float] = {}
-        unit: dict[str, str] = {}  # terms that came from one word ("together" -> together, ai) are one unit
+        unit: dict[
+            str, str
+        ] = {}  # terms that came from one word ("together" -> together, ai) are one unit
         for w in toks:  # a single word of the panel's own vocabulary is curated evidence
             mapped = self._vocab_words.get(w, ())
             for t in mapped:
                 vocab.setdefault(t, 1.0 / len(mapped))
                 unit.setdefault(t, mapped[0])
-        neutral = {t for w in toks
-                   if w in self._models or (any(c.isdigit() for c in w) and any(c.isalpha() for c in w))
-                   for t in self.norm.unigrams(self.norm.normalise(w)) if t not in self.index.postings}
+        neutral = {
+            t
+            for w in toks
+            if w in self._models or (any(c.isdigit() for c in w) and any(c.isalpha() for c in w))
+            for t in self.norm.unigrams(self.norm.normalise(w))
+            if t not in self.index.postings
+        }
         uni = [u for u in self.norm.unigrams(normalised) if u not in self._name_stems]
         terms = [u for u in uni if u in self.index.postings]
         matched = list(terms)
         unmatched = [u for u in uni if u not in self.index.postings]
-        terms += [f"{a}_{b}" for a, b in zip(uni, uni[1:], strict=False)
-                  if a in self.index.postings and b in self.index.postings]
+        terms += [
+            f"{a}_{b}"
+            for a, b in zip(uni, uni[1:], strict=False)
+            if a in self.index.postings and b in self.index.postings
+        ]
         sw = stopwords()
         pair_terms = set(terms)
 
-        def scored_already(a: str, b: str) -> bool:  # an indexed word pair ("kv cache") is scored by BM25
-            ta, tb = self.norm.unigrams(self.norm.normalise(a)), self.norm.unigrams(self.norm.normalise(b))
+        def scored_already(
+            a: str, b: str
+        ) -> bool:  # an indexed word pair ("kv cache") is scored by BM25
+            ta, tb = (
+                self.norm.unigrams(self.norm.normalise(a)),
+                self.norm.unigrams(self.norm.normalise(b)),
+            )
             return len(ta) == 1 and len(tb) == 1 and f"{ta[0]}_{tb[0]}" in pair_terms
 
-        surface = [f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False)
-                   if a not in sw and (b not in sw or b in PARTICLES) and a.isalpha() and b.isalpha()
-                   and len(a) + len(b) >= 6 and a not in self._name_words and b not in self._name_words
-                   and not scored_already(a, b)]
+        surface = [
+            f"{a} {b}"
+            for a, b in zip(toks, toks[1:], strict=False)
+            if a not in sw
+            and (b not in sw or b in PARTICLES)
+            and a.isalpha()
+            and b.isalpha()
+            and len(a) + len(b) >= 6
+            and a not in self._name_words
+            and b not in self._name_words
+            and not scored_already(a, b)
+        ]
         runs: dict[str, int] = {}
         for m in NAME_RUN.finditer(question):
-            if m.start() == 0 or question[:m.start()].rstrip()[-1:] in ".?!:":
+            if m.start() == 0 or question[: m.start()].rstrip()[-1:] in ".?!:":
                 continue  # a capital at the start of a sentence says nothing
-            run = [t for t in self.norm.unigrams(self.norm.normalise(m.group(0)))
-                   if t not in phrases and t not in vocab]
+            run = [
+                t
+                for t in self.norm.unigrams(self.norm.normalise(m.group(0)))
+                if t not in phrases and t not in vocab
+            ]
             for t in run if len(run) > 1 else []:
                 runs[t] = len(run)
-        named = {t for pid, rx in self._org_res.items() if rx.search(question) for t in self._org_terms[pid]}
+        named = {
+            t
+            for pid, rx in self._org_res.items()
+            if rx.search(question)
+            for t in self._org_terms[pid]
+        }
         mentioned = self.possessive(question)
         viewed = [pid for pid, rx in self._org_possessive_res.items() if rx.search(question)]
-        if viewed and any(self._org_terms[pid] & set(uni) for pid in self._org_terms if pid not in viewed):
+        if viewed and any(
+            self._org_terms[pid] & set(uni) for pid in self._org_terms if pid not in viewed
+        ):
             viewed = []  # the other organisation is named too ("How did Together host MiniMax's model?")
         cues = {f"?{w}" for w in toks if w in ASK_CUES}
-        return _Query(terms, matched, unmatched, phrases, corrected, uni, neutral, surface, vocab, runs, unit,
-                      named, mentioned, cues, _personal(question),
-                      viewed[0] if len(viewed) == 1 else None)
+        return _Query(
+            terms,
+            matched,
+            unmatched,
+            phrases,
+            corrected,
+            uni,
+            neutral,
+            surface,
+            vocab,
+            runs,
+            unit,
+            named,
+            mentioned,
+            cues,
+            _personal(question),
+            viewed[0] if len(viewed) == 1 else None,
+        )
 
     def scope(self, query: _Query, addressed: list[str], *, senses: bool = True) -> float:
         """Evidence that the question is about the panel's subject (see module doc).
@@ -396,20 +527,30 @@ class Router:
         if query.named and other_sense:
             # an organisation named as such ("at Together") is itself when the question's other words are
             # what its quotes are about (in any field): then neither it nor they are meant in another sense
-            vouched = {t for t in other_sense - query.named
-                       if not any(query.unit.get(t, t) == query.unit.get(u, u) for u in query.named)
-                       and any(self._docs(t) & self._docs(u) for u in query.named)}
+            vouched = {
+                t
+                for t in other_sense - query.named
+                if not any(query.unit.get(t, t) == query.unit.get(u, u) for u in query.named)
+                and any(self._docs(t) & self._docs(u) for u in query.named)
+            }
             if vouched:
-                other_sense = {t for t in other_sense - vouched
-                               if not any(query.unit.get(t, t) == query.unit.get(u, u) for u in query.named)}
+                other_sense = {
+                    t
+                    for t in other_sense - vouched
+                    if not any(query.unit.get(t, t) == query.unit.get(u, u) for u in query.named)
+                }
         runs = query.runs
         for t in set(matched):
-            guess = 0.5 if t in query.corrected and t not in phrases else 1.0  # a typo guess is weaker
+            guess = (
+                0.5 if t in query.corrected and t not in phrases else 1.0
+            )  # a typo guess is weaker
             sense = OTHER_SENSE if t in other_sense else 1.0
             if t in phrases:  # a multi-word term of the panel's or the general vocabulary
                 specific += phrases[t]
             elif t in query.named and sense == 1.0:
-                specific += 1.0  # an organisation named as such ("Together's mission") names the panel
+                specific += (
+                    1.0  # an organisation named as such ("Together's mission") names the panel
+                )
             elif t in query.vocab:
                 specific += query.vocab[t] * sense
             elif t not in self._common:
@@ -422,8 +563,10 @@ class Router:
             evidence *= 0.5  # only a couple of everyday words matched
         if addressed:
             evidence += 0.6
-        against = sum(0.0 if t.isdigit() or t in query.neutral else 0.3 if self._everyday(t) else 1.0
-                      for t in set(unmatched))
+        against = sum(
+            0.0 if t.isdigit() or t in query.neutral else 0.3 if self._everyday(t) else 1.0
+            for t in set(unmatched)
+        )
         if evidence and against:
             coverage = evidence / (evidence + against)
             if coverage < MIN_COVERAGE:
@@ -442,7 +585,10 @@ class Router:
             from rapidfuzz import process  # only for a question's unknown, unusual words
             from rapidfuzz.distance import OSA
 
-            got = process.extractOne(term, self._common_list(), scorer=OSA.distance, score_cutoff=1) is not None
+            got = (
+                process.extractOne(term, self._common_list(), scorer=OSA.distance, score_cutoff=1)
+                is not None
+            )
             if len(self._near_common) > 4096:
                 self._near_common.clear()
             self._near_common[term] = got
@@ -471,9 +617,11 @@ class Router:
         got = self._together.get(key)
         if got is None:
             both = self._docs(t) & self._docs(u)
-            got = any((t in (tt := self._text_terms(i)) and u in tt)
-                      or (t in (ht := self._host_terms(i)) and u in ht)
-                      for i in sorted(both)[:COOCCUR_SCAN])
+            got = any(
+                (t in (tt := self._text_terms(i)) and u in tt)
+                or (t in (ht := self._host_terms(i)) and u in ht)
+                for i in sorted(both)[:COOCCUR_SCAN]
+            )
             if len(self._together) > 8192:
                 self._together.clear()
             self._together[key] = got
@@ -508,11 +656,17 @@ class Router:
         my laptop". Phrases are never ambiguous, and a multi-word term of the panel's own vocabulary settles
         the sense of the whole question."""
         if any(t in self.norm.canonical_terms for t in query.phrases):
-            return set()  # a multi-word term of the panel's own vocabulary ("KV cache") anchors the sense
-        content = [t for t in dict.fromkeys(query.seq) if t not in query.neutral and not t.isdigit()]
+            return (
+                set()
+            )  # a multi-word term of the panel's own vocabulary ("KV cache") anchors the sense
+        content = [
+            t for t in dict.fromkeys(query.seq) if t not in query.neutral and not t.isdigit()
+        ]
         matched = [t for t in content if t in self.index.postings]
         if len(content) < 2 or not matched or (len(matched) == len(content) and not query.personal):
-            return set()  # every word is the panel's: nothing says another sense is meant (unless it asks
+            return (
+                set()
+            )  # every word is the panel's: nothing says another sense is meant (unless it asks
             # about the user's own case: "cache the photos on my blog" is not the panel's cache)
         supporters = matched
         runs = query.runs
@@ -520,9 +674,13 @@ class Router:
         for t in matched:
             if t in query.phrases:
                 continue
-            if not any(u != t and query.unit.get(u, u) != query.unit.get(t, t)
-                       and not (runs.get(t) and runs.get(u) and self._same_run(query, t, u))
-                       and self._said_together(t, u) for u in supporters):
+            if not any(
+                u != t
+                and query.unit.get(u, u) != query.unit.get(t, t)
+                and not (runs.get(t) and runs.get(u) and self._same_run(query, t, u))
+                and self._said_together(t, u)
+                for u in supporters
+            ):
                 out.add(t)
         return out
 
@@ -564,15 +722,21 @@ class Router:
             return best
         out = []
         for i, sc in best:
-            said = max((sum(w for t, w in wanted.items() if t in a) for a in self._ask_terms(i)), default=0.0)
+            said = max(
+                (sum(w for t, w in wanted.items() if t in a) for a in self._ask_terms(i)),
+                default=0.0,
+            )
             out.append((i, min(100.0, sc + ASK_WEIGHT * said / total)))
         return sorted(out, key=lambda kv: (-kv[1], kv[0]))
 
     def _ask_terms(self, i: int) -> list[frozenset[str]]:
         got = self._asks_cache.get(i)
         if got is None:
-            got = [frozenset(self.norm.unigrams(self.norm.normalise(a)))
-                   | {f"?{w}" for w in words(a) if w in ASK_CUES} for a in self.index.quotes[i].asks]
+            got = [
+                frozenset(self.norm.unigrams(self.norm.normalise(a)))
+                | {f"?{w}" for w in words(a) if w in ASK_CUES}
+                for a in self.index.quotes[i].asks
+            ]
             if len(self._asks_cache) > 8192:
                 self._asks_cache.clear()
             self._asks_cache[i] = got
@@ -605,8 +769,10 @@ class Router:
     def _top(self, query: _Query, k: int, speakers: set[str] | None) -> list[ScoredQuote]:
         scores = self._scores(query, speakers)
         ranked = heapq.nsmallest(k, scores.items(), key=lambda kv: (-kv[1], kv[0]))
-        return [ScoredQuote(self.index.quotes[i], s, self._why(self.index.quotes[i], query.terms))
-                for i, s in ranked]
+        return [
+            ScoredQuote(self.index.quotes[i], s, self._why(self.index.quotes[i], query.terms))
+            for i, s in ranked
+        ]
 
     def _why(self, q: Quote, terms: list[str]) -> str:
         """Why a quote was chosen, in the quote's own words: 'says "KV cache", "growing"; about memory;
@@ -624,16 +790,29 @@ class Router:
                         phrase = f"{w} {toks[i + 1]}"
                 if not any(phrase in s or s in phrase for s in said):
                     said.append(phrase)
-        keywords = [k for k in (*q.topics, *q.keywords)
-                    if set(self.norm.unigrams(self.norm.normalise(k))) & wanted
-                    and not any(k.lower() in s.lower() or s.lower() in k.lower() for s in said)]
+        keywords = [
+            k
+            for k in (*q.topics, *q.keywords)
+            if set(self.norm.unigrams(self.norm.normalise(k))) & wanted
+            and not any(k.lower() in s.lower() or s.lower() in k.lower() for s in said)
+        ]
         parts = []
         if said:
-            parts.append("says " + ", ".join(f"\u201c{cased_like(w, q.text)}\u201d" for w in said[:4]))
+            parts.append(
+                "says " + ", ".join(f"\u201c{cased_like(w, q.text)}\u201d" for w in said[:4])
+            )
         hq = self.panel.question(q.question)
-        if keywords:  # as the quote or its host question writes them ("KV cache", not the stored "kv cache")
-            parts.append("about " + ", ".join(dict.fromkeys(cased_like(k, q.text, hq.text if hq else "")
-                                                            for k in keywords[:3])))
+        if (
+            keywords
+        ):  # as the quote or its host question writes them ("KV cache", not the stored "kv cache")
+            parts.append(
+                "about "
+                + ", ".join(
+                    dict.fromkeys(
+                        cased_like(k, q.text, hq.text if hq else "") for k in keywords[:3]
+                    )
+                )
+            )
         if hq:
             text = " ".join(hq.text.split())
             short = text if len(text) <= 60 else text[:59].rsplit(" ", 1)[0] + "\u2026"
@@ -671,19 +850,38 @@ class Router:
                 lenient *= PERSONAL_FACTOR
             if lenient >= self.settings.scope_floor:
                 near = self._top(query, 1, None)
-                return RouteResult(question, [], True, [], f"the talk never gave {facet.label}", addressed,
-                                   offer(), evidence, off_topic=False, unstated=facet.label, nearby=near)
+                return RouteResult(
+                    question,
+                    [],
+                    True,
+                    [],
+                    f"the talk never gave {facet.label}",
+                    addressed,
+                    offer(),
+                    evidence,
+                    off_topic=False,
+                    unstated=facet.label,
+                    nearby=near,
+                )
         if not in_scope:
-            reason = ("off-topic: the question shares nothing with what the panel discussed" if not matched
-                      else "off-topic: too little of the question is about what the panel discussed")
-            return RouteResult(question, [], True, [], reason, addressed, offer(),
-                               evidence)
+            reason = (
+                "off-topic: the question shares nothing with what the panel discussed"
+                if not matched
+                else "off-topic: too little of the question is about what the panel discussed"
+            )
+            return RouteResult(question, [], True, [], reason, addressed, offer(), evidence)
         # per-speaker retrieval
         # a panelist's fit and their quotes count the asks' match; whether they spoke to it at all (hand-over,
         # both) is decided on the plain match scores, which a curator's wording cannot inflate
         owner = [pid for pid, org in self._org_terms.items() if org and org & query.named]
-        subject = [t for t in dict.fromkeys(matched) if t not in query.named and t not in self._name_stems
-                   and t not in query.neutral and (t not in self._common or t in query.phrases or t in query.vocab)]
+        subject = [
+            t
+            for t in dict.fromkeys(matched)
+            if t not in query.named
+            and t not in self._name_stems
+            and t not in query.neutral
+            and (t not in self._common or t in query.phrases or t in query.vocab)
+        ]
         lean: str | None = None
         if len(owner) == 1 and len(subject) >= 2 and facet is None:
             # "What happens when a model goes live on Together?": the organisation says who, the rest says
@@ -698,26 +896,50 @@ class Router:
         fit: dict[str, list[ScoredQuote]] = {}
         n = max(k, 3)
         for pid in ids:
-            best = heapq.nsmallest(max(n, RERANK_SURFACE), scores[pid].items(), key=lambda kv: (-kv[1], kv[0]))
-            fit[pid] = [ScoredQuote(self.index.quotes[i], sc, "") for i, sc in best[:n]]  # never shown
-            per[pid] = [ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
-                        for i, sc in self._ask_matches(query, best)[:n]]
-        strength = {pid: self._strength(pid, per[pid], query) + (ORG_BONUS if pid == lean else 0.0) for pid in ids}
+            best = heapq.nsmallest(
+                max(n, RERANK_SURFACE), scores[pid].items(), key=lambda kv: (-kv[1], kv[0])
+            )
+            fit[pid] = [
+                ScoredQuote(self.index.quotes[i], sc, "") for i, sc in best[:n]
+            ]  # never shown
+            per[pid] = [
+                ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
+                for i, sc in self._ask_matches(query, best)[:n]
+            ]
+        strength = {
+            pid: self._strength(pid, per[pid], query) + (ORG_BONUS if pid == lean else 0.0)
+            for pid in ids
+        }
         # "What's Together's take on ...?" asks the panelist who speaks for Together, as if by name; so does
         # "What's Olive's background?" ask Olive (the one panelist named in the possessive, when nobody is
         # addressed): a panelist's own background, role or view is theirs to give
         unaddressed = not addressed and not both and target == "auto"
         via_org = unaddressed and query.org_view is not None
-        about = query.mentioned[0] if unaddressed and len(query.mentioned) == 1 and not via_org else None
+        about = (
+            query.mentioned[0]
+            if unaddressed and len(query.mentioned) == 1 and not via_org
+            else None
+        )
         asked = [query.org_view] if via_org and query.org_view else [about] if about else addressed
-        speakers, reason, note = self._who_answers(query, target, asked, both, fit, strength, via_org=via_org,
-                                                   about=about)
+        speakers, reason, note = self._who_answers(
+            query, target, asked, both, fit, strength, via_org=via_org, about=about
+        )
         speakers = [p for p in speakers if per.get(p)]
-        if len(speakers) > 1 and len(addressed) < 2:  # not named in an order of the user's ("Olive and Dan")
+        if (
+            len(speakers) > 1 and len(addressed) < 2
+        ):  # not named in an order of the user's ("Olive and Dan")
             speakers = self._lead_first(query, speakers, per)
         if not speakers:
-            return RouteResult(question, [], True, [], "no quote matches the question",
-                               addressed, offer(), evidence)
+            return RouteResult(
+                question,
+                [],
+                True,
+                [],
+                "no quote matches the question",
+                addressed,
+                offer(),
+                evidence,
+            )
         quotes: list[ScoredQuote] = []
         each = k if len(speakers) == 1 else max(1, math.ceil(k / len(speakers)))
         for p in speakers:
@@ -725,14 +947,35 @@ class Router:
         quotes.sort(key=lambda sq: -sq.score)
         facet = self._unstated(question, quotes)
         if facet is not None:
-            return RouteResult(question, [], True, [], f"the talk never gave {facet.label}", addressed,
-                               offer(), evidence, off_topic=False,
-                               unstated=facet.label, nearby=quotes[:1])
-        return RouteResult(question, speakers, False, quotes, reason, addressed, [], evidence, note=note)
+            return RouteResult(
+                question,
+                [],
+                True,
+                [],
+                f"the talk never gave {facet.label}",
+                addressed,
+                offer(),
+                evidence,
+                off_topic=False,
+                unstated=facet.label,
+                nearby=quotes[:1],
+            )
+        return RouteResult(
+            question, speakers, False, quotes, reason, addressed, [], evidence, note=note
+        )
 
-    def _who_answers(self, query: _Query, target: str, addressed: list[str], both: bool,
-                     per: dict[str, list[ScoredQuote]], strength: dict[str, float], *,
-                     via_org: bool = False, about: str | None = None) -> tuple[list[str], str, str]:
+    def _who_answers(
+        self,
+        query: _Query,
+        target: str,
+        addressed: list[str],
+        both: bool,
+        per: dict[str, list[ScoredQuote]],
+        strength: dict[str, float],
+        *,
+        via_org: bool = False,
+        about: str | None = None,
+    ) -> tuple[list[str], str, str]:
         """(speakers, reason, note): whoever was asked (by name, ``target``) unless they never spoke to it
         -- then the one who did, and ``note`` says so -- else the best fit, and a second who answered too."""
         ids = list(self.panel.panelists)
@@ -743,18 +986,27 @@ class Router:
         explicit: list[str] = []  # who was asked (by name, --to or the selector); [] = auto
         how = ""
         if target == "both" or (target == "auto" and (both or len(addressed) > 1)):
-            if len(addressed) > 1:  # named in the question: in the order named ("Olive and Dan, ...")
-                explicit = addressed + [p for p in ranked if p not in addressed and (target == "both" or both)]
+            if (
+                len(addressed) > 1
+            ):  # named in the question: in the order named ("Olive and Dan, ...")
+                explicit = addressed + [
+                    p for p in ranked if p not in addressed and (target == "both" or both)
+                ]
             else:
                 explicit = list(ranked)
             how = "asked of both panelists" if target == "both" or both else "addressed by name"
         elif target != "auto":
             explicit, how = [target], f"asked of {self.panel.display_name(target)} (target)"
         elif addressed:
-            explicit, how = addressed[:1], f"addressed to {self.panel.display_name(addressed[0])} by name"
+            explicit, how = (
+                addressed[:1],
+                f"addressed to {self.panel.display_name(addressed[0])} by name",
+            )
             if via_org:
                 org = self.panel.panelists[addressed[0]].organisation
-                how = f"asked for {org}'s view: {self.panel.display_name(addressed[0])} speaks for it"
+                how = (
+                    f"asked for {org}'s view: {self.panel.display_name(addressed[0])} speaks for it"
+                )
             elif about:
                 name = self.panel.display_name(about)
                 how = f"asked about {name} ({name}'s own work or view): {name} answers"
@@ -776,14 +1028,26 @@ class Router:
         if speakers:
             return speakers, how, ""
         others = [p for p in ranked if spoke[p] and p not in explicit]
-        if others and via_org:  # nobody was named: the one who spoke to it answers, with no hand-over note
-            return others[:1], f"{self.panel.display_name(others[0])} spoke to this most on the panel", ""
+        if (
+            others and via_org
+        ):  # nobody was named: the one who spoke to it answers, with no hand-over note
+            return (
+                others[:1],
+                f"{self.panel.display_name(others[0])} spoke to this most on the panel",
+                "",
+            )
         if others:  # hand over to the one who did speak to it, and say so
             note = f"{names} didn't speak to this on the panel; {self.panel.display_name(others[0])} did"
             return others[:1], note, note
-        return [p for p in explicit if per[p]][:1], how, ""  # nobody really did: the one asked, what they have
+        return (
+            [p for p in explicit if per[p]][:1],
+            how,
+            "",
+        )  # nobody really did: the one asked, what they have
 
-    def _lead_first(self, query: _Query, speakers: list[str], per: dict[str, list[ScoredQuote]]) -> list[str]:
+    def _lead_first(
+        self, query: _Query, speakers: list[str], per: dict[str, list[ScoredQuote]]
+    ) -> list[str]:
         """Two panelists answering, in the order the answer shows them: first the one whose organisation
         (or its product: "M3" -> minimax) the question names, when it names one panelist's only; else the
         one whose best quote matches the question best (ties keep the order of fit)."""
@@ -793,8 +1057,13 @@ class Router:
             return owners + [p for p in speakers if p != owners[0]]
         return sorted(speakers, key=lambda p: -(per[p][0].score if per.get(p) else 0.0))
 
-    def _answer_quotes(self, top: list[ScoredQuote], scores: dict[int, float],
-                       terms: list[str], query: _Query | None = None) -> list[ScoredQuote]:
+    def _answer_quotes(
+        self,
+        top: list[ScoredQuote],
+        scores: dict[int, float],
+        terms: list[str],
+        query: _Query | None = None,
+    ) -> list[ScoredQuote]:
         """One panelist's quotes for an answer: the best, the others that score at least WEAK_SHARE of it
         or continue a kept quote, and the sentence before a kept quote that cannot stand alone ("But ...",
         "And ...") when that one matches the question too. A quote kept on its score alone that says none of
@@ -807,9 +1076,13 @@ class Router:
         floor = max(self.settings.min_quote_score, 0.3 * best)
         kept = [top[0]]
         for sq in top[1:]:
-            if sq.score >= max(floor, WEAK_SHARE * best) and (
-                    sq.score >= UNSAID_SHARE * best or query is None or self._said(query, sq.quote)) or (
-                    sq.score >= floor and any(self._adjacent(q.quote, sq.quote) for q in kept)):
+            if (
+                sq.score >= max(floor, WEAK_SHARE * best)
+                and (
+                    sq.score >= UNSAID_SHARE * best or query is None or self._said(query, sq.quote)
+                )
+                or (sq.score >= floor and any(self._adjacent(q.quote, sq.quote) for q in kept))
+            ):
                 kept.append(sq)
         ids = {sq.quote.id for sq in kept}
         for sq in list(kept):
@@ -818,9 +1091,15 @@ class Router:
             i = self._position(sq.quote.id)
             prev = self.index.quotes[i - 1] if i else None
             lead = scores.get(i - 1, 0.0) if i else 0.0
-            if prev is not None and prev.id not in ids and self._adjacent(prev, sq.quote) \
-                    and lead >= self.settings.min_quote_score:
-                kept.append(ScoredQuote(prev, lead, self._why(prev, terms) + "; leads in to " + sq.quote.id))
+            if (
+                prev is not None
+                and prev.id not in ids
+                and self._adjacent(prev, sq.quote)
+                and lead >= self.settings.min_quote_score
+            ):
+                kept.append(
+                    ScoredQuote(prev, lead, self._why(prev, terms) + "; leads in to " + sq.quote.id)
+                )
                 ids.add(prev.id)
         return kept
 
@@ -834,7 +1113,9 @@ class Router:
     @staticmethod
     def _asked_facet(question: str) -> Facet | None:
         """The specific the question asks for (a price, a context length...), if any."""
-        head = question[:FACET_SCAN]  # a question, not a document: bounds the regex work on huge input
+        head = question[
+            :FACET_SCAN
+        ]  # a question, not a document: bounds the regex work on huge input
         return next((f for f in specific_facets() if f.asked_in(head)), None)
 
     def _unstated(self, question: str, quotes: list[ScoredQuote]) -> Facet | None:
@@ -852,7 +1133,9 @@ class Router:
             return 0.0
         s = quotes[0].score + 0.3 * (quotes[1].score if len(quotes) > 1 else 0.0)
         exp = self.expertise.get(pid, frozenset())
-        bonus = sum(EXPERTISE_TERM * (0.5 if t in self._common else 1.0) for t in query.terms if t in exp)
+        bonus = sum(
+            EXPERTISE_TERM * (0.5 if t in self._common else 1.0) for t in query.terms if t in exp
+        )
         s += min(bonus, EXPERTISE_CAP)
         if self._org_subject(query) == pid:
             s += ORG_BONUS  # the organisation (or its product) is what the question is about
@@ -868,7 +1151,9 @@ class Router:
             return hits[0]
         return None
 
-    def _both_answered(self, query: _Query, per: dict[str, list[ScoredQuote]], a: str, b: str) -> bool:
+    def _both_answered(
+        self, query: _Query, per: dict[str, list[ScoredQuote]], a: str, b: str
+    ) -> bool:
         """The second panelist joins only when they really answered it too: their best quote scores nearly
         as well (``both_ratio``) and answers the same host question as the first's best, or it scores at
         least BOTH_SAID_RATIO as well and says, in their own words, most of what the first's best says of
@@ -884,16 +1169,24 @@ class Router:
             said_a, said_b = self._said(query, top_a.quote), self._said(query, top_b.quote)
             terms_a = {t for t in said_a if " " not in t}
             terms_b = {t for t in said_b if " " not in t}
-            return (top_b.score >= BOTH_ALL_RATIO * top_a.score and len(terms_a) >= 3
-                    and terms_a == terms_b and (set(query.matched) - query.neutral) <= terms_a)
+            return (
+                top_b.score >= BOTH_ALL_RATIO * top_a.score
+                and len(terms_a) >= 3
+                and terms_a == terms_b
+                and (set(query.matched) - query.neutral) <= terms_a
+            )
         if top_b.score >= self.settings.both_ratio * top_a.score and (
-                self._both_spoke(per, a, b) or self._both_spoke(per, b, a)):
+            self._both_spoke(per, a, b) or self._both_spoke(per, b, a)
+        ):
             return True
         said_a, said_b = self._said(query, top_a.quote), self._said(query, top_b.quote)
         orgs = set().union(*self._org_terms.values()) if self._org_terms else set()
         shared = said_a & said_b
-        distinctive = {t for t in shared
-                       if (" " in t or t not in self._common or t in query.phrases) and t not in orgs}
+        distinctive = {
+            t
+            for t in shared
+            if (" " in t or t not in self._common or t in query.phrases) and t not in orgs
+        }
         return len(shared) >= 2 and bool(distinctive) and len(said_b) >= BOTH_COVERAGE * len(said_a)
 
     def _position(self, quote_id: str) -> int | None:
@@ -950,7 +1243,9 @@ class Router:
                     break
         return out
 
-    def _near(self, question: str, pool: list[tuple[str, str | None]], order: list[int]) -> list[int]:
+    def _near(
+        self, question: str, pool: list[tuple[str, str | None]], order: list[int]
+    ) -> list[int]:
         """The pool's questions that share a word with ``question`` (the same stem, or the same first
         ``NEAR_PREFIX`` letters: "racing"/"race"): a word of its subject (the topics and keywords of the quote
         it is written for) or of its own; each shared word weighs as much as it is specific in English
@@ -960,7 +1255,9 @@ class Router:
         if not question.strip():
             return []
         bags = self._suggestion_bags(pool)
-        mine: dict[str, float] = {}  # the question's terms, each weighing as specific as its word is
+        mine: dict[
+            str, float
+        ] = {}  # the question's terms, each weighing as specific as its word is
         for w in words(question):
             for t in self.norm.terms_of_words([w], pairs=False):
                 mine[t] = max(mine.get(t, 0.0), specificity(w))
@@ -975,8 +1272,11 @@ class Router:
         for rank, j in enumerate(order):
             bag = bags[j]
             score = sum(mine[t] for t in bag if t in mine)
-            score += NEAR_PREFIX_WEIGHT * sum(heads.get(t[:NEAR_PREFIX], 0.0) for t in bag
-                                              if t not in mine and len(t) >= NEAR_PREFIX)
+            score += NEAR_PREFIX_WEIGHT * sum(
+                heads.get(t[:NEAR_PREFIX], 0.0)
+                for t in bag
+                if t not in mine and len(t) >= NEAR_PREFIX
+            )
             if score >= NEAR_MIN:
                 scored.append((-score, rank, j))
         scored.sort()
@@ -990,8 +1290,13 @@ class Router:
             for ask, qid in pool:
                 q = self.panel.quote(qid) if qid else None
                 text = " ".join([ask, *(q.topics if q else ()), *(q.keywords if q else ())])
-                bags.append(frozenset(t for t in self.norm.terms_of_words(words(text), pairs=False)
-                                      if t not in stopwords()))
+                bags.append(
+                    frozenset(
+                        t
+                        for t in self.norm.terms_of_words(words(text), pairs=False)
+                        if t not in stopwords()
+                    )
+                )
             self._suggestion_words = bags
         return self._suggestion_words
 
@@ -1009,8 +1314,15 @@ class Router:
                 break
             if not hq.answered_by:
                 continue
-            found = next((text for q in by_question.get(hq.id, ()) for ask in q.asks
-                          if 12 <= len(text := _as_question(ask)) <= 70 and self._answers(text, q.id)), None)
+            found = next(
+                (
+                    text
+                    for q in by_question.get(hq.id, ())
+                    for ask in q.asks
+                    if 12 <= len(text := _as_question(ask)) <= 70 and self._answers(text, q.id)
+                ),
+                None,
+            )
             if found is None:
                 text = _as_question(hq.text)
                 found = text if self._answers(text, None) else None
@@ -1037,15 +1349,21 @@ class Router:
                     text = _as_question(ask)
                     if 12 <= len(text) <= 70:
                         by_speaker[q.speaker].append((text, q.id))
-            if not by_speaker:  # a draft panel: the host's questions, first sentence with a question mark
+            if (
+                not by_speaker
+            ):  # a draft panel: the host's questions, first sentence with a question mark
                 for hq in self.panel.questions:
                     if hq.answered_by:
                         text = _as_question(hq.text)
                         if 12 <= len(text) <= 90:
                             by_speaker[hq.answered_by[0]].append((text, None))
             lists = [by_speaker[p] for p in self.panel.panelists if by_speaker.get(p)]
-            self._suggestion_pool = [lst[i] for i in range(max(map(len, lists), default=0))
-                                     for lst in lists if i < len(lst)]
+            self._suggestion_pool = [
+                lst[i]
+                for i in range(max(map(len, lists), default=0))
+                for lst in lists
+                if i < len(lst)
+            ]
         return self._suggestion_pool
 
     def _answers(self, ask: str, quote_id: str | None) -> bool:
@@ -1070,4 +1388,6 @@ def _as_question(text: str) -> str:
 
 
 QUESTION_START = LazyPattern(
-    r"(?:what|why|how|who|where|when|which|is|are|do|does|did|can|could|should|would|will)\b", re.IGNORECASE)
+    r"(?:what|why|how|who|where|when|which|is|are|do|does|did|can|could|should|would|will)\b",
+    re.IGNORECASE,
+)

@@ -16,9 +16,21 @@ if TYPE_CHECKING:
     from collections.abc import KeysView
 
 _NUMBER_WORDS = {
-    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-    "eight": "8", "nine": "9", "ten": "10", "twelve": "12", "fourteen": "14", "hundred": "100",
-    "thousand": "1000", "million": "1m",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "ten": "10",
+    "twelve": "12",
+    "fourteen": "14",
+    "hundred": "100",
+    "thousand": "1000",
+    "million": "1m",
 }
 
 
@@ -35,7 +47,9 @@ class _TermMap(dict):
             term = ""
         else:
             term = stem(w)
-            for _ in range(3):  # a general synonym of a panel word reads as the panel's term: hosts -> serve -> inference
+            for _ in range(
+                3
+            ):  # a general synonym of a panel word reads as the panel's term: hosts -> serve -> inference
                 term, prev = self.synonyms.get(term, term), term
                 if term == prev:
                     break
@@ -79,7 +93,9 @@ class Normalizer:
         def with_numbers(t: str) -> str:
             return " ".join(_NUMBER_WORDS.get(w, w) for w in t.split())
 
-        groups: list[tuple[str, tuple[str, ...]]] = list(vocabulary.items())  # the panel's own first
+        groups: list[tuple[str, tuple[str, ...]]] = list(
+            vocabulary.items()
+        )  # the panel's own first
         if general:
             groups += [(g[0], tuple(g[1:])) for g in thesaurus()]
         for canonical, variants in groups:
@@ -88,7 +104,9 @@ class Normalizer:
             for v in (*variants, canonical):
                 raw = " ".join(words(v))
                 for form in (raw, with_numbers(raw)):
-                    if form and (form != canon or " " in canon):  # canonical phrases map to themselves
+                    if form and (
+                        form != canon or " " in canon
+                    ):  # canonical phrases map to themselves
                         mapping.setdefault(form, canon)
                 if canon_stem and raw and " " not in raw:
                     synonyms.setdefault(stem(raw), canon_stem)
@@ -101,7 +119,9 @@ class Normalizer:
     def _setup(self, mapping: dict[str, str], synonyms: dict[str, str]) -> None:
         self._map = mapping
         self._terms = _TermMap(synonyms)
-        heads: dict[str, int] = {}  # a phrase's first word -> the most words a phrase starting so has
+        heads: dict[
+            str, int
+        ] = {}  # a phrase's first word -> the most words a phrase starting so has
         for key in mapping:
             parts = key.split(" ")
             heads[parts[0]] = max(heads.get(parts[0], 0), len(parts))
@@ -109,8 +129,11 @@ class Normalizer:
 
     def state(self) -> dict[str, object]:
         """Plain data from which :meth:`from_state` rebuilds an equal normaliser."""
-        return {"mapping": self._map, "synonyms": self._terms.synonyms,
-                "canonical_terms": sorted(self.canonical_terms)}
+        return {
+            "mapping": self._map,
+            "synonyms": self._terms.synonyms,
+            "canonical_terms": sorted(self.canonical_terms),
+        }
 
     @classmethod
     def from_state(cls, state: dict) -> Normalizer:
@@ -165,7 +188,9 @@ class Normalizer:
         heads = self._heads
         if self.plain(toks):
             return toks  # nothing to map: no per-word work
-        starts = [i for i, t in enumerate(toks) if t in heads or "." in t]  # where a phrase may begin
+        starts = [
+            i for i, t in enumerate(toks) if t in heads or "." in t
+        ]  # where a phrase may begin
         out: list[str] = []
         done = 0  # toks[:done] are handled
         for i in starts:
@@ -199,8 +224,9 @@ class Normalizer:
         list) when nothing applied."""
         return self._map_words(toks)
 
-    def normalise(self, text: str, fix: dict[str, str] | None = None,
-                  phrases: dict[str, float] | None = None) -> str:
+    def normalise(
+        self, text: str, fix: dict[str, str] | None = None, phrases: dict[str, float] | None = None
+    ) -> str:
         """Vocabulary- and number-mapped text; terms produced from a multi-word phrase ("day zero" ->
         launch) are recorded in ``phrases`` with their share of that phrase."""
         toks = words(text)

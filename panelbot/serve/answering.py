@@ -42,8 +42,14 @@ class _Pieces:
 class AnswerRun:
     """Iterate :meth:`pieces` for the answer text as it forms; then :attr:`record` holds the whole answer."""
 
-    def __init__(self, backend: Backend, panel: Panel, route: RouteResult, question: str,
-                 history: list[Message] | None = None) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        panel: Panel,
+        route: RouteResult,
+        question: str,
+        history: list[Message] | None = None,
+    ) -> None:
         self.backend = backend
         self.panel = panel
         self.route = route
@@ -61,7 +67,9 @@ class AnswerRun:
         sink = _Pieces()
         view = _TextView(panel, sink)
         dones: list[SpeakerDone] = []
-        async for event in self.backend.answer(AnswerRequest(self.question, panel, route, self.history)):
+        async for event in self.backend.answer(
+            AnswerRequest(self.question, panel, route, self.history)
+        ):
             if isinstance(event, TextDelta):
                 view.delta(event)
             else:

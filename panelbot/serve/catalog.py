@@ -80,7 +80,11 @@ class Catalog:
         if w in (BOTH_ID, "all", "everyone"):
             return "both"
         for pid, persona in panel.panelists.items():
-            if w in (pid, persona.name.lower(), persona.name.split()[0].lower() if persona.name else pid):
+            if w in (
+                pid,
+                persona.name.lower(),
+                persona.name.split()[0].lower() if persona.name else pid,
+            ):
                 return pid
         return None
 
@@ -100,12 +104,18 @@ def _model_ids(default: str, panels: dict[str, PanelEntry]) -> dict[str, ModelEn
 
     def add(prefix: str, name: str, panel: Panel) -> None:
         for pid in panel.panelists:
-            out.setdefault(f"{prefix}{pid}", ModelEntry(f"{prefix}{pid}", name, pid, _describe(panel, pid)))
-        out.setdefault(f"{prefix}{AUTO_ID}", ModelEntry(f"{prefix}{AUTO_ID}", name, "auto",
-                                                        _describe(panel, "auto")))
+            out.setdefault(
+                f"{prefix}{pid}", ModelEntry(f"{prefix}{pid}", name, pid, _describe(panel, pid))
+            )
+        out.setdefault(
+            f"{prefix}{AUTO_ID}",
+            ModelEntry(f"{prefix}{AUTO_ID}", name, "auto", _describe(panel, "auto")),
+        )
         if len(panel.panelists) > 1:
-            out.setdefault(f"{prefix}{BOTH_ID}", ModelEntry(f"{prefix}{BOTH_ID}", name, "both",
-                                                            _describe(panel, "both")))
+            out.setdefault(
+                f"{prefix}{BOTH_ID}",
+                ModelEntry(f"{prefix}{BOTH_ID}", name, "both", _describe(panel, "both")),
+            )
 
     add("", default, panels[default].panel)
     for name, entry in panels.items():
@@ -113,12 +123,15 @@ def _model_ids(default: str, panels: dict[str, PanelEntry]) -> dict[str, ModelEn
     return out
 
 
-def load_catalog(config: Config, panel: str | None = None,
-                 warn: Callable[[str], None] | None = None) -> Catalog:
+def load_catalog(
+    config: Config, panel: str | None = None, warn: Callable[[str], None] | None = None
+) -> Catalog:
     """The default panel (``panel`` or the config's, indexed now) plus every other installed panel that loads
     (indexed when first asked)."""
     default_panel = load_panel(panel or config.panel)
-    panels: dict[str, PanelEntry] = {default_panel.name: PanelEntry(default_panel, config.retrieval)}
+    panels: dict[str, PanelEntry] = {
+        default_panel.name: PanelEntry(default_panel, config.retrieval)
+    }
     warnings: list[str] = []
     for name in panel_names():
         if name in panels:

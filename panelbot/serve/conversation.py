@@ -55,12 +55,18 @@ def content_text(content: Any, where: str) -> str:
                 parts.append(part)
             elif isinstance(part, dict) and part.get("type") in ("text", "input_text"):
                 if not isinstance(part.get("text"), str):
-                    raise RequestError(f"{where}.content[{i}].text must be a string", f"{where}.content")
+                    raise RequestError(
+                        f"{where}.content[{i}].text must be a string", f"{where}.content"
+                    )
                 parts.append(part["text"])
             elif not isinstance(part, dict):
-                raise RequestError(f"{where}.content[{i}] must be an object with a type", f"{where}.content")
+                raise RequestError(
+                    f"{where}.content[{i}] must be an object with a type", f"{where}.content"
+                )
         return "\n".join(parts)
-    raise RequestError(f"{where}.content must be a string or a list of content parts", f"{where}.content")
+    raise RequestError(
+        f"{where}.content must be a string or a list of content parts", f"{where}.content"
+    )
 
 
 def _speaker_of_heading(panel: Panel, name: str) -> str | None:
@@ -74,7 +80,9 @@ def _speaker_of_heading(panel: Panel, name: str) -> str | None:
 def read_answer(panel: Panel, text: str, extra: Any = None) -> tuple[list[str], list[str]]:
     """Who answered and which quote ids an earlier assistant message showed."""
     if isinstance(extra, dict):
-        speakers = [s for s in extra.get("speakers") or [] if isinstance(s, str) and s in panel.panelists]
+        speakers = [
+            s for s in extra.get("speakers") or [] if isinstance(s, str) and s in panel.panelists
+        ]
         ids = [q.get("id") for q in extra.get("quotes") or [] if isinstance(q, dict)]
         ids = [i for i in ids if isinstance(i, str) and panel.quote(i) is not None]
         if speakers or ids:
@@ -97,16 +105,23 @@ def read_answer(panel: Panel, text: str, extra: Any = None) -> tuple[list[str], 
     return speakers, ids
 
 
-_VERDICT_RE = re.compile(r"^\[(?:grounded|NOT grounded|cites nothing|the model failed)\b[^\n]*$\n?", re.MULTILINE)
+_VERDICT_RE = re.compile(
+    r"^\[(?:grounded|NOT grounded|cites nothing|the model failed)\b[^\n]*$\n?", re.MULTILINE
+)
 
 
 def _split_by_speaker(panel: Panel, text: str, speakers: list[str]) -> list[tuple[str, str]]:
     """An answer -> (speaker, their words) per speaker heading, without the headings and verdict lines."""
     text = _VERDICT_RE.sub("", text)
     if len(speakers) <= 1:
-        body = _HEADING_RE.sub(lambda m: "" if _speaker_of_heading(panel, m.group(1)) else m.group(0), text)
+        body = _HEADING_RE.sub(
+            lambda m: "" if _speaker_of_heading(panel, m.group(1)) else m.group(0), text
+        )
         return [(speakers[0] if speakers else "assistant", body.strip())]
-    cuts = [(m.start(), m.end(), _speaker_of_heading(panel, m.group(1))) for m in _HEADING_RE.finditer(text)]
+    cuts = [
+        (m.start(), m.end(), _speaker_of_heading(panel, m.group(1)))
+        for m in _HEADING_RE.finditer(text)
+    ]
     cuts = [c for c in cuts if c[2]]
     if not cuts:
         return [(speakers[0], text)]
@@ -122,9 +137,13 @@ def _split_by_speaker(panel: Panel, text: str, speakers: list[str]) -> list[tupl
 def parse_messages(panel: Panel, messages: Any, target: str = "auto") -> Conversation:
     """Validate an OpenAI ``messages`` list and read it as a conversation. RequestError when malformed."""
     if not isinstance(messages, list) or not messages:
-        raise RequestError("'messages' must be a non-empty list of {role, content} objects", "messages")
+        raise RequestError(
+            "'messages' must be a non-empty list of {role, content} objects", "messages"
+        )
     if len(messages) > MAX_MESSAGES:
-        raise RequestError(f"'messages' holds {len(messages)} messages; at most {MAX_MESSAGES}", "messages")
+        raise RequestError(
+            f"'messages' holds {len(messages)} messages; at most {MAX_MESSAGES}", "messages"
+        )
     parsed: list[tuple[str, str, Any]] = []
     for i, m in enumerate(messages):
         where = f"messages[{i}]"
@@ -132,15 +151,19 @@ def parse_messages(panel: Panel, messages: Any, target: str = "auto") -> Convers
             raise RequestError(f"{where} must be an object with 'role' and 'content'", "messages")
         role = m.get("role")
         if role not in ROLES:
-            raise RequestError(f"{where}.role must be one of {', '.join(ROLES)} (got {role!r})", "messages")
+            raise RequestError(
+                f"{where}.role must be one of {', '.join(ROLES)} (got {role!r})", "messages"
+            )
         parsed.append((role, content_text(m.get("content"), where), m.get("panelbot")))
     last_user = max((i for i, (role, _, _) in enumerate(parsed) if role == "user"), default=None)
     if last_user is None:
         raise RequestError("'messages' has no user message to answer", "messages")
-    after = [role for role, _, _ in parsed[last_user + 1:] if role not in ("system", "developer")]
+    after = [role for role, _, _ in parsed[last_user + 1 :] if role not in ("system", "developer")]
     if after:
-        raise RequestError(f"the last message to answer must be the user's (found {after[-1]!r} after it)",
-                           "messages")
+        raise RequestError(
+            f"the last message to answer must be the user's (found {after[-1]!r} after it)",
+            "messages",
+        )
     message = parsed[last_user][1].strip()
     if not message:
         raise RequestError(f"messages[{last_user}] (the question) is empty", "messages")
@@ -165,8 +188,9 @@ def parse_messages(panel: Panel, messages: Any, target: str = "auto") -> Convers
     return conv
 
 
-def route_conversation(router: Any, turns: Sequence[ConversationTurn], message: str,
-                       target: str = "auto") -> tuple[RouteResult, dict | None]:
+def route_conversation(
+    router: Any, turns: Sequence[ConversationTurn], message: str, target: str = "auto"
+) -> tuple[RouteResult, dict | None]:
     """Resolve ``message`` against the earlier turns: (the route, what context was carried over or None)."""
     res = resolve(router, list(turns), message, target)
     return res.route, res.context

@@ -40,7 +40,9 @@ from panelbot.text import strip_control
 
 MAX_QUESTION = 4000
 MAX_K = 50
-MAX_LISTED_QUOTES = 2000  # a bigger panel's quotes are still readable through the URI template, not listed
+MAX_LISTED_QUOTES = (
+    2000  # a bigger panel's quotes are still readable through the URI template, not listed
+)
 
 
 def _clean(text: str) -> str:
@@ -50,8 +52,12 @@ def _clean(text: str) -> str:
 def _instructions(catalog: Catalog) -> str:
     entry = catalog.entry(None)
     p = entry.panel
-    who = "; ".join(f"{x.name} ({x.title}; talked about {', '.join(x.covers[:6])})" if x.covers
-                    else f"{x.name} ({x.title})" for x in p.panelists.values())
+    who = "; ".join(
+        f"{x.name} ({x.title}; talked about {', '.join(x.covers[:6])})"
+        if x.covers
+        else f"{x.name} ({x.title})"
+        for x in p.panelists.values()
+    )
     return (
         f'This server holds a recorded expert panel, "{p.title}". The panelists: {who}. Every answer is made '
         "of their verbatim words from the talk, each quote with an id you can cite and look up (get_quote). "
@@ -63,8 +69,12 @@ def _instructions(catalog: Catalog) -> str:
 
 def _quote_dict(panel: Panel, sq: ScoredQuote | Quote) -> dict[str, Any]:
     q = sq.quote if isinstance(sq, ScoredQuote) else sq
-    d: dict[str, Any] = {"id": q.id, "speaker": q.speaker, "speaker_name": panel.display_name(q.speaker),
-                         "text": q.text}
+    d: dict[str, Any] = {
+        "id": q.id,
+        "speaker": q.speaker,
+        "speaker_name": panel.display_name(q.speaker),
+        "text": q.text,
+    }
     if isinstance(sq, ScoredQuote):
         d["score"] = round(sq.score, 1)
     hq = panel.question(q.question)
@@ -74,9 +84,16 @@ def _quote_dict(panel: Panel, sq: ScoredQuote | Quote) -> dict[str, Any]:
 
 def _persona_dict(panel: Panel, pid: str) -> dict[str, Any]:
     p = panel.panelists[pid]
-    return {"id": pid, "name": p.name, "role": p.role, "organisation": p.organisation,
-            "covers": list(p.covers), "bio": p.bio, "quotes": len(panel.quotes_by(pid)),
-            "resource": f"panel://{panel.name}/{pid}"}
+    return {
+        "id": pid,
+        "name": p.name,
+        "role": p.role,
+        "organisation": p.organisation,
+        "covers": list(p.covers),
+        "bio": p.bio,
+        "quotes": len(panel.quotes_by(pid)),
+        "resource": f"panel://{panel.name}/{pid}",
+    }
 
 
 def _profile_text(panel: Panel, pid: str) -> str:
@@ -91,7 +108,10 @@ def _profile_text(panel: Panel, pid: str) -> str:
     if p.voice:
         lines += ["", f"How they speak: {p.voice}"]
     quotes = panel.quotes_by(pid)
-    lines += ["", f"{len(quotes)} quotes on this panel (resources panel://{panel.name}/quotes/<id>):"]
+    lines += [
+        "",
+        f"{len(quotes)} quotes on this panel (resources panel://{panel.name}/quotes/<id>):",
+    ]
     lines += [f"- [{q.id}] {q.text[:100]}{'…' if len(q.text) > 100 else ''}" for q in quotes]
     return "\n".join(lines) + "\n"
 
@@ -120,20 +140,33 @@ class PanelTools:
     def ask_panel(
         self,
         question: Annotated[str, Field(description="The question, in plain language")],
-        to: Annotated[str, Field(description="Who answers: 'auto' (the panel decides), 'both', or a panelist id "
-                                             "(see list_panels)")] = "auto",
-        conversation: Annotated[list[dict[str, Any] | str] | None, Field(
-            description="Earlier turns of this chat, oldest first: {role: 'user'|'assistant', content: text} "
-                        "objects (earlier answers cite quote ids as [id]) or plain strings for earlier "
-                        "questions")] = None,
-        panel: Annotated[str | None, Field(description="Installed panel name; default: the served panel")] = None,
+        to: Annotated[
+            str,
+            Field(
+                description="Who answers: 'auto' (the panel decides), 'both', or a panelist id "
+                "(see list_panels)"
+            ),
+        ] = "auto",
+        conversation: Annotated[
+            list[dict[str, Any] | str] | None,
+            Field(
+                description="Earlier turns of this chat, oldest first: {role: 'user'|'assistant', content: text} "
+                "objects (earlier answers cite quote ids as [id]) or plain strings for earlier "
+                "questions"
+            ),
+        ] = None,
+        panel: Annotated[
+            str | None, Field(description="Installed panel name; default: the served panel")
+        ] = None,
     ) -> dict[str, Any]:
         question = self._text(question, "question")
         entry = self._entry(panel)
         p = entry.panel
         target = self.catalog.target_for(p, to if isinstance(to, str) else "")
         if target is None:
-            raise ToolError(f"'to' must be auto, both or one of: {', '.join(p.panelists)} (got {to!r})")
+            raise ToolError(
+                f"'to' must be auto, both or one of: {', '.join(p.panelists)} (got {to!r})"
+            )
         messages: list[Any] = []
         for i, item in enumerate(conversation or []):
             if isinstance(item, str):
@@ -141,8 +174,10 @@ class PanelTools:
             elif isinstance(item, dict):
                 messages.append(item)
             else:
-                raise ToolError(f"conversation[{i}] must be a string (an earlier question) or "
-                                "{role: user|assistant, content: text}")
+                raise ToolError(
+                    f"conversation[{i}] must be a string (an earlier question) or "
+                    "{role: user|assistant, content: text}"
+                )
         messages.append({"role": "user", "content": question})
         try:
             conv = parse_messages(p, messages, target)
@@ -159,11 +194,16 @@ class PanelTools:
             "context": context,
         }
         if not route.abstained:  # each one is resolved in this conversation first: it has an answer
-            now = [*conv.turns, ConversationTurn(question, list(route.speakers),
-                                                 [sq.quote.id for sq in route.quotes], target)]
+            now = [
+                *conv.turns,
+                ConversationTurn(
+                    question, list(route.speakers), [sq.quote.id for sq in route.quotes], target
+                ),
+            ]
             out["suggested_followups"] = [
                 {"question": f.text, "kind": f.kind, "answered_by": list(f.speakers)}
-                for f in suggest_followups(entry.router, now, 3)]
+                for f in suggest_followups(entry.router, now, 3)
+            ]
         if route.small_talk:  # "hi", "thanks!": a friendly reply, not a decline
             out.update(kind="small_talk", small_talk=route.small_talk)
         if route.abstained:
@@ -176,8 +216,12 @@ class PanelTools:
         self,
         query: Annotated[str, Field(description="Words to look for in what the panelists said")],
         k: Annotated[int, Field(description=f"How many quotes, 1-{MAX_K}")] = 5,
-        speaker: Annotated[str | None, Field(description="Only this panelist's quotes (an id or name)")] = None,
-        panel: Annotated[str | None, Field(description="Installed panel name; default: the served panel")] = None,
+        speaker: Annotated[
+            str | None, Field(description="Only this panelist's quotes (an id or name)")
+        ] = None,
+        panel: Annotated[
+            str | None, Field(description="Installed panel name; default: the served panel")
+        ] = None,
     ) -> list[dict[str, Any]]:
         query = self._text(query, "query")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
@@ -187,14 +231,20 @@ class PanelTools:
         if speaker:
             sid = self.catalog.target_for(entry.panel, speaker)
             if sid in (None, "auto", "both"):
-                raise ToolError(f"'speaker' must be one of: {', '.join(entry.panel.panelists)} (got {speaker!r})")
+                raise ToolError(
+                    f"'speaker' must be one of: {', '.join(entry.panel.panelists)} (got {speaker!r})"
+                )
             speakers = {sid}
         return [_quote_dict(entry.panel, h) for h in entry.router.search(query, k, speakers)]
 
     def get_quote(
         self,
-        id: Annotated[str, Field(description="A quote id such as 'dan-22' (from ask_panel or search_quotes)")],
-        panel: Annotated[str | None, Field(description="Installed panel name; default: the served panel")] = None,
+        id: Annotated[
+            str, Field(description="A quote id such as 'dan-22' (from ask_panel or search_quotes)")
+        ],
+        panel: Annotated[
+            str | None, Field(description="Installed panel name; default: the served panel")
+        ] = None,
     ) -> dict[str, Any]:
         qid = self._text(id, "id", 200)
         if "/" in qid and panel is None:  # "minimax-m3/dan-22"
@@ -205,26 +255,40 @@ class PanelTools:
         if q is None:
             near = [x.id for x in p.quotes if x.id.split("-")[0] == qid.split("-")[0]][:5]
             hint = f" (e.g. {', '.join(near)})" if near else ""
-            raise ToolError(f"no quote {qid!r} in panel {p.name!r}{hint}; ids come from ask_panel or "
-                            "search_quotes")
+            raise ToolError(
+                f"no quote {qid!r} in panel {p.name!r}{hint}; ids come from ask_panel or "
+                "search_quotes"
+            )
         d = _quote_dict(p, q)
-        d.update(panel=p.name, topics=list(q.topics),
-                 host_question=({"id": hq.id, "text": hq.text} if hq else None),
-                 whole_answer=turn.text if turn else None,
-                 resource=f"panel://{p.name}/quotes/{q.id}")
+        d.update(
+            panel=p.name,
+            topics=list(q.topics),
+            host_question=({"id": hq.id, "text": hq.text} if hq else None),
+            whole_answer=turn.text if turn else None,
+            resource=f"panel://{p.name}/quotes/{q.id}",
+        )
         return d
 
     def list_panels(self) -> list[dict[str, Any]]:
         out = []
         for name, entry in self.catalog.panels.items():
             p = entry.panel
-            out.append({"name": name, "title": p.title, "default": name == self.catalog.default,
-                        "panelists": [_persona_dict(p, pid) for pid in p.panelists],
-                        "quotes": len(p.quotes), "topics": list(p.topics),
-                        "to": ["auto", *p.panelists, *(["both"] if len(p.panelists) > 1 else [])]})
+            out.append(
+                {
+                    "name": name,
+                    "title": p.title,
+                    "default": name == self.catalog.default,
+                    "panelists": [_persona_dict(p, pid) for pid in p.panelists],
+                    "quotes": len(p.quotes),
+                    "topics": list(p.topics),
+                    "to": ["auto", *p.panelists, *(["both"] if len(p.panelists) > 1 else [])],
+                }
+            )
         return out
 
-    def answer_prompt(self, pid: str, question: str, panel: str | None = None) -> list[dict[str, Any]]:
+    def answer_prompt(
+        self, pid: str, question: str, panel: str | None = None
+    ) -> list[dict[str, Any]]:
         entry = self._entry(panel)
         p = entry.panel
         question = self._text(question, "question")
@@ -259,60 +323,107 @@ class _CheckedPrompt(Prompt):
         for arg in self.arguments or []:
             value = (arguments or {}).get(arg.name)
             if arg.required and (not isinstance(value, str) or not value.strip()):
-                raise MCPError(INVALID_PARAMS, f"prompt {self.name!r} needs the argument {arg.name!r} (text)")
+                raise MCPError(
+                    INVALID_PARAMS, f"prompt {self.name!r} needs the argument {arg.name!r} (text)"
+                )
         return await super().render(arguments, context)
 
 
 def build_server(catalog: Catalog, top_k: int = 3) -> MCPServer:
     tools = PanelTools(catalog, top_k)
     default = catalog.entry(None).panel
-    server = MCPServer("panelbot", title=f"panelbot: {default.title}", instructions=_instructions(catalog),
-                       version=__version__, log_level="WARNING")
+    server = MCPServer(
+        "panelbot",
+        title=f"panelbot: {default.title}",
+        instructions=_instructions(catalog),
+        version=__version__,
+        log_level="WARNING",
+    )
     ro = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
-    who = " ".join(f"{p.name}: {p.title}; covers {', '.join(p.covers)}." for p in default.panelists.values())
-    server.add_tool(tools.ask_panel, name="ask_panel", title="Ask the panel", annotations=ro,
-                    description=ASK_DESCRIPTION.format(
-                        who=f'The panel: "{default.title}". {who}', ids=", ".join(default.panelists),
-                        default=default.name))
+    who = " ".join(
+        f"{p.name}: {p.title}; covers {', '.join(p.covers)}." for p in default.panelists.values()
+    )
     server.add_tool(
-        tools.search_quotes, name="search_quotes", title="Search the panel's quotes", annotations=ro,
+        tools.ask_panel,
+        name="ask_panel",
+        title="Ask the panel",
+        annotations=ro,
+        description=ASK_DESCRIPTION.format(
+            who=f'The panel: "{default.title}". {who}',
+            ids=", ".join(default.panelists),
+            default=default.name,
+        ),
+    )
+    server.add_tool(
+        tools.search_quotes,
+        name="search_quotes",
+        title="Search the panel's quotes",
+        annotations=ro,
         description=(
             "Full-text search over everything the panelists said (verbatim quotes), best match first; no "
             "routing and no declining, so weak matches can come back: check the score (0-100). Arguments: "
             f"query; k: how many (1-{MAX_K}, default 5); speaker: only this panelist's quotes "
             f"({', '.join(default.panelists)}); panel: an installed panel (default {default.name}). Each "
-            "result: id, speaker, speaker_name, text, score, host_question (what the host had asked)."))
+            "result: id, speaker, speaker_name, text, score, host_question (what the host had asked)."
+        ),
+    )
     server.add_tool(
-        tools.get_quote, name="get_quote", title="Get a quote in context", annotations=ro,
+        tools.get_quote,
+        name="get_quote",
+        title="Get a quote in context",
+        annotations=ro,
         description=(
             "One quote by its id (e.g. 'dan-22', as returned by ask_panel or search_quotes; "
             "'panel-name/dan-22' also works), with its context: the host's question it answered and the "
-            "panelist's whole answer from the transcript. Use it to check a quote or read around it."))
+            "panelist's whole answer from the transcript. Use it to check a quote or read around it."
+        ),
+    )
     server.add_tool(
-        tools.list_panels, name="list_panels", title="List the installed panels", annotations=ro,
+        tools.list_panels,
+        name="list_panels",
+        title="List the installed panels",
+        annotations=ro,
         description=(
             "The recorded panels this server can answer from: name, title, whether it is the default, the "
             "panelists (id, name, role, organisation, the subjects they covered, bio), the number of quotes, "
-            "the panel's topics and the values ask_panel's 'to' accepts."))
+            "the panel's topics and the values ask_panel's 'to' accepts."
+        ),
+    )
 
     for name, entry in catalog.panels.items():
         p = entry.panel
         for pid, persona in p.panelists.items():
-            server.add_resource(FunctionResource(
-                uri=f"panel://{name}/{pid}", name=f"{name}/{pid}", title=f"{persona.name}, {persona.title}",
-                description=f"Profile of {persona.name} on the panel \u201c{p.title}\u201d, with the ids of "
-                            "their quotes", mime_type="text/markdown",
-                fn=lambda p=p, pid=pid: _profile_text(p, pid)))
+            server.add_resource(
+                FunctionResource(
+                    uri=f"panel://{name}/{pid}",
+                    name=f"{name}/{pid}",
+                    title=f"{persona.name}, {persona.title}",
+                    description=f"Profile of {persona.name} on the panel \u201c{p.title}\u201d, with the ids of "
+                    "their quotes",
+                    mime_type="text/markdown",
+                    fn=lambda p=p, pid=pid: _profile_text(p, pid),
+                )
+            )
         for q in p.quotes if len(p.quotes) <= MAX_LISTED_QUOTES else ():
-            server.add_resource(FunctionResource(
-                uri=f"panel://{name}/quotes/{q.id}", name=f"{name}/quotes/{q.id}",
-                title=f"{p.display_name(q.speaker)} [{q.id}]",
-                description=q.text[:120], mime_type="application/json",
-                fn=lambda entry=entry, qid=q.id, name=name: json.dumps(
-                    tools.get_quote(qid, name), ensure_ascii=False)))
+            server.add_resource(
+                FunctionResource(
+                    uri=f"panel://{name}/quotes/{q.id}",
+                    name=f"{name}/quotes/{q.id}",
+                    title=f"{p.display_name(q.speaker)} [{q.id}]",
+                    description=q.text[:120],
+                    mime_type="application/json",
+                    fn=lambda entry=entry, qid=q.id, name=name: json.dumps(
+                        tools.get_quote(qid, name), ensure_ascii=False
+                    ),
+                )
+            )
 
-    @server.resource("panel://{panel}/quotes/{quote_id}", name="quote", mime_type="application/json",
-                     description="A quote by id, with the host question and the panelist's whole answer")
+    @server.resource(
+        "panel://{panel}/quotes/{quote_id}",
+        name="quote",
+        mime_type="application/json",
+        description="A quote by id, with the host question and the panelist's whole answer",
+    )
     def quote_resource(panel: str, quote_id: str) -> str:
         try:
             return json.dumps(tools.get_quote(quote_id, panel), ensure_ascii=False)
@@ -320,18 +431,28 @@ def build_server(catalog: Catalog, top_k: int = 3) -> MCPServer:
             raise ResourceNotFoundError(str(exc)) from None
 
     for pid, persona in default.panelists.items():
+
         def make(pid: str = pid):
             def prompt(question: str) -> list[dict[str, Any]]:
                 try:
                     return tools.answer_prompt(pid, question)
                 except ToolError as exc:
                     raise MCPError(INVALID_PARAMS, str(exc)) from None
+
             return prompt
-        server.add_prompt(_CheckedPrompt.from_function(
-            make(), name=f"answer_as_{pid}", title=f"Answer as {persona.name}",
-            description=(f"Answer a question as {persona.name} ({persona.title}) would on \u201c{default.title}"
-                         f"\u201d: only from {persona.name}'s own quotes retrieved for the question, citing "
-                         "their ids in [brackets], saying so when they never talked about it.")))
+
+        server.add_prompt(
+            _CheckedPrompt.from_function(
+                make(),
+                name=f"answer_as_{pid}",
+                title=f"Answer as {persona.name}",
+                description=(
+                    f"Answer a question as {persona.name} ({persona.title}) would on \u201c{default.title}"
+                    f"\u201d: only from {persona.name}'s own quotes retrieved for the question, citing "
+                    "their ids in [brackets], saying so when they never talked about it."
+                ),
+            )
+        )
     return server
 
 
@@ -350,8 +471,13 @@ def http_app(server: MCPServer, key: str = "", host: str = "127.0.0.1") -> Any:
         if scope["type"] == "http":
             auth = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
             if not bearer_matches(auth, key):
-                resp = JSONResponse({"error": "this MCP server needs 'Authorization: Bearer <key>' "
-                                              f"(the value of {KEY_ENV} on the server)"}, status_code=401)
+                resp = JSONResponse(
+                    {
+                        "error": "this MCP server needs 'Authorization: Bearer <key>' "
+                        f"(the value of {KEY_ENV} on the server)"
+                    },
+                    status_code=401,
+                )
                 await resp(scope, receive, send)
                 return
         await app(scope, receive, send)
@@ -363,4 +489,6 @@ def run_http(server: MCPServer, key: str, host: str, port: int) -> None:
     """Serve MCP over streamable HTTP (path ``/mcp``) with uvicorn until interrupted."""
     import uvicorn
 
-    uvicorn.run(http_app(server, key, host), host=host, port=port, log_level="warning", server_header=False)
+    uvicorn.run(
+        http_app(server, key, host), host=host, port=port, log_level="warning", server_header=False
+    )

@@ -34,7 +34,9 @@ from panelbot.serve.binding import KEY_ENV, bearer_matches, host_name, is_loopba
 from panelbot.serve.catalog import Catalog, load_catalog
 from panelbot.serve.conversation import RequestError, parse_messages, route_conversation
 
-SETTINGS_ENV = "PANELBOT_SERVE_SETTINGS"  # how `--workers N` hands the settings to each worker process
+SETTINGS_ENV = (
+    "PANELBOT_SERVE_SETTINGS"  # how `--workers N` hands the settings to each worker process
+)
 DEFAULT_MAX_BODY = 1_000_000  # bytes
 
 
@@ -69,11 +71,19 @@ class ServeSettings:
 # --------------------------------------------------------------------------------------------- errors
 
 
-def error_response(status: int, message: str, *, type_: str = "invalid_request_error",
-                   param: str | None = None, code: str | None = None) -> JSONResponse:
+def error_response(
+    status: int,
+    message: str,
+    *,
+    type_: str = "invalid_request_error",
+    param: str | None = None,
+    code: str | None = None,
+) -> JSONResponse:
     """OpenAI's error shape."""
-    return JSONResponse({"error": {"message": message, "type": type_, "param": param, "code": code}},
-                        status_code=status)
+    return JSONResponse(
+        {"error": {"message": message, "type": type_, "param": param, "code": code}},
+        status_code=status,
+    )
 
 
 _STATUS_CODES = {404: "not_found", 405: "method_not_allowed"}
@@ -85,13 +95,17 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     if status == 404:
         detail = f"no such endpoint: {request.method} {request.url.path} (try GET /v1/models, POST /v1/chat/completions)"
     elif status == 405:
-        detail = (f"{request.method} is not allowed on {request.url.path} "
-                  f"(allowed: {getattr(exc, 'headers', {}).get('Allow', 'see the docs')})")
+        detail = (
+            f"{request.method} is not allowed on {request.url.path} "
+            f"(allowed: {getattr(exc, 'headers', {}).get('Allow', 'see the docs')})"
+        )
     return error_response(status, str(detail), code=_STATUS_CODES.get(status))
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
-    return error_response(500, "internal error while answering; see the server's log", type_="server_error")
+    return error_response(
+        500, "internal error while answering; see the server's log", type_="server_error"
+    )
 
 
 # --------------------------------------------------------------------------------------------- the app
@@ -100,8 +114,14 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 class PanelAPI:
     """The state one worker holds: the panels (indexed once), the backend, the key."""
 
-    def __init__(self, settings: ServeSettings, catalog: Catalog, backend: Backend, config: Config,
-                 key: str = "") -> None:
+    def __init__(
+        self,
+        settings: ServeSettings,
+        catalog: Catalog,
+        backend: Backend,
+        config: Config,
+        key: str = "",
+    ) -> None:
         self.settings = settings
         self.catalog = catalog
         self.backend = backend
@@ -116,10 +136,16 @@ class PanelAPI:
             return None
         auth = request.headers.get("authorization", "")
         if not auth.partition(" ")[2].strip():
-            return error_response(401, "this server needs an API key: send 'Authorization: Bearer <key>' "
-                                       f"(the value of {KEY_ENV} on the server)", code="invalid_api_key")
+            return error_response(
+                401,
+                "this server needs an API key: send 'Authorization: Bearer <key>' "
+                f"(the value of {KEY_ENV} on the server)",
+                code="invalid_api_key",
+            )
         if not bearer_matches(auth, self._key):
-            return error_response(401, "the API key is not valid for this server", code="invalid_api_key")
+            return error_response(
+                401, "the API key is not valid for this server", code="invalid_api_key"
+            )
         return None
 
     async def read_json(self, request: Request) -> Any:
@@ -143,13 +169,20 @@ class PanelAPI:
 
     def model_object(self, model_id: str) -> dict[str, Any]:
         entry = self.catalog.models[model_id]
-        return {"id": model_id, "object": "model", "created": self.created, "owned_by": "panelbot",
-                "panelbot": entry.to_dict()}
+        return {
+            "id": model_id,
+            "object": "model",
+            "created": self.created,
+            "owned_by": "panelbot",
+            "panelbot": entry.to_dict(),
+        }
 
     async def list_models(self, request: Request) -> Response:
         if (denied := self.check_key(request)) is not None:
             return denied
-        return JSONResponse({"object": "list", "data": [self.model_object(m) for m in self.catalog.models]})
+        return JSONResponse(
+            {"object": "list", "data": [self.model_object(m) for m in self.catalog.models]}
+        )
 
     async def get_model(self, request: Request) -> Response:
         if (denied := self.check_key(request)) is not None:
@@ -161,8 +194,11 @@ class PanelAPI:
 
     def unknown_model(self, model_id: Any) -> Response:
         return error_response(
-            404, f"the model {model_id!r} does not exist; available: {', '.join(self.catalog.models)}",
-            param="model", code="model_not_found")
+            404,
+            f"the model {model_id!r} does not exist; available: {', '.join(self.catalog.models)}",
+            param="model",
+            code="model_not_found",
+        )
 
     async def chat_completions(self, request: Request) -> Response:
         if (denied := self.check_key(request)) is not None:
@@ -170,14 +206,22 @@ class PanelAPI:
         ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if ctype != "application/json":
             # also what keeps a web page from posting here behind the user's back (no CORS preflight otherwise)
-            return error_response(415, f"send the body as JSON with 'Content-Type: application/json' (got "
-                                       f"{ctype or 'no content type'!r})", code="unsupported_media_type")
+            return error_response(
+                415,
+                f"send the body as JSON with 'Content-Type: application/json' (got "
+                f"{ctype or 'no content type'!r})",
+                code="unsupported_media_type",
+            )
         try:
             body = await self.read_json(request)
             req = self.validate(body)
         except _TooLarge as exc:
-            return error_response(413, f"the request is {exc.size} bytes; this server accepts at most "
-                                       f"{self.settings.max_body}", code="request_too_large")
+            return error_response(
+                413,
+                f"the request is {exc.size} bytes; this server accepts at most "
+                f"{self.settings.max_body}",
+                code="request_too_large",
+            )
         except RequestError as exc:
             return error_response(400, str(exc), param=exc.param)
         if req is None:
@@ -197,27 +241,38 @@ class PanelAPI:
         created = int(time.time())
         if stream:
             return StreamingResponse(
-                self._stream(run, completion_id, created, model_id, entry.panel, context,
-                             conv.message if want_usage else None),
+                self._stream(
+                    run,
+                    completion_id,
+                    created,
+                    model_id,
+                    entry.panel,
+                    context,
+                    conv.message if want_usage else None,
+                ),
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             )
         text = await run.text()
-        return JSONResponse({
-            "id": completion_id,
-            "object": "chat.completion",
-            "created": created,
-            "model": model_id,
-            "system_fingerprint": None,
-            "choices": [{
-                "index": 0,
-                "message": {"role": "assistant", "content": text, "refusal": None},
-                "logprobs": None,
-                "finish_reason": "stop",
-            }],
-            "usage": usage_of(conv.message, text),
-            "panelbot": completion_extra(run, entry.panel, context),
-        })
+        return JSONResponse(
+            {
+                "id": completion_id,
+                "object": "chat.completion",
+                "created": created,
+                "model": model_id,
+                "system_fingerprint": None,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text, "refusal": None},
+                        "logprobs": None,
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": usage_of(conv.message, text),
+                "panelbot": completion_extra(run, entry.panel, context),
+            }
+        )
 
     def validate(self, body: Any) -> tuple[str, bool] | None:
         """(model id, stream) for a well-formed request; None for an unknown model; RequestError otherwise."""
@@ -227,7 +282,9 @@ class PanelAPI:
         if not isinstance(model, str) or not model.strip():
             raise RequestError(f"'model' must be one of: {', '.join(self.catalog.models)}", "model")
         if "messages" not in body:
-            raise RequestError("'messages' is required: a list of {role, content} objects", "messages")
+            raise RequestError(
+                "'messages' is required: a list of {role, content} objects", "messages"
+            )
         stream = body.get("stream", False)
         if stream is None:
             stream = False
@@ -241,13 +298,28 @@ class PanelAPI:
             return None
         return entry.id, stream
 
-    async def _stream(self, run: AnswerRun, cid: str, created: int, model: str, panel: str,
-                      context: dict | None, usage_question: str | None) -> AsyncIterator[str]:
-        def chunk(delta: dict[str, Any], finish: str | None = None, extra: dict | None = None) -> str:
+    async def _stream(
+        self,
+        run: AnswerRun,
+        cid: str,
+        created: int,
+        model: str,
+        panel: str,
+        context: dict | None,
+        usage_question: str | None,
+    ) -> AsyncIterator[str]:
+        def chunk(
+            delta: dict[str, Any], finish: str | None = None, extra: dict | None = None
+        ) -> str:
             obj: dict[str, Any] = {
-                "id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
                 "system_fingerprint": None,
-                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+                "choices": [
+                    {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+                ],
             }
             if extra is not None:
                 obj["panelbot"] = extra
@@ -259,22 +331,40 @@ class PanelAPI:
             async for piece in run.pieces():
                 parts.append(piece)
                 yield chunk({"content": piece})
-        except Exception:  # the headers are gone: say so in OpenAI's error event, then end the stream
-            err = {"error": {"message": "internal error while answering; see the server's log",
-                             "type": "server_error", "param": None, "code": None}}
+        except (
+            Exception
+        ):  # the headers are gone: say so in OpenAI's error event, then end the stream
+            err = {
+                "error": {
+                    "message": "internal error while answering; see the server's log",
+                    "type": "server_error",
+                    "param": None,
+                    "code": None,
+                }
+            }
             yield f"data: {json.dumps(err)}\n\n"
             yield "data: [DONE]\n\n"
             raise
         yield chunk({}, "stop", completion_extra(run, panel, context))
-        if usage_question is not None:  # stream_options.include_usage: a last chunk, no choices, the usage
-            obj = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
-                   "system_fingerprint": None, "choices": [], "usage": usage_of(usage_question, "".join(parts))}
+        if (
+            usage_question is not None
+        ):  # stream_options.include_usage: a last chunk, no choices, the usage
+            obj = {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "system_fingerprint": None,
+                "choices": [],
+                "usage": usage_of(usage_question, "".join(parts)),
+            }
             yield f"data: {json.dumps(obj)}\n\n"
         yield "data: [DONE]\n\n"
 
     async def health(self, request: Request) -> Response:
-        return JSONResponse({"status": "ok", "panels": list(self.catalog.panels),
-                             "backend": self.backend.name})
+        return JSONResponse(
+            {"status": "ok", "panels": list(self.catalog.panels), "backend": self.backend.name}
+        )
 
 
 class _TooLarge(Exception):
@@ -319,9 +409,12 @@ class LoopbackHostGuard:
         if scope["type"] == "http":
             raw = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
             if not is_loopback(host_name(raw)):
-                resp = error_response(400, f"this server answers only requests to the loopback address (Host "
-                                           f"{raw!r} refused); to serve others, bind another address with a key",
-                                      code="host_not_allowed")
+                resp = error_response(
+                    400,
+                    f"this server answers only requests to the loopback address (Host "
+                    f"{raw!r} refused); to serve others, bind another address with a key",
+                    code="host_not_allowed",
+                )
                 await resp(scope, receive, send)
                 return
         await self.app(scope, receive, send)
@@ -352,8 +445,12 @@ def create_app(settings: ServeSettings | None = None, api: PanelAPI | None = Non
     if api.settings.allow_origins:
         from starlette.middleware.cors import CORSMiddleware
 
-        app.add_middleware(CORSMiddleware, allow_origins=list(api.settings.allow_origins),
-                           allow_methods=["GET", "POST"], allow_headers=["Authorization", "Content-Type"])
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(api.settings.allow_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type"],
+        )
     if is_loopback(api.settings.host):
         app.add_middleware(LoopbackHostGuard)
     return app
@@ -366,9 +463,15 @@ def run(api: PanelAPI, *, port: int, workers: int = 1, log_level: str = "warning
 
     from panelbot.serve.nodelay import PATH as http_protocol
 
-    common: dict[str, Any] = dict(host=api.settings.host, port=port, http=http_protocol, log_level=log_level,
-                                  access_log=log_level in ("info", "debug"), server_header=False,
-                                  timeout_graceful_shutdown=5)
+    common: dict[str, Any] = dict(
+        host=api.settings.host,
+        port=port,
+        http=http_protocol,
+        log_level=log_level,
+        access_log=log_level in ("info", "debug"),
+        server_header=False,
+        timeout_graceful_shutdown=5,
+    )
     if workers == 1:
         uvicorn.run(create_app(api=api), **common)
     else:

@@ -8,8 +8,13 @@ if TYPE_CHECKING:
     from panelbot.config import Config
 
 
-def run(config: Config | None = None, panel_name: str | None = None, resume: bool | int = False, *,
-        config_error: str | None = None) -> int:
+def run(
+    config: Config | None = None,
+    panel_name: str | None = None,
+    resume: bool | int = False,
+    *,
+    config_error: str | None = None,
+) -> int:
     """Open the app; returns the process exit code.
 
     With ``config=None`` the configuration is loaded here, and a bad config file becomes a message inside

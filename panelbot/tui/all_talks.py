@@ -34,7 +34,9 @@ class AllTalks(AppMixin):
             try:
                 self._library, notes = engine.open_library(self.config)
             except Exception as exc:
-                self.chat_notice(f"Cannot open the other talks: {safe(str(exc), one_line=True)}", "error")
+                self.chat_notice(
+                    f"Cannot open the other talks: {safe(str(exc), one_line=True)}", "error"
+                )
                 return
             for note in notes:
                 self.chat_notice(note, "info")
@@ -78,7 +80,9 @@ class AllTalks(AppMixin):
         talk's answers to it), and the talks the last answer came from, so a follow-up goes on with them."""
         from panelbot.conversation.resolve import turns_from_messages
 
-        exchanges: list[tuple[Any, list[Any]]] = []  # each question and the answers that followed it
+        exchanges: list[
+            tuple[Any, list[Any]]
+        ] = []  # each question and the answers that followed it
         for m in messages:
             if m.role == "user":
                 exchanges.append((m, []))
@@ -86,8 +90,13 @@ class AllTalks(AppMixin):
                 exchanges[-1][1].append(m)
         self._talk_turns, self._last_talks = {}, []
         for question, answers in exchanges:
-            talks = list(dict.fromkeys(str(a.meta["panel"]) for a in answers
-                                       if a.meta.get("all_talks") and isinstance(a.meta.get("panel"), str)))
+            talks = list(
+                dict.fromkeys(
+                    str(a.meta["panel"])
+                    for a in answers
+                    if a.meta.get("all_talks") and isinstance(a.meta.get("panel"), str)
+                )
+            )
             for name in talks:
                 mine = [a for a in answers if a.meta.get("panel") == name]
                 self._talk_turns.setdefault(name, []).extend(turns_from_messages([question, *mine]))
@@ -119,8 +128,12 @@ class AllTalks(AppMixin):
             block.finish(text)
             self.query_one(SourcesList).show(self.panel, [], "Sources: none (declined)")
             self.last_quotes = []
-            self._save("decline", "panel", text,
-                       meta={"reason": answer.reason, "all_talks": True, "label": ALL_TALKS_LABEL})
+            self._save(
+                "decline",
+                "panel",
+                text,
+                meta={"reason": answer.reason, "all_talks": True, "label": ALL_TALKS_LABEL},
+            )
             self.history.append(Message("panel", text))
             return
         self._show_talk_answers(question, [(t.panel, t.result) for t in answer.talks], target)
@@ -136,14 +149,27 @@ class AllTalks(AppMixin):
             return False
         text = talks_small_talk_text(panels, kind, self._library.suggestions())
         self.history.append(Message("user", question))
-        block = self.query_one(ChatLog).add_answer(self.panel, "panel", label=ALL_TALKS_LABEL, kind="reply")
+        block = self.query_one(ChatLog).add_answer(
+            self.panel, "panel", label=ALL_TALKS_LABEL, kind="reply"
+        )
         block.finish(text)
-        self._save("decline", "panel", text, meta={"reason": reason(kind), "small_talk": kind, "all_talks": True,
-                                                   "label": ALL_TALKS_LABEL})
+        self._save(
+            "decline",
+            "panel",
+            text,
+            meta={
+                "reason": reason(kind),
+                "small_talk": kind,
+                "all_talks": True,
+                "label": ALL_TALKS_LABEL,
+            },
+        )
         self.history.append(Message("panel", text))
         return True
 
-    def _show_talk_answers(self, question: str, talks: list[tuple[Panel, RouteResult]], target: str) -> None:
+    def _show_talk_answers(
+        self, question: str, talks: list[tuple[Panel, RouteResult]], target: str
+    ) -> None:
         chat = self.query_one(ChatLog)
         for panel, result in talks:
             for speaker in result.speakers:
@@ -151,16 +177,30 @@ class AllTalks(AppMixin):
                 label = talk_answer_label(panel, speaker)
                 block = chat.add_answer(panel, speaker, quotes=quotes, label=label)
                 block.finish(quotes_text(quotes), quotes, talk_status(panel.name))
-                self._save("assistant", speaker, block.text, [sq.quote.id for sq in quotes],
-                           {"panel": panel.name, "all_talks": True, "label": label,
-                            "status": talk_status(panel.name)})
+                self._save(
+                    "assistant",
+                    speaker,
+                    block.text,
+                    [sq.quote.id for sq in quotes],
+                    {
+                        "panel": panel.name,
+                        "all_talks": True,
+                        "label": label,
+                        "status": talk_status(panel.name),
+                    },
+                )
                 self.history.append(Message(speaker, block.text))
-            self._talk_turns.setdefault(panel.name, []).append(ConversationTurn(
-                question, list(result.speakers), [sq.quote.id for sq in result.quotes], target))
+            self._talk_turns.setdefault(panel.name, []).append(
+                ConversationTurn(
+                    question, list(result.speakers), [sq.quote.id for sq in result.quotes], target
+                )
+            )
         self._last_talks = [panel.name for panel, _ in talks]
         best, result = talks[0]
         self.last_quotes = list(result.quotes)
-        self.query_one(SourcesList).show(best, result.quotes, f"Sources: {safe(best.name, one_line=True)}")
+        self.query_one(SourcesList).show(
+            best, result.quotes, f"Sources: {safe(best.name, one_line=True)}"
+        )
         chat.scroll_end(animate=False)
 
     def _all_talks_followup(self, question: str, target: str) -> bool:
@@ -171,7 +211,9 @@ class AllTalks(AppMixin):
             router = self._talk_router(name)
             if router is None:
                 continue
-            talk_target = target if target in ("auto", "both") or target in router.panel.panelists else "auto"
+            talk_target = (
+                target if target in ("auto", "both") or target in router.panel.panelists else "auto"
+            )
             try:
                 resolution = resolve(router, self._talk_turns.get(name, []), question, talk_target)
             except Exception:
@@ -183,36 +225,64 @@ class AllTalks(AppMixin):
         chat = self.query_one(ChatLog)
         if len(self._last_talks) > 1:
             names = ", ".join(self._last_talks)
-            text = (f"The last answer came from {len(self._last_talks)} talks ({names}), so it is not clear "
-                    f"which one to go on with. Pick one: ask the question again naming its subject, or "
-                    f"switch to it (Ctrl+P \u2192 Panel: {self._last_talks[0]}) and ask there.")
+            text = (
+                f"The last answer came from {len(self._last_talks)} talks ({names}), so it is not clear "
+                f"which one to go on with. Pick one: ask the question again naming its subject, or "
+                f"switch to it (Ctrl+P \u2192 Panel: {self._last_talks[0]}) and ask there."
+            )
             block = chat.add_answer(self.panel, "panel", label=ALL_TALKS_LABEL, kind="decline")
             block.finish(text)
-            self._save("decline", "panel", text, meta={"reason": "follow-up after an answer from several talks",
-                                                       "all_talks": True, "label": ALL_TALKS_LABEL})
+            self._save(
+                "decline",
+                "panel",
+                text,
+                meta={
+                    "reason": "follow-up after an answer from several talks",
+                    "all_talks": True,
+                    "label": ALL_TALKS_LABEL,
+                },
+            )
             self.history += [Message("user", question), Message("panel", text)]
             return True
         panel, resolution, talk_target = readings[0]
         route = resolution.route
         self.history.append(Message("user", question))
         if not route.abstained:
-            chat.add_notice(Text("\u21aa " + safe(route.reason, one_line=True), style="italic"), "context")
+            chat.add_notice(
+                Text("\u21aa " + safe(route.reason, one_line=True), style="italic"), "context"
+            )
             self._show_talk_answers(question, [(panel, route)], talk_target)
             return True
         host = panel.host
         speaker = host.id if host else "panel"
         label = f"{host.name if host else 'The panel'} \u00b7 {panel.title}"
         text = decline_text(panel, route)
-        block = chat.add_answer(panel, speaker, label=label, kind="reply" if route.small_talk else "decline")
+        block = chat.add_answer(
+            panel, speaker, label=label, kind="reply" if route.small_talk else "decline"
+        )
         block.finish(text, [], talk_status(panel.name))
-        self.query_one(SourcesList).show(panel, route.nearby,
-                                         "Sources: nearby" if route.nearby else "Sources: none (declined)")
+        self.query_one(SourcesList).show(
+            panel, route.nearby, "Sources: nearby" if route.nearby else "Sources: none (declined)"
+        )
         self.last_quotes = list(route.nearby)
-        social = {"small_talk": route.small_talk} if route.small_talk else {}  # a reply to "hi", not a decline
-        self._save("decline", speaker, text, meta={"reason": route.reason, "all_talks": True, **social,
-                                                   "panel": panel.name, "label": label,
-                                                   "status": talk_status(panel.name)})
+        social = (
+            {"small_talk": route.small_talk} if route.small_talk else {}
+        )  # a reply to "hi", not a decline
+        self._save(
+            "decline",
+            speaker,
+            text,
+            meta={
+                "reason": route.reason,
+                "all_talks": True,
+                **social,
+                "panel": panel.name,
+                "label": label,
+                "status": talk_status(panel.name),
+            },
+        )
         self.history.append(Message(speaker, text))
         self._talk_turns.setdefault(panel.name, []).append(
-            ConversationTurn(question, [], [], talk_target))
+            ConversationTurn(question, [], [], talk_target)
+        )
         return True

@@ -42,11 +42,15 @@ class Answering(AppMixin):
         if not question:
             return False
         if self.panel is None or self.router is None:
-            self.chat_notice("No panel is loaded. Use /panel NAME (see the command palette for installed panels).",
-                             "error")
+            self.chat_notice(
+                "No panel is loaded. Use /panel NAME (see the command palette for installed panels).",
+                "error",
+            )
             return False
         if self.answering:
-            self.notify("Still answering; press Esc to stop it first.", severity="warning", markup=False)
+            self.notify(
+                "Still answering; press Esc to stop it first.", severity="warning", markup=False
+            )
             return False
         if self._narrow and self._panes_shown:
             self._show_panes(False)  # asked from the panes: show the conversation
@@ -72,12 +76,19 @@ class Answering(AppMixin):
         if resolution.context is not None:
             meta["context"] = resolution.context
         self._save("user", "", question, meta=meta, title=question[:80])
-        if resolution.context is not None and not route.abstained:  # say how the conversation was used
+        if (
+            resolution.context is not None and not route.abstained
+        ):  # say how the conversation was used
             # (a decline already says it, in the host's words)
-            chat.add_notice(Text("\u21aa " + safe(route.reason, one_line=True), style="italic"), "context")
+            chat.add_notice(
+                Text("\u21aa " + safe(route.reason, one_line=True), style="italic"), "context"
+            )
         self._last_talks = []  # answered by this talk alone: an all-talks follow-up has nothing to go on with
-        self.turns.append(ConversationTurn(question, list(route.speakers),
-                                           [sq.quote.id for sq in route.quotes], target))
+        self.turns.append(
+            ConversationTurn(
+                question, list(route.speakers), [sq.quote.id for sq in route.quotes], target
+            )
+        )
         self.history.append(Message("user", question))
         if route.abstained:
             self._last_answer = None
@@ -87,8 +98,14 @@ class Answering(AppMixin):
             self.chat_notice(f"{route.note}.", "info")
         self.last_quotes = list(route.quotes)
         self.query_one(SourcesList).show(self.panel, route.quotes)
-        self._last_answer = {"question": question, "route": route, "target": target,
-                             "history": list(self.history[:-1]), "blocks": [], "message_ids": []}
+        self._last_answer = {
+            "question": question,
+            "route": route,
+            "target": target,
+            "history": list(self.history[:-1]),
+            "blocks": [],
+            "message_ids": [],
+        }
         self._answer_worker = self._stream_answer(question, route, target, list(self.history[:-1]))
         return True
 
@@ -100,36 +117,58 @@ class Answering(AppMixin):
         label = host.name if host else "The panel"
         chat = self.query_one(ChatLog)
         # small talk ("hi", "thanks!") gets a friendly reply, not a decline
-        block = chat.add_answer(self.panel, speaker, label=label, kind="reply" if route.small_talk else "decline")
+        block = chat.add_answer(
+            self.panel, speaker, label=label, kind="reply" if route.small_talk else "decline"
+        )
         block.finish(decline_text(self.panel, route, suggest=False))
         if route.suggestions:  # the questions to try, selectable
             chat.mount(DeclineChoices(route.suggestions[:3], classes="decline-choices"))
             chat.call_after_refresh(chat.scroll_end, animate=False)
         # a specific the talk never gave: the closest thing it did say can be opened from the sources pane
-        self.query_one(SourcesList).show(self.panel, route.nearby, "Sources: nearby" if route.nearby else
-                                         "Sources: none" if route.small_talk else "Sources: none (declined)")
+        self.query_one(SourcesList).show(
+            self.panel,
+            route.nearby,
+            "Sources: nearby"
+            if route.nearby
+            else "Sources: none"
+            if route.small_talk
+            else "Sources: none (declined)",
+        )
         self.last_quotes = list(route.nearby)
-        self._save("decline", speaker, text, meta={"reason": route.reason, **(
-            {"small_talk": route.small_talk} if route.small_talk else {})})
+        self._save(
+            "decline",
+            speaker,
+            text,
+            meta={
+                "reason": route.reason,
+                **({"small_talk": route.small_talk} if route.small_talk else {}),
+            },
+        )
         self.history.append(Message(speaker, text))
 
     @work(exclusive=True, group="answer", exit_on_error=False)
-    async def _stream_answer(self, question: str, route: RouteResult, target: str,
-                             history: list[Message]) -> None:
+    async def _stream_answer(
+        self, question: str, route: RouteResult, target: str, history: list[Message]
+    ) -> None:
         """Consume the backend's events; Esc cancels this worker."""
         assert self.panel is not None and self.backend is not None
         chat = self.query_one(ChatLog)
         blocks: dict[str, AnswerBlock] = {}
         done: set[str] = set()
-        conv_id = self.conversation_id  # /clear or /panel may start another while this one winds down
+        conv_id = (
+            self.conversation_id
+        )  # /clear or /panel may start another while this one winds down
         request = AnswerRequest(question, self.panel, route, history)
-        last = self._last_answer if self._last_answer and self._last_answer["route"] is route else None
+        last = (
+            self._last_answer if self._last_answer and self._last_answer["route"] is route else None
+        )
         try:
             async for event in self.backend.answer(request):
                 block = blocks.get(event.speaker)
                 if block is None:
                     block = blocks[event.speaker] = chat.add_answer(
-                        self.panel, event.speaker, quotes=route.quotes_for(event.speaker))
+                        self.panel, event.speaker, quotes=route.quotes_for(event.speaker)
+                    )
                     if last is not None:
                         last["blocks"].append(block)
                 if isinstance(event, TextDelta):
@@ -155,7 +194,9 @@ class Answering(AppMixin):
                         meta["grounded"] = event.grounded
                     if last is not None and last.get("regenerated"):
                         meta["regenerated"] = True
-                    mid = self._save("assistant", event.speaker, block.text, ids, meta, conv_id=conv_id)
+                    mid = self._save(
+                        "assistant", event.speaker, block.text, ids, meta, conv_id=conv_id
+                    )
                     if last is not None and mid is not None:
                         last["message_ids"].append(mid)
                     self.history.append(Message(event.speaker, block.text))
@@ -166,8 +207,14 @@ class Answering(AppMixin):
                 if speaker not in done:
                     block.mark("(stopped)")
                     if block.text:
-                        self._save("assistant", speaker, block.text, [sq.quote.id for sq in block.quotes],
-                                   {"cancelled": True}, conv_id=conv_id)
+                        self._save(
+                            "assistant",
+                            speaker,
+                            block.text,
+                            [sq.quote.id for sq in block.quotes],
+                            {"cancelled": True},
+                            conv_id=conv_id,
+                        )
             if conv_id == self.conversation_id:  # stopped with Esc, not by /clear or /panel
                 prompt = self.query_one(Prompt)
                 if not prompt.text.strip():
@@ -189,11 +236,15 @@ class Answering(AppMixin):
         """Answer the last question again with the same quotes (a model writes a new answer)."""
         last = self._last_answer
         if self.answering:
-            self.notify("Still answering; press Esc to stop it first.", severity="warning", markup=False)
+            self.notify(
+                "Still answering; press Esc to stop it first.", severity="warning", markup=False
+            )
             return
         if last is None or self.panel is None:
-            self.notify("Nothing to regenerate: ask a question first (a decline is not regenerated).",
-                        markup=False)
+            self.notify(
+                "Nothing to regenerate: ask a question first (a decline is not regenerated).",
+                markup=False,
+            )
             return
         for block in last["blocks"]:
             block.remove()
@@ -207,4 +258,6 @@ class Answering(AppMixin):
         route = last["route"]
         self.last_quotes = list(route.quotes)
         self.query_one(SourcesList).show(self.panel, route.quotes)
-        self._answer_worker = self._stream_answer(last["question"], route, last["target"], list(last["history"]))
+        self._answer_worker = self._stream_answer(
+            last["question"], route, last["target"], list(last["history"])
+        )

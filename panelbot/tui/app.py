@@ -102,7 +102,9 @@ class PanelbotApp(
         self.config = config or Config()
         self._startup_notices = []
         if config_error:
-            self._startup_notices.append((f"Config problem: {config_error} (using the defaults)", "error"))
+            self._startup_notices.append(
+                (f"Config problem: {config_error} (using the defaults)", "error")
+            )
         for warning in self.config.warnings:
             self._startup_notices.append((warning, "warning"))
         self._router_factory = router_factory or engine.make_router
@@ -146,8 +148,11 @@ class PanelbotApp(
             with Vertical(id="main"):
                 yield ChatLog(id="chat")
                 keys = self.config.tui.keys
-                yield Prompt(engine.key_label(keys.get("send", "enter")),
-                             engine.key_label(keys.get("newline", "ctrl+j")), id="prompt")
+                yield Prompt(
+                    engine.key_label(keys.get("send", "enter")),
+                    engine.key_label(keys.get("newline", "ctrl+j")),
+                    id="prompt",
+                )
             yield SourcesList(id="sources")
         yield Footer(compact=True)
 
@@ -156,7 +161,9 @@ class PanelbotApp(
         if theme in self.available_themes:
             self.theme = theme
         else:
-            self._startup_notices.append((f"unknown theme {theme!r}; using textual-dark", "warning"))
+            self._startup_notices.append(
+                (f"unknown theme {theme!r}; using textual-dark", "warning")
+            )
         self._apply_layout(self.size.width)
         self.query_one(SourcesList).show(self.panel, [])
         for text, kind in self._startup_notices:

@@ -18,8 +18,13 @@ class Clipboard(AppMixin):
             sources = self.query_one(SourcesList)
             sq = sources.highlighted_quote() if sources.has_focus else None
             if sq is not None:
-                link = f"\n{sq.quote.url}" if sq.quote.url else ""  # the moment in the video, to open
-                payload = (sq.quote.text + link, f"quote {sq.quote.id}" + (" and its link" if link else ""))
+                link = (
+                    f"\n{sq.quote.url}" if sq.quote.url else ""
+                )  # the moment in the video, to open
+                payload = (
+                    sq.quote.text + link,
+                    f"quote {sq.quote.id}" + (" and its link" if link else ""),
+                )
         if payload is None:
             answers = self.query_one(ChatLog).answers()
             if answers:

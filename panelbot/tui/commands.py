@@ -14,7 +14,9 @@ class SlashCommands(AppMixin):
         cmd = engine.parse_command(line)
         if cmd is None:
             return
-        handler = getattr(self, f"_cmd_{cmd.name}", None) if cmd.name in engine.COMMAND_NAMES else None
+        handler = (
+            getattr(self, f"_cmd_{cmd.name}", None) if cmd.name in engine.COMMAND_NAMES else None
+        )
         if handler is None:
             names = ", ".join(f"/{c.name}" for c in engine.COMMANDS)
             self.chat_notice(f"Unknown command /{cmd.name}. Commands: {names}", "error")
@@ -64,7 +66,9 @@ class SlashCommands(AppMixin):
 
     def _cmd_panel(self, arg: str) -> None:
         if not arg:
-            names = ", ".join(safe(p.name, one_line=True) for p in self.installed_panels()) or "none"
+            names = (
+                ", ".join(safe(p.name, one_line=True) for p in self.installed_panels()) or "none"
+            )
             self._usage("panel", f" (installed: {names})")
             return
         self.switch_panel(arg)

@@ -31,8 +31,17 @@ class ConversationActions(AppMixin):
                 self.chat_notice(f"History is off: {exc}", "error")
         return self._store
 
-    def _save(self, role: str, speaker: str, text: str, quote_ids: list[str] | None = None,
-              meta: dict[str, Any] | None = None, *, title: str = "", conv_id: int | None = None) -> int | None:
+    def _save(
+        self,
+        role: str,
+        speaker: str,
+        text: str,
+        quote_ids: list[str] | None = None,
+        meta: dict[str, Any] | None = None,
+        *,
+        title: str = "",
+        conv_id: int | None = None,
+    ) -> int | None:
         """Commit one message now (to ``conv_id``, else the current conversation, started on demand)."""
         store = self.store
         if store is None or self.panel is None:
@@ -40,7 +49,9 @@ class ConversationActions(AppMixin):
         try:
             if conv_id is None:
                 if self.conversation_id is None:
-                    self.conversation_id = store.new_conversation(self.panel.name, title or text[:80])
+                    self.conversation_id = store.new_conversation(
+                        self.panel.name, title or text[:80]
+                    )
                     if role == "user":  # so the shell's -c and the app reopen a panel given by path
                         meta = {**(meta or {}), PANEL_DIR: str(self.panel.path.resolve())}
                 conv_id = self.conversation_id
@@ -59,7 +70,9 @@ class ConversationActions(AppMixin):
             return
         prompt = self.query_one(Prompt)
         try:
-            earlier = store.recent_questions(exclude=self.conversation_id)  # this session's are there
+            earlier = store.recent_questions(
+                exclude=self.conversation_id
+            )  # this session's are there
         except Exception:
             return
         prompt.question_history[:0] = earlier
@@ -86,17 +99,30 @@ class ConversationActions(AppMixin):
         """``panelbot --resume [ID]``: the given conversation, or the most recent one."""
         store = self.store
         try:
-            cid = conv_id if conv_id is not None else (store.last_conversation_id() if store else None)
+            cid = (
+                conv_id
+                if conv_id is not None
+                else (store.last_conversation_id() if store else None)
+            )
             opened = store is not None and cid is not None and self.open_conversation(cid)
             # there, but its panel could not be loaded (that was said): not "no conversation"
-            there = not opened and store is not None and cid is not None and store.conversation(cid) is not None
+            there = (
+                not opened
+                and store is not None
+                and cid is not None
+                and store.conversation(cid) is not None
+            )
         except PanelbotError as exc:  # a damaged history database: say so and carry on
             self.chat_notice(f"Cannot resume the conversation: {exc}", "error")
             opened, there, conv_id = False, False, None
         if not opened:
             what = f"conversation {conv_id}" if conv_id is not None else "earlier conversation"
-            self.chat_notice("Starting a new conversation." if there else f"No {what} to resume; starting a new one.",
-                             "info")
+            self.chat_notice(
+                "Starting a new conversation."
+                if there
+                else f"No {what} to resume; starting a new one.",
+                "info",
+            )
             if self.panel is not None:
                 self._welcome()
 
@@ -107,7 +133,9 @@ class ConversationActions(AppMixin):
         if store is None or summary is None:
             return False
         switched = self.panel is None or summary.panel != self.panel.name
-        if switched and not self._load_panel(panel_to_open(summary.panel, panel_dir_of(store.messages(cid)))):
+        if switched and not self._load_panel(
+            panel_to_open(summary.panel, panel_dir_of(store.messages(cid)))
+        ):
             return False
         if self.panel is None:
             return False
@@ -118,8 +146,11 @@ class ConversationActions(AppMixin):
         self.conversation_id = cid
         self.turns = turns_from_messages(messages)
         self._restore_talk_turns(messages)
-        self.history = [Message("user" if m.role == "user" else m.speaker, m.text) for m in messages
-                        if m.role in ("user", "assistant", "decline")]
+        self.history = [
+            Message("user" if m.role == "user" else m.speaker, m.text)
+            for m in messages
+            if m.role in ("user", "assistant", "decline")
+        ]
         self._last_answer = None
         chat = self.query_one(ChatLog)
         chat.remove_children()

@@ -33,7 +33,9 @@ def make_backend(config: Config, panel: Panel) -> tuple[Backend, str | None]:
     try:
         return get_backend(config.backend.name, config, panel), None
     except Exception as exc:  # a bad name, a missing URL: say so, keep working offline
-        return OfflineBackend(config, panel), f"backend {config.backend.name!r}: {exc}; answering with offline quotes"
+        return OfflineBackend(
+            config, panel
+        ), f"backend {config.backend.name!r}: {exc}; answering with offline quotes"
 
 
 def make_router(panel: Panel, config: Config) -> Any:
@@ -74,7 +76,14 @@ def targets(panel: Panel | None) -> list[Target]:
     if panel is None:
         return out
     for pid, persona in panel.panelists.items():
-        out.append(Target(pid, strip_control(persona.name.split()[0] if persona.name else pid, keep_newlines=False)))
+        out.append(
+            Target(
+                pid,
+                strip_control(
+                    persona.name.split()[0] if persona.name else pid, keep_newlines=False
+                ),
+            )
+        )
     if len(panel.panelists) > 1:
         out.append(Target("both", "Both" if len(panel.panelists) == 2 else "All"))
     return out
@@ -114,7 +123,14 @@ def suggested_questions(panel: Panel | None, router: Any) -> list[str]:
 
 # ------------------------------------------------------------------------------------------- keys
 
-_KEY_NAMES = {"escape": "Esc", "enter": "Enter", "tab": "Tab", "space": "Space", "up": "Up", "down": "Down"}
+_KEY_NAMES = {
+    "escape": "Esc",
+    "enter": "Enter",
+    "tab": "Tab",
+    "space": "Space",
+    "up": "Up",
+    "down": "Down",
+}
 
 
 def key_label(key: str) -> str:
@@ -122,7 +138,9 @@ def key_label(key: str) -> str:
     out = []
     for combo in key.split(","):
         parts = [p.strip() for p in combo.strip().split("+")]
-        out.append("+".join(_KEY_NAMES.get(p, p.capitalize() if len(p) > 1 else p.upper()) for p in parts))
+        out.append(
+            "+".join(_KEY_NAMES.get(p, p.capitalize() if len(p) > 1 else p.upper()) for p in parts)
+        )
     return ", ".join(out)
 
 
@@ -142,7 +160,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("source", "/source ID", "open a quote in the context of its talk"),
     CommandSpec("export", "/export [PATH]", "save the conversation as Markdown"),
     CommandSpec("clear", "/clear", "start a new conversation"),
-    CommandSpec("regenerate", "/regenerate", "answer the last question again, with the same quotes"),
+    CommandSpec(
+        "regenerate", "/regenerate", "answer the last question again, with the same quotes"
+    ),
     CommandSpec("history", "/history", "saved conversations: open, search, rename, delete"),
     CommandSpec("panel", "/panel NAME", "switch to another installed panel"),
     CommandSpec("help", "/help", "keys and commands"),

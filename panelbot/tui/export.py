@@ -53,23 +53,38 @@ class ExportActions(AppMixin):
             def lookup(qid: str) -> tuple[str, str] | None:
                 q = talk.quote(qid)
                 return (talk.display_name(q.speaker), q.text) if q else None
+
             return lookup
 
         messages = []
         for m in stored:
             talk = talk_of(m)
-            who = stored_label(m.meta, m.speaker) or (talk.display_name(m.speaker) if m.speaker else "")
+            who = stored_label(m.meta, m.speaker) or (
+                talk.display_name(m.speaker) if m.speaker else ""
+            )
             note = stored_status(m.meta)
-            role = "reply" if m.role == "decline" and m.meta.get("small_talk") else m.role  # a reply to "hi"
-            messages.append(ExportMessage(role, who, m.text, m.quote_ids, note,
-                                          lookup_in(talk) if talk is not panel else None))
+            role = (
+                "reply" if m.role == "decline" and m.meta.get("small_talk") else m.role
+            )  # a reply to "hi"
+            messages.append(
+                ExportMessage(
+                    role,
+                    who,
+                    m.text,
+                    m.quote_ids,
+                    note,
+                    lookup_in(talk) if talk is not panel else None,
+                )
+            )
         lookup = lookup_in(panel)
 
         text = conversation_markdown(title, panel.title, messages, quote_lookup=lookup)
         now = datetime.now(timezone.utc)
         target = Path(path).expanduser() if path else Path.cwd() / default_export_name(title, now)
         if not target.parent.is_dir():  # a typo in the path should not create directories
-            self.chat_notice(f"Export failed: {target.parent}: no such directory (create it first)", "error")
+            self.chat_notice(
+                f"Export failed: {target.parent}: no such directory (create it first)", "error"
+            )
             return
         self._write_export(target, text, overwrite=False)
 

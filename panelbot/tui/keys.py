@@ -18,7 +18,9 @@ BINDINGS: list[Binding] = [
     Binding("ctrl+r", "regenerate", "Again", id="regenerate", priority=True),
     Binding("ctrl+o", "conversations", "History", id="conversations", priority=True),
     Binding("ctrl+g", "followups", "Follow-ups", id="followups", show=False, priority=True),
-    Binding("ctrl+p", "command_palette", "Commands", id="command_palette", show=False, priority=True),
+    Binding(
+        "ctrl+p", "command_palette", "Commands", id="command_palette", show=False, priority=True
+    ),
     Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
 ]
 

@@ -9,7 +9,9 @@ from panelbot.tui.mixin import AppMixin
 from panelbot.tui.widgets.prompt import Prompt
 from panelbot.tui.widgets.suggestions import SuggestionsList
 
-NARROW_WIDTH = 110  # below this the side panes collapse; the toggle key flips between chat and panes
+NARROW_WIDTH = (
+    110  # below this the side panes collapse; the toggle key flips between chat and panes
+)
 
 
 class PaneLayout(AppMixin):

@@ -41,7 +41,9 @@ class AppMixin(_TextualApp):
     conversation_id: int | None
     history: list[Message]
     turns: list[ConversationTurn]  # what the resolver reads follow-ups against
-    _last_answer: dict[str, Any] | None  # the last answered question, to regenerate it with the same quotes
+    _last_answer: (
+        dict[str, Any] | None
+    )  # the last answered question, to regenerate it with the same quotes
     last_quotes: list[ScoredQuote]
     _answer_worker: Worker[None] | None
     _panes_shown: bool  # wide: side panes visible; narrow: panes replace the chat

@@ -43,16 +43,34 @@ class PanelbotCommands(Provider):
         for t in targets(app.panel):
             cmds.append((f"Ask: {t.label}", partial(app.set_target, t.value), f"/ask {t.value}"))
         if app.all_talks:
-            cmds.append(("Ask: this talk only", partial(app.set_all_talks, False),
-                         "questions go to the loaded panel only"))
+            cmds.append(
+                (
+                    "Ask: this talk only",
+                    partial(app.set_all_talks, False),
+                    "questions go to the loaded panel only",
+                )
+            )
         else:
-            cmds.append(("Ask: all talks", partial(app.set_all_talks, True),
-                         "questions go to every installed talk; answers name the talk"))
+            cmds.append(
+                (
+                    "Ask: all talks",
+                    partial(app.set_all_talks, True),
+                    "questions go to every installed talk; answers name the talk",
+                )
+            )
         cmds += [
             ("Export conversation", app.action_export, "/export: save as Markdown"),
             ("Clear conversation", partial(app.run_command_line, "/clear"), "/clear: start afresh"),
-            ("Conversations", app.action_conversations, "/history: open, search, rename or delete one"),
-            ("Regenerate answer", app.action_regenerate, "/regenerate: the last question, same quotes"),
+            (
+                "Conversations",
+                app.action_conversations,
+                "/history: open, search, rename or delete one",
+            ),
+            (
+                "Regenerate answer",
+                app.action_regenerate,
+                "/regenerate: the last question, same quotes",
+            ),
             ("Help", app.action_help, "/help: keys and commands"),
             ("Copy answer", app.action_copy, "copy the last answer (OSC 52)"),
             ("Toggle side panes", app.action_toggle_sidebar, "panelists, suggestions and sources"),
@@ -60,8 +78,13 @@ class PanelbotCommands(Provider):
         ]
         for info in app.installed_panels():
             name = safe(info.name, one_line=True)
-            cmds.append((f"Panel: {name}", partial(app.run_command_line, f"/panel {info.name}"),
-                         safe(info.title, one_line=True)))
+            cmds.append(
+                (
+                    f"Panel: {name}",
+                    partial(app.run_command_line, f"/panel {info.name}"),
+                    safe(info.title, one_line=True),
+                )
+            )
         if app.panel is not None:  # in a user's words, each known to have an answer
             for q in suggested_questions(app.panel, getattr(app, "router", None)):
                 text = safe(q, one_line=True)
@@ -96,4 +119,3 @@ HIDDEN_SYSTEM_COMMANDS = frozenset({"Keys", "Maximize", "Screenshot"})
 def system_commands(commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
     """Textual's system commands without :data:`HIDDEN_SYSTEM_COMMANDS`."""
     return (c for c in commands if c.title not in HIDDEN_SYSTEM_COMMANDS)
-

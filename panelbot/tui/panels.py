@@ -33,7 +33,9 @@ class PanelSwitching(AppMixin):
         except PanelbotError as exc:
             message = f"Cannot load panel {name!r}: {exc}"
             if initial:
-                self._startup_notices.append((message + "  Use /panel NAME to pick another.", "error"))
+                self._startup_notices.append(
+                    (message + "  Use /panel NAME to pick another.", "error")
+                )
             else:
                 self.chat_notice(message, "error")
             return False
@@ -73,7 +75,9 @@ class PanelSwitching(AppMixin):
         """/panel NAME: load it and start a new conversation with it (the old one stays in history). The panel
         already loaded is left as it is (its conversation too), with a word saying so."""
         if self.panel is not None and name.strip() == self.panel.name:
-            self.notify(f"{safe(self.panel.name, one_line=True)} is already the panel.", markup=False)
+            self.notify(
+                f"{safe(self.panel.name, one_line=True)} is already the panel.", markup=False
+            )
             return
         if self.answering:
             self.action_cancel()
@@ -92,8 +96,12 @@ class PanelSwitching(AppMixin):
     async def _rebuild_sidebar(self) -> None:
         sidebar = self.query_one("#sidebar")
         await sidebar.remove_children()
-        await sidebar.mount_all([PanelistsPane(self.panel, self.target, id="panelists"),
-                                 SuggestionsList(self.panel, id="suggestions")])
+        await sidebar.mount_all(
+            [
+                PanelistsPane(self.panel, self.target, id="panelists"),
+                SuggestionsList(self.panel, id="suggestions"),
+            ]
+        )
 
     def _header_text(self) -> Table:
         """Panel title (cut with an ellipsis when narrow) on the left, the answer mode on the right."""
@@ -115,8 +123,10 @@ class PanelSwitching(AppMixin):
         names = and_list([safe(p.name, one_line=True) for p in self.panel.panelists.values()])
         text = Text()
         text.append(f"Ask {names} anything about the talk.\n", style="bold")
-        text.append("Answers are their own words, with quote ids. Pick a source to read it in context; "
-                    "F1 for keys and commands.")
+        text.append(
+            "Answers are their own words, with quote ids. Pick a source to read it in context; "
+            "F1 for keys and commands."
+        )
         self.chat_notice(text, "welcome")
 
     def set_target(self, target: str) -> None:

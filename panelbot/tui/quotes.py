@@ -34,7 +34,9 @@ class QuoteActions(AppMixin):
             text.append("\u201c" + safe(sq.quote.text, one_line=True) + "\u201d")
         self.chat_notice(text, "search")
         self.last_quotes = hits
-        self.query_one(SourcesList).show(self.panel, hits, f"Search: {safe(query, one_line=True)[:30]}")
+        self.query_one(SourcesList).show(
+            self.panel, hits, f"Search: {safe(query, one_line=True)[:30]}"
+        )
         self._save("search", "", text.plain, [sq.quote.id for sq in hits], {"query": query})
 
     def open_source(self, quote_id: str, panel: Panel | None = None) -> None:

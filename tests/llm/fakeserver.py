@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-DEFAULT_ANSWER = "I said the KV cache grows with context [dan-1]. It is \"a memory problem\" [dan-1]."
+DEFAULT_ANSWER = 'I said the KV cache grows with context [dan-1]. It is "a memory problem" [dan-1].'
 
 
 @dataclass
@@ -52,8 +52,11 @@ def _chunk(content: str | None = None, finish: str | None = None, choices: bool 
     if not choices:
         return {"id": "x", "object": "chat.completion.chunk", "choices": []}
     delta = {} if content is None else {"content": content}
-    return {"id": "x", "object": "chat.completion.chunk",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return {
+        "id": "x",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
 
 
 def tokens(text: str) -> list[str]:
@@ -94,8 +97,13 @@ class Handler(BaseHTTPRequestHandler):
         self.st.requests.append(Seen(self.path, dict(self.headers.items()), body))
         return body
 
-    def _send(self, status: int, body: bytes | str, ctype: str = "application/json",
-              headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        status: int,
+        body: bytes | str,
+        ctype: str = "application/json",
+        headers: dict[str, str] | None = None,
+    ) -> None:
         data = body.encode() if isinstance(body, str) else body
         self.send_response(status)
         self.send_header("Content-Type", ctype)
@@ -135,15 +143,28 @@ class Handler(BaseHTTPRequestHandler):
             self._event("[DONE]")
 
     def _completion(self, text: str) -> dict:
-        return {"id": "x", "object": "chat.completion", "model": "fake",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                             "finish_reason": "stop"}]}
+        return {
+            "id": "x",
+            "object": "chat.completion",
+            "model": "fake",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
 
     def _echo(self) -> str:
         """Like real servers that log the request into the error: the key, in a few disguises (so every
         'the key never appears in the error' test meets a server that echoes it, not only 401/403)."""
         key = self.headers.get("authorization", "").removeprefix("Bearer ")
-        return f" (request by {key}; header {self.headers.get('authorization', '')!r}; {key.upper()})" if key else ""
+        return (
+            f" (request by {key}; header {self.headers.get('authorization', '')!r}; {key.upper()})"
+            if key
+            else ""
+        )
 
     def _write(self, data: bytes) -> bool:
         try:
@@ -199,11 +220,25 @@ class Handler(BaseHTTPRequestHandler):
                 self._json(200, self._completion(answer))
         elif b == "strict-params":  # like OpenAI's reasoning models
             if "max_tokens" in body:
-                self._json(400, {"error": {"message": "Unsupported parameter: 'max_tokens' is not supported "
-                                           "with this model. Use 'max_completion_tokens' instead."}})
+                self._json(
+                    400,
+                    {
+                        "error": {
+                            "message": "Unsupported parameter: 'max_tokens' is not supported "
+                            "with this model. Use 'max_completion_tokens' instead."
+                        }
+                    },
+                )
             elif body.get("temperature", 1) != 1:
-                self._json(400, {"error": {"message": "Unsupported value: 'temperature' does not support "
-                                           f"{body['temperature']} with this model."}})
+                self._json(
+                    400,
+                    {
+                        "error": {
+                            "message": "Unsupported value: 'temperature' does not support "
+                            f"{body['temperature']} with this model."
+                        }
+                    },
+                )
             else:
                 self._stream_answer(answer)
         elif b == "json-only":  # ignores stream: true
@@ -231,12 +266,18 @@ class Handler(BaseHTTPRequestHandler):
                 if self.st.stop.is_set() or not self._event(_chunk("more ")):
                     return
         elif b in ("429", "503", "500"):
-            self._json(int(b), {"error": {"message": f"status {b}{self._echo()}"}},
-                       headers={"Retry-After": self.st.retry_after} if b != "500" else None)
+            self._json(
+                int(b),
+                {"error": {"message": f"status {b}{self._echo()}"}},
+                headers={"Retry-After": self.st.retry_after} if b != "500" else None,
+            )
         elif b in ("429-once", "503-once"):
             if n == 1:
-                self._json(int(b[:3]), {"error": {"message": f"busy{self._echo()}"}},
-                           headers={"Retry-After": self.st.retry_after})
+                self._json(
+                    int(b[:3]),
+                    {"error": {"message": f"busy{self._echo()}"}},
+                    headers={"Retry-After": self.st.retry_after},
+                )
             else:
                 self._stream_answer(answer)
         elif b == "400":
@@ -246,7 +287,9 @@ class Handler(BaseHTTPRequestHandler):
             self._json(int(b), {"error": {"message": f"Incorrect API key provided: {auth}"}})
         elif b == "404":
             model = body.get("model") if isinstance(body, dict) else None
-            self._json(404, {"error": {"message": f"The model `{model}` does not exist{self._echo()}"}})
+            self._json(
+                404, {"error": {"message": f"The model `{model}` does not exist{self._echo()}"}}
+            )
         elif b == "html":
             self._send(200, "<html><body>Welcome to nginx!</body></html>", "text/html")
         elif b == "malformed":
@@ -274,7 +317,9 @@ class Handler(BaseHTTPRequestHandler):
             self._send(307, "", headers={"Location": self.st.redirect_to})
         elif b == "dribble":  # one byte per write: events and UTF-8 characters split across reads
             self._sse_start()
-            wire = "".join(f"data: {json.dumps(_chunk(p), ensure_ascii=False)}\n\n" for p in tokens(answer))
+            wire = "".join(
+                f"data: {json.dumps(_chunk(p), ensure_ascii=False)}\n\n" for p in tokens(answer)
+            )
             for byte in (wire + "data: [DONE]\n\n").encode():
                 self.wfile.write(bytes([byte]))
                 self.wfile.flush()
@@ -300,24 +345,30 @@ class Handler(BaseHTTPRequestHandler):
             self._sse_start()
             self._forever(b"\n\ndata:\n\n" * 1000)
         elif b == "gzip-sse":  # an event stream that inflates to 512 MB
-            self._gzip_bomb("text/event-stream", b"data: " + json.dumps(_chunk("z")).encode() + b"\n\n")
+            self._gzip_bomb(
+                "text/event-stream", b"data: " + json.dumps(_chunk("z")).encode() + b"\n\n"
+            )
         elif b == "gzip-json":  # a JSON reply that inflates to 512 MB
             self._gzip_bomb("application/json", b" " * 4096)
         elif b == "gzip-error":  # an error body that inflates to 512 MB
             self._gzip_bomb("application/json", b" " * 4096, status=500)
         elif b == "bad-encoding":
-            self._send(200, "data: x\n\n", "text/event-stream", headers={"Content-Encoding": "zstd-ish"})
+            self._send(
+                200, "data: x\n\n", "text/event-stream", headers={"Content-Encoding": "zstd-ish"}
+            )
         elif b == "deep-json":  # nesting that blows the recursion limit of a naive parser
             self._sse_start()
             self._event("[" * 100_000 + "]" * 100_000)
             self._event("[DONE]")
         elif b == "echo-key":  # the answer holds the key the client sent, in several disguises
             key = self.headers.get("authorization", "").removeprefix("Bearer ")
-            text = (f"Your key is {key} [dan-1]. Upper {key.upper()} and a piece {key[3:12]}. "
-                    f"Escaped {json.dumps(key + chr(13))} end.")
+            text = (
+                f"Your key is {key} [dan-1]. Upper {key.upper()} and a piece {key[3:12]}. "
+                f"Escaped {json.dumps(key + chr(13))} end."
+            )
             self._sse_start()
             for i in range(0, len(text), 3):  # small pieces: the key arrives split across events
-                if not self._event(_chunk(text[i:i + 3])):
+                if not self._event(_chunk(text[i : i + 3])):
                     return
             self._event(_chunk(finish="stop"))
             self._event("[DONE]")
@@ -330,7 +381,9 @@ class Handler(BaseHTTPRequestHandler):
                 self._event(msg)
             else:
                 self._json(int(b[-3:]), msg, headers={"Retry-After": "0"})
-        elif b == "cite-sources":  # a well-behaved model: cites the first source id the prompt lists
+        elif (
+            b == "cite-sources"
+        ):  # a well-behaved model: cites the first source id the prompt lists
             prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
             found = re.search(r"^\s*\d+\. \[([^\]]+)\]", prompt, re.M)
             ident = found.group(1) if found else "none"
@@ -349,8 +402,9 @@ class FakeHTTPServer(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.state = FakeState()
-        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def port(self) -> int:

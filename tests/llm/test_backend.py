@@ -19,7 +19,9 @@ from .fakeserver import DEFAULT_ANSWER, FakeHTTPServer
 def collect(url: str, panel, speakers=("dan",), history=(), **kw: Any) -> list:
     async def go() -> list:
         backend = OpenAICompatBackend(config_for(url, **kw), panel)
-        req = AnswerRequest("Why is memory hard?", panel, make_route(panel, speakers), list(history))
+        req = AnswerRequest(
+            "Why is memory hard?", panel, make_route(panel, speakers), list(history)
+        )
         try:
             return [ev async for ev in backend.answer(req)]
         finally:
@@ -46,10 +48,16 @@ def test_streams_deltas_then_a_verified_speaker_done(fake: FakeHTTPServer, panel
 
 
 def test_invented_citation_makes_the_answer_ungrounded(fake: FakeHTTPServer, panel) -> None:
-    fake.state.answer = "Memory is the wall [dan-1]. Rewards matter [olive-1]. I made this up [dan-42]."
+    fake.state.answer = (
+        "Memory is the wall [dan-1]. Rewards matter [olive-1]. I made this up [dan-42]."
+    )
     done = collect(fake.url("ok"), panel)[-1]
     assert done.grounded is False
-    assert {c.id: c.valid for c in done.citations} == {"dan-1": True, "olive-1": False, "dan-42": False}
+    assert {c.id: c.valid for c in done.citations} == {
+        "dan-1": True,
+        "olive-1": False,
+        "dan-42": False,
+    }
 
 
 def test_model_output_is_stripped_of_terminal_control(fake: FakeHTTPServer, panel) -> None:
@@ -61,7 +69,9 @@ def test_model_output_is_stripped_of_terminal_control(fake: FakeHTTPServer, pane
 
 
 @pytest.mark.parametrize("behaviour", ["500", "stall-mid", "malformed", "empty-choices", "401"])
-def test_failure_falls_back_to_the_verbatim_quotes(fake: FakeHTTPServer, panel, behaviour: str) -> None:
+def test_failure_falls_back_to_the_verbatim_quotes(
+    fake: FakeHTTPServer, panel, behaviour: str
+) -> None:
     events = collect(fake.url(behaviour), panel, read_timeout=0.3)
     done = events[-1]
     route = make_route(panel)
@@ -71,14 +81,18 @@ def test_failure_falls_back_to_the_verbatim_quotes(fake: FakeHTTPServer, panel, 
 
 
 def test_panel_mode_second_panelist_sees_the_first(fake: FakeHTTPServer, panel) -> None:
-    events = collect(fake.url("ok"), panel, speakers=("dan", "olive"),
-                     history=[Message("user", "earlier question"), Message("dan", "earlier answer")])
+    events = collect(
+        fake.url("ok"),
+        panel,
+        speakers=("dan", "olive"),
+        history=[Message("user", "earlier question"), Message("dan", "earlier answer")],
+    )
     dones = [e for e in events if isinstance(e, SpeakerDone)]
     assert [d.speaker for d in dones] == ["dan", "olive"]
     first, second = (r.body["messages"][0]["content"] for r in fake.state.requests)
     assert "Dan has just answered" not in first and "olive-1" not in first
     assert f"Dan has just answered this question:\n{DEFAULT_ANSWER}" in second
-    assert "[olive-1]" in second and "[dan-1] \"" not in second
+    assert "[olive-1]" in second and '[dan-1] "' not in second
     assert "Audience member: earlier question" in first and "Dan: earlier answer" in first
     # Olive was given only her own quotes, so the scripted [dan-1] citations are invalid for her.
     assert dones[1].grounded is False
@@ -87,7 +101,9 @@ def test_panel_mode_second_panelist_sees_the_first(fake: FakeHTTPServer, panel) 
 def test_cancelling_an_answer_closes_the_connection(fake: FakeHTTPServer, panel) -> None:
     async def go() -> list:
         backend = OpenAICompatBackend(config_for(fake.url("slow")), panel)
-        got = await take_then_cancel(backend.answer(AnswerRequest("q", panel, make_route(panel))), 2)
+        got = await take_then_cancel(
+            backend.answer(AnswerRequest("q", panel, make_route(panel))), 2
+        )
         await backend.aclose()
         return got
 
@@ -112,23 +128,53 @@ def test_sanitizer_handles_sequences_split_across_pieces() -> None:
 
 def test_think_blocks_are_dropped_even_when_split() -> None:
     f = ThinkFilter()
-    pieces = ["<thi", "nk>plan: cite dan-1</th", "ink>Memory <", "b>is</b> the wall [dan-1]. <think>x"]
+    pieces = [
+        "<thi",
+        "nk>plan: cite dan-1</th",
+        "ink>Memory <",
+        "b>is</b> the wall [dan-1]. <think>x",
+    ]
     assert "".join(f.feed(p) for p in pieces) + f.flush() == "Memory <b>is</b> the wall [dan-1]. "
 
 
 def test_reasoning_in_the_answer_is_not_shown_or_verified(fake: FakeHTTPServer, panel) -> None:
-    fake.state.answer = "<think> The user asks about [dan-99] memory. </think>Memory is the wall [dan-1]."
+    fake.state.answer = (
+        "<think> The user asks about [dan-99] memory. </think>Memory is the wall [dan-1]."
+    )
     done = collect(fake.url("ok"), panel)[-1]
     assert done.text == "Memory is the wall [dan-1]." and done.grounded is True
 
 
-_pieces_alphabet = st.sampled_from(["a", " ", "\x1b", "[", "3", "1", "m", "]", "0", ";", "\x07", "\r", "\n",
-                                    "<", "think", ">", "</", "t", "\u202e"])
+_pieces_alphabet = st.sampled_from(
+    [
+        "a",
+        " ",
+        "\x1b",
+        "[",
+        "3",
+        "1",
+        "m",
+        "]",
+        "0",
+        ";",
+        "\x07",
+        "\r",
+        "\n",
+        "<",
+        "think",
+        ">",
+        "</",
+        "t",
+        "\u202e",
+    ]
+)
 
 
 @settings(deadline=None)
 @given(st.lists(_pieces_alphabet, max_size=40), st.data())
-def test_stream_filters_do_not_depend_on_how_the_text_is_split(parts: list[str], data: st.DataObject) -> None:
+def test_stream_filters_do_not_depend_on_how_the_text_is_split(
+    parts: list[str], data: st.DataObject
+) -> None:
     text = "".join(parts)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
     chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]  # noqa: B905

@@ -40,7 +40,9 @@ def test_streams_the_answer_and_sends_the_request(fake: FakeHTTPServer) -> None:
     assert req.path == "/b/ok/v1/chat/completions"
     assert req.headers["Authorization"] == f"Bearer {SECRET}"
     assert req.body["stream"] is True and req.body["model"] == "fake-model"
-    assert req.body["temperature"] == 0.0 and req.body["seed"] == 7 and req.body["max_tokens"] == 100
+    assert (
+        req.body["temperature"] == 0.0 and req.body["seed"] == 7 and req.body["max_tokens"] == 100
+    )
 
 
 def test_crlf_comments_and_keepalives(fake: FakeHTTPServer) -> None:
@@ -64,14 +66,24 @@ def test_server_that_refuses_stream_is_asked_again_without(fake: FakeHTTPServer)
 def test_parameters_the_model_refuses_are_adapted_once(fake: FakeHTTPServer) -> None:
     assert complete(fake.url("strict-params")) == DEFAULT_ANSWER
     last = fake.state.requests[-1].body
-    assert last["max_completion_tokens"] == 100 and "max_tokens" not in last and "temperature" not in last
+    assert (
+        last["max_completion_tokens"] == 100
+        and "max_tokens" not in last
+        and "temperature" not in last
+    )
     assert fake.state.counts["strict-params"] == 3
 
 
 def test_a_plain_400_is_not_retried(fake: FakeHTTPServer) -> None:
     err = failure(fake.url("400"))
-    assert "HTTP 400: request refused (context too long (request by ***;" in err.cause  # key echoed, masked
-    assert fake.state.counts["400"] == 1 and SECRET not in err.cause and SECRET.upper() not in err.cause
+    assert (
+        "HTTP 400: request refused (context too long (request by ***;" in err.cause
+    )  # key echoed, masked
+    assert (
+        fake.state.counts["400"] == 1
+        and SECRET not in err.cause
+        and SECRET.upper() not in err.cause
+    )
 
 
 def test_stream_false_setting(fake: FakeHTTPServer) -> None:

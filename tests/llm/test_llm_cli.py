@@ -26,11 +26,22 @@ class StubRouter:
         return make_route(self.panel, self.speakers, question, self.abstained)
 
 
-def ask(config: Config, questions=("Why is memory hard?",), json_out=False, chained=False, **router_kw):
+def ask(
+    config: Config, questions=("Why is memory hard?",), json_out=False, chained=False, **router_kw
+):
     panel = make_panel()
     out, err = io.StringIO(), io.StringIO()
-    code = ask_llm(list(questions), json_out=json_out, config=config, panel=panel,
-                   router=StubRouter(panel, **router_kw), target="auto", out=out, err=err, chained=chained)
+    code = ask_llm(
+        list(questions),
+        json_out=json_out,
+        config=config,
+        panel=panel,
+        router=StubRouter(panel, **router_kw),
+        target="auto",
+        out=out,
+        err=err,
+        chained=chained,
+    )
     for text in (out.getvalue(), err.getvalue()):
         assert SECRET not in text and "Traceback" not in text
     return code, out.getvalue(), err.getvalue()
@@ -40,7 +51,9 @@ def test_streams_a_grounded_answer(fake: FakeHTTPServer) -> None:
     code, out, err = ask(config_for(fake.url("ok")))
     assert code == 0 and err == ""
     assert out.startswith("Dan (VP of Kernels, Together AI):\n  " + DEFAULT_ANSWER + "\n")
-    assert "\n[grounded: cites dan-1" in out  # the model's words are indented; panelbot's check is not
+    assert (
+        "\n[grounded: cites dan-1" in out
+    )  # the model's words are indented; panelbot's check is not
 
 
 def test_json_success(fake: FakeHTTPServer) -> None:
@@ -83,17 +96,29 @@ def test_abstention_makes_no_model_call(fake: FakeHTTPServer) -> None:
     code, out, _ = ask(config_for(fake.url("ok")), json_out=True, abstained=True)
     d = json.loads(out)
     assert code == 0 and fake.state.requests == []
-    assert d["abstained"] is True and d["error"] is None and "Not something the panel got into" in d["answer"]
+    assert (
+        d["abstained"] is True
+        and d["error"] is None
+        and "Not something the panel got into" in d["answer"]
+    )
     assert d["suggestions"] == ["What did Dan say about kernels?"]
 
 
 def test_after_a_failure_the_conversation_goes_on(fake: FakeHTTPServer) -> None:
-    code, out, err = ask(config_for(fake.url("503-once"), max_retries=0), questions=["q1", "q2"],
-                         json_out=True, chained=True)  # `ask -c -`: the lines are one conversation
+    code, out, err = ask(
+        config_for(fake.url("503-once"), max_retries=0),
+        questions=["q1", "q2"],
+        json_out=True,
+        chained=True,
+    )  # `ask -c -`: the lines are one conversation
     first, second = (json.loads(line) for line in out.splitlines())
     assert code == 3 and err.count("\n") == 1 and "HTTP 503" in err
     assert first["error"] and first["answer"].startswith("\u201cThe KV cache")
-    assert second["error"] is None and second["answer"] == DEFAULT_ANSWER and second["grounded"] is True
+    assert (
+        second["error"] is None
+        and second["answer"] == DEFAULT_ANSWER
+        and second["grounded"] is True
+    )
     later = fake.state.requests[1].body["messages"][0]["content"]
     assert "Audience member: q1" in later and "Dan: \u201cThe KV cache" in later
 
@@ -112,14 +137,25 @@ def test_no_endpoint_answers_with_the_quotes_and_exit_3() -> None:
     assert err.count("\n") == 1 and err.startswith("panelbot: no model endpoint configured")
     code, out, err = ask(config_for(""), json_out=True)
     d = json.loads(out)
-    assert code == 3 and d["error"].startswith("no model endpoint configured") and "[dan-" in d["answer"]
-    code, out, err = ask(config_for(""), abstained=True)  # a decline needs no model: nothing degraded
+    assert (
+        code == 3
+        and d["error"].startswith("no model endpoint configured")
+        and "[dan-" in d["answer"]
+    )
+    code, out, err = ask(
+        config_for(""), abstained=True
+    )  # a decline needs no model: nothing degraded
     assert code == 0 and err == ""
 
 
 def test_panel_mode_and_conversation(fake: FakeHTTPServer) -> None:
-    code, out, _ = ask(config_for(fake.url("ok")), questions=["first q", "second q"], json_out=True,
-                       speakers=("dan", "olive"), chained=True)
+    code, out, _ = ask(
+        config_for(fake.url("ok")),
+        questions=["first q", "second q"],
+        json_out=True,
+        speakers=("dan", "olive"),
+        chained=True,
+    )
     first, second = (json.loads(line) for line in out.splitlines())
     assert code == 0 and [a["speaker"] for a in first["answers"]] == ["dan", "olive"]
     assert first["answer"].startswith("Dan: ") and "\n\nOlive: " in first["answer"]
@@ -131,9 +167,17 @@ def test_panel_mode_and_conversation(fake: FakeHTTPServer) -> None:
 def _run(code: str, **env: str) -> subprocess.CompletedProcess:
     import tempfile
 
-    with tempfile.TemporaryDirectory() as data:  # `ask` saves to the history: never the developer's own
-        return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                              timeout=120, env={**os.environ, "PANELBOT_DATA_DIR": data, **env})
+    with (
+        tempfile.TemporaryDirectory() as data
+    ):  # `ask` saves to the history: never the developer's own
+        return subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PANELBOT_DATA_DIR": data, **env},
+        )
 
 
 def test_offline_paths_never_import_httpx_or_textual() -> None:
@@ -152,9 +196,24 @@ def test_offline_paths_never_import_httpx_or_textual() -> None:
 
 def test_cli_end_to_end_fallback_exit_3(fake: FakeHTTPServer) -> None:
     url = fake.url("500")
-    proc = _run("import sys; from panelbot.cli import main; sys.exit(main(sys.argv[1:]))".replace(
-        "sys.argv[1:]", repr(["ask", "--llm", "--base-url", url, "--model", "m", "--json",
-                              "what about the kv cache"])), PANELBOT_API_KEY=SECRET)
+    proc = _run(
+        "import sys; from panelbot.cli import main; sys.exit(main(sys.argv[1:]))".replace(
+            "sys.argv[1:]",
+            repr(
+                [
+                    "ask",
+                    "--llm",
+                    "--base-url",
+                    url,
+                    "--model",
+                    "m",
+                    "--json",
+                    "what about the kv cache",
+                ]
+            ),
+        ),
+        PANELBOT_API_KEY=SECRET,
+    )
     assert proc.returncode == 3, proc.stderr
     d = json.loads(proc.stdout)
     assert d["error"].startswith(url) and "HTTP 500" in d["error"] and d["answer"]

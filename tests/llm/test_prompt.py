@@ -46,8 +46,11 @@ def test_conversation_newest_kept_within_budget() -> None:
 
 
 def test_panel_mode_second_panelist_sees_the_first_answer() -> None:
-    p = prompt(speaker="olive", sources=PANEL.quotes_by("olive"),
-               earlier=[("dan", "Memory is the wall [dan-1].")])
+    p = prompt(
+        speaker="olive",
+        sources=PANEL.quotes_by("olive"),
+        earlier=[("dan", "Memory is the wall [dan-1].")],
+    )
     assert "Dan has just answered this question:\nMemory is the wall [dan-1]." in p
     assert "only from your own sources" in p
 

@@ -24,8 +24,10 @@ from panelbot.panel import Quote
 from .conftest import config_for, make_panel, make_route, run, settings
 
 URL = os.environ.get("PANELBOT_TEST_LLM_URL", "")
-pytestmark = [pytest.mark.llm_server,
-              pytest.mark.skipif(not URL, reason="PANELBOT_TEST_LLM_URL not set (see .ci/llm_server.sh)")]
+pytestmark = [
+    pytest.mark.llm_server,
+    pytest.mark.skipif(not URL, reason="PANELBOT_TEST_LLM_URL not set (see .ci/llm_server.sh)"),
+]
 
 PANEL = make_panel()
 DAN = PANEL.quotes_by("dan")
@@ -33,8 +35,15 @@ QUESTIONS = ["Why are long-running agents hard to serve?", "What do you do about
 
 
 def real(**kw):
-    base = dict(model="", api_key="", read_timeout=120.0, total_timeout=300.0, max_tokens=96,
-                temperature=0.0, seed=7)
+    base = dict(
+        model="",
+        api_key="",
+        read_timeout=120.0,
+        total_timeout=300.0,
+        max_tokens=96,
+        temperature=0.0,
+        seed=7,
+    )
     base.update(kw)
     return settings(URL, **base)
 
@@ -67,17 +76,24 @@ def test_max_tokens_caps_the_answer_without_error() -> None:
 
 def test_wrong_path_is_a_clear_404() -> None:
     with pytest.raises(LLMError) as info:
-        run(ChatClient(settings(URL.removesuffix("/v1") + "/nope", model="x", api_key="")).complete(
-            [{"role": "user", "content": "hi"}]))
+        run(
+            ChatClient(settings(URL.removesuffix("/v1") + "/nope", model="x", api_key="")).complete(
+                [{"role": "user", "content": "hi"}]
+            )
+        )
     assert info.value.kind == "not-found" and "HTTP 404" in str(info.value)
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_backend_verifies_the_real_answer(question: str) -> None:
     async def go() -> list:
-        backend = OpenAICompatBackend(config_for(URL, **{**real().__dict__, "base_url": URL}), PANEL)
+        backend = OpenAICompatBackend(
+            config_for(URL, **{**real().__dict__, "base_url": URL}), PANEL
+        )
         try:
-            return [e async for e in backend.answer(AnswerRequest(question, PANEL, make_route(PANEL)))]
+            return [
+                e async for e in backend.answer(AnswerRequest(question, PANEL, make_route(PANEL)))
+            ]
         finally:
             await backend.aclose()
 
@@ -89,8 +105,9 @@ def test_backend_verifies_the_real_answer(question: str) -> None:
     for c in done.citations:
         if c.id.lower() not in allowed:
             assert not c.valid, f"invented id {c.id} passed verification"
-    assert done.grounded == (any(c.valid for c in done.citations)
-                             and all(c.valid for c in done.citations))
+    assert done.grounded == (
+        any(c.valid for c in done.citations) and all(c.valid for c in done.citations)
+    )
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
@@ -122,12 +139,27 @@ def pieces_for(sources: list[Quote], question: str) -> list[str]:
 def test_cli_end_to_end_with_the_real_panel(tmp_path: Path) -> None:
     cfg = tmp_path / "config.yaml"
     cfg.write_text("backend:\n  temperature: 0\n  seed: 7\n  max_tokens: 64\n  read_timeout: 120\n")
-    code = ("import sys; from panelbot.cli import main; sys.exit(main(sys.argv[1:]))")
+    code = "import sys; from panelbot.cli import main; sys.exit(main(sys.argv[1:]))"
     proc = subprocess.run(
-        [sys.executable, "-c", code, "ask", "--llm", "--config", str(cfg), "--base-url", URL, "--json",
-         "What makes the KV cache hard for long agents?"],
-        cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PANELBOT_DATA_DIR": str(tmp_path / "data")})
+        [
+            sys.executable,
+            "-c",
+            code,
+            "ask",
+            "--llm",
+            "--config",
+            str(cfg),
+            "--base-url",
+            URL,
+            "--json",
+            "What makes the KV cache hard for long agents?",
+        ],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PANELBOT_DATA_DIR": str(tmp_path / "data")},
+    )
     assert proc.returncode == 0, proc.stderr
     d = json.loads(proc.stdout)
     assert d["error"] is None and d["answer"].strip() and isinstance(d["grounded"], bool)

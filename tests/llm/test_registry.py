@@ -14,7 +14,7 @@ from panelbot.errors import ConfigError, UsageError
 
 from .conftest import config_for, make_panel
 
-PLUGIN = '''
+PLUGIN = """
 from panelbot.answer.backends.base import SpeakerDone, TextDelta
 
 class EchoBackend:
@@ -29,7 +29,7 @@ class EchoBackend:
         yield SpeakerDone("dan", request.question, [])
     async def aclose(self):
         pass
-'''
+"""
 
 
 @pytest.fixture
@@ -38,8 +38,9 @@ def plugin_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     dist = tmp_path / "echo_plugin-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: echo-plugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[panelbot.backends]\necho = echo_plugin:EchoBackend\n"
-                                           "broken = echo_plugin:NoSuchClass\n")
+    (dist / "entry_points.txt").write_text(
+        "[panelbot.backends]\necho = echo_plugin:EchoBackend\nbroken = echo_plugin:NoSuchClass\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     yield tmp_path
     sys.modules.pop("echo_plugin", None)
@@ -48,8 +49,9 @@ def plugin_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_builtins() -> None:
     panel = make_panel()
     assert isinstance(get_backend("offline", config_for(""), panel), OfflineBackend)
-    assert isinstance(get_backend("openai", config_for("http://127.0.0.1:9/v1"), panel),
-                      OpenAICompatBackend)
+    assert isinstance(
+        get_backend("openai", config_for("http://127.0.0.1:9/v1"), panel), OpenAICompatBackend
+    )
 
 
 def test_openai_without_a_url_is_a_config_error() -> None:

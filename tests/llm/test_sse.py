@@ -7,7 +7,9 @@ from hypothesis import strategies as st
 
 from panelbot.answer.llm.sse import SSEEvent, SSEParser
 
-line_text = st.text(st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=30)
+line_text = st.text(
+    st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=30
+)
 newline = st.sampled_from(["\n", "\r\n", "\r"])
 
 

@@ -75,28 +75,40 @@ def test_unclosed_quotation_is_still_checked() -> None:
 
 def test_citation_after_the_full_stop_belongs_to_that_sentence() -> None:
     assert sentences_of("Memory first. [dan-1] Kernels next. [dan-2]") == [
-        "Memory first [dan-1].", "Kernels next [dan-2]."]
+        "Memory first [dan-1].",
+        "Kernels next [dan-2].",
+    ]
     assert check("Memory first. [dan-1] Kernels next. [dan-2]").unsupported_sentences == []
 
 
 def test_citation_forms() -> None:
     # a Markdown link's text is a citation-like token too: [dan-9](url) must not slip past unchecked
     assert cited_ids("a [dan-1, dan-2] b [DAN-1][dan-2] [link](http://x) [1]") == [
-        "dan-1", "dan-2", "DAN-1", "dan-2", "link", "1"]
+        "dan-1",
+        "dan-2",
+        "DAN-1",
+        "dan-2",
+        "link",
+        "1",
+    ]
     v = check("Memory [DAN-1]. Numbers [1].")
     assert v.citations == [Citation("dan-1", True), Citation("1", False)]
 
 
 def test_bullet_lines_are_separate_sentences() -> None:
-    v = check("- memory bound [dan-1]\n- kernels fused\n2. [dan-2] \"We fuse attention kernels\"")
+    v = check('- memory bound [dan-1]\n- kernels fused\n2. [dan-2] "We fuse attention kernels"')
     assert v.unsupported_sentences == ["kernels fused"] and v.grounded
 
 
 ids = st.sampled_from(["dan-1", "dan-2", "olive-1", "dan-99", "x"])
 # prose without quotation marks or brackets (nor their lookalikes): those are tested on their own
 _MARKS = "[]\"'\u201c\u201d\u201e\u2018\u2019\u00ab\u00bb\u2039\u203a\u300c\u300d\u300e\u300f"
-prose = st.text(st.characters(blacklist_characters=_MARKS + _OPEN_BRACKETS + _CLOSE_BRACKETS,
-                              blacklist_categories=("Cs",)), max_size=40)
+prose = st.text(
+    st.characters(
+        blacklist_characters=_MARKS + _OPEN_BRACKETS + _CLOSE_BRACKETS, blacklist_categories=("Cs",)
+    ),
+    max_size=40,
+)
 
 
 @settings(deadline=None)

@@ -19,13 +19,20 @@ DAN = make_panel().quotes_by("dan")
 
 
 def test_quoted_spans_of_every_style() -> None:
-    assert quoted_spans('He said \'two words\' and \'one\' then "open ended') == ["two words", "open ended"]
+    assert quoted_spans("He said 'two words' and 'one' then \"open ended") == [
+        "two words",
+        "open ended",
+    ]
     assert quoted_spans("\u00aba b\u00bb then \u201cc d") == ["a b", "c d"]
-    assert quoted_spans("\u00bbx y\u00ab \u2039p q\u203a \u203ar s\u2039 \u300ck l\u300d \u300em n\u300f") == [
-        "x y", "p q", "r s", "k l", "m n"]
+    assert quoted_spans(
+        "\u00bbx y\u00ab \u2039p q\u203a \u203ar s\u2039 \u300ck l\u300d \u300em n\u300f"
+    ) == ["x y", "p q", "r s", "k l", "m n"]
     assert quoted_spans("\u201ea b\u201c and \u2018c d\u2019 and \u2018e\u2019") == ["a b", "c d"]
     assert quoted_spans("Dan's and Olive's point, 'ok'") == []  # apostrophes and a one-word term
-    assert quoted_spans('one "a" two \u201cb\u201d [dan-1]') == ["a", "b"]  # double quotes: any length
+    assert quoted_spans('one "a" two \u201cb\u201d [dan-1]') == [
+        "a",
+        "b",
+    ]  # double quotes: any length
     assert quoted_spans("an unclosed \u00ab quotation here") == [" quotation here"]
     assert quoted_spans('closed "x y" then \u201copen') == ["x y", "open"]
     assert quoted_spans('"a" "b" then "c') == ["a", "b", "c"]
@@ -33,19 +40,35 @@ def test_quoted_spans_of_every_style() -> None:
 
 
 def test_citation_lookalikes_become_plain_citations() -> None:
-    assert normalize_citations("x \uff3bdan\u201101\uff3d [dan-\n 02](http://a) \u3010\uff44\uff41\uff4e\uff0d\uff10\uff13\u3011") == \
-        "x [dan-01] [dan-02] [dan-03]"
+    assert (
+        normalize_citations(
+            "x \uff3bdan\u201101\uff3d [dan-\n 02](http://a) \u3010\uff44\uff41\uff4e\uff0d\uff10\uff13\u3011"
+        )
+        == "x [dan-01] [dan-02] [dan-03]"
+    )
     assert normalize_citations("[see](u) and [a](b)(c)") == "[see] and [a](c)"
     assert normalize_citations("\u27e6dan-1\u27e7 \u2045dan-2\u2046") == "[dan-1] [dan-2]"
     assert cited_ids("[`dan-1`] [*dan-2*] [#dan-3:] [ dan-4 ] ['dan-5'] [\"dan-6\"]") == [
-        "dan-1", "dan-2", "dan-3", "dan-4", "dan-5", "dan-6"]
+        "dan-1",
+        "dan-2",
+        "dan-3",
+        "dan-4",
+        "dan-5",
+        "dan-6",
+    ]
     assert cited_ids("[dan 1]") == ["dan", "1"]
 
 
 def test_sentences_carry_their_citations() -> None:
     assert sentences_of("First claim. [dan-1]\n- second [dan-2]. [dan-1]") == [
-        "First claim [dan-1].", "second [dan-2] [dan-1]."]
-    assert sentences_of("One. Two [dan-1]. Three.\n[dan-2]") == ["One.", "Two [dan-1].", "Three. [dan-2]"]
+        "First claim [dan-1].",
+        "second [dan-2] [dan-1].",
+    ]
+    assert sentences_of("One. Two [dan-1]. Three.\n[dan-2]") == [
+        "One.",
+        "Two [dan-1].",
+        "Three. [dan-2]",
+    ]
     assert sentences_of("A. B. C.\n.") == ["A.", "B.", "C. ."]
 
 
@@ -56,23 +79,34 @@ def test_lookalikes_and_quotations_change_the_verdict() -> None:
         v = verify_answer(f"{ok} Invented {fake}.", DAN, "Dan")
         assert not v.grounded and Citation("dan-99", False) in v.citations, fake
     v = verify_answer("It is \u00aba compute miracle\u00bb [dan-1].", DAN, "Dan")
-    assert not v.grounded and v.problems == ["quoted \u201ca compute miracle\u201d does not appear in [dan-1]"]
+    assert not v.grounded and v.problems == [
+        "quoted \u201ca compute miracle\u201d does not appear in [dan-1]"
+    ]
     assert verify_answer("It is 'A MEMORY problem' [dan-1].", DAN).grounded  # case is ignored
-    v = verify_answer("It is \"a memory prob\" [dan-1].", DAN)  # whole words only, never a substring
+    v = verify_answer('It is "a memory prob" [dan-1].', DAN)  # whole words only, never a substring
     assert not v.grounded
-    v = verify_answer("It was \"a memory problem\" said nobody.", DAN)
+    v = verify_answer('It was "a memory problem" said nobody.', DAN)
     assert v.problems == ["quoted \u201ca memory problem\u201d cites no source"]
 
 
 def test_verdict_lines() -> None:
     q = []
     assert verdict(SpeakerDone("dan", "x", q), "Dan") == ""
-    done = SpeakerDone("dan", "x", q, citations=[Citation("dan-1", True), Citation("dan-2", True)],
-                       grounded=True)
+    done = SpeakerDone(
+        "dan", "x", q, citations=[Citation("dan-1", True), Citation("dan-2", True)], grounded=True
+    )
     assert verdict(done, "Dan") == "grounded: cites dan-1, dan-2, each checked against Dan's quotes"
-    done = SpeakerDone("dan", "x", q, citations=[Citation("dan-1", True), Citation("x-9", False),
-                                                 Citation("y", False)], grounded=False,
-                       unsupported_sentences=["a", "b"])
-    assert verdict(done, "Dan") == "NOT grounded: invalid citation(s): x-9, y; 2 sentence(s) cite nothing"
+    done = SpeakerDone(
+        "dan",
+        "x",
+        q,
+        citations=[Citation("dan-1", True), Citation("x-9", False), Citation("y", False)],
+        grounded=False,
+        unsupported_sentences=["a", "b"],
+    )
+    assert (
+        verdict(done, "Dan")
+        == "NOT grounded: invalid citation(s): x-9, y; 2 sentence(s) cite nothing"
+    )
     done = SpeakerDone("dan", "x", q, citations=[], grounded=False)
     assert verdict(done, "Dan") == "NOT grounded: cites none of the quotes given"

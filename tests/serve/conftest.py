@@ -20,7 +20,9 @@ REPO = TESTS.parent
 
 
 def _load_fakeserver():
-    spec = importlib.util.spec_from_file_location("panelbot_test_fakeserver", TESTS / "llm" / "fakeserver.py")
+    spec = importlib.util.spec_from_file_location(
+        "panelbot_test_fakeserver", TESTS / "llm" / "fakeserver.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     sys.modules[spec.name] = mod
@@ -45,12 +47,18 @@ class ServerProcess:
         self.url = f"http://127.0.0.1:{port}"
         self.base_url = f"{self.url}/v1"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "panelbot", *args], env=env, cwd=str(cwd),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [sys.executable, "-m", "panelbot", *args],
+            env=env,
+            cwd=str(cwd),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         self.output = ""
 
-    def wait_ready(self, path: str = "/health", timeout: float = 60.0, headers: dict | None = None) -> None:
+    def wait_ready(
+        self, path: str = "/health", timeout: float = 60.0, headers: dict | None = None
+    ) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -79,14 +87,19 @@ class ServerProcess:
 
 
 @pytest.fixture
-def start_server(isolated_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
+def start_server(
+    isolated_env: dict[str, str], tmp_path: Path
+) -> Iterator[Callable[..., ServerProcess]]:
     """Start ``panelbot serve --port <free> EXTRA...`` and wait until it answers; stopped after the test."""
     started: list[ServerProcess] = []
 
-    def start(*extra: str, env: dict[str, str] | None = None, ready_headers: dict | None = None) -> ServerProcess:
+    def start(
+        *extra: str, env: dict[str, str] | None = None, ready_headers: dict | None = None
+    ) -> ServerProcess:
         port = free_port()
-        srv = ServerProcess(["serve", "--port", str(port), *extra], {**isolated_env, **(env or {})}, port,
-                            tmp_path)
+        srv = ServerProcess(
+            ["serve", "--port", str(port), *extra], {**isolated_env, **(env or {})}, port, tmp_path
+        )
         started.append(srv)
         srv.wait_ready(headers=ready_headers)
         return srv
@@ -100,10 +113,10 @@ def start_server(isolated_env: dict[str, str], tmp_path: Path) -> Iterator[Calla
 def offline_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """One offline server shared by a module's read-only tests (isolated data dir and config)."""
     tmp = tmp_path_factory.mktemp("serve")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PANELBOT_", "OPENAI_"))}
-    env.update(PANELBOT_DATA_DIR=str(tmp / "data"), PANELBOT_CONFIG=os.devnull,
-               PYTHONIOENCODING="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PANELBOT_", "OPENAI_"))}
+    env.update(
+        PANELBOT_DATA_DIR=str(tmp / "data"), PANELBOT_CONFIG=os.devnull, PYTHONIOENCODING="utf-8"
+    )
     port = free_port()
     srv = ServerProcess(["serve", "--port", str(port)], env, port, tmp)
     try:

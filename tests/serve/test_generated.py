@@ -42,7 +42,9 @@ def test_generated_answer_is_verified(start_server, fake, kv_ids) -> None:
     assert text.startswith("Dan (VP of Kernels, Together AI):\n") and fake.state.answer in text
     assert f"[grounded: cites {kv_ids[0]}" in text
     assert extra["grounded"] is True and extra["citations"] == [{"id": kv_ids[0], "valid": True}]
-    assert extra["backend"] == "openai" and extra["model"] == "fake-model" and extra["error"] is None
+    assert (
+        extra["backend"] == "openai" and extra["model"] == "fake-model" and extra["error"] is None
+    )
     sent = fake.state.requests[-1].body
     assert sent["model"] == "fake-model"
     prompt = sent["messages"][0]["content"]
@@ -50,21 +52,33 @@ def test_generated_answer_is_verified(start_server, fake, kv_ids) -> None:
 
     chunks = list(chat(srv, model="dan", stream=True, messages=[{"role": "user", "content": KV}]))
     assert "".join(ch.choices[0].delta.content or "" for ch in chunks) == text
-    assert len([ch for ch in chunks if ch.choices and ch.choices[0].delta.content]) > 2  # token by token
+    assert (
+        len([ch for ch in chunks if ch.choices and ch.choices[0].delta.content]) > 2
+    )  # token by token
     assert chunks[-1].model_extra["panelbot"]["grounded"] is True
 
 
 def test_earlier_turns_reach_the_models_prompt(start_server, fake, kv_ids) -> None:
     fake.state.answer = f"It's about where you store that cache [{kv_ids[0]}]."
     srv = start_server("--base-url", fake.url("ok"), "--model", "fake-model")
-    chat(srv, model="dan", messages=[
-        {"role": "user", "content": "What is your job at Together AI?"},
-        {"role": "assistant", "content": "Dan (VP of Kernels, Together AI):\nI lead inference [dan-01]."},
-        {"role": "user", "content": KV},
-    ])
+    chat(
+        srv,
+        model="dan",
+        messages=[
+            {"role": "user", "content": "What is your job at Together AI?"},
+            {
+                "role": "assistant",
+                "content": "Dan (VP of Kernels, Together AI):\nI lead inference [dan-01].",
+            },
+            {"role": "user", "content": KV},
+        ],
+    )
     prompt = fake.state.requests[-1].body["messages"][0]["content"]
     assert "The conversation so far" in prompt
-    assert "Audience member: What is your job at Together AI?" in prompt and "Dan: I lead inference" in prompt
+    assert (
+        "Audience member: What is your job at Together AI?" in prompt
+        and "Dan: I lead inference" in prompt
+    )
 
 
 def test_uncited_invention_is_not_grounded_and_shows_the_quotes(start_server, fake, kv_ids) -> None:
@@ -125,10 +139,19 @@ def test_backend_from_the_config_file(start_server, fake, kv_ids, tmp_path) -> N
 
 def test_the_upstream_key_never_reaches_clients_or_logs(start_server, fake) -> None:
     secret = "sk-upstream-SECRET-0123456789"
-    srv = start_server("--base-url", fake.url("401"), "--model", "fake-model", "--log-level", "info",
-                       env={"PANELBOT_API_KEY": secret})
+    srv = start_server(
+        "--base-url",
+        fake.url("401"),
+        "--model",
+        "fake-model",
+        "--log-level",
+        "info",
+        env={"PANELBOT_API_KEY": secret},
+    )
     r = chat(srv, model="dan", messages=[{"role": "user", "content": KV}])
-    assert fake.state.requests[-1].headers.get("Authorization") == f"Bearer {secret}"  # it was sent upstream
+    assert (
+        fake.state.requests[-1].headers.get("Authorization") == f"Bearer {secret}"
+    )  # it was sent upstream
     extra = r.model_extra["panelbot"]
     assert extra["error"] and "API key" in extra["error"]  # the failure is named ...
     assert secret not in r.model_dump_json() and secret not in srv.stop()  # ... never the key

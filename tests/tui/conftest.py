@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 HERE = Path(__file__).parent
-LIBRARY = HERE.parent / "fixtures" / "library"  # the talks installed beside the tiny panel for all-talks mode
+LIBRARY = (
+    HERE.parent / "fixtures" / "library"
+)  # the talks installed beside the tiny panel for all-talks mode
 
 
 @pytest.fixture(autouse=True)
@@ -42,7 +44,9 @@ def make_app() -> Callable[..., Any]:
     def factory(panel: str = "tiny", **kwargs: Any) -> PanelbotApp:
         kwargs.setdefault("router_factory", KeywordRouter)
         config = kwargs.pop("config", None) or Config(panel=panel)
-        return PanelbotApp(config, kwargs.pop("panel_name", panel), kwargs.pop("resume", False), **kwargs)
+        return PanelbotApp(
+            config, kwargs.pop("panel_name", panel), kwargs.pop("resume", False), **kwargs
+        )
 
     return factory
 

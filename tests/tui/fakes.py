@@ -16,7 +16,22 @@ from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.text import words
 
-STOP = {"the", "a", "an", "how", "do", "you", "what", "is", "are", "with", "to", "of", "and", "make"}
+STOP = {
+    "the",
+    "a",
+    "an",
+    "how",
+    "do",
+    "you",
+    "what",
+    "is",
+    "are",
+    "with",
+    "to",
+    "of",
+    "and",
+    "make",
+}
 
 
 class KeywordRouter:
@@ -31,7 +46,9 @@ class KeywordRouter:
         for quote in self.panel.quotes:
             shared = q & set(words(quote.text))
             if shared:
-                scored.append(ScoredQuote(quote, 20.0 * len(shared), "matched: " + ", ".join(sorted(shared))))
+                scored.append(
+                    ScoredQuote(quote, 20.0 * len(shared), "matched: " + ", ".join(sorted(shared)))
+                )
         scored.sort(key=lambda sq: -sq.score)
         return scored[:k]
 
@@ -42,8 +59,9 @@ class KeywordRouter:
                 ScoredQuote(q, 10.0, "asked directly") for q in self.panel.quotes_by(target)[:1]
             ]
         if not hits:
-            return RouteResult(question, [], True, [], "out of scope",
-                               suggestions=list(self.panel.topics))
+            return RouteResult(
+                question, [], True, [], "out of scope", suggestions=list(self.panel.topics)
+            )
         speakers: list[str] = []
         for h in hits:
             if h.quote.speaker not in speakers:
@@ -79,7 +97,9 @@ class SlowBackend:
         self.started.set()
         await self.release.wait()
         yield TextDelta(speaker, "done.")
-        yield SpeakerDone(speaker, "Memory is the [bold]game[/bold] done.", request.route.quotes_for(speaker))
+        yield SpeakerDone(
+            speaker, "Memory is the [bold]game[/bold] done.", request.route.quotes_for(speaker)
+        )
 
     async def aclose(self) -> None:
         return None
@@ -122,7 +142,9 @@ class PinnedRouter:
         if "pizza" in question.lower():
             suggestions = self.example_questions()[:3]
             return RouteResult(question, [], True, [], "out of scope", suggestions=suggestions)
-        key = "cache" if "cache" in question.lower() else min(set(words(question)) - STOP or {""})  # min: the same word on every run
+        key = (
+            "cache" if "cache" in question.lower() else min(set(words(question)) - STOP or {""})
+        )  # min: the same word on every run
         hits = [q for q in self.panel.quotes if key in q.text.lower()][:3] or self.panel.quotes[:1]
         speaker = hits[0].speaker
         hits = [q for q in hits if q.speaker == speaker]

@@ -11,6 +11,7 @@ from .conftest import chat_text, palette, type_and_send
 
 pytestmark = pytest.mark.asyncio
 
+
 async def test_palette_switches_to_all_talks_and_back(make_app, talks_installed) -> None:
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:

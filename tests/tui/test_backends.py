@@ -40,12 +40,20 @@ def server():
 
 def openai_config(url: str) -> Config:
     return Config(panel="minimax-m3").with_backend(
-        name="openai", base_url=url, model="tiny-test-model", max_retries=0, connect_timeout=2,
-        read_timeout=5, total_timeout=10)
+        name="openai",
+        base_url=url,
+        model="tiny-test-model",
+        max_retries=0,
+        connect_timeout=2,
+        read_timeout=5,
+        total_timeout=10,
+    )
 
 
 async def test_streamed_generated_answer(make_app, server) -> None:
-    app = make_app("minimax-m3", config=openai_config(server.url("ok")), router_factory=engine.make_router)
+    app = make_app(
+        "minimax-m3", config=openai_config(server.url("ok")), router_factory=engine.make_router
+    )
     async with app.run_test(size=(130, 36)) as pilot:
         assert "tiny-test-model" in header_text(app)
         await type_and_send(pilot, "How does the KV cache grow with long context?")
@@ -56,13 +64,18 @@ async def test_streamed_generated_answer(make_app, server) -> None:
 
 
 async def test_a_grounded_answer_with_real_ids_is_shown_as_grounded(make_app, server) -> None:
-    app = make_app("minimax-m3", config=openai_config(server.url("cite-sources")),
-                   router_factory=engine.make_router)
+    app = make_app(
+        "minimax-m3",
+        config=openai_config(server.url("cite-sources")),
+        router_factory=engine.make_router,
+    )
     async with app.run_test(size=(130, 36)) as pilot:
         await type_and_send(pilot, "How does the KV cache grow with long context?")
         (block, *_) = app.query(AnswerBlock)
         cited = [k.split(":", 1)[1] for k in server.state.counts if k.startswith("cited:")]
-        assert cited and re.fullmatch(r"(dan|olive)-\d\d", cited[0])  # the panel's real ids, e.g. dan-01
+        assert cited and re.fullmatch(
+            r"(dan|olive)-\d\d", cited[0]
+        )  # the panel's real ids, e.g. dan-01
         assert f"[{cited[0]}]" in block.text
         assert block.status.startswith("(grounded: cites " + cited[0]), block.status
         assert "own words" not in block.text
@@ -71,8 +84,11 @@ async def test_a_grounded_answer_with_real_ids_is_shown_as_grounded(make_app, se
 
 async def test_backend_down_falls_back_to_quotes_with_a_message(make_app) -> None:
     port = _fakeserver().refused_port()
-    app = make_app("minimax-m3", config=openai_config(f"http://127.0.0.1:{port}/v1"),
-                   router_factory=engine.make_router)
+    app = make_app(
+        "minimax-m3",
+        config=openai_config(f"http://127.0.0.1:{port}/v1"),
+        router_factory=engine.make_router,
+    )
     async with app.run_test(size=(130, 36)) as pilot:
         await type_and_send(pilot, "How does the KV cache grow with long context?")
         (block, *_) = app.query(AnswerBlock)
@@ -92,12 +108,18 @@ async def test_unknown_backend_is_a_warning_and_offline_answers(make_app) -> Non
         assert app.query(AnswerBlock)
 
 
-async def test_ungrounded_answer_is_shown_as_such_then_the_verbatim_quotes(make_app, server) -> None:
+async def test_ungrounded_answer_is_shown_as_such_then_the_verbatim_quotes(
+    make_app, server
+) -> None:
     server.state.answer = "The cache just grows forever [dan-99]. Nobody stores it anywhere."
-    app = make_app("minimax-m3", config=openai_config(server.url("ok")), router_factory=engine.make_router)
+    app = make_app(
+        "minimax-m3", config=openai_config(server.url("ok")), router_factory=engine.make_router
+    )
     async with app.run_test(size=(130, 36)) as pilot:
         await type_and_send(pilot, "How does the KV cache grow with long context?")
         (block, *_) = app.query(AnswerBlock)
         assert "NOT grounded" in block.status and "dan-99" in block.status
         assert "own words:" in block.text
-        assert re.search(r"\[(dan|olive)-\d+\]", block.text.split("own words:")[1])  # real quotes follow
+        assert re.search(
+            r"\[(dan|olive)-\d+\]", block.text.split("own words:")[1]
+        )  # real quotes follow

@@ -167,7 +167,8 @@ async def test_panel_switch_and_missing_panel(make_app, tmp_path: Path, monkeypa
     shutil.copytree(HERE / "panels" / "tiny", panels / "tiny")
     shutil.copytree(HERE / "panels" / "tiny", panels / "other")
     (panels / "other" / "panel.yaml").write_text(
-        (panels / "other" / "panel.yaml").read_text().replace("Tiny Panel", "Other Panel"))
+        (panels / "other" / "panel.yaml").read_text().replace("Tiny Panel", "Other Panel")
+    )
     monkeypatch.setenv("PANELBOT_PANELS", str(panels))
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:
@@ -201,7 +202,9 @@ async def test_suggested_question_is_asked(make_app) -> None:
         await pilot.pause()  # the suggestions are filled after the first frame
         suggestions = app.query_one("#suggestions")
         suggestions.focus()
-        await pilot.press("down", "enter")  # the second suggestion (this router has only host questions)
+        await pilot.press(
+            "down", "enter"
+        )  # the second suggestion (this router has only host questions)
         await settle(pilot)
         text = chat_text(app)
         assert "You  How do you train agents with RL?" in text
@@ -255,7 +258,8 @@ async def test_clicking_an_earlier_answer_shows_its_sources(make_app) -> None:
 
 
 async def test_clear_while_answering_keeps_the_partial_answer_in_its_conversation(
-        make_app, isolated_env: Path) -> None:
+    make_app, isolated_env: Path
+) -> None:
     from panelbot.tui.widgets.prompt import Prompt
 
     from .fakes import SlowBackend
@@ -269,7 +273,9 @@ async def test_clear_while_answering_keeps_the_partial_answer_in_its_conversatio
         first = app.conversation_id
         await type_and_send(pilot, "/clear")
         assert not app.answering
-        assert app.query_one(Prompt).text == ""  # /clear means a fresh start: the question isn't put back
+        assert (
+            app.query_one(Prompt).text == ""
+        )  # /clear means a fresh start: the question isn't put back
     store = ConversationStore(isolated_env / "history.sqlite3")
     (conv,) = store.list_conversations()
     assert conv.id == first

@@ -29,7 +29,9 @@ SIZE = (100, 40)
 
 
 def shipped(make_app: Any, **kwargs: Any) -> Any:
-    app = make_app("minimax-m3", router_factory=engine.make_router, config=Config(panel="minimax-m3"), **kwargs)
+    app = make_app(
+        "minimax-m3", router_factory=engine.make_router, config=Config(panel="minimax-m3"), **kwargs
+    )
     app.animation_level = "none"
     return app
 
@@ -152,11 +154,18 @@ async def test_conversation_browser_search_open_rename_delete(make_app, isolated
     with ConversationStore(isolated_env / "history.sqlite3") as store:
         a = store.new_conversation("minimax-m3", "Multimodal", source="cli")
         store.add_message(a, "user", "", "How did you train M3 to be multimodal?")
-        store.add_message(a, "assistant", "olive", "\u201cTrained multimodal from scratch.\u201d [olive-08]",
-                          ["olive-08"])
+        store.add_message(
+            a,
+            "assistant",
+            "olive",
+            "\u201cTrained multimodal from scratch.\u201d [olive-08]",
+            ["olive-08"],
+        )
         b = store.new_conversation("minimax-m3", "Kernels [bold]x[/]")
         store.add_message(b, "user", "", "Tell me about parallel kernel bench")
-        store.add_message(b, "assistant", "dan", "\u201cParallel kernel bench.\u201d [dan-07]", ["dan-07"])
+        store.add_message(
+            b, "assistant", "dan", "\u201cParallel kernel bench.\u201d [dan-07]", ["dan-07"]
+        )
     app = shipped(make_app)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+o")
@@ -225,7 +234,9 @@ async def test_palette_offers_conversations_and_regenerate(make_app) -> None:
         assert "Conversations" in names and "Regenerate answer" in names
 
 
-async def test_resuming_a_conversation_of_another_panel_switches_the_panes(make_app, isolated_env: Path) -> None:
+async def test_resuming_a_conversation_of_another_panel_switches_the_panes(
+    make_app, isolated_env: Path
+) -> None:
     from panelbot.tui.widgets.panelists import PanelistsPane
 
     with ConversationStore(isolated_env / "history.sqlite3") as store:
@@ -238,13 +249,17 @@ async def test_resuming_a_conversation_of_another_panel_switches_the_panes(make_
         assert app.query_one(PanelistsPane).panel.name == "tiny"
 
 
-async def test_small_talk_gets_a_friendly_reply_not_a_decline(make_app, isolated_env: Path, tmp_path: Path) -> None:
+async def test_small_talk_gets_a_friendly_reply_not_a_decline(
+    make_app, isolated_env: Path, tmp_path: Path
+) -> None:
     app = shipped(make_app)
     async with app.run_test(size=SIZE) as pilot:
         await type_and_send(pilot, "hi there!")
         (hello,) = answers(app)
         assert hello.kind == "reply" and hello.text.startswith("Hi! ")
-        assert "(declines)" not in chat_text(app) and "Not something the panel got into" not in chat_text(app)
+        assert "(declines)" not in chat_text(
+            app
+        ) and "Not something the panel got into" not in chat_text(app)
         await type_and_send(pilot, KV)
         assert answers(app)[-1].speaker == "dan"
         await type_and_send(pilot, "thanks, that helps!")
@@ -263,8 +278,9 @@ async def test_small_talk_gets_a_friendly_reply_not_a_decline(make_app, isolated
         assert kinds[0] == "reply" and kinds[2] == "reply" and "decline" not in kinds
 
 
-async def test_a_conversation_on_a_panel_given_by_path_reopens_in_the_app(make_app, run_panelbot,
-                                                                          tmp_path: Path) -> None:
+async def test_a_conversation_on_a_panel_given_by_path_reopens_in_the_app(
+    make_app, run_panelbot, tmp_path: Path
+) -> None:
     """``panelbot ask --panel DIR`` (a panel not installed) then ``panelbot --resume ID``: the app loads the
     panel from the directory kept with the conversation; when that is gone it says so once, and never that
     the conversation is not there."""
@@ -272,7 +288,9 @@ async def test_a_conversation_on_a_panel_given_by_path_reopens_in_the_app(make_a
 
     talk = tmp_path / "elsewhere" / "faraway"
     shutil.copytree(Path(__file__).parent / "panels" / "tiny", talk)
-    cid = run_panelbot("ask", "--json", "--panel", str(talk), "how do you make kernels fast")["conversation"]
+    cid = run_panelbot("ask", "--json", "--panel", str(talk), "how do you make kernels fast")[
+        "conversation"
+    ]
     app = shipped(make_app, resume=cid)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -286,7 +304,9 @@ async def test_a_conversation_on_a_panel_given_by_path_reopens_in_the_app(make_a
         assert gone.panel.name == "minimax-m3" and gone.conversation_id is None
 
 
-async def test_the_app_keeps_the_panel_directory_with_a_new_conversation(make_app, isolated_env: Path) -> None:
+async def test_the_app_keeps_the_panel_directory_with_a_new_conversation(
+    make_app, isolated_env: Path
+) -> None:
     app = shipped(make_app)
     async with app.run_test(size=SIZE) as pilot:
         await type_and_send(pilot, KV)
@@ -311,8 +331,12 @@ async def test_the_welcome_lists_three_panelists_as_a_sentence(make_app, tmp_pat
     trio = tmp_path / "trio"
     shutil.copytree(Path(__file__).parent / "panels" / "tiny", trio)
     yaml = (trio / "panel.yaml").read_text(encoding="utf-8")
-    yaml = yaml.replace("topics:", "  - id: cy\n    name: Cy\n    role: Host of nothing\n    organisation: Nowhere\n"
-                                   "    covers: [agents]\ntopics:", 1)
+    yaml = yaml.replace(
+        "topics:",
+        "  - id: cy\n    name: Cy\n    role: Host of nothing\n    organisation: Nowhere\n"
+        "    covers: [agents]\ntopics:",
+        1,
+    )
     (trio / "panel.yaml").write_text(yaml, encoding="utf-8")
     app = make_app(str(trio))
     async with app.run_test(size=SIZE) as pilot:

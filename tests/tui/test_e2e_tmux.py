@@ -33,7 +33,9 @@ class Tmux:
         self.tmp = tmp
 
     def run(self, *args: str) -> str:
-        proc = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10)
+        proc = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10
+        )
         return proc.stdout
 
     def screen(self) -> str:
@@ -76,12 +78,24 @@ def test_ask_a_question_in_the_real_app(tmux: Tmux, tmp_path: Path) -> None:
         "COLORTERM": "truecolor",
     }
     env_args = [item for k, v in env.items() for item in ("-e", f"{k}={v}")]
-    tmux.run("new-session", "-d", "-s", tmux.session, "-x", "120", "-y", "36", *env_args,
-             f"{exe}; echo PANELBOT-EXITED-$?; sleep 60")
+    tmux.run(
+        "new-session",
+        "-d",
+        "-s",
+        tmux.session,
+        "-x",
+        "120",
+        "-y",
+        "36",
+        *env_args,
+        f"{exe}; echo PANELBOT-EXITED-$?; sleep 60",
+    )
     tmux.wait_for(lambda s: "Ask Dan and Olive anything" in s)
     # text and Enter in one burst, as a fast typist, a paste or ssh delivers them: Enter must send the
     # whole question, not whatever part of it had been inserted when the Enter binding ran
-    tmux.run("send-keys", "-t", tmux.session, "How does the KV cache grow with long context?", "Enter")
+    tmux.run(
+        "send-keys", "-t", tmux.session, "How does the KV cache grow with long context?", "Enter"
+    )
     screen = tmux.wait_for(lambda s: re.search(r"\[(dan|olive)-\d+\]", s) is not None)
     assert "You  How does the KV cache grow with long context?" in screen
     assert "Dan" in screen
@@ -106,8 +120,18 @@ def test_three_turn_conversation_in_the_real_app(tmux: Tmux, tmp_path: Path) -> 
         "TERM": "xterm-256color",
     }
     env_args = [item for k, v in env.items() for item in ("-e", f"{k}={v}")]
-    tmux.run("new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "24", *env_args,
-             f"{exe}; echo PANELBOT-EXITED-$?; sleep 60")
+    tmux.run(
+        "new-session",
+        "-d",
+        "-s",
+        tmux.session,
+        "-x",
+        "80",
+        "-y",
+        "24",
+        *env_args,
+        f"{exe}; echo PANELBOT-EXITED-$?; sleep 60",
+    )
     tmux.wait_for(lambda s: "Ask Dan and Olive anything" in s)
 
     def ask(text: str, done: Callable[[str], bool]) -> str:
@@ -139,8 +163,18 @@ def test_three_turn_conversation_in_the_real_app(tmux: Tmux, tmp_path: Path) -> 
     store.close()
 
     tmux.run("kill-session", "-t", tmux.session)
-    tmux.run("new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "24", *env_args,
-             f"{exe} --resume {conv.id}; echo PANELBOT-EXITED-$?; sleep 60")
+    tmux.run(
+        "new-session",
+        "-d",
+        "-s",
+        tmux.session,
+        "-x",
+        "80",
+        "-y",
+        "24",
+        *env_args,
+        f"{exe} --resume {conv.id}; echo PANELBOT-EXITED-$?; sleep 60",
+    )
     tmux.wait_for(lambda s: "Dan did" in s)  # where it left off
     tmux.run("send-keys", "-t", tmux.session, "C-q")
     tmux.wait_for(lambda s: "PANELBOT-EXITED-0" in s)

@@ -27,16 +27,20 @@ UNDER_A_FILE = "/etc/hostname/x" if Path("/etc/hostname").is_file() else "/proc/
 
 def leaked(text: str) -> list[str]:
     low = text.lower()
-    return [SECRET[i:i + 6] for i in range(len(SECRET) - 5) if SECRET[i:i + 6].lower() in low]
+    return [SECRET[i : i + 6] for i in range(len(SECRET) - 5) if SECRET[i : i + 6].lower() in low]
 
 
 def hostile_panel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     panels = tmp_path / "panels"
     shutil.copytree(HERE / "panels" / "tiny", panels / "tiny")
     quotes = panels / "tiny" / "quotes.yaml"
-    quotes.write_text(quotes.read_text(encoding="utf-8").replace(
-        '"The reward has to come from real environments, not from a judge model."',
-        '"The reward\\e]52;c;ZXZpbA==\\a has to come\\e[2J from real\\u202e environments."'), encoding="utf-8")
+    quotes.write_text(
+        quotes.read_text(encoding="utf-8").replace(
+            '"The reward has to come from real environments, not from a judge model."',
+            '"The reward\\e]52;c;ZXZpbA==\\a has to come\\e[2J from real\\u202e environments."',
+        ),
+        encoding="utf-8",
+    )
     monkeypatch.setenv("PANELBOT_PANELS", str(panels))
 
 
@@ -63,7 +67,9 @@ async def test_a_data_dir_that_cannot_be_created_turns_history_off(make_app, mon
 
 
 @pytest.mark.parametrize("damage", ["missing-table", "not-a-database"])
-async def test_resume_on_a_damaged_history_is_a_message(make_app, isolated_env: Path, damage: str) -> None:
+async def test_resume_on_a_damaged_history_is_a_message(
+    make_app, isolated_env: Path, damage: str
+) -> None:
     path = isolated_env / "history.sqlite3"
     path.parent.mkdir(parents=True, exist_ok=True)
     if damage == "missing-table":
@@ -84,13 +90,21 @@ async def test_resume_on_a_damaged_history_is_a_message(make_app, isolated_env: 
         assert app.query(AnswerBlock)
 
 
-async def test_a_key_echoed_by_the_server_reaches_no_screen_file_or_clipboard(make_app, isolated_env: Path,
-                                                                              tmp_path: Path) -> None:
+async def test_a_key_echoed_by_the_server_reaches_no_screen_file_or_clipboard(
+    make_app, isolated_env: Path, tmp_path: Path
+) -> None:
     srv = _fakeserver().FakeHTTPServer().start()
     try:
         cfg = Config(panel="minimax-m3").with_backend(
-            name="openai", base_url=srv.url("echo-key"), model="m", api_key=SECRET, max_retries=0,
-            connect_timeout=2, read_timeout=5, total_timeout=10)
+            name="openai",
+            base_url=srv.url("echo-key"),
+            model="m",
+            api_key=SECRET,
+            max_retries=0,
+            connect_timeout=2,
+            read_timeout=5,
+            total_timeout=10,
+        )
         app = make_app("minimax-m3", config=cfg, router_factory=engine.make_router)
         async with app.run_test(size=(130, 36)) as pilot:
             await type_and_send(pilot, "How does the KV cache grow with long context?")

@@ -130,10 +130,17 @@ async def test_every_footer_key_fits_at_80_columns(make_app) -> None:
             await settle(pilot)
             footer = app.query_one(Footer)
             shown = [k for k in footer.query(FooterKey) if k.display]
-            assert {k.description for k in shown} >= {"Send", "Help", "Quit", "Export", "History"} or \
-                focus != "#prompt"
+            assert {k.description for k in shown} >= {
+                "Send",
+                "Help",
+                "Quit",
+                "Export",
+                "History",
+            } or focus != "#prompt"
             for key in shown:
-                assert key.region.width > 0 and key.region.right <= footer.region.right, key.description
+                assert key.region.width > 0 and key.region.right <= footer.region.right, (
+                    key.description
+                )
 
 
 async def test_help_shows_every_key_at_80x24_without_scrolling(make_app) -> None:
@@ -164,7 +171,9 @@ async def test_quit_key(make_app) -> None:
 async def test_remapped_keys(make_app, tmp_path: Path) -> None:
     from panelbot.tui.screens.help import HelpScreen
 
-    app = make_app(config=config_with_keys(help="f2", quit="ctrl+x", export="ctrl+s", newline="ctrl+n"))
+    app = make_app(
+        config=config_with_keys(help="f2", quit="ctrl+x", export="ctrl+s", newline="ctrl+n")
+    )
     async with app.run_test(size=(130, 36)) as pilot:
         prompt = app.query_one(Prompt)
         await pilot.press("a", "ctrl+n", "b")
@@ -199,7 +208,10 @@ async def test_copy_answer_source_and_context(make_app) -> None:
         assert app.clipboard == sources.quotes[0].quote.text
         await type_and_send(pilot, "/source olive-002")
         await pilot.press("ctrl+y")
-        assert app.clipboard == "The reward has to come from real environments, not from a judge model."
+        assert (
+            app.clipboard
+            == "The reward has to come from real environments, not from a judge model."
+        )
 
 
 async def test_copy_without_a_terminal_does_not_crash(make_app, monkeypatch) -> None:
@@ -220,7 +232,11 @@ async def test_copy_without_a_terminal_does_not_crash(make_app, monkeypatch) -> 
 async def test_toggle_side_panes_wide_and_narrow(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:
-        sidebar, sources, main = app.query_one("#sidebar"), app.query_one("#sources"), app.query_one("#main")
+        sidebar, sources, main = (
+            app.query_one("#sidebar"),
+            app.query_one("#sources"),
+            app.query_one("#main"),
+        )
         assert sidebar.display and sources.display and main.display
         await pilot.press("ctrl+b")
         await pilot.pause()
@@ -230,7 +246,11 @@ async def test_toggle_side_panes_wide_and_narrow(make_app) -> None:
         assert sidebar.display and sources.display
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        sidebar, sources, main = app.query_one("#sidebar"), app.query_one("#sources"), app.query_one("#main")
+        sidebar, sources, main = (
+            app.query_one("#sidebar"),
+            app.query_one("#sources"),
+            app.query_one("#main"),
+        )
         assert not sidebar.display and not sources.display and main.display
         await pilot.press("ctrl+b")
         await pilot.pause()
@@ -309,11 +329,19 @@ async def test_sources_show_the_moment_and_copy_its_link(make_app, tmp_path, mon
     panels = tmp_path / "panels"
     shutil.copytree(HERE / "panels" / "tiny", panels / "tiny")
     pf = panels / "tiny" / "panel.yaml"
-    pf.write_text(pf.read_text(encoding="utf-8").replace("status: curated",
-                  "status: curated\nsource_url: https://youtu.be/VID"), encoding="utf-8")
+    pf.write_text(
+        pf.read_text(encoding="utf-8").replace(
+            "status: curated", "status: curated\nsource_url: https://youtu.be/VID"
+        ),
+        encoding="utf-8",
+    )
     qf = panels / "tiny" / "quotes.yaml"
-    qf.write_text(qf.read_text(encoding="utf-8").replace("  question: q1\n", "  question: q1\n  start: 754.2\n"),
-                  encoding="utf-8")
+    qf.write_text(
+        qf.read_text(encoding="utf-8").replace(
+            "  question: q1\n", "  question: q1\n  start: 754.2\n"
+        ),
+        encoding="utf-8",
+    )
     monkeypatch.setenv("PANELBOT_PANELS", str(panels))
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:
@@ -328,7 +356,9 @@ async def test_sources_show_the_moment_and_copy_its_link(make_app, tmp_path, mon
         assert app.clipboard == f"{first.text}\nhttps://youtu.be/VID?t=754s"
 
 
-async def test_context_view_shows_the_moment_and_opens_the_link(make_app, tmp_path, monkeypatch) -> None:
+async def test_context_view_shows_the_moment_and_opens_the_link(
+    make_app, tmp_path, monkeypatch
+) -> None:
     import shutil
 
     from .conftest import HERE
@@ -336,11 +366,17 @@ async def test_context_view_shows_the_moment_and_opens_the_link(make_app, tmp_pa
     panels = tmp_path / "panels"
     shutil.copytree(HERE / "panels" / "tiny", panels / "tiny")
     pf = panels / "tiny" / "panel.yaml"
-    pf.write_text(pf.read_text(encoding="utf-8").replace("status: curated",
-                  "status: curated\nsource_url: https://example.org/talk.mp4"), encoding="utf-8")
+    pf.write_text(
+        pf.read_text(encoding="utf-8").replace(
+            "status: curated", "status: curated\nsource_url: https://example.org/talk.mp4"
+        ),
+        encoding="utf-8",
+    )
     qf = panels / "tiny" / "quotes.yaml"
-    qf.write_text(qf.read_text(encoding="utf-8").replace("  question: q2\n", "  question: q2\n  start: 61\n"),
-                  encoding="utf-8")
+    qf.write_text(
+        qf.read_text(encoding="utf-8").replace("  question: q2\n", "  question: q2\n  start: 61\n"),
+        encoding="utf-8",
+    )
     monkeypatch.setenv("PANELBOT_PANELS", str(panels))
     opened: list[str] = []
     app = make_app()

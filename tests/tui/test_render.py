@@ -23,16 +23,27 @@ MARKUP = "[bold]x[/bold] [link=https://e.example]y[/link]"
 
 
 def _panel(colour: str = "") -> Panel:
-    dan = Persona("dan", "Dan\x1b[31m " + MARKUP, role="VP\nKernels", organisation="Together\x07AI",
-                  colour=colour)
+    dan = Persona(
+        "dan",
+        "Dan\x1b[31m " + MARKUP,
+        role="VP\nKernels",
+        organisation="Together\x07AI",
+        colour=colour,
+    )
     olive = Persona("olive", "Olive", colour="not a colour")
-    return Panel(name="p", title="T", path=Path("."), status="curated", host=Persona("host", "H"),
-                 panelists={"dan": dan, "olive": olive},
-                 quotes=[Quote("dan-01", "dan", "Memory\x1b]52;c;eA==\x07 is " + MARKUP + " " + "w" * 200)])
+    return Panel(
+        name="p",
+        title="T",
+        path=Path("."),
+        status="curated",
+        host=Persona("host", "H"),
+        panelists={"dan": dan, "olive": olive},
+        quotes=[Quote("dan-01", "dan", "Memory\x1b]52;c;eA==\x07 is " + MARKUP + " " + "w" * 200)],
+    )
 
 
 def _styled(text: Text) -> list[tuple[str, str]]:
-    return [(text.plain[s.start:s.end], str(s.style)) for s in text.spans]
+    return [(text.plain[s.start : s.end], str(s.style)) for s in text.spans]
 
 
 def test_safe_and_plain_keep_markup_literal_and_drop_escapes() -> None:
@@ -64,7 +75,9 @@ def test_speaker_colour_valid_invalid_and_fallbacks() -> None:
     assert speaker_colour(_panel("#123456"), "dan") == "#123456"
     p = _panel()
     assert speaker_colour(p, "dan") == FALLBACK_COLOURS[0]
-    assert speaker_colour(p, "olive") == FALLBACK_COLOURS[1]  # an invalid colour falls back by position
+    assert (
+        speaker_colour(p, "olive") == FALLBACK_COLOURS[1]
+    )  # an invalid colour falls back by position
     assert speaker_colour(p, "someone") == FALLBACK_COLOURS[2]
     assert speaker_colour(None, "dan") == FALLBACK_COLOURS[0]
 
@@ -73,8 +86,11 @@ def test_persona_card_is_plain_text_with_styles() -> None:
     p = _panel("#123456")
     card = persona_card(p, p.panelists["dan"])
     assert card.plain == "\u25cf Dan " + MARKUP + "\n  VP Kernels\n  TogetherAI"
-    assert _styled(card) == [("\u25cf ", "#123456"), ("Dan " + MARKUP, "bold #123456"),
-                             ("\n  TogetherAI", "italic")]
+    assert _styled(card) == [
+        ("\u25cf ", "#123456"),
+        ("Dan " + MARKUP, "bold #123456"),
+        ("\n  TogetherAI", "italic"),
+    ]
     bare = persona_card(p, p.panelists["olive"])
     assert bare.plain == "\u25cf Olive"
 
@@ -82,7 +98,10 @@ def test_persona_card_is_plain_text_with_styles() -> None:
 def test_answer_body_picks_out_ids_only() -> None:
     t = answer_body("It grows [dan-01]. Not [Bold] or [x y]. " + MARKUP)
     assert t.plain == "It grows [dan-01]. Not [Bold] or [x y]. " + MARKUP
-    assert [s for s, _ in _styled(t)] == ["[dan-01]", "[bold]"]  # ids look like [a-z0-9][a-z0-9_.-]*
+    assert [s for s, _ in _styled(t)] == [
+        "[dan-01]",
+        "[bold]",
+    ]  # ids look like [a-z0-9][a-z0-9_.-]*
     assert all(style == "bold underline" for _, style in _styled(t))
 
 

@@ -69,7 +69,10 @@ async def test_missing_panel_is_a_message(make_app) -> None:
 async def test_bad_config_is_a_message(make_app) -> None:
     app = make_app(config_error="config.yaml:3: retrieval.top_k must be a whole number [bold]")
     async with app.run_test(size=(100, 30)):
-        assert "Config problem: config.yaml:3: retrieval.top_k must be a whole number [bold]" in chat_text(app)
+        assert (
+            "Config problem: config.yaml:3: retrieval.top_k must be a whole number [bold]"
+            in chat_text(app)
+        )
 
 
 def test_run_turns_a_bad_config_file_into_a_message(tmp_path: Path, monkeypatch) -> None:
@@ -106,8 +109,9 @@ async def test_unknown_theme_is_a_warning(make_app) -> None:
 def _no_modules_after(imports: str, forbidden: str) -> None:
     """Import ``imports`` in a fresh interpreter; fail if any module matching ``forbidden`` got loaded."""
     code = f"import sys\nimport {imports}\nbad = [m for m in sys.modules if {forbidden}]\nassert not bad, bad\n"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=Path(__file__).parents[2])
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[2]
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

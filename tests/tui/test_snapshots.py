@@ -26,7 +26,9 @@ def shipped_app() -> Any:
     from panelbot.tui.app import PanelbotApp
 
     def factory() -> PanelbotApp:
-        app = PanelbotApp(Config(panel="minimax-m3"), "minimax-m3", False, router_factory=PinnedRouter)
+        app = PanelbotApp(
+            Config(panel="minimax-m3"), "minimax-m3", False, router_factory=PinnedRouter
+        )
         app.animation_level = "none"
         return app
 

@@ -11,8 +11,11 @@ import panelbot.tui
 
 def test_every_tui_module_says_what_it_holds() -> None:
     root = Path(panelbot.tui.__file__).parent
-    missing = [str(f.relative_to(root)) for f in sorted(root.rglob("*.py"))
-               if not ast.get_docstring(ast.parse(f.read_text(encoding="utf-8")))]
+    missing = [
+        str(f.relative_to(root))
+        for f in sorted(root.rglob("*.py"))
+        if not ast.get_docstring(ast.parse(f.read_text(encoding="utf-8")))
+    ]
     assert missing == []
 
 
@@ -29,7 +32,9 @@ def test_the_app_is_a_composition_of_concerns_that_do_not_overlap() -> None:
     clashes = []
     for cls in concerns:
         for name, value in vars(cls).items():
-            if name.startswith("__") or not (inspect.isfunction(value) or isinstance(value, property)):
+            if name.startswith("__") or not (
+                inspect.isfunction(value) or isinstance(value, property)
+            ):
                 continue
             if name in owner:
                 clashes.append(f"{name}: {owner[name]} and {cls.__name__}")
@@ -38,8 +43,12 @@ def test_the_app_is_a_composition_of_concerns_that_do_not_overlap() -> None:
     clashes += [f"{n}: {owner[n]} and PanelbotApp" for n in own & owner.keys()]
     assert clashes == []
     # the widgets' messages are handled in the app module itself, where a reader looks for them
-    assert {n for n in own if n.startswith("on_")} >= {"on_prompt_submitted", "on_to_input",
-                                                      "on_sources_list_chosen", "on_answer_block_picked"}
+    assert {n for n in own if n.startswith("on_")} >= {
+        "on_prompt_submitted",
+        "on_to_input",
+        "on_sources_list_chosen",
+        "on_answer_block_picked",
+    }
     # every slash command has its handler, and every key binding its action
     from panelbot.tui.engine import COMMANDS
 
@@ -58,6 +67,11 @@ def test_the_shared_state_is_declared_once_and_all_given_a_value() -> None:
     from panelbot.tui.mixin import AppMixin
 
     init = ast.parse(textwrap.dedent(inspect.getsource(PanelbotApp.__init__)))
-    assigned = {t.attr for node in ast.walk(init) if isinstance(node, ast.Assign) for t in node.targets
-                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+    assigned = {
+        t.attr
+        for node in ast.walk(init)
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+    }
     assert assigned == set(AppMixin.__annotations__)

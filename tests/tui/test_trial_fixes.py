@@ -45,13 +45,17 @@ async def test_the_input_placeholder_fits_the_input(make_app, size) -> None:
             assert "Enter send" in shown and "/help" in shown
 
 
-async def test_help_fits_80x24_without_scrolling_and_names_the_loaded_panelists(make_app, monkeypatch) -> None:
+async def test_help_fits_80x24_without_scrolling_and_names_the_loaded_panelists(
+    make_app, monkeypatch
+) -> None:
     from panelbot.tui.screens.help import HelpScreen
 
     from .conftest import HERE, LIBRARY
 
     for panel, ask in (("tiny", "/ask auto|dan|olive|both"), ("gardens", "/ask auto|sam|ivy|both")):
-        monkeypatch.setenv("PANELBOT_PANELS", str(LIBRARY if panel == "gardens" else HERE / "panels"))
+        monkeypatch.setenv(
+            "PANELBOT_PANELS", str(LIBRARY if panel == "gardens" else HERE / "panels")
+        )
         app = make_app(panel)
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("f1")
@@ -60,8 +64,18 @@ async def test_help_fits_80x24_without_scrolling_and_names_the_loaded_panelists(
             body = app.screen.query_one("#help-body")
             assert body.max_scroll_y == 0 and not body.show_vertical_scrollbar
             screen = app.export_screenshot().replace("&#160;", " ")
-            for shown in (ask, "/panel NAME", "/quote QUERY", "/source ID", "/clear", "/export [PATH]",
-                          "/history", "/regenerate", "Ctrl+Q", "tui.keys"):
+            for shown in (
+                ask,
+                "/panel NAME",
+                "/quote QUERY",
+                "/source ID",
+                "/clear",
+                "/export [PATH]",
+                "/history",
+                "/regenerate",
+                "Ctrl+Q",
+                "tui.keys",
+            ):
                 assert shown in screen, shown
             if panel == "gardens":
                 assert "dan" not in screen
@@ -76,7 +90,11 @@ async def test_a_resize_keeps_the_chat_on_the_latest_answer(make_app) -> None:
             await type_and_send(pilot, question)
         chat = app.query_one(ChatLog)
         await pilot.pause()
-        assert chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y, (chat.virtual_size, chat.size, len(chat.children))
+        assert chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y, (
+            chat.virtual_size,
+            chat.size,
+            len(chat.children),
+        )
         for size in ((80, 24), (160, 48), (100, 30)):
             await pilot.resize_terminal(*size)
             await pilot.pause()
@@ -101,14 +119,18 @@ async def test_all_talks_follow_up_source_header_and_toast(make_app, talks_insta
         await type_and_send(pilot, "Do bees need water in a small garden?")
         first = list(app.query(AnswerBlock))
         await type_and_send(pilot, "tell me more")
-        blocks = list(app.query(AnswerBlock))[len(first):]
+        blocks = list(app.query(AnswerBlock))[len(first) :]
         assert blocks, chat_text(app)
         assert "None of the talks" not in chat_text(app)
-        assert all(b.panel.name == "gardens" and "from the talk gardens" in b.status for b in blocks)
+        assert all(
+            b.panel.name == "gardens" and "from the talk gardens" in b.status for b in blocks
+        )
         # an id from that talk opens in it (not "no quote with id ... in this panel")
         qid = blocks[0].quotes[0].quote.id if blocks[0].quotes else "ivy-02"
         await type_and_send(pilot, f"/source {qid}")
-        assert app.screen.__class__.__name__ == "ContextScreen" and app.screen.panel.name == "gardens"
+        assert (
+            app.screen.__class__.__name__ == "ContextScreen" and app.screen.panel.name == "gardens"
+        )
         app.pop_screen()
         await pilot.pause()
         await palette(pilot, "Ask: this talk only")
@@ -130,8 +152,9 @@ async def test_all_talks_toast_with_one_talk(make_app) -> None:
         assert "All talks (1): tiny" in header_text(app)
 
 
-async def test_all_talks_follow_up_after_an_answer_from_two_talks_says_which_to_pick(make_app,
-                                                                                    talks_installed) -> None:
+async def test_all_talks_follow_up_after_an_answer_from_two_talks_says_which_to_pick(
+    make_app, talks_installed
+) -> None:
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:
         await palette(pilot, "Ask: all talks")
@@ -145,8 +168,9 @@ async def test_all_talks_follow_up_after_an_answer_from_two_talks_says_which_to_
         assert "2 talks (gardens, storage)" in last.text and "Pick one" in last.text
 
 
-async def test_a_conversation_held_in_all_talks_mode_reopens_and_exports_as_shown(make_app, talks_installed,
-                                                                                    tmp_path) -> None:
+async def test_a_conversation_held_in_all_talks_mode_reopens_and_exports_as_shown(
+    make_app, talks_installed, tmp_path
+) -> None:
     app = make_app()
     async with app.run_test(size=(130, 36)) as pilot:
         await palette(pilot, "Ask: all talks")

@@ -162,7 +162,11 @@ async def test_export_writes_each_quote_once(make_app, tmp_path: Path) -> None:
         await type_and_send(pilot, "How do you deal with a KV cache that keeps growing?")
         await type_and_send(pilot, f"/export {target}")
         md = target.read_text()
-    for qid in ("dan-22", "dan-23", "dan-24"):  # in the answer, and listed by id (not written again)
+    for qid in (
+        "dan-22",
+        "dan-23",
+        "dan-24",
+    ):  # in the answer, and listed by id (not written again)
         assert md.count(app.panel.quote(qid).text[:60]) == 1
         assert f"- `{qid}` (Dan)" in md
 
@@ -212,6 +216,7 @@ async def test_a_specific_never_given_says_so_and_offers_what_was_said_nearby(ma
         (decline,) = app.query(AnswerBlock)
         assert decline.text.startswith("The talk never gave a price")
         sources = app.query_one(SourcesList)
-        assert [sq.quote.id for sq in sources.quotes] == [sq.quote.id for sq in app.router.route(
-            "How much does it cost to serve M3?").nearby]
+        assert [sq.quote.id for sq in sources.quotes] == [
+            sq.quote.id for sq in app.router.route("How much does it cost to serve M3?").nearby
+        ]
         assert f"[{sources.quotes[0].quote.id}]" in decline.text

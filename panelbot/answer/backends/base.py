@@ -27,7 +27,13 @@ from panelbot.answer.events import (
 )
 
 __all__ = [
-    "AnswerEvent", "AnswerRequest", "Backend", "BackendError", "Citation", "Message", "SpeakerDone",
+    "AnswerEvent",
+    "AnswerRequest",
+    "Backend",
+    "BackendError",
+    "Citation",
+    "Message",
+    "SpeakerDone",
     "TextDelta",
 ]
 

@@ -40,7 +40,7 @@ class StreamSanitizer:
         text = self._held + piece
         m = _PARTIAL_ESC_RE.search(text)
         if m:
-            self._held, text = text[m.start():], text[: m.start()]
+            self._held, text = text[m.start() :], text[: m.start()]
         else:
             self._held = ""
         return strip_control(text)
@@ -69,14 +69,20 @@ class ThinkFilter:
             if at >= 0:
                 if not self._inside:
                     out.append(self._buf[:at])
-                self._buf = self._buf[at + len(tag):]
+                self._buf = self._buf[at + len(tag) :]
                 self._inside = not self._inside
                 continue
-            keep = next((k for k in range(min(len(tag) - 1, len(self._buf)), 0, -1)
-                         if tag.startswith(self._buf[-k:])), 0)
+            keep = next(
+                (
+                    k
+                    for k in range(min(len(tag) - 1, len(self._buf)), 0, -1)
+                    if tag.startswith(self._buf[-k:])
+                ),
+                0,
+            )
             if not self._inside:
                 out.append(self._buf[: len(self._buf) - keep])
-            self._buf = self._buf[len(self._buf) - keep:]
+            self._buf = self._buf[len(self._buf) - keep :]
             break
         return "".join(out)
 
@@ -88,8 +94,14 @@ class ThinkFilter:
 class OpenAICompatBackend:
     name = "openai"
 
-    def __init__(self, config: Config, panel: Panel | None = None, *, client: ChatClient | None = None,
-                 budget: PromptBudget | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        panel: Panel | None = None,
+        *,
+        client: ChatClient | None = None,
+        budget: PromptBudget | None = None,
+    ) -> None:
         self.config = config
         self.panel = panel
         self.client = client or ChatClient(config.backend)
@@ -111,14 +123,17 @@ class OpenAICompatBackend:
         for speaker in route.speakers:
             scored = route.quotes_for(speaker)
             quotes = [sq.quote for sq in scored]
-            if not quotes:  # nothing of theirs to ground an answer in: never ask the model to invent one
+            if (
+                not quotes
+            ):  # nothing of theirs to ground an answer in: never ask the model to invent one
                 text = f"{panel.display_name(speaker)} said nothing in the talk that answers this."
                 yield TextDelta(speaker, text)
                 yield SpeakerDone(speaker, text, [])
                 earlier.append((speaker, text))
                 continue
-            messages = build_messages(panel, speaker, quotes, request.question, request.history,
-                                      earlier, self.budget)
+            messages = build_messages(
+                panel, speaker, quotes, request.question, request.history, earlier, self.budget
+            )
             # model output is untrusted: escapes stripped first (so none can split the key), then any
             # echo of the API key masked, then <think> blocks dropped
             sanitizer, think = StreamSanitizer(), ThinkFilter()
@@ -131,7 +146,9 @@ class OpenAICompatBackend:
                     if clean:
                         parts.append(clean)
                         yield TextDelta(speaker, clean)
-                tail = think.feed(redactor.feed(sanitizer.flush()) + redactor.flush()) + think.flush()
+                tail = (
+                    think.feed(redactor.feed(sanitizer.flush()) + redactor.flush()) + think.flush()
+                )
                 if tail:
                     parts.append(tail)
                     yield TextDelta(speaker, tail)
@@ -146,8 +163,14 @@ class OpenAICompatBackend:
                 earlier.append((speaker, fallback))
                 continue
             check = verify_answer(text, quotes, panel.display_name(speaker))
-            yield SpeakerDone(speaker, text, scored, citations=check.citations, grounded=check.grounded,
-                              unsupported_sentences=check.unsupported_sentences)
+            yield SpeakerDone(
+                speaker,
+                text,
+                scored,
+                citations=check.citations,
+                grounded=check.grounded,
+                unsupported_sentences=check.unsupported_sentences,
+            )
             earlier.append((speaker, text))
 
     async def aclose(self) -> None:

@@ -39,9 +39,13 @@ def get_backend(name: str, config: Config, panel: Panel | None) -> Backend:
     else:
         ep = _plugins().get(name)
         if ep is None:
-            raise UsageError(f"unknown backend {name!r} (available: {', '.join(available_backends())})")
+            raise UsageError(
+                f"unknown backend {name!r} (available: {', '.join(available_backends())})"
+            )
         try:
             cls = ep.load()
-        except Exception as exc:  # a broken plugin is the user's setup problem: one line, no traceback
+        except (
+            Exception
+        ) as exc:  # a broken plugin is the user's setup problem: one line, no traceback
             raise UsageError(f"backend {name!r} ({ep.value}) failed to load: {exc}") from None
     return cls(config, panel)

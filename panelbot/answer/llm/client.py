@@ -35,7 +35,9 @@ MAX_RETRY_WAIT = 30.0  # never sleep longer than this for one Retry-After
 MAX_ERROR_BODY = 64 * 1024
 MAX_MODELS_BODY = 1 << 20  # a /models list larger than this is not a model list
 MAX_STREAM_BYTES = 32 << 20  # an event stream never needs more than this (after decompression)
-READ_PIECE = 64 * 1024  # decompress and parse at most this much at a time, yielding to the event loop
+READ_PIECE = (
+    64 * 1024
+)  # decompress and parse at most this much at a time, yielding to the event loop
 _END = object()
 
 
@@ -54,7 +56,9 @@ class _Retry(Exception):
     def __init__(self, error: LLMError, after: float | None, *, adapted: bool = False) -> None:
         self.error = error
         self.after = after
-        self.adapted = adapted  # the request was changed to suit the server: retry at once, uncounted
+        self.adapted = (
+            adapted  # the request was changed to suit the server: retry at once, uncounted
+        )
 
 
 def chat_url(base_url: str) -> str:
@@ -123,7 +127,9 @@ class ChatClient:
         from panelbot.config import clean_api_key
         from panelbot.records import replace
 
-        settings = replace(settings, api_key=clean_api_key(settings.api_key, settings.api_key_source))
+        settings = replace(
+            settings, api_key=clean_api_key(settings.api_key, settings.api_key_source)
+        )
         self.settings = settings
         self.url = chat_url(settings.base_url)
         self.model = settings.model
@@ -144,7 +150,9 @@ class ChatClient:
             s = self.settings
             self._http = httpx.AsyncClient(
                 timeout=httpx.Timeout(
-                    connect=s.connect_timeout, read=s.read_timeout, write=s.read_timeout,
+                    connect=s.connect_timeout,
+                    read=s.read_timeout,
+                    write=s.read_timeout,
                     pool=s.connect_timeout,
                 ),
                 follow_redirects=False,
@@ -203,8 +211,9 @@ class ChatClient:
         try:
             await asyncio.wait_for(self._run(messages, queue.put_nowait), timeout=total)
         except asyncio.TimeoutError:
-            queue.put_nowait(self._fail(f"no complete answer within {total:g} s (total timeout)",
-                                        "timeout"))
+            queue.put_nowait(
+                self._fail(f"no complete answer within {total:g} s (total timeout)", "timeout")
+            )
         except LLMError as exc:
             queue.put_nowait(exc)
         except Exception as exc:  # anything unforeseen still ends as one line, never a traceback
@@ -231,23 +240,30 @@ class ChatClient:
                     raise r.error from None
                 wait = r.after if r.after is not None else 0.5 * 2**attempt
                 if wait > MAX_RETRY_WAIT:
-                    raise self._fail(f"{r.error.cause}; the server asks to retry after {wait:g} s",
-                                     r.error.kind) from None
+                    raise self._fail(
+                        f"{r.error.cause}; the server asks to retry after {wait:g} s", r.error.kind
+                    ) from None
                 attempt += 1
                 await self._sleep(wait)
 
     async def _discover_model(self) -> str:
         url = _endpoint(self.settings.base_url, "models")
         try:
-            async with self._client().stream("GET", url, headers=self._headers(stream=False)) as resp:
+            async with self._client().stream(
+                "GET", url, headers=self._headers(stream=False)
+            ) as resp:
                 if resp.status_code != 200:
                     body = await self._read_capped(resp, MAX_ERROR_BODY, truncate=True)
                     raise self._status_error(resp.status_code, body, url=url)
                 try:
                     raw = await self._read_capped(resp, MAX_MODELS_BODY)
                 except LLMError:
-                    raise self._fail(f"the model list is larger than {MAX_MODELS_BODY} bytes; pass "
-                                     "--model or set backend.model", "endless", url=url) from None
+                    raise self._fail(
+                        f"the model list is larger than {MAX_MODELS_BODY} bytes; pass "
+                        "--model or set backend.model",
+                        "endless",
+                        url=url,
+                    ) from None
         except httpx.HTTPError as exc:
             raise self._transport_error(exc, started=False, url=url) from None
         try:
@@ -255,14 +271,20 @@ class ChatClient:
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             ids = []
         if not ids:
-            raise self._fail("no model set and the server lists none: pass --model or set "
-                             "backend.model / PANELBOT_MODEL", "config", url=url)
+            raise self._fail(
+                "no model set and the server lists none: pass --model or set "
+                "backend.model / PANELBOT_MODEL",
+                "config",
+                url=url,
+            )
         return ids[0]
 
     def _body(self, messages: list[dict[str, str]], stream: bool) -> dict[str, Any]:
         s = self.settings
         body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": stream}
-        body["max_completion_tokens" if "max_tokens" in self._dropped else "max_tokens"] = s.max_tokens
+        body["max_completion_tokens" if "max_tokens" in self._dropped else "max_tokens"] = (
+            s.max_tokens
+        )
         if "temperature" not in self._dropped:
             body["temperature"] = s.temperature
         if s.seed is not None and "seed" not in self._dropped:
@@ -287,20 +309,27 @@ class ChatClient:
                 return True
         return False
 
-    async def _attempt(self, messages: list[dict[str, str]], emit: Callable[[str], None], *,
-                       stream: bool) -> None:
+    async def _attempt(
+        self, messages: list[dict[str, str]], emit: Callable[[str], None], *, stream: bool
+    ) -> None:
         started = False
         try:
             async with self._client().stream(
-                "POST", self.url, json=self._body(messages, stream), headers=self._headers(stream=stream)
+                "POST",
+                self.url,
+                json=self._body(messages, stream),
+                headers=self._headers(stream=stream),
             ) as resp:
                 if resp.status_code != 200:
                     body = await self._read_capped(resp, MAX_ERROR_BODY, truncate=True)
-                    err = self._status_error(resp.status_code, body, location=resp.headers.get("location"))
+                    err = self._status_error(
+                        resp.status_code, body, location=resp.headers.get("location")
+                    )
                     if resp.status_code in RETRY_STATUSES:
                         raise _Retry(err, parse_retry_after(resp.headers.get("retry-after")))
-                    if resp.status_code == 400 and self._adapt(body.decode("utf-8", "replace").lower(),
-                                                               stream):
+                    if resp.status_code == 400 and self._adapt(
+                        body.decode("utf-8", "replace").lower(), stream
+                    ):
                         raise _Retry(err, 0.0, adapted=True) from None
                     raise err
                 started = True
@@ -312,7 +341,9 @@ class ChatClient:
         except httpx.HTTPError as exc:
             raise self._transport_error(exc, started=started) from None
 
-    async def _read_capped(self, resp: httpx.Response, cap: int, *, truncate: bool = False) -> bytes:
+    async def _read_capped(
+        self, resp: httpx.Response, cap: int, *, truncate: bool = False
+    ) -> bytes:
         chunks: list[bytes] = []
         size = 0
         async for chunk in self._body_pieces(resp, cap + 1):
@@ -333,8 +364,9 @@ class ChatClient:
         if encoding in ("gzip", "x-gzip", "deflate"):
             inflate = zlib.decompressobj(32 + zlib.MAX_WBITS)  # gzip or zlib header, detected
         elif encoding not in ("", "identity"):
-            raise self._fail(f"the reply uses an unsupported content encoding {encoding[:40]!r}",
-                             "protocol")
+            raise self._fail(
+                f"the reply uses an unsupported content encoding {encoding[:40]!r}", "protocol"
+            )
         total = 0
         async for raw in resp.aiter_raw():  # as it arrives (a chunk size would wait for that much)
             pending = raw
@@ -345,7 +377,9 @@ class ChatClient:
                     try:
                         piece = inflate.decompress(pending, READ_PIECE)
                     except zlib.error as exc:
-                        raise self._fail(f"the compressed reply is corrupt ({exc})", "protocol") from None
+                        raise self._fail(
+                            f"the compressed reply is corrupt ({exc})", "protocol"
+                        ) from None
                     pending = inflate.unconsumed_tail
                     if inflate.eof and inflate.unused_data:  # another gzip member follows
                         pending = inflate.unused_data + pending
@@ -360,22 +394,30 @@ class ChatClient:
 
     # ------------------------------------------------------------------------------------------ replies
 
-    async def _read_json(self, resp: httpx.Response, ctype: str, emit: Callable[[str], None]) -> None:
+    async def _read_json(
+        self, resp: httpx.Response, ctype: str, emit: Callable[[str], None]
+    ) -> None:
         """A non-streamed reply (the server ignored or refused stream: true)."""
-        raw = await self._read_capped(resp, min(self.stream_cap, self.max_chars * 8 + MAX_ERROR_BODY))
+        raw = await self._read_capped(
+            resp, min(self.stream_cap, self.max_chars * 8 + MAX_ERROR_BODY)
+        )
         try:
             data = json.loads(raw)
         except (ValueError, RecursionError):
             shown = ctype.split(";")[0] or "no content type"
             raise self._fail(
                 f"the reply is not JSON ({shown}); is base_url an OpenAI-compatible endpoint "
-                "(usually ending in /v1)?", "protocol") from None
+                "(usually ending in /v1)?",
+                "protocol",
+            ) from None
         text = self._choice_text(data, key="message")
         if text is None:
             raise self._fail(self._no_choice_cause(data), "protocol")
         if len(text) > self.max_chars:
             emit(text[: self.max_chars])
-            raise self._fail(f"the answer is longer than {self.max_chars} characters; cut off", "endless")
+            raise self._fail(
+                f"the answer is longer than {self.max_chars} characters; cut off", "endless"
+            )
         emit(text)
 
     async def _read_sse(self, resp: httpx.Response, emit: Callable[[str], None]) -> None:
@@ -393,7 +435,8 @@ class ChatClient:
                     emit(text[:room])
                     raise self._fail(
                         f"the answer went past {self.max_chars} characters without ending; cut off",
-                        "endless")
+                        "endless",
+                    )
                 produced += len(text)
                 emit(text)
             return done
@@ -411,7 +454,9 @@ class ChatClient:
         except SSELimitError as exc:
             raise self._fail(f"{exc}; cut off", "endless") from None
         if not finished:
-            raise self._fail("the stream ended before the answer was complete (truncated)", "protocol")
+            raise self._fail(
+                "the stream ended before the answer was complete (truncated)", "protocol"
+            )
         if produced == 0 and empty_choices:
             raise self._fail("the server returned no choices", "protocol")
 
@@ -422,11 +467,15 @@ class ChatClient:
         try:
             obj = json.loads(data)
         except (ValueError, RecursionError):
-            raise self._fail(f"malformed event in the stream (not JSON): {data[:60]!r}", "protocol") from None
+            raise self._fail(
+                f"malformed event in the stream (not JSON): {data[:60]!r}", "protocol"
+            ) from None
         if not isinstance(obj, dict):
             raise self._fail("malformed event in the stream (not an object)", "protocol")
         if "error" in obj:
-            raise self._fail(f"the server reported an error mid-stream: {_error_message(obj)}", "server")
+            raise self._fail(
+                f"the server reported an error mid-stream: {_error_message(obj)}", "server"
+            )
         choices = obj.get("choices")
         if not isinstance(choices, list):
             raise self._fail("malformed event in the stream (no 'choices')", "protocol")
@@ -443,7 +492,11 @@ class ChatClient:
 
     @staticmethod
     def _choice_text(data: Any, *, key: str) -> str | None:
-        if not isinstance(data, dict) or not isinstance(data.get("choices"), list) or not data["choices"]:
+        if (
+            not isinstance(data, dict)
+            or not isinstance(data.get("choices"), list)
+            or not data["choices"]
+        ):
             return None
         choice = data["choices"][0]
         if not isinstance(choice, dict) or not isinstance(choice.get(key), dict):
@@ -461,8 +514,9 @@ class ChatClient:
 
     # ------------------------------------------------------------------------------------------ errors
 
-    def _status_error(self, status: int, body: bytes, *, url: str | None = None,
-                      location: str | None = None) -> LLMError:
+    def _status_error(
+        self, status: int, body: bytes, *, url: str | None = None, location: str | None = None
+    ) -> LLMError:
         detail = ""
         with contextlib.suppress(ValueError, RecursionError):
             detail = _error_message(json.loads(body))
@@ -472,51 +526,83 @@ class ChatClient:
                 src = self.settings.api_key_source or "the configured key"
                 cause = f"HTTP {status}: the API key was refused; it is wrong or lacks access (from {src})"
             else:
-                cause = (f"HTTP {status}: no API key is set; set PANELBOT_API_KEY or OPENAI_API_KEY")
-            return self._fail(cause, "auth", url)  # the server's text may echo the key: leave it out
+                cause = f"HTTP {status}: no API key is set; set PANELBOT_API_KEY or OPENAI_API_KEY"
+            return self._fail(
+                cause, "auth", url
+            )  # the server's text may echo the key: leave it out
         if status == 404:
-            return self._fail(f"HTTP 404: unknown model {self.model!r} or wrong base URL "
-                              f"(it usually ends in /v1){suffix}", "not-found", url)
+            return self._fail(
+                f"HTTP 404: unknown model {self.model!r} or wrong base URL "
+                f"(it usually ends in /v1){suffix}",
+                "not-found",
+                url,
+            )
         if status == 429:
             return self._fail(f"HTTP 429: rate limited{suffix}", "rate-limit", url)
         if 300 <= status < 400:
             where = f" to {location}" if location else ""
-            return self._fail(f"HTTP {status}: redirected{where}; not followed (the key goes only to "
-                              "the configured base URL)", "redirect", url)
+            return self._fail(
+                f"HTTP {status}: redirected{where}; not followed (the key goes only to "
+                "the configured base URL)",
+                "redirect",
+                url,
+            )
         if status >= 500:
             return self._fail(f"HTTP {status}: the server failed{suffix}", "server", url)
         return self._fail(f"HTTP {status}: request refused{suffix}", "http", url)
 
-    def _transport_error(self, exc: httpx.HTTPError, *, started: bool, url: str | None = None) -> LLMError:
+    def _transport_error(
+        self, exc: httpx.HTTPError, *, started: bool, url: str | None = None
+    ) -> LLMError:
         s = self.settings
         text = str(exc)
         low = " ".join(str(e) for e in _chain(exc)).lower()
         if isinstance(exc, httpx.ConnectTimeout):
-            return self._fail(f"could not connect within {s.connect_timeout:g} s (connect timeout)",
-                              "timeout", url)
+            return self._fail(
+                f"could not connect within {s.connect_timeout:g} s (connect timeout)",
+                "timeout",
+                url,
+            )
         if isinstance(exc, httpx.ReadTimeout):
             if started:
-                return self._fail(f"the server stalled mid-answer: nothing for {s.read_timeout:g} s "
-                                  "(read timeout)", "timeout", url)
-            return self._fail(f"no reply within {s.read_timeout:g} s (read timeout)", "timeout", url)
+                return self._fail(
+                    f"the server stalled mid-answer: nothing for {s.read_timeout:g} s "
+                    "(read timeout)",
+                    "timeout",
+                    url,
+                )
+            return self._fail(
+                f"no reply within {s.read_timeout:g} s (read timeout)", "timeout", url
+            )
         if isinstance(exc, httpx.TimeoutException):
             return self._fail(f"timed out ({type(exc).__name__})", "timeout", url)
         if isinstance(exc, httpx.ConnectError):
             host = urlsplit(url or self.url).hostname or "?"
-            if any(m in low for m in ("name or service not known", "nodename nor servname",
-                                      "temporary failure in name resolution", "no address associated",
-                                      "getaddrinfo failed", "name resolution")):
+            if any(
+                m in low
+                for m in (
+                    "name or service not known",
+                    "nodename nor servname",
+                    "temporary failure in name resolution",
+                    "no address associated",
+                    "getaddrinfo failed",
+                    "name resolution",
+                )
+            ):
                 return self._fail(f"unknown host {host!r} (the name does not resolve)", "dns", url)
             if "refused" in low or any(isinstance(e, ConnectionRefusedError) for e in _chain(exc)):
-                return self._fail("connection refused: is the server running on that port?",
-                                  "refused", url)
+                return self._fail(
+                    "connection refused: is the server running on that port?", "refused", url
+                )
             return self._fail(f"could not connect: {text or type(exc).__name__}", "connect", url)
         if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
             if started:
-                return self._fail("the server closed the connection mid-answer (truncated)",
-                                  "protocol", url)
-            return self._fail(f"the server closed the connection: {text or type(exc).__name__}",
-                              "protocol", url)
+                return self._fail(
+                    "the server closed the connection mid-answer (truncated)", "protocol", url
+                )
+            return self._fail(
+                f"the server closed the connection: {text or type(exc).__name__}", "protocol", url
+            )
         return self._fail(f"{type(exc).__name__}: {text}", "http", url)
 
 

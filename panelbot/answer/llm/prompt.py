@@ -31,7 +31,9 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
 
 
-def recent_conversation(panel: Panel, history: Sequence[Message], budget: PromptBudget) -> list[str]:
+def recent_conversation(
+    panel: Panel, history: Sequence[Message], budget: PromptBudget
+) -> list[str]:
     """'Name: text' lines, oldest first, newest kept when the budget runs out."""
     lines: list[str] = []
     used = 0
@@ -76,7 +78,9 @@ def build_messages(
         parts.append(f"How you speak: {persona.voice}")
 
     src_lines = [f'{i}. [{q.id}] "{" ".join(q.text.split())}"' for i, q in enumerate(sources, 1)]
-    parts.append("Your sources \u2014 things you actually said on this panel:\n" + "\n".join(src_lines))
+    parts.append(
+        "Your sources \u2014 things you actually said on this panel:\n" + "\n".join(src_lines)
+    )
 
     example = sources[0].id if sources else "quote-id"
     others_text = ", ".join(others) if others else "anyone else"

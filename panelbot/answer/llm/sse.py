@@ -78,7 +78,9 @@ class SSEParser:
             return
         self._line_len += end - start
         if self._line_len > self.max_line:
-            raise SSELimitError(f"a line of the event stream is longer than {self.max_line} characters")
+            raise SSELimitError(
+                f"a line of the event stream is longer than {self.max_line} characters"
+            )
         self._line.append(chunk[start:end])
 
     def _process(self, line: str) -> SSEEvent | None:
@@ -92,7 +94,9 @@ class SSEParser:
         if field == "data":
             self._data_len += len(value) + 1
             if self._data_len > self.max_event:
-                raise SSELimitError(f"an event of the stream holds more than {self.max_event} characters")
+                raise SSELimitError(
+                    f"an event of the stream holds more than {self.max_event} characters"
+                )
             self._data.append(value)
         elif field == "event":
             self._event = value[:200]

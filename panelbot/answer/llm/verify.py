@@ -29,19 +29,23 @@ _MD_LINK_TARGET_RE = re.compile(r"(\[[^\[\]\n]{1,80}\])\([^()\n]*\)")
 # Bracket lookalikes a model (or a prompt injection) may use instead of [ and ].
 _OPEN_BRACKETS = "\uff3b\u3010\u3014\u3016\u3018\u301a\u27e6\u2045\u298b\u298d\u298f\ufe5d"
 _CLOSE_BRACKETS = "\uff3d\u3011\u3015\u3017\u3019\u301b\u27e7\u2046\u298c\u298e\u2990\ufe5e"
-_BRACKET_MAP = str.maketrans(_OPEN_BRACKETS + _CLOSE_BRACKETS,
-                             "[" * len(_OPEN_BRACKETS) + "]" * len(_CLOSE_BRACKETS))
+_BRACKET_MAP = str.maketrans(
+    _OPEN_BRACKETS + _CLOSE_BRACKETS, "[" * len(_OPEN_BRACKETS) + "]" * len(_CLOSE_BRACKETS)
+)
 _DASHES_RE = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
 _SPLIT_ID_RE = re.compile(r"\[([^\[\]]{1,80})\]")
 # Quotations: "..." and “...”, «...» and ‹...› (either way round), „...“, 「...」,
 # 『...』, and single quotes ('...' or ‘...’) that are not apostrophes (not inside a word).
 _QUOTED_RE = re.compile(
-    "\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d|\u201e([^\u201c\u201d\n]+)[\u201c\u201d]"
+    '"([^"\n]+)"|\u201c([^\u201d\n]+)\u201d|\u201e([^\u201c\u201d\n]+)[\u201c\u201d]'
     "|\u00ab([^\u00bb\n]+)\u00bb|\u00bb([^\u00ab\n]+)\u00ab|\u2039([^\u203a\n]+)\u203a|\u203a([^\u2039\n]+)\u2039"
     "|\u300c([^\u300d\n]+)\u300d|\u300e([^\u300f\n]+)\u300f"
     "|(?<!\\w)'([^'\n]+)'(?!\\w)|(?<!\\w)\u2018([^\u2018\u2019\n]+)\u2019(?!\\w)"
 )
-_SINGLE_QUOTE_GROUPS = (10, 11)  # '...' and ‘...’: one word in single quotes is a term, not a quotation
+_SINGLE_QUOTE_GROUPS = (
+    10,
+    11,
+)  # '...' and ‘...’: one word in single quotes is a term, not a quotation
 _OPEN_MARKS = ('"', "\u201c", "\u201e", "\u00ab", "\u2039", "\u300c", "\u300e")
 
 
@@ -62,7 +66,9 @@ def normalize_citations(text: str) -> str:
 
 @dataclass
 class Verification:
-    citations: list[Citation] = field(default_factory=list)  # each cited id once, in order of first use
+    citations: list[Citation] = field(
+        default_factory=list
+    )  # each cited id once, in order of first use
     grounded: bool = False
     unsupported_sentences: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # why a citation is invalid, one line each
@@ -84,7 +90,9 @@ def sentences_of(text: str) -> list[str]:
     a citation-only fragment joins the sentence before)."""
     out: list[str] = []
     for line in text.splitlines():
-        line = _CITE_AFTER_STOP_RE.sub(lambda m: f"{m.group(2)}{m.group(1)}", _LIST_MARKER_RE.sub("", line))
+        line = _CITE_AFTER_STOP_RE.sub(
+            lambda m: f"{m.group(2)}{m.group(1)}", _LIST_MARKER_RE.sub("", line)
+        )
         for sent in split_sentences(line):
             if out and not _BRACKET_RE.sub("", sent).strip(" .!?;:,-*"):
                 out[-1] = f"{out[-1]} {sent}"
@@ -116,7 +124,9 @@ def _contains(haystack_norm: str, needle: str) -> bool:
     return not n or f" {n} " in f" {haystack_norm} "
 
 
-def verify_answer(text: str, sources: Sequence[Quote], speaker_name: str = "this speaker") -> Verification:
+def verify_answer(
+    text: str, sources: Sequence[Quote], speaker_name: str = "this speaker"
+) -> Verification:
     """Verify ``text`` against ``sources`` (the answering speaker's retrieved quotes only)."""
     by_id = {q.id.lower(): q for q in sources}
     norm = {qid: normalize_for_match(q.text) for qid, q in by_id.items()}
@@ -149,8 +159,11 @@ def verify_answer(text: str, sources: Sequence[Quote], speaker_name: str = "this
         for span in quoted:
             if not any(_contains(norm[k.lower()], span) for k in known):
                 for k in known:
-                    mark(by_id[k.lower()].id, False,
-                         f"quoted \u201c{span.strip()}\u201d does not appear in [{by_id[k.lower()].id}]")
+                    mark(
+                        by_id[k.lower()].id,
+                        False,
+                        f"quoted \u201c{span.strip()}\u201d does not appear in [{by_id[k.lower()].id}]",
+                    )
         for k in known:
             mark(by_id[k.lower()].id, True)
 

@@ -36,7 +36,12 @@ class ContextScreen(ModalScreen[None]):
                 q.append(safe(question.text))
                 yield Static(q, classes="context-question")
             colour = speaker_colour(self.panel, quote.speaker)
-            yield Static(Text(safe(self.panel.display_name(quote.speaker), one_line=True), style=f"bold {colour}"))
+            yield Static(
+                Text(
+                    safe(self.panel.display_name(quote.speaker), one_line=True),
+                    style=f"bold {colour}",
+                )
+            )
             if turn is not None:
                 yield Static(highlight_quote(turn.text, quote.text), classes="context-turn")
             else:
@@ -47,7 +52,9 @@ class ContextScreen(ModalScreen[None]):
                 at = Text(f"Said at {format_time(quote.start)}", style="dim")
                 if quote.url:
                     at.append("  " + safe(quote.url, one_line=True) + "  (o opens it)", style="dim")
-                    body.border_subtitle = "Esc close \u00b7 o open video \u00b7 Ctrl+Y copy quote and link"
+                    body.border_subtitle = (
+                        "Esc close \u00b7 o open video \u00b7 Ctrl+Y copy quote and link"
+                    )
                 yield Static(at, classes="context-time")
 
     def copy_payload(self) -> tuple[str, str] | None:

@@ -60,13 +60,19 @@ class ConversationsScreen(ModalScreen[int | None]):
         Binding("escape", "close", "Close"),
         Binding("f2", "rename", "Rename", priority=True),
         Binding("ctrl+d", "delete", "Delete", priority=True),
-        Binding("delete", "delete", "Delete", show=False),  # in the list (the search box keeps its Delete)
+        Binding(
+            "delete", "delete", "Delete", show=False
+        ),  # in the list (the search box keeps its Delete)
         Binding("down", "move(1)", show=False),
         Binding("up", "move(-1)", show=False),
     ]
 
-    def __init__(self, store: ConversationStore, current: int | None = None,
-                 on_deleted: Callable[[int], object] | None = None) -> None:
+    def __init__(
+        self,
+        store: ConversationStore,
+        current: int | None = None,
+        on_deleted: Callable[[int], object] | None = None,
+    ) -> None:
         super().__init__()
         self.store = store
         self.current = current
@@ -79,8 +85,13 @@ class ConversationsScreen(ModalScreen[int | None]):
             body.border_subtitle = "Esc to close"
             yield Input(placeholder="Search questions and answers\u2026", id="conversations-search")
             yield OptionList(id="conversations-list")
-            yield Static(Content("Type to search \u00b7 Up/Down choose \u00b7 Enter open \u00b7 F2 rename \u00b7 "
-                                 "Ctrl+D delete \u00b7 Esc close"), id="conversations-keys")
+            yield Static(
+                Content(
+                    "Type to search \u00b7 Up/Down choose \u00b7 Enter open \u00b7 F2 rename \u00b7 "
+                    "Ctrl+D delete \u00b7 Esc close"
+                ),
+                id="conversations-keys",
+            )
 
     def on_mount(self) -> None:
         self.refresh_list("")
@@ -112,14 +123,20 @@ class ConversationsScreen(ModalScreen[int | None]):
             if s.id == self.current:
                 head += "  (open now)"
             line = Content(safe(head, one_line=True)).stylize("bold")
-            detail = f"\n  #{s.id} \u00b7 {s.message_count} messages \u00b7 {short_time(s.updated_at)}"
+            detail = (
+                f"\n  #{s.id} \u00b7 {s.message_count} messages \u00b7 {short_time(s.updated_at)}"
+            )
             detail += f" \u00b7 {s.panel} \u00b7 {'shell' if s.source == 'cli' else 'app'}"
             if s.id in snippets:
                 detail += "\n  " + snippets[s.id].strip()
             listing.add_option(Option(line + Content(safe(detail)), id=str(s.id)))
         if not summaries:
-            listing.add_option(Option(Content("No conversations match." if query else
-                                              "No saved conversations yet."), disabled=True))
+            listing.add_option(
+                Option(
+                    Content("No conversations match." if query else "No saved conversations yet."),
+                    disabled=True,
+                )
+            )
         else:
             listing.highlighted = 0
 
@@ -198,5 +215,7 @@ class ConversationsScreen(ModalScreen[int | None]):
             self.refresh_list(self.query_one(Input).value)
 
         title = safe(summary.title, one_line=True)
-        self.app.push_screen(ConfirmScreen(f"Delete \u201c{title}\u201d ({summary.message_count} messages)?"),
-                             answered)
+        self.app.push_screen(
+            ConfirmScreen(f"Delete \u201c{title}\u201d ({summary.message_count} messages)?"),
+            answered,
+        )

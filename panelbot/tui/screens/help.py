@@ -66,6 +66,11 @@ class HelpScreen(ModalScreen[None]):
             body.border_title = "Keys"
             body.border_subtitle = "Esc to close"
             yield Static(keys)
-            yield Static(Text("Commands (type in the input, or use the command palette)", style="bold underline"))
+            yield Static(
+                Text(
+                    "Commands (type in the input, or use the command palette)",
+                    style="bold underline",
+                )
+            )
             yield Static(cmds)
             yield Static(Text("Keys can be remapped in config.yaml under tui.keys.", style="dim"))

@@ -14,7 +14,9 @@ from panelbot.panel import Panel
 from panelbot.retrieval.results import ScoredQuote
 from panelbot.tui.render import answer_body, plain, safe, speaker_colour
 
-ALL_TALKS_LABEL = "All talks"  # who speaks for every talk at once (declines when no talk got into a question)
+ALL_TALKS_LABEL = (
+    "All talks"  # who speaks for every talk at once (declines when no talk got into a question)
+)
 
 
 def talk_status(panel_name: str) -> str:
@@ -62,8 +64,15 @@ class AnswerBlock(Static):
             super().__init__()
             self.block = block
 
-    def __init__(self, panel: Panel | None, speaker: str, *, label: str | None = None,
-                 kind: str = "answer", quotes: list[ScoredQuote] | None = None) -> None:
+    def __init__(
+        self,
+        panel: Panel | None,
+        speaker: str,
+        *,
+        label: str | None = None,
+        kind: str = "answer",
+        quotes: list[ScoredQuote] | None = None,
+    ) -> None:
         super().__init__("", classes=f"answer -{kind}")
         self.panel = panel
         self.speaker = speaker
@@ -72,7 +81,9 @@ class AnswerBlock(Static):
         self.quotes: list[ScoredQuote] = list(quotes or [])
         self.status = ""
         self.colour = speaker_colour(panel, speaker)
-        self.label = safe(label or (panel.display_name(speaker) if panel else speaker), one_line=True)
+        self.label = safe(
+            label or (panel.display_name(speaker) if panel else speaker), one_line=True
+        )
         self.styles.border_left = ("thick", self.colour)
 
     def on_mount(self) -> None:
@@ -143,8 +154,12 @@ class ChatLog(VerticalScroll):
     def answers(self) -> list[AnswerBlock]:
         return list(self.query(AnswerBlock))
 
-    def replay(self, panel: Panel, messages: Sequence[Any],
-               talk: Callable[[str], Panel | None] | None = None) -> list[ScoredQuote]:
+    def replay(
+        self,
+        panel: Panel,
+        messages: Sequence[Any],
+        talk: Callable[[str], Panel | None] | None = None,
+    ) -> list[ScoredQuote]:
         """Show stored messages (a resumed conversation) as they looked, labels included (an answer from
         another talk, held in all-talks mode, is read against that talk: ``talk(name)``); returns the last
         answer's quotes."""
@@ -159,13 +174,20 @@ class ChatLog(VerticalScroll):
                 if talk is not None and isinstance(other, str) and other not in talks:
                     talks[other] = talk(other)
                 source = (talks.get(other) if isinstance(other, str) else None) or panel
-                quotes = [ScoredQuote(q, 0.0, "from history") for qid in m.quote_ids
-                          if (q := source.quote(qid)) is not None]
+                quotes = [
+                    ScoredQuote(q, 0.0, "from history")
+                    for qid in m.quote_ids
+                    if (q := source.quote(qid)) is not None
+                ]
                 decline = m.role == "decline"
                 label = stored_label(m.meta, m.speaker) or (host if decline else None)
                 kind = ("reply" if m.meta.get("small_talk") else "decline") if decline else "answer"
                 block = self.add_answer(source, m.speaker, quotes=quotes, label=label, kind=kind)
-                block.finish(m.text, quotes, "(stopped)" if m.meta.get("cancelled") else stored_status(m.meta))
+                block.finish(
+                    m.text,
+                    quotes,
+                    "(stopped)" if m.meta.get("cancelled") else stored_status(m.meta),
+                )
                 if quotes:
                     last = quotes
             else:

@@ -42,8 +42,10 @@ class FollowUps(OptionList):
 
     def __init__(self, followups: list[FollowUp], **kwargs: object) -> None:
         self.followups = list(followups)
-        options = [Option(Content("\u21b3 " + safe(f.text, one_line=True)), id=str(i))
-                   for i, f in enumerate(self.followups)]
+        options = [
+            Option(Content("\u21b3 " + safe(f.text, one_line=True)), id=str(i))
+            for i, f in enumerate(self.followups)
+        ]
         super().__init__(*options, **kwargs)  # type: ignore[arg-type]
         self._placed = False
         self.tooltip = "Follow-ups that have an answer: click, or Enter (Ctrl+G to get here)"

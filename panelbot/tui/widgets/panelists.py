@@ -41,7 +41,9 @@ class PanelistsPane(TypeThrough, VerticalScroll):
         yield Static(Content("Who answers"), classes="section-title")
         with TargetSet(id="target"):
             for t in targets(self.panel):
-                yield RadioButton(Content(t.label), value=t.value == self.target, id=f"target-{t.value}")
+                yield RadioButton(
+                    Content(t.label), value=t.value == self.target, id=f"target-{t.value}"
+                )
 
     def select(self, target: str) -> None:
         """Set the selector from code (e.g. /ask dan). The radio set switches the previous button off

@@ -26,16 +26,21 @@ class Prompt(TextArea):
             self.prompt = prompt
             self.text = text
 
-    def __init__(self, send_key: str = "Enter", newline_key: str = "Ctrl+J", **kwargs: object) -> None:
+    def __init__(
+        self, send_key: str = "Enter", newline_key: str = "Ctrl+J", **kwargs: object
+    ) -> None:
         # longest first: the one shown is the longest that fits the input's width (3 panes leave it narrow);
         # Content, not str: TextArea reads a str placeholder as markup, and the key names come from config
-        placeholders = tuple(Content(p) for p in (
-            f"Ask the panel anything  ({send_key} send \u00b7 {newline_key} new line \u00b7 /help)",
-            f"Ask the panel  ({send_key} send \u00b7 {newline_key} new line)",
-            f"Ask the panel  ({send_key} send \u00b7 /help)",
-            f"Ask the panel  ({send_key} send)",
-            "Ask the panel",
-        ))
+        placeholders = tuple(
+            Content(p)
+            for p in (
+                f"Ask the panel anything  ({send_key} send \u00b7 {newline_key} new line \u00b7 /help)",
+                f"Ask the panel  ({send_key} send \u00b7 {newline_key} new line)",
+                f"Ask the panel  ({send_key} send \u00b7 /help)",
+                f"Ask the panel  ({send_key} send)",
+                "Ask the panel",
+            )
+        )
         super().__init__(
             soft_wrap=True,
             show_line_numbers=False,
@@ -51,7 +56,9 @@ class Prompt(TextArea):
 
     def on_resize(self) -> None:
         width = self.content_size.width - 1  # the cursor sits on the placeholder's first cell
-        self.placeholder = next((p for p in self._placeholders if p.cell_length <= width), self._placeholders[-1])
+        self.placeholder = next(
+            (p for p in self._placeholders if p.cell_length <= width), self._placeholders[-1]
+        )
 
     def action_submit(self) -> None:
         # Enter is a priority binding, handled before key presses already queued for this widget
@@ -70,7 +77,9 @@ class Prompt(TextArea):
         from panelbot.tui.widgets.chat import ChatLog
 
         for chat in self.screen.query(ChatLog):
-            chat.scroll_page_up(animate=False) if pages < 0 else chat.scroll_page_down(animate=False)
+            chat.scroll_page_up(animate=False) if pages < 0 else chat.scroll_page_down(
+                animate=False
+            )
 
     def action_newline(self) -> None:
         self.insert("\n")

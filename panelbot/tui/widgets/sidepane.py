@@ -22,7 +22,9 @@ class TypeThrough:
     """Mixin for side-pane widgets (put it first among the bases)."""
 
     def on_key(self, event: events.Key) -> None:
-        if event.key == "escape" or (event.is_printable and event.character and event.character != " "):
+        if event.key == "escape" or (
+            event.is_printable and event.character and event.character != " "
+        ):
             event.stop()
             event.prevent_default()
             text = "" if event.key == "escape" else event.character or ""

@@ -55,8 +55,10 @@ class DeclineChoices(OptionList):
 
     def __init__(self, questions: list[str], **kwargs: object) -> None:
         self.questions = [safe(q, one_line=True) for q in questions]
-        super().__init__(*(Option(Content("Try: " + q), id=f"try-{i}") for i, q in enumerate(self.questions)),
-                         **kwargs)  # type: ignore[arg-type]
+        super().__init__(
+            *(Option(Content("Try: " + q), id=f"try-{i}") for i, q in enumerate(self.questions)),
+            **kwargs,
+        )  # type: ignore[arg-type]
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
