@@ -97,11 +97,19 @@ def test_no_model_is_exit_3_and_laid_out_like_ask(run_cli) -> None:  # noqa: ANN
 
 
 def test_readme_exit_table_says_no_model_is_3() -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    tables = [p for p in readme.split("\n\n") if "Exit status: 0 answered" in p]
-    assert len(tables) >= 2  # the quick start and "From the shell"
-    for table in tables:
-        assert re.search(r"\b3 no model (?:was )?used", table), table
+    root = Path(__file__).resolve().parent.parent
+    for page in (
+        root / "README.md",
+        root / "docs" / "reference.md",
+    ):  # the first conversation, the reference
+        tables = [
+            p
+            for p in page.read_text(encoding="utf-8").split("\n\n")
+            if "Exit status: 0 answered" in p
+        ]
+        assert tables, page
+        for table in tables:
+            assert re.search(r"\b3 no model (?:was )?used", table), table
 
 
 def test_watch_links_follow_the_order_the_quotes_are_shown(

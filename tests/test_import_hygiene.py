@@ -174,7 +174,7 @@ def test_importtime_of_ask_offline(isolated_env) -> None:
 
 
 def test_documented_plugin_import_path_still_works() -> None:
-    """README's "Your own backend": ``from panelbot.backends.base import ...`` must keep working."""
+    """docs/generative-answers.md's "Your own backend": ``from panelbot.backends.base import ...`` must keep working."""
     from panelbot.answer.backends import base as real
     from panelbot.backends import base as documented
 

@@ -17,7 +17,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         description="Speaker accuracy, recall@1/@3 and abstention precision/recall; for a "
         "file of conversations, turn accuracy per kind of follow-up.",
     )
-    ev.add_argument("file", metavar="FILE", help="YAML list or JSON Lines (see README)")
+    ev.add_argument("file", metavar="FILE", help="YAML list or JSON Lines (see docs/quality.md)")
     ev.add_argument("--json", action="store_true")
     ev.add_argument("-v", "--verbose", action="store_true", help="list every miss")
     ev.set_defaults(handler=cmd_eval)
