@@ -151,8 +151,8 @@ class PanelTools:
             list[dict[str, Any] | str] | None,
             Field(
                 description="Earlier turns of this chat, oldest first: {role: 'user'|'assistant', content: text} "
-                "objects (earlier answers cite quote ids as [id]) or plain strings for earlier "
-                "questions"
+                "objects, plain strings for earlier questions, or an earlier ask_panel result as it came "
+                "(as the assistant turn's content or as the item itself)"
             ),
         ] = None,
         panel: Annotated[
@@ -310,9 +310,10 @@ panel can answer; do not retry with the same question.
 
 Arguments: question (plain language); to: "auto" (default, the panel picks who answers), "both" (every \
 panelist) or a panelist id ({ids}); conversation: the earlier turns of this chat, oldest first, each \
-{{"role": "user"|"assistant", "content": text}} (pass earlier ask_panel answers as assistant turns citing \
-their quote ids as [id]) or a plain string for an earlier question, so follow-ups like "why?" or "what does \
-the other one think?" work; panel: an installed panel name (default: {default}, see list_panels)."""
+{{"role": "user"|"assistant", "content": text}}, or a plain string for an earlier question; an earlier \
+ask_panel result can be passed back as it came (as an assistant turn's content, or as the item itself), and \
+earlier answers that kept no quote ids are answered again, so follow-ups like "why?" or "what does the other \
+one think?" work; panel: an installed panel name (default: {default}, see list_panels)."""
 
 
 class _CheckedPrompt(Prompt):
