@@ -15,10 +15,13 @@ from pathlib import Path
 import httpx
 import openai
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from panelbot.panel import load_panel
 from panelbot.retrieval.router import Router
-from panelbot.serve.responses import ResponseStore
+from panelbot.serve.conversation import RequestError
+from panelbot.serve.responses import ResponseStore, read_request
 
 from .conftest import REPO
 
@@ -330,6 +333,39 @@ def test_a_failure_mid_stream_ends_with_response_failed(breaking_server) -> None
     with pytest.raises(openai.InternalServerError) as err:  # not streamed: OpenAI's error shape
         c.responses.create(model="dan", input=KV)
     assert err.value.body["type"] == "server_error"
+
+
+JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=12)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(
+            st.sampled_from(["role", "content", "type", "text", "panelbot", "id", "x"]),
+            inner,
+            max_size=4,
+        ),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            ["model", "input", "instructions", "stream", "store", "previous_response_id", "user"]
+        ),
+        JSON,
+        max_size=6,
+    )
+)
+def test_any_body_is_read_or_refused_with_a_request_error(body) -> None:
+    try:
+        req = read_request(body, ["panel"])
+    except RequestError as exc:
+        assert str(exc) and exc.param in (None, *body, "input", "model")
+        return
+    assert req.input and req.input[-1]["role"] == "user" and req.input[-1]["content"].strip()
 
 
 # --------------------------------------------------------------------------------------------- the store
