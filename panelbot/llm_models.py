@@ -5,7 +5,7 @@ core is imported inside the functions, when a question is asked (see the plugin'
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import llm
@@ -68,34 +68,34 @@ def model_specs() -> list[dict[str, str]]:
     return list(out.values())
 
 
-class PanelModel(llm.Model):
-    """One panelbot model id: a panel and who answers (a panelist, ``auto`` or ``both``)."""
+class PanelOptions(llm.Options):
+    backend: str | None = Field(
+        description="offline (default: the verbatim quotes) or a panelbot backend such as openai "
+        "(generated, cited and verified answers)",
+        default=None,
+    )
+    base_url: str | None = Field(
+        description="OpenAI-compatible endpoint for generated answers (implies backend openai)",
+        default=None,
+    )
+    model: str | None = Field(
+        description="the endpoint's model name (implies backend openai)", default=None
+    )
+    k: int | None = Field(
+        description="quotes per answer (default: panelbot's config)", default=None, ge=1, le=MAX_K
+    )
 
+
+class _PanelIdentity:
+    """What a panelbot model id stands for: a panel and who answers (a panelist, ``auto`` or ``both``)."""
+
+    model_id: str
     can_stream = True
-
-    class Options(llm.Options):
-        backend: str | None = Field(
-            description="offline (default: the verbatim quotes) or a panelbot backend such as openai "
-            "(generated, cited and verified answers)",
-            default=None,
-        )
-        base_url: str | None = Field(
-            description="OpenAI-compatible endpoint for generated answers (implies backend openai)",
-            default=None,
-        )
-        model: str | None = Field(
-            description="the endpoint's model name (implies backend openai)", default=None
-        )
-        k: int | None = Field(
-            description="quotes per answer (default: panelbot's config)",
-            default=None,
-            ge=1,
-            le=MAX_K,
-        )
+    Options = PanelOptions
 
     def __init__(self, model_id: str, panel: str, talk: str, target: str) -> None:
         self.model_id = model_id
-        self.panel = panel  # the panel's name, or its directory (the default panel)
+        self.panel = panel  # the panel's directory
         self.talk = talk
         self.target = target
 
@@ -105,17 +105,56 @@ class PanelModel(llm.Model):
         )
         return f"panelbot: {self.model_id} (talk {self.talk}; {who})"
 
-    def execute(self, prompt: Any, stream: bool, response: Any, conversation: Any) -> Iterator[Any]:
+    def _answer(self, prompt: Any, conversation: Any) -> _Answer:
         from panelbot.errors import PanelbotError
 
         try:
-            answer = _Answer(self, prompt, conversation)
+            return _Answer(self, prompt, conversation)
         except PanelbotError as exc:
             raise llm.ModelError(str(exc)) from None
-        yield from answer.pieces()
-        response.response_json = answer.record
-        question = answer.question
-        response.set_usage(input=len(question.split()), output=len(answer.text.split()))
+
+
+class PanelModel(_PanelIdentity, llm.Model):
+    """A panelbot model for llm's synchronous API (the CLI)."""
+
+    def execute(self, prompt: Any, stream: bool, response: Any, conversation: Any) -> Iterator[Any]:
+        import asyncio
+
+        answer = self._answer(prompt, conversation)
+        loop = asyncio.new_event_loop()
+        pieces = answer.run.pieces()
+        parts: list[str] = []
+        try:
+            while True:
+                try:
+                    piece = loop.run_until_complete(pieces.__anext__())
+                except StopAsyncIteration:
+                    break
+                parts.append(piece)
+                yield piece
+        finally:
+            loop.run_until_complete(pieces.aclose())
+            loop.run_until_complete(answer.backend.aclose())
+            loop.close()
+        yield from answer.finish(parts, response)
+
+
+class AsyncPanelModel(_PanelIdentity, llm.AsyncModel):
+    """The same for llm's asynchronous API (``llm.get_async_model``, ``llm --async``)."""
+
+    async def execute(
+        self, prompt: Any, stream: bool, response: Any, conversation: Any
+    ) -> AsyncIterator[Any]:
+        answer = self._answer(prompt, conversation)
+        parts: list[str] = []
+        try:
+            async for piece in answer.run.pieces():
+                parts.append(piece)
+                yield piece
+        finally:
+            await answer.backend.aclose()
+        for marker in answer.finish(parts, response):
+            yield marker
 
 
 # --------------------------------------------------------------------------------------------- answering
@@ -150,7 +189,8 @@ def earlier_messages(prompt: Any, conversation: Any) -> list[dict[str, Any]]:
     for r in getattr(conversation, "responses", None) or []:
         out.append({"role": "user", "content": r.prompt.prompt or ""})
         record = r.response_json if isinstance(r.response_json, dict) else None
-        out.append({"role": "assistant", "content": r.text_or_raise(), "panelbot": record})
+        text = r.text_or_raise() if isinstance(r, llm.Response) else ""  # async: the record says it
+        out.append({"role": "assistant", "content": text, "panelbot": record})
     return out
 
 
@@ -198,7 +238,7 @@ def _config(options: Any) -> Any:
 class _Answer:
     """One prompt answered: resolved against the conversation, then through the backend (see AnswerRun)."""
 
-    def __init__(self, model: PanelModel, prompt: Any, conversation: Any) -> None:
+    def __init__(self, model: _PanelIdentity, prompt: Any, conversation: Any) -> None:
         from panelbot.answer.backends.registry import get_backend
         from panelbot.errors import UsageError
         from panelbot.retrieval.cache import open_indexed
@@ -236,29 +276,14 @@ class _Answer:
         """The ``ask --llm --json`` record (speakers, quotes with ids, ...) plus panel, target, context."""
         return {**self.run.record, **self.extra}
 
-    def pieces(self) -> Iterator[Any]:
-        """The answer's text as it forms; a last empty piece carries the ids onto llm's logged message."""
-        import asyncio
-
-        loop = asyncio.new_event_loop()
-        stream = self.run.pieces()
-        parts: list[str] = []
-        try:
-            while True:
-                try:
-                    piece = loop.run_until_complete(stream.__anext__())
-                except StopAsyncIteration:
-                    break
-                parts.append(piece)
-                yield piece
-        finally:
-            loop.run_until_complete(stream.aclose())
-            loop.run_until_complete(self.backend.aclose())
-            loop.close()
+    def finish(self, parts: list[str], response: Any) -> list[Any]:
+        """The answer is all said: its record and usage onto llm's response; what is left to yield (an empty
+        event carrying the ids onto llm's logged message, when this llm has such events)."""
         self.text = "".join(parts)
+        response.response_json = self.record
+        response.set_usage(input=len(self.question.split()), output=len(self.text.split()))
         marker = _record_event(self.record)
-        if marker is not None:
-            yield marker
+        return [] if marker is None else [marker]
 
 
 def _record_event(record: dict[str, Any]) -> Any:

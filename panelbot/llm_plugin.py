@@ -29,10 +29,10 @@ import llm
 
 @llm.hookimpl
 def register_models(register: Any) -> None:
-    from panelbot.llm_models import PanelModel, model_specs
+    from panelbot.llm_models import AsyncPanelModel, PanelModel, model_specs
 
     for spec in model_specs():
-        register(PanelModel(**spec))
+        register(PanelModel(**spec), AsyncPanelModel(**spec))
 
 
 @llm.hookimpl

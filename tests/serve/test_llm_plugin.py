@@ -251,19 +251,29 @@ def test_search_quotes_tool_for_a_tool_calling_model(llm_env, tool_caller) -> No
 
 
 PYTHON_API = """
-import json, sys
+import asyncio, json, sys
 import llm
 model = llm.get_model("panelbot-dan")
 conv = model.conversation()
 first = conv.prompt(sys.argv[1])
 first.text()
 why = conv.prompt("why?")
-print(json.dumps({"model": str(model), "first": first.text(), "why": why.json()}))
+
+async def in_async():
+    conv = llm.get_async_model("panelbot-dan").conversation()
+    first = await conv.prompt(sys.argv[1]).text()
+    pieces = [p async for p in conv.prompt("why?")]
+    return first, await conv.responses[-1].json(), pieces
+
+afirst, awhy, apieces = asyncio.run(in_async())
+print(json.dumps({"model": str(model), "first": first.text(), "why": why.json(),
+                  "async_first": afirst, "async_why": awhy, "async_pieces": apieces}))
 """
 
 
 def test_llms_python_api_conversation(llm_env, reference) -> None:
-    """llm's Python API (in a fresh interpreter: in this one ``llm`` is the tests' own package)."""
+    """llm's Python API, sync and async (in a fresh interpreter: in this one ``llm`` is the tests' own
+    package)."""
     r = subprocess.run(
         [sys.executable, "-c", PYTHON_API, KV],
         capture_output=True,
@@ -277,3 +287,5 @@ def test_llms_python_api_conversation(llm_env, reference) -> None:
     assert all(f"[{i}]" in got["first"] for i in reference["first"])
     assert [q["id"] for q in got["why"]["quotes"]] == reference["why"]
     assert got["why"]["context"]["kind"] == "reason"
+    assert got["async_first"] == got["first"] and got["async_why"] == got["why"]  # llm's async API
+    assert "".join(got["async_pieces"]).strip()
