@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from panelbot.answer.events import Message
+from panelbot.conversation.recover import recover_turns
 from panelbot.conversation.resolve import ConversationTurn, resolve
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
+from panelbot.serve.answers_in import with_answer_records
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 MAX_MESSAGES = 500
@@ -136,6 +138,7 @@ def _split_by_speaker(panel: Panel, text: str, speakers: list[str]) -> list[tupl
 
 def parse_messages(panel: Panel, messages: Any, target: str = "auto") -> Conversation:
     """Validate an OpenAI ``messages`` list and read it as a conversation. RequestError when malformed."""
+    messages = with_answer_records(panel, messages)  # panelbot's own JSON passed back
     if not isinstance(messages, list) or not messages:
         raise RequestError(
             "'messages' must be a non-empty list of {role, content} objects", "messages"
@@ -192,5 +195,6 @@ def route_conversation(
     router: Any, turns: Sequence[ConversationTurn], message: str, target: str = "auto"
 ) -> tuple[RouteResult, dict | None]:
     """Resolve ``message`` against the earlier turns: (the route, what context was carried over or None)."""
-    res = resolve(router, list(turns), message, target)
+    # earlier answers that kept no quote ids (plain strings, edited or summarised text) are answered again
+    res = resolve(router, recover_turns(router, list(turns)), message, target)
     return res.route, res.context

@@ -11,7 +11,11 @@ tool error (``is_error``) or an MCP protocol error with one clear line; nothing 
 
 from __future__ import annotations
 
+import base64
+import functools
+import inspect
 import json
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -20,6 +24,7 @@ from mcp.server.mcpserver.prompts.base import Prompt
 from mcp.server.mcpserver.resources.types import FunctionResource
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, ToolAnnotations
+from mcp_types import CallToolResult, ResourceLink, TextContent
 from pydantic import Field
 
 from panelbot import __version__
@@ -36,10 +41,18 @@ from panelbot.serve.conversation import (
     parse_messages,
     route_conversation,
 )
+from panelbot.serve.mcp_schemas import (
+    AskResult,
+    PanelList,
+    PanelListing,
+    QuoteDetail,
+    SearchResult,
+)
 from panelbot.text import strip_control
 
 MAX_QUESTION = 4000
 MAX_K = 50
+MAX_SEARCH_DEPTH = 500  # search results reachable through pages (cursor)
 MAX_LISTED_QUOTES = (
     2000  # a bigger panel's quotes are still readable through the URI template, not listed
 )
@@ -79,6 +92,7 @@ def _quote_dict(panel: Panel, sq: ScoredQuote | Quote) -> dict[str, Any]:
         d["score"] = round(sq.score, 1)
     hq = panel.question(q.question)
     d["host_question"] = hq.text if hq else None
+    d["resource"] = f"panel://{panel.name}/quotes/{q.id}"
     return d
 
 
@@ -151,8 +165,8 @@ class PanelTools:
             list[dict[str, Any] | str] | None,
             Field(
                 description="Earlier turns of this chat, oldest first: {role: 'user'|'assistant', content: text} "
-                "objects (earlier answers cite quote ids as [id]) or plain strings for earlier "
-                "questions"
+                "objects, plain strings for earlier questions, or an earlier ask_panel result as it came "
+                "(as the assistant turn's content or as the item itself)"
             ),
         ] = None,
         panel: Annotated[
@@ -222,7 +236,14 @@ class PanelTools:
         panel: Annotated[
             str | None, Field(description="Installed panel name; default: the served panel")
         ] = None,
-    ) -> list[dict[str, Any]]:
+        cursor: Annotated[
+            str | None,
+            Field(
+                description="next_cursor from an earlier search_quotes result: the next page of the "
+                "same search (same query, speaker and panel)"
+            ),
+        ] = None,
+    ) -> dict[str, Any]:
         query = self._text(query, "query")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise ToolError(f"'k' must be a whole number from 1 to {MAX_K} (got {k!r})")
@@ -235,7 +256,15 @@ class PanelTools:
                     f"'speaker' must be one of: {', '.join(entry.panel.panelists)} (got {speaker!r})"
                 )
             speakers = {sid}
-        return [_quote_dict(entry.panel, h) for h in entry.router.search(query, k, speakers)]
+        search = [query, sorted(speakers or ()), entry.panel.name]
+        start = 0 if cursor is None else _cursor_offset(cursor, search)
+        stop = min(start + k, MAX_SEARCH_DEPTH)
+        hits = entry.router.search(query, stop + 1, speakers)
+        more = len(hits) > stop and stop < MAX_SEARCH_DEPTH
+        return {
+            "result": [_quote_dict(entry.panel, h) for h in hits[start:stop]],
+            "next_cursor": _make_cursor(stop, search) if more else None,
+        }
 
     def get_quote(
         self,
@@ -269,7 +298,7 @@ class PanelTools:
         )
         return d
 
-    def list_panels(self) -> list[dict[str, Any]]:
+    def list_panels(self) -> list[PanelListing]:
         out = []
         for name, entry in self.catalog.panels.items():
             p = entry.panel
@@ -299,6 +328,68 @@ class PanelTools:
         return build_messages(p, pid, quotes, question)
 
 
+def _make_cursor(offset: int, search: list[Any]) -> str:
+    raw = json.dumps({"offset": offset, "search": search}, ensure_ascii=False)
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+def _cursor_offset(cursor: Any, search: list[Any]) -> int:
+    """Where the page ``cursor`` (a ``next_cursor``) starts; ToolError for one of another search or none."""
+    try:
+        got = json.loads(base64.urlsafe_b64decode(str(cursor).encode()))
+        offset = got["offset"]
+        same = got["search"] == search
+    except (ValueError, TypeError, KeyError):
+        raise ToolError("'cursor' is not a next_cursor this server gave") from None
+    if not same or isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ToolError(
+            "'cursor' belongs to another search: repeat the same query, speaker and panel with it"
+        )
+    return offset
+
+
+def _quote_links(result: dict[str, Any]) -> list[ResourceLink]:
+    """A resource_link for each quote in a tool's result (its quotes, its page, or itself)."""
+    quotes = (
+        result.get("quotes") or result.get("result") or ([result] if "resource" in result else [])
+    )
+    return [
+        ResourceLink(
+            type="resource_link",
+            uri=q["resource"],
+            name=q["resource"].removeprefix("panel://"),
+            title=f"{q['speaker_name']} [{q['id']}]",
+            description=q["text"][:120],
+            mime_type="application/json",
+        )
+        for q in quotes
+    ]
+
+
+def _tool(
+    method: Callable[..., Any],
+    schema: type,
+    links: Callable[[dict[str, Any]], list[ResourceLink]] | None = None,
+) -> Callable[..., CallToolResult]:
+    """``method`` as a tool: its result (a list is ``{"result": [...]}``) as structured content, checked
+    against ``schema`` (the output schema published), the same JSON as text for clients that read only text,
+    then ``links``' resource_links."""
+    signature = inspect.signature(method, eval_str=True)
+
+    @functools.wraps(method)
+    def tool(*args: Any, **kwargs: Any) -> CallToolResult:
+        result = method(*args, **kwargs)
+        structured = result if isinstance(result, dict) else {"result": result}
+        text = TextContent(type="text", text=json.dumps(structured, ensure_ascii=False))
+        extra = links(structured) if links else []
+        return CallToolResult(content=[text, *extra], structured_content=structured)
+
+    tool.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        return_annotation=Annotated[CallToolResult, schema]
+    )
+    return tool
+
+
 ASK_DESCRIPTION = """Ask a recorded expert panel a question and get the panelists' own words.
 
 {who}
@@ -310,9 +401,10 @@ panel can answer; do not retry with the same question.
 
 Arguments: question (plain language); to: "auto" (default, the panel picks who answers), "both" (every \
 panelist) or a panelist id ({ids}); conversation: the earlier turns of this chat, oldest first, each \
-{{"role": "user"|"assistant", "content": text}} (pass earlier ask_panel answers as assistant turns citing \
-their quote ids as [id]) or a plain string for an earlier question, so follow-ups like "why?" or "what does \
-the other one think?" work; panel: an installed panel name (default: {default}, see list_panels)."""
+{{"role": "user"|"assistant", "content": text}}, or a plain string for an earlier question; an earlier \
+ask_panel result can be passed back as it came (as an assistant turn's content, or as the item itself), and \
+earlier answers that kept no quote ids are answered again, so follow-ups like "why?" or "what does the other \
+one think?" work; panel: an installed panel name (default: {default}, see list_panels)."""
 
 
 class _CheckedPrompt(Prompt):
@@ -344,7 +436,7 @@ def build_server(catalog: Catalog, top_k: int = 3) -> MCPServer:
         f"{p.name}: {p.title}; covers {', '.join(p.covers)}." for p in default.panelists.values()
     )
     server.add_tool(
-        tools.ask_panel,
+        _tool(tools.ask_panel, AskResult, _quote_links),
         name="ask_panel",
         title="Ask the panel",
         annotations=ro,
@@ -355,7 +447,7 @@ def build_server(catalog: Catalog, top_k: int = 3) -> MCPServer:
         ),
     )
     server.add_tool(
-        tools.search_quotes,
+        _tool(tools.search_quotes, SearchResult, _quote_links),
         name="search_quotes",
         title="Search the panel's quotes",
         annotations=ro,
@@ -363,12 +455,14 @@ def build_server(catalog: Catalog, top_k: int = 3) -> MCPServer:
             "Full-text search over everything the panelists said (verbatim quotes), best match first; no "
             "routing and no declining, so weak matches can come back: check the score (0-100). Arguments: "
             f"query; k: how many (1-{MAX_K}, default 5); speaker: only this panelist's quotes "
-            f"({', '.join(default.panelists)}); panel: an installed panel (default {default.name}). Each "
-            "result: id, speaker, speaker_name, text, score, host_question (what the host had asked)."
+            f"({', '.join(default.panelists)}); panel: an installed panel (default {default.name}); "
+            "cursor: the next_cursor of an earlier result, for the next page of the same search. Each "
+            "result: id, speaker, speaker_name, text, score, host_question (what the host had asked), "
+            "resource (the quote's panel:// URI); next_cursor is null on the last page."
         ),
     )
     server.add_tool(
-        tools.get_quote,
+        _tool(tools.get_quote, QuoteDetail, _quote_links),
         name="get_quote",
         title="Get a quote in context",
         annotations=ro,
@@ -379,7 +473,7 @@ def build_server(catalog: Catalog, top_k: int = 3) -> MCPServer:
         ),
     )
     server.add_tool(
-        tools.list_panels,
+        _tool(tools.list_panels, PanelList),
         name="list_panels",
         title="List the installed panels",
         annotations=ro,

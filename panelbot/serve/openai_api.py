@@ -1,12 +1,13 @@
 """``panelbot serve``: the panel behind an OpenAI-compatible HTTP API (Starlette on uvicorn).
 
 Endpoints: ``GET /v1/models`` (``/v1/models/{id}``), ``POST /v1/chat/completions`` (JSON or ``stream: true``
-server-sent events ending ``data: [DONE]``), ``GET /health``. Every response body that OpenAI defines keeps
+server-sent events ending ``data: [DONE]``), ``POST /v1/responses`` (OpenAI's Responses API on the same
+answering: :mod:`panelbot.serve.responses`), ``GET /health``. Every response body that OpenAI defines keeps
 exactly OpenAI's fields; panelbot's own information travels in one extra field, ``panelbot`` (see
 :func:`completion_extra`). Errors use OpenAI's shape ``{"error": {"message", "type", "param", "code"}}``.
 
 The server is stateless: the whole conversation comes with each request, so any number of workers or machines
-can serve the same clients. When ``PANELBOT_SERVE_KEY`` is set every ``/v1`` request needs
+can serve the same clients (only ``previous_response_id`` reaches back to a response the worker kept). When ``PANELBOT_SERVE_KEY`` is set every ``/v1`` request needs
 ``Authorization: Bearer <key>`` (compared in constant time; the key is never logged or echoed).
 """
 
@@ -93,7 +94,10 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     status = getattr(exc, "status_code", 500)
     detail = getattr(exc, "detail", "") or "error"
     if status == 404:
-        detail = f"no such endpoint: {request.method} {request.url.path} (try GET /v1/models, POST /v1/chat/completions)"
+        detail = (
+            f"no such endpoint: {request.method} {request.url.path} (try GET /v1/models, "
+            "POST /v1/chat/completions, POST /v1/responses)"
+        )
     elif status == 405:
         detail = (
             f"{request.method} is not allowed on {request.url.path} "
@@ -165,6 +169,30 @@ class PanelAPI:
         except (ValueError, UnicodeDecodeError) as exc:
             raise RequestError(f"the request body is not valid JSON: {exc}") from None
 
+    async def json_body(self, request: Request) -> tuple[Any, Response | None]:
+        """(the request's JSON body, None), or (None, the error to send: 415 not sent as JSON, 413 too
+        large, 400 empty or not JSON)."""
+        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype != "application/json":
+            # also what keeps a web page from posting here behind the user's back (no CORS preflight otherwise)
+            return None, error_response(
+                415,
+                f"send the body as JSON with 'Content-Type: application/json' (got "
+                f"{ctype or 'no content type'!r})",
+                code="unsupported_media_type",
+            )
+        try:
+            return await self.read_json(request), None
+        except _TooLarge as exc:
+            return None, error_response(
+                413,
+                f"the request is {exc.size} bytes; this server accepts at most "
+                f"{self.settings.max_body}",
+                code="request_too_large",
+            )
+        except RequestError as exc:
+            return None, error_response(400, str(exc), param=exc.param)
+
     # -- endpoints ----------------------------------------------------------------------------------
 
     def model_object(self, model_id: str) -> dict[str, Any]:
@@ -203,25 +231,11 @@ class PanelAPI:
     async def chat_completions(self, request: Request) -> Response:
         if (denied := self.check_key(request)) is not None:
             return denied
-        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if ctype != "application/json":
-            # also what keeps a web page from posting here behind the user's back (no CORS preflight otherwise)
-            return error_response(
-                415,
-                f"send the body as JSON with 'Content-Type: application/json' (got "
-                f"{ctype or 'no content type'!r})",
-                code="unsupported_media_type",
-            )
+        body, refused = await self.json_body(request)
+        if refused is not None:
+            return refused
         try:
-            body = await self.read_json(request)
             req = self.validate(body)
-        except _TooLarge as exc:
-            return error_response(
-                413,
-                f"the request is {exc.size} bytes; this server accepts at most "
-                f"{self.settings.max_body}",
-                code="request_too_large",
-            )
         except RequestError as exc:
             return error_response(400, str(exc), param=exc.param)
         if req is None:
@@ -422,6 +436,8 @@ class LoopbackHostGuard:
 
 def create_app(settings: ServeSettings | None = None, api: PanelAPI | None = None) -> Starlette:
     """The ASGI app. With no arguments the settings come from ``$PANELBOT_SERVE_SETTINGS`` (each worker)."""
+    from panelbot.serve.responses import responses_routes
+
     api = api or build_api(settings or ServeSettings.from_env())
 
     @contextlib.asynccontextmanager
@@ -436,6 +452,7 @@ def create_app(settings: ServeSettings | None = None, api: PanelAPI | None = Non
             Route("/v1/models", api.list_models, methods=["GET"]),
             Route("/v1/models/{model_id:path}", api.get_model, methods=["GET"]),
             Route("/v1/chat/completions", api.chat_completions, methods=["POST"]),
+            *responses_routes(api),
             Route("/health", api.health, methods=["GET"]),
         ],
         exception_handlers={HTTPException: _http_error, 500: _server_error},
