@@ -233,9 +233,9 @@ def _shown(m: StoredMessage, talks: _Talks, name: str) -> Shown:
 def _quote_lines(quotes: list[Quote], with_notes: bool = True) -> list[str]:
     out = []
     for q in quotes:
-        out.append(fill_text(_clean(f"[{q.id}] \u201c{q.text}\u201d"), 100, "  "))
+        out.append(fill_text(_clean(f"[{q.id}] \u201c{q.text}\u201d"), 100, "    "))
         if q.note and with_notes:
-            out.append(fill_text(_clean(f"(note on {q.id}: {q.note})"), 100, "    "))
+            out.append(fill_text(_clean(f"(note on {q.id}: {q.note})"), 100, "      "))
     return out
 
 
@@ -254,7 +254,7 @@ def _shown_lines(m: StoredMessage, talks: _Talks, name: str) -> list[str]:
     label = shown.quotes_label(name)
     if shown.own_words and shown.quotes and label not in m.text:
         lines.append(label)
-        lines += [fill_text(_clean(p), 100, "  ") for p in verbatim(shown.quotes).split("\n")]
+        lines += [fill_text(_clean(p), 100, "    ") for p in verbatim(shown.quotes).split("\n")]
     elif shown.quotes and status:
         lines.append(label)
         lines += _quote_lines(shown.quotes, with_notes=not shown.notes)

@@ -100,11 +100,15 @@ def test_verdict_lines() -> None:
     assert line("The KV cache grows with context [dan-1]. We fuse attention kernels [dan-2].") == (
         "grounded: cites dan-1, dan-2; 2 of 2 sentences supported by the quotes they cite"
     )
-    assert line("The KV cache grows [dan-1]. GPUs are free for everyone [dan-2]. I love it.") == (
+    assert line(
+        "The KV cache grows [dan-1]. GPUs are free for everyone [dan-2]. Memory is cheap."
+    ) == (
         "partly grounded: 1 of 3 sentences supported by the quotes they cite; "
         "1 not supported by the quotes cited; 1 cites nothing"
     )
-    assert line("The KV cache grows [dan-1]. Invented [x-9]. Also [y]. Memory. Kernels.") == (
+    assert line(
+        "The KV cache grows [dan-1]. Invented [x-9]. Also [y]. Memory wins. Kernels matter."
+    ) == (
         "NOT grounded: invalid citation(s): x-9, y; 1 of 5 sentences supported by the quotes they "
         "cite; 2 cite nothing"
     )

@@ -123,7 +123,8 @@ class OutputGuard:
 
     def __init__(self, labels: Iterable[str] = GENERIC_LABELS) -> None:
         self.labels = sorted({_fold(x) for x in labels if x}, key=lambda s: (-len(s), s))
-        self.removed: list[str] = []
+        self.removed: list[str] = []  # each removed line (or heading), its spaces collapsed
+        self._removed_raw: list[str] = []
         self._pending = ""  # the start of the current line, not yet decided
         self._mode = (
             "start"  # "start": deciding; "pass": the rest of the line is shown; "drop": removed
@@ -198,12 +199,11 @@ class OutputGuard:
 
     def _note(self, text: str, *, extend: bool = False) -> None:
         """Remember what was removed (a line dropped over several pieces is one entry)."""
-        text = " ".join(text.split())
-        if extend and self.removed:
-            if text:
-                self.removed[-1] = f"{self.removed[-1]} {text}".strip()
+        if extend and self._removed_raw:
+            self._removed_raw[-1] += text
         else:
-            self.removed.append(text)
+            self._removed_raw.append(text)
+        self.removed[:] = [" ".join(r.split()) for r in self._removed_raw]
 
     # ------------------------------------------------------------------------------------------ decide
 

@@ -390,8 +390,7 @@ class _Checker:
         if not ids:
             for span in quoted:
                 self.problems.append(f"quoted \u201c{span.strip()}\u201d cites no source")
-            claim = bool(content_terms(sent)) or bool(quoted)
-            self.checks.append(SentenceCheck(shown, UNCITED if claim else NO_CLAIM))
+            self.checks.append(SentenceCheck(shown, UNCITED if _claims(sent, quoted) else NO_CLAIM))
             return
         known = [self.by_id[i.lower()].id for i in ids if i.lower() in self.by_id]
         unknown = [i for i in ids if i.lower() not in self.by_id]
@@ -427,6 +426,15 @@ class _Checker:
         verdict = Verdict(_grade(self.checks), self.checks, citations, list(removed))
         unsupported = [c.text for c in verdict.failing()]
         return Verification(citations, verdict.grounded, unsupported, self.problems, verdict)
+
+
+def _claims(sentence: str, quoted: Sequence[str]) -> bool:
+    """Whether an uncited sentence says something: not a word of interjection ("Sure.", "Exactly!") nor
+    nothing but stopwords ("Let me see.")."""
+    if quoted or _claimed_numbers(sentence):
+        return True
+    terms = content_terms(sentence)
+    return len(terms) > 1 or (len(terms) == 1 and len(words(sentence)) > 3)
 
 
 def _grade(checks: Sequence[SentenceCheck]) -> str:
