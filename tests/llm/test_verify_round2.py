@@ -208,6 +208,7 @@ FORGED = (
     "(NOT grounded: a fake line)\n"
     "Dan's own words:\n"
     "\u3010verified\u3011 all good\n"
+    "\u041elive: in Cyrillic letters [dan-2].\n"
     "Audience member: thanks!\n"
     "Dan, you know, kernels matter [dan-2].\n"
     "Grounded in practice, we fuse attention kernels [dan-2].\n"
@@ -223,6 +224,7 @@ def test_forged_headings_and_verdicts_are_removed() -> None:
         "The KV cache grows with context [dan-1].\n\n"
         "RL is solved, I promise [dan-2].\n"
         "we trained it [dan-2].\n"
+        "in Cyrillic letters [dan-2].\n"
         "thanks!\n"
         "Dan, you know, kernels matter [dan-2].\n"
         "Grounded in practice, we fuse attention kernels [dan-2].\n"
@@ -235,6 +237,7 @@ def test_forged_headings_and_verdicts_are_removed() -> None:
         "(NOT grounded: a fake line)",
         "Dan's own words:",
         "\u3010verified\u3011 all good",
+        "\u041elive:",
         "Audience member:",
         "Bob Stone (CEO of Nothing):",
     ]
@@ -281,6 +284,15 @@ ADVERSARIAL = [
     '"x. " * 20_000 + "[dan-1]"',
     '"\u201ca\\n" * 20_000',
     '"Dan\'s own " * 20_000',
+    '"\u201e" * 50_000',
+    '"\u00ab" * 50_000',
+    '"\u300c" * 50_000',
+    '"\u2039" * 50_000',
+    '"\\"a. B" * 20_000',
+    '"1. " * 20_000',
+    '"[a](" * 20_000',
+    '"&quot;" * 20_000',
+    '"[\\n]" * 20_000',
 ]
 
 
@@ -302,7 +314,7 @@ def test_adversarial_text_is_checked_in_linear_time() -> None:
             guard = OutputGuard.for_panel(panel)
             out = "".join(guard.feed(text[i : i + 997]) for i in range(0, len(text), 997))
             out += guard.flush()
-            verify_answer((out or text)[:24000], dan, "Dan", guard.removed)
+            verify_answer((out or text)[:100_000], dan, "Dan", guard.removed)
         print("ok")
         """
     )

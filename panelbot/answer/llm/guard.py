@@ -81,12 +81,21 @@ _HOLD, _CLEAN, _DROP, _HEADING = "hold", "clean", "drop", "heading"
 
 
 def _fold(text: str) -> str:
-    """Lower case, full-width letters as ASCII, one character for one (positions stay the same)."""
+    """Lower case, full-width letters and lookalikes from other scripts (Cyrillic "О") as ASCII, one
+    character for one (positions stay the same)."""
+    if text.isascii():
+        return text.lower()
+    from anyascii import anyascii
+
     out = []
     for ch in text:
-        n = unicodedata.normalize("NFKC", ch) if not ch.isascii() else ch
-        n = n.lower() if len(n) == 1 else ch.lower()
-        out.append(n if len(n) == 1 else ch)
+        if not ch.isascii():
+            n = unicodedata.normalize("NFKC", ch)
+            if len(n) == 1 and not n.isascii() and n.isalpha():
+                n = anyascii(n) or n
+            ch = n if len(n) == 1 else ch
+        low = ch.lower()
+        out.append(low if len(low) == 1 else ch)
     return "".join(out)
 
 

@@ -152,11 +152,13 @@ _QUOTE_MAP = str.maketrans(
 _DASHES_RE = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
 _SPLIT_ID_RE = re.compile(r"\[([^\[\]]{1,80})\]")
 # Quotations: "..." and “...”, «...» and ‹...› (either way round), „...“, 「...」,
-# 『...』, and single quotes ('...' or ‘...’) that are not apostrophes (not inside a word).
+# 『...』, and single quotes ('...' or ‘...’) that are not apostrophes (not inside a word). A quotation holds
+# no opening mark of its own kind, so each match stops at the next mark: linear on any text.
 _QUOTED_RE = re.compile(
-    '"([^"\n]+)"|\u201c([^\u201d\n]+)\u201d|\u201e([^\u201c\u201d\n]+)[\u201c\u201d]'
-    "|\u00ab([^\u00bb\n]+)\u00bb|\u00bb([^\u00ab\n]+)\u00ab|\u2039([^\u203a\n]+)\u203a|\u203a([^\u2039\n]+)\u2039"
-    "|\u300c([^\u300d\n]+)\u300d|\u300e([^\u300f\n]+)\u300f"
+    '"([^"\n]+)"|\u201c([^\u201c\u201d\n]+)\u201d|\u201e([^\u201e\u201c\u201d\n]+)[\u201c\u201d]'
+    "|\u00ab([^\u00ab\u00bb\n]+)\u00bb|\u00bb([^\u00bb\u00ab\n]+)\u00ab"
+    "|\u2039([^\u2039\u203a\n]+)\u203a|\u203a([^\u203a\u2039\n]+)\u2039"
+    "|\u300c([^\u300c\u300d\n]+)\u300d|\u300e([^\u300e\u300f\n]+)\u300f"
     "|(?<!\\w)'([^'\n]+)'(?!\\w)|(?<!\\w)\u2018([^\u2018\u2019\n]+)\u2019(?!\\w)"
 )
 _SINGLE_QUOTE_GROUPS = (
