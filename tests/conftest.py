@@ -8,8 +8,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,6 +78,49 @@ def run_cli(
         )
 
     return run
+
+
+def load_fakeserver() -> Any:
+    """tests/llm/fakeserver.py (the scripted OpenAI-compatible server), loaded by path: ``tests`` is not a
+    package, and the name ``llm`` belongs to the llm CLI."""
+    import importlib.util
+
+    name = "panelbot_tests_fakeserver"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, TESTS / "llm" / "fakeserver.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@pytest.fixture
+def fake_model_server() -> Iterator[Any]:
+    """A scripted OpenAI-compatible server on 127.0.0.1 of this test's own (see tests/llm/fakeserver.py)."""
+    srv = load_fakeserver().FakeHTTPServer().start()
+    yield srv
+    srv.state.stop.set()
+    srv.close()
+
+
+async def type_and_send(pilot: Any, text: str, *, wait: bool = True) -> None:
+    """Put text in the app's input and press the send key (Enter), then (``wait``) let the answer finish."""
+    from panelbot.tui.widgets.prompt import Prompt
+
+    prompt = pilot.app.query_one(Prompt)
+    prompt.focus()
+    prompt.load_text(text)
+    await pilot.press("enter")
+    if wait:
+        await settle(pilot)
+
+
+async def settle(pilot: Any) -> None:
+    """Let the app's workers (an answer being streamed) finish and the screen catch up."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
 
 
 @pytest.fixture(scope="session")

@@ -21,10 +21,25 @@ class Passage:
     text: str
     ids: tuple[str, ...]
     score: float  # the best of its quotes
+    notes: tuple[tuple[str, str], ...] = ()  # (id, the curator's note) of its quotes that have one
 
     def cited(self) -> str:
         """'“text” [dan-22] [dan-23]'."""
         return f"\u201c{self.text}\u201d " + " ".join(f"[{i}]" for i in self.ids)
+
+    def note_lines(self) -> list[str]:
+        """'(note on dan-04: caption doubt: ...)' for each of its quotes with a note."""
+        return [note_line(qid, note) for qid, note in self.notes]
+
+
+def note_line(quote_id: str, note: str) -> str:
+    """How a quote's note is shown wherever the quote is: '(note on dan-04: caption doubt: ...)'."""
+    return strip_control(f"(note on {quote_id}: {note})", keep_newlines=False)
+
+
+def quote_note_lines(quotes: list[Quote]) -> list[str]:
+    """The note line of each quote that has a note, in order."""
+    return [note_line(q.id, q.note) for q in quotes if q.note]
 
 
 def _said_at(q: Quote) -> tuple[int, int]:
@@ -58,20 +73,26 @@ def passages(quotes: list[ScoredQuote]) -> list[Passage]:
     for _, sq in ordered:
         q = sq.quote
         text = strip_control(q.text, keep_newlines=False).strip()
+        notes = ((q.id, q.note),) if q.note else ()
         if out and last is not None and last.speaker == q.speaker and _follows(last, q):
             prev = out[-1]
             out[-1] = Passage(
-                prev.speaker, f"{prev.text} {text}", (*prev.ids, q.id), max(prev.score, sq.score)
+                prev.speaker,
+                f"{prev.text} {text}",
+                (*prev.ids, q.id),
+                max(prev.score, sq.score),
+                prev.notes + notes,
             )
         else:
-            out.append(Passage(q.speaker, text, (q.id,), sq.score))
+            out.append(Passage(q.speaker, text, (q.id,), sq.score, notes))
         last = q
     return out
 
 
 def quotes_text(quotes: list[ScoredQuote]) -> str:
-    """The verbatim answer: passages in spoken order, each followed by its ids, one paragraph each."""
-    return "\n\n".join(p.cited() for p in passages(quotes))
+    """The verbatim answer: passages in spoken order, each followed by its ids (and, on a line of its own,
+    the curator's note on any of its quotes), one paragraph each."""
+    return "\n\n".join("\n".join([p.cited(), *p.note_lines()]) for p in passages(quotes))
 
 
 def _topics(panel: Panel, per_speaker: int = 2) -> list[tuple[str, list[str]]]:
@@ -225,6 +246,7 @@ def format_route(panel: Panel, result: RouteResult, *, width: int | None = None)
         lines.append(f"{speaker_heading(panel, speaker)}:")
         for p in passages(quotes):
             lines.append(fill_text(p.cited(), width, "  "))
+            lines.extend(fill_text(n, width, "    ") for n in p.note_lines())
         lines.append("")
     lines.append(f"({strip_control(result.reason, keep_newlines=False)})")
     return "\n".join(lines)

@@ -10,6 +10,10 @@ from typing import Any
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from panelbot.answer.verdict import Verdict
+
 
 @dataclass(frozen=True)
 class Message:
@@ -52,7 +56,8 @@ class SpeakerDone:
     citations: list[Citation] = field(default_factory=list)
     grounded: bool | None = None  # None: verbatim quotes, nothing to verify
     error: str | None = None  # set when generation failed and the quotes are the fallback
-    unsupported_sentences: list[str] = field(default_factory=list)
+    unsupported_sentences: list[str] = field(default_factory=list)  # counted, not supported
+    verdict: Verdict | None = None  # a generated answer's checked sentences and grade
 
 
 AnswerEvent = TextDelta | SpeakerDone

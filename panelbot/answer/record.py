@@ -10,6 +10,7 @@ from typing import Any
 
 from panelbot.answer.compose import decline_text
 from panelbot.answer.events import SpeakerDone
+from panelbot.answer.verdict import GROUNDED, NOT_GROUNDED, combined_grade
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
 
@@ -23,6 +24,7 @@ def decline_record(panel: Panel, route: RouteResult, text: str | None = None) ->
         answer=decline_text(panel, route) if text is None else text,
         citations=[],
         grounded=None,
+        verdict=None,
         error=None,
     )
     return d
@@ -31,7 +33,9 @@ def decline_record(panel: Panel, route: RouteResult, text: str | None = None) ->
 def answer_record(
     panel: Panel, route: RouteResult, dones: list[SpeakerDone], backend: str, model: str
 ) -> dict[str, Any]:
-    """An answer: ``grounded`` is None for verbatim quotes, else true only when every panelist's is."""
+    """An answer: ``grounded`` is None for verbatim quotes, else true only when every panelist's is;
+    ``verdict`` the graded form (grounded / partly grounded / not grounded); each of ``answers`` has its own
+    verdict, sentence counts and ``checks`` (each sentence, its status and why)."""
     d = route.to_dict()
     answers = [
         {
@@ -39,6 +43,11 @@ def answer_record(
             "answer": x.text,
             "citations": [c.to_dict() for c in x.citations],
             "grounded": x.grounded if not x.error else False,
+            "verdict": _grade(x),
+            "supported_sentences": x.verdict.supported if x.verdict else None,
+            "sentences": len(x.verdict.counted) if x.verdict else None,
+            "checks": [c.to_dict() for c in x.verdict.sentences] if x.verdict else [],
+            "removed": list(x.verdict.removed) if x.verdict else [],
             "error": x.error,
             "unsupported_sentences": list(x.unsupported_sentences),
         }
@@ -59,7 +68,20 @@ def answer_record(
             if dones and all(a["grounded"] is None for a in answers)
             else bool(dones) and all(a["grounded"] is True for a in answers)
         ),
+        verdict=combined_grade([a["verdict"] for a in answers]),
         error="; ".join(errors) if errors else None,
         answers=answers,
     )
     return d
+
+
+def _grade(done: SpeakerDone) -> str | None:
+    """A panelist's grade: the verdict's; not grounded when the model failed (the quotes stood in); None
+    for verbatim quotes."""
+    if done.error:
+        return NOT_GROUNDED
+    if done.verdict is not None:
+        return done.verdict.grade
+    if done.grounded is None:
+        return None
+    return GROUNDED if done.grounded else NOT_GROUNDED

@@ -314,6 +314,10 @@ def cmd_quote(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             )
             + "\n"
         )
+        if h.quote.note:
+            from panelbot.answer.compose import note_line
+
+            out.write("    " + note_line(h.quote.id, h.quote.note) + "\n")
         if h.quote.start is not None:
             out.write(
                 strip_control(

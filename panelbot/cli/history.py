@@ -12,7 +12,11 @@ from panelbot.errors import UsageError
 from panelbot.text import fill_text
 
 if TYPE_CHECKING:
-    from panelbot.conversation.store import ConversationStore, SearchHit
+    from typing import Any
+
+    from panelbot.answer.present import Shown
+    from panelbot.conversation.store import ConversationStore, SearchHit, StoredMessage
+    from panelbot.panel import Quote
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -120,6 +124,11 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if summary is None:
             raise _missing(args.id)
         messages = store.messages(args.id)
+    from panelbot.conversation.session import panel_dir_of, panel_to_open
+
+    talks = _Talks(
+        panel_to_open(summary.panel, panel_dir_of(messages))
+    )  # a panel given by path too
     if getattr(args, "json", False):
         d = summary.to_dict()
         d["messages"] = [
@@ -130,16 +139,13 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "quote_ids": m.quote_ids,
                 "meta": m.meta,
                 "created_at": m.created_at,
+                **(_shown_json(m, talks) if m.role == "assistant" else {}),
             }
             for m in messages
         ]
         print_json(d, out)
         return EXIT_OK
-    from panelbot.conversation.session import panel_dir_of, panel_to_open
-
-    names = _speaker_names(
-        panel_to_open(summary.panel, panel_dir_of(messages))
-    )  # a panel given by path too
+    names = talks.names()
     out.write(_clean(f"#{summary.id} {summary.title}") + "\n")
     out.write(
         _clean(
@@ -170,21 +176,114 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"{_clean(label)}:\n")
         for para in m.text.split("\n\n"):
             out.write(fill_text(_clean(para), 100, "  ") + "\n")
+        if m.role == "assistant":
+            for line in _shown_lines(m, talks, who):
+                out.write(line + "\n")
     return EXIT_OK
 
 
-def _speaker_names(panel_name: str) -> dict[str, str]:
-    """Panelist and host ids -> names, when the panel can be loaded (ids otherwise)."""
-    try:
-        from panelbot.panel import load_panel
+class _Talks:
+    """The panels a conversation's answers came from (its own; another talk's in all-talks mode), loaded
+    when first needed; None for one that cannot be loaded (its quotes are then named by id only)."""
 
-        panel = load_panel(panel_name)
-    except Exception:
-        return {}
-    names = {pid: p.name for pid, p in panel.panelists.items()}
-    if panel.host is not None:
-        names[panel.host.id] = panel.host.name
-    return names
+    def __init__(self, own: str) -> None:
+        self.own = own
+        self._loaded: dict[str, Any] = {}
+
+    def panel(self, name: str | None = None) -> Any:
+        name = name or self.own
+        if name not in self._loaded:
+            try:
+                from panelbot.panel import load_panel
+
+                self._loaded[name] = load_panel(name)
+            except Exception:
+                self._loaded[name] = None
+        return self._loaded[name]
+
+    def of(self, m: StoredMessage) -> Any:
+        """The panel message ``m`` was answered from (None when it cannot be loaded)."""
+        other = m.meta.get("panel") if isinstance(m.meta, dict) else None
+        return (self.panel(other) if isinstance(other, str) else None) or self.panel()
+
+    def quotes(self, m: StoredMessage) -> list[Quote]:
+        panel = self.of(m)
+        if panel is None:
+            return []
+        return [q for i in m.quote_ids if isinstance(i, str) and (q := panel.quote(i)) is not None]
+
+    def names(self) -> dict[str, str]:
+        """Panelist and host ids -> names, when the panel can be loaded (ids otherwise)."""
+        panel = self.panel()
+        if panel is None:
+            return {}
+        names = {pid: p.name for pid, p in panel.panelists.items()}
+        if panel.host is not None:
+            names[panel.host.id] = panel.host.name
+        return names
+
+
+def _shown(m: StoredMessage, talks: _Talks, name: str) -> Shown:
+    from panelbot.answer.present import saved_answer
+
+    panel = talks.of(m)
+    return saved_answer(m.meta, m.quote_ids, name, panel.quote if panel else lambda _i: None)
+
+
+def _quote_lines(quotes: list[Quote], with_notes: bool = True) -> list[str]:
+    out = []
+    for q in quotes:
+        out.append(fill_text(_clean(f"[{q.id}] \u201c{q.text}\u201d"), 100, "    "))
+        if q.note and with_notes:
+            out.append(fill_text(_clean(f"(note on {q.id}: {q.note})"), 100, "      "))
+    return out
+
+
+def _shown_lines(m: StoredMessage, talks: _Talks, name: str) -> list[str]:
+    """What goes under a saved answer, as it went under it when it was given: its verdict (or
+    "(stopped)"), the sentences its quotes do not support, then the quotes it relied on, each with the
+    curator's note when it has one. A verbatim answer gets the notes on its quotes (older records lack
+    them)."""
+    from panelbot.answer.compose import quote_note_lines
+    from panelbot.answer.present import verbatim
+
+    shown = _shown(m, talks, name)
+    status = shown.status_line()
+    lines = [status] if status else []
+    lines += [f"[{d}]" for d in shown.details + shown.notes]
+    label = shown.quotes_label(name)
+    if shown.own_words and shown.quotes and label not in m.text:
+        lines.append(label)
+        lines += [fill_text(_clean(p), 100, "    ") for p in verbatim(shown.quotes).split("\n")]
+    elif shown.quotes and status:
+        lines.append(label)
+        lines += _quote_lines(shown.quotes, with_notes=not shown.notes)
+    elif not status:  # verbatim quotes: their notes, unless the text holds them already
+        lines += [n for n in quote_note_lines(talks.quotes(m)) if n not in m.text]
+    if status and m.quote_ids and talks.of(m) is None:
+        ids = ", ".join(str(i) for i in m.quote_ids)
+        lines.append(_clean(f"(its quotes: {ids}; the panel is not installed to show them)"))
+    return [fill_text(_clean(ln), 100, "  ") if not ln.startswith("  ") else ln for ln in lines]
+
+
+def _shown_json(m: StoredMessage, talks: _Talks) -> dict[str, Any]:
+    """A saved answer's verdict, status and quotes (with their notes) for ``history show --json``."""
+    shown = _shown(m, talks, m.speaker)
+    quotes = shown.quotes or talks.quotes(m)
+    return {
+        "verdict": shown.grade,
+        "status": shown.status_line() or None,
+        "stopped": shown.stopped,
+        "quotes": [
+            {
+                "id": q.id,
+                "speaker": q.speaker,
+                "text": q.text,
+                **({"note": q.note} if q.note else {}),
+            }
+            for q in quotes
+        ],
+    }
 
 
 def cmd_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -14,7 +14,7 @@ from typing import Any, TextIO
 from panelbot.answer.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
 from panelbot.answer.backends.offline import quotes_text
 from panelbot.answer.compose import decline_text, speaker_heading, terminal_width
-from panelbot.answer.llm.verify import verdict
+from panelbot.answer.present import answer_meta, present
 from panelbot.answer.record import answer_record, decline_record
 from panelbot.cli.common import EXIT_FALLBACK, EXIT_OK, print_json
 from panelbot.config import Config
@@ -146,7 +146,7 @@ async def _ask_all(
                     dones.append(event)
                     view.done(event)
             meta = [
-                {"grounded": d.grounded, **({"error": d.error} if d.error else {})} for d in dones
+                answer_meta(verdict=d.verdict, grounded=d.grounded, error=d.error) for d in dones
             ]
             conv.record(
                 question,
@@ -267,20 +267,14 @@ class _TextView:
                 f"[the model failed: {error}]\n{name}'s own words:\n{_indent(d.text, self.width)}\n"
             )
             return
-        if d.grounded is None:  # a backend that answers with verbatim quotes: nothing to verify
+        if d.grounded is None and d.verdict is None:  # verbatim quotes: nothing to verify
             return
-        line = verdict(d, name).split("; ")[0]
-        if d.grounded:
+        shown = present(name, [sq.quote for sq in d.quotes], verdict=d.verdict, grounded=d.grounded)
+        self._write(shown.status_line() + "\n")
+        for line in [*shown.details, *shown.notes]:
             self._write(f"[{line}]\n")
-        else:
-            self._write(
-                f"[{line}]\n{name}'s own words:\n{_indent(quotes_text(d.quotes), self.width)}\n"
-            )
-        for sent in d.unsupported_sentences[:3]:
-            self._write(f"[cites nothing: \u201c{textwrap.shorten(sent, 90)}\u201d]\n")
-        more = len(d.unsupported_sentences) - 3
-        if more > 0:
-            self._write(f"[... and {more} more sentence(s) citing nothing]\n")
+        if shown.own_words:
+            self._write(f"{name}'s own words:\n{_indent(quotes_text(d.quotes), self.width)}\n")
 
     def finish(
         self, route: RouteResult, dones: list[SpeakerDone], backend: Backend, extra: dict[str, Any]

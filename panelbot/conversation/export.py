@@ -2,6 +2,9 @@
 
 Each quote's words are written once: when a later answer shows a quote again, its words there are replaced by
 a reference to its id ("(olive-02: quoted above)"), so the file reads on its own without repeating itself.
+A generated answer carries what it carried when it was given (``ExportMessage.shown``): its graded verdict in
+italics under its heading, the sentences its quotes do not support, and its quotes -- "NAME's own words" when
+it is not grounded; a stopped answer is marked "(stopped)"; a quote with a curator's note says so.
 
 Writing is atomic (a temp file in the same directory, fsync, then rename) and never replaces an existing
 file unless the caller says so: ``write_export(..., overwrite=False)`` raises :class:`FileExistsError`,
@@ -23,6 +26,13 @@ from pathlib import Path
 from panelbot.redact import scrub
 from panelbot.text import LazyPattern, strip_control
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from panelbot.answer.present import Shown
+
+# quote id -> (speaker name, verbatim text) or (speaker name, verbatim text, the curator's note)
+QuoteLookup = Callable[[str], "tuple[str, str] | tuple[str, str, str] | None"]
+
 # a quoted passage left with nothing but references to quotes written above, and its ids after it
 _ONLY_REFS = LazyPattern(
     r"\u201c\s*((?:\([^()\u201c\u201d]+: quoted above\)\s*)+)\u201d(?:\s*\[[^\]\s]+\])*"
@@ -42,9 +52,9 @@ class ExportMessage:
     quote_ids: list[str] = field(default_factory=list)
     note: str = ""  # shown after the heading, e.g. "(from the talk gardens)" for an answer in all-talks mode
     # the quotes of the talk this message came from, when not the conversation's panel (all-talks mode)
-    quote_lookup: Callable[[str], tuple[str, str] | None] | None = field(
-        default=None, compare=False
-    )
+    quote_lookup: QuoteLookup | None = field(default=None, compare=False)
+    # a generated answer: its verdict, the sentences not supported, its quotes (None: verbatim quotes)
+    shown: Shown | None = field(default=None, compare=False)
 
 
 def _clean(text: str) -> str:
@@ -56,10 +66,11 @@ def conversation_markdown(
     panel_title: str,
     messages: Iterable[ExportMessage],
     *,
-    quote_lookup: Callable[[str], tuple[str, str] | None] | None = None,
+    quote_lookup: QuoteLookup | None = None,
     exported_at: datetime | None = None,
 ) -> str:
-    """Render the conversation. ``quote_lookup(id) -> (speaker name, verbatim text)`` adds a sources list."""
+    """Render the conversation. ``quote_lookup(id) -> (speaker name, verbatim text[, note])`` adds a
+    sources list."""
     when = (exported_at or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     out = [
         f"# {_clean(title) or 'Conversation'}",
@@ -84,33 +95,51 @@ def conversation_markdown(
             msg.role, who
         )
         note = _clean(msg.note)
-        out += [f"### {label}", "", *([f"*{note}*", ""] if note else []), text, ""]
+        shown = msg.shown
+        status = _clean(shown.status_line("", "")) if shown is not None else ""
+        out += [f"### {label}", "", *([f"*{note}*", ""] if note else [])]
+        out += [*([f"*{status}*", ""] if status else []), text, ""]
+        if shown is not None and shown.details:
+            out += [*(f"- {_clean(d)}" for d in shown.details), ""]
         ids = list(dict.fromkeys(i for i in msg.quote_ids if i))
         if ids:
-            out.append("Sources:")
-            out.append("")
-            flat = " ".join(text.split())
-            for qid in ids:
-                found = lookup(qid) if lookup else None
-                if found:
-                    speaker, quote = found
-                    quote = _clean(quote)
-                    if (
-                        qid in listed or " ".join(quote.split()) in flat
-                    ):  # already written out above
-                        out.append(f"- `{_clean(qid)}` ({_clean(speaker)})")
-                    else:
-                        out.append(f"- `{_clean(qid)}` ({_clean(speaker)}): \u201c{quote}\u201d")
-                    listed.add(qid)
-                else:
-                    out.append(f"- `{_clean(qid)}`")
-            out.append("")
+            out += _sources(ids, text, lookup, listed, _sources_label(shown, who))
     return "\n".join(out).rstrip() + "\n"
 
 
-def _refer_back(
-    text: str, ids: list[str], quote_lookup: Callable[[str], tuple[str, str] | None]
-) -> str:
+def _sources_label(shown: Shown | None, who: str) -> str:
+    if shown is None or not (shown.own_words or shown.stopped):
+        return "Sources:"
+    return shown.quotes_label(who)
+
+
+def _sources(
+    ids: list[str], text: str, lookup: QuoteLookup | None, listed: set[str], label: str
+) -> list[str]:
+    """The sources list of one answer: each quote's words written out the first time (not when the answer
+    holds them), its curator's note with them."""
+    out = [label, ""]
+    flat = " ".join(text.split())
+    for qid in ids:
+        found = lookup(qid) if lookup else None
+        if not found:
+            out.append(f"- `{_clean(qid)}`")
+            continue
+        speaker, quote = found[0], _clean(found[1])
+        doubt = _clean(found[2]) if len(found) > 2 else ""
+        said = f" \u2014 note: {doubt}" if doubt else ""
+        if qid in listed or " ".join(quote.split()) in flat:  # already written out above
+            out.append(
+                f"- `{_clean(qid)}` ({_clean(speaker)})" + (said if qid not in listed else "")
+            )
+        else:
+            out.append(f"- `{_clean(qid)}` ({_clean(speaker)}): \u201c{quote}\u201d{said}")
+        listed.add(qid)
+    out.append("")
+    return out
+
+
+def _refer_back(text: str, ids: list[str], quote_lookup: QuoteLookup) -> str:
     """``text`` with the words of quotes already written above replaced by a reference to their id; a quoted
     passage left with only such references becomes one line naming them."""
     changed = False

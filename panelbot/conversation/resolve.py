@@ -1498,7 +1498,8 @@ class _Resolver:
 
 def turns_from_messages(messages: Sequence[Any]) -> list[ConversationTurn]:
     """Stored messages (``role``, ``speaker``, ``text``, ``quote_ids``, ``meta``, as the history database
-    keeps them) -> the resolver's turns: each user message and the answers that followed it."""
+    keeps them) -> the resolver's turns: each user message and the answers that followed it (an answer
+    stopped before it was finished is not one: its quotes do not count as shown)."""
     turns: list[ConversationTurn] = []
     question: str | None = None
     target = "auto"
@@ -1520,6 +1521,9 @@ def turns_from_messages(messages: Sequence[Any]) -> list[ConversationTurn]:
             target = str(meta.get("target") or "auto") if isinstance(meta, dict) else "auto"
             speakers, quote_ids = [], []
         elif role == "assistant" and question is not None:
+            meta = getattr(m, "meta", None)
+            if isinstance(meta, dict) and meta.get("cancelled"):
+                continue  # stopped before it was finished (Esc): its quotes were not shown
             speaker = str(getattr(m, "speaker", ""))
             if speaker:
                 speakers.append(speaker)

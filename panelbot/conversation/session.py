@@ -34,6 +34,12 @@ def panel_dir_of(messages: Sequence[Any]) -> str:
     )
 
 
+def _stopped(message: Any) -> bool:
+    """A stored answer stopped before it was finished (Esc in the app)."""
+    meta = getattr(message, "meta", None)
+    return isinstance(meta, dict) and bool(meta.get("cancelled"))
+
+
 def panel_to_open(name: str, panel_dir: str) -> str:
     """What to load for a conversation held with panel ``name``: its kept directory when that still holds
     the panel (a panel given by path is not installed, so its name alone finds nothing), else the name."""
@@ -110,10 +116,10 @@ class ConversationLog:
             messages = store.messages(cid)
             panel_dir = panel_dir_of(messages)
             turns = turns_from_messages(messages)
-            said = [
+            said = [  # what was said; an answer stopped half way (Esc) was not
                 ("user" if m.role == "user" else m.speaker, m.text)
                 for m in messages
-                if m.role in ("user", "assistant", "decline") and m.text
+                if m.role in ("user", "assistant", "decline") and m.text and not _stopped(m)
             ]
         conv = cls(store, cid, panel, turns, log=log, panel_dir=panel_dir)
         conv.said = said

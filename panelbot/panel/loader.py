@@ -550,6 +550,7 @@ def _quote(
         start=start,
         end=bc.seconds(node, "end", what),
         url=link_at(source_url, start) if source_url and start is not None else None,
+        note=bc.text(node, "note", what, required=False),
     )
 
 
@@ -606,6 +607,13 @@ def _common_quote(
                 question = sd(question, question)
             elif (question := known_question(question)) is None:
                 return None
+        note = get("note")
+        if note is None:
+            note = ""
+        elif type(note) is str:
+            note = note.strip()
+        else:
+            return None
         turn, span, start, end = get("turn"), get("sentences"), get("start"), get("end")
         if turn is not None and (
             type(turn) is not int or turn < 0 or (n_turns and turn >= n_turns)
@@ -668,6 +676,7 @@ def _common_quote(
         d["start"] = start
         d["end"] = end
         d["url"] = link_at(source_url, start) if source_url and start is not None else None
+        d["note"] = note
         return q
 
     return common

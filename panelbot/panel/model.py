@@ -70,6 +70,7 @@ class Quote:
     )
     end: float | None = None
     url: str | None = None  # the panel's source_url at this moment (set by the loader)
+    note: str = ""  # the curator's doubt about the caption ("caption doubt: ... may be misheard")
 
 
 @record

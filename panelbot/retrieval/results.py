@@ -28,6 +28,7 @@ class ScoredQuote:
             "score": round(self.score, 1),
             "start": self.quote.start,
             **({"url": self.quote.url} if self.quote.url else {}),
+            **({"note": self.quote.note} if self.quote.note else {}),
         }
 
 

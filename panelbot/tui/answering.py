@@ -12,15 +12,15 @@ from rich.text import Text
 from textual import work
 
 from panelbot.answer.backends.base import AnswerRequest, Message, SpeakerDone, TextDelta
-from panelbot.answer.backends.offline import quotes_text
 from panelbot.answer.compose import decline_text
-from panelbot.answer.llm.verify import verdict
+from panelbot.answer.present import STOPPED, answer_meta, present
 from panelbot.conversation.resolve import ConversationTurn, resolve
+from panelbot.records import replace
 from panelbot.retrieval.results import RouteResult
 from panelbot.text import question_too_long
 from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import safe
-from panelbot.tui.widgets.chat import AnswerBlock, ChatLog
+from panelbot.tui.widgets.chat import AnswerBlock, ChatLog, shown_text
 from panelbot.tui.widgets.followups import FollowUps
 from panelbot.tui.widgets.prompt import Prompt
 from panelbot.tui.widgets.sources import SourcesList
@@ -84,11 +84,10 @@ class Answering(AppMixin):
                 Text("\u21aa " + safe(route.reason, one_line=True), style="italic"), "context"
             )
         self._last_talks = []  # answered by this talk alone: an all-talks follow-up has nothing to go on with
-        self.turns.append(
-            ConversationTurn(
-                question, list(route.speakers), [sq.quote.id for sq in route.quotes], target
-            )
+        turn = ConversationTurn(
+            question, list(route.speakers), [sq.quote.id for sq in route.quotes], target
         )
+        self.turns.append(turn)
         self.history.append(Message("user", question))
         if route.abstained:
             self._last_answer = None
@@ -105,6 +104,7 @@ class Answering(AppMixin):
             "history": list(self.history[:-1]),
             "blocks": [],
             "message_ids": [],
+            "turn": turn,  # what the resolver counts as shown: a stopped answer's quotes come out
         }
         self._answer_worker = self._stream_answer(question, route, target, list(self.history[:-1]))
         return True
@@ -175,37 +175,42 @@ class Answering(AppMixin):
                     block.append(event.text)
                     chat.scroll_end(animate=False)
                 elif isinstance(event, SpeakerDone):
-                    status, text = "", event.text
-                    if event.error:
-                        status = f"(generation failed: {event.error}; showing the quotes)"
-                    elif event.grounded is not None:
-                        name = self.panel.display_name(event.speaker)
-                        status = f"({verdict(event, name)})"
-                        if event.grounded is False:  # shown as such, then the verbatim quotes
-                            quotes = event.quotes or block.quotes
-                            text = f"{text}\n\n{name}'s own words:\n\n{quotes_text(quotes)}"
-                    block.finish(text, event.quotes or block.quotes, status)
+                    quotes = event.quotes or block.quotes
+                    name = self.panel.display_name(event.speaker)
+                    shown = present(
+                        name,
+                        [sq.quote for sq in quotes],
+                        verdict=event.verdict,
+                        grounded=event.grounded,
+                        error=event.error,
+                    )
+                    text, status = shown_text(event.text, shown, name)
+                    block.finish(text, quotes, status)
                     done.add(event.speaker)
                     ids = [sq.quote.id for sq in block.quotes]
-                    meta: dict[str, Any] = {"target": target}
-                    if event.error:
-                        meta["error"] = event.error
-                    if event.grounded is not None:
-                        meta["grounded"] = event.grounded
+                    meta: dict[str, Any] = {
+                        "target": target,
+                        **answer_meta(
+                            verdict=event.verdict, grounded=event.grounded, error=event.error
+                        ),
+                    }
                     if last is not None and last.get("regenerated"):
                         meta["regenerated"] = True
+                    # the answer's own words are kept; its verdict and quotes are shown from meta
                     mid = self._save(
-                        "assistant", event.speaker, block.text, ids, meta, conv_id=conv_id
+                        "assistant", event.speaker, event.text, ids, meta, conv_id=conv_id
                     )
                     if last is not None and mid is not None:
                         last["message_ids"].append(mid)
-                    self.history.append(Message(event.speaker, block.text))
+                    self.history.append(Message(event.speaker, event.text))
             if conv_id == self.conversation_id:
                 await self._show_followups_soon()
         except asyncio.CancelledError:
+            if last is not None and last.get("turn") is not None:
+                self._retell_turn(last, _unfinished_forgotten(last["turn"], route, done))
             for speaker, block in blocks.items():
                 if speaker not in done:
-                    block.mark("(stopped)")
+                    block.mark(STOPPED)
                     if block.text:
                         self._save(
                             "assistant",
@@ -227,6 +232,12 @@ class Answering(AppMixin):
             self._save("error", "", message, conv_id=conv_id)
         finally:
             chat.scroll_end(animate=False)
+
+    def _retell_turn(self, last: dict[str, Any], turn: ConversationTurn) -> None:
+        """The last answer's turn, as the resolver is to count it, in place of the one recorded."""
+        old = last.get("turn")
+        self.turns = [turn if t is old else t for t in self.turns]
+        last["turn"] = turn
 
     def action_cancel(self) -> None:
         if self.answering and self._answer_worker is not None:
@@ -256,8 +267,31 @@ class Answering(AppMixin):
         self.history = [*last["history"], Message("user", last["question"])]
         last.update(blocks=[], message_ids=[], regenerated=True)
         route = last["route"]
+        turn = last.get("turn")
+        if turn is not None:  # answered again with the same quotes: they all count as shown again
+            self._retell_turn(
+                last, replace(turn, speakers=list(route.speakers), quote_ids=_ids(route))
+            )
         self.last_quotes = list(route.quotes)
         self.query_one(SourcesList).show(self.panel, route.quotes)
         self._answer_worker = self._stream_answer(
             last["question"], route, last["target"], list(last["history"])
         )
+
+
+def _ids(route: RouteResult) -> list[str]:
+    return [sq.quote.id for sq in route.quotes]
+
+
+def _unfinished_forgotten(
+    turn: ConversationTurn, route: RouteResult, done: set[str]
+) -> ConversationTurn:
+    """The turn of an answer stopped before every panelist finished: the quotes of those who did not
+    finish were not shown, so a follow-up ("tell me more") or the same question again may give them."""
+    unfinished = [s for s in route.speakers if s not in done]
+    gone = {sq.quote.id for s in unfinished for sq in route.quotes_for(s)}
+    return replace(
+        turn,
+        speakers=[s for s in turn.speakers if s not in unfinished],
+        quote_ids=[q for q in turn.quote_ids if q not in gone],
+    )

@@ -146,10 +146,10 @@ class ConversationActions(AppMixin):
         self.conversation_id = cid
         self.turns = turns_from_messages(messages)
         self._restore_talk_turns(messages)
-        self.history = [
+        self.history = [  # what the model is told was said: not an answer stopped half way
             Message("user" if m.role == "user" else m.speaker, m.text)
             for m in messages
-            if m.role in ("user", "assistant", "decline")
+            if m.role in ("user", "assistant", "decline") and not m.meta.get("cancelled")
         ]
         self._last_answer = None
         chat = self.query_one(ChatLog)

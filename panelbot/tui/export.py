@@ -20,6 +20,7 @@ class ExportActions(AppMixin):
     def export(self, path: str | None) -> None:
         from datetime import datetime, timezone
 
+        from panelbot.answer.present import saved_answer
         from panelbot.conversation.export import (
             ExportMessage,
             conversation_markdown,
@@ -49,10 +50,10 @@ class ExportActions(AppMixin):
                 talks[name] = self.panel_named(name)
             return talks[name] or panel
 
-        def lookup_in(talk: Panel) -> Callable[[str], tuple[str, str] | None]:
-            def lookup(qid: str) -> tuple[str, str] | None:
+        def lookup_in(talk: Panel) -> Callable[[str], tuple[str, str, str] | None]:
+            def lookup(qid: str) -> tuple[str, str, str] | None:
                 q = talk.quote(qid)
-                return (talk.display_name(q.speaker), q.text) if q else None
+                return (talk.display_name(q.speaker), q.text, q.note) if q else None
 
             return lookup
 
@@ -66,6 +67,10 @@ class ExportActions(AppMixin):
             role = (
                 "reply" if m.role == "decline" and m.meta.get("small_talk") else m.role
             )  # a reply to "hi"
+            # a generated answer as it was shown: its verdict, its quotes, stopped or not
+            shown = (
+                saved_answer(m.meta, m.quote_ids, who, talk.quote) if role == "assistant" else None
+            )
             messages.append(
                 ExportMessage(
                     role,
@@ -74,6 +79,7 @@ class ExportActions(AppMixin):
                     m.quote_ids,
                     note,
                     lookup_in(talk) if talk is not panel else None,
+                    shown,
                 )
             )
         lookup = lookup_in(panel)

@@ -32,6 +32,10 @@ class QuoteActions(AppMixin):
             text.append("\n[" + safe(sq.quote.id, one_line=True) + "] ", style="bold")
             text.append(safe(name, one_line=True) + ": ")
             text.append("\u201c" + safe(sq.quote.text, one_line=True) + "\u201d")
+            if sq.quote.note:
+                from panelbot.answer.compose import note_line
+
+                text.append(" " + safe(note_line(sq.quote.id, sq.quote.note), one_line=True))
         self.chat_notice(text, "search")
         self.last_quotes = hits
         self.query_one(SourcesList).show(

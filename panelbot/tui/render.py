@@ -82,6 +82,10 @@ def source_option(panel: Panel | None, sq: ScoredQuote, width: int = 160) -> Tex
     if len(snippet) > width:
         snippet = snippet[: width - 1] + "\u2026"
     text.append("\n\u201c" + snippet + "\u201d")
+    if q.note:  # the curator doubts the caption: say so wherever the quote is shown
+        from panelbot.answer.compose import note_line
+
+        text.append("\n" + safe(note_line(q.id, q.note), one_line=True), style="italic")
     return text
 
 

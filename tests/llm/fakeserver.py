@@ -384,11 +384,14 @@ class Handler(BaseHTTPRequestHandler):
         elif (
             b == "cite-sources"
         ):  # a well-behaved model: cites the first source id the prompt lists
+            # its one sentence is in the source's own words (so the verifier finds it supported)
             prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
-            found = re.search(r"^\s*\d+\. \[([^\]]+)\]", prompt, re.M)
+            found = re.search(r'^\s*\d+\. \[([^\]]+)\] "([^"\n]*)', prompt, re.M)
             ident = found.group(1) if found else "none"
+            words = found.group(2).split()[:14] if found else ["nothing"]
             self.st.counts["cited:" + ident] = 1
-            self._stream_answer(f"As I said, the cache grows with the context [{ident}].")
+            said = " ".join(w.strip(".,?!;:") for w in words)
+            self._stream_answer(f"As I said, {said} [{ident}].")
         elif b == "escapes":  # terminal escapes, bidi, fake verdicts and headings in the answer
             self._stream_answer(self.st.answer)
         else:

@@ -49,7 +49,7 @@ def test_streams_deltas_then_a_verified_speaker_done(fake: FakeHTTPServer, panel
 
 def test_invented_citation_makes_the_answer_ungrounded(fake: FakeHTTPServer, panel) -> None:
     fake.state.answer = (
-        "Memory is the wall [dan-1]. Rewards matter [olive-1]. I made this up [dan-42]."
+        "Memory is the problem [dan-1]. Rewards matter [olive-1]. I made this up [dan-42]."
     )
     done = collect(fake.url("ok"), panel)[-1]
     assert done.grounded is False
@@ -139,10 +139,10 @@ def test_think_blocks_are_dropped_even_when_split() -> None:
 
 def test_reasoning_in_the_answer_is_not_shown_or_verified(fake: FakeHTTPServer, panel) -> None:
     fake.state.answer = (
-        "<think> The user asks about [dan-99] memory. </think>Memory is the wall [dan-1]."
+        "<think> The user asks about [dan-99] memory. </think>Memory is the problem [dan-1]."
     )
     done = collect(fake.url("ok"), panel)[-1]
-    assert done.text == "Memory is the wall [dan-1]." and done.grounded is True
+    assert done.text == "Memory is the problem [dan-1]." and done.grounded is True
 
 
 _pieces_alphabet = st.sampled_from(

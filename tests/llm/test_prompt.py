@@ -26,7 +26,8 @@ def test_persona_sources_and_rules() -> None:
     assert "Writes GPU kernels" in p and "numbers first" in p
     assert '1. [dan-1] "The KV cache grows' in p and "2. [dan-2]" in p
     assert "olive-1" not in p and "asynchronous rollouts" not in p
-    assert "first person as Dan" in p and "cite the source" in p and "[dan-1]" in p
+    assert "first person as Dan" in p and "cite the source that says it" in p and "[dan-1]" in p
+    assert "no heading" in p and "no verdict" in p
     assert "never for Olive, Hannah (the host)" in p
     assert p.rstrip().endswith("Question: Why memory?\n\nAnswer as Dan:")
 

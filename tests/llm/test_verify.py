@@ -1,5 +1,6 @@
 """Citation verification: ids from the speaker's own retrieved quotes, quotation marks checked, uncited
-sentences marked, grounded only with >= 1 valid and no invalid citation."""
+sentences marked; grounded only when every sentence is supported by the quotes it cites and no citation
+is invalid."""
 
 from __future__ import annotations
 
@@ -49,9 +50,11 @@ def test_no_citation_at_all_is_not_grounded_and_marked() -> None:
     assert v.unsupported_sentences == ["Memory is the problem.", "Kernels help."]
 
 
-def test_uncited_sentence_marked_but_answer_still_grounded() -> None:
+def test_uncited_sentence_marked_and_the_answer_only_partly_grounded() -> None:
     v = check("Memory is the problem [dan-1]. Honestly I love this stuff.")
-    assert v.grounded and v.unsupported_sentences == ["Honestly I love this stuff."]
+    assert not v.grounded and v.unsupported_sentences == ["Honestly I love this stuff."]
+    assert v.verdict.grade == "partly grounded"
+    assert (v.verdict.supported, len(v.verdict.counted)) == (1, 2)
 
 
 def test_quotation_must_appear_in_the_cited_quote() -> None:
@@ -78,7 +81,8 @@ def test_citation_after_the_full_stop_belongs_to_that_sentence() -> None:
         "Memory first [dan-1].",
         "Kernels next [dan-2].",
     ]
-    assert check("Memory first. [dan-1] Kernels next. [dan-2]").unsupported_sentences == []
+    text = "The KV cache grows. [dan-1] We fuse attention kernels. [dan-2]"
+    assert check(text).unsupported_sentences == [] and check(text).grounded
 
 
 def test_citation_forms() -> None:
@@ -96,8 +100,9 @@ def test_citation_forms() -> None:
 
 
 def test_bullet_lines_are_separate_sentences() -> None:
-    v = check('- memory bound [dan-1]\n- kernels fused\n2. [dan-2] "We fuse attention kernels"')
-    assert v.unsupported_sentences == ["kernels fused"] and v.grounded
+    v = check('- a memory problem [dan-1]\n- kernels fused\n2. [dan-2] "We fuse attention kernels"')
+    assert v.unsupported_sentences == ["kernels fused"] and v.verdict.grade == "partly grounded"
+    assert [c.status for c in v.verdict.sentences] == ["supported", "uncited", "supported"]
 
 
 ids = st.sampled_from(["dan-1", "dan-2", "olive-1", "dan-99", "x"])
@@ -113,9 +118,20 @@ prose = st.text(
 
 @settings(deadline=None)
 @given(st.lists(st.tuples(prose, st.lists(ids, max_size=2)), max_size=6))
-def test_grounded_iff_some_valid_and_none_invalid(parts: list[tuple[str, list[str]]]) -> None:
+def test_the_grade_follows_the_sentences(parts: list[tuple[str, list[str]]]) -> None:
     text = " ".join(p + "".join(f" [{i}]" for i in cs) + "." for p, cs in parts)
     v = check(text)
     used = {i for _, cs in parts for i in cs}
     assert {c.id for c in v.citations} == used
-    assert v.grounded == (bool(used) and used <= {"dan-1", "dan-2"})
+    counted = v.verdict.counted
+    ok = [c for c in counted if c.status == "supported"]
+    if used - {"dan-1", "dan-2"}:  # an invented or foreign id: never grounded, even partly
+        assert v.verdict.grade == "not grounded"
+    elif counted and len(ok) == len(counted):
+        assert v.verdict.grade == "grounded" and v.grounded
+    elif ok:
+        assert v.verdict.grade == "partly grounded"
+    else:
+        assert v.verdict.grade == "not grounded"
+    assert v.grounded == (v.verdict.grade == "grounded")
+    assert v.unsupported_sentences == [c.text for c in counted if c.status != "supported"]

@@ -92,21 +92,37 @@ def test_lookalikes_and_quotations_change_the_verdict() -> None:
 def test_verdict_lines() -> None:
     q = []
     assert verdict(SpeakerDone("dan", "x", q), "Dan") == ""
-    done = SpeakerDone(
-        "dan", "x", q, citations=[Citation("dan-1", True), Citation("dan-2", True)], grounded=True
+
+    def line(text: str, removed: tuple[str, ...] = ()) -> str:
+        v = verify_answer(text, DAN, "Dan", removed)
+        return verdict(SpeakerDone("dan", text, q, grounded=v.grounded, verdict=v.verdict), "Dan")
+
+    assert line("The KV cache grows with context [dan-1]. We fuse attention kernels [dan-2].") == (
+        "grounded: cites dan-1, dan-2; 2 of 2 sentences supported by the quotes they cite"
     )
-    assert verdict(done, "Dan") == "grounded: cites dan-1, dan-2, each checked against Dan's quotes"
-    done = SpeakerDone(
-        "dan",
-        "x",
-        q,
-        citations=[Citation("dan-1", True), Citation("x-9", False), Citation("y", False)],
-        grounded=False,
-        unsupported_sentences=["a", "b"],
+    assert line(
+        "The KV cache grows [dan-1]. GPUs are free for everyone [dan-2]. Memory is cheap."
+    ) == (
+        "partly grounded: 1 of 3 sentences supported by the quotes they cite; "
+        "1 not supported by the quotes cited; 1 cites nothing"
     )
-    assert (
-        verdict(done, "Dan")
-        == "NOT grounded: invalid citation(s): x-9, y; 2 sentence(s) cite nothing"
+    assert line(
+        "The KV cache grows [dan-1]. Invented [x-9]. Also [y]. Memory wins. Kernels matter."
+    ) == (
+        "NOT grounded: invalid citation(s): x-9, y; 1 of 5 sentences supported by the quotes they "
+        "cite; 2 cite nothing"
     )
-    done = SpeakerDone("dan", "x", q, citations=[], grounded=False)
-    assert verdict(done, "Dan") == "NOT grounded: cites none of the quotes given"
+    assert line("Memory is hard. Kernels help.") == (
+        "NOT grounded: cites none of the quotes given; 0 of 2 sentences supported by the quotes they "
+        "cite; 2 cite nothing"
+    )
+    assert line("GPUs are free for everyone [dan-2].", ("Olive (x):",)) == (
+        "NOT grounded: 0 of 1 sentence supported by the quotes it cites; 1 not supported by the "
+        "quotes cited; 1 line posing as a heading or verdict removed"
+    )
+    assert line('It is "a compute miracle" [dan-1].') == (
+        "NOT grounded: misquoted source(s): dan-1; 0 of 1 sentence supported by the quotes it cites"
+    )
+    # a record kept before verdicts were: its flag alone
+    old = SpeakerDone("dan", "x", q, citations=[Citation("x-9", False)], grounded=False)
+    assert verdict(old, "Dan") == "NOT grounded: invalid citation(s): x-9"

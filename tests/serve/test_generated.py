@@ -127,7 +127,8 @@ def test_a_client_that_goes_away_closes_the_models_stream(start_server, fake) ->
 
 
 def test_backend_from_the_config_file(start_server, fake, kv_ids, tmp_path) -> None:
-    fake.state.answer = f"Where do you store that cache? [{kv_ids[0]}]"
+    # a sentence its cited quote supports (the verifier checks what is claimed, not only the id)
+    fake.state.answer = f"We are basically rebuilding a distributed file system [{kv_ids[0]}]."
     cfg = tmp_path / "serve-config.yaml"
     cfg.write_text(f"backend:\n  name: openai\n  base_url: {fake.url('ok')}\n  model: fake-model\n")
     srv = start_server("--config", str(cfg))

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import settle, type_and_send  # noqa: F401  (the app's pilot helpers, shared)
 
 HERE = Path(__file__).parent
 LIBRARY = (
@@ -49,23 +50,6 @@ def make_app() -> Callable[..., Any]:
         )
 
     return factory
-
-
-async def type_and_send(pilot: Any, text: str) -> None:
-    """Put text in the input and press the send key (Enter), then let the answer finish."""
-    from panelbot.tui.widgets.prompt import Prompt
-
-    prompt = pilot.app.query_one(Prompt)
-    prompt.focus()
-    prompt.load_text(text)
-    await pilot.press("enter")
-    await settle(pilot)
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def chat_text(app: Any) -> str:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -19,16 +16,10 @@ pytestmark = pytest.mark.asyncio
 
 
 def _fakeserver():
-    """tests/llm/fakeserver.py, loaded by path (tests/ is not a package)."""
-    name = "panelbot_tui_fakeserver"
-    if name not in sys.modules:
-        path = Path(__file__).parents[1] / "llm" / "fakeserver.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    """tests/llm/fakeserver.py, loaded by path (the root conftest's loader)."""
+    from conftest import load_fakeserver
+
+    return load_fakeserver()
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from panelbot.answer.backends.base import (
 )
 from panelbot.answer.backends.offline import quotes_text
 from panelbot.answer.llm.client import ChatClient
+from panelbot.answer.llm.guard import OutputGuard
 from panelbot.answer.llm.prompt import PromptBudget, build_messages
 from panelbot.answer.llm.verify import verify_answer
 from panelbot.config import Config
@@ -135,20 +136,23 @@ class OpenAICompatBackend:
                 panel, speaker, quotes, request.question, request.history, earlier, self.budget
             )
             # model output is untrusted: escapes stripped first (so none can split the key), then any
-            # echo of the API key masked, then <think> blocks dropped
+            # echo of the API key masked, then <think> blocks dropped, then lines posing as a speaker
+            # heading or a verdict removed (panelbot writes those, from its own data)
             sanitizer, think = StreamSanitizer(), ThinkFilter()
             redactor = StreamRedactor(self.client.redactor)
+            guard = OutputGuard.for_panel(panel)
             parts: list[str] = []
             error: str | None = None
             try:
                 async for piece in self.client.stream(messages):
-                    clean = think.feed(redactor.feed(sanitizer.feed(piece)))
+                    clean = guard.feed(think.feed(redactor.feed(sanitizer.feed(piece))))
                     if clean:
                         parts.append(clean)
                         yield TextDelta(speaker, clean)
-                tail = (
+                tail = guard.feed(
                     think.feed(redactor.feed(sanitizer.flush()) + redactor.flush()) + think.flush()
                 )
+                tail += guard.flush()
                 if tail:
                     parts.append(tail)
                     yield TextDelta(speaker, tail)
@@ -162,7 +166,7 @@ class OpenAICompatBackend:
                 yield SpeakerDone(speaker, fallback, scored, error=error)
                 earlier.append((speaker, fallback))
                 continue
-            check = verify_answer(text, quotes, panel.display_name(speaker))
+            check = verify_answer(text, quotes, panel.display_name(speaker), guard.removed)
             yield SpeakerDone(
                 speaker,
                 text,
@@ -170,6 +174,7 @@ class OpenAICompatBackend:
                 citations=check.citations,
                 grounded=check.grounded,
                 unsupported_sentences=check.unsupported_sentences,
+                verdict=check.verdict,
             )
             earlier.append((speaker, text))
 

@@ -87,9 +87,11 @@ def build_messages(
     parts.append(
         "Rules:\n"
         f"- Answer in the first person as {name}, in your own words, using only the sources above.\n"
-        f"- After each claim, cite the source it comes from by its id in square brackets, e.g. [{example}].\n"
+        f"- After each sentence, cite the source that says it by its id in square brackets, e.g. "
+        f"[{example}]. Each sentence must say only what the source it cites says.\n"
         "- Cite only the ids listed above. Words in quotation marks must be copied exactly from the "
         "source you cite.\n"
+        "- Write no heading with your name or anyone else's and no verdict line: panelbot adds those.\n"
         "- If the sources don't cover something, say you didn't talk about that; don't guess.\n"
         f"- Speak only for yourself, never for {others_text}.\n"
         f"- Keep it short: at most {budget.max_sentences} sentences."

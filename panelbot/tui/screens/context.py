@@ -46,6 +46,10 @@ class ContextScreen(ModalScreen[None]):
                 yield Static(highlight_quote(turn.text, quote.text), classes="context-turn")
             else:
                 yield Static(highlight_quote(quote.text, quote.text), classes="context-turn")
+            if quote.note:
+                from panelbot.answer.compose import note_line
+
+                yield Static(plain(note_line(quote.id, quote.note)), classes="context-time")
             if quote.start is not None:
                 from panelbot.panel.model import format_time
 

@@ -10,6 +10,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+from panelbot.answer.present import Shown, saved_answer, verbatim
 from panelbot.panel import Panel
 from panelbot.retrieval.results import ScoredQuote
 from panelbot.tui.render import answer_body, plain, safe, speaker_colour
@@ -39,6 +40,17 @@ def stored_status(meta: dict[str, Any]) -> str:
     if meta.get("status"):
         return str(meta["status"])
     return talk_status(other) if meta.get("all_talks") and isinstance(other, str) else ""
+
+
+def shown_text(text: str, shown: Shown, name: str, status: str = "") -> tuple[str, str]:
+    """An answer block's text and status line, from the answer and what goes with it: the verdict (the
+    sentences not supported, the notes on the quotes it cites) under it, and the speaker's own words after
+    it when it is not grounded. ``status``: a line of the front end's own (which talk it came from)."""
+    lines = [shown.status_line("(", ")"), *(f"({d})" for d in shown.details + shown.notes), status]
+    label = shown.quotes_label(name)
+    if shown.own_words and shown.quotes and label not in text:  # (an older record holds them)
+        text = f"{text}\n\n{label}\n\n{verbatim(shown.quotes)}"
+    return text, "\n".join(filter(None, lines))
 
 
 class UserMessage(Static):
@@ -183,11 +195,13 @@ class ChatLog(VerticalScroll):
                 label = stored_label(m.meta, m.speaker) or (host if decline else None)
                 kind = ("reply" if m.meta.get("small_talk") else "decline") if decline else "answer"
                 block = self.add_answer(source, m.speaker, quotes=quotes, label=label, kind=kind)
-                block.finish(
-                    m.text,
-                    quotes,
-                    "(stopped)" if m.meta.get("cancelled") else stored_status(m.meta),
-                )
+                if decline:
+                    block.finish(m.text, quotes, stored_status(m.meta))
+                else:  # as it was shown: its verdict, its quotes, stopped or not, from what was kept
+                    name = label or source.display_name(m.speaker)
+                    shown = saved_answer(m.meta, m.quote_ids, name, source.quote)
+                    text, status = shown_text(m.text, shown, name, stored_status(m.meta))
+                    block.finish(text, quotes, status)
                 if quotes:
                     last = quotes
             else:
