@@ -10,7 +10,7 @@ turns by :func:`panelbot.conversation.resolve.resolve`, the resolver the app and
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,8 @@ from panelbot.retrieval.results import RouteResult
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 MAX_MESSAGES = 500
 _ID_RE = re.compile(r"\[([^\[\]\n]{1,80})\](?!\()")
-_HEADING_RE = re.compile(r"^\s*\**([^\n:()*]{1,60}?)\**\s*(?:\([^\n]*\))?\s*:\s*$", re.MULTILINE)
+MAX_HEADING_NAME = 60  # characters of a speaker's name in a heading
+MAX_HEADING_LINE = 300  # a longer line is never a speaker heading
 
 
 class RequestError(ValueError):
@@ -69,6 +70,43 @@ def content_text(content: Any, where: str) -> str:
     )
 
 
+def heading_name(line: str) -> str | None:
+    """The name a speaker heading gives, or None when ``line`` is not one: ``Dan (VP of Kernels, Together
+    AI):`` or ``**Dan**:`` -> ``Dan``. A heading is a name (at most ``MAX_HEADING_NAME`` characters, no
+    ``:()*``), maybe in ``*`` (Markdown bold), maybe followed by a parenthesis, then a colon ending the line.
+
+    Read with string methods, not a regular expression, so the cost is linear in the line (the expression
+    this replaces backtracked catastrophically on runs of whitespace: 600 bytes of " \\n" took 30 s)."""
+    s = line.strip()
+    if len(line) > MAX_HEADING_LINE or not s.endswith(":"):
+        return None
+    s = s[:-1].rstrip()
+    paren = s.find("(")
+    if paren >= 0:  # the parenthesis runs from the first "(" to a ")" just before the colon
+        if not s.endswith(")"):
+            return None
+        s = s[:paren]
+    name = s.rstrip().rstrip("*").lstrip("*")
+    if not 0 < len(name) <= MAX_HEADING_NAME or any(c in name for c in ":()*"):
+        return None
+    return name
+
+
+def headings(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each speaker-heading line of ``text``: (where the line starts, where it ends before its newline, the
+    name). Linear in the length of ``text``."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        if end - start <= MAX_HEADING_LINE:
+            name = heading_name(text[start:end])
+            if name is not None:
+                yield start, end, name
+        start = end + 1
+
+
 def _speaker_of_heading(panel: Panel, name: str) -> str | None:
     n = name.strip().lower()
     for pid, p in panel.panelists.items():
@@ -94,8 +132,8 @@ def read_answer(panel: Panel, text: str, extra: Any = None) -> tuple[list[str], 
             if tok and panel.quote(tok) is not None and tok not in ids:
                 ids.append(tok)
     speakers: list[str] = []
-    for m in _HEADING_RE.finditer(text):
-        sid = _speaker_of_heading(panel, m.group(1))
+    for _, _, name in headings(text):
+        sid = _speaker_of_heading(panel, name)
         if sid and sid not in speakers:
             speakers.append(sid)
     for qid in ids:
@@ -114,15 +152,18 @@ def _split_by_speaker(panel: Panel, text: str, speakers: list[str]) -> list[tupl
     """An answer -> (speaker, their words) per speaker heading, without the headings and verdict lines."""
     text = _VERDICT_RE.sub("", text)
     if len(speakers) <= 1:
-        body = _HEADING_RE.sub(
-            lambda m: "" if _speaker_of_heading(panel, m.group(1)) else m.group(0), text
-        )
+        kept, at = [], 0
+        for start, end, name in headings(text):
+            if _speaker_of_heading(panel, name):
+                kept.append(text[at:start])
+                at = end
+        body = "".join([*kept, text[at:]])
         return [(speakers[0] if speakers else "assistant", body.strip())]
     cuts = [
-        (m.start(), m.end(), _speaker_of_heading(panel, m.group(1)))
-        for m in _HEADING_RE.finditer(text)
+        (start, end, sid)
+        for start, end, name in headings(text)
+        if (sid := _speaker_of_heading(panel, name))
     ]
-    cuts = [c for c in cuts if c[2]]
     if not cuts:
         return [(speakers[0], text)]
     out = []

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -29,10 +30,16 @@ from starlette.routing import Route
 
 from panelbot.answer.backends.base import Backend
 from panelbot.config import Config, load_config
+from panelbot.retrieval.results import RouteResult
 from panelbot.serve.answering import AnswerRun
 from panelbot.serve.binding import KEY_ENV, bearer_matches, host_name, is_loopback
 from panelbot.serve.catalog import Catalog, load_catalog
-from panelbot.serve.conversation import RequestError, parse_messages, route_conversation
+from panelbot.serve.conversation import (
+    Conversation,
+    RequestError,
+    parse_messages,
+    route_conversation,
+)
 
 SETTINGS_ENV = (
     "PANELBOT_SERVE_SETTINGS"  # how `--workers N` hands the settings to each worker process
@@ -231,11 +238,18 @@ class PanelAPI:
         want_usage = isinstance(opts, dict) and opts.get("include_usage") is True
         entry = self.catalog.models[model_id]
         pentry = self.catalog.panels[entry.panel]
-        try:
+
+        def read_and_route() -> tuple[Conversation, RouteResult, dict | None]:
             conv = parse_messages(pentry.panel, body["messages"], entry.target)
+            route, context = route_conversation(
+                pentry.router, conv.turns, conv.message, entry.target
+            )
+            return conv, route, context
+
+        try:  # CPU work, in a worker thread: the event loop goes on serving the other clients
+            conv, route, context = await run_in_threadpool(read_and_route)
         except RequestError as exc:
             return error_response(400, str(exc), param=exc.param)
-        route, context = route_conversation(pentry.router, conv.turns, conv.message, entry.target)
         run = AnswerRun(self.backend, pentry.panel, route, conv.message, conv.history)
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
