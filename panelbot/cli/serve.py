@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from typing import TextIO
 
 from panelbot.cli.common import EXIT_OK
@@ -15,28 +16,26 @@ from panelbot.errors import UsageError
 from panelbot.serve.binding import KEY_ENV, is_loopback
 
 
-def _port(value: str) -> int:
-    try:
-        port = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a port number from 1 to 65535, got {value!r}"
-        ) from None
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535, got {port}")
-    return port
+def _bounded(lo: int, hi: int, what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``lo`` to ``hi`` ("expected a port number from 1 to 65535")."""
+
+    def parse(value: str) -> int:
+        try:
+            n = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {what} from {lo} to {hi}, got {value!r}"
+            ) from None
+        if not lo <= n <= hi:
+            raise argparse.ArgumentTypeError(f"expected {what} from {lo} to {hi}, got {n}")
+        return n
+
+    return parse
 
 
-def _workers(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a whole number from 1 to 64, got {value!r}"
-        ) from None
-    if not 1 <= n <= 64:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 64, got {n}")
-    return n
+_port = _bounded(1, 65535, "a port number")
+_workers = _bounded(1, 64, "a whole number")
+_max_body = _bounded(1024, 100_000_000, "a number of bytes")
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -60,10 +59,10 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     serve.add_argument("--model", metavar="NAME", help="upstream model name (implies openai)")
     serve.add_argument(
         "--max-body",
-        type=int,
-        default=1_000_000,
+        type=_max_body,
         metavar="BYTES",
-        help="largest request body accepted (default 1000000; larger gets 413)",
+        help="largest request body accepted (default: serve.max_body of the config, 1000000; "
+        "larger gets 413)",
     )
     serve.add_argument(
         "--allow-origin",
@@ -123,8 +122,6 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _require("starlette")
     _require("uvicorn")
     key = _check_bind(args.host)
-    if args.max_body < 1024:
-        raise UsageError(f"--max-body must be at least 1024 bytes (got {args.max_body})")
     from panelbot.serve.openai_api import ServeSettings, build_api, run
 
     settings = ServeSettings(
@@ -167,7 +164,7 @@ def cmd_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     from panelbot.serve.mcp_server import build_server, run_http
 
-    server = build_server(catalog, cfg.retrieval.top_k)
+    server = build_server(catalog, cfg.retrieval.top_k, cfg.serve)
     if not args.http:
         server.run("stdio")
         return EXIT_OK
@@ -177,5 +174,5 @@ def cmd_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         f"{'API key required' if key else 'no API key'})\n"
     )
     err.flush()
-    run_http(server, key, host, args.http)
+    run_http(server, key, host, args.http, cfg.serve)
     return EXIT_OK

@@ -15,23 +15,34 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from panelbot.answer.events import Message
+from panelbot.config import ServeLimits
 from panelbot.conversation.resolve import ConversationTurn, resolve
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
-MAX_MESSAGES = 500
 _ID_RE = re.compile(r"\[([^\[\]\n]{1,80})\](?!\()")
 MAX_HEADING_NAME = 60  # characters of a speaker's name in a heading
 MAX_HEADING_LINE = 300  # a longer line is never a speaker heading
 
 
 class RequestError(ValueError):
-    """The request is malformed; ``str()`` says what is wrong, ``param`` names the field."""
+    """The request is malformed; ``str()`` says what is wrong, ``param`` names the field, ``code`` is the
+    error's code in the API's error body (None for a plain malformed request)."""
 
-    def __init__(self, message: str, param: str | None = None) -> None:
+    def __init__(self, message: str, param: str | None = None, code: str | None = None) -> None:
         super().__init__(message)
         self.param = param
+        self.code = code
+
+
+def shown(value: Any, width: int = 60) -> str:
+    """A value a client sent, for an error message: its repr, cut to about ``width`` characters (a request
+    may hold a megabyte of text or a 4,000-digit number where a word belongs)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**width:
+        return f"a {len(str(abs(value)))}-digit number"
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 
 @dataclass
@@ -175,27 +186,53 @@ def _split_by_speaker(panel: Panel, text: str, speakers: list[str]) -> list[tupl
     return out or [(speakers[0], text)]
 
 
-def parse_messages(panel: Panel, messages: Any, target: str = "auto") -> Conversation:
-    """Validate an OpenAI ``messages`` list and read it as a conversation. RequestError when malformed."""
+def _message_text(message: Any, where: str, limits: ServeLimits) -> tuple[str, str]:
+    """(role, text) of one message, or RequestError when it is malformed or longer than the limits allow."""
+    if not isinstance(message, dict):
+        raise RequestError(f"{where} must be an object with 'role' and 'content'", "messages")
+    role = message.get("role")
+    if not isinstance(role, str) or role not in ROLES:
+        raise RequestError(
+            f"{where}.role must be one of {', '.join(ROLES)} (got {shown(role)})", "messages"
+        )
+    text = content_text(message.get("content"), where)
+    if role == "user" and len(text) > limits.max_question:
+        raise RequestError(
+            f"{where} is {len(text):,} characters long; a question may be at most "
+            f"{limits.max_question:,}: shorten it",
+            "messages",
+            "question_too_long",
+        )
+    if len(text) > limits.max_message:
+        raise RequestError(
+            f"{where} is {len(text):,} characters long; a message may be at most "
+            f"{limits.max_message:,}",
+            "messages",
+            "message_too_long",
+        )
+    return role, text
+
+
+def parse_messages(
+    panel: Panel, messages: Any, target: str = "auto", limits: ServeLimits | None = None
+) -> Conversation:
+    """Validate an OpenAI ``messages`` list and read it as a conversation. RequestError when malformed or
+    beyond ``limits`` (how many messages, how long a question or another message may be)."""
+    limits = limits or ServeLimits()
     if not isinstance(messages, list) or not messages:
         raise RequestError(
             "'messages' must be a non-empty list of {role, content} objects", "messages"
         )
-    if len(messages) > MAX_MESSAGES:
+    if len(messages) > limits.max_messages:
         raise RequestError(
-            f"'messages' holds {len(messages)} messages; at most {MAX_MESSAGES}", "messages"
+            f"'messages' holds {len(messages):,} messages; at most {limits.max_messages:,}",
+            "messages",
+            "too_many_messages",
         )
     parsed: list[tuple[str, str, Any]] = []
     for i, m in enumerate(messages):
-        where = f"messages[{i}]"
-        if not isinstance(m, dict):
-            raise RequestError(f"{where} must be an object with 'role' and 'content'", "messages")
-        role = m.get("role")
-        if role not in ROLES:
-            raise RequestError(
-                f"{where}.role must be one of {', '.join(ROLES)} (got {role!r})", "messages"
-            )
-        parsed.append((role, content_text(m.get("content"), where), m.get("panelbot")))
+        role, text = _message_text(m, f"messages[{i}]", limits)
+        parsed.append((role, text, m.get("panelbot")))
     last_user = max((i for i, (role, _, _) in enumerate(parsed) if role == "user"), default=None)
     if last_user is None:
         raise RequestError("'messages' has no user message to answer", "messages")
