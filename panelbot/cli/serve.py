@@ -7,13 +7,12 @@ the handlers here: ``ask``, ``quote`` and ``--help`` never load it.
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Callable
 from typing import TextIO
 
 from panelbot.cli.common import EXIT_OK
 from panelbot.errors import UsageError
-from panelbot.serve.binding import KEY_ENV, is_loopback
+from panelbot.serve.binding import KEY_ENV, is_loopback, port_problem, server_key
 
 
 def _bounded(lo: int, hi: int, what: str) -> Callable[[str], int]:
@@ -99,13 +98,19 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 
 
 def _check_bind(host: str) -> str:
-    key = os.environ.get(KEY_ENV, "")
+    key = server_key()
     if not is_loopback(host) and not key:
         raise UsageError(
             f"refusing to bind {host}: set {KEY_ENV} to an API key first (clients then send it as "
             "'Authorization: Bearer <key>'), or bind 127.0.0.1"
         )
     return key
+
+
+def _check_port(host: str, port: int) -> None:
+    problem = port_problem(host, port)
+    if problem:
+        raise UsageError(problem)
 
 
 def _require(module: str) -> None:
@@ -134,6 +139,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         host=args.host.strip("[]"),
         allow_origins=tuple(args.allow_origin),
     )
+    _check_port(settings.host, args.port)
     api = build_api(settings)  # fails here, in one line, on a bad panel, config or backend
     for w in api.catalog.warnings:
         err.write(f"panelbot: warning: {w}\n")
@@ -156,6 +162,8 @@ def cmd_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.serve.catalog import load_catalog
 
     key = _check_bind(args.host) if args.http else ""
+    if args.http:
+        _check_port(args.host.strip("[]"), args.http)
     cfg = load_config(getattr(args, "config", None))
     for w in cfg.warnings:
         err.write(f"panelbot: warning: {w}\n")

@@ -129,10 +129,11 @@ def _speaker_of_heading(panel: Panel, name: str) -> str | None:
 def read_answer(panel: Panel, text: str, extra: Any = None) -> tuple[list[str], list[str]]:
     """Who answered and which quote ids an earlier assistant message showed."""
     if isinstance(extra, dict):
-        speakers = [
-            s for s in extra.get("speakers") or [] if isinstance(s, str) and s in panel.panelists
+        listed = [
+            v if isinstance(v, list) else [] for v in (extra.get("speakers"), extra.get("quotes"))
         ]
-        ids = [q.get("id") for q in extra.get("quotes") or [] if isinstance(q, dict)]
+        speakers = [s for s in listed[0] if isinstance(s, str) and s in panel.panelists]
+        ids = [q.get("id") for q in listed[1] if isinstance(q, dict)]
         ids = [i for i in ids if isinstance(i, str) and panel.quote(i) is not None]
         if speakers or ids:
             return speakers, ids

@@ -109,13 +109,23 @@ class BodyGuard:
     """ASGI middleware: the body of a POST/PUT/PATCH is read whole before the app runs, refused with 413 past
     ``max_body`` bytes (by its Content-Length, or as it arrives) and with 408 when it has not all arrived
     within ``body_timeout`` seconds of the headers (a client trickling a body cannot hold a request open).
-    The app then receives the body in one message."""
+    The app then receives the body in one message (unless ``inspect`` has another answer for it)."""
 
-    def __init__(self, app: ASGIApp, max_body: int, body_timeout: float, refuse: Refusal) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_body: int,
+        body_timeout: float,
+        refuse: Refusal,
+        inspect: Callable[[bytes], ASGIApp | None] | None = None,
+    ) -> None:
         self.app = app
         self.max_body = max_body
         self.body_timeout = body_timeout
         self.refuse = refuse
+        self.inspect = (
+            inspect  # the whole body -> the response to send instead of the app's, or None
+        )
 
     def _too_large(self, size: int | str) -> ASGIApp:
         return self.refuse(
@@ -153,6 +163,9 @@ class BodyGuard:
                 "request_timeout",
             )
             await refusal(scope, receive, send)
+            return
+        if self.inspect is not None and (instead := self.inspect(bytes(body))) is not None:
+            await instead(scope, receive, send)
             return
         whole = {"type": "http.request", "body": bytes(body), "more_body": False}
         handed = False

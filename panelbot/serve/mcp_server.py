@@ -337,16 +337,43 @@ class _CheckedPrompt(Prompt):
         return await super().render(arguments, context)
 
 
-def build_server(catalog: Catalog, top_k: int = 3, limits: ServeLimits | None = None) -> MCPServer:
+class PanelMCPServer(MCPServer):
+    """The SDK's server, with an unknown prompt name answered as an invalid-params error naming the prompts
+    (the SDK raises it as an internal error and logs a traceback), and stdio read through the checks of
+    :mod:`panelbot.serve.mcp_wire`."""
+
+    limits: ServeLimits = ServeLimits()
+
+    async def get_prompt(self, name: str, arguments: Any = None, context: Any = None) -> Any:
+        names = [p.name for p in await self.list_prompts()]
+        if name not in names:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"no prompt {shown(name)} on this server; prompts: {', '.join(names)}",
+            )
+        return await super().get_prompt(name, arguments, context)
+
+    async def run_stdio_async(self) -> None:
+        from panelbot.serve.mcp_wire import guarded_stdio
+
+        low = self._lowlevel_server
+        async with guarded_stdio(self.limits) as (read_stream, write_stream):
+            await low.run(read_stream, write_stream, low.create_initialization_options())
+
+
+def build_server(
+    catalog: Catalog, top_k: int = 3, limits: ServeLimits | None = None
+) -> PanelMCPServer:
     tools = PanelTools(catalog, top_k, limits)
     default = catalog.entry(None).panel
-    server = MCPServer(
+    server = PanelMCPServer(
         "panelbot",
         title=f"panelbot: {default.title}",
         instructions=_instructions(catalog),
         version=__version__,
         log_level="WARNING",
     )
+    server.limits = tools.limits
     ro = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
     who = " ".join(
         f"{p.name}: {p.title}; covers {', '.join(p.covers)}." for p in default.panelists.values()
@@ -482,10 +509,15 @@ def http_app(
 
     from panelbot.serve.binding import KEY_ENV, bearer_matches
     from panelbot.serve.guard import BodyGuard
+    from panelbot.serve.mcp_wire import http_refusal
 
     limits = limits or ServeLimits()
     app = BodyGuard(
-        server.streamable_http_app(host=host), limits.max_body, limits.body_timeout, _refusal
+        server.streamable_http_app(host=host),
+        limits.max_body,
+        limits.body_timeout,
+        _refusal,
+        http_refusal(limits),
     )
     if not key:
         return app

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import time
 import uuid
@@ -33,7 +34,7 @@ from panelbot.config import Config, ServeLimits, load_config
 from panelbot.records import replace
 from panelbot.retrieval.results import RouteResult
 from panelbot.serve.answering import AnswerRun
-from panelbot.serve.binding import KEY_ENV, bearer_matches, host_name, is_loopback
+from panelbot.serve.binding import KEY_ENV, bearer_matches, host_name, is_loopback, server_key
 from panelbot.serve.catalog import Catalog, load_catalog
 from panelbot.serve.conversation import (
     Conversation,
@@ -333,9 +334,12 @@ class PanelAPI:
             async for piece in run.pieces():
                 parts.append(piece)
                 yield chunk({"content": piece})
-        except (
-            Exception
-        ):  # the headers are gone: say so in OpenAI's error event, then end the stream
+        except Exception:
+            # the headers are gone: log it, say so in OpenAI's error event, and end the stream properly
+            # (raising would cut the response short of its last chunk, [DONE] or not)
+            logging.getLogger("panelbot.serve").exception(
+                "internal error while streaming an answer"
+            )
             err = {
                 "error": {
                     "message": "internal error while answering; see the server's log",
@@ -346,7 +350,7 @@ class PanelAPI:
             }
             yield f"data: {json.dumps(err)}\n\n"
             yield "data: [DONE]\n\n"
-            raise
+            return
         yield chunk({}, "stop", completion_extra(run, panel, context))
         if (
             usage_question is not None
@@ -407,7 +411,7 @@ def build_api(settings: ServeSettings) -> PanelAPI:
     cfg = settings.effective_config()
     catalog = load_catalog(cfg, settings.panel)
     backend = get_backend(cfg.backend.name, cfg, catalog.entry(None).panel)
-    return PanelAPI(settings, catalog, backend, cfg, os.environ.get(KEY_ENV, ""))
+    return PanelAPI(settings, catalog, backend, cfg, server_key())
 
 
 class LoopbackHostGuard:
