@@ -12,7 +12,9 @@
   between requests -- is closed to make room, so a flood of half-open connections costs its sender its
   oldest ones, never a newcomer its answer. Only when every connection is being answered is the newcomer
   told, in the API's error shape, that the server is busy (503). (uvicorn's own ``limit_concurrency``
-  counts the half-open connections too: under such a flood it would refuse every normal client.)
+  counts the half-open connections too: under such a flood it would refuse every normal client.) The
+  open-files limit is raised to hold the cap and a backlog of new connections (at the usual soft limit of
+  1,024, 1,100 half-open connections made accept fail, and nobody was answered any more).
 - **TCP_NODELAY.** With ``--workers N`` uvicorn hands each worker the listening socket rebuilt from its file
   descriptor; that socket reports protocol 0 instead of TCP, so asyncio skips its usual ``TCP_NODELAY`` and
   every streamed response on a kept-alive connection waits ~40 ms on Nagle's algorithm and delayed ACKs
@@ -38,6 +40,7 @@ from panelbot.config import ServeLimits
 
 PATH = "panelbot.serve.protocol:GuardedHTTPProtocol"  # uvicorn's ``http=`` (a string survives the spawn)
 SPARE_FILES = 64  # file descriptors kept for everything but client connections
+BACKLOG = 2048  # uvicorn's default accept backlog
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ class ConnectionLimits:
     header_timeout: float = 10.0
     max_connections: int = 1000
     max_header_bytes: int = 16384
+    backlog: int = BACKLOG  # connections the kernel queues for accepting
 
 
 _limits = ConnectionLimits()
@@ -52,42 +56,48 @@ _limits = ConnectionLimits()
 
 def uvicorn_options(limits: ServeLimits) -> dict[str, Any]:
     """Put ``limits`` in force for this process's connections; uvicorn's settings for the rest of them (this
-    protocol, the keep-alive time, the most a request head may hold)."""
-    configure(
+    protocol, the keep-alive time, the most a request head may hold, the accept backlog)."""
+    in_force = configure(
         ConnectionLimits(limits.header_timeout, limits.max_connections, limits.max_header_bytes)
     )
     return {
         "http": PATH,
         "timeout_keep_alive": limits.keep_alive,
         "h11_max_incomplete_event_size": limits.max_header_bytes,
+        "backlog": in_force.backlog,
     }
 
 
 def configure(limits: ConnectionLimits) -> ConnectionLimits:
-    """Set this process's limits; the connection cap is lowered to what the open-files limit allows (raised
-    first as far as the hard limit permits). Returns the limits in force."""
+    """Set this process's limits, with the connection cap and the backlog fitted to the open-files limit
+    (raised first as far as the hard limit permits). Returns the limits in force."""
     global _limits
-    _limits = replace(limits, max_connections=fit_open_files(limits.max_connections))
+    connections, backlog = fit_open_files(limits.max_connections, limits.backlog)
+    _limits = replace(limits, max_connections=connections, backlog=backlog)
     return _limits
 
 
-def fit_open_files(connections: int) -> int:
-    """How many connections this process can hold open: ``connections``, once the soft open-files limit is
-    raised to make room for them (never past the hard limit), else what the limit leaves."""
+def fit_open_files(connections: int, backlog: int = BACKLOG) -> tuple[int, int]:
+    """(connections, backlog) this process can hold. asyncio accepts a whole backlog of waiting connections
+    in one go, before the file of any connection closed to make room is released, so the open-files limit
+    must hold both: past it, accept fails and asyncio stops accepting for a second. The soft limit is raised
+    to fit them (never past the hard limit); when it cannot be, both are cut to share what it leaves."""
     try:
         import resource
     except ImportError:  # not a Unix
-        return connections
+        return connections, backlog
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = connections + SPARE_FILES
+    want = connections + backlog + SPARE_FILES
     if soft != resource.RLIM_INFINITY and soft < want:
         new = want if hard == resource.RLIM_INFINITY else min(want, hard)
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
             soft = new
-    if soft == resource.RLIM_INFINITY:
-        return connections
-    return max(1, min(connections, soft - SPARE_FILES))
+    room = want if soft == resource.RLIM_INFINITY else soft - SPARE_FILES
+    if room >= connections + backlog:
+        return connections, backlog
+    connections = max(1, min(connections, room // 2))
+    return connections, max(1, room - connections)
 
 
 def refusal(status: int, reason: str, message: str, code: str) -> bytes:

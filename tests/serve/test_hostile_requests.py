@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import socket
 import threading
 import time
@@ -20,7 +21,28 @@ import httpx
 import pytest
 from mcp import Client
 
+from .conftest import REPO
 from .test_mcp import stdio
+
+
+def _load_benchmark():
+    """The hostile clients of ``benchmarks/serve_hostile.py`` (the benchmark measures what these tests keep)."""
+    spec = importlib.util.spec_from_file_location(
+        "panelbot_benchmark_serve_hostile", REPO / "benchmarks" / "serve_hostile.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(mod)
+    return mod
+
+
+hostile = _load_benchmark()
+HEAD = hostile.HEAD
+connections, closed_by_server, peak_rss_mb = (
+    hostile.connections,
+    hostile.closed_by_server,
+    hostile.peak_rss_mb,
+)
 
 KV = "How do you deal with a KV cache that keeps growing?"
 DELAY_BUDGET = 1.0  # seconds another client may wait while a hostile request is being handled
@@ -38,14 +60,6 @@ WHITESPACE_BOMBS = [
     "**" + " " * 50_000 + "**",
     "Dan" + " " * 50_000 + ":",
 ]
-
-
-def peak_rss_mb(pid: int) -> float:
-    """The most memory the process has held (VmHWM of /proc/<pid>/status), in MB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError("no VmHWM in /proc status")
 
 
 def chat(text: str, earlier_answer: str | None = None) -> dict[str, Any]:
@@ -166,39 +180,11 @@ def open_files_for(n: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
 
 
-def half_open(port: int, n: int, head: bytes) -> list[socket.socket]:
-    """``n`` connections that each sent ``head`` (part of a request's headers) and then nothing."""
-    out = []
-    for _ in range(n):
-        s = socket.create_connection(("127.0.0.1", port), timeout=10)
-        if head:
-            s.sendall(head)
-        out.append(s)
-    return out
-
-
-def closed_by_server(socks: list[socket.socket]) -> int:
-    """How many of ``socks`` the server has closed (reads an end of file or a reset without waiting)."""
-    closed = 0
-    for s in socks:
-        s.setblocking(False)
-        try:
-            closed += s.recv(1024) == b""
-        except BlockingIOError:
-            pass
-        except OSError:
-            closed += 1
-    return closed
-
-
 def timed_answer(url: str) -> float:
     start = time.monotonic()
     r = httpx.post(f"{url}/v1/chat/completions", json=chat(KV), timeout=10)
     assert r.status_code == 200 and r.json()["choices"][0]["message"]["content"], r.text
     return time.monotonic() - start
-
-
-HEAD = b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appli"
 
 
 def test_slowloris_does_not_lock_out_a_normal_client(start_server, tmp_path: Path) -> None:
@@ -207,7 +193,7 @@ def test_slowloris_does_not_lock_out_a_normal_client(start_server, tmp_path: Pat
     deadline."""
     srv = start_server("--config", limits_config(tmp_path, header_timeout=2, max_connections=100))
     timed_answer(srv.url)  # warm
-    slow = half_open(srv.port, 150, b"")
+    slow = connections(srv.port, 150)
     stop = threading.Event()
 
     def trickle() -> (
@@ -244,7 +230,7 @@ def test_1100_half_open_connections_do_not_lock_out_a_normal_client(start_server
     open_files_for(1100)
     srv = start_server()
     timed_answer(srv.url)
-    socks = half_open(srv.port, 1100, HEAD)
+    socks = connections(srv.port, 1100, HEAD)
     try:
         delays = [timed_answer(srv.url) for _ in range(3)]
         time.sleep(0.5)
