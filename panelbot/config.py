@@ -91,6 +91,34 @@ class HistorySettings:
 
 
 @record(frozen=True)
+class ServeLimits:
+    """The ``serve:`` section of the config: what one request to ``panelbot serve`` (or ``panelbot mcp``) may
+    hold and how long a client may take, so that no client can tie up the server or starve the others."""
+
+    # bytes of one request body (larger: 413)
+    max_body: int = 1_000_000
+    # messages in one request (an MCP ``conversation``'s turns too)
+    max_messages: int = 500
+    # characters of the question and of each earlier user message
+    max_question: int = 4000
+    # characters of any other message (an earlier answer, a system prompt)
+    max_message: int = 100_000
+    # how deeply the request's JSON may nest
+    max_json_depth: int = 64
+    # seconds to send a request's line and headers (a slower client is disconnected)
+    header_timeout: float = 10.0
+    # seconds to send the body once the headers are in (slower: 408)
+    body_timeout: float = 30.0
+    # seconds an idle connection is kept open between requests
+    keep_alive: float = 5.0
+    # open connections; past it the longest-idle one that is not being answered is closed to make room
+    # (a flood of half-open connections never locks a client out)
+    max_connections: int = 1000
+    # bytes of a request's line and headers
+    max_header_bytes: int = 16384
+
+
+@record(frozen=True)
 class Config:
     """The whole configuration: the panel to use and each section's settings."""
 
@@ -99,6 +127,7 @@ class Config:
     backend: BackendSettings = field(default_factory=BackendSettings)
     tui: TuiSettings = field(default_factory=TuiSettings)
     history: HistorySettings = field(default_factory=HistorySettings)
+    serve: ServeLimits = field(default_factory=ServeLimits)
     sources: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
 
@@ -125,7 +154,7 @@ class Config:
 
 # ----------------------------------------------------------------------------------------------- parsing
 
-_SECTIONS = {"panel", "retrieval", "backend", "tui", "history"}
+_SECTIONS = {"panel", "retrieval", "backend", "tui", "history", "serve"}
 
 
 def _number(
@@ -198,6 +227,18 @@ _RETRIEVAL_SPEC = {
     "typo_ratio": ("float", 50.0, 100.0),
 }
 _HISTORY_SPEC = {"log_cli": ("bool",)}
+_SERVE_SPEC = {
+    "max_body": ("int", 1024, 100_000_000),
+    "max_messages": ("int", 1, 100_000),
+    "max_question": ("int", 1, 100_000),
+    "max_message": ("int", 1, 10_000_000),
+    "max_json_depth": ("int", 2, 500),
+    "header_timeout": ("float", 0.1, 3600.0),
+    "body_timeout": ("float", 0.1, 3600.0),
+    "keep_alive": ("float", 0.1, 3600.0),
+    "max_connections": ("int", 1, 100_000),
+    "max_header_bytes": ("int", 1024, 1_048_576),
+}
 _BACKEND_SPEC = {
     "name": ("str",),
     "base_url": ("str",),
@@ -262,6 +303,7 @@ def _apply_file(cfg: Config, path: Path) -> Config:
     changes["history"] = _merge_section(
         data.get("history"), cfg.history, "history", _HISTORY_SPEC, spath
     )
+    changes["serve"] = _merge_section(data.get("serve"), cfg.serve, "serve", _SERVE_SPEC, spath)
     tui = data.get("tui")
     if tui is not None:
         if not isinstance(tui, dict):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from panelbot.config import Config, as_dict, load_config
+from panelbot.config import Config, ServeLimits, as_dict, load_config
 from panelbot.errors import ConfigError, DataError
 
 
@@ -23,6 +23,7 @@ def test_shipped_defaults(user_cfg: Path) -> None:
     assert cfg.backend.name == "offline" and cfg.backend.api_key == ""
     assert cfg.sources and cfg.sources[0].endswith("config.yaml")
     assert cfg.tui.keys["send"] == "enter"
+    assert cfg.serve == ServeLimits()  # the shipped file says what the code defaults to
 
 
 def test_user_then_explicit_then_env_override(user_cfg: Path, tmp_path: Path) -> None:

@@ -14,12 +14,31 @@ from panelbot.errors import ConfigError
 
 BAD = [
     ("- a\n- b\n", "F:1: the config must be a mapping of settings"),
+    ("serve: 3\n", "F: serve must be a mapping"),
+    (
+        "serve:\n  max_body: 10\n",
+        "F:2: serve.max_body must be a whole number between 1024 and 100000000, got 10",
+    ),
+    (
+        "serve:\n  header_timeout: 0\n",
+        "F:2: serve.header_timeout must be a number between 0.1 and 3600.0, got 0",
+    ),
+    (
+        "serve:\n  max_connections: .inf\n",
+        "F:2: serve.max_connections must be a whole number between 1 and 100000, got inf",
+    ),
+    (
+        "serve:\n  slowloris: 1\n",
+        "F:2: unknown setting serve.slowloris (known: body_timeout, header_timeout, keep_alive, "
+        "max_body, max_connections, max_header_bytes, max_json_depth, max_message, max_messages, "
+        "max_question)",
+    ),
     ("retrieval: 3\n", "F: retrieval must be a mapping"),
     ("tui: 3\n", "F:1: tui must be a mapping"),
     ("backend: [1]\n", "F: backend must be a mapping"),
     (
         "colour: red\n",
-        "F:1: unknown section 'colour' (known: backend, history, panel, retrieval, tui)",
+        "F:1: unknown section 'colour' (known: backend, history, panel, retrieval, serve, tui)",
     ),
     ("panel: ''\n", "F:1: panel must be a panel name"),
     ("panel: 3\n", "F:1: panel must be a panel name"),

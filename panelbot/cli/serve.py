@@ -7,36 +7,34 @@ the handlers here: ``ask``, ``quote`` and ``--help`` never load it.
 from __future__ import annotations
 
 import argparse
-import os
+from collections.abc import Callable
 from typing import TextIO
 
 from panelbot.cli.common import EXIT_OK
 from panelbot.errors import UsageError
-from panelbot.serve.binding import KEY_ENV, is_loopback
+from panelbot.serve.binding import KEY_ENV, is_loopback, port_problem, server_key
 
 
-def _port(value: str) -> int:
-    try:
-        port = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a port number from 1 to 65535, got {value!r}"
-        ) from None
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535, got {port}")
-    return port
+def _bounded(lo: int, hi: int, what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``lo`` to ``hi`` ("expected a port number from 1 to 65535")."""
+
+    def parse(value: str) -> int:
+        try:
+            n = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {what} from {lo} to {hi}, got {value!r}"
+            ) from None
+        if not lo <= n <= hi:
+            raise argparse.ArgumentTypeError(f"expected {what} from {lo} to {hi}, got {n}")
+        return n
+
+    return parse
 
 
-def _workers(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a whole number from 1 to 64, got {value!r}"
-        ) from None
-    if not 1 <= n <= 64:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 64, got {n}")
-    return n
+_port = _bounded(1, 65535, "a port number")
+_workers = _bounded(1, 64, "a whole number")
+_max_body = _bounded(1024, 100_000_000, "a number of bytes")
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -60,10 +58,10 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     serve.add_argument("--model", metavar="NAME", help="upstream model name (implies openai)")
     serve.add_argument(
         "--max-body",
-        type=int,
-        default=1_000_000,
+        type=_max_body,
         metavar="BYTES",
-        help="largest request body accepted (default 1000000; larger gets 413)",
+        help="largest request body accepted (default: serve.max_body of the config, 1000000; "
+        "larger gets 413)",
     )
     serve.add_argument(
         "--allow-origin",
@@ -100,13 +98,19 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 
 
 def _check_bind(host: str) -> str:
-    key = os.environ.get(KEY_ENV, "")
+    key = server_key()
     if not is_loopback(host) and not key:
         raise UsageError(
             f"refusing to bind {host}: set {KEY_ENV} to an API key first (clients then send it as "
             "'Authorization: Bearer <key>'), or bind 127.0.0.1"
         )
     return key
+
+
+def _check_port(host: str, port: int) -> None:
+    problem = port_problem(host, port)
+    if problem:
+        raise UsageError(problem)
 
 
 def _require(module: str) -> None:
@@ -123,8 +127,6 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _require("starlette")
     _require("uvicorn")
     key = _check_bind(args.host)
-    if args.max_body < 1024:
-        raise UsageError(f"--max-body must be at least 1024 bytes (got {args.max_body})")
     from panelbot.serve.openai_api import ServeSettings, build_api, run
 
     settings = ServeSettings(
@@ -137,6 +139,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         host=args.host.strip("[]"),
         allow_origins=tuple(args.allow_origin),
     )
+    _check_port(settings.host, args.port)
     api = build_api(settings)  # fails here, in one line, on a bad panel, config or backend
     for w in api.catalog.warnings:
         err.write(f"panelbot: warning: {w}\n")
@@ -159,6 +162,8 @@ def cmd_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.serve.catalog import load_catalog
 
     key = _check_bind(args.host) if args.http else ""
+    if args.http:
+        _check_port(args.host.strip("[]"), args.http)
     cfg = load_config(getattr(args, "config", None))
     for w in cfg.warnings:
         err.write(f"panelbot: warning: {w}\n")
@@ -167,7 +172,7 @@ def cmd_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     from panelbot.serve.mcp_server import build_server, run_http
 
-    server = build_server(catalog, cfg.retrieval.top_k)
+    server = build_server(catalog, cfg.retrieval.top_k, cfg.serve)
     if not args.http:
         server.run("stdio")
         return EXIT_OK
@@ -177,5 +182,5 @@ def cmd_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         f"{'API key required' if key else 'no API key'})\n"
     )
     err.flush()
-    run_http(server, key, host, args.http)
+    run_http(server, key, host, args.http, cfg.serve)
     return EXIT_OK

@@ -125,39 +125,71 @@ _ADDRESS = (
     r"just|oh|please|pls|dear|world"
 )
 
-_SEPARATORS = r"[\s,.!?;:\u2026\u2014\u2013()'\"-]*"
+_SEPARATOR = r"[\s,.!?;:\u2026\u2014\u2013()'\"-]"
+_SEPARATORS = _SEPARATOR + "*"
 
 
-def _piece(names: str, *, named: bool) -> str:
-    """One phrase (or whom it is said to), ending at a word's end, with the punctuation around it."""
+def _phrase(names: str, *, named: bool) -> str:
+    """One phrase (or whom it is said to), ending at a word's end."""
 
     def group(name: str, body: str) -> str:
         return f"(?P<{name}>{body})" if named else f"(?:{body})"
 
     kinds = "|".join(group(k, p) for k, p in PHRASES.items())
     address = group("address", _ADDRESS + (f"|{names}" if names else ""))
-    return rf"{_SEPARATORS}(?:{kinds}|{address})(?![\w']){_SEPARATORS}"
+    return rf"(?:{kinds}|{address})(?![\w'])"
+
+
+def _piece(names: str, *, named: bool) -> str:
+    """One phrase (or whom it is said to) with the punctuation around it."""
+    return rf"{_SEPARATORS}{_phrase(names, named=named)}{_SEPARATORS}"
 
 
 _CACHE: dict[str, tuple[re.Pattern[str], LazyPattern]] = {}
 _SYMBOLS = LazyPattern(r"[^\w\s'\u2019,.!?;:\u2026\u2014\u2013()\"-]+")  # emoji, other symbols
 _EMOTICON = LazyPattern(r"(?<!\w)[:;=8][-']?[)(DPp3\]\[/\\|oO*]+(?!\w)|<3|\^_?\^")
+_ONE_SEPARATOR = LazyPattern(_SEPARATOR)
+_WORD_GOES_ON = LazyPattern(r"[\w']")
 
 
 def _patterns(names: Iterable[str]) -> tuple[re.Pattern[str], LazyPattern]:
-    """(the whole message made of phrases, one phrase with its kind) for a panel's people."""
+    """(one bare phrase, one phrase with its kind and the punctuation around it) for a panel's people."""
     spelled = sorted({fold(n).strip() for n in names if n and n.strip()}, key=len, reverse=True)
     extra = "|".join(re.escape(n) for n in spelled)
     hit = _CACHE.get(extra)
     if hit is None:
-        hit = (
-            re.compile(f"(?:{_piece(extra, named=False)})+"),
-            LazyPattern(_piece(extra, named=True)),
-        )
+        hit = (re.compile(_phrase(extra, named=False)), LazyPattern(_piece(extra, named=True)))
         if len(_CACHE) >= 32:
             _CACHE.clear()
         _CACHE[extra] = hit
     return hit
+
+
+def made_of_phrases(text: str, phrase: re.Pattern[str]) -> bool:
+    """Whether ``text`` is one or more of ``phrase`` with separators (spaces, punctuation) around them: what
+    ``(?:SEPARATORS PHRASE SEPARATORS)+`` would fullmatch, decided over positions instead (each start of a
+    phrase tried once), so it takes polynomial time. The backtracking engine, given that expression, tries
+    every way of splitting a run of phrases ("bye bye bye ...": exponentially many) before it fails on a word
+    at the end, and separators next to separators multiply those again: a 120-character message took
+    minutes."""
+    n = len(text)
+    run_end = [0] * (n + 1)  # where the separators starting at each position end
+    for i in range(n, -1, -1):
+        run_end[i] = run_end[i + 1] if i < n and _ONE_SEPARATOR.match(text, i) else i
+    word_ends = [j for j in range(1, n + 1) if j == n or not _WORD_GOES_ON.match(text, j)]
+    starts = [False] * (n + 1)  # where a phrase may start (after the separators before it)
+    for k in range(run_end[0] + 1):
+        starts[k] = True
+    for i in range(n):
+        if not starts[i]:
+            continue
+        for j in word_ends:
+            if j > i and phrase.fullmatch(text, i, j):
+                if run_end[j] == n:
+                    return True
+                for k in range(j, run_end[j] + 1):
+                    starts[k] = True
+    return False
 
 
 MAX_LENGTH = 120  # longer messages say something of their own
@@ -280,8 +312,8 @@ def small_talk(message: str, names: Iterable[str] = ()) -> str:
         return ""
     if not _could_be(text, names):
         return ""
-    whole, piece = _patterns(names)
-    if whole.fullmatch(text) is None:
+    phrase, piece = _patterns(names)
+    if not made_of_phrases(text, phrase):
         return ""
     found = {
         k for m in piece.finditer(text) for k, v in m.groupdict().items() if v and k != "address"

@@ -10,11 +10,12 @@ turns by :func:`panelbot.conversation.resolve.resolve`, the resolver the app and
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from panelbot.answer.events import Message
+from panelbot.config import ServeLimits
 from panelbot.conversation.recover import recover_turns
 from panelbot.conversation.resolve import ConversationTurn, resolve
 from panelbot.panel import Panel
@@ -22,17 +23,28 @@ from panelbot.retrieval.results import RouteResult
 from panelbot.serve.answers_in import with_answer_records
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
-MAX_MESSAGES = 500
 _ID_RE = re.compile(r"\[([^\[\]\n]{1,80})\](?!\()")
-_HEADING_RE = re.compile(r"^\s*\**([^\n:()*]{1,60}?)\**\s*(?:\([^\n]*\))?\s*:\s*$", re.MULTILINE)
+MAX_HEADING_NAME = 60  # characters of a speaker's name in a heading
+MAX_HEADING_LINE = 300  # a longer line is never a speaker heading
 
 
 class RequestError(ValueError):
-    """The request is malformed; ``str()`` says what is wrong, ``param`` names the field."""
+    """The request is malformed; ``str()`` says what is wrong, ``param`` names the field, ``code`` is the
+    error's code in the API's error body (None for a plain malformed request)."""
 
-    def __init__(self, message: str, param: str | None = None) -> None:
+    def __init__(self, message: str, param: str | None = None, code: str | None = None) -> None:
         super().__init__(message)
         self.param = param
+        self.code = code
+
+
+def shown(value: Any, width: int = 60) -> str:
+    """A value a client sent, for an error message: its repr, cut to about ``width`` characters (a request
+    may hold a megabyte of text or a 4,000-digit number where a word belongs)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**width:
+        return f"a {len(str(abs(value)))}-digit number"
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 
 @dataclass
@@ -71,6 +83,43 @@ def content_text(content: Any, where: str) -> str:
     )
 
 
+def heading_name(line: str) -> str | None:
+    """The name a speaker heading gives, or None when ``line`` is not one: ``Dan (VP of Kernels, Together
+    AI):`` or ``**Dan**:`` -> ``Dan``. A heading is a name (at most ``MAX_HEADING_NAME`` characters, no
+    ``:()*``), maybe in ``*`` (Markdown bold), maybe followed by a parenthesis, then a colon ending the line.
+
+    Read with string methods, not a regular expression, so the cost is linear in the line (the expression
+    this replaces backtracked catastrophically on runs of whitespace: 600 bytes of " \\n" took 30 s)."""
+    s = line.strip()
+    if len(line) > MAX_HEADING_LINE or not s.endswith(":"):
+        return None
+    s = s[:-1].rstrip()
+    paren = s.find("(")
+    if paren >= 0:  # the parenthesis runs from the first "(" to a ")" just before the colon
+        if not s.endswith(")"):
+            return None
+        s = s[:paren]
+    name = s.rstrip().rstrip("*").lstrip("*")
+    if not 0 < len(name) <= MAX_HEADING_NAME or any(c in name for c in ":()*"):
+        return None
+    return name
+
+
+def headings(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each speaker-heading line of ``text``: (where the line starts, where it ends before its newline, the
+    name). Linear in the length of ``text``."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        if end - start <= MAX_HEADING_LINE:
+            name = heading_name(text[start:end])
+            if name is not None:
+                yield start, end, name
+        start = end + 1
+
+
 def _speaker_of_heading(panel: Panel, name: str) -> str | None:
     n = name.strip().lower()
     for pid, p in panel.panelists.items():
@@ -82,10 +131,11 @@ def _speaker_of_heading(panel: Panel, name: str) -> str | None:
 def read_answer(panel: Panel, text: str, extra: Any = None) -> tuple[list[str], list[str]]:
     """Who answered and which quote ids an earlier assistant message showed."""
     if isinstance(extra, dict):
-        speakers = [
-            s for s in extra.get("speakers") or [] if isinstance(s, str) and s in panel.panelists
+        listed = [
+            v if isinstance(v, list) else [] for v in (extra.get("speakers"), extra.get("quotes"))
         ]
-        ids = [q.get("id") for q in extra.get("quotes") or [] if isinstance(q, dict)]
+        speakers = [s for s in listed[0] if isinstance(s, str) and s in panel.panelists]
+        ids = [q.get("id") for q in listed[1] if isinstance(q, dict)]
         ids = [i for i in ids if isinstance(i, str) and panel.quote(i) is not None]
         if speakers or ids:
             return speakers, ids
@@ -96,8 +146,8 @@ def read_answer(panel: Panel, text: str, extra: Any = None) -> tuple[list[str], 
             if tok and panel.quote(tok) is not None and tok not in ids:
                 ids.append(tok)
     speakers: list[str] = []
-    for m in _HEADING_RE.finditer(text):
-        sid = _speaker_of_heading(panel, m.group(1))
+    for _, _, name in headings(text):
+        sid = _speaker_of_heading(panel, name)
         if sid and sid not in speakers:
             speakers.append(sid)
     for qid in ids:
@@ -116,15 +166,18 @@ def _split_by_speaker(panel: Panel, text: str, speakers: list[str]) -> list[tupl
     """An answer -> (speaker, their words) per speaker heading, without the headings and verdict lines."""
     text = _VERDICT_RE.sub("", text)
     if len(speakers) <= 1:
-        body = _HEADING_RE.sub(
-            lambda m: "" if _speaker_of_heading(panel, m.group(1)) else m.group(0), text
-        )
+        kept, at = [], 0
+        for start, end, name in headings(text):
+            if _speaker_of_heading(panel, name):
+                kept.append(text[at:start])
+                at = end
+        body = "".join([*kept, text[at:]])
         return [(speakers[0] if speakers else "assistant", body.strip())]
     cuts = [
-        (m.start(), m.end(), _speaker_of_heading(panel, m.group(1)))
-        for m in _HEADING_RE.finditer(text)
+        (start, end, sid)
+        for start, end, name in headings(text)
+        if (sid := _speaker_of_heading(panel, name))
     ]
-    cuts = [c for c in cuts if c[2]]
     if not cuts:
         return [(speakers[0], text)]
     out = []
@@ -136,28 +189,54 @@ def _split_by_speaker(panel: Panel, text: str, speakers: list[str]) -> list[tupl
     return out or [(speakers[0], text)]
 
 
-def parse_messages(panel: Panel, messages: Any, target: str = "auto") -> Conversation:
-    """Validate an OpenAI ``messages`` list and read it as a conversation. RequestError when malformed."""
+def _message_text(message: Any, where: str, limits: ServeLimits) -> tuple[str, str]:
+    """(role, text) of one message, or RequestError when it is malformed or longer than the limits allow."""
+    if not isinstance(message, dict):
+        raise RequestError(f"{where} must be an object with 'role' and 'content'", "messages")
+    role = message.get("role")
+    if not isinstance(role, str) or role not in ROLES:
+        raise RequestError(
+            f"{where}.role must be one of {', '.join(ROLES)} (got {shown(role)})", "messages"
+        )
+    text = content_text(message.get("content"), where)
+    if role == "user" and len(text) > limits.max_question:
+        raise RequestError(
+            f"{where} is {len(text):,} characters long; a question may be at most "
+            f"{limits.max_question:,}: shorten it",
+            "messages",
+            "question_too_long",
+        )
+    if len(text) > limits.max_message:
+        raise RequestError(
+            f"{where} is {len(text):,} characters long; a message may be at most "
+            f"{limits.max_message:,}",
+            "messages",
+            "message_too_long",
+        )
+    return role, text
+
+
+def parse_messages(
+    panel: Panel, messages: Any, target: str = "auto", limits: ServeLimits | None = None
+) -> Conversation:
+    """Validate an OpenAI ``messages`` list and read it as a conversation. RequestError when malformed or
+    beyond ``limits`` (how many messages, how long a question or another message may be)."""
+    limits = limits or ServeLimits()
     messages = with_answer_records(panel, messages)  # panelbot's own JSON passed back
     if not isinstance(messages, list) or not messages:
         raise RequestError(
             "'messages' must be a non-empty list of {role, content} objects", "messages"
         )
-    if len(messages) > MAX_MESSAGES:
+    if len(messages) > limits.max_messages:
         raise RequestError(
-            f"'messages' holds {len(messages)} messages; at most {MAX_MESSAGES}", "messages"
+            f"'messages' holds {len(messages):,} messages; at most {limits.max_messages:,}",
+            "messages",
+            "too_many_messages",
         )
     parsed: list[tuple[str, str, Any]] = []
     for i, m in enumerate(messages):
-        where = f"messages[{i}]"
-        if not isinstance(m, dict):
-            raise RequestError(f"{where} must be an object with 'role' and 'content'", "messages")
-        role = m.get("role")
-        if role not in ROLES:
-            raise RequestError(
-                f"{where}.role must be one of {', '.join(ROLES)} (got {role!r})", "messages"
-            )
-        parsed.append((role, content_text(m.get("content"), where), m.get("panelbot")))
+        role, text = _message_text(m, f"messages[{i}]", limits)
+        parsed.append((role, text, m.get("panelbot")))
     last_user = max((i for i, (role, _, _) in enumerate(parsed) if role == "user"), default=None)
     if last_user is None:
         raise RequestError("'messages' has no user message to answer", "messages")

@@ -30,6 +30,7 @@ from pydantic import Field
 from panelbot import __version__
 from panelbot.answer.compose import decline_text
 from panelbot.answer.llm.prompt import build_messages
+from panelbot.config import ServeLimits
 from panelbot.conversation.followups import suggest_followups
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel, Quote
@@ -40,6 +41,7 @@ from panelbot.serve.conversation import (
     RequestError,
     parse_messages,
     route_conversation,
+    shown,
 )
 from panelbot.serve.mcp_schemas import (
     AskResult,
@@ -50,7 +52,6 @@ from panelbot.serve.mcp_schemas import (
 )
 from panelbot.text import strip_control
 
-MAX_QUESTION = 4000
 MAX_K = 50
 MAX_SEARCH_DEPTH = 500  # search results reachable through pages (cursor)
 MAX_LISTED_QUOTES = (
@@ -133,9 +134,10 @@ def _profile_text(panel: Panel, pid: str) -> str:
 class PanelTools:
     """The tools' behaviour, independent of the transport (and easy to test directly)."""
 
-    def __init__(self, catalog: Catalog, top_k: int = 3) -> None:
+    def __init__(self, catalog: Catalog, top_k: int = 3, limits: ServeLimits | None = None) -> None:
         self.catalog = catalog
         self.top_k = top_k
+        self.limits = limits or ServeLimits()
 
     def _entry(self, panel: str | None) -> PanelEntry:
         try:
@@ -143,12 +145,12 @@ class PanelTools:
         except PanelbotError as exc:
             raise ToolError(str(exc)) from None
 
-    @staticmethod
-    def _text(value: Any, name: str, limit: int = MAX_QUESTION) -> str:
+    def _text(self, value: Any, name: str, limit: int | None = None) -> str:
+        limit = self.limits.max_question if limit is None else limit
         if not isinstance(value, str) or not value.strip():
             raise ToolError(f"'{name}' must be a non-empty string")
         if len(value) > limit:
-            raise ToolError(f"'{name}' is {len(value)} characters; at most {limit}")
+            raise ToolError(f"'{name}' is {len(value):,} characters; at most {limit:,}")
         return value.strip()
 
     def ask_panel(
@@ -179,7 +181,12 @@ class PanelTools:
         target = self.catalog.target_for(p, to if isinstance(to, str) else "")
         if target is None:
             raise ToolError(
-                f"'to' must be auto, both or one of: {', '.join(p.panelists)} (got {to!r})"
+                f"'to' must be auto, both or one of: {', '.join(p.panelists)} (got {shown(to)})"
+            )
+        if conversation is not None and len(conversation) >= self.limits.max_messages:
+            raise ToolError(
+                f"'conversation' holds {len(conversation):,} turns; at most "
+                f"{self.limits.max_messages - 1:,}"
             )
         messages: list[Any] = []
         for i, item in enumerate(conversation or []):
@@ -194,7 +201,7 @@ class PanelTools:
                 )
         messages.append({"role": "user", "content": question})
         try:
-            conv = parse_messages(p, messages, target)
+            conv = parse_messages(p, messages, target, self.limits)
         except RequestError as exc:
             raise ToolError(str(exc).replace("messages[", "conversation[")) from None
         route, context = route_conversation(entry.router, conv.turns, conv.message, target)
@@ -246,14 +253,15 @@ class PanelTools:
     ) -> dict[str, Any]:
         query = self._text(query, "query")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-            raise ToolError(f"'k' must be a whole number from 1 to {MAX_K} (got {k!r})")
+            raise ToolError(f"'k' must be a whole number from 1 to {MAX_K} (got {shown(k)})")
         entry = self._entry(panel)
         speakers = None
         if speaker:
             sid = self.catalog.target_for(entry.panel, speaker)
             if sid in (None, "auto", "both"):
                 raise ToolError(
-                    f"'speaker' must be one of: {', '.join(entry.panel.panelists)} (got {speaker!r})"
+                    f"'speaker' must be one of: {', '.join(entry.panel.panelists)} "
+                    f"(got {shown(speaker)})"
                 )
             speakers = {sid}
         search = [query, sorted(speakers or ()), entry.panel.name]
@@ -421,16 +429,43 @@ class _CheckedPrompt(Prompt):
         return await super().render(arguments, context)
 
 
-def build_server(catalog: Catalog, top_k: int = 3) -> MCPServer:
-    tools = PanelTools(catalog, top_k)
+class PanelMCPServer(MCPServer):
+    """The SDK's server, with an unknown prompt name answered as an invalid-params error naming the prompts
+    (the SDK raises it as an internal error and logs a traceback), and stdio read through the checks of
+    :mod:`panelbot.serve.mcp_wire`."""
+
+    limits: ServeLimits = ServeLimits()
+
+    async def get_prompt(self, name: str, arguments: Any = None, context: Any = None) -> Any:
+        names = [p.name for p in await self.list_prompts()]
+        if name not in names:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"no prompt {shown(name)} on this server; prompts: {', '.join(names)}",
+            )
+        return await super().get_prompt(name, arguments, context)
+
+    async def run_stdio_async(self) -> None:
+        from panelbot.serve.mcp_wire import guarded_stdio
+
+        low = self._lowlevel_server
+        async with guarded_stdio(self.limits) as (read_stream, write_stream):
+            await low.run(read_stream, write_stream, low.create_initialization_options())
+
+
+def build_server(
+    catalog: Catalog, top_k: int = 3, limits: ServeLimits | None = None
+) -> PanelMCPServer:
+    tools = PanelTools(catalog, top_k, limits)
     default = catalog.entry(None).panel
-    server = MCPServer(
+    server = PanelMCPServer(
         "panelbot",
         title=f"panelbot: {default.title}",
         instructions=_instructions(catalog),
         version=__version__,
         log_level="WARNING",
     )
+    server.limits = tools.limits
     ro = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
     who = " ".join(
         f"{p.name}: {p.title}; covers {', '.join(p.covers)}." for p in default.panelists.values()
@@ -550,14 +585,34 @@ def build_server(catalog: Catalog, top_k: int = 3) -> MCPServer:
     return server
 
 
-def http_app(server: MCPServer, key: str = "", host: str = "127.0.0.1") -> Any:
+def _refusal(status: int, message: str, code: str) -> Any:
+    """A request refused before the MCP app saw it (too large, too slow), as a JSON-RPC error."""
+    from mcp.types import INVALID_REQUEST
+    from starlette.responses import JSONResponse
+
+    error = {"code": INVALID_REQUEST, "message": message, "data": {"reason": code}}
+    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=status)
+
+
+def http_app(
+    server: MCPServer, key: str = "", host: str = "127.0.0.1", limits: ServeLimits | None = None
+) -> Any:
     """The streamable HTTP app (path ``/mcp``); with ``key`` every request needs ``Authorization: Bearer key``
-    (compared in constant time, never logged)."""
+    (compared in constant time, never logged). Bodies are read within ``limits`` (size and time)."""
     from starlette.responses import JSONResponse
 
     from panelbot.serve.binding import KEY_ENV, bearer_matches
+    from panelbot.serve.guard import BodyGuard
+    from panelbot.serve.mcp_wire import http_refusal
 
-    app = server.streamable_http_app(host=host)
+    limits = limits or ServeLimits()
+    app = BodyGuard(
+        server.streamable_http_app(host=host),
+        limits.max_body,
+        limits.body_timeout,
+        _refusal,
+        http_refusal(limits),
+    )
     if not key:
         return app
 
@@ -579,10 +634,21 @@ def http_app(server: MCPServer, key: str = "", host: str = "127.0.0.1") -> Any:
     return guarded
 
 
-def run_http(server: MCPServer, key: str, host: str, port: int) -> None:
-    """Serve MCP over streamable HTTP (path ``/mcp``) with uvicorn until interrupted."""
+def run_http(
+    server: MCPServer, key: str, host: str, port: int, limits: ServeLimits | None = None
+) -> None:
+    """Serve MCP over streamable HTTP (path ``/mcp``) with uvicorn until interrupted, within ``limits``
+    (the same connection, header and body limits as ``panelbot serve``)."""
     import uvicorn
 
+    from panelbot.serve.protocol import uvicorn_options
+
+    limits = limits or ServeLimits()
     uvicorn.run(
-        http_app(server, key, host), host=host, port=port, log_level="warning", server_header=False
+        http_app(server, key, host, limits),
+        host=host,
+        port=port,
+        log_level="warning",
+        server_header=False,
+        **uvicorn_options(limits),
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import time
 import uuid
@@ -23,22 +24,32 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from panelbot.answer.backends.base import Backend
-from panelbot.config import Config, load_config
+from panelbot.config import Config, ServeLimits, load_config
+from panelbot.records import replace
+from panelbot.retrieval.results import RouteResult
 from panelbot.serve.answering import AnswerRun
-from panelbot.serve.binding import KEY_ENV, bearer_matches, host_name, is_loopback
+from panelbot.serve.binding import KEY_ENV, bearer_matches, host_name, is_loopback, server_key
 from panelbot.serve.catalog import Catalog, load_catalog
-from panelbot.serve.conversation import RequestError, parse_messages, route_conversation
+from panelbot.serve.conversation import (
+    Conversation,
+    RequestError,
+    parse_messages,
+    route_conversation,
+    shown,
+)
+from panelbot.serve.guard import BodyGuard, decode_json
+from panelbot.serve.protocol import uvicorn_options
 
 SETTINGS_ENV = (
     "PANELBOT_SERVE_SETTINGS"  # how `--workers N` hands the settings to each worker process
 )
-DEFAULT_MAX_BODY = 1_000_000  # bytes
 
 
 @dataclass(frozen=True)
@@ -48,7 +59,7 @@ class ServeSettings:
     backend: str | None = None
     base_url: str | None = None
     model: str | None = None
-    max_body: int = DEFAULT_MAX_BODY
+    max_body: int | None = None  # bytes of a request body; None: the config's serve.max_body
     host: str = "127.0.0.1"  # the bound address: on loopback, only loopback Host headers are served
     allow_origins: tuple[str, ...] = ()  # browser origins allowed by CORS (none by default)
 
@@ -66,7 +77,10 @@ class ServeSettings:
 
     def effective_config(self) -> Config:
         """The config file(s) and environment, then these flags; a model URL or name implies the openai backend."""
-        return load_config(self.config).with_endpoint(self.base_url, self.model, self.backend)
+        cfg = load_config(self.config).with_endpoint(self.base_url, self.model, self.backend)
+        if self.max_body is not None:
+            cfg = replace(cfg, serve=replace(cfg.serve, max_body=self.max_body))
+        return cfg
 
 
 # --------------------------------------------------------------------------------------------- errors
@@ -152,46 +166,35 @@ class PanelAPI:
             )
         return None
 
-    async def read_json(self, request: Request) -> Any:
-        limit = self.settings.max_body
-        declared = request.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > limit:
-            raise _TooLarge(int(declared))
-        body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > limit:
-                raise _TooLarge(len(body))
-        if not body.strip():
-            raise RequestError("the request body is empty; expected a JSON object")
-        try:
-            return json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise RequestError(f"the request body is not valid JSON: {exc}") from None
+    @property
+    def limits(self) -> ServeLimits:
+        return self.config.serve
+
+    @staticmethod
+    def not_json(request: Request) -> Response | None:
+        """The 415 to send when the body is not declared JSON -- also what keeps a web page from posting
+        here behind the user's back (no CORS preflight otherwise)."""
+        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype == "application/json":
+            return None
+        return error_response(
+            415,
+            f"send the body as JSON with 'Content-Type: application/json' (got "
+            f"{ctype or 'no content type'!r})",
+            code="unsupported_media_type",
+        )
 
     async def json_body(self, request: Request) -> tuple[Any, Response | None]:
-        """(the request's JSON body, None), or (None, the error to send: 415 not sent as JSON, 413 too
-        large, 400 empty or not JSON)."""
-        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if ctype != "application/json":
-            # also what keeps a web page from posting here behind the user's back (no CORS preflight otherwise)
-            return None, error_response(
-                415,
-                f"send the body as JSON with 'Content-Type: application/json' (got "
-                f"{ctype or 'no content type'!r})",
-                code="unsupported_media_type",
-            )
+        """(the request's JSON body, None), or (None, the error to send: 415 not sent as JSON, 400 not
+        JSON or beyond the limits). The body is whole already, within the size and time limits
+        (BodyGuard); it is decoded in a worker thread."""
+        if (refused := self.not_json(request)) is not None:
+            return None, refused
+        raw = await request.body()
         try:
-            return await self.read_json(request), None
-        except _TooLarge as exc:
-            return None, error_response(
-                413,
-                f"the request is {exc.size} bytes; this server accepts at most "
-                f"{self.settings.max_body}",
-                code="request_too_large",
-            )
+            return await run_in_threadpool(decode_json, raw, self.limits.max_json_depth), None
         except RequestError as exc:
-            return None, error_response(400, str(exc), param=exc.param)
+            return None, error_response(400, str(exc), param=exc.param, code=exc.code)
 
     # -- endpoints ----------------------------------------------------------------------------------
 
@@ -223,7 +226,7 @@ class PanelAPI:
     def unknown_model(self, model_id: Any) -> Response:
         return error_response(
             404,
-            f"the model {model_id!r} does not exist; available: {', '.join(self.catalog.models)}",
+            f"the model {shown(model_id)} does not exist; available: {', '.join(self.catalog.models)}",
             param="model",
             code="model_not_found",
         )
@@ -231,25 +234,18 @@ class PanelAPI:
     async def chat_completions(self, request: Request) -> Response:
         if (denied := self.check_key(request)) is not None:
             return denied
-        body, refused = await self.json_body(request)
-        if refused is not None:
+        if (refused := self.not_json(request)) is not None:
             return refused
-        try:
-            req = self.validate(body)
+        raw = await request.body()  # whole already, within the size and time limits (BodyGuard)
+        try:  # CPU work, in a worker thread: the event loop goes on serving the other clients
+            asked = await run_in_threadpool(self.prepare, raw)
         except RequestError as exc:
-            return error_response(400, str(exc), param=exc.param)
-        if req is None:
-            return self.unknown_model(body.get("model"))
-        model_id, stream = req
-        opts = body.get("stream_options")
-        want_usage = isinstance(opts, dict) and opts.get("include_usage") is True
-        entry = self.catalog.models[model_id]
+            return error_response(400, str(exc), param=exc.param, code=exc.code)
+        except _UnknownModel as exc:
+            return self.unknown_model(exc.model)
+        conv, route, context = asked.conv, asked.route, asked.context
+        model_id, stream, entry = asked.model_id, asked.stream, self.catalog.models[asked.model_id]
         pentry = self.catalog.panels[entry.panel]
-        try:
-            conv = parse_messages(pentry.panel, body["messages"], entry.target)
-        except RequestError as exc:
-            return error_response(400, str(exc), param=exc.param)
-        route, context = route_conversation(pentry.router, conv.turns, conv.message, entry.target)
         run = AnswerRun(self.backend, pentry.panel, route, conv.message, conv.history)
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
@@ -262,7 +258,7 @@ class PanelAPI:
                     model_id,
                     entry.panel,
                     context,
-                    conv.message if want_usage else None,
+                    conv.message if asked.want_usage else None,
                 ),
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
@@ -288,6 +284,22 @@ class PanelAPI:
             }
         )
 
+    def prepare(self, raw: bytes) -> _Asked:
+        """A request body -> what it asks, resolved against its conversation (RequestError or _UnknownModel
+        when it cannot be answered). Run in a worker thread."""
+        body = decode_json(raw, self.limits.max_json_depth)
+        req = self.validate(body)
+        if req is None:
+            raise _UnknownModel(body.get("model"))
+        model_id, stream = req
+        opts = body.get("stream_options")
+        entry = self.catalog.models[model_id]
+        pentry = self.catalog.panels[entry.panel]
+        conv = parse_messages(pentry.panel, body["messages"], entry.target, self.limits)
+        route, context = route_conversation(pentry.router, conv.turns, conv.message, entry.target)
+        want_usage = isinstance(opts, dict) and opts.get("include_usage") is True
+        return _Asked(model_id, stream, want_usage, conv, route, context)
+
     def validate(self, body: Any) -> tuple[str, bool] | None:
         """(model id, stream) for a well-formed request; None for an unknown model; RequestError otherwise."""
         if not isinstance(body, dict):
@@ -303,10 +315,10 @@ class PanelAPI:
         if stream is None:
             stream = False
         if not isinstance(stream, bool):
-            raise RequestError(f"'stream' must be true or false (got {stream!r})", "stream")
+            raise RequestError(f"'stream' must be true or false (got {shown(stream)})", "stream")
         n = body.get("n", 1)
         if n not in (None, 1):
-            raise RequestError(f"'n' must be 1: the panel gives one answer (got {n!r})", "n")
+            raise RequestError(f"'n' must be 1: the panel gives one answer (got {shown(n)})", "n")
         entry = self.catalog.model(model)
         if entry is None:
             return None
@@ -345,9 +357,12 @@ class PanelAPI:
             async for piece in run.pieces():
                 parts.append(piece)
                 yield chunk({"content": piece})
-        except (
-            Exception
-        ):  # the headers are gone: say so in OpenAI's error event, then end the stream
+        except Exception:
+            # the headers are gone: log it, say so in OpenAI's error event, and end the stream properly
+            # (raising would cut the response short of its last chunk, [DONE] or not)
+            logging.getLogger("panelbot.serve").exception(
+                "internal error while streaming an answer"
+            )
             err = {
                 "error": {
                     "message": "internal error while answering; see the server's log",
@@ -358,7 +373,7 @@ class PanelAPI:
             }
             yield f"data: {json.dumps(err)}\n\n"
             yield "data: [DONE]\n\n"
-            raise
+            return
         yield chunk({}, "stop", completion_extra(run, panel, context))
         if (
             usage_question is not None
@@ -381,10 +396,20 @@ class PanelAPI:
         )
 
 
-class _TooLarge(Exception):
-    def __init__(self, size: int) -> None:
-        super().__init__(size)
-        self.size = size
+@dataclass
+class _Asked:
+    model_id: str
+    stream: bool
+    want_usage: bool
+    conv: Conversation
+    route: RouteResult
+    context: dict | None
+
+
+class _UnknownModel(Exception):
+    def __init__(self, model: Any) -> None:
+        super().__init__(model)
+        self.model = model
 
 
 def usage_of(question: str, answer: str = "") -> dict[str, Any]:
@@ -409,7 +434,7 @@ def build_api(settings: ServeSettings) -> PanelAPI:
     cfg = settings.effective_config()
     catalog = load_catalog(cfg, settings.panel)
     backend = get_backend(cfg.backend.name, cfg, catalog.entry(None).panel)
-    return PanelAPI(settings, catalog, backend, cfg, os.environ.get(KEY_ENV, ""))
+    return PanelAPI(settings, catalog, backend, cfg, server_key())
 
 
 class LoopbackHostGuard:
@@ -459,6 +484,10 @@ def create_app(settings: ServeSettings | None = None, api: PanelAPI | None = Non
         lifespan=lifespan,
     )
     app.state.api = api
+    limits = api.limits
+    app.add_middleware(
+        BodyGuard, max_body=limits.max_body, body_timeout=limits.body_timeout, refuse=refusal
+    )
     if api.settings.allow_origins:
         from starlette.middleware.cors import CORSMiddleware
 
@@ -470,7 +499,13 @@ def create_app(settings: ServeSettings | None = None, api: PanelAPI | None = Non
         )
     if is_loopback(api.settings.host):
         app.add_middleware(LoopbackHostGuard)
+    uvicorn_options(limits)  # this process's connection limits (each worker's, with --workers)
     return app
+
+
+def refusal(status: int, message: str, code: str) -> Response:
+    """A request refused before it reached a handler (too large, too slow), in OpenAI's error shape."""
+    return error_response(status, message, code=code)
 
 
 def run(api: PanelAPI, *, port: int, workers: int = 1, log_level: str = "warning") -> None:
@@ -478,16 +513,15 @@ def run(api: PanelAPI, *, port: int, workers: int = 1, log_level: str = "warning
     from the same settings (passed in ``$PANELBOT_SERVE_SETTINGS``)."""
     import uvicorn
 
-    from panelbot.serve.nodelay import PATH as http_protocol
-
+    uvicorn_args = uvicorn_options(api.limits)
     common: dict[str, Any] = dict(
         host=api.settings.host,
         port=port,
-        http=http_protocol,
         log_level=log_level,
         access_log=log_level in ("info", "debug"),
         server_header=False,
         timeout_graceful_shutdown=5,
+        **uvicorn_args,
     )
     if workers == 1:
         uvicorn.run(create_app(api=api), **common)

@@ -32,10 +32,12 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from panelbot.retrieval.results import RouteResult
 from panelbot.serve.answering import AnswerRun
 from panelbot.serve.conversation import RequestError, parse_messages, route_conversation
 from panelbot.serve.openai_api import PanelAPI, completion_extra, error_response, usage_of
@@ -410,11 +412,24 @@ class ResponsesAPI:
         conversation = [*earlier, *req.input]
         system = [{"role": "system", "content": req.instructions}] if req.instructions else []
         pentry = self.api.catalog.panels[entry.panel]
+
+        def prepare() -> tuple[
+            Any, RouteResult, Any
+        ]:  # CPU work: in a worker thread, off the event loop
+            conv = parse_messages(
+                pentry.panel, [*system, *conversation], entry.target, self.api.limits
+            )
+            return (
+                conv,
+                *route_conversation(pentry.router, conv.turns, conv.message, entry.target),
+            )
+
         try:
-            conv = parse_messages(pentry.panel, [*system, *conversation], entry.target)
+            conv, route, context = await run_in_threadpool(prepare)
         except RequestError as exc:
-            return error_response(400, str(exc).replace("'messages'", "'input'"), param="input")
-        route, context = route_conversation(pentry.router, conv.turns, conv.message, entry.target)
+            return error_response(
+                400, str(exc).replace("'messages'", "'input'"), param="input", code=exc.code
+            )
         answering = Answering(
             rid=f"resp_{uuid.uuid4().hex}",
             item_id=f"msg_{uuid.uuid4().hex}",

@@ -106,3 +106,20 @@ def test_any_messages_parse_or_raise_request_error(shipped_panel, messages) -> N
     for t in conv.turns:
         assert all(s in shipped_panel.panelists for s in t.speakers)
         assert all(shipped_panel.quote(i) is not None for i in t.quote_ids)
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    extra=st.dictionaries(
+        st.sampled_from(["speakers", "quotes", "other"]),
+        json_values | st.lists(json_values | st.sampled_from(["dan", "olive"]), max_size=4),
+        max_size=3,
+    )
+)
+def test_any_panelbot_field_reads_back_or_is_ignored(shipped_panel, extra) -> None:
+    """The extra field of an earlier answer is the client's to send: any shape of it is read or ignored."""
+    speakers, ids = read_answer(shipped_panel, "an answer citing [dan-22]", extra)
+    assert set(speakers) <= set(shipped_panel.panelists)
+    assert all(shipped_panel.quote(i) is not None for i in ids)
