@@ -526,6 +526,14 @@ def _applies_elsewhere(
     return bool(own and new) and not any(router._said_together(t, u) for t in new for u in own)
 
 
+def _elsewhere_by_meaning(router: Router, message: str) -> bool:
+    """A message that points back ("is it expensive to buy one for my house?") but whose own meaning is far
+    from anything the panel said and near everyday questions on other subjects: off-topic, not more on the
+    subject (``tuning.followup_floor``, fitted on conversation dev sets)."""
+    signals = router.scope_signals(message)
+    return router.tune.scope.probability(signals) < router.tune.followup_floor
+
+
 # --------------------------------------------------------------------------------------------- scoring
 
 
@@ -785,7 +793,10 @@ def resolve(
         # it asks for a specific the talk never gave (a price, a context length): no earlier subject can
         # answer that, so it is declined as it would be on its own, saying what was said nearby
         return Resolution(alone, None, STANDALONE)
-    if reading.kind == ELABORATION and _applies_elsewhere(router, subject, message, reading.terms):
+    if reading.kind == ELABORATION and (
+        _applies_elsewhere(router, subject, message, reading.terms)
+        or _elsewhere_by_meaning(router, message)
+    ):
         # "does that work for caching my website's images?": the user's own use of panel words the talk
         # never says with the subject -- declined, never answered from context
         route = RouteResult(

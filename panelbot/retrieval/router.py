@@ -26,6 +26,7 @@ offered with a decline are curated ``asks`` checked to be answered by their own 
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 import re
@@ -38,6 +39,9 @@ from panelbot.panel import Panel, Quote
 from panelbot.records import field, record
 from panelbot.retrieval.facets import Facet, model_names, specific_facets
 from panelbot.retrieval.index import QuoteIndex
+from panelbot.retrieval.meaning import QuoteMeanings, background_similarity
+from panelbot.retrieval.semantic import shipped_model
+from panelbot.retrieval.tuning import ScopeSignals, Tuning, tuning
 from panelbot.retrieval.lexicon import (
     common_stems,
     common_words,
@@ -324,6 +328,10 @@ class Router:
             for pid, names in spellings.items()
         }
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
+        self._meanings: QuoteMeanings | None = None
+        self.tune: Tuning = (
+            tuning()
+        )  # the thresholds that decide by meaning (scripts/fit_tuning.py)
         self._suggestion_words: list[frozenset[str]] | None = None
         self._verified: dict[str, bool] = {}
         self._name_res = {
@@ -697,19 +705,65 @@ class Router:
 
     def _scores(self, query: _Query, speakers: set[str] | None) -> dict[int, float]:
         """0-100 scores: BM25 normalised by its upper bound, plus SURFACE_PAIR_BONUS for each of the
-        question's word pairs the quote says verbatim ("day zero", "catch up"), at most two."""
+        question's word pairs the quote says verbatim ("day zero", "catch up"), at most two, plus the
+        quote's closeness in meaning to the question (``tuning.lift``) when the query carries it."""
         terms = query.terms
-        raw = self.index.score(terms, speakers)
-        if not raw:
-            return {}
-        top = self.index.max_score(terms) or 1.0
+        raw = self.index.score(terms, speakers) if terms else {}
+        top = self.index.max_score(terms) or 1.0 if terms else 1.0
         scores = {i: 100.0 * s / top for i, s in raw.items()}
+        if query.sims is not None:
+            self._add_meaning(scores, query.sims, speakers)
+        if not scores:
+            return {}
         if query.surface:
             for i in heapq.nlargest(RERANK_SURFACE, scores, key=scores.__getitem__):
                 hits = self._surface_hits(query, i)
                 if hits:
                     scores[i] += SURFACE_PAIR_BONUS * min(hits, 2)
         return {i: min(100.0, s) for i, s in scores.items()}
+
+    def _add_meaning(
+        self, scores: dict[int, float], sims: list[float], speakers: set[str] | None
+    ) -> None:
+        tune = self.tune
+        speaker_of = self.index.speaker_of
+        for i, sim in enumerate(sims):
+            lift = tune.lift(sim)
+            if lift > 0.0 and (speakers is None or speaker_of[i] in speakers):
+                scores[i] = scores.get(i, 0.0) + lift
+
+    def meanings(self) -> QuoteMeanings:
+        """The bank's rows for meaning (built on first use)."""
+        if self._meanings is None:
+            panel = self.panel
+
+            def host(qid: str) -> str | None:
+                hq = panel.question(qid)
+                return hq.text if hq else None
+
+            self._meanings = QuoteMeanings.build(self.index.quotes, host)
+        return self._meanings
+
+    def scope_signals(self, question: str) -> ScopeSignals:
+        """What the scope decision weighs for a question (``panelbot.retrieval.tuning``)."""
+        query = self.query_terms(question.strip())
+        addressed, both = self.addressed(question)
+        return self._scope_signals(question.strip(), query, addressed, both)
+
+    def _scope_signals(
+        self, question: str, query: _Query, addressed: list[str], both: bool
+    ) -> ScopeSignals:
+        evidence = self.scope(query, addressed or (list(self.panel.panelists) if both else []))
+        if query.personal and not addressed:
+            evidence *= PERSONAL_FACTOR
+        vector = shipped_model().embed(question)
+        query.sims = self.meanings().similarities(vector)
+        return ScopeSignals(evidence, max(query.sims, default=0.0), background_similarity(vector))
+
+    def similarities(self, question: str) -> list[float]:
+        """The question's similarity in meaning to each quote of the bank, in index order."""
+        meanings = self.meanings()
+        return meanings.similarities(shipped_model().embed(question))
 
     def _ask_matches(self, query: _Query, best: list[tuple[int, float]]) -> list[tuple[int, float]]:
         """The best candidates (quote, score) with how much of the question (by idf, and its ASK_CUES) one of
@@ -838,17 +892,16 @@ class Router:
         target = (target or "auto").lower()
         if target not in ("auto", "both") and target not in ids:
             raise ValueError(f"unknown target {target!r}")
-        evidence = self.scope(query, addressed or (ids if both else []))
-        if query.personal and not addressed:
-            evidence *= PERSONAL_FACTOR
-        in_scope = evidence >= self.settings.scope_floor and bool(terms)
-        facet = self._asked_facet(question)
+        signals = self._scope_signals(question, query, addressed, both)
+        evidence = signals.evidence
+        in_scope = self.tune.scope.in_scope(signals)
+        facet = self.asked_facet(question)
         if not in_scope and facet is not None and terms:
             # a specific (a price, which GPUs) about the panel's subject: say the talk never gave it
             lenient = self.scope(query, addressed or (ids if both else []), senses=False)
             if query.personal and not addressed:
                 lenient *= PERSONAL_FACTOR
-            if lenient >= self.settings.scope_floor:
+            if self.tune.scope.in_scope(dataclasses.replace(signals, evidence=lenient)):
                 near = self._top(query, 1, None)
                 return RouteResult(
                     question,
@@ -1012,7 +1065,10 @@ class Router:
                 how = f"asked about {name} ({name}'s own work or view): {name} answers"
         if not explicit:
             first = ranked[0]
-            if len(ranked) > 1 and self._both_answered(query, per, first, ranked[1]):
+            if len(ranked) > 1 and (
+                self._both_answered(query, per, first, ranked[1])
+                or self._both_by_meaning(query, per, first, ranked[1])
+            ):
                 return [first, ranked[1]], "both panelists spoke to this", ""
             return [first], f"{self.panel.display_name(first)} spoke to this most on the panel", ""
         org_subject = self._org_subject(query)
@@ -1111,7 +1167,7 @@ class Router:
         return a.sentences[1] == b.sentences[0] or b.sentences[1] == a.sentences[0]
 
     @staticmethod
-    def _asked_facet(question: str) -> Facet | None:
+    def asked_facet(question: str) -> Facet | None:
         """The specific the question asks for (a price, a context length...), if any."""
         head = question[
             :FACET_SCAN
@@ -1120,7 +1176,7 @@ class Router:
 
     def _unstated(self, question: str, quotes: list[ScoredQuote]) -> Facet | None:
         """The specific the question asks for when none of the answer's quotes states it."""
-        facet = self._asked_facet(question)
+        facet = self.asked_facet(question)
         if facet is None or any(facet.states.search(sq.quote.text) for sq in quotes):
             return None
         return facet
@@ -1188,6 +1244,21 @@ class Router:
             if (" " in t or t not in self._common or t in query.phrases) and t not in orgs
         }
         return len(shared) >= 2 and bool(distinctive) and len(said_b) >= BOTH_COVERAGE * len(said_a)
+
+    def _both_by_meaning(
+        self, query: _Query, per: dict[str, list[ScoredQuote]], a: str, b: str
+    ) -> bool:
+        """The second panelist's best answer is close in meaning to the question (``tuning.both_similarity``)
+        and scores, words and meaning together, nearly as well as the first's (``tuning.both_ratio``)."""
+        if query.sims is None or not per[a] or not per[b]:
+            return False
+        best_b = max(
+            (sim for sim, who in zip(query.sims, self.index.speaker_of) if who == b), default=0.0
+        )
+        return (
+            best_b >= self.tune.both_similarity
+            and per[b][0].score >= self.tune.both_ratio * per[a][0].score
+        )
 
     def _position(self, quote_id: str) -> int | None:
         """A quote's position in the index. A saved index decodes quotes one by one and knows where each
