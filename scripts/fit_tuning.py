@@ -53,15 +53,15 @@ def fit_logistic(rows: list[tuple[float, ...]], ys: list[int], ridge: float = 0.
     for _ in range(100):
         grad = [ridge * w[j] if j else 0.0 for j in range(n)]
         hess = [[(ridge if (i == j and i) else 0.0) for j in range(n)] for i in range(n)]
-        for x, y in zip(xs, ys):
-            z = sum(a * b for a, b in zip(w, x))
+        for x, y in zip(xs, ys, strict=False):
+            z = sum(a * b for a, b in zip(w, x, strict=False))
             p = 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
             for i in range(n):
                 grad[i] += (p - y) * x[i]
                 for j in range(n):
                     hess[i][j] += p * (1 - p) * x[i] * x[j]
         step = _solve(hess, grad)
-        w = [a - b for a, b in zip(w, step)]
+        w = [a - b for a, b in zip(w, step, strict=False)]
         if max(abs(b) for b in step) < 1e-9:
             break
     return w
@@ -70,7 +70,7 @@ def fit_logistic(rows: list[tuple[float, ...]], ys: list[int], ridge: float = 0.
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
     """Solve a small linear system by Gaussian elimination with partial pivoting."""
     n = len(b)
-    m = [row[:] + [v] for row, v in zip(a, b)]
+    m = [row[:] + [v] for row, v in zip(a, b, strict=False)]
     for c in range(n):
         piv = max(range(c, n), key=lambda r: abs(m[r][c]))
         m[c], m[piv] = m[piv], m[c]
@@ -79,7 +79,7 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
         for r in range(n):
             if r != c:
                 f = m[r][c] / m[c][c]
-                m[r] = [x - f * y for x, y in zip(m[r], m[c])]
+                m[r] = [x - f * y for x, y in zip(m[r], m[c], strict=False)]
     return [m[i][n] / m[i][i] for i in range(n)]
 
 
@@ -88,8 +88,8 @@ def choose_threshold(
 ) -> tuple[float, float, float]:
     """(threshold, share of in-scope declined, share of off-topic declined): the highest threshold whose
     in-scope declines stay within ``max_declined``."""
-    ins = sorted(p for p, y in zip(probs, ys) if y)
-    outs = [p for p, y in zip(probs, ys) if not y]
+    ins = sorted(p for p, y in zip(probs, ys, strict=False) if y)
+    outs = [p for p, y in zip(probs, ys, strict=False) if not y]
     allowed = int(math.floor(max_declined * len(ins)))
     # declining the `allowed` lowest in-scope questions at most: threshold just above the allowed-th one
     t = ins[allowed] - 1e-9 if allowed < len(ins) else 1.0

@@ -133,7 +133,7 @@ class QuoteMeanings:
     def similarities(self, query: Vector) -> list[float]:
         """One similarity per quote: the best over its rows (0.0 for a quote with none)."""
         best = [0.0] * self.n_quotes
-        for owner, sim in zip(self.owners, self.table.similarities(query)):
+        for owner, sim in zip(self.owners, self.table.similarities(query), strict=False):
             if sim > best[owner]:
                 best[owner] = sim
         return best

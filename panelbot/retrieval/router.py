@@ -39,9 +39,6 @@ from panelbot.panel import Panel, Quote
 from panelbot.records import field, record
 from panelbot.retrieval.facets import Facet, model_names, specific_facets
 from panelbot.retrieval.index import QuoteIndex
-from panelbot.retrieval.meaning import QuoteMeanings, background_similarity
-from panelbot.retrieval.semantic import shipped_model
-from panelbot.retrieval.tuning import ScopeSignals, Tuning, tuning
 from panelbot.retrieval.lexicon import (
     common_stems,
     common_words,
@@ -50,7 +47,10 @@ from panelbot.retrieval.lexicon import (
     stem,
     stopwords,
 )
+from panelbot.retrieval.meaning import QuoteMeanings, background_similarity
 from panelbot.retrieval.results import RouteResult, ScoredQuote
+from panelbot.retrieval.semantic import shipped_model
+from panelbot.retrieval.tuning import ScopeSignals, Tuning, tuning
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import (
     GuardedPattern,
@@ -1253,7 +1253,8 @@ class Router:
         if query.sims is None or not per[a] or not per[b]:
             return False
         best_b = max(
-            (sim for sim, who in zip(query.sims, self.index.speaker_of) if who == b), default=0.0
+            (sim for sim, who in zip(query.sims, self.index.speaker_of, strict=False) if who == b),
+            default=0.0,
         )
         return (
             best_b >= self.tune.both_similarity
