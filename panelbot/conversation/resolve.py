@@ -1105,7 +1105,7 @@ class _Resolver:
         the rest)."""
         out: dict[str, int] = {}
         for qid in quote_ids:
-            i = self.router._position(qid)
+            i = self.router.position(qid)
             if i is not None:
                 out[qid] = i
         return out

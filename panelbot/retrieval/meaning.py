@@ -22,15 +22,14 @@ import hashlib
 import os
 import stat
 import struct
-import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 from panelbot import paths
 from panelbot.panel import Quote
+from panelbot.retrieval.lexicon import DATA_DIR
 from panelbot.retrieval.semantic import StaticModel, Vector, VectorTable, shipped_model
 
 MAGIC = b"PANELBOT-VEC1\n\x00\x00"  # 16 bytes
@@ -74,6 +73,8 @@ def _read_cached(path: Path, dims: int, rows: int) -> VectorTable | None:
 
 def _write_cached(path: Path, table: VectorTable, dims: int) -> None:
     """Atomically, or not at all (a read-only or full cache directory only costs the next start time)."""
+    import tempfile  # only when writing: it loads shutil and random, milliseconds of every warm start
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
@@ -142,11 +143,7 @@ class QuoteMeanings:
 @cache
 def background_questions() -> tuple[str, ...]:
     """The shipped bank of everyday questions on other subjects (comments and blank lines skipped)."""
-    text = (
-        resources.files("panelbot.data")
-        .joinpath("everyday_questions.txt")
-        .read_text(encoding="utf-8")
-    )
+    text = (DATA_DIR / "everyday_questions.txt").read_text(encoding="utf-8")
     lines = (line.strip() for line in text.splitlines())
     return tuple(line for line in lines if line and not line.startswith("#"))
 

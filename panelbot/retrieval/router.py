@@ -36,7 +36,6 @@ from collections.abc import Sequence
 
 from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel, Quote
-from panelbot.records import field, record
 from panelbot.retrieval.facets import Facet, model_names, specific_facets
 from panelbot.retrieval.index import QuoteIndex
 from panelbot.retrieval.lexicon import (
@@ -170,7 +169,7 @@ UNSAID_SHARE = 0.5  # ... or this share when the quote says none of the question
 EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
 
 
-@record
+@dataclasses.dataclass
 class _Query:
     """A question read against the panel's vocabulary: its terms, matched or not, and its phrases."""
 
@@ -178,35 +177,41 @@ class _Query:
     matched: list[str]  # the question's content terms the panel uses
     unmatched: list[str]  # ... and those it never uses
     phrases: dict[str, float]  # terms from a multi-word vocabulary phrase -> their share of it
-    corrected: set[str] = field(default_factory=set)  # terms reached only by correcting a typo
-    seq: list[str] = field(default_factory=list)  # the question's terms in order (matched or not)
-    neutral: set[str] = field(
+    corrected: set[str] = dataclasses.field(
+        default_factory=set
+    )  # terms reached only by correcting a typo
+    seq: list[str] = dataclasses.field(
+        default_factory=list
+    )  # the question's terms in order (matched or not)
+    neutral: set[str] = dataclasses.field(
         default_factory=set
     )  # model names and versions: neither for nor against
-    surface: list[str] = field(
+    surface: list[str] = dataclasses.field(
         default_factory=list
     )  # the question's verbatim word pairs ("day zero")
-    vocab: dict[str, float] = field(
+    vocab: dict[str, float] = dataclasses.field(
         default_factory=dict
     )  # terms reached by one word of the panel's vocabulary
-    runs: dict[str, int] = field(
+    runs: dict[str, int] = dataclasses.field(
         default_factory=dict
     )  # terms of a multi-word name -> the name's length
-    unit: dict[str, str] = field(
+    unit: dict[str, str] = dataclasses.field(
         default_factory=dict
     )  # term -> the first term of the word it came from
-    named: set[str] = field(
+    named: set[str] = dataclasses.field(
         default_factory=set
     )  # terms of a panelist's organisation named as such ("Together")
-    mentioned: list[str] = field(
+    mentioned: list[str] = dataclasses.field(
         default_factory=list
     )  # panelists named in the possessive ("Dan's team")
-    cues: set[str] = field(
+    cues: set[str] = dataclasses.field(
         default_factory=set
     )  # what kind of answer it asks for ("?who", "?before")
     personal: bool = False  # a personal how-to ("how do I ...", "my website"): PERSONAL_TASK
-    org_view: str | None = (
-        None  # the one panelist whose organisation's own view or work is asked ("Together's take")
+    # the one panelist whose organisation's own view or work is asked ("Together's take")
+    org_view: str | None = None
+    sims: list[float] | None = (
+        None  # the question's similarity in meaning to each quote (None: unused)
     )
 
 
@@ -1065,10 +1070,7 @@ class Router:
                 how = f"asked about {name} ({name}'s own work or view): {name} answers"
         if not explicit:
             first = ranked[0]
-            if len(ranked) > 1 and (
-                self._both_answered(query, per, first, ranked[1])
-                or self._both_by_meaning(query, per, first, ranked[1])
-            ):
+            if len(ranked) > 1 and self._both_answered(query, per, first, ranked[1]):
                 return [first, ranked[1]], "both panelists spoke to this", ""
             return [first], f"{self.panel.display_name(first)} spoke to this most on the panel", ""
         org_subject = self._org_subject(query)
@@ -1144,7 +1146,7 @@ class Router:
         for sq in list(kept):
             if not DANGLING.match(sq.quote.text):
                 continue
-            i = self._position(sq.quote.id)
+            i = self.position(sq.quote.id)
             prev = self.index.quotes[i - 1] if i else None
             lead = scores.get(i - 1, 0.0) if i else 0.0
             if (
@@ -1245,23 +1247,7 @@ class Router:
         }
         return len(shared) >= 2 and bool(distinctive) and len(said_b) >= BOTH_COVERAGE * len(said_a)
 
-    def _both_by_meaning(
-        self, query: _Query, per: dict[str, list[ScoredQuote]], a: str, b: str
-    ) -> bool:
-        """The second panelist's best answer is close in meaning to the question (``tuning.both_similarity``)
-        and scores, words and meaning together, nearly as well as the first's (``tuning.both_ratio``)."""
-        if query.sims is None or not per[a] or not per[b]:
-            return False
-        best_b = max(
-            (sim for sim, who in zip(query.sims, self.index.speaker_of, strict=False) if who == b),
-            default=0.0,
-        )
-        return (
-            best_b >= self.tune.both_similarity
-            and per[b][0].score >= self.tune.both_ratio * per[a][0].score
-        )
-
-    def _position(self, quote_id: str) -> int | None:
+    def position(self, quote_id: str) -> int | None:
         """A quote's position in the index. A saved index decodes quotes one by one and knows where each
         one it handed out is; only otherwise are all quotes' ids read (once), which for a large saved bank
         would decode every quote (seconds at 100,000)."""
@@ -1276,7 +1262,7 @@ class Router:
 
     def _said(self, query: _Query, quote: Quote) -> set[str]:
         """The question's terms and verbatim word pairs that a quote says in its own words."""
-        i = self._position(quote.id)
+        i = self.position(quote.id)
         if i is None:
             raise KeyError(quote.id)
         said = (set(query.matched) - query.neutral) & self._text_terms(i)

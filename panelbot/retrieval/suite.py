@@ -57,6 +57,8 @@ def _figures(router: Router, panel: Panel, path: str) -> dict[str, Any]:
 def _check(figures: dict[str, Any], floors: dict[str, Any], *, low: bool) -> list[str]:
     broken = []
     for key, floor in (floors or {}).items():
+        if key.startswith("__"):  # the YAML reader's line numbers
+            continue
         got = figures.get(key)
         if not isinstance(got, (int, float)):
             broken.append(f"{key}: no such figure")

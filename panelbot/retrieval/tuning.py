@@ -1,4 +1,4 @@
-"""The one declared record of the thresholds that decide by meaning: scope, ranking, both panelists.
+"""The one declared record of the thresholds that decide by meaning: scope, ranking, follow-ups.
 
 The numbers live in ``panelbot/data/tuning.json``, written by ``scripts/fit_tuning.py`` from labelled dev sets
 (the file names the sets, the fitted figures and when it was made); nothing else in the code chooses them.
@@ -16,8 +16,6 @@ How each is used:
   (``panelbot.retrieval.meaning``); a question is answered when its probability is at least ``scope.threshold``.
 * ``followup_floor``: a follow-up that points back ("is that expensive?") is read as off-topic when its own
   scope probability is below this -- near everyday questions, far from the panel.
-* ``both_similarity`` / ``both_ratio``: a second panelist joins the answer when their best quote is at least
-  this similar to the question and scores at least ``both_ratio`` of the first panelist's best.
 """
 
 from __future__ import annotations
@@ -26,7 +24,8 @@ import json
 import math
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+
+from panelbot.retrieval.lexicon import DATA_DIR
 
 
 @dataclass(frozen=True)
@@ -66,11 +65,8 @@ class Tuning:
     semantic_weight: float
     semantic_floor: float
     scope: ScopeModel
-    both_similarity: float
-    both_ratio: float
-    followup_floor: float = (
-        0.0  # a follow-up pointing back whose own scope probability is below: off-topic
-    )
+    # a follow-up pointing back whose own scope probability is below this: off-topic
+    followup_floor: float = 0.0
 
     def lift(self, similarity: float) -> float:
         """A quote's semantic addition to its 0-100 score."""
@@ -90,8 +86,6 @@ def from_data(data: dict) -> Tuning:
         semantic_weight=float(data["semantic_weight"]),
         semantic_floor=float(data["semantic_floor"]),
         scope=ScopeModel(**{k: float(scope[k]) for k in ScopeModel.__dataclass_fields__}),
-        both_similarity=float(data["both_similarity"]),
-        both_ratio=float(data["both_ratio"]),
         followup_floor=float(data.get("followup_floor", 0.0)),
     )
 
@@ -99,5 +93,5 @@ def from_data(data: dict) -> Tuning:
 @cache
 def tuning() -> Tuning:
     """The shipped record (read once per process)."""
-    text = resources.files("panelbot.data").joinpath("tuning.json").read_text(encoding="utf-8")
+    text = (DATA_DIR / "tuning.json").read_text(encoding="utf-8")
     return from_data(json.loads(text))
