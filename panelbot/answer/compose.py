@@ -226,5 +226,5 @@ def format_route(panel: Panel, result: RouteResult, *, width: int | None = None)
         for p in passages(quotes):
             lines.append(fill_text(p.cited(), width, "  "))
         lines.append("")
-    lines.append(f"({strip_control(result.reason, keep_newlines=False)})")
+    lines.append(fill_text(f"({strip_control(result.reason, keep_newlines=False)})", width))
     return "\n".join(lines)

@@ -754,6 +754,9 @@ def resolve(
     social = _small_talk(router, message)
     if social:
         return Resolution(_small_talk_route(router, history, message, social), None, SMALL_TALK)
+    if history and hasattr(router, "framing") and router.framing(message) is not None:
+        # "who is Dan?", "what is this talk about?" mid-conversation: asked afresh, never a follow-up
+        return Resolution(router.route(message, target), None, STANDALONE)
     if not history or not hasattr(router, "query_terms"):
         # nothing to follow up on (or a router without the parts a follow-up needs): routed as ever
         return Resolution(

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel, Quote
 from panelbot.retrieval.facets import Facet, model_names, specific_facets
+from panelbot.retrieval.framing import Framing, FramingReader
 from panelbot.retrieval.index import QuoteIndex
 from panelbot.retrieval.lexicon import (
     common_stems,
@@ -334,6 +335,7 @@ class Router:
         }
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
         self._meanings: QuoteMeanings | None = None
+        self._framing: FramingReader | None = None
         self.tune: Tuning = (
             tuning()
         )  # the thresholds that decide by meaning (scripts/fit_tuning.py)
@@ -749,6 +751,16 @@ class Router:
             self._meanings = QuoteMeanings.build(self.index.quotes, host)
         return self._meanings
 
+    def framing_reader(self) -> FramingReader:
+        """Reads and answers the first questions a stranger asks (built on first use)."""
+        if self._framing is None:
+            self._framing = FramingReader(self)
+        return self._framing
+
+    def framing(self, question: str) -> Framing | None:
+        """The framing question this is (the talk, the panel, one panelist), or None."""
+        return self.framing_reader().read(question)
+
     def scope_signals(self, question: str) -> ScopeSignals:
         """What the scope decision weighs for a question (``panelbot.retrieval.tuning``)."""
         query = self.query_terms(question.strip())
@@ -885,6 +897,9 @@ class Router:
 
     def _route(self, question: str, target: str, *, suggest: bool) -> RouteResult:
         question = question.strip()
+        framing = self.framing(question)
+        if framing is not None:  # "what is this talk about?", "who is Dan?": framing, introductions
+            return self.framing_reader().answer(question, framing, (target or "auto").lower())
 
         def offer() -> list[str]:
             return self.suggestions(question=question) if suggest else []
