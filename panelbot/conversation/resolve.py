@@ -47,7 +47,7 @@ from panelbot.conversation.reasons import (
     reason_excerpt,
     states_cause,
 )
-from panelbot.records import field, record, replace
+from panelbot.records import field, record
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
@@ -287,14 +287,27 @@ NOTHING_TO_FOLLOW = "nothing to follow up on yet: ask about something from the t
 
 def _nothing_to_follow(router: Router, route: RouteResult) -> RouteResult:
     """ "tell me more", "why?", "what does the other one think?" before anything was answered: declined as
-    having nothing to follow up on, not as a subject the panel never got into. Anything else as it was."""
-    if (
-        not route.abstained
-        or not route.off_topic
-        or route.small_talk
-        or not hasattr(router, "query_terms")
-    ):
+    having nothing to follow up on -- whatever a lookup of its few words found -- not as a subject the panel
+    never got into. Anything else as it was."""
+    if route.small_talk or not hasattr(router, "query_terms") or not _bare_follow_up(router, route):
         return route
+    return RouteResult(
+        route.question,
+        [],
+        True,
+        [],
+        NOTHING_TO_FOLLOW,
+        route.addressed,
+        route.suggestions or router.suggestions(question=route.question),
+        route.scope,
+        off_topic=False,
+    )
+
+
+def _bare_follow_up(router: Router, route: RouteResult) -> bool:
+    """The message only points back (follow-up cues, names of panelists): nothing of its own to look up."""
+    if not route.abstained and len(route.speakers) > 1:
+        return False  # "what do they both think?" is answered as asked
     message = FILLER.sub("", route.question) or route.question
     if not (
         CONTINUE.search(message)
@@ -303,14 +316,13 @@ def _nothing_to_follow(router: Router, route: RouteResult) -> RouteResult:
         or _references(message)
         or ELLIPSIS.search(message)
     ):
-        return route
+        return False
     rest, _, _, unmatched = _own_terms(
         router, OTHER.sub(" ", CONTINUE.sub(" ", WHY.sub(" ", message)))
     )
     identity = _identity_terms(router, list(router.panel.panelists))
-    if unmatched or any(t not in identity for t in rest):
-        return route  # it names something of its own ("why is pizza round?"): off-topic as it was
-    return replace(route, reason=NOTHING_TO_FOLLOW, off_topic=False)
+    # it names something of its own ("why is pizza round?"): routed as it was
+    return not unmatched and all(t in identity for t in rest)
 
 
 def _references(message: str) -> bool:

@@ -18,10 +18,12 @@ warm start embeds only the question.
 
 from __future__ import annotations
 
+import array
 import hashlib
 import os
 import stat
 import struct
+import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from functools import cache
@@ -35,6 +37,9 @@ from panelbot.retrieval.semantic import StaticModel, Vector, VectorTable, shippe
 MAGIC = b"PANELBOT-VEC1\n\x00\x00"  # 16 bytes
 _HEAD = struct.Struct("<16sII")  # magic, dims, rows
 MAX_CACHED_BYTES = 1 << 31  # a larger file is not ours
+# banks up to this many quotes get the semantic step; a larger library is lexical only for now (its rows
+# would take minutes to embed in pure Python at the first start: batch embedding with numpy is to come)
+MAX_QUOTES = 20_000
 
 
 def _model_print(model: StaticModel) -> bytes:
@@ -72,6 +77,10 @@ def _read_cached(path: Path, dims: int, rows: int) -> VectorTable | None:
 
 
 def _write_cached(path: Path, table: VectorTable, dims: int) -> None:
+    _write_atomically(path, [_HEAD.pack(MAGIC, dims, len(table)), table.to_bytes()])
+
+
+def _write_atomically(path: Path, pieces: Sequence[bytes]) -> None:
     """Atomically, or not at all (a read-only or full cache directory only costs the next start time)."""
     import tempfile  # only when writing: it loads shutil and random, milliseconds of every warm start
 
@@ -80,8 +89,8 @@ def _write_cached(path: Path, table: VectorTable, dims: int) -> None:
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(_HEAD.pack(MAGIC, dims, len(table)))
-                f.write(table.to_bytes())
+                for piece in pieces:
+                    f.write(piece)
             os.replace(tmp, path)
         except BaseException:
             with suppress(OSError):
@@ -102,6 +111,41 @@ def embedded(texts: Sequence[str], model: StaticModel | None = None) -> VectorTa
     return table
 
 
+_OWNED = struct.Struct("<16sIII")  # magic, dims, rows, quotes
+OWNED_MAGIC = b"PANELBOT-QVEC1\n\x00"  # 16 bytes
+
+
+def _read_owned(path: Path, dims: int) -> QuoteMeanings | None:
+    """A saved bank's rows (owners and vectors) when the file is a regular file of a consistent shape."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or not _OWNED.size <= st.st_size <= MAX_CACHED_BYTES:
+            return None
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    magic, d, rows, quotes = _OWNED.unpack_from(data)
+    body = _OWNED.size + 4 * rows
+    if magic != OWNED_MAGIC or d != dims or len(data) != body + 4 * dims * rows:
+        return None
+    owners = array.array("i")
+    owners.frombytes(data[_OWNED.size : body])
+    if sys.byteorder != "little":
+        owners.byteswap()
+    if any(not 0 <= o < quotes for o in owners):
+        return None
+    return QuoteMeanings(VectorTable.from_bytes(data[body:], dims), owners, quotes)
+
+
+def _write_owned(path: Path, meanings: QuoteMeanings, dims: int) -> None:
+    owners = array.array("i", meanings.owners)
+    if sys.byteorder != "little":
+        owners.byteswap()
+    head = _OWNED.pack(OWNED_MAGIC, dims, len(owners), meanings.n_quotes)
+    _write_atomically(path, [head, owners.tobytes(), meanings.table.to_bytes()])
+
+
 class QuoteMeanings:
     """The rows of every quote of a bank, and the question -> quote similarities they give."""
 
@@ -109,6 +153,32 @@ class QuoteMeanings:
         self.table = table
         self.owners = list(owners)  # row -> the quote (position in the bank) it stands for
         self.n_quotes = n_quotes
+
+    @classmethod
+    def for_panel_files(
+        cls,
+        digest: str,
+        quotes: Sequence[Quote],
+        host_question: Callable[[str], str | None],
+        model: StaticModel | None = None,
+    ) -> QuoteMeanings:
+        """The rows of a panel read from disk, keyed by its files' ``digest``: a warm start reads them
+        without decoding a single quote (a saved 100,000-quote bank decodes quotes only as it shows them)."""
+        model = model or shipped_model()
+        # the count and the first and last quotes too: a panel changed in memory after loading is not its files
+        ends = [(q.id, q.text) for q in (quotes[:1] if quotes else [])] + [(quotes[-1].id,)] * bool(
+            quotes
+        )
+        seed = _model_print(model) + repr((digest, len(quotes), ends)).encode(
+            "utf-8", "surrogatepass"
+        )
+        key = hashlib.sha256(seed).hexdigest()[:32]
+        path = paths.index_cache_dir() / f"meaning-{key}.qvec"
+        found = _read_owned(path, model.dims)
+        if found is None or found.n_quotes != len(quotes):
+            found = cls.build(quotes, host_question, model)
+            _write_owned(path, found, model.dims)
+        return found
 
     @classmethod
     def build(

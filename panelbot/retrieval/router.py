@@ -33,6 +33,7 @@ import re
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 
 from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel, Quote
@@ -47,7 +48,7 @@ from panelbot.retrieval.lexicon import (
     stem,
     stopwords,
 )
-from panelbot.retrieval.meaning import QuoteMeanings, background_similarity
+from panelbot.retrieval.meaning import MAX_QUOTES, QuoteMeanings, background_similarity
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.semantic import shipped_model
 from panelbot.retrieval.tuning import ScopeSignals, Tuning, tuning
@@ -214,6 +215,16 @@ class _Query:
     sims: list[float] | None = (
         None  # the question's similarity in meaning to each quote (None: unused)
     )
+
+
+def _panel_files_digest(panel: Panel) -> str | None:
+    """A hash of the files the panel was read from, when it was read from a directory (else None)."""
+    directory = getattr(panel, "path", None)
+    if directory is None or not (Path(directory) / "quotes.yaml").is_file():
+        return None
+    from panelbot.retrieval.cache import panel_hash  # the saved index's own key for the same files
+
+    return panel_hash(Path(directory))
 
 
 class Router:
@@ -748,7 +759,11 @@ class Router:
                 hq = panel.question(qid)
                 return hq.text if hq else None
 
-            self._meanings = QuoteMeanings.build(self.index.quotes, host)
+            digest = _panel_files_digest(panel)
+            if digest is None:
+                self._meanings = QuoteMeanings.build(self.index.quotes, host)
+            else:
+                self._meanings = QuoteMeanings.for_panel_files(digest, self.index.quotes, host)
         return self._meanings
 
     def framing_reader(self) -> FramingReader:
@@ -773,9 +788,19 @@ class Router:
         evidence = self.scope(query, addressed or (list(self.panel.panelists) if both else []))
         if query.personal and not addressed:
             evidence *= PERSONAL_FACTOR
+        if len(self.index.quotes) > MAX_QUOTES:  # lexical only (see meaning.MAX_QUOTES)
+            return ScopeSignals(evidence, 0.0, 0.0)
         vector = shipped_model().embed(question)
         query.sims = self.meanings().similarities(vector)
         return ScopeSignals(evidence, max(query.sims, default=0.0), background_similarity(vector))
+
+    def _in_scope(self, signals: ScopeSignals, query: _Query) -> bool:
+        """The scope decision: the fitted model on words and meaning; on a bank too large for the semantic
+        step, the lexical floor (``retrieval.scope_floor``)."""
+        if query.sims is None:
+            return bool(query.terms) and signals.evidence >= self.settings.scope_floor
+        # a question with no word the model or the panel knows has no meaning to weigh
+        return (bool(query.terms) or signals.closest > 0.0) and self.tune.scope.in_scope(signals)
 
     def similarities(self, question: str) -> list[float]:
         """The question's similarity in meaning to each quote of the bank, in index order."""
@@ -914,14 +939,14 @@ class Router:
             raise ValueError(f"unknown target {target!r}")
         signals = self._scope_signals(question, query, addressed, both)
         evidence = signals.evidence
-        in_scope = self.tune.scope.in_scope(signals)
+        in_scope = self._in_scope(signals, query)
         facet = self.asked_facet(question)
         if not in_scope and facet is not None and terms:
             # a specific (a price, which GPUs) about the panel's subject: say the talk never gave it
             lenient = self.scope(query, addressed or (ids if both else []), senses=False)
             if query.personal and not addressed:
                 lenient *= PERSONAL_FACTOR
-            if self.tune.scope.in_scope(dataclasses.replace(signals, evidence=lenient)):
+            if self._in_scope(dataclasses.replace(signals, evidence=lenient), query):
                 near = self._top(query, 1, None)
                 return RouteResult(
                     question,
