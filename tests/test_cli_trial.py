@@ -129,6 +129,7 @@ def test_watch_links_follow_the_order_the_quotes_are_shown(
     for question in (
         "Does the wheat variety change the flavour of bread?",
         "What went wrong when the bakery switched to spelt flour?",
+        "Why don't more farmers grow heritage grains like einkorn?",
     ):
         r = run_cli("ask", "--panel", str(panel), "--to", "both", question)
         assert r.returncode == 0, r.stderr

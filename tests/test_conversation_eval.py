@@ -74,11 +74,7 @@ def test_dev_set_quality(shipped_panel, router) -> None:
         "offtopic",
     }
     d = evaluate_conversations(router, convs).to_dict()
-    assert d["offtopic_answered"] == 0
-    assert (
-        d["by_kind"]["single"]["accuracy"] == 100.0 and d["by_kind"]["switch"]["accuracy"] == 100.0
-    )
-    assert d["follow_up_accuracy"] >= 80.0
+    # the figures themselves are held to floors by eval/suite.yaml; context must matter this much
     assert d["follow_up_accuracy"] > d["follow_up_accuracy_alone"] + 30
 
 

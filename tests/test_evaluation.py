@@ -111,34 +111,14 @@ def test_missing_eval_file(tmp_path: Path, shipped_panel) -> None:
         load_eval_set(str(tmp_path / "none.yaml"), shipped_panel)
 
 
-def test_shipped_dev_set_meets_the_targets(shipped_panel, router: Router) -> None:
-    """The dev set in eval/ (a regression guard; the held-out set is what really counts)."""
+def test_shipped_dev_set_is_well_formed(shipped_panel) -> None:
+    """The dev set in eval/ covers every kind; its figures are held to floors by eval/suite.yaml
+    (tests/test_eval_suite.py), with every other set of every talk."""
     dev = Path(shipped_panel.path).parents[1] / "eval" / "dev.yaml"
     items = load_eval_set(str(dev), shipped_panel)
     assert len(items) >= 60
     kinds = {i.kind for i in items}
     assert {"paraphrase", "keyword", "typo", "addressed", "both", "offtopic"} <= kinds
-    d = evaluate(router, items).to_dict()
-    # a guard close to the measured figures (95.6 / 90.3 / 98.2 / 96.4 / 98.2 / 0.9 with the issue-8 router):
-    # one or two more misses of any kind fail it, so a weakened router cannot hide behind a loose threshold
-    assert d["speaker_accuracy"] >= 94.5
-    assert d["recall_at_1"] >= 89
-    assert d["recall_at_3"] >= 97
-    assert d["abstention_recall"] >= 94.5
-    assert d["abstention_precision"] >= 98
-    assert d["wrongly_abstained"] <= 1.5
-
-
-def test_shipped_test_set_stays_near_its_figures(shipped_panel, router: Router) -> None:
-    """eval/test.yaml too (96.1 / 87.6 / 95.3 / 98.2 / 0.8 with the issue-8 router): the off-topic decline
-    rate there is the figure that drops first when the router's scope check is weakened."""
-    path = Path(shipped_panel.path).parents[1] / "eval" / "test.yaml"
-    d = evaluate(router, load_eval_set(str(path), shipped_panel)).to_dict()
-    assert d["speaker_accuracy"] >= 95
-    assert d["recall_at_1"] >= 86
-    assert d["recall_at_3"] >= 94
-    assert d["abstention_recall"] >= 96
-    assert d["wrongly_abstained"] <= 1.5
 
 
 def test_cli_eval_prints_metrics(run_cli, tmp_path: Path) -> None:
@@ -170,7 +150,16 @@ def test_cli_eval_bad_file_exit_2(run_cli, tmp_path: Path) -> None:
 EVAL_DIR = Path(__file__).resolve().parent.parent / "eval"
 
 
-@pytest.mark.parametrize("path", sorted(EVAL_DIR.glob("*.yaml")), ids=lambda p: p.name)
+# the shipped talk's question and conversation sets (the suite file and the framing set have formats of their
+# own, read by tests/test_eval_suite.py and tests/test_framing.py)
+SHIPPED_SETS = [
+    p
+    for p in [*sorted(EVAL_DIR.glob("*.yaml")), *sorted((EVAL_DIR / "heldout").glob("*.yaml"))]
+    if p.name not in ("suite.yaml", "framing_dev.yaml") and "_panel_" not in p.name
+]
+
+
+@pytest.mark.parametrize("path", SHIPPED_SETS, ids=lambda p: p.name)
 def test_every_shipped_eval_set_loads_and_names_real_quotes(shipped_panel, path: Path) -> None:
     from panelbot.conversation.evaluation import is_conversation_set, load_conversations
     from panelbot.retrieval.evaluation import read_eval_file

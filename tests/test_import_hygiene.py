@@ -144,20 +144,10 @@ def _imported_by_ask(env: dict[str, str], question: str = "kv cache") -> set[str
 
 
 # what a warm start (saved index, config already parsed once) needs none of: YAML, rapidfuzz (only a word
-# to correct needs it), dataclasses and the inspect/ast/dis/tokenize it pulls in (panelbot.records instead),
-# typing (TYPE_CHECKING = False blocks), shutil (panelbot.text.terminal_columns), locale (argparse's gettext)
-WARM_NEVER = {
-    "yaml",
-    "rapidfuzz",
-    "dataclasses",
-    "inspect",
-    "ast",
-    "dis",
-    "tokenize",
-    "typing",
-    "shutil",
-    "locale",
-}
+# to correct needs it), numpy (only a bank of thousands of quotes needs it: panelbot.retrieval.semantic),
+# shutil (panelbot.text.terminal_columns), locale (argparse's gettext). (The standard library's dataclasses
+# and typing are allowed since the semantic step: a few milliseconds, measured by benchmarks/startup.py.)
+WARM_NEVER = {"yaml", "rapidfuzz", "numpy", "shutil", "locale"}
 
 
 def test_importtime_of_ask_offline(isolated_env) -> None:

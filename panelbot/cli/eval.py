@@ -7,6 +7,9 @@ import argparse
 from typing import TextIO
 
 from panelbot.cli.common import EXIT_OK, load_config_and_panel, print_json
+from panelbot.errors import UsageError
+
+EXIT_BELOW_FLOOR = 1  # --suite: a figure fell below its recorded floor
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -17,13 +20,44 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         description="Speaker accuracy, recall@1/@3 and abstention precision/recall; for a "
         "file of conversations, turn accuracy per kind of follow-up.",
     )
-    ev.add_argument("file", metavar="FILE", help="YAML list or JSON Lines (see docs/quality.md)")
+    ev.add_argument(
+        "file", metavar="FILE", nargs="?", help="YAML list or JSON Lines (see docs/quality.md)"
+    )
+    ev.add_argument(
+        "--suite",
+        metavar="SUITE",
+        help="every talk and set listed in SUITE (e.g. eval/suite.yaml), each held to its floors: "
+        "exit 1 when a figure is below one",
+    )
     ev.add_argument("--json", action="store_true")
     ev.add_argument("-v", "--verbose", action="store_true", help="list every miss")
     ev.set_defaults(handler=cmd_eval)
 
 
+def cmd_suite(args: argparse.Namespace, out: TextIO) -> int:
+    from panelbot.retrieval.suite import format_suite, run_suite
+
+    results = run_suite(args.suite)
+    if args.json:
+        print_json(
+            [
+                {"talk": r.talk, "file": r.file, "figures": r.figures, "below": r.broken}
+                for r in results
+            ],
+            out,
+        )
+    else:
+        out.write(format_suite(results) + "\n")
+    return EXIT_BELOW_FLOOR if any(r.broken for r in results) else EXIT_OK
+
+
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.suite:
+        if args.file:
+            raise UsageError("give FILE or --suite SUITE, not both")
+        return cmd_suite(args, out)
+    if not args.file:
+        raise UsageError("eval needs FILE (a question or conversation set) or --suite SUITE")
     from panelbot.retrieval.evaluation import evaluate, format_report, load_eval_set, read_eval_file
     from panelbot.retrieval.router import Router
 

@@ -36,7 +36,8 @@ from panelbot.retrieval.evaluation import EvalItem, hit, parse_item, read_eval_f
 from panelbot.retrieval.results import RouteResult
 from panelbot.retrieval.router import Router
 
-FOLLOW_UP_KINDS = ("continuation", "reason", "elaboration", "other")
+# after_decline: a follow-up asked right after a declined turn (its subject is the question that was declined)
+FOLLOW_UP_KINDS = ("continuation", "reason", "elaboration", "other", "after_decline")
 KIND_ALIASES = {
     "first": "single",
     "standalone": "single",
@@ -47,6 +48,7 @@ KIND_ALIASES = {
     "topic_switch": "switch",
     "topic-switch": "switch",
     "followup": "continuation",
+    "after-decline": "after_decline",
     "why": "reason",
     **dict.fromkeys(
         (

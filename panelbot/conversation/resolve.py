@@ -47,7 +47,7 @@ from panelbot.conversation.reasons import (
     reason_excerpt,
     states_cause,
 )
-from panelbot.records import field, record, replace
+from panelbot.records import field, record
 from panelbot.retrieval.lexicon import common_stems, common_words, english_words, stopwords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
@@ -287,14 +287,27 @@ NOTHING_TO_FOLLOW = "nothing to follow up on yet: ask about something from the t
 
 def _nothing_to_follow(router: Router, route: RouteResult) -> RouteResult:
     """ "tell me more", "why?", "what does the other one think?" before anything was answered: declined as
-    having nothing to follow up on, not as a subject the panel never got into. Anything else as it was."""
-    if (
-        not route.abstained
-        or not route.off_topic
-        or route.small_talk
-        or not hasattr(router, "query_terms")
-    ):
+    having nothing to follow up on -- whatever a lookup of its few words found -- not as a subject the panel
+    never got into. Anything else as it was."""
+    if route.small_talk or not hasattr(router, "query_terms") or not _bare_follow_up(router, route):
         return route
+    return RouteResult(
+        route.question,
+        [],
+        True,
+        [],
+        NOTHING_TO_FOLLOW,
+        route.addressed,
+        route.suggestions or router.suggestions(question=route.question),
+        route.scope,
+        off_topic=False,
+    )
+
+
+def _bare_follow_up(router: Router, route: RouteResult) -> bool:
+    """The message only points back (follow-up cues, names of panelists): nothing of its own to look up."""
+    if not route.abstained and len(route.speakers) > 1:
+        return False  # "what do they both think?" is answered as asked
     message = FILLER.sub("", route.question) or route.question
     if not (
         CONTINUE.search(message)
@@ -303,14 +316,13 @@ def _nothing_to_follow(router: Router, route: RouteResult) -> RouteResult:
         or _references(message)
         or ELLIPSIS.search(message)
     ):
-        return route
+        return False
     rest, _, _, unmatched = _own_terms(
         router, OTHER.sub(" ", CONTINUE.sub(" ", WHY.sub(" ", message)))
     )
     identity = _identity_terms(router, list(router.panel.panelists))
-    if unmatched or any(t not in identity for t in rest):
-        return route  # it names something of its own ("why is pizza round?"): off-topic as it was
-    return replace(route, reason=NOTHING_TO_FOLLOW, off_topic=False)
+    # it names something of its own ("why is pizza round?"): routed as it was
+    return not unmatched and all(t in identity for t in rest)
 
 
 def _references(message: str) -> bool:
@@ -524,6 +536,14 @@ def _applies_elsewhere(
     ]
     new = [t for t in terms if "_" not in t and t not in subject.terms and _is_specific(router, t)]
     return bool(own and new) and not any(router._said_together(t, u) for t in new for u in own)
+
+
+def _elsewhere_by_meaning(router: Router, message: str) -> bool:
+    """A message that points back ("is it expensive to buy one for my house?") but whose own meaning is far
+    from anything the panel said and near everyday questions on other subjects: off-topic, not more on the
+    subject (``tuning.followup_floor``, fitted on conversation dev sets)."""
+    signals = router.scope_signals(message)
+    return router.tune.scope.probability(signals) < router.tune.followup_floor
 
 
 # --------------------------------------------------------------------------------------------- scoring
@@ -746,6 +766,9 @@ def resolve(
     social = _small_talk(router, message)
     if social:
         return Resolution(_small_talk_route(router, history, message, social), None, SMALL_TALK)
+    if history and hasattr(router, "framing") and router.framing(message) is not None:
+        # "who is Dan?", "what is this talk about?" mid-conversation: asked afresh, never a follow-up
+        return Resolution(router.route(message, target), None, STANDALONE)
     if not history or not hasattr(router, "query_terms"):
         # nothing to follow up on (or a router without the parts a follow-up needs): routed as ever
         return Resolution(
@@ -785,7 +808,10 @@ def resolve(
         # it asks for a specific the talk never gave (a price, a context length): no earlier subject can
         # answer that, so it is declined as it would be on its own, saying what was said nearby
         return Resolution(alone, None, STANDALONE)
-    if reading.kind == ELABORATION and _applies_elsewhere(router, subject, message, reading.terms):
+    if reading.kind == ELABORATION and (
+        _applies_elsewhere(router, subject, message, reading.terms)
+        or _elsewhere_by_meaning(router, message)
+    ):
         # "does that work for caching my website's images?": the user's own use of panel words the talk
         # never says with the subject -- declined, never answered from context
         route = RouteResult(
@@ -1094,7 +1120,7 @@ class _Resolver:
         the rest)."""
         out: dict[str, int] = {}
         for qid in quote_ids:
-            i = self.router._position(qid)
+            i = self.router.position(qid)
             if i is not None:
                 out[qid] = i
         return out

@@ -1048,6 +1048,23 @@ def _save_in_child(
 # ------------------------------------------------------------------------------------------- API
 
 
+def save_meanings(panel: Panel, directory: Path) -> None:
+    """The quote vectors, made with the index and kept beside it (``panelbot.retrieval.meaning``), for a bank
+    the semantic step serves (``meaning.MAX_QUOTES``)."""
+    from panelbot.retrieval.meaning import MAX_QUOTES, QuoteMeanings
+
+    if len(panel.quotes) <= MAX_QUOTES:
+        QuoteMeanings.for_panel_files(panel_hash(directory), panel.quotes, _host_text(panel))
+
+
+def _host_text(panel: Panel) -> Any:
+    def host(qid: str) -> str | None:
+        hq = panel.question(qid)
+        return hq.text if hq else None
+
+    return host
+
+
 def open_indexed(name_or_dir: str | Path, *, use_cache: bool = True) -> Opened:
     """A panel (by name or directory) with its index: from the saved index when it is current, else built
     from the YAML and saved (a large bank by a forked child: see :func:`save`). Raises the loader's
@@ -1084,6 +1101,7 @@ def _open_or_build(directory: Path, path: Path) -> Opened:
         name = opened.panel.name
         try:
             save(path, key, opened.panel, opened.index)
+            save_meanings(opened.panel, directory)
         except OSError as exc:
             why = exc.strerror or str(exc)
             opened.note = (

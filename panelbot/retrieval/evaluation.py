@@ -55,6 +55,9 @@ class Report:
     r3: int = 0
     abstained_off: int = 0  # true positives
     abstained_in: int = 0  # wrongly abstained
+    strict: int = (
+        0  # in scope and strictly right: the right speakers and a right quote in the top 3
+    )
     by_kind: dict[str, list[int]] = field(default_factory=dict)  # kind -> [ok, total]
     misses: list[Miss] = field(default_factory=list)
 
@@ -68,6 +71,7 @@ class Report:
             "items": self.n,
             "in_scope": self.in_scope,
             "off_topic": self.off_topic,
+            "strictly_right": self._pct(self.strict, self.in_scope),
             "speaker_accuracy": self._pct(self.speaker_ok, self.in_scope),
             "first_speaker_accuracy": self._pct(self.first_speaker_ok, self.in_scope),
             "recall_at_1": self._pct(self.r1, self.with_quotes),
@@ -218,6 +222,7 @@ def evaluate(router: Router, items: list[EvalItem]) -> Report:
                 elif not res.abstained:
                     ok = False
                     rep.misses.append(Miss(it, "expected quote not in top 3", got_sp, got_q))
+            rep.strict += int(ok and not res.abstained)
         kind = it.kind or ("offtopic" if not it.speakers else "other")
         slot = rep.by_kind.setdefault(kind, [0, 0])
         slot[0] += int(ok)
@@ -233,6 +238,8 @@ def format_report(rep: Report, *, verbose: bool = False) -> str:
 
     lines = [
         f"items: {rep.n} ({rep.in_scope} in scope, {rep.off_topic} off-topic)",
+        f"strictly right        {f(d['strictly_right'])}  ({rep.strict}/{rep.in_scope}: right speakers, "
+        "a right quote in the top 3)",
         f"speaker accuracy      {f(d['speaker_accuracy'])}  ({rep.speaker_ok}/{rep.in_scope}; "
         f"first speaker right {f(d['first_speaker_accuracy'])})",
         f"recall@1              {f(d['recall_at_1'])}  ({rep.r1}/{rep.with_quotes})",

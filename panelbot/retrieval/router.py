@@ -26,17 +26,19 @@ offered with a decline are curated ``asks`` checked to be answered by their own 
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 import re
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 
 from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel, Quote
-from panelbot.records import field, record
 from panelbot.retrieval.facets import Facet, model_names, specific_facets
+from panelbot.retrieval.framing import Framing, FramingReader
 from panelbot.retrieval.index import QuoteIndex
 from panelbot.retrieval.lexicon import (
     common_stems,
@@ -46,7 +48,10 @@ from panelbot.retrieval.lexicon import (
     stem,
     stopwords,
 )
+from panelbot.retrieval.meaning import MAX_QUOTES, QuoteMeanings, background_similarity
 from panelbot.retrieval.results import RouteResult, ScoredQuote
+from panelbot.retrieval.semantic import shipped_model
+from panelbot.retrieval.tuning import ScopeSignals, Tuning, tuning
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import (
     GuardedPattern,
@@ -166,7 +171,7 @@ UNSAID_SHARE = 0.5  # ... or this share when the quote says none of the question
 EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
 
 
-@record
+@dataclasses.dataclass
 class _Query:
     """A question read against the panel's vocabulary: its terms, matched or not, and its phrases."""
 
@@ -174,36 +179,52 @@ class _Query:
     matched: list[str]  # the question's content terms the panel uses
     unmatched: list[str]  # ... and those it never uses
     phrases: dict[str, float]  # terms from a multi-word vocabulary phrase -> their share of it
-    corrected: set[str] = field(default_factory=set)  # terms reached only by correcting a typo
-    seq: list[str] = field(default_factory=list)  # the question's terms in order (matched or not)
-    neutral: set[str] = field(
+    corrected: set[str] = dataclasses.field(
+        default_factory=set
+    )  # terms reached only by correcting a typo
+    seq: list[str] = dataclasses.field(
+        default_factory=list
+    )  # the question's terms in order (matched or not)
+    neutral: set[str] = dataclasses.field(
         default_factory=set
     )  # model names and versions: neither for nor against
-    surface: list[str] = field(
+    surface: list[str] = dataclasses.field(
         default_factory=list
     )  # the question's verbatim word pairs ("day zero")
-    vocab: dict[str, float] = field(
+    vocab: dict[str, float] = dataclasses.field(
         default_factory=dict
     )  # terms reached by one word of the panel's vocabulary
-    runs: dict[str, int] = field(
+    runs: dict[str, int] = dataclasses.field(
         default_factory=dict
     )  # terms of a multi-word name -> the name's length
-    unit: dict[str, str] = field(
+    unit: dict[str, str] = dataclasses.field(
         default_factory=dict
     )  # term -> the first term of the word it came from
-    named: set[str] = field(
+    named: set[str] = dataclasses.field(
         default_factory=set
     )  # terms of a panelist's organisation named as such ("Together")
-    mentioned: list[str] = field(
+    mentioned: list[str] = dataclasses.field(
         default_factory=list
     )  # panelists named in the possessive ("Dan's team")
-    cues: set[str] = field(
+    cues: set[str] = dataclasses.field(
         default_factory=set
     )  # what kind of answer it asks for ("?who", "?before")
     personal: bool = False  # a personal how-to ("how do I ...", "my website"): PERSONAL_TASK
-    org_view: str | None = (
-        None  # the one panelist whose organisation's own view or work is asked ("Together's take")
+    # the one panelist whose organisation's own view or work is asked ("Together's take")
+    org_view: str | None = None
+    sims: list[float] | None = (
+        None  # the question's similarity in meaning to each quote (None: unused)
     )
+
+
+def _panel_files_digest(panel: Panel) -> str | None:
+    """A hash of the files the panel was read from, when it was read from a directory (else None)."""
+    directory = getattr(panel, "path", None)
+    if directory is None or not (Path(directory) / "quotes.yaml").is_file():
+        return None
+    from panelbot.retrieval.cache import panel_hash  # the saved index's own key for the same files
+
+    return panel_hash(Path(directory))
 
 
 class Router:
@@ -324,6 +345,11 @@ class Router:
             for pid, names in spellings.items()
         }
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
+        self._meanings: QuoteMeanings | None = None
+        self._framing: FramingReader | None = None
+        self.tune: Tuning = (
+            tuning()
+        )  # the thresholds that decide by meaning (scripts/fit_tuning.py)
         self._suggestion_words: list[frozenset[str]] | None = None
         self._verified: dict[str, bool] = {}
         self._name_res = {
@@ -697,19 +723,89 @@ class Router:
 
     def _scores(self, query: _Query, speakers: set[str] | None) -> dict[int, float]:
         """0-100 scores: BM25 normalised by its upper bound, plus SURFACE_PAIR_BONUS for each of the
-        question's word pairs the quote says verbatim ("day zero", "catch up"), at most two."""
+        question's word pairs the quote says verbatim ("day zero", "catch up"), at most two, plus the
+        quote's closeness in meaning to the question (``tuning.lift``) when the query carries it."""
         terms = query.terms
-        raw = self.index.score(terms, speakers)
-        if not raw:
-            return {}
-        top = self.index.max_score(terms) or 1.0
+        raw = self.index.score(terms, speakers) if terms else {}
+        top = self.index.max_score(terms) or 1.0 if terms else 1.0
         scores = {i: 100.0 * s / top for i, s in raw.items()}
+        if query.sims is not None:
+            self._add_meaning(scores, query.sims, speakers)
+        if not scores:
+            return {}
         if query.surface:
             for i in heapq.nlargest(RERANK_SURFACE, scores, key=scores.__getitem__):
                 hits = self._surface_hits(query, i)
                 if hits:
                     scores[i] += SURFACE_PAIR_BONUS * min(hits, 2)
         return {i: min(100.0, s) for i, s in scores.items()}
+
+    def _add_meaning(
+        self, scores: dict[int, float], sims: list[float], speakers: set[str] | None
+    ) -> None:
+        tune = self.tune
+        speaker_of = self.index.speaker_of
+        for i, sim in enumerate(sims):
+            lift = tune.lift(sim)
+            if lift > 0.0 and (speakers is None or speaker_of[i] in speakers):
+                scores[i] = scores.get(i, 0.0) + lift
+
+    def meanings(self) -> QuoteMeanings:
+        """The bank's rows for meaning (built on first use)."""
+        if self._meanings is None:
+            panel = self.panel
+
+            def host(qid: str) -> str | None:
+                hq = panel.question(qid)
+                return hq.text if hq else None
+
+            digest = _panel_files_digest(panel)
+            if digest is None:
+                self._meanings = QuoteMeanings.build(self.index.quotes, host)
+            else:
+                self._meanings = QuoteMeanings.for_panel_files(digest, self.index.quotes, host)
+        return self._meanings
+
+    def framing_reader(self) -> FramingReader:
+        """Reads and answers the first questions a stranger asks (built on first use)."""
+        if self._framing is None:
+            self._framing = FramingReader(self)
+        return self._framing
+
+    def framing(self, question: str) -> Framing | None:
+        """The framing question this is (the talk, the panel, one panelist), or None."""
+        return self.framing_reader().read(question)
+
+    def scope_signals(self, question: str) -> ScopeSignals:
+        """What the scope decision weighs for a question (``panelbot.retrieval.tuning``)."""
+        query = self.query_terms(question.strip())
+        addressed, both = self.addressed(question)
+        return self._scope_signals(question.strip(), query, addressed, both)
+
+    def _scope_signals(
+        self, question: str, query: _Query, addressed: list[str], both: bool
+    ) -> ScopeSignals:
+        evidence = self.scope(query, addressed or (list(self.panel.panelists) if both else []))
+        if query.personal and not addressed:
+            evidence *= PERSONAL_FACTOR
+        if len(self.index.quotes) > MAX_QUOTES:  # lexical only (see meaning.MAX_QUOTES)
+            return ScopeSignals(evidence, 0.0, 0.0)
+        vector = shipped_model().embed(question)
+        query.sims = self.meanings().similarities(vector)
+        return ScopeSignals(evidence, max(query.sims, default=0.0), background_similarity(vector))
+
+    def _in_scope(self, signals: ScopeSignals, query: _Query) -> bool:
+        """The scope decision: the fitted model on words and meaning; on a bank too large for the semantic
+        step, the lexical floor (``retrieval.scope_floor``)."""
+        if query.sims is None:
+            return bool(query.terms) and signals.evidence >= self.settings.scope_floor
+        # a question with no word the model or the panel knows has no meaning to weigh
+        return (bool(query.terms) or signals.closest > 0.0) and self.tune.scope.in_scope(signals)
+
+    def similarities(self, question: str) -> list[float]:
+        """The question's similarity in meaning to each quote of the bank, in index order."""
+        meanings = self.meanings()
+        return meanings.similarities(shipped_model().embed(question))
 
     def _ask_matches(self, query: _Query, best: list[tuple[int, float]]) -> list[tuple[int, float]]:
         """The best candidates (quote, score) with how much of the question (by idf, and its ASK_CUES) one of
@@ -826,6 +922,9 @@ class Router:
 
     def _route(self, question: str, target: str, *, suggest: bool) -> RouteResult:
         question = question.strip()
+        framing = self.framing(question)
+        if framing is not None:  # "what is this talk about?", "who is Dan?": framing, introductions
+            return self.framing_reader().answer(question, framing, (target or "auto").lower())
 
         def offer() -> list[str]:
             return self.suggestions(question=question) if suggest else []
@@ -838,17 +937,16 @@ class Router:
         target = (target or "auto").lower()
         if target not in ("auto", "both") and target not in ids:
             raise ValueError(f"unknown target {target!r}")
-        evidence = self.scope(query, addressed or (ids if both else []))
-        if query.personal and not addressed:
-            evidence *= PERSONAL_FACTOR
-        in_scope = evidence >= self.settings.scope_floor and bool(terms)
-        facet = self._asked_facet(question)
+        signals = self._scope_signals(question, query, addressed, both)
+        evidence = signals.evidence
+        in_scope = self._in_scope(signals, query)
+        facet = self.asked_facet(question)
         if not in_scope and facet is not None and terms:
             # a specific (a price, which GPUs) about the panel's subject: say the talk never gave it
             lenient = self.scope(query, addressed or (ids if both else []), senses=False)
             if query.personal and not addressed:
                 lenient *= PERSONAL_FACTOR
-            if lenient >= self.settings.scope_floor:
+            if self._in_scope(dataclasses.replace(signals, evidence=lenient), query):
                 near = self._top(query, 1, None)
                 return RouteResult(
                     question,
@@ -1088,7 +1186,7 @@ class Router:
         for sq in list(kept):
             if not DANGLING.match(sq.quote.text):
                 continue
-            i = self._position(sq.quote.id)
+            i = self.position(sq.quote.id)
             prev = self.index.quotes[i - 1] if i else None
             lead = scores.get(i - 1, 0.0) if i else 0.0
             if (
@@ -1111,7 +1209,7 @@ class Router:
         return a.sentences[1] == b.sentences[0] or b.sentences[1] == a.sentences[0]
 
     @staticmethod
-    def _asked_facet(question: str) -> Facet | None:
+    def asked_facet(question: str) -> Facet | None:
         """The specific the question asks for (a price, a context length...), if any."""
         head = question[
             :FACET_SCAN
@@ -1120,7 +1218,7 @@ class Router:
 
     def _unstated(self, question: str, quotes: list[ScoredQuote]) -> Facet | None:
         """The specific the question asks for when none of the answer's quotes states it."""
-        facet = self._asked_facet(question)
+        facet = self.asked_facet(question)
         if facet is None or any(facet.states.search(sq.quote.text) for sq in quotes):
             return None
         return facet
@@ -1189,7 +1287,7 @@ class Router:
         }
         return len(shared) >= 2 and bool(distinctive) and len(said_b) >= BOTH_COVERAGE * len(said_a)
 
-    def _position(self, quote_id: str) -> int | None:
+    def position(self, quote_id: str) -> int | None:
         """A quote's position in the index. A saved index decodes quotes one by one and knows where each
         one it handed out is; only otherwise are all quotes' ids read (once), which for a large saved bank
         would decode every quote (seconds at 100,000)."""
@@ -1204,7 +1302,7 @@ class Router:
 
     def _said(self, query: _Query, quote: Quote) -> set[str]:
         """The question's terms and verbatim word pairs that a quote says in its own words."""
-        i = self._position(quote.id)
+        i = self.position(quote.id)
         if i is None:
             raise KeyError(quote.id)
         said = (set(query.matched) - query.neutral) & self._text_terms(i)

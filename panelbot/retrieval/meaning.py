@@ -1,0 +1,228 @@
+"""What a question means against a panel: how close, in meaning, it is to each quote -- and to everyday
+questions about anything else.
+
+Each quote is represented by several rows of the shipped static embedding model
+(:mod:`panelbot.retrieval.semantic`): its own words, the host's question it answers, and every question a curator
+wrote for it (``asks``). A question's similarity to a quote is its best cosine over the quote's rows, so a
+question in words the talk never used still finds the answer whose meaning it shares. An uncurated draft has
+no ``asks``: its rows are the quote's words and the host's question, and the same mechanism applies.
+
+The *background* is a bank of everyday questions on other subjects (``panelbot/data/everyday_questions.txt``,
+general, written for no talk): a question closer to one of them than to anything the panel said is probably
+about something else ("How do I clear the cache in Chrome?"), however many of the talk's words it uses. The
+scope decision (:mod:`panelbot.retrieval.tuning`) weighs both.
+
+Row vectors are computed once and kept in the cache directory, keyed by the model and the rows' texts, so a
+warm start embeds only the question.
+"""
+
+from __future__ import annotations
+
+import array
+import hashlib
+import os
+import stat
+import struct
+import sys
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from functools import cache
+from pathlib import Path
+
+from panelbot import paths
+from panelbot.panel import Quote
+from panelbot.retrieval.lexicon import DATA_DIR
+from panelbot.retrieval.semantic import StaticModel, Vector, VectorTable, shipped_model
+
+MAGIC = b"PANELBOT-VEC1\n\x00\x00"  # 16 bytes
+_HEAD = struct.Struct("<16sII")  # magic, dims, rows
+MAX_CACHED_BYTES = 1 << 31  # a larger file is not ours
+# banks up to this many quotes get the semantic step; a larger library is lexical only for now (its rows
+# would take minutes to embed in pure Python at the first start: batch embedding with numpy is to come)
+MAX_QUOTES = 20_000
+
+
+def _model_print(model: StaticModel) -> bytes:
+    matrix = model.path / "vectors.bin"
+    try:
+        size = matrix.stat().st_size
+    except OSError:
+        size = -1
+    return repr((model.config, size)).encode()
+
+
+def _key(model: StaticModel, texts: Sequence[str]) -> str:
+    h = hashlib.sha256(_model_print(model))
+    for t in texts:
+        h.update(t.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()[:32]
+
+
+def _read_cached(path: Path, dims: int, rows: int) -> VectorTable | None:
+    """The saved table when the file is a regular file of exactly the expected shape, else None (a FIFO,
+    a device, a truncated or foreign file is never waited on or trusted)."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != _HEAD.size + 4 * dims * rows:
+            return None
+        with open(path, "rb") as f:
+            data = f.read(min(st.st_size, MAX_CACHED_BYTES))
+    except OSError:
+        return None
+    magic, d, n = _HEAD.unpack_from(data)
+    if magic != MAGIC or d != dims or n != rows:
+        return None
+    return VectorTable.from_bytes(data[_HEAD.size :], dims)
+
+
+def _write_cached(path: Path, table: VectorTable, dims: int) -> None:
+    _write_atomically(path, [_HEAD.pack(MAGIC, dims, len(table)), table.to_bytes()])
+
+
+def _write_atomically(path: Path, pieces: Sequence[bytes]) -> None:
+    """Atomically, or not at all (a read-only or full cache directory only costs the next start time)."""
+    import tempfile  # only when writing: it loads shutil and random, milliseconds of every warm start
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                for piece in pieces:
+                    f.write(piece)
+            os.replace(tmp, path)
+        except BaseException:
+            with suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError:
+        pass
+
+
+def embedded(texts: Sequence[str], model: StaticModel | None = None) -> VectorTable:
+    """The texts' vectors, from the cache directory when they were embedded before."""
+    model = model or shipped_model()
+    path = paths.index_cache_dir() / f"meaning-{_key(model, texts)}.vec"
+    table = _read_cached(path, model.dims, len(texts))
+    if table is None:
+        table = VectorTable(model.embed_many(texts), model.dims)
+        _write_cached(path, table, model.dims)
+    return table
+
+
+_OWNED = struct.Struct("<16sIII")  # magic, dims, rows, quotes
+OWNED_MAGIC = b"PANELBOT-QVEC1\n\x00"  # 16 bytes
+
+
+def _read_owned(path: Path, dims: int) -> QuoteMeanings | None:
+    """A saved bank's rows (owners and vectors) when the file is a regular file of a consistent shape."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or not _OWNED.size <= st.st_size <= MAX_CACHED_BYTES:
+            return None
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    magic, d, rows, quotes = _OWNED.unpack_from(data)
+    body = _OWNED.size + 4 * rows
+    if magic != OWNED_MAGIC or d != dims or len(data) != body + 4 * dims * rows:
+        return None
+    owners = array.array("i")
+    owners.frombytes(data[_OWNED.size : body])
+    if sys.byteorder != "little":
+        owners.byteswap()
+    if any(not 0 <= o < quotes for o in owners):
+        return None
+    return QuoteMeanings(VectorTable.from_bytes(data[body:], dims), owners, quotes)
+
+
+def _write_owned(path: Path, meanings: QuoteMeanings, dims: int) -> None:
+    owners = array.array("i", meanings.owners)
+    if sys.byteorder != "little":
+        owners.byteswap()
+    head = _OWNED.pack(OWNED_MAGIC, dims, len(owners), meanings.n_quotes)
+    _write_atomically(path, [head, owners.tobytes(), meanings.table.to_bytes()])
+
+
+class QuoteMeanings:
+    """The rows of every quote of a bank, and the question -> quote similarities they give."""
+
+    def __init__(self, table: VectorTable, owners: Sequence[int], n_quotes: int) -> None:
+        self.table = table
+        self.owners = list(owners)  # row -> the quote (position in the bank) it stands for
+        self.n_quotes = n_quotes
+
+    @classmethod
+    def for_panel_files(
+        cls,
+        digest: str,
+        quotes: Sequence[Quote],
+        host_question: Callable[[str], str | None],
+        model: StaticModel | None = None,
+    ) -> QuoteMeanings:
+        """The rows of a panel read from disk, keyed by its files' ``digest``: a warm start reads them
+        without decoding a single quote (a saved 100,000-quote bank decodes quotes only as it shows them)."""
+        model = model or shipped_model()
+        # the count and the first and last quotes too: a panel changed in memory after loading is not its files
+        ends = [(q.id, q.text) for q in (quotes[:1] if quotes else [])] + [(quotes[-1].id,)] * bool(
+            quotes
+        )
+        seed = _model_print(model) + repr((digest, len(quotes), ends)).encode(
+            "utf-8", "surrogatepass"
+        )
+        key = hashlib.sha256(seed).hexdigest()[:32]
+        path = paths.index_cache_dir() / f"meaning-{key}.qvec"
+        found = _read_owned(path, model.dims)
+        if found is None or found.n_quotes != len(quotes):
+            found = cls.build(quotes, host_question, model)
+            _write_owned(path, found, model.dims)
+        return found
+
+    @classmethod
+    def build(
+        cls,
+        quotes: Sequence[Quote],
+        host_question: Callable[[str], str | None],
+        model: StaticModel | None = None,
+    ) -> QuoteMeanings:
+        """Rows for each quote: its text, its host question's text, its ``asks``."""
+        texts: list[str] = []
+        owners: list[int] = []
+        for i, q in enumerate(quotes):
+            rows = [q.text, *q.asks]
+            if q.question:
+                host = host_question(q.question)
+                if host:
+                    rows.append(host)
+            for text in dict.fromkeys(r for r in rows if r and r.strip()):
+                texts.append(text)
+                owners.append(i)
+        return cls(embedded(texts, model), owners, len(quotes))
+
+    def similarities(self, query: Vector) -> list[float]:
+        """One similarity per quote: the best over its rows (0.0 for a quote with none)."""
+        best = [0.0] * self.n_quotes
+        for owner, sim in zip(self.owners, self.table.similarities(query), strict=False):
+            if sim > best[owner]:
+                best[owner] = sim
+        return best
+
+
+@cache
+def background_questions() -> tuple[str, ...]:
+    """The shipped bank of everyday questions on other subjects (comments and blank lines skipped)."""
+    text = (DATA_DIR / "everyday_questions.txt").read_text(encoding="utf-8")
+    lines = (line.strip() for line in text.splitlines())
+    return tuple(line for line in lines if line and not line.startswith("#"))
+
+
+@cache
+def _background_table() -> VectorTable:
+    return embedded(background_questions())
+
+
+def background_similarity(query: Vector) -> float:
+    """How close the question is to the nearest everyday question on another subject."""
+    return max(_background_table().similarities(query), default=0.0)

@@ -1,0 +1,97 @@
+"""The one declared record of the thresholds that decide by meaning: scope, ranking, follow-ups.
+
+The numbers live in ``panelbot/data/tuning.json``, written by ``scripts/fit_tuning.py`` from labelled dev sets
+(the file names the sets, the fitted figures and when it was made); nothing else in the code chooses them.
+Re-fit after changing the embedding model, the scope features or the dev sets:
+
+    python scripts/fit_tuning.py            # writes panelbot/data/tuning.json and prints the fit report
+
+How each is used:
+
+* ``semantic_weight`` / ``semantic_floor``: a quote's 0-100 score gains ``semantic_weight * 100 * lift`` where
+  ``lift = (similarity - semantic_floor) / (1 - semantic_floor)`` (0 below the floor), so a quote whose meaning
+  matches the question ranks even when it shares none of its words.
+* ``scope``: a logistic model of "the talk covered this" on the lexical evidence (``Router.scope``), the best
+  similarity to any quote, and how much closer that is than the nearest everyday question on another subject
+  (``panelbot.retrieval.meaning``); a question is answered when its probability is at least ``scope.threshold``.
+* ``followup_floor``: a follow-up that points back ("is that expensive?") is read as off-topic when its own
+  scope probability is below this -- near everyday questions, far from the panel.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import cache
+
+from panelbot.retrieval.lexicon import DATA_DIR
+
+
+@dataclass(frozen=True)
+class ScopeSignals:
+    """What the scope decision weighs for one question."""
+
+    evidence: float  # lexical evidence (``Router.scope``): the panel's own words, weighed
+    closest: float  # best similarity in meaning to any quote's rows
+    background: float  # best similarity to an everyday question on another subject
+
+    def features(self) -> tuple[float, float, float]:
+        return (math.log1p(max(self.evidence, 0.0)), self.closest, self.closest - self.background)
+
+
+@dataclass(frozen=True)
+class ScopeModel:
+    """A logistic model of "the talk covered this": bias + weights . (log(1 + evidence), closest,
+    closest - background); a question is answered when its probability is at least ``threshold``."""
+
+    bias: float
+    lexical: float
+    semantic: float
+    margin: float
+    threshold: float
+
+    def probability(self, signals: ScopeSignals) -> float:
+        a, b, c = signals.features()
+        z = self.bias + self.lexical * a + self.semantic * b + self.margin * c
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+    def in_scope(self, signals: ScopeSignals) -> bool:
+        return self.probability(signals) >= self.threshold
+
+
+@dataclass(frozen=True)
+class Tuning:
+    semantic_weight: float
+    semantic_floor: float
+    scope: ScopeModel
+    # a follow-up pointing back whose own scope probability is below this: off-topic
+    followup_floor: float = 0.0
+
+    def lift(self, similarity: float) -> float:
+        """A quote's semantic addition to its 0-100 score."""
+        if similarity <= self.semantic_floor:
+            return 0.0
+        return (
+            self.semantic_weight
+            * 100.0
+            * (similarity - self.semantic_floor)
+            / (1.0 - self.semantic_floor)
+        )
+
+
+def from_data(data: dict) -> Tuning:
+    scope = data["scope"]
+    return Tuning(
+        semantic_weight=float(data["semantic_weight"]),
+        semantic_floor=float(data["semantic_floor"]),
+        scope=ScopeModel(**{k: float(scope[k]) for k in ScopeModel.__dataclass_fields__}),
+        followup_floor=float(data.get("followup_floor", 0.0)),
+    )
+
+
+@cache
+def tuning() -> Tuning:
+    """The shipped record (read once per process)."""
+    text = (DATA_DIR / "tuning.json").read_text(encoding="utf-8")
+    return from_data(json.loads(text))

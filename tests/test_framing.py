@@ -1,0 +1,272 @@
+"""The first questions a stranger asks (panelbot.retrieval.framing): the talk's framing and the panelists'
+introductions, on the shipped panel and on an uncurated draft built by ingest's own code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from panelbot.conversation.resolve import STANDALONE, ConversationTurn, resolve
+from panelbot.errors import DataError
+from panelbot.ingest.draft import build_draft, write_draft
+from panelbot.panel import load_panel
+from panelbot.retrieval.framing import (
+    PANEL,
+    PERSON,
+    TALK,
+    FramingReader,
+    framing_bank,
+    parse_bank,
+)
+from panelbot.retrieval.router import Router
+from panelbot.text import words
+
+BANK_FILE = Path(__file__).resolve().parent.parent / "panelbot" / "data" / "framing_questions.yaml"
+SHIPPED_INTROS = {"dan": "dan-01", "olive": "olive-01"}
+
+
+@pytest.fixture(scope="module")
+def storage_router(tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path) -> Router:
+    """The storage panel (Priya of Acme Cloud, Marcus of Bluefin Labs) as `panelbot ingest` drafts it."""
+    caps = (fixtures_dir / "storage_panel_captions.txt").read_text(encoding="utf-8")
+    out = tmp_path_factory.mktemp("storage") / "storage"
+    write_draft(build_draft(caps, "storage"), caps, out)
+    return Router(load_panel(out))
+
+
+def intro_ids(route) -> dict[str, str]:
+    return {sq.quote.speaker: sq.quote.id for sq in route.quotes}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is this talk about?",
+        "summarize the talk",
+        "Can you give me an overview of this session?",
+        "what topics does the panel cover?",
+    ],
+)
+def test_talk_questions_give_the_framing_and_every_introduction(router, question):
+    route = router.route(question)
+    assert not route.abstained
+    assert route.speakers == ["dan", "olive"]
+    assert intro_ids(route) == SHIPPED_INTROS
+    assert route.reason.startswith("the talk's framing: ")
+    assert router.panel.title in route.reason and "KV cache" in route.reason
+    assert "the host opens: \u201cThis is a discussion" in route.reason
+    assert route.note and route.note in route.reason  # the app shows the note
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "who is on the panel?",
+        "Who's on this panel?",
+        "who are the speakers?",
+        "what do the two of them do?",
+        "introduce yourselves",
+    ],
+)
+def test_panel_questions_give_both_introductions(router, question):
+    route = router.route(question)
+    assert route.speakers == ["dan", "olive"]
+    assert intro_ids(route) == SHIPPED_INTROS
+    assert route.reason == (
+        "the panel's introductions: Dan (VP of Kernels, Together AI) and "
+        "Olive (Research lead of RL, MiniMax)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "who"),
+    [
+        ("who is Dan?", "dan"),
+        ("Who's Dan", "dan"),
+        ("where does Dan work?", "dan"),
+        ("who is the person from Together AI?", "dan"),
+        ("what does Olive do?", "olive"),
+        ("where does Olive work?", "olive"),
+        ("what is Olive's role?", "olive"),
+        ("tell me about Olive", "olive"),
+        ("who is the person from MiniMax?", "olive"),
+    ],
+)
+def test_person_questions_give_that_panelists_introduction(router, question, who):
+    route = router.route(question)
+    assert route.speakers == [who]
+    assert [sq.quote.id for sq in route.quotes] == [SHIPPED_INTROS[who]]
+    assert route.reason.startswith(
+        f"{router.panel.display_name(who)}'s introduction on the panel: "
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what does Dan think about quantization?",
+        "what does Olive think of reward hacking?",
+        "who is responsible for reward design?",
+        "where does Olive see RL going?",
+        "what does Olive think?",
+        "what about Dan?",
+        "tell me more",
+        "how do I boil an egg?",
+    ],
+)
+def test_look_alike_content_questions_are_not_framing(router, question):
+    assert router.framing(question) is None
+    assert "introduction" not in router.route(question).reason
+
+
+def test_content_question_keeps_its_answer(router):
+    route = router.route("what does Olive think of reward hacking?")
+    assert route.speakers == ["olive"]
+    assert "olive-01" not in {sq.quote.id for sq in route.quotes}
+
+
+def test_kinds_and_panelists_read(router):
+    reader = router.framing_reader()
+    assert reader.read("so what is the talk about").kind == TALK
+    assert reader.read("who are the guests?").kind == PANEL
+    found = reader.read("who's the VP of Kernels?")
+    assert (found.kind, found.speakers) == (PERSON, ["dan"])
+
+
+def test_a_picked_panelist_answers_as_for_any_question(router):
+    assert intro_ids(router.route("who is on the panel?", "olive")) == {"olive": "olive-01"}
+    assert intro_ids(router.route("what is this talk about?", "dan")) == {"dan": "dan-01"}
+    assert router.route("who is Dan?", "both").speakers == ["dan"]
+
+
+# ------------------------------------------------------------------------ an uncurated draft
+
+
+@pytest.mark.parametrize(
+    ("question", "speakers"),
+    [
+        ("What is this talk about?", ["priya", "marcus"]),
+        ("summarize the talk", ["priya", "marcus"]),
+        ("who is on the panel?", ["priya", "marcus"]),
+        ("what do the two of them do?", ["priya", "marcus"]),
+        ("who is Priya?", ["priya"]),
+        ("where does Marcus work?", ["marcus"]),
+        ("what does Marcus do?", ["marcus"]),
+        ("who is the person from Acme Cloud?", ["priya"]),
+    ],
+)
+def test_a_draft_answers_framing_questions_with_its_introductions(
+    storage_router, question, speakers
+):
+    route = storage_router.route(question)
+    assert route.speakers == speakers
+    assert intro_ids(route) == {
+        pid: {"priya": "priya-01", "marcus": "marcus-01"}[pid] for pid in speakers
+    }
+
+
+def test_a_draft_reads_the_hosts_introduction_question(storage_router):
+    reader = FramingReader(storage_router)
+    # "So let's start with quick intros, tell us about your role ..." asks for Priya's introduction; the
+    # hand-over to Marcus ("Great. And Marcus, over to you.") does not read as one: his first quote stands
+    asked = reader._introduction_questions()
+    assert "q01" in asked and "q02" not in asked
+    intros = reader.introductions()
+    assert intros["priya"].question == "q01"
+    assert intros["marcus"].id == "marcus-01"
+    route = storage_router.route("what is this talk about?")
+    assert "\u201cThe Future of Storage and Robots\u201d" in route.reason
+    assert "the host opens: \u201cWelcome everyone to this session" in route.reason
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what does Priya think about replication lag?",
+        "who is responsible for the block storage?",
+        "what does Priya think?",
+        "what about Marcus?",
+    ],
+)
+def test_draft_look_alikes_are_not_framing(storage_router, question):
+    assert storage_router.framing(question) is None
+
+
+# ------------------------------------------------------------------------ in a conversation
+
+
+def test_a_framing_question_mid_conversation_is_standalone(router):
+    first = router.route("How do you deal with a KV cache that keeps growing?")
+    assert first.speakers == ["dan"]
+    history = [ConversationTurn(first.question, first.speakers, [q.quote.id for q in first.quotes])]
+    for question, ids in [
+        ("who is Olive?", ["olive-01"]),
+        ("what is this talk about?", ["dan-01", "olive-01"]),
+        ("who's on the panel?", ["dan-01", "olive-01"]),
+    ]:
+        res = resolve(router, history, question)
+        assert (res.kind, res.context) == (STANDALONE, None)
+        assert [sq.quote.id for sq in res.route.quotes] == ids
+    # ... while a follow-up naming a panelist is still one
+    res = resolve(router, history, "what does Olive think?")
+    assert res.context is not None and res.kind != STANDALONE
+
+
+# ------------------------------------------------------------------------ the bank
+
+
+def test_the_bank_holds_no_word_of_any_talk(router, storage_router):
+    text = BANK_FILE.read_text(encoding="utf-8")
+    bank_words = set(words(text))
+    for panel in (router.panel, storage_router.panel):
+        for p in panel.panelists.values():
+            own = set(words(f"{p.name} {p.organisation}")) | {p.id}
+            assert not own & bank_words, own & bank_words
+    assert not {"minimax", "together", "kernels", "rl", "storage", "robots"} & bank_words
+
+
+def test_the_threshold_is_declared_once_in_the_bank():
+    data = yaml.safe_load(BANK_FILE.read_text(encoding="utf-8"))
+    assert framing_bank().threshold == data["threshold"]
+    assert 0.0 < data["threshold"] < 1.0
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"threshold": "high"}, "threshold must be a number"),
+        ({"threshold": 1.5}, "threshold must be in (0, 1]"),
+        ({"talk": []}, "talk must be a non-empty list"),
+        ({"person": ["Who is {nickname}?"]}, "may use only the slots"),
+        ({"person": ["Who is on stage?"]}, "at least one"),
+    ],
+)
+def test_a_bad_bank_is_refused_with_what_is_wrong(change, message):
+    data = {**yaml.safe_load(BANK_FILE.read_text(encoding="utf-8")), **change}
+    with pytest.raises(
+        DataError,
+        match=message.replace("(", r"\(")
+        .replace(")", r"\)")
+        .replace("[", r"\[")
+        .replace("]", r"\]"),
+    ):
+        parse_bank(data)
+
+
+# ------------------------------------------------------------------------ the real CLI
+
+
+def test_panelbot_ask_answers_who_is_dan(run_cli):
+    r = run_cli("ask", "--offline", "--no-log", "Who is Dan?")
+    assert r.returncode == 0, r.stderr
+    assert "[dan-01]" in r.stdout and "Dan (VP of Kernels, Together AI):" in r.stdout
+    assert "(Dan's introduction on the panel: VP of Kernels, Together AI)" in r.stdout
+    r = run_cli("ask", "--offline", "--no-log", "--json", "What is this talk about?")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert [q["id"] for q in d["quotes"]] == ["dan-01", "olive-01"]
+    assert d["reason"].startswith("the talk's framing: \u201cAgents at Scale")
+    assert d["context"] is None
