@@ -159,8 +159,10 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write("\n" + fill_text(_clean(f"You: {m.text}"), 100) + "\n")
             context = m.meta.get("context") if isinstance(m.meta, dict) else None
             if isinstance(context, dict):
+                kind = str(context.get("kind") or "follow-up").replace("_", " ")
+                subject = context.get("subject") or ""
                 out.write(
-                    _clean(f"  ({context.get('kind', 'follow-up')}: {context.get('subject', '')})")
+                    _clean(f"  (read as {kind}: a follow-up to your question about {subject})")
                     + "\n"
                 )
             continue

@@ -477,6 +477,9 @@ def _read(router: Router, subject: _Subject | None, message: str) -> _Reading:
     # own: "and how does Together see it?" asks the subject so far of Together's panelist
     identity = _identity_terms(router, list(router.panel.panelists))
     stands = evidence >= floor and not (matched and set(matched) <= identity)
+    if both and stands:
+        # "what do both of them think about open source?": whom it asks and what about, on its own
+        return _Reading(STANDALONE, terms, evidence, addressed, both)
     if not stands and not addressed and not both:
         addressed = _organisations(router, message)
     asks_other = not stands and (addressed or both or OTHER.search(message))
@@ -789,7 +792,7 @@ def resolve(
         route = router.route(message, target)
         if subject is None:
             route = _nothing_to_follow(router, route)
-        if reading.elsewhere and not route.abstained:
+        if reading.elsewhere and not route.abstained and _elsewhere_by_meaning(router, message):
             # "does that work for pizza ovens?": it points back at the conversation, but what it asks
             # about is something the panel never discussed -- declined, never answered from context
             route = RouteResult(

@@ -799,8 +799,8 @@ class Router:
         step, the lexical floor (``retrieval.scope_floor``)."""
         if query.sims is None:
             return bool(query.terms) and signals.evidence >= self.settings.scope_floor
-        # a question with no word the model or the panel knows has no meaning to weigh
-        return (bool(query.terms) or signals.closest > 0.0) and self.tune.scope.in_scope(signals)
+        # a question with no word the model or the panel knows ("", "?") has no meaning to weigh
+        return (bool(query.terms) or bool(query.seq)) and self.tune.scope.in_scope(signals)
 
     def similarities(self, question: str) -> list[float]:
         """The question's similarity in meaning to each quote of the bank, in index order."""
