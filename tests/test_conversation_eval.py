@@ -74,8 +74,9 @@ def test_dev_set_quality(shipped_panel, router) -> None:
         "offtopic",
     }
     d = evaluate_conversations(router, convs).to_dict()
-    # the figures themselves are held to floors by eval/suite.yaml; context must matter this much
-    assert d["follow_up_accuracy"] > d["follow_up_accuracy_alone"] + 30
+    # the figures themselves are held to floors by eval/suite.yaml; context must matter this much (the gap
+    # was 30+ points before the scope by meaning answered more follow-ups asked on their own)
+    assert d["follow_up_accuracy"] > d["follow_up_accuracy_alone"] + 20
 
 
 def test_cli_reads_a_conversation_file(run_cli) -> None:

@@ -91,8 +91,8 @@ def heading_name(line: str) -> str | None:
     Read with string methods, not a regular expression, so the cost is linear in the line (the expression
     this replaces backtracked catastrophically on runs of whitespace: 600 bytes of " \\n" took 30 s)."""
     s = line.strip()
-    if len(line) > MAX_HEADING_LINE or not s.endswith(":"):
-        return None
+    if len(line) > MAX_HEADING_LINE or not s.endswith(":") or line[:1].isspace():
+        return None  # panelbot writes headings at column 0; an indented line is someone's words
     s = s[:-1].rstrip()
     paren = s.find("(")
     if paren >= 0:  # the parenthesis runs from the first "(" to a ")" just before the colon
@@ -157,8 +157,12 @@ def read_answer(panel: Panel, text: str, extra: Any = None) -> tuple[list[str], 
     return speakers, ids
 
 
+# panelbot's own lines about an answer (the graded verdict, the sentences not supported, misquotes, a quote
+# the curator doubts): never the panelist's words when a client sends the answer back
 _VERDICT_RE = re.compile(
-    r"^\[(?:grounded|NOT grounded|cites nothing|the model failed)\b[^\n]*$\n?", re.MULTILINE
+    r"^\[(?:grounded|partly grounded|NOT grounded|not grounded|not supported|misquoted|cites nothing|"
+    r"cites a quote not given|the model failed|note on)\b[^\n]*$\n?|\(note on [^()\n]{1,300}\)",
+    re.MULTILINE | re.IGNORECASE,
 )
 
 
