@@ -259,11 +259,11 @@ def _role_from_intro(text: str) -> tuple[str, str]:
     for verb, rest in re.findall(
         r"\b(?=(I'm|I\u2019m|I am|I lead|I run|I head|I manage|I direct)\s+([^.;!?]+))", text
     ):
-        phrase = re.split(r",|\s+and\s+(?:I|I'm|we|my)\b", rest)[0].strip()
+        phrase = re.split(r",|(?<!\s)\s+and\s+(?:I|I'm|we|my)\b", rest)[0].strip()
         phrase = re.sub(r"^(?:the|a|an)\s+", "", phrase)
         # the city it is in says where, not what: "… for the tram network in Bordeaux"
         phrase = re.sub(
-            r"\s+in\s+[^\W\d_][\w'\u2019-]*(?:\s+[^\W\d_][\w'\u2019-]*){0,2}\s*$",
+            r"(?<!\s)\s+in\s+[^\W\d_][\w'\u2019-]*(?:\s+[^\W\d_][\w'\u2019-]*){0,2}\s*$",
             lambda m: "" if all(w[:1].isupper() for w in m.group(0).split()[1:]) else m.group(0),
             phrase,
         )
@@ -305,15 +305,17 @@ def clean_title(title: str, names: list[str]) -> str:
     """The talk's title without caption-file artefacts: a trailing "— Olive Song" naming a panelist,
     " - YouTube", "(auto-generated)", "[English]"."""
     t = re.sub(
-        r"\s*[\[(](?:auto-generated|automatic captions?|english|en|subtitles?|captions?)[\])]\s*",
+        r"(?<!\s)\s*[\[(](?:auto-generated|automatic captions?|english|en|subtitles?|captions?)[\])]\s*",
         " ",
         title,
         flags=re.IGNORECASE,
     )
-    t = re.sub(r"\s*[-\u2013\u2014|]\s*YouTube\s*$", "", t, flags=re.IGNORECASE)
+    t = re.sub(r"(?<!\s)\s*[-\u2013\u2014|]\s*YouTube\s*$", "", t, flags=re.IGNORECASE)
     for n in names:
         t = re.sub(
-            rf"\s*[-\u2013\u2014|:]\s*{re.escape(n)}(?:\s+[^\W\d_][\w'\u2019-]*){{0,2}}\s*$", "", t
+            rf"(?<!\s)\s*[-\u2013\u2014|:]\s*{re.escape(n)}(?:\s+[^\W\d_][\w'\u2019-]*){{0,2}}\s*$",
+            "",
+            t,
         )
     return " ".join(t.split()).strip(" -\u2013\u2014|")
 
@@ -328,7 +330,7 @@ def title_from_filename(path: str) -> str:
         name,
         flags=re.IGNORECASE,
     )
-    name = re.sub(r"\s*\[[\w-]{6,}\]\s*$", "", name).replace("_", " ").strip()
+    name = re.sub(r"(?<!\s)\s*\[[\w-]{6,}\]\s*$", "", name).replace("_", " ").strip()
     return name if len(name.split()) >= 2 else ""
 
 
@@ -643,6 +645,18 @@ def _covers(terms: list[str], text: str) -> list[str]:
     ]
 
 
+_TRAILING_PUNCT_RE = re.compile(r"(?<![\s,;.?!])[\s,;.?!]+$")
+_TRAILING_AND_RE = re.compile(r"(?<![\s,;])[\s,;]+(?:and|or)$")
+
+
+def _without_trailing_and(piece: str) -> str:
+    """``piece`` without the punctuation it ends with, nor a dangling "and"/"or" before it ("…, a baker
+    in Utrecht, and." -> "…, a baker in Utrecht"). Two linear expressions: one pattern doing both
+    (an optional group, then ``[\\s,;.?!]*$``) rescanned every run of punctuation from each of its
+    characters."""
+    return _TRAILING_AND_RE.sub("", _TRAILING_PUNCT_RE.sub("", piece), count=1)
+
+
 def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> dict[str, str]:
     """What the host's sentences presenting a guest say of them ("Zoë Achterberg, who runs a cooperative
     sourdough bakery in Utrecht"), for each panelist (first presentation of a few words or more)."""
@@ -656,7 +670,7 @@ def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> di
             continue
         for sent in split_sentences(t.text):
             for pid, piece in presentations(sent, name_re, by_name):
-                piece = re.sub(r"(?:[\s,;]+(?:and|or))?[\s,;.?!]*$", "", piece)
+                piece = _without_trailing_and(piece)
                 if (
                     not out[pid]
                     and len(piece.split()) >= 5
@@ -720,11 +734,11 @@ def _role_from_presentation(text: str) -> tuple[str, str]:
         text = f"{m.group(1)}, " + (rest if re.match(r"(?:a|an|the)\s", rest) else f"who {rest}")
     if mv := re.match(r"[^,]+,\s+who\s+(?!is\b|was\b)([a-z]+s|founded)\s+([^,;.]+)", text):
         # "…, who restores paintings at the Mauritshuis in The Hague" -> ("Restores paintings", "Mauritshuis")
-        does, org = re.split(r"\s+(?:who|where|and|so|because|which)\s+", mv.group(2))[0], ""
-        if at := re.search(r"\s+(?:at|with|for)\s+(?:the\s+)?(?=[^\W\d_])", does):
+        does, org = re.split(r"(?<!\s)\s+(?:who|where|and|so|because|which)\s+", mv.group(2))[0], ""
+        if at := re.search(r"(?<!\s)\s+(?:at|with|for)\s+(?:the\s+)?(?=[^\W\d_])", does):
             org = _leading_org(does[at.end() :])
             does = does[: at.start()] if org else does
-        does = re.split(r"\s+in\s+(?=[^\W\d_])", does)[0]
+        does = re.split(r"(?<!\s)\s+in\s+(?=[^\W\d_])", does)[0]
         return (f"{mv.group(1).title()} {does}", org) if len(does.split()) <= 6 else ("", "")
     m = re.match(
         r"[^,]+,\s+(?:who is\s+|who's\s+)?(?:a|an|the)\s+([^,;]+?)(?=\s+(?:who|which|that|where)\b|[,;]|$)",
