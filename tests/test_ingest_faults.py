@@ -7,12 +7,14 @@ instead of hanging the suite."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from panelbot.ingest.captions import _dedupe_once
+from panelbot.ingest.draft import MAX_CAPTIONS_BYTES, read_captions_file, text_encoding
 from panelbot.ingest.sniff import _sentences
 
 TESTS = Path(__file__).parent
@@ -206,7 +209,88 @@ def test_rolling_dedupe_keeps_what_it_kept_before(words: list[str], repeats: lis
     assert _dedupe_once(words) == _dedupe_every_length(words)
 
 
-# ------------------------------------------------------------------------------- class 7: backward cues
+# ------------------------------------------------------------------------------- class 2: size cap
+
+
+def test_a_huge_file_is_refused_in_one_line_before_reading(tmp_path: Path) -> None:
+    big = tmp_path / "huge.vtt"
+    with big.open("wb") as fh:  # sparse: 100 MB on paper, nothing on disk
+        fh.write(b"WEBVTT\n\n")
+        fh.truncate(100_000_000)
+    proc = run_ingest(str(big), "--out", str(tmp_path / "panel"))
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert "100.0 MB" in proc.stderr and f"{MAX_CAPTIONS_BYTES / 1e6:,.0f} MB" in proc.stderr
+    assert not (tmp_path / "panel").exists()
+
+
+def test_an_endless_stream_is_refused_at_the_cap(tmp_path: Path) -> None:
+    """/dev/zero says it is empty and never ends: read in pieces, stopped at the cap, one line."""
+    proc = run_ingest("/dev/zero", "--out", str(tmp_path / "panel"))
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "larger" in proc.stderr, proc.stderr
+    assert "MemoryError" not in proc.stderr and not (tmp_path / "panel").exists()
+
+
+def test_a_pipe_is_read_up_to_the_limit(tmp_path: Path) -> None:
+    """A pipe (``ingest <(curl …)``) is read like a file, and over the limit it is refused."""
+    fifo = tmp_path / "captions.fifo"
+    os.mkfifo(fifo)
+    body = (FIXTURES / "accents_panel.srt").read_bytes()
+
+    def feed(data: bytes) -> None:
+        with contextlib.suppress(BrokenPipeError), fifo.open("wb") as fh:  # the reader may stop
+            fh.write(data)
+
+    writer = threading.Thread(target=feed, args=(body,))
+    writer.start()
+    assert read_captions_file(str(fifo)) == body.decode("utf-8")
+    writer.join(10)
+    writer = threading.Thread(target=feed, args=(body * 10,))
+    writer.start()
+    from panelbot.errors import DataError
+
+    with pytest.raises(DataError, match="larger; ingest reads captions up to"):
+        read_captions_file(str(fifo), limit=len(body) * 2)
+    writer.join(10)
+
+
+# ------------------------------------------------------------------------------- class 7: UTF-16, backward cues
+
+
+@pytest.mark.parametrize(
+    "encoding, bom",
+    [
+        ("utf-16-le", b"\xff\xfe"),
+        ("utf-16-be", b"\xfe\xff"),
+        ("utf-16-le", b""),
+        ("utf-16-be", b""),
+        ("utf-32-le", b"\xff\xfe\x00\x00"),
+        ("utf-8", b"\xef\xbb\xbf"),
+    ],
+    ids=["utf16le-bom", "utf16be-bom", "utf16le", "utf16be", "utf32le-bom", "utf8-bom"],
+)
+def test_unicode_captions_in_any_encoding_read_as_their_utf8(
+    tmp_path: Path, encoding: str, bom: bytes
+) -> None:
+    """UTF-16 captions (Windows tools write them) were refused as binary: they give the same turns as UTF-8."""
+    src = FIXTURES / "accents_panel.vtt"  # names with accents: José, Anaïs, Björn
+    encoded = tmp_path / f"talk-{encoding}.vtt"
+    encoded.write_bytes(bom + src.read_text(encoding="utf-8").encode(encoding))
+    assert text_encoding(encoded.read_bytes()) is not None or encoding == "utf-8"
+    want = run_ingest(str(src), "--turns-json")
+    got = run_ingest(str(encoded), "--turns-json")
+    assert want.returncode == 0 and got.returncode == 0, got.stderr
+    assert json.loads(got.stdout) == json.loads(want.stdout)
+    assert any("Jos\u00e9" in t["text"] for t in json.loads(got.stdout))
+
+
+def test_binary_data_is_still_refused(tmp_path: Path) -> None:
+    blob = tmp_path / "image.vtt"
+    blob.write_bytes(bytes(random.Random(1).getrandbits(8) for _ in range(5000)) + b"\x00" * 50)
+    proc = run_ingest(str(blob), "--out", str(tmp_path / "panel"))
+    assert proc.returncode == 2 and "binary data" in proc.stderr
+    assert proc.stderr.count("\n") == 1
 
 
 def _backward_cues(n: int) -> str:
