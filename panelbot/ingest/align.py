@@ -12,6 +12,10 @@ from difflib import SequenceMatcher
 
 from panelbot.text import words
 
+ALIGN_WINDOW = (
+    200  # tokens after the previous quote where the next one is looked for (beyond its length)
+)
+
 
 def quote_span(tokens: list[str], quote: str) -> tuple[int, int]:
     """Token span [a, b) of the turn (its whitespace tokens) that the quote's words align with; (0, 0) when
@@ -50,7 +54,9 @@ def align_turn(turn_text: str, quotes: list[str]) -> str:
     tokens = turn_text.split()
     cursor = 0
     for quote in quotes:
-        rest = tokens[cursor:]
+        # a quote starts close after the one before (only filler sentences are skipped between them): look
+        # in a window, not the whole rest of the turn, so a long turn costs its length, not length x quotes
+        rest = tokens[cursor : cursor + ALIGN_WINDOW + 3 * len(quote.split())]
         joined = " ".join(rest)
         if quote in joined:  # already verbatim
             cursor += len(joined[: joined.index(quote)].split()) + len(quote.split())

@@ -128,7 +128,8 @@ def sentences(text: str) -> list[str]:
 
 def is_backchannel(text: str) -> bool:
     """'Yeah.', 'Mhm. Mhm.', 'Mm-hm.', '[laughter]', 'Yeah, like go ahead.' -- no content of its own."""
-    stripped = re.sub(r"\[[^\]]*\]|\([^)]*\)", " ", text)
+    # innermost brackets only: "[^\]]*" from every "[" of "[[[[…" to the end was quadratic
+    stripped = re.sub(r"\[[^\[\]]*\]|\([^()]*\)", " ", text)
     toks = re.findall(r"[a-z'\-]+", stripped.lower())
     toks = [t.strip("-'") for t in toks if t.strip("-'")]
     if not toks:

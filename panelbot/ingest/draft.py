@@ -7,6 +7,7 @@ captions, and ``.ingest.json`` (hashes of what it wrote). Re-running refuses to 
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import math
@@ -16,6 +17,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import yaml
 
@@ -40,6 +42,8 @@ from panelbot.text import split_sentences, strip_control, words
 
 MANIFEST = ".ingest.json"
 CAPTIONS_NAME = "captions.txt"
+# the largest captions file ingest reads: a long talk's rolling WebVTT with word timings is a few MB
+MAX_CAPTIONS_BYTES = 32_000_000
 MAX_QUOTE_WORDS = 90
 MAX_QUOTE_SENTENCES = 4
 TARGET_QUOTE_WORDS = 55
@@ -259,11 +263,11 @@ def _role_from_intro(text: str) -> tuple[str, str]:
     for verb, rest in re.findall(
         r"\b(?=(I'm|I\u2019m|I am|I lead|I run|I head|I manage|I direct)\s+([^.;!?]+))", text
     ):
-        phrase = re.split(r",|\s+and\s+(?:I|I'm|we|my)\b", rest)[0].strip()
+        phrase = re.split(r",|(?<!\s)\s+and\s+(?:I|I'm|we|my)\b", rest)[0].strip()
         phrase = re.sub(r"^(?:the|a|an)\s+", "", phrase)
         # the city it is in says where, not what: "… for the tram network in Bordeaux"
         phrase = re.sub(
-            r"\s+in\s+[^\W\d_][\w'\u2019-]*(?:\s+[^\W\d_][\w'\u2019-]*){0,2}\s*$",
+            r"(?<!\s)\s+in\s+[^\W\d_][\w'\u2019-]*(?:\s+[^\W\d_][\w'\u2019-]*){0,2}\s*$",
             lambda m: "" if all(w[:1].isupper() for w in m.group(0).split()[1:]) else m.group(0),
             phrase,
         )
@@ -305,15 +309,17 @@ def clean_title(title: str, names: list[str]) -> str:
     """The talk's title without caption-file artefacts: a trailing "— Olive Song" naming a panelist,
     " - YouTube", "(auto-generated)", "[English]"."""
     t = re.sub(
-        r"\s*[\[(](?:auto-generated|automatic captions?|english|en|subtitles?|captions?)[\])]\s*",
+        r"(?<!\s)\s*[\[(](?:auto-generated|automatic captions?|english|en|subtitles?|captions?)[\])]\s*",
         " ",
         title,
         flags=re.IGNORECASE,
     )
-    t = re.sub(r"\s*[-\u2013\u2014|]\s*YouTube\s*$", "", t, flags=re.IGNORECASE)
+    t = re.sub(r"(?<!\s)\s*[-\u2013\u2014|]\s*YouTube\s*$", "", t, flags=re.IGNORECASE)
     for n in names:
         t = re.sub(
-            rf"\s*[-\u2013\u2014|:]\s*{re.escape(n)}(?:\s+[^\W\d_][\w'\u2019-]*){{0,2}}\s*$", "", t
+            rf"(?<!\s)\s*[-\u2013\u2014|:]\s*{re.escape(n)}(?:\s+[^\W\d_][\w'\u2019-]*){{0,2}}\s*$",
+            "",
+            t,
         )
     return " ".join(t.split()).strip(" -\u2013\u2014|")
 
@@ -328,7 +334,7 @@ def title_from_filename(path: str) -> str:
         name,
         flags=re.IGNORECASE,
     )
-    name = re.sub(r"\s*\[[\w-]{6,}\]\s*$", "", name).replace("_", " ").strip()
+    name = re.sub(r"(?<!\s)\s*\[[\w-]{6,}\]\s*$", "", name).replace("_", " ").strip()
     return name if len(name.split()) >= 2 else ""
 
 
@@ -643,6 +649,18 @@ def _covers(terms: list[str], text: str) -> list[str]:
     ]
 
 
+_TRAILING_PUNCT_RE = re.compile(r"(?<![\s,;.?!])[\s,;.?!]+$")
+_TRAILING_AND_RE = re.compile(r"(?<![\s,;])[\s,;]+(?:and|or)$")
+
+
+def _without_trailing_and(piece: str) -> str:
+    """``piece`` without the punctuation it ends with, nor a dangling "and"/"or" before it ("…, a baker
+    in Utrecht, and." -> "…, a baker in Utrecht"). Two linear expressions: one pattern doing both
+    (an optional group, then ``[\\s,;.?!]*$``) rescanned every run of punctuation from each of its
+    characters."""
+    return _TRAILING_AND_RE.sub("", _TRAILING_PUNCT_RE.sub("", piece), count=1)
+
+
 def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> dict[str, str]:
     """What the host's sentences presenting a guest say of them ("Zoë Achterberg, who runs a cooperative
     sourdough bakery in Utrecht"), for each panelist (first presentation of a few words or more)."""
@@ -656,7 +674,7 @@ def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> di
             continue
         for sent in split_sentences(t.text):
             for pid, piece in presentations(sent, name_re, by_name):
-                piece = re.sub(r"(?:[\s,;]+(?:and|or))?[\s,;.?!]*$", "", piece)
+                piece = _without_trailing_and(piece)
                 if (
                     not out[pid]
                     and len(piece.split()) >= 5
@@ -720,11 +738,11 @@ def _role_from_presentation(text: str) -> tuple[str, str]:
         text = f"{m.group(1)}, " + (rest if re.match(r"(?:a|an|the)\s", rest) else f"who {rest}")
     if mv := re.match(r"[^,]+,\s+who\s+(?!is\b|was\b)([a-z]+s|founded)\s+([^,;.]+)", text):
         # "…, who restores paintings at the Mauritshuis in The Hague" -> ("Restores paintings", "Mauritshuis")
-        does, org = re.split(r"\s+(?:who|where|and|so|because|which)\s+", mv.group(2))[0], ""
-        if at := re.search(r"\s+(?:at|with|for)\s+(?:the\s+)?(?=[^\W\d_])", does):
+        does, org = re.split(r"(?<!\s)\s+(?:who|where|and|so|because|which)\s+", mv.group(2))[0], ""
+        if at := re.search(r"(?<!\s)\s+(?:at|with|for)\s+(?:the\s+)?(?=[^\W\d_])", does):
             org = _leading_org(does[at.end() :])
             does = does[: at.start()] if org else does
-        does = re.split(r"\s+in\s+(?=[^\W\d_])", does)[0]
+        does = re.split(r"(?<!\s)\s+in\s+(?=[^\W\d_])", does)[0]
         return (f"{mv.group(1).title()} {does}", org) if len(does.split()) <= 6 else ("", "")
     m = re.match(
         r"[^,]+,\s+(?:who is\s+|who's\s+)?(?:a|an|the)\s+([^,;]+?)(?=\s+(?:who|which|that|where)\b|[,;]|$)",
@@ -895,15 +913,79 @@ def _atomic_write(path: Path, text: str) -> Path:
     return path
 
 
-def read_captions_file(path: str) -> str:
+def read_captions_file(path: str, *, limit: int = MAX_CAPTIONS_BYTES) -> str:
+    """The text of a captions file: UTF-8 (with or without a BOM), UTF-16 or UTF-32 (with a BOM, or UTF-16
+    without one, as Windows tools write it). Read in pieces up to ``limit`` bytes, so a huge file (or an
+    endless pipe) is refused in one line instead of filling the memory; binary data is refused too."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > limit:
+                raise DataError(_too_big(size, limit), path)
+            data = _read_capped(fh, limit)
     except FileNotFoundError:
         raise UsageError(f"captions file not found: {path}") from None
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    if not data.strip():
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if data is None:
+        raise DataError(_too_big(None, limit), path)
+    text = _decode_captions(data, path)
+    if not text.strip():
         raise DataError(f"{path}: the captions file is empty")
+    return text
+
+
+def _read_capped(fh: BinaryIO, limit: int) -> bytes | None:
+    """All of ``fh`` when it holds at most ``limit`` bytes, else None (having read at most limit + 1 MB)."""
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := fh.read(min(1 << 20, limit + 1 - total) or 1):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            return None
+    return b"".join(chunks)
+
+
+def _too_big(size: int | None, limit: int) -> str:
+    what = f"the file is {size / 1e6:,.1f} MB" if size is not None else "the file is larger"
+    return (
+        f"{what}; ingest reads captions up to {limit / 1e6:,.0f} MB (a whole talk's captions are a "
+        "few MB): not captions, or split it"
+    )
+
+
+_BOMS = (  # longest first: a UTF-32 LE BOM starts with the UTF-16 LE one
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def text_encoding(data: bytes) -> str | None:
+    """The encoding a captions file's bytes are in when a BOM or the pattern of zero bytes says so
+    ('utf-16', 'utf-16-le', 'utf-32', ...), else None (UTF-8 is tried)."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return encoding
+    head = data[:4096]
+    pairs = len(head) // 2
+    if pairs >= 8:
+        even, odd = head[0::2].count(0), head[1::2].count(0)
+        # ASCII text in UTF-16: every other byte is zero (the high byte), the others almost never
+        if odd >= 0.3 * pairs and even <= 0.02 * pairs:
+            return "utf-16-le"
+        if even >= 0.3 * pairs and odd <= 0.02 * pairs:
+            return "utf-16-be"
+    return None
+
+
+def _decode_captions(data: bytes, path: str) -> str:
+    encoding = text_encoding(data)
+    if encoding:
+        return data.decode(encoding, errors="replace").lstrip("\ufeff")
     head = data[:65536]
     if b"\x00" in head or data.startswith((b"\x89PNG", b"%PDF", b"PK\x03\x04", b"\x1f\x8b")):
         raise DataError(
@@ -912,6 +994,6 @@ def read_captions_file(path: str) -> str:
     text = data.decode("utf-8", errors="replace")
     if text.count("\ufffd") > max(20, len(text) // 50):
         raise DataError(
-            f"{path}: not a captions file (not UTF-8 text); expected WebVTT, SRT, json3 or text"
+            f"{path}: not a captions file (not UTF-8 or UTF-16 text); expected WebVTT, SRT, json3 or text"
         )
     return text

@@ -30,7 +30,9 @@ _VOICE_RE = re.compile(r"<v(?:\.[^\s>]*)?\s+([^>]*)>", re.IGNORECASE)
 _KNOWN_TAG_RE = re.compile(r"</?(?:c|i|b|u|v|ruby|rt|lang|font|span|s)\b[^>]*>", re.IGNORECASE)
 _ANY_TAG_RE = re.compile(r"</?[A-Za-z][^<>]{0,80}>")
 _ASS_RE = re.compile(r"\{\\[^{}]*\}")
-_SRT_HEAD_RE = re.compile(rf"^\s*\d+\s*\n\s*{_TS}\s*-->", re.MULTILINE)
+# an index line, then a timing line (blank lines between allowed); not "^\s*": from every line start of a
+# run of blank lines, that rescanned the run (20,000 newlines: seconds)
+_SRT_HEAD_RE = re.compile(rf"^[ \t]*\d+[ \t]*\n\s*{_TS}\s*-->", re.MULTILINE)
 _DASH_RE = re.compile(r"^\s*[-\u2010\u2013\u2014]\s+(?=\S)")
 _NAME_TOKEN = r"[^\W\d_](?:[^\W\d_]|['\u2019.\-](?=[^\W\d_]))*"
 _LABEL_RE = re.compile(
@@ -308,9 +310,13 @@ def _parse_cues(text: str, fmt: str) -> Captions:
         cues.append(_Cue(start, end, body))
     # repair: a cue with no readable timing is timed from its neighbours
     last_end = 0.0
+    next_start: list[float | None] = [None] * len(cues)  # the next readable start after each cue
+    for i in range(len(cues) - 2, -1, -1):
+        after = cues[i + 1].start
+        next_start[i] = after if after is not None else next_start[i + 1]
     for i, c in enumerate(cues):
         if c.start is None:
-            nxt = next((d.start for d in cues[i + 1 :] if d.start is not None), None)
+            nxt = next_start[i]
             c.start = last_end
             c.end = max(nxt if nxt is not None else last_end, last_end)
         last_end = max(last_end, c.end or 0.0)

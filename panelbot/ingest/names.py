@@ -356,9 +356,14 @@ def presentations(
     ]
 
 
+_LONGEST_NAME = 64  # characters of a name and the spaces after it
+
+
 def _after_a_name(before: str) -> bool:
     """Does a name end right here ("Kofi " before "Mensah, the head of …": a surname, not a first name)?"""
-    m = re.search(rf"({NAME_TOKEN})\.?\s+$", before)
+    # the end of the text only (no name is longer): searching all of it, once per name found in a
+    # sentence, grew with the sentence times its names
+    m = re.search(rf"(?<![^\W\d_])({NAME_TOKEN})\.?\s+$", before[-_LONGEST_NAME:])
     return bool(m) and is_name(m.group(1))
 
 
@@ -594,7 +599,7 @@ def _title_names(title: str) -> set[str]:
     if len(parts) < 2:
         return set()
     out = set()
-    for chunk in re.split(r"\s*(?:,|&|\band\b|\bwith\b|\bft\.|\bfeat\.)\s*", parts[-1]):
+    for chunk in re.split(r"(?<!\s)\s*(?:,|&|\band\b|\bwith\b|\bft\.|\bfeat\.)\s*", parts[-1]):
         toks = chunk.split()
         if 1 <= len(toks) <= 3 and all(t[:1].isupper() for t in toks) and is_name(toks[0]):
             out.add(toks[0])
