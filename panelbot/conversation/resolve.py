@@ -792,7 +792,7 @@ def resolve(
         route = router.route(message, target)
         if subject is None:
             route = _nothing_to_follow(router, route)
-        if reading.elsewhere and not route.abstained and _elsewhere_by_meaning(router, message):
+        if reading.elsewhere and not route.abstained:
             # "does that work for pizza ovens?": it points back at the conversation, but what it asks
             # about is something the panel never discussed -- declined, never answered from context
             route = RouteResult(
