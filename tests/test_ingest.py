@@ -145,12 +145,15 @@ def test_write_draft_then_load_and_answer(tmp_path: Path, storage_captions: str)
     assert r.route("how do I make strawberry jam").abstained
 
 
-def test_rewrite_untouched_draft_is_allowed(tmp_path: Path, storage_captions: str) -> None:
+def test_rewrite_untouched_draft_needs_force(tmp_path: Path, storage_captions: str) -> None:
+    """A re-run does not silently replace a draft (issue 21): --force does, when nobody curated it."""
     out = tmp_path / "p"
     d = build_draft(storage_captions, "p")
     write_draft(d, storage_captions, out)
     assert is_curated(out) is None
-    write_draft(d, storage_captions, out)  # no error
+    with pytest.raises(UsageError, match="draft panel .* --force"):
+        write_draft(d, storage_captions, out)
+    write_draft(d, storage_captions, out, force=True)
 
 
 def test_edited_draft_is_protected_unless_forced(tmp_path: Path, storage_captions: str) -> None:
@@ -273,8 +276,13 @@ def test_cli_ingest_draft_answers_at_once_and_is_protected(
     r = run_cli("panels", cwd=work)
     assert "storage" in r.stdout and "draft" in r.stdout
 
-    # an untouched draft may be re-ingested; an edited one may not
-    assert run_cli("ingest", caps, "--out", "persona_data/storage", cwd=work).returncode == 0
+    # an untouched draft is re-ingested only with --force; an edited one neither without it
+    r = run_cli("ingest", caps, "--out", "persona_data/storage", cwd=work)
+    assert r.returncode == 2 and "--force" in r.stderr and r.stderr.count("\n") == 1
+    assert (
+        run_cli("ingest", caps, "--out", "persona_data/storage", "--force", cwd=work).returncode
+        == 0
+    )
     qfile = work / "persona_data" / "storage" / "quotes.yaml"
     qfile.write_text(
         qfile.read_text(encoding="utf-8").replace("priya-01", "priya-intro"), encoding="utf-8"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+from collections.abc import Callable
 from typing import TextIO
 
 from panelbot.cli.common import EXIT_OK, print_json
@@ -19,9 +20,12 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     ingest = sub.add_parser(
         "ingest",
         help="turn a talk's captions into a draft panel",
-        description="Turn a talk's captions (WebVTT, SRT, YouTube json3 or plain rolling "
-        "text; the format is read from the content) into a draft panel that a person reviews, "
-        "then report how healthy it is.",
+        description="Turn a talk's captions or transcript (WebVTT, SRT, YouTube json3, plain "
+        "rolling text, or the JSON of whisperX, Podcasting 2.0 or youtube-transcript-api; the format "
+        "is read from the content) into a draft panel that a person reviews, then report how "
+        "healthy it is. Speaker labels in the file (SPEAKER_00:, Name:, <v Name>, JSON speaker "
+        "fields) decide who said what; --speaker puts a name to an anonymous label (on a terminal, "
+        "ingest asks).",
     )
     ingest.add_argument("captions", metavar="CAPTIONS", help="the captions file")
     ingest.add_argument(
@@ -30,7 +34,20 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     ingest.add_argument(
         "--turns-json", action="store_true", help="print the segmented turns as JSON"
     )
-    ingest.add_argument("--force", action="store_true", help="overwrite even a curated panel")
+    ingest.add_argument(
+        "--force", action="store_true", help="overwrite the panel in --out (draft or curated)"
+    )
+    ingest.add_argument(
+        "--speaker",
+        action="append",
+        default=[],
+        metavar="LABEL=NAME",
+        help="who a speaker label of the captions is: --speaker SPEAKER_00=Dan (NAME 'host' for the "
+        "host); repeat for each label",
+    )
+    ingest.add_argument(
+        "--host", metavar="LABEL", help="the speaker label of the host (as --speaker LABEL=host)"
+    )
     ingest.add_argument(
         "--url", metavar="URL", help="the talk's video: every quote links to its moment"
     )
@@ -108,6 +125,7 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.errors import DataError
     from panelbot.ingest.draft import (
         build_draft,
+        overwrite_refusal,
         parse,
         read_captions_file,
         segment,
@@ -119,8 +137,15 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("ingest needs --out DIR (where to write the panel) and/or --turns-json")
     if args.url and not re.match(r"^https?://[^\s/]+\S*$", args.url):
         raise UsageError(f"--url expects an http(s) URL, got {args.url!r}")
+    speakers = _speaker_mapping(args.speaker, args.host)
+    if args.out and not args.force:  # before the work, not after it
+        refused = overwrite_refusal(Path(args.out))
+        if refused:
+            raise UsageError(refused)
     captions = read_captions_file(args.captions)
     caps = parse(captions)
+    if caps.error:
+        raise DataError(f"{args.captions}: {caps.error}; nothing written")
     for w in caps.warnings:
         err.write(f"panelbot: warning: {args.captions}: {w}\n")
     if not [w for w in caps.words if w.text != ">>"]:
@@ -139,8 +164,9 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"panelbot: warning: {args.captions}: plain text captions carry no times, so quotes cannot link "
             "to their moment (WebVTT, SRT or json3 captions can)\n"
         )
+    speakers = _check_speakers(caps, speakers, args.captions, out)
     if args.turns_json and not args.out:
-        _, turns, _ = segment(caps)
+        _, turns, _ = segment(caps, speakers=speakers)
         out.write(json.dumps([t.to_dict() for t in turns], ensure_ascii=True, indent=1) + "\n")
         return EXIT_OK
     outdir = Path(args.out)
@@ -148,7 +174,7 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(
             f"--out {outdir} is a file, not a directory (--force replaces only a panel directory)"
         )
-    draft = build_draft(caps, outdir.name, url=args.url)
+    draft = build_draft(caps, outdir.name, url=args.url, speakers=speakers)
     try:
         written = write_draft(draft, captions, outdir, force=args.force)
     except OSError as exc:  # a read-only place, a path under a file, /proc, a full disk...
@@ -178,9 +204,78 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         by_name = find_panel_dir(outdir.name).resolve() == outdir.resolve()
     except PanelNotFound:
         by_name = False
-    ref = outdir.name if by_name else str(outdir)
+    # the commands work from any directory: the panel's name where it is found by name, else its full path
+    where = str(outdir.resolve())
+    ref = outdir.name if by_name else where
     out.write(
         f'Try: panelbot ask --panel {shlex.quote(ref)} "..."   ({len(written)} files written; '
-        f"panelbot check {outdir} to see this again)\n"
+        f"panelbot check {shlex.quote(where)} to see this again)\n"
     )
     return EXIT_OK
+
+
+def _speaker_mapping(pairs: list[str], host: str | None) -> dict[str, str]:
+    """--speaker LABEL=NAME (and --host LABEL) -> {label: name or "host"}; a malformed one is a usage error."""
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        label, sep, name = pair.partition("=")
+        label, name = " ".join(label.split()), " ".join(name.split())
+        if not sep or not label or not name:
+            raise UsageError(f"--speaker expects LABEL=NAME (e.g. SPEAKER_00=Dan), got {pair!r}")
+        mapping[label] = name
+    if host is not None:
+        if not host.strip():
+            raise UsageError("--host expects the host's speaker label, e.g. --host SPEAKER_02")
+        mapping[" ".join(host.split())] = "host"
+    return mapping
+
+
+def _check_speakers(caps, speakers: dict[str, str], source: str, out: TextIO) -> dict[str, str]:  # noqa: ANN001
+    """The mapping checked against the labels the captions carry (a label they lack is a usage error), and
+    completed on a terminal by asking who each anonymous label is."""
+    import sys
+
+    from panelbot.ingest.draft import speaker_label_preview
+    from panelbot.ingest.formats import is_anonymous_label
+
+    preview = speaker_label_preview(caps)
+    present = {lab.label.lower(): lab.label for lab in preview}
+    for label in speakers:
+        if label.lower() not in present:
+            have = ", ".join(present.values()) or "none: the captions mark no speakers"
+            raise UsageError(
+                f"--speaker {label}: no such speaker label in {source} (labels: {have})"
+            )
+    given = {label.lower() for label in speakers}
+    ask = [
+        lab for lab in preview if is_anonymous_label(lab.label) and lab.label.lower() not in given
+    ]
+    if not ask or not sys.stdin.isatty():
+        return speakers
+    return {**speakers, **ask_speakers(ask, out, input)}
+
+
+def ask_speakers(labels: list, out: TextIO, read: Callable[[str], str]) -> dict[str, str]:  # noqa: ANN001
+    """Ask who each anonymous speaker label is, showing how its first turn starts; Enter keeps the proposal
+    (the name it introduces itself with, or the host when its turns mostly ask). End of input stops asking."""
+    from panelbot.ingest.names import HOST
+    from panelbot.text import strip_control
+
+    answers: dict[str, str] = {}
+    out.write("The captions label their speakers without names. Who is who?\n")
+    for lab in labels:
+        shown = strip_control(lab.first_words, keep_newlines=False)
+        proposal = "" if lab.how == "no name found" else lab.name
+        out.write(f'  {lab.label} ({lab.turns} turns) starts: "{shown} …"\n')
+        hint = f"Enter for {proposal}, " if proposal else "Enter to keep the label, "
+        try:
+            said = read(f"  Who is {lab.label}? ({hint}a name, or 'host'): ").strip()
+        except EOFError:
+            out.write("\n")
+            break
+        said = strip_control(" ".join(said.split()), keep_newlines=False)
+        if said:
+            answers[lab.label] = said
+        elif proposal:
+            answers[lab.label] = "host" if proposal == HOST else proposal
+    return answers

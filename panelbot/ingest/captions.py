@@ -46,6 +46,8 @@ class RawTurn(Timed):
     index: int  # position among the raw turns
     # (start, end) seconds of each word of ``text.split()``; None when the captions carry no times
     times: list[tuple[float | None, float | None]] = field(default_factory=list)
+    # the speaker the format gives this turn (a transcript tool's JSON), not parsed from its text
+    label: str | None = None
 
 
 def read_captions(text: str) -> tuple[str, str]:
@@ -119,28 +121,30 @@ def dedupe_text(body: str) -> str:
     return " ".join(dedupe_words(body.split()))
 
 
-def split_turns(body: str | list[Word]) -> list[RawTurn]:
-    """De-duplicate and cut at ``>>``. Empty turns are dropped; text outside any mark is the first turn.
+def split_turns(body: str | list[Word], *, rolling: bool = True) -> list[RawTurn]:
+    """De-duplicate (``rolling`` captions only) and cut at ``>>``. Empty turns are dropped; text outside any
+    mark is the first turn.
 
     ``body`` is plain caption text or timed words (:mod:`panelbot.ingest.formats`); each kept word keeps the
-    timing of the copy that was kept."""
+    timing of the copy that was kept, and a turn the speaker of the mark it starts at."""
     if isinstance(body, str):
         body = [Word(w) for w in body.replace(SPEAKER_MARK, f" {SPEAKER_MARK} ").split()]
-    keep = dedupe_indices([w.text for w in body])
+    keep = dedupe_indices([w.text for w in body]) if rolling else range(len(body))
     turns: list[RawTurn] = []
     cur: list[Word] = []
+    label: str | None = None
 
     def flush() -> None:
         if cur:
-            turns.append(
-                RawTurn(" ".join(w.text for w in cur), len(turns), [(w.start, w.end) for w in cur])
-            )
+            times = [(w.start, w.end) for w in cur]
+            turns.append(RawTurn(" ".join(w.text for w in cur), len(turns), times, label))
 
     for i in keep:
         w = body[i]
         if w.text == SPEAKER_MARK:
             flush()
             cur = []
+            label = w.speaker
         else:
             cur.append(w)
     flush()

@@ -28,13 +28,18 @@ from panelbot.ingest.formats import Captions, parse_captions
 from panelbot.ingest.names import (
     HOST,
     NAME_TOKEN,
+    NAMED,
     UNKNOWN,
+    LabelName,
     ascii_fold,
+    find_intro_names,
     full_intro_name,
     is_name,
+    label_people,
     name_pattern,
     panelist_ids,
     presentations,
+    speaker_labels,
 )
 from panelbot.ingest.speakers import SpeakerTurn, identify_speakers
 from panelbot.retrieval.lexicon import common_words, content_words, english_words, stopwords
@@ -63,6 +68,7 @@ class Draft:
     quotes: list[dict]
     format: str = "text"
     warnings: list[str] = field(default_factory=list)
+    labels: list[LabelName] = field(default_factory=list)  # the captions' speaker labels, resolved
 
 
 def parse(captions: str) -> Captions:
@@ -70,12 +76,30 @@ def parse(captions: str) -> Captions:
     return parse_captions(strip_control(captions))
 
 
-def segment(captions: str | Captions) -> tuple[str, list[SpeakerTurn], list[str]]:
-    """Captions (text in any supported format, or already parsed) -> (title, attributed turns, names)."""
+def segment(
+    captions: str | Captions,
+    *,
+    speakers: dict[str, str] | None = None,
+    resolved: list[LabelName] | None = None,
+) -> tuple[str, list[SpeakerTurn], list[str]]:
+    """Captions (text in any supported format, or already parsed) -> (title, attributed turns, names).
+    ``speakers`` maps the captions' speaker labels to people (a name, or "host"); ``resolved`` receives
+    how each label was taken."""
     caps = parse(captions) if isinstance(captions, str) else captions
-    raw = split_turns(caps.words)
-    turns, names = identify_speakers(raw, caps.title)
+    raw = split_turns(caps.words, rolling=caps.rolling)
+    given = {
+        lab: HOST if name.strip().lower() == HOST else name
+        for lab, name in (speakers or {}).items()
+    }
+    turns, names = identify_speakers(raw, caps.title, given=given, resolved=resolved)
     return caps.title, turns, names
+
+
+def speaker_label_preview(caps: Captions) -> list[LabelName]:
+    """The captions' speaker labels as ingest would take them with no mapping given, each with its first
+    words (for asking the user who they are, and for checking a --speaker mapping)."""
+    raw, labels = speaker_labels(split_turns(caps.words, rolling=caps.rolling))
+    return label_people([(t, False) for t in raw], labels)[2] if labels else []
 
 
 def _is_filler(sentence: str) -> bool:
@@ -338,9 +362,16 @@ def title_from_filename(path: str) -> str:
     return name if len(name.split()) >= 2 else ""
 
 
-def build_draft(captions: str | Captions, name: str, *, url: str | None = None) -> Draft:
+def build_draft(
+    captions: str | Captions,
+    name: str,
+    *,
+    url: str | None = None,
+    speakers: dict[str, str] | None = None,
+) -> Draft:
     caps = parse(captions) if isinstance(captions, str) else captions
-    title, turns, names = segment(caps)
+    resolved: list[LabelName] = []
+    title, turns, names = segment(caps, speakers=speakers, resolved=resolved)
     title = clean_title(title, names)
     ids = panelist_ids(names)
     if not ids:
@@ -406,8 +437,10 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         pid: next(
             (t.text for t in turns if t.speaker == pid and t.why == "introduces themselves"), ""
         )
+        or _labelled_intro(turns, pid)
         for pid in ids
     }
+    label_names = _full_label_names(resolved)
     presented = _presented(
         turns, names, ids
     )  # what the host says of a guest, for those who never say it
@@ -483,9 +516,10 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         panelists.append(
             {
                 "id": pid,
-                "name": full_intro_name(intro, disp)
-                if intro
-                else _presented_name(presented[pid], disp),
+                "name": label_names.get(disp)
+                or (
+                    full_intro_name(intro, disp) if intro else _presented_name(presented[pid], disp)
+                ),
                 "role": role,
                 "organisation": org,
                 "colour": _PALETTE[k % len(_PALETTE)],
@@ -530,7 +564,33 @@ def build_draft(captions: str | Captions, name: str, *, url: str | None = None) 
         "panelists": panelists,
         "topics": panel_topics,
     }
-    return Draft(title, turns, names, panel, questions, quotes, caps.format, list(caps.warnings))
+    return Draft(
+        title, turns, names, panel, questions, quotes, caps.format, list(caps.warnings), resolved
+    )
+
+
+def _labelled_intro(turns: list[SpeakerTurn], pid: str) -> str:
+    """A labelled speaker's first turn when it introduces them ("Hello. I'm Anneke de Vries, a
+    hydrologist …"): what their role and full name are read from."""
+    first = next((t for t in turns if t.speaker == pid), None)
+    if first is None or first.why != "labelled in the captions":
+        return ""
+    return first.text if find_intro_names(first.text) else ""
+
+
+def _full_label_names(resolved: list[LabelName]) -> dict[str, str]:
+    """display name -> the full name a label spells ("Anneke de Vries" for "Anneke"; "MARY JANE" ->
+    "Mary Jane")."""
+    out = {}
+    for lab in resolved:
+        toks = lab.label.split()
+        if lab.how == NAMED and len(toks) > 1 and lab.name.split()[0] == _label_case(toks[0]):
+            out[lab.name] = " ".join(_label_case(t) for t in toks)
+    return out
+
+
+def _label_case(token: str) -> str:
+    return token.title() if token.isupper() else token
 
 
 def _people_title(panelists: list[dict]) -> str:
@@ -879,11 +939,22 @@ def is_curated(directory: Path) -> str | None:
     return None
 
 
-def write_draft(draft: Draft, captions: str, out: Path, *, force: bool = False) -> list[Path]:
-    """Write the draft panel. Refuses to overwrite a curated panel unless force."""
+def overwrite_refusal(out: Path) -> str | None:
+    """Why writing a panel to ``out`` needs --force (a curated panel, other files, or a draft already
+    there: a re-run must not silently replace it), or None when ``out`` is absent or empty."""
     reason = is_curated(out)
+    if reason:
+        return f"refusing to overwrite: {reason}; use --force to replace it"
+    if out.is_dir() and any(out.iterdir()):
+        return f"refusing to overwrite the draft panel in {out}: use --force to replace it"
+    return None
+
+
+def write_draft(draft: Draft, captions: str, out: Path, *, force: bool = False) -> list[Path]:
+    """Write the draft panel. Refuses to overwrite a panel already there (even a draft) unless force."""
+    reason = overwrite_refusal(out)
     if reason and not force:
-        raise UsageError(f"refusing to overwrite: {reason}; use --force to replace it")
+        raise UsageError(reason)
     files = {
         "panel.yaml": "# Draft panel written by `panelbot ingest`. Review it, then set status: curated.\n"
         + _dump(draft.panel),
@@ -896,7 +967,9 @@ def write_draft(draft: Draft, captions: str, out: Path, *, force: bool = False) 
     written = []
     for fname, text in files.items():
         written.append(_atomic_write(out / fname, text))
-    manifest = {"files": {f: _sha(t) for f, t in files.items()}}
+    manifest: dict = {"files": {f: _sha(t) for f, t in files.items()}}
+    if draft.labels:  # who each speaker label was taken to be: the health report shows the guesses
+        manifest["speaker_labels"] = [lab.to_dict() for lab in draft.labels]
     _atomic_write(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return written
 

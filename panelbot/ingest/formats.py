@@ -35,9 +35,20 @@ _ASS_RE = re.compile(r"\{\\[^{}]*\}")
 _SRT_HEAD_RE = re.compile(rf"^[ \t]*\d+[ \t]*\n\s*{_TS}\s*-->", re.MULTILINE)
 _DASH_RE = re.compile(r"^\s*[-\u2010\u2013\u2014]\s+(?=\S)")
 _NAME_TOKEN = r"[^\W\d_](?:[^\W\d_]|['\u2019.\-](?=[^\W\d_]))*"
+# "DAN: …", "Speaker 2: …", "[Olive Song]: …", and the labels of a diarizer ("SPEAKER_00: …", "[SPEAKER_01]: …")
+_ANONYMOUS = r"(?i:speaker)_\d{1,3}"
 _LABEL_RE = re.compile(
-    rf"^\s*(\[?({_NAME_TOKEN}(?:\s+(?:{_NAME_TOKEN}|\d{{1,2}})){{0,2}})\]?)\s*:\s+(?=\S)"
+    rf"^\s*(\[?({_ANONYMOUS}|{_NAME_TOKEN}(?:\s+(?:{_NAME_TOKEN}|\d{{1,2}})){{0,2}})\]?)\s*:\s+(?=\S)"
 )
+_JSON_START_RE = re.compile(r"\{\s*[\"}]|\[\s*[\[{\"\]\d-]")
+_ANONYMOUS_RE = re.compile(r"(?i)speaker(?:\s*|_)\d{1,3}")
+
+
+def is_anonymous_label(label: str) -> bool:
+    """Does a speaker label name nobody ("SPEAKER_00", "Speaker 2"), so a person must be put to it?"""
+    return _ANONYMOUS_RE.fullmatch(label.strip()) is not None
+
+
 _ROLE_LABELS = {
     "host",
     "moderator",
@@ -49,6 +60,23 @@ _ROLE_LABELS = {
     "question",
     "audience",
 }
+# lower-case words inside a person's name
+_NAME_PARTICLES = {
+    "de",
+    "van",
+    "von",
+    "der",
+    "den",
+    "da",
+    "di",
+    "du",
+    "le",
+    "la",
+    "del",
+    "della",
+    "dos",
+}
+_NAME_PARTICLES |= {"das", "do", "bin", "ibn", "al", "el", "ter", "ten", "af", "zu"}
 _NOT_LABELS = {
     "so",
     "the",
@@ -103,13 +131,17 @@ def speaker_label(line: str, *, strict: bool = False) -> str | None:
     if toks[0].lower() in _NOT_LABELS:
         return None
     letters = "".join(ch for ch in label if ch.isalpha())
-    if re.fullmatch(r"(?i)speaker\s*\d{1,2}", label) or label.lower() in _ROLE_LABELS:
+    if is_anonymous_label(label) or label.lower() in _ROLE_LABELS:
         return label
     if letters.isupper() and len(letters) >= 2:
         return label
-    if strict or len(toks) > 2 or any(t.isdigit() for t in toks):
+    if strict or any(t.isdigit() for t in toks):
         return None
-    return label if all(t[:1].isupper() for t in toks) else None
+    # "Olive Song", "Anneke de Vries", "Ludwig van Beethoven": capitalised words, a particle inside
+    inner = [t for t in toks[1:-1] if t.lower() not in _NAME_PARTICLES]
+    if len(toks) - len(toks[1:-1]) + len(inner) > 2:
+        return None
+    return label if all(t[:1].isupper() for t in [toks[0], *inner, toks[-1]]) else None
 
 
 @dataclass(frozen=True)
@@ -117,14 +149,21 @@ class Word:
     text: str
     start: float | None = None
     end: float | None = None
+    # on a change-of-speaker mark: who speaks from here, when the format says so (a JSON "speaker" field)
+    speaker: str | None = None
 
 
 @dataclass
 class Captions:
-    format: str  # "vtt", "srt", "json3" or "text"
+    # "vtt", "srt", "json3", "text", or a transcript tool's JSON: "whisperx", "podcast", "youtube-transcript"
+    format: str
     title: str
     words: list[Word]
     warnings: list[str] = field(default_factory=list)
+    # why the file cannot be read at all (malformed JSON, no segments...): one line for the user
+    error: str | None = None
+    # captions that roll (YouTube shows each line twice) are de-duplicated; a transcript tool's are not
+    rolling: bool = True
 
     @property
     def timed(self) -> bool:
@@ -139,12 +178,14 @@ def _seconds(m: re.Match[str] | tuple, offset: int = 0) -> float:
 
 
 def detect_format(text: str) -> str:
-    """'vtt', 'srt', 'json3' or 'text', from the content."""
+    """'vtt', 'srt', 'json3', 'json' (a transcript tool's JSON) or 'text', from the content."""
     head = text.lstrip("\ufeff \t\r\n")
     if head.startswith("WEBVTT"):
         return "vtt"
     if head.startswith("{") and '"events"' in head[:5000]:
         return "json3"
+    if _JSON_START_RE.match(head):  # '{"', '[{', '[]', '[[' ...: not "[project]" (TOML) or "{name}"
+        return "json"
     sample = head[:20000].replace("\r\n", "\n").replace("\r", "\n")
     if _SRT_HEAD_RE.search(sample):
         return "srt"
@@ -160,13 +201,18 @@ def parse_captions(text: str) -> Captions:
     if fmt == "json3":
         try:
             data = json.loads(text.lstrip("\ufeff"))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             caps = _parse_text(text)
             caps.warnings.append(
-                f"looks like YouTube json3 but is not valid JSON ({exc.msg}): read as plain text"
+                f"looks like YouTube json3 but is not valid JSON ({getattr(exc, 'msg', 'nested too deep')}): "
+                "read as plain text"
             )
             return caps
         return _parse_json3(data)
+    if fmt == "json":
+        from panelbot.ingest.transcripts import parse_transcript_json
+
+        return parse_transcript_json(text.lstrip("\ufeff"))
     if fmt in ("vtt", "srt"):
         return _parse_cues(text, fmt)
     return _parse_text(text)

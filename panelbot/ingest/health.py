@@ -9,13 +9,14 @@ declined. Warnings say what to curate first. Plain data; the CLI formats it.
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from panelbot.ingest.profiles import generic_words
 from panelbot.panel import Panel
 from panelbot.retrieval.lexicon import common_words, stopwords
-from panelbot.text import normalize_for_match, words
+from panelbot.text import normalize_for_match, strip_control, words
 
 # Everyday frames: a panel word dropped into one of these means something else ("a cheap cache for my garden").
 _TRAP_FRAMES = (
@@ -47,6 +48,8 @@ class Health:
     mismatched_quotes: list[str]
     self_test: dict[str, float | int]
     warnings: list[str] = field(default_factory=list)
+    # the captions' speaker labels and who ingest took each to be (label, name, how, first_words, turns)
+    speaker_labels: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -184,11 +187,48 @@ def panel_health(panel: Panel) -> Health:
         w.append(
             f"{len(mism)} quote(s) are not found in their turn's text ({shown}): make the two agree"
         )
+    h.speaker_labels = _speaker_labels(panel)
+    guessed = [lab for lab in h.speaker_labels if lab["how"] in _GUESSED]
+    if guessed:
+        fix = " ".join("--speaker " + shlex.quote(lab["label"] + "=NAME") for lab in guessed)
+        source = shlex.quote(str(panel.path.resolve() / "captions.txt"))
+        w.append(
+            f"{len(guessed)} speaker label(s) were not named by you: "
+            + "; ".join(
+                f'{lab["label"]} taken as {lab["name"]} ({lab["how"]}: "{lab["first_words"]} …")'
+                for lab in guessed
+            )
+            + f". If one is wrong: panelbot ingest {source} --out {shlex.quote(str(panel.path))} "
+            f"--force {fix}"
+        )
     if panel.quotes and not h.timed_quotes:
         w.append(
             "no quote has a time: captions with times (VTT, SRT, json3) and --url give each quote a link"
         )
     return h
+
+
+_GUESSED = ("introduces themselves", "asks the questions", "no name found")
+
+
+def _speaker_labels(panel: Panel) -> list[dict]:
+    """How ingest resolved the captions' speaker labels, from the manifest it wrote (none for a panel
+    written by hand, or whose captions carry no labels)."""
+    import json
+
+    try:
+        data = json.loads((panel.path / ".ingest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return []
+    labels = data.get("speaker_labels") if isinstance(data, dict) else None
+    keys = ("label", "name", "how", "first_words")
+    if not isinstance(labels, list):
+        return []
+    return [
+        {k: strip_control(str(lab[k]), keep_newlines=False) for k in keys}
+        for lab in labels
+        if isinstance(lab, dict) and all(isinstance(lab.get(k), str) for k in keys)
+    ]
 
 
 def _pad(text: str, width: int) -> str:
@@ -224,6 +264,8 @@ def format_health(h: Health) -> str:
         f"  {h.timed_quotes}/{h.quotes} quotes carry a time; "
         f"{len(h.mismatched_quotes)} quote(s) not found in their turn"
     )
+    for lab in h.speaker_labels:
+        lines.append(f"  speaker label {lab['label']}: {lab['name']} ({lab['how']})")
     if h.warnings:
         lines.append("Curate first:")
         lines.extend(f"  - {w}" for w in h.warnings)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 
 from panelbot.ingest.captions import RawTurn
 from panelbot.ingest.cues import looks_like_question, sentences
-from panelbot.ingest.formats import speaker_label
+from panelbot.ingest.formats import is_anonymous_label, speaker_label
 from panelbot.retrieval.lexicon import stopwords
 
 HOST = "host"
@@ -612,42 +613,100 @@ _HOST_LABELS = {"host", "moderator", "interviewer", "presenter", "chair", "mc", 
 
 
 def speaker_labels(raw: list[RawTurn]) -> tuple[list[RawTurn], dict[int, str]]:
-    """Turns whose captions name their speaker ("DAN: …", "Speaker 2: …", a VTT voice span): the turns with
-    the label taken off their text, and raw index -> label. Used only when at least three turns carry a label
-    and there are two labels or more (a stray "Note: …" is not a transcript's labels)."""
-    found = {t.index: lab for t in raw if (lab := speaker_label(t.text))}
-    if len(found) < 3 or len({lab.lower() for lab in found.values()}) < 2:
+    """Turns whose speaker the captions name: a label the format carries (a JSON "speaker"), or one the text
+    starts with ("DAN: …", "Speaker 2: …", "[SPEAKER_00]: …", a VTT voice span): the turns with the label
+    taken off their text and those of one speaker in a row joined (a diarizer labels every line), and raw
+    index -> label. Text labels count only when at least three turns carry one and there are two labels or
+    more (a stray "Note: …" is not a transcript's labels)."""
+    found = {t.index: t.label for t in raw if t.label}
+    from_text = {t.index: lab for t in raw if not t.label and (lab := speaker_label(t.text))}
+    if len(from_text) >= 3 and len({lab.lower() for lab in from_text.values()}) >= 2:
+        found.update(from_text)
+    else:
+        from_text = {}
+    if len({lab.lower() for lab in found.values()}) < 2:
         return raw, {}
-    out = []
+    out: list[RawTurn] = []
+    labels: dict[int, str] = {}
     for t in raw:
-        if t.index not in found:
-            out.append(t)
+        text, times = t.text, t.times
+        if t.index in from_text:
+            m = re.match(rf"^\s*\[?{re.escape(from_text[t.index])}\]?\s*:", t.text)
+            n = len(m.group(0).split()) if m else 0
+            toks = t.text.split()
+            text = " ".join(toks[n:])
+            times = t.times[n:] if len(t.times) == len(toks) else []
+            if times and n:  # the turn starts when its label's cue does
+                times[0] = (t.times[0][0], times[0][1])
+        label = found.get(t.index)
+        prev = out[-1] if out else None
+        if label and prev is not None and labels.get(prev.index, "").lower() == label.lower():
+            both = bool(prev.times) and bool(times)
+            prev.text = f"{prev.text} {text}".strip()
+            prev.times = prev.times + times if both else []
             continue
-        m = re.match(rf"^\s*\[?{re.escape(found[t.index])}\]?\s*:", t.text)
-        n = len(m.group(0).split()) if m else 0
-        toks = t.text.split()
-        times = t.times[n:] if len(t.times) == len(toks) else []
-        if times and n:  # the turn starts when its label's cue does
-            times[0] = (t.times[0][0], times[0][1])
-        out.append(RawTurn(" ".join(toks[n:]), t.index, times))
-    return out, found
+        turn = RawTurn(text, t.index, times, t.label)
+        out.append(turn)
+        if label:
+            labels[t.index] = label
+    return out, labels
+
+
+@dataclass
+class LabelName:
+    """Who a speaker label in the captions was taken to be, and on what grounds."""
+
+    label: str  # as the captions spell it: "SPEAKER_00", "Speaker 2", "DAN"
+    name: str  # the display name, or HOST
+    how: str  # GIVEN, NAMED, INTRODUCED, ASKS or PROVISIONAL
+    first_words: str  # how the label's first turn starts (to recognise the voice)
+    turns: int
+
+    @property
+    def doubtful(self) -> bool:
+        """Was the label's person guessed (from an introduction, from asking, or not at all)?"""
+        return self.how in (INTRODUCED, ASKS, PROVISIONAL)
+
+    def to_dict(self) -> dict:
+        return {
+            "label": self.label,
+            "name": self.name,
+            "how": self.how,
+            "first_words": self.first_words,
+            "turns": self.turns,
+        }
+
+
+GIVEN = "given"  # by the user (--speaker, --host, or asked on the terminal)
+NAMED = "named in the captions"  # the label is a name ("DAN", "Olive Song")
+INTRODUCED = "introduces themselves"  # an anonymous label, named after its own introduction
+ASKS = "asks the questions"  # taken for the host because its turns mostly ask
+PROVISIONAL = "no name found"  # an anonymous label kept as the name
 
 
 def label_people(
-    kept: list[tuple[RawTurn, bool]], labels: dict[int, str]
-) -> tuple[dict[str, str], list[str]]:
-    """label (lowercase) -> display name, or HOST for the moderator; and the display names in order. A
-    "Speaker 2" label takes the name that speaker introduces themselves with; with no role label, the label
-    whose turns mostly ask is the host."""
+    kept: list[tuple[RawTurn, bool]],
+    labels: dict[int, str],
+    given: dict[str, str] | None = None,
+) -> tuple[dict[str, str], list[str], list[LabelName]]:
+    """label (lowercase) -> display name, or HOST for the moderator; the display names in order; and how each
+    label was resolved. ``given`` (label, any case -> a name or HOST) comes first. Otherwise an anonymous
+    label ("Speaker 2", "SPEAKER_00") takes the name that speaker introduces themselves with, or stays as
+    it is (provisional); with no role label and no host given, the label whose turns mostly ask is the host."""
+    given = {k.lower(): v for k, v in (given or {}).items()}
     by_label: dict[str, list[str]] = {}
+    spelt: dict[str, str] = {}
     for t, _ in kept:
         if t.index in labels:
             by_label.setdefault(labels[t.index].lower(), []).append(t.text)
+            spelt.setdefault(labels[t.index].lower(), labels[t.index])
     people: dict[str, str] = {}
-    if not any(lab in _HOST_LABELS for lab in by_label):
+    how: dict[str, str] = {}
+    if not any(lab in _HOST_LABELS or given.get(lab) == HOST for lab in by_label):
         asks = {
             lab: sum(looks_like_question(x) for x in texts) / len(texts)
             for lab, texts in by_label.items()
+            if lab not in given
         }
         host = max(asks, key=asks.__getitem__, default=None)
         if (
@@ -655,22 +714,35 @@ def label_people(
             and asks[host] >= 0.5
             and sorted(asks.values())[-2:] != [asks[host]] * 2
         ):
-            people[host] = HOST
+            people[host], how[host] = HOST, ASKS
     names: list[str] = []
     for lab, texts in by_label.items():
-        if lab in _HOST_LABELS or people.get(lab) == HOST:
-            people[lab] = HOST
-            continue
-        intro = next((n for x in texts for n in find_intro_names(x)), None)
-        first = lab.split()[0]
-        if re.fullmatch(r"speaker\s*\d{1,2}", lab):
-            display = intro or lab.title()
+        if lab in given:
+            display, how[lab] = given[lab], GIVEN
+        elif lab in _HOST_LABELS or people.get(lab) == HOST:
+            display, how[lab] = HOST, how.get(lab, NAMED)
         else:
-            raw = next(labels[i] for i in labels if labels[i].lower() == lab).split()[0]
-            display = raw.title() if raw.isupper() else raw
-            if intro and ascii_fold(intro).lower().startswith(ascii_fold(first).lower()):
-                display = intro  # "MARY: I'm Mary Jane" -> Mary Jane
+            display, how[lab] = _label_display(lab, spelt[lab], texts)
         people[lab] = display
-        if display not in names:
+        if display != HOST and display not in names:
             names.append(display)
-    return people, names
+    resolved = [
+        LabelName(spelt[lab], people[lab], how[lab], " ".join(texts[0].split()[:14]), len(texts))
+        for lab, texts in by_label.items()
+    ]
+    return people, names, resolved
+
+
+def _label_display(lab: str, spelt: str, texts: list[str]) -> tuple[str, str]:
+    """(display name, how) for a label that is neither given nor the host's."""
+    intro = next((n for x in texts for n in find_intro_names(x)), None)
+    if is_anonymous_label(lab):
+        if intro:
+            return intro, INTRODUCED
+        number = re.sub(r"\D", "", lab)
+        return f"Speaker {int(number)}" if number else spelt, PROVISIONAL
+    raw = spelt.split()[0]
+    display = raw.title() if raw.isupper() else raw
+    if intro and ascii_fold(intro).lower().startswith(ascii_fold(raw).lower()):
+        display = intro  # "MARY: I'm Mary Jane" -> Mary Jane
+    return display, NAMED

@@ -55,6 +55,7 @@ from panelbot.ingest.cues import (
 from panelbot.ingest.names import (
     HOST,
     UNKNOWN,
+    LabelName,
     ascii_fold,
     discover_names,
     find_intro_names,
@@ -527,8 +528,17 @@ def _field_scores(
     return {p: a.get(p, 0.0) + _QUESTION_WEIGHT * q.get(p, 0.0) for p in everyone}
 
 
-def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[SpeakerTurn], list[str]]:
-    """Attribute each turn. Returns (turns, panelist display names in order of appearance)."""
+def identify_speakers(
+    raw: list[RawTurn],
+    title: str = "",
+    *,
+    given: dict[str, str] | None = None,
+    resolved: list[LabelName] | None = None,
+) -> tuple[list[SpeakerTurn], list[str]]:
+    """Attribute each turn. Returns (turns, panelist display names in order of appearance).
+
+    Speaker labels in the captions decide their turns; ``given`` maps labels to people (a name, or HOST),
+    and ``resolved``, when passed, receives how each label was taken."""
     raw, labels = speaker_labels(raw)
     # 1. drop back-channel and fragment turns; remember where they were
     kept: list[tuple[RawTurn, bool]] = []  # (turn, an interjection preceded it)
@@ -545,10 +555,15 @@ def identify_speakers(raw: list[RawTurn], title: str = "") -> tuple[list[Speaker
         pending_interjection = False
 
     # 2. names: speaker labels in the captions, self-introductions, then names the host hands over to
-    people, names = label_people(kept, labels) if labels else ({}, [])
+    people, names, how = label_people(kept, labels, given) if labels else ({}, [], [])
+    if resolved is not None:
+        resolved[:] = how
     found, aliases = discover_names(kept, title)
     known = {ascii_fold(n).lower() for n in names}
-    names += [n for n in found if ascii_fold(n).lower() not in known]
+    if not labels or any(t.index not in labels for t, _ in kept):
+        # names found in the words join the labels' people, unless a label says who spoke every turn
+        # (then "I'm Ines" under SPEAKER_01 mapped to Beatriz is not a fourth person)
+        names += [n for n in found if ascii_fold(n).lower() not in known]
     ids = panelist_ids(names)
     name_re = name_pattern([*names, *aliases])
     by_name: dict[str, str] = {}
