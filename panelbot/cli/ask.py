@@ -95,16 +95,30 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     quote.set_defaults(handler=cmd_quote)
 
 
+MAX_CONVERSATION_ID = 2**63 - 1  # the largest SQLite INTEGER
+
+
+def _shown(value: str, width: int = 40) -> str:
+    """``value`` quoted for an error line, cut to ``width`` characters (a pasted page is not echoed)."""
+    return repr(value) if len(value) <= width else repr(value[:width]) + "..."
+
+
 def conversation_id(value: str) -> int:
     """argparse type: a conversation id (a positive whole number)."""
     try:
         n = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected a conversation id (a number), got {value!r}"
+            f"expected a conversation id (a number), got {_shown(value)}"
         ) from None
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected a conversation id (a number from 1), got {n}")
+    if n > MAX_CONVERSATION_ID:
+        # SQLite keeps ids in a signed 64-bit integer: a larger number is no conversation, and binding it
+        # would raise OverflowError deep in the store
+        raise argparse.ArgumentTypeError(
+            f"no conversation has id {_shown(value.strip())} (ids go up to {MAX_CONVERSATION_ID})"
+        )
     return n
 
 

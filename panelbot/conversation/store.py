@@ -154,7 +154,19 @@ class ConversationStore:
         if row is None:
             return 0
         row = self._db.execute("SELECT version FROM schema_version").fetchone()
-        return int(row[0]) if row else 0
+        if not row:
+            return 0
+        version = row[0]
+        if isinstance(version, str) and version.strip().isdecimal() and len(version) < 20:
+            version = int(
+                version
+            )  # a column of INTEGER affinity keeps '3' as 3; a hand edit may not
+        if not isinstance(version, int) or version < 0:
+            raise StoreError(
+                f"{self.path}: history has schema version {str(version)[:40]!r}, not a version "
+                "number; the file is damaged: move it aside to start a new history"
+            )
+        return version
 
     def _migrate(self) -> None:
         current = self.schema_version()
