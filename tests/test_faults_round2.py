@@ -8,6 +8,7 @@ Cases that could hang run in a subprocess under a generous timeout: a hang is a 
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -227,3 +228,81 @@ def test_expanded_size_counts_shared_values_at_each_parent() -> None:
     for _ in range(12):
         bomb = [bomb] * 10
     assert expanded_size(bomb, 100_000) == 100_001
+
+
+# ------------------------------------------------------------------------ class 7: read-only and full disks
+
+
+def _can_mount_tmpfs() -> bool:
+    """A private mount namespace (``unshare -rm``: no real root needed) in which a tmpfs can be mounted."""
+    if not shutil.which("unshare") or sys.platform != "linux":
+        return False
+    probe = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt || exit 1"],
+        capture_output=True,
+    )
+    return probe.returncode == 0
+
+
+needs_tmpfs = pytest.mark.skipif(not _can_mount_tmpfs(), reason="cannot mount a tmpfs here")
+
+
+def _on_a_small_tmpfs(env: dict[str, str], data: Path, script: str) -> subprocess.CompletedProcess:
+    """Run ``script`` (sh) in a private mount namespace with a 256 KB tmpfs at ``data``; $PB is panelbot."""
+    data.mkdir(parents=True, exist_ok=True)
+    pb = f"{sys.executable} -m panelbot"
+    full = f"mount -t tmpfs -o size=256k tmpfs {data} || exit 99\nPB='{pb}'\n{script}"
+    try:
+        return subprocess.run(
+            ["unshare", "-rm", "sh", "-c", full],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            env={**env, "PANELBOT_DATA_DIR": str(data)},
+            timeout=HANG_BUDGET * 2,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("hung")
+
+
+@needs_tmpfs
+def test_a_read_only_history_can_still_be_listed_and_shown(
+    isolated_env: dict[str, str], tmp_path: Path
+) -> None:
+    data = tmp_path / "ro"
+    proc = _on_a_small_tmpfs(
+        isolated_env,
+        data,
+        '$PB ask --offline "what about GPUs" > /dev/null || exit 98\n'
+        f"mount -o remount,ro {data} || exit 97\n"
+        "echo ==list; $PB history; echo rc=$?\n"
+        "echo ==show; $PB history show 1; echo rc=$?\n"
+        "echo ==rm; $PB history rm 1; echo rc=$?\n",
+    )
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    listing, show, rm = proc.stdout.split("==")[1:]
+    assert "what about GPUs" in listing and "rc=0" in listing, proc.stderr
+    assert "what about GPUs" in show and "rc=0" in show, proc.stderr
+    assert "rc=2" in rm and "Traceback" not in proc.stderr  # a write: one line
+
+
+@needs_tmpfs
+@pytest.mark.parametrize("chained", [False, True], ids=["new", "continued"])
+def test_on_a_full_disk_ask_shows_the_answer_then_says_it_was_not_saved(
+    isolated_env: dict[str, str], tmp_path: Path, chained: bool
+) -> None:
+    data = tmp_path / "full"
+    flag = "-c " if chained else ""
+    proc = _on_a_small_tmpfs(
+        isolated_env,
+        data,
+        '$PB ask --offline "what about GPUs" > /dev/null || exit 98\n'
+        f"dd if=/dev/zero of={data}/fill bs=4k 2>/dev/null\n"
+        f'$PB ask --offline {flag}"and the inference costs of training at scale, in detail"\n',
+    )
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    assert "[dan-" in proc.stdout or "[olive-" in proc.stdout  # the answer, with its quote ids
+    assert "Traceback" not in proc.stderr
+    warning = [line for line in proc.stderr.splitlines() if "not saved" in line]
+    assert len(warning) == 1 and warning[0].startswith("panelbot: warning: "), proc.stderr

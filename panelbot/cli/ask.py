@@ -24,6 +24,7 @@ TYPE_CHECKING = (
 if TYPE_CHECKING:
     from typing import TextIO
 
+    from panelbot.conversation.resolve import Resolution
     from panelbot.conversation.session import ConversationLog
     from panelbot.panel.model import Panel
     from panelbot.retrieval.index import QuoteIndex
@@ -124,7 +125,7 @@ def conversation_id(value: str) -> int:
 
 def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot import paths
-    from panelbot.answer.compose import decline_text, format_route, quotes_text
+    from panelbot.answer.compose import format_route
     from panelbot.conversation.resolve import resolve
     from panelbot.conversation.session import ConversationLog
     from panelbot.records import replace
@@ -211,24 +212,7 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             turn = conv if chained or i == 0 else conv.fresh()
             res = resolve(router, turn.turns, q, target)
             result = res.route
-            if result.abstained:
-                host = panel.host.id if panel.host else "panel"
-                turn.record(q, target, res, [], decline=(host, decline_text(panel, result)))
-            else:
-                turn.record(
-                    q,
-                    target,
-                    res,
-                    [
-                        (
-                            sp,
-                            quotes_text(result.quotes_for(sp)),
-                            [sq.quote.id for sq in result.quotes_for(sp)],
-                            {},
-                        )
-                        for sp in result.speakers
-                    ],
-                )
+            unsaved = _record_offline(turn, panel, q, target, res)
             if args.json:
                 d = result.to_dict()
                 if result.abstained:
@@ -253,9 +237,43 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 ]
                 if links:
                     out.write("Watch:\n" + "\n".join(links) + "\n")
+            if unsaved:  # the answer first, then what became of it
+                out.flush()
+                err.write(
+                    f"panelbot: warning: this answer was not saved to the history: {unsaved}\n"
+                )
     finally:
         conv.close()
     return EXIT_OK
+
+
+def _record_offline(
+    turn: ConversationLog, panel: Panel, question: str, target: str, res: Resolution
+) -> str | None:
+    """Record a quote answer (or a decline) in the history; why not when the history cannot be written
+    (a full or read-only disk): the answer is shown all the same, and the reason after it."""
+    from panelbot.answer.compose import decline_text, quotes_text
+    from panelbot.conversation.store import StoreError
+
+    result = res.route
+    try:
+        if result.abstained:
+            host = panel.host.id if panel.host else "panel"
+            turn.record(question, target, res, [], decline=(host, decline_text(panel, result)))
+        else:
+            answers = [
+                (
+                    sp,
+                    quotes_text(result.quotes_for(sp)),
+                    [sq.quote.id for sq in result.quotes_for(sp)],
+                    {},
+                )
+                for sp in result.speakers
+            ]
+            turn.record(question, target, res, answers)
+    except StoreError as exc:
+        return str(exc)
+    return None
 
 
 def continued_panel(conv: ConversationLog, asked_for: str | None) -> tuple[Panel, QuoteIndex]:
