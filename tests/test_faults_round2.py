@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -306,3 +307,26 @@ def test_on_a_full_disk_ask_shows_the_answer_then_says_it_was_not_saved(
     assert "Traceback" not in proc.stderr
     warning = [line for line in proc.stderr.splitlines() if "not saved" in line]
     assert len(warning) == 1 and warning[0].startswith("panelbot: warning: "), proc.stderr
+
+
+@needs_tmpfs
+def test_on_a_full_disk_a_model_answer_keeps_its_verdict_then_says_it_was_not_saved(
+    isolated_env: dict[str, str], tmp_path: Path, fake_model_server: Any
+) -> None:
+    fake_model_server.state.answer = "Long contexts are hard to serve [dan-21]."
+    llm = f"--llm --base-url {fake_model_server.url('escapes')} --model m --to dan"
+    data = tmp_path / "full"
+    proc = _on_a_small_tmpfs(
+        isolated_env,
+        data,
+        '$PB ask --offline "what about GPUs" > /dev/null || exit 98\n'
+        f"dd if=/dev/zero of={data}/fill bs=4k 2>/dev/null\n"
+        f'$PB ask {llm} -c "and the inference costs of training at scale, in detail"\n',
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "Long contexts" in proc.stdout and "grounded" in proc.stdout.lower(), proc.stdout
+    warning = [line for line in proc.stderr.splitlines() if "not saved" in line]
+    assert len(warning) == 1 and proc.stderr.rstrip().endswith(warning[0]), proc.stderr
+    assert proc.returncode in (0, 3), (
+        proc.stderr
+    )  # 3: answered from the quotes after a model failure

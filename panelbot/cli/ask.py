@@ -247,33 +247,28 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def not_saved_line(why: str) -> str:
+    """The line said after an answer the history could not keep."""
+    return f"panelbot: warning: this answer was not saved to the history: {why}\n"
+
+
 def _record_offline(
     turn: ConversationLog, panel: Panel, question: str, target: str, res: Resolution
 ) -> str | None:
     """Record a quote answer (or a decline) in the history; why not when the history cannot be written
     (a full or read-only disk): the answer is shown all the same, and the reason after it."""
     from panelbot.answer.compose import decline_text, quotes_text
-    from panelbot.conversation.store import StoreError
 
     result = res.route
-    try:
-        if result.abstained:
-            host = panel.host.id if panel.host else "panel"
-            turn.record(question, target, res, [], decline=(host, decline_text(panel, result)))
-        else:
-            answers = [
-                (
-                    sp,
-                    quotes_text(result.quotes_for(sp)),
-                    [sq.quote.id for sq in result.quotes_for(sp)],
-                    {},
-                )
-                for sp in result.speakers
-            ]
-            turn.record(question, target, res, answers)
-    except StoreError as exc:
-        return str(exc)
-    return None
+    if result.abstained:
+        host = panel.host.id if panel.host else "panel"
+        decline = (host, decline_text(panel, result))
+        return turn.record_or_why_not(question, target, res, [], decline=decline)
+    answers = [
+        (sp, quotes_text(result.quotes_for(sp)), [sq.quote.id for sq in result.quotes_for(sp)], {})
+        for sp in result.speakers
+    ]
+    return turn.record_or_why_not(question, target, res, answers)
 
 
 def continued_panel(conv: ConversationLog, asked_for: str | None) -> tuple[Panel, QuoteIndex]:
