@@ -307,6 +307,7 @@ def test_on_a_full_disk_ask_shows_the_answer_then_says_it_was_not_saved(
     assert "Traceback" not in proc.stderr
     warning = [line for line in proc.stderr.splitlines() if "not saved" in line]
     assert len(warning) == 1 and warning[0].startswith("panelbot: warning: "), proc.stderr
+    assert "readonly" not in warning[0]  # why it could not be written, not a symptom of that
 
 
 @needs_tmpfs

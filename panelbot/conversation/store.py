@@ -132,6 +132,9 @@ class ConversationStore:
         except StoreError as exc:
             if not self.path.is_file() or not self._open_read_only():
                 raise exc from None
+            # a write then fails saying why it could not be opened for writing (a full disk, say),
+            # not only that the connection is read-only
+            self._db.read_only_because = str(exc).removeprefix(f"{self.path}: ")
         self._db.doing = "history database error"
 
     def _open(self, target: str, *, uri: bool) -> None:
@@ -467,9 +470,14 @@ class _Guarded:
         self._conn = conn
         self._path = path
         self.doing = "history database error"
+        self.read_only_because = ""
 
     def _error(self, exc: sqlite3.Error) -> StoreError:
         text = str(exc) or type(exc).__name__
+        if self.read_only_because and "readonly" in text:
+            return StoreError(
+                f"{self._path}: the history can only be read here ({self.read_only_because})"
+            )
         hint = ""
         if isinstance(exc, sqlite3.DatabaseError) and any(
             w in text for w in ("malformed", "not a database", "no such table", "no such column")
