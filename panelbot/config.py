@@ -461,7 +461,11 @@ def load_config(
         p = Path(explicit).expanduser()
         if not p.is_file():
             raise ConfigError(
-                "is a directory, not a config file" if p.is_dir() else "config file not found",
+                "is a directory, not a config file"
+                if p.is_dir()
+                else "is not a regular file (a pipe or a device?), not a config file"
+                if p.exists()
+                else "config file not found",
                 str(p),
             )
         cfg = _apply_file(cfg, p)

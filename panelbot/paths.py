@@ -110,6 +110,43 @@ def write_cache_text(path: Path, text: str) -> None:
             tmp.unlink()
 
 
+class NotRegularFile(OSError):
+    """A path holds something other than a regular file (a FIFO, a device, a directory, a socket)."""
+
+
+def open_regular(path: Path) -> int:
+    """A read-only descriptor of the regular file at ``path``. What is there is checked before opening
+    (a FIFO is never opened: opening one for reading waits for a writer, forever) and again on the open
+    descriptor, which is opened non-blocking, so nothing swapped in between can make the open wait.
+    Raises FileNotFoundError when nothing is there, NotRegularFile for anything but a regular file."""
+    import stat
+
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise NotRegularFile(0, "not a regular file", str(path))
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(0, "not a regular file", str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_cache_bytes(path: Path) -> bytes | None:
+    """The bytes of a file panelbot made and can make again; None when it is absent, unreadable or not a
+    regular file (a FIFO or a device there is treated as no file, never waited on)."""
+    try:
+        fd = open_regular(path)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
 def history_db_path() -> Path:
     return user_data_dir() / "history.sqlite3"
 

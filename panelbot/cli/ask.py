@@ -24,6 +24,7 @@ TYPE_CHECKING = (
 if TYPE_CHECKING:
     from typing import TextIO
 
+    from panelbot.conversation.resolve import Resolution
     from panelbot.conversation.session import ConversationLog
     from panelbot.panel.model import Panel
     from panelbot.retrieval.index import QuoteIndex
@@ -95,22 +96,36 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     quote.set_defaults(handler=cmd_quote)
 
 
+MAX_CONVERSATION_ID = 2**63 - 1  # the largest SQLite INTEGER
+
+
+def _shown(value: str, width: int = 40) -> str:
+    """``value`` quoted for an error line, cut to ``width`` characters (a pasted page is not echoed)."""
+    return repr(value) if len(value) <= width else repr(value[:width]) + "..."
+
+
 def conversation_id(value: str) -> int:
     """argparse type: a conversation id (a positive whole number)."""
     try:
         n = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected a conversation id (a number), got {value!r}"
+            f"expected a conversation id (a number), got {_shown(value)}"
         ) from None
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected a conversation id (a number from 1), got {n}")
+    if n > MAX_CONVERSATION_ID:
+        # SQLite keeps ids in a signed 64-bit integer: a larger number is no conversation, and binding it
+        # would raise OverflowError deep in the store
+        raise argparse.ArgumentTypeError(
+            f"no conversation has id {_shown(value.strip())} (ids go up to {MAX_CONVERSATION_ID})"
+        )
     return n
 
 
 def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot import paths
-    from panelbot.answer.compose import decline_text, format_route, quotes_text
+    from panelbot.answer.compose import format_route
     from panelbot.conversation.resolve import resolve
     from panelbot.conversation.session import ConversationLog
     from panelbot.records import replace
@@ -197,24 +212,7 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             turn = conv if chained or i == 0 else conv.fresh()
             res = resolve(router, turn.turns, q, target)
             result = res.route
-            if result.abstained:
-                host = panel.host.id if panel.host else "panel"
-                turn.record(q, target, res, [], decline=(host, decline_text(panel, result)))
-            else:
-                turn.record(
-                    q,
-                    target,
-                    res,
-                    [
-                        (
-                            sp,
-                            quotes_text(result.quotes_for(sp)),
-                            [sq.quote.id for sq in result.quotes_for(sp)],
-                            {},
-                        )
-                        for sp in result.speakers
-                    ],
-                )
+            unsaved = _record_offline(turn, panel, q, target, res)
             if args.json:
                 d = result.to_dict()
                 if result.abstained:
@@ -239,9 +237,38 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 ]
                 if links:
                     out.write("Watch:\n" + "\n".join(links) + "\n")
+            if unsaved:  # the answer first, then what became of it
+                out.flush()
+                err.write(
+                    f"panelbot: warning: this answer was not saved to the history: {unsaved}\n"
+                )
     finally:
         conv.close()
     return EXIT_OK
+
+
+def not_saved_line(why: str) -> str:
+    """The line said after an answer the history could not keep."""
+    return f"panelbot: warning: this answer was not saved to the history: {why}\n"
+
+
+def _record_offline(
+    turn: ConversationLog, panel: Panel, question: str, target: str, res: Resolution
+) -> str | None:
+    """Record a quote answer (or a decline) in the history; why not when the history cannot be written
+    (a full or read-only disk): the answer is shown all the same, and the reason after it."""
+    from panelbot.answer.compose import decline_text, quotes_text
+
+    result = res.route
+    if result.abstained:
+        host = panel.host.id if panel.host else "panel"
+        decline = (host, decline_text(panel, result))
+        return turn.record_or_why_not(question, target, res, [], decline=decline)
+    answers = [
+        (sp, quotes_text(result.quotes_for(sp)), [sq.quote.id for sq in result.quotes_for(sp)], {})
+        for sp in result.speakers
+    ]
+    return turn.record_or_why_not(question, target, res, answers)
 
 
 def continued_panel(conv: ConversationLog, asked_for: str | None) -> tuple[Panel, QuoteIndex]:

@@ -120,7 +120,7 @@ async def _ask_all(
                 out.write(("\n" if i else "") + f"Q: {question}\n")
             if route.abstained:
                 text = decline_text(panel, route)
-                conv.record(
+                unsaved = conv.record_or_why_not(
                     question,
                     target,
                     res,
@@ -129,6 +129,7 @@ async def _ask_all(
                 )
                 extra["conversation"] = conv.conversation_id
                 _abstain(panel, route, text, json_out, out, extra)
+                _say_if_unsaved(unsaved, out, err)
                 continue
             history = [Message(role, text) for role, text in conv.said]
             view = (
@@ -148,7 +149,7 @@ async def _ask_all(
             meta = [
                 answer_meta(verdict=d.verdict, grounded=d.grounded, error=d.error) for d in dones
             ]
-            conv.record(
+            unsaved = conv.record_or_why_not(
                 question,
                 target,
                 res,
@@ -164,6 +165,7 @@ async def _ask_all(
             )
             extra["conversation"] = conv.conversation_id
             view.finish(route, dones, backend, extra)
+            _say_if_unsaved(unsaved, out, err)
             if no_model and dones:  # answered without a model: said once, by the caller
                 status = EXIT_FALLBACK
             errors = list(dict.fromkeys(d.error for d in dones if d.error and not no_model))
@@ -303,3 +305,12 @@ class _JsonView:
         d.update(extra)
         print_json(d, self.out)
         self.out.flush()
+
+
+def _say_if_unsaved(why: str | None, out: TextIO, err: TextIO) -> None:
+    """After an answer (verdict and sources included), one line when the history could not keep it."""
+    if why:
+        from panelbot.cli.ask import not_saved_line
+
+        out.flush()
+        err.write(not_saved_line(why))

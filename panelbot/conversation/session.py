@@ -131,6 +131,17 @@ class ConversationLog:
             self.store, None, self.panel, log=self.log, source=self.source, panel_dir=self.panel_dir
         )
 
+    def record_or_why_not(self, *turn: Any, **options: Any) -> str | None:
+        """``record(*turn, **options)``, or why the history could not be written (a full or read-only
+        disk): the caller shows the answer all the same and this reason after it."""
+        from panelbot.conversation.store import StoreError
+
+        try:
+            self.record(*turn, **options)
+        except StoreError as exc:
+            return str(exc)
+        return None
+
     def record(
         self,
         question: str,

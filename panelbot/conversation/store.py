@@ -126,24 +126,53 @@ class ConversationStore:
                 f"{self.path.parent}: cannot create the data directory "
                 f"({exc.strerror or exc}); set PANELBOT_DATA_DIR to a writable place"
             ) from None
+        self.read_only = False
+        try:
+            self._open(str(self.path), uri=False)
+        except StoreError as exc:
+            if not self.path.is_file() or not self._open_read_only():
+                raise exc from None
+            # a write then fails saying why it could not be opened for writing (a full disk, say),
+            # not only that the connection is read-only
+            self._db.read_only_because = str(exc).removeprefix(f"{self.path}: ")
+        self._db.doing = "history database error"
+
+    def _open(self, target: str, *, uri: bool) -> None:
         try:
             # isolation_level=None: autocommit; we open explicit transactions where needed.
-            conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=5.0)
+            conn = sqlite3.connect(target, isolation_level=None, timeout=5.0, uri=uri)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open the history database ({exc})") from None
         self._db = _Guarded(conn, self.path)
         self._db.doing = "cannot open the history database"
         try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(
-                "PRAGMA synchronous=NORMAL"
-            )  # durable across process crashes in WAL mode
+            if not self.read_only:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute(
+                    "PRAGMA synchronous=NORMAL"
+                )  # durable across process crashes in WAL mode
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
         except BaseException:
             conn.close()
             raise
-        self._db.doing = "history database error"
+
+    def _open_read_only(self) -> bool:
+        """Open a history that cannot be written (a read-only file, directory or disk) for reading: it can
+        still be listed, shown and exported; a write fails with one line. True when that worked."""
+        from urllib.parse import quote
+
+        self.read_only = True
+        base = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        # immutable: a WAL database in a directory where no -shm file can be made opens only so
+        for target in (base, base + "&immutable=1"):
+            try:
+                self._open(target, uri=True)
+                return True
+            except StoreError:
+                continue
+        self.read_only = False
+        return False
 
     # ------------------------------------------------------------------------------------------ schema
 
@@ -154,7 +183,19 @@ class ConversationStore:
         if row is None:
             return 0
         row = self._db.execute("SELECT version FROM schema_version").fetchone()
-        return int(row[0]) if row else 0
+        if not row:
+            return 0
+        version = row[0]
+        if isinstance(version, str) and version.strip().isdecimal() and len(version) < 20:
+            version = int(
+                version
+            )  # a column of INTEGER affinity keeps '3' as 3; a hand edit may not
+        if not isinstance(version, int) or version < 0:
+            raise StoreError(
+                f"{self.path}: history has schema version {str(version)[:40]!r}, not a version "
+                "number; the file is damaged: move it aside to start a new history"
+            )
+        return version
 
     def _migrate(self) -> None:
         current = self.schema_version()
@@ -165,6 +206,11 @@ class ConversationStore:
             )
         if current == SCHEMA_VERSION:
             return
+        if self.read_only:
+            raise StoreError(
+                f"{self.path}: the history database is read-only and needs upgrading "
+                f"(schema {current} to {SCHEMA_VERSION}); make it writable"
+            )
         self._db.execute("BEGIN IMMEDIATE")
         try:
             self._db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -424,9 +470,14 @@ class _Guarded:
         self._conn = conn
         self._path = path
         self.doing = "history database error"
+        self.read_only_because = ""
 
     def _error(self, exc: sqlite3.Error) -> StoreError:
         text = str(exc) or type(exc).__name__
+        if self.read_only_because and "readonly" in text:
+            return StoreError(
+                f"{self._path}: the history can only be read here ({self.read_only_because})"
+            )
         hint = ""
         if isinstance(exc, sqlite3.DatabaseError) and any(
             w in text for w in ("malformed", "not a database", "no such table", "no such column")

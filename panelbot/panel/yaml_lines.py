@@ -277,6 +277,37 @@ def _remembered_at(path: Path) -> Path:
     )
 
 
+# A settings file has a few hundred values; one whose aliases expand to more is refused before anything
+# walks it (copying, searching or dumping a billion-laughs document takes exponential time).
+MAX_EXPANDED_VALUES = 100_000
+
+
+def expanded_size(data: Any, limit: int) -> int:
+    """How many values ``data`` holds with every alias expanded (a list or mapping shared by several
+    parents counts at each): exact up to ``limit``, and just over ``limit`` beyond it. Linear in the
+    number of distinct objects (each shared one is measured once)."""
+    sizes: dict[int, int] = {}
+
+    def size(obj: Any) -> int:
+        if not isinstance(obj, (dict, list)):
+            return 1
+        known = sizes.get(id(obj))
+        if known is not None:
+            return known
+        sizes[id(obj)] = limit + 1  # a cycle (YAML can make one) is as bad as a bomb
+        children = obj.values() if isinstance(obj, dict) else obj
+        total = 1
+        for child in children:
+            total += size(child)
+            if total > limit:
+                total = limit + 1
+                break
+        sizes[id(obj)] = total
+        return total
+
+    return size(data)
+
+
 def load_yaml_remembered(path: Path, *, keep: Callable[[Any], bool] = lambda data: True) -> Any:
     """``load_yaml`` (with lines) for a file read at every start, such as a config file.
 
@@ -284,22 +315,31 @@ def load_yaml_remembered(path: Path, *, keep: Callable[[Any], bool] = lambda dat
     the file's text is exactly the same: nothing is trusted that the text does not match, and a missing,
     foreign or damaged record just means parsing again. Only data JSON holds exactly (string keys, no dates,
     no NaN) is kept, and only when ``keep(data)`` says so (a config holding an API key is never copied)."""
+    from panelbot import paths
+
     text = _read_text(path)
     spot = _remembered_at(path)
-    try:
-        rec = json.loads(spot.read_text(encoding="utf-8"))
+    try:  # a FIFO or device where the record belongs is no record (never waited on)
+        rec = json.loads(paths.read_cache_bytes(spot) or b"")
         if rec["format"] == REMEMBERED_FORMAT and rec["text"] == text:
             return rec["data"]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         pass
     data = _parse(text, path, with_lines=True)
+    try:
+        too_big = expanded_size(data, MAX_EXPANDED_VALUES) > MAX_EXPANDED_VALUES
+    except RecursionError:  # nested deeper than any settings file
+        too_big = True
+    if too_big:
+        raise DataError(
+            f"YAML aliases expand to more than {MAX_EXPANDED_VALUES:,} values (an alias bomb?)",
+            str(path),
+        )
     try:
         exact = json.loads(json.dumps(data)) == data
     except (TypeError, ValueError, RecursionError):
         exact = False
     if exact and keep(data):
-        from panelbot import paths
-
         paths.write_cache_text(
             spot, json.dumps({"format": REMEMBERED_FORMAT, "text": text, "data": data})
         )

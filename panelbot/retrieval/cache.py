@@ -226,7 +226,7 @@ def current_panel_hash(directory: Path, record: Path) -> str:
     taken = time.time_ns()
     sig = _file_signature(directory)
     try:
-        rec = json.loads(record.read_bytes())
+        rec = json.loads(paths.read_cache_bytes(record) or b"")
         if (
             sig is not None
             and isinstance(rec, dict)
@@ -668,11 +668,12 @@ def _map(path: Path) -> Any:
     """The file's bytes: memory-mapped read-only on POSIX (pages are read as they are used and never copied;
     the postings and quotes are used in place), else read. Saved indexes are only ever replaced whole
     (``os.replace``), never rewritten in place, so a mapping always sees one complete file."""
+    fd = paths.open_regular(path)  # never a FIFO: opening one waits for a writer
     if os.name != "posix":
-        return path.read_bytes()
+        with os.fdopen(fd, "rb") as f:
+            return f.read()
     import mmap
 
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
         if os.fstat(fd).st_size == 0:
             return b""
@@ -688,6 +689,8 @@ def read_index(path: Path, key: str, directory: Path) -> Opened | None:
         data = _map(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
+    except paths.NotRegularFile:
+        raise CacheProblem("not a regular file") from None
     except OSError as exc:
         raise CacheProblem(f"unreadable ({exc.strerror or exc})") from None
     header, payload = read_header(data)
@@ -1150,7 +1153,7 @@ def entries() -> list[CacheEntry]:
     for p in sorted(d.glob(f"*{SUFFIX}")):
         try:
             size = p.stat().st_size
-            with p.open("rb") as f:
+            with os.fdopen(paths.open_regular(p), "rb") as f:
                 head = f.read(64 * 1024)
             header, _ = read_header(head)
             directory = str(header.get("directory", ""))
