@@ -105,9 +105,12 @@ def test_backend_verifies_the_real_answer(question: str) -> None:
     for c in done.citations:
         if c.id.lower() not in allowed:
             assert not c.valid, f"invented id {c.id} passed verification"
-    assert done.grounded == (
-        any(c.valid for c in done.citations) and all(c.valid for c in done.citations)
-    )
+    # grounded only when every citation is valid -- and, since the verifier checks each sentence's support,
+    # a small model's answer citing valid ids with sentences its quotes do not say is not grounded either
+    if done.grounded:
+        assert any(c.valid for c in done.citations) and all(c.valid for c in done.citations)
+    if not all(c.valid for c in done.citations):
+        assert not done.grounded
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
