@@ -34,8 +34,6 @@ from panelbot.panel import Quote
 from panelbot.retrieval.lexicon import DATA_DIR
 from panelbot.retrieval.semantic import StaticModel, Vector, VectorTable, shipped_model
 
-MAGIC = b"PANELBOT-VEC1\n\x00\x00"  # 16 bytes
-_HEAD = struct.Struct("<16sII")  # magic, dims, rows
 MAX_CACHED_BYTES = 1 << 31  # a larger file is not ours
 # banks up to this many quotes get the semantic step; a larger library is lexical only for now (its rows
 # would take minutes to embed in pure Python at the first start: batch embedding with numpy is to come)
@@ -59,27 +57,6 @@ def _key(model: StaticModel, texts: Sequence[str]) -> str:
     return h.hexdigest()[:32]
 
 
-def _read_cached(path: Path, dims: int, rows: int) -> VectorTable | None:
-    """The saved table when the file is a regular file of exactly the expected shape, else None (a FIFO,
-    a device, a truncated or foreign file is never waited on or trusted)."""
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_size != _HEAD.size + 4 * dims * rows:
-            return None
-        with open(path, "rb") as f:
-            data = f.read(min(st.st_size, MAX_CACHED_BYTES))
-    except OSError:
-        return None
-    magic, d, n = _HEAD.unpack_from(data)
-    if magic != MAGIC or d != dims or n != rows:
-        return None
-    return VectorTable.from_bytes(data[_HEAD.size :], dims)
-
-
-def _write_cached(path: Path, table: VectorTable, dims: int) -> None:
-    _write_atomically(path, [_HEAD.pack(MAGIC, dims, len(table)), table.to_bytes()])
-
-
 def _write_atomically(path: Path, pieces: Sequence[bytes]) -> None:
     """Atomically, or not at all (a read-only or full cache directory only costs the next start time)."""
     import tempfile  # only when writing: it loads shutil and random, milliseconds of every warm start
@@ -98,17 +75,6 @@ def _write_atomically(path: Path, pieces: Sequence[bytes]) -> None:
             raise
     except OSError:
         pass
-
-
-def embedded(texts: Sequence[str], model: StaticModel | None = None) -> VectorTable:
-    """The texts' vectors, from the cache directory when they were embedded before."""
-    model = model or shipped_model()
-    path = paths.index_cache_dir() / f"meaning-{_key(model, texts)}.vec"
-    table = _read_cached(path, model.dims, len(texts))
-    if table is None:
-        table = VectorTable(model.embed_many(texts), model.dims)
-        _write_cached(path, table, model.dims)
-    return table
 
 
 _OWNED = struct.Struct("<16sIII")  # magic, dims, rows, quotes
@@ -144,6 +110,19 @@ def _write_owned(path: Path, meanings: QuoteMeanings, dims: int) -> None:
         owners.byteswap()
     head = _OWNED.pack(OWNED_MAGIC, dims, len(owners), meanings.n_quotes)
     _write_atomically(path, [head, owners.tobytes(), meanings.table.to_bytes()])
+
+
+def embedded(texts: Sequence[str], model: StaticModel | None = None) -> VectorTable:
+    """The texts' vectors, one row each, from the cache directory when they were embedded before (the same
+    file format as a bank's rows, each row its own owner)."""
+    model = model or shipped_model()
+    path = paths.index_cache_dir() / f"meaning-{_key(model, texts)}.qvec"
+    found = _read_owned(path, model.dims)
+    if found is not None and found.n_quotes == len(texts) == len(found.table):
+        return found.table
+    table = VectorTable(model.embed_many(texts), model.dims)
+    _write_owned(path, QuoteMeanings(table, range(len(texts)), len(texts)), model.dims)
+    return table
 
 
 class QuoteMeanings:
