@@ -140,7 +140,8 @@ def _parse_messages(text: str) -> Any:
 
 
 def _resolve(text: str) -> Any:
-    from panelbot.conversation.resolve import ConversationTurn, resolve
+    from panelbot.conversation.resolve import resolve
+    from panelbot.conversation.turns import ConversationTurn
 
     turns = [ConversationTurn(text, ["dan"], ["dan-22"], "auto")]
     resolve(_router(), turns, "why?", "auto")

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from panelbot.conversation.resolve import STANDALONE, ConversationTurn, resolve
+from panelbot.conversation.resolve import resolve
+from panelbot.conversation.turns import STANDALONE, ConversationTurn
 from panelbot.errors import DataError
 from panelbot.ingest.draft import build_draft, write_draft
 from panelbot.panel import load_panel

@@ -16,9 +16,10 @@ import pytest
 from conftest import settle, type_and_send
 
 from panelbot.config import Config
-from panelbot.conversation.resolve import ConversationTurn, resolve
+from panelbot.conversation.resolve import resolve
 from panelbot.conversation.session import ConversationLog
 from panelbot.conversation.store import ConversationStore
+from panelbot.conversation.turns import ConversationTurn
 from panelbot.panel import load_panel
 from panelbot.retrieval.router import Router
 

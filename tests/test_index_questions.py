@@ -100,7 +100,7 @@ def test_follow_ups_read_only_the_quotes_of_the_host_questions_they_look_at(
     import yaml
 
     from panelbot.conversation import followups
-    from panelbot.conversation.resolve import ConversationTurn
+    from panelbot.conversation.turns import ConversationTurn
     from panelbot.retrieval.router import Router
 
     src = find_panel_dir("minimax-m3")

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from panelbot.conversation.resolve import ConversationTurn, Resolution, resolve
+from panelbot.conversation.resolve import resolve
+from panelbot.conversation.turns import ConversationTurn, Resolution
 
 KV = "How do you deal with a KV cache that keeps growing?"
 OPEN = "Why did MiniMax open source its strongest model?"

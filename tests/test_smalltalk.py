@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from panelbot.answer.compose import decline_text
-from panelbot.conversation.resolve import SMALL_TALK, ConversationTurn, resolve
+from panelbot.conversation.resolve import resolve
 from panelbot.conversation.smalltalk import small_talk
+from panelbot.conversation.turns import SMALL_TALK, ConversationTurn
 from panelbot.retrieval.lexicon import specificity
 
 NAMES = ("Dan", "Dan Fu", "dan", "Olive", "Olive Song", "olive")

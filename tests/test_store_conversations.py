@@ -6,8 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from panelbot.conversation.resolve import ConversationTurn, turns_from_messages
 from panelbot.conversation.store import MIGRATIONS, SCHEMA_VERSION, ConversationStore, fts_query
+from panelbot.conversation.turns import ConversationTurn, turns_from_messages
 
 
 def _filled(path: Path) -> tuple[ConversationStore, int, int]:

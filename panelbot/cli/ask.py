@@ -24,8 +24,8 @@ TYPE_CHECKING = (
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from panelbot.conversation.resolve import Resolution
     from panelbot.conversation.session import ConversationLog
+    from panelbot.conversation.turns import Resolution
     from panelbot.panel.model import Panel
     from panelbot.retrieval.index import QuoteIndex
     from panelbot.retrieval.results import RouteResult, ScoredQuote

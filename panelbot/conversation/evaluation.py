@@ -28,7 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from panelbot.conversation.resolve import ConversationTurn, resolve
+from panelbot.conversation.resolve import resolve
+from panelbot.conversation.turns import ConversationTurn
 from panelbot.errors import DataError
 from panelbot.panel import Panel
 from panelbot.panel.yaml_lines import line_of

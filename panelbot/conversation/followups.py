@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from panelbot.conversation.resolve import ConversationTurn, resolve
+from panelbot.conversation.resolve import resolve
+from panelbot.conversation.turns import ConversationTurn
 from panelbot.records import record
 from panelbot.text import strip_control
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from panelbot.conversation.resolve import WINDOW, ConversationTurn, resolve
+from panelbot.conversation.resolve import WINDOW, resolve
+from panelbot.conversation.turns import ConversationTurn
 from panelbot.records import replace
 from panelbot.retrieval.router import Router
 

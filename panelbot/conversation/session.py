@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from panelbot.conversation.resolve import ConversationTurn, Resolution, turns_from_messages
+from panelbot.conversation.turns import ConversationTurn, Resolution, turns_from_messages
 from panelbot.errors import UsageError
 
 TYPE_CHECKING = (

@@ -17,7 +17,8 @@ from typing import Any
 from panelbot.answer.events import Message
 from panelbot.config import ServeLimits
 from panelbot.conversation.recover import recover_turns
-from panelbot.conversation.resolve import ConversationTurn, resolve
+from panelbot.conversation.resolve import resolve
+from panelbot.conversation.turns import ConversationTurn
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
 from panelbot.serve.answers_in import with_answer_records

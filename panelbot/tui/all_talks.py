@@ -12,7 +12,8 @@ from rich.text import Text
 from panelbot.answer.backends.base import Message
 from panelbot.answer.backends.offline import quotes_text
 from panelbot.answer.compose import decline_text, talks_decline_text, talks_small_talk_text
-from panelbot.conversation.resolve import STANDALONE, ConversationTurn, resolve
+from panelbot.conversation.resolve import resolve
+from panelbot.conversation.turns import STANDALONE, ConversationTurn
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
 from panelbot.tui import engine
@@ -78,7 +79,7 @@ class AllTalks(AppMixin):
     def _restore_talk_turns(self, messages: list[Any]) -> None:
         """A reopened conversation held (partly) in all-talks mode: each talk's turns (a question and that
         talk's answers to it), and the talks the last answer came from, so a follow-up goes on with them."""
-        from panelbot.conversation.resolve import turns_from_messages
+        from panelbot.conversation.turns import turns_from_messages
 
         exchanges: list[
             tuple[Any, list[Any]]

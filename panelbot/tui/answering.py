@@ -14,7 +14,8 @@ from textual import work
 from panelbot.answer.backends.base import AnswerRequest, Message, SpeakerDone, TextDelta
 from panelbot.answer.compose import decline_text
 from panelbot.answer.present import STOPPED, answer_meta, present
-from panelbot.conversation.resolve import ConversationTurn, resolve
+from panelbot.conversation.resolve import resolve
+from panelbot.conversation.turns import ConversationTurn
 from panelbot.records import replace
 from panelbot.retrieval.results import RouteResult
 from panelbot.text import question_too_long

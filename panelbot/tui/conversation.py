@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from panelbot.answer.backends.base import Message
-from panelbot.conversation.resolve import turns_from_messages
 from panelbot.conversation.session import PANEL_DIR, panel_dir_of, panel_to_open
 from panelbot.conversation.store import ConversationStore
+from panelbot.conversation.turns import turns_from_messages
 from panelbot.errors import PanelbotError
 from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import plain

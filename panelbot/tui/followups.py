@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from panelbot.conversation.followups import FollowUp
-from panelbot.conversation.resolve import ConversationTurn
+from panelbot.conversation.turns import ConversationTurn
 from panelbot.tui.mixin import AppMixin
 from panelbot.tui.widgets.chat import ChatLog
 from panelbot.tui.widgets.followups import FollowUps

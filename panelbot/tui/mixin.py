@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 
     from panelbot.answer.backends.base import Backend, Message
     from panelbot.config import Config
-    from panelbot.conversation.resolve import ConversationTurn
     from panelbot.conversation.store import ConversationStore
+    from panelbot.conversation.turns import ConversationTurn
     from panelbot.panel import Panel
     from panelbot.retrieval.results import ScoredQuote
 

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from mcp import Client, StdioServerParameters
 
 from panelbot.conversation.recover import recover_turns
-from panelbot.conversation.resolve import NOTHING_TO_FOLLOW, ConversationTurn, resolve
+from panelbot.conversation.resolve import NOTHING_TO_FOLLOW, resolve
+from panelbot.conversation.turns import ConversationTurn
 from panelbot.serve.answers_in import answer_record, with_answer_records
 from panelbot.serve.conversation import parse_messages, route_conversation
 

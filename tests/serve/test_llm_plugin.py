@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from panelbot.conversation.resolve import ConversationTurn, resolve
+from panelbot.conversation.resolve import resolve
+from panelbot.conversation.turns import ConversationTurn
 from panelbot.panel import load_panel
 from panelbot.retrieval.router import Router
 

@@ -41,7 +41,8 @@ def quote_ids(r) -> list[str]:
 @pytest.fixture(scope="module")
 def why_ids() -> list[str]:
     """What the chat path answers "why?" with after the KV question: the reference for every follow-up."""
-    from panelbot.conversation.resolve import ConversationTurn, resolve
+    from panelbot.conversation.resolve import resolve
+    from panelbot.conversation.turns import ConversationTurn
 
     router = Router(PANEL)
     first = router.route(KV, "auto")
