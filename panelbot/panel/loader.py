@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from panelbot import paths
 from panelbot.errors import DataError, PanelNotFound
@@ -25,9 +26,6 @@ from panelbot.panel.model import (
 from panelbot.panel.yaml_lines import NOT_JSON, line_of, load_json_shaped, load_yaml, load_yaml_list
 from panelbot.text import LazyPattern
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar

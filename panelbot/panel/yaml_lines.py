@@ -9,12 +9,10 @@ import json
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from panelbot.errors import DataError
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from typing import Any
 
