@@ -1,15 +1,10 @@
 """What start-up skips must not change behaviour: the parser built for one command group parses exactly as
-the whole parser, and the user directories worked out without platformdirs are the ones it gives."""
+the whole parser."""
 
 from __future__ import annotations
 
-import itertools
-import sys
-
-import platformdirs
 import pytest
 
-from panelbot import paths
 from panelbot.cli.main import COMMANDS, build_parser, command_group
 
 ARGVS = [
@@ -67,30 +62,3 @@ def test_every_command_is_mapped_to_the_group_that_adds_it() -> None:
     for name, group in COMMANDS.items():
         one = next(a for a in build_parser(group)._actions if a.dest == "command")
         assert name in one.choices
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="the shortcut is for Linux only")
-def test_user_dirs_match_platformdirs(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("PANELBOT_DATA_DIR", "PANELBOT_CONFIG", "PANELBOT_CACHE_DIR"):
-        monkeypatch.delenv(var, raising=False)
-    for home, xdg in itertools.product(
-        ["/home/u", "/home/u/", "/", "relative"], [None, "", "rel/dir", "/abs/x", "/abs/y/", "~/t"]
-    ):
-        monkeypatch.setenv("HOME", home)
-        for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-            if xdg is None:
-                monkeypatch.delenv(var, raising=False)
-            else:
-                monkeypatch.setenv(var, xdg)
-        try:
-            want = (
-                platformdirs.user_data_path("panelbot", appauthor=False),
-                platformdirs.user_config_path("panelbot", appauthor=False) / "config.yaml",
-                platformdirs.user_cache_path("panelbot", appauthor=False),
-            )
-        except RuntimeError:  # platformdirs cannot place a relative home either way
-            continue
-        assert (paths.user_data_dir(), paths.user_config_path(), paths.user_cache_dir()) == want, (
-            home,
-            xdg,
-        )
