@@ -10,6 +10,7 @@ import math
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from panelbot import paths
 from panelbot.errors import ConfigError
@@ -17,9 +18,6 @@ from panelbot.panel.yaml_lines import line_of, load_yaml_remembered, strip_lines
 from panelbot.records import field, record, replace
 from panelbot.text import LazyPattern
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from typing import Any
 

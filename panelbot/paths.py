@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from pathlib import Path
 
 APP_NAME = "panelbot"
@@ -33,54 +32,32 @@ def default_config_path() -> Path:
     return bundled_root() / "config.yaml"
 
 
-def _linux_user_dir(xdg_var: str, under_home: str) -> Path | None:
-    """platformdirs' user directory for panelbot on Linux, worked out without importing platformdirs (a few
-    milliseconds of every start): ``$XDG_...`` when it is an absolute path, else ``$HOME/<under_home>``, then
-    ``panelbot``. None where platformdirs has more to consider (other platforms, Android, no absolute $HOME)."""
-    home = os.environ.get("HOME", "")
-    if (
-        sys.platform != "linux"
-        or not home.startswith("/")
-        or (
-            os.environ.get("ANDROID_DATA") == "/data"
-            and os.environ.get("ANDROID_ROOT") == "/system"
-        )
-    ):
-        return None
-    xdg = os.environ.get(xdg_var, "")
-    base = xdg if xdg.startswith("/") else os.path.join(home, under_home)
-    return Path(os.path.join(base, APP_NAME))
-
-
-def _user_dir(env_var: str | None, xdg_var: str, under_home: str, platformdirs_name: str) -> Path:
-    """``$env_var`` if set, else the XDG directory on Linux (worked out without importing platformdirs),
-    else platformdirs' answer for this platform."""
+def _user_dir(env_var: str | None, platformdirs_name: str) -> Path:
+    """``$env_var`` if set, else platformdirs' answer for this platform (``$XDG_...`` or ``~/.local/...``
+    on Linux)."""
     env = os.environ.get(env_var) if env_var else None
     if env:
         return Path(env)
-    fast = _linux_user_dir(xdg_var, under_home)
-    if fast is not None:
-        return fast
     import platformdirs
 
     return getattr(platformdirs, platformdirs_name)(APP_NAME, appauthor=False)
 
 
 def user_data_dir() -> Path:
-    return _user_dir("PANELBOT_DATA_DIR", "XDG_DATA_HOME", ".local/share", "user_data_path")
+    return _user_dir("PANELBOT_DATA_DIR", "user_data_path")
 
 
 def user_config_path() -> Path:
     env = os.environ.get("PANELBOT_CONFIG")
     if env:
         return Path(env)
-    return _user_dir(None, "XDG_CONFIG_HOME", ".config", "user_config_path") / "config.yaml"
+    return _user_dir(None, "user_config_path") / "config.yaml"
 
 
 def user_cache_dir() -> Path:
     """Where panelbot keeps what it can rebuild (saved indexes): ``$PANELBOT_CACHE_DIR`` or the platform's
     user cache directory (``~/.cache/panelbot`` on Linux)."""
-    return _user_dir("PANELBOT_CACHE_DIR", "XDG_CACHE_HOME", ".cache", "user_cache_path")
+    return _user_dir("PANELBOT_CACHE_DIR", "user_cache_path")
 
 
 def index_cache_dir() -> Path:

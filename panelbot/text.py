@@ -6,10 +6,8 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any

@@ -147,6 +147,9 @@ def _imported_by_ask(env: dict[str, str], question: str = "kv cache") -> set[str
 # to correct needs it), numpy (only a bank of thousands of quotes needs it: panelbot.retrieval.semantic),
 # shutil (panelbot.text.terminal_columns), locale (argparse's gettext). (The standard library's dataclasses
 # and typing are allowed since the semantic step: a few milliseconds, measured by benchmarks/startup.py.)
+# shutil holds here because the tests set PANELBOT_CACHE_DIR, _DATA_DIR and _CONFIG: a user's start finds
+# its directories through platformdirs, which imports tempfile and shutil (~4-5 ms, under the 10 ms that
+# kept a hand-rolled copy of its Linux rules in panelbot/paths.py until it was retired).
 WARM_NEVER = {"yaml", "rapidfuzz", "numpy", "shutil", "locale"}
 
 

@@ -5,12 +5,11 @@ per answering speaker), citations, and :class:`BackendError`. Plain data: no HTT
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from panelbot.answer.verdict import Verdict
 

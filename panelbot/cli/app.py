@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from typing import TextIO
 

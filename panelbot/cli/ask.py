@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from panelbot.cli.common import (
     EXIT_OK,
@@ -18,9 +19,6 @@ from panelbot.cli.common import (
 from panelbot.errors import UsageError
 from panelbot.panel.model import format_time
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from typing import TextIO
 

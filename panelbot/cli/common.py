@@ -7,12 +7,10 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from panelbot.errors import UsageError
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, TextIO

@@ -1,7 +1,4 @@
-"""``panelbot``'s entry point: the parser (each command group adds its own sub-commands) and one-line errors.
-
-Only the group whose command runs is imported and built (``panelbot ask`` never builds ``serve``'s parser);
-``--help``, no command, or anything unusual before the command builds them all."""
+"""``panelbot``'s entry point: the parser (each command group adds its own sub-commands) and one-line errors."""
 
 from __future__ import annotations
 
@@ -16,41 +13,9 @@ from panelbot.cli.ask import conversation_id
 from panelbot.cli.common import EXIT_OK, Parser
 from panelbot.errors import PanelbotError
 
-# every command and the module (panelbot.cli.<group>) that adds it, in --help's order
-COMMANDS = {
-    "ask": "ask",
-    "quote": "ask",
-    "panels": "panels",
-    "ingest": "panels",
-    "check": "check",
-    "eval": "eval",
-    "history": "history",
-    "cache": "cache",
-    "serve": "serve",
-    "mcp": "serve",
-}
-COMMAND_GROUPS = tuple(dict.fromkeys(COMMANDS.values()))
-_VALUE_OPTIONS = ("--panel", "--config")  # top-level options that take the next word as their value
-
-
-def command_group(argv: Sequence[str]) -> str | None:
-    """The group of the command ``argv`` runs, when that is certain from the words before it; None (build
-    every group) for no command, ``--help``, ``--resume`` or any other option argparse might read otherwise."""
-    words = iter(argv)
-    for word in words:
-        if word in COMMANDS:
-            return COMMANDS[word]
-        name, eq, _ = word.partition("=")
-        if (
-            len(name) > 3
-            and name.startswith("--")
-            and any(o.startswith(name) for o in _VALUE_OPTIONS)
-        ):
-            if not eq:
-                next(words, None)  # --panel NAME (or an unambiguous abbreviation of it)
-            continue
-        return None
-    return None
+# the modules (panelbot.cli.<group>) that add the commands, in --help's order: ask and quote; panels and
+# ingest; check; eval; history; cache; serve and mcp
+COMMAND_GROUPS = ("ask", "panels", "check", "eval", "history", "cache", "serve")
 
 
 def _panel_name(value: str) -> str:
@@ -60,8 +25,8 @@ def _panel_name(value: str) -> str:
     return value
 
 
-def build_parser(group: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser, or with ``group`` only that command group's sub-commands (the same parse for them)."""
+def build_parser() -> argparse.ArgumentParser:
+    """The whole parser: the top-level options and every command group's sub-commands."""
 
     def shared(default: object) -> argparse.ArgumentParser:
         # accepted before or after the command; the command's copy must not reset the top-level value
@@ -97,7 +62,7 @@ def build_parser(group: str | None = None) -> argparse.ArgumentParser:
     )
     p.set_defaults(handler=app.cmd_tui)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name in (group,) if group else COMMAND_GROUPS:
+    for name in COMMAND_GROUPS:
         import_module(f"panelbot.cli.{name}").add_parsers(sub, common)
     return p
 
@@ -127,7 +92,7 @@ def _innermost(
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
-    parser = build_parser(command_group(argv))
+    parser = build_parser()
     args = parse(parser, argv)
     out, err = sys.stdout, sys.stderr
     try:

@@ -22,11 +22,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from panelbot.redact import scrub
 from panelbot.text import LazyPattern, strip_control
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from panelbot.answer.present import Shown
 

@@ -10,15 +10,13 @@ picking a suggestion never ends in a decline. Plain Python (no Textual).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from panelbot.conversation.resolve import resolve
 from panelbot.conversation.turns import ConversationTurn
 from panelbot.records import record
 from panelbot.text import strip_control
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -37,6 +37,7 @@ import re
 import weakref
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from panelbot.conversation.reasons import (
     WHY,
@@ -63,9 +64,6 @@ from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
 from panelbot.text import LazyPattern, and_list, cased_like, fold
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from panelbot.conversation.turns import ConversationTurn, Resolution, turns_from_messages
 from panelbot.errors import UsageError
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:  # the store (and sqlite3) is imported only when the history is read or written
     from typing import Any
 

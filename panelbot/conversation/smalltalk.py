@@ -12,12 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Iterable
 from itertools import groupby
+from typing import TYPE_CHECKING
 
 from panelbot.text import LazyPattern, fold
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -13,14 +13,12 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from panelbot.errors import PanelbotError
 from panelbot.records import asdict, field, record
 from panelbot.redact import scrub
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from panelbot import paths
 from panelbot.errors import DataError, PanelNotFound
@@ -25,9 +26,6 @@ from panelbot.panel.model import (
 from panelbot.panel.yaml_lines import NOT_JSON, line_of, load_json_shaped, load_yaml, load_yaml_list
 from panelbot.text import LazyPattern
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar
@@ -36,9 +34,6 @@ if TYPE_CHECKING:
 
 FORMAT_VERSION = 1
 _ID_RE = LazyPattern(r"^[a-z0-9][a-z0-9_.-]*$")
-_IDS_RE = LazyPattern(
-    r"[a-z0-9][a-z0-9_.-]*+(?:\n[a-z0-9][a-z0-9_.-]*+)*+"
-)  # _ID_RE's ids, one a line
 _PANEL_NAME_RE = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 # ----------------------------------------------------------------------------------------------- finding
@@ -341,12 +336,8 @@ def load_panel(name_or_path: str | Path) -> Panel:
     shared: dict[
         str, str
     ] = {}  # text -> the one object kept for it (a large bank repeats keywords a lot)
-    qids = {q.id for q in questions}
-    common = _common_quote(panelists, qids, len(turns), source_url, shared)
     quotes = _read_list(
-        bfile,
-        lambda data: _quotes(bfile, data, panelists, questions, turns, source_url, common, shared),
-        entry=_common_quote(panelists, qids, len(turns), source_url, shared, check_ids=False),
+        bfile, lambda data: _quotes(bfile, data, panelists, questions, turns, source_url, shared)
     )
     return Panel(
         name=directory.name,
@@ -365,19 +356,16 @@ def load_panel(name_or_path: str | Path) -> Panel:
     )
 
 
-def _read_list(
-    path: Path, validate: Callable[[Any], T], entry: Callable[[dict], Any] | None = None
-) -> T:
+def _read_list(path: Path, validate: Callable[[Any], T]) -> T:
     """``validate(data)`` of a panel file. A file written as JSON is read by the JSON fast path (a large
     quote bank loads ~40x faster); when ``validate`` finds a problem there, the file is read again as
-    YAML, which remembers lines, so that the error names its line just as it always did. ``entry`` is passed
-    to :func:`load_json_shaped` (what it makes of a mapping, ``validate`` must take in the mapping's place)."""
+    YAML, which remembers lines, so that the error names its line just as it always did."""
     import gc
 
     gc_was_enabled = gc.isenabled()
     gc.disable()  # parsing forms no cycles: collections would only rescan the growing bank (~25% of the time)
     try:
-        data = load_json_shaped(path, entry)
+        data = load_json_shaped(path)
         if data is NOT_JSON:
             return validate(load_yaml_list(path))
         try:
@@ -455,48 +443,18 @@ def _quotes(
     questions: list[HostQuestion],
     turns: list[Turn],
     source_url: str | None,
-    common: Callable[[Any], Quote | None],
     shared: dict[str, str],
 ) -> list[Quote]:
-    """The quote bank, checked. ``common`` (:func:`_common_quote`) reads the usual entries quickly. The entries
-    of a JSON bank that the quick reader read as it was parsed come as Quotes whose ids are still to check:
-    they are checked here, all at once when every entry is one (JSON has no lines: on any problem the caller
-    reads the bank again as YAML, and the problem is found entry by entry, with its line)."""
+    """The quote bank, checked entry by entry (an error names its line)."""
     bc = _Checker(bfile, shared=shared)
     raw_quotes = bc.seq(data, "quotes.yaml", line=1)
     if not raw_quotes:
         bc.fail("the quote bank is empty", line=1)
-    if set(map(type, raw_quotes)) == {Quote}:
-        ids = [q.id for q in raw_quotes]
-        joined = "\n".join(ids)
-        if (
-            len(set(ids)) != len(ids)
-            or joined.count("\n") != len(ids) - 1
-            or not _IDS_RE.compiled.fullmatch(joined)
-        ):
-            bc.fail("a quote id is repeated or not well formed")
-        return raw_quotes
     quotes: list[Quote] = []
     seen_ids: set[str] = set()
     qids = {q.id for q in questions}
-    id_ok = _ID_RE.compiled.match
     for i, node in enumerate(raw_quotes):
-        if type(node) is Quote:  # read from JSON by the quick reader, all but its id
-            if node.id in seen_ids or not id_ok(node.id):
-                bc.fail(f"quote #{i + 1}: its id {node.id!r} is repeated or not well formed")
-            q = node
-        else:
-            q = common(node)
-            if (
-                q is None
-            ):  # anything unusual: checked field by field (the same quote, or the error and its line)
-                q = _quote(bc, node, i, seen_ids, panelists, questions, qids, turns, source_url)
-            elif q.id in seen_ids:
-                q = _quote(
-                    bc, node, i, seen_ids, panelists, questions, qids, turns, source_url
-                )  # says so
-        seen_ids.add(q.id)
-        quotes.append(q)
+        quotes.append(_quote(bc, node, i, seen_ids, panelists, questions, qids, turns, source_url))
         raw_quotes[i] = (
             None  # the quote is built: its parsed mapping can go (peak memory of a large bank)
         )
@@ -552,131 +510,3 @@ def _quote(
         url=link_at(source_url, start) if source_url and start is not None else None,
         note=bc.text(node, "note", what, required=False),
     )
-
-
-def _common_quote(
-    panelists: dict[str, Persona],
-    qids: set[str],
-    n_turns: int,
-    source_url: str | None,
-    shared: dict[str, str],
-    *,
-    check_ids: bool = True,
-) -> Callable[[Any], Quote | None]:
-    """A quick reader of a quote-bank entry of the usual shape (text where text goes, lists of text, whole
-    numbers and seconds, nothing to report): the Quote :func:`_quote` makes of it, or None for anything
-    else, which ``_quote`` then reads (it makes the same Quote or names the problem). Whether the id was used
-    before is the caller's to check. It does the same checks in fewer steps, and fills the Quote in directly
-    (as the record's own ``__init__`` does, without matching keyword arguments). A 100,000-quote bank loads
-    in about half the time (benchmarks/panel_load.py); tests/test_quote_bank_fast.py holds it to ``_quote``.
-    Repeated text (speakers, questions, keywords, topics) is kept once, as :meth:`_Checker.strings` does.
-    ``check_ids=False``: an id needs only not be empty (the caller checks the form of all ids at once)."""
-    from sys import intern
-
-    id_ok = _ID_RE.compiled.match if check_ids else bool
-    speakers = {s: s for s in panelists}.get
-    known_question = {q: q for q in qids}.get if qids else None
-    sd = shared.setdefault
-    strip = str.strip
-    new = object.__new__
-    cls = Quote
-    most = (
-        1 << 53
-    )  # seconds as whole numbers: any float() can hold (a larger one is the careful path's)
-
-    def common(node: Any) -> Quote | None:
-        if type(node) is not dict:
-            return None
-        get = node.get
-        qid, speaker, text = get("id"), get("speaker"), get("text")
-        if type(qid) is not str or type(speaker) is not str or type(text) is not str:
-            return None
-        speaker = speakers(speaker)
-        qid = qid.strip()
-        text = text.strip()
-        if speaker is None or not text or not id_ok(qid):
-            return None
-        question = get("question")
-        if question is not None:
-            if type(question) is not str:
-                return None
-            question = question.strip()
-            if not question:
-                question = None
-            elif known_question is None:
-                question = sd(question, question)
-            elif (question := known_question(question)) is None:
-                return None
-        note = get("note")
-        if note is None:
-            note = ""
-        elif type(note) is str:
-            note = note.strip()
-        else:
-            return None
-        turn, span, start, end = get("turn"), get("sentences"), get("start"), get("end")
-        if turn is not None and (
-            type(turn) is not int or turn < 0 or (n_turns and turn >= n_turns)
-        ):
-            return None
-        if span is not None:
-            if (
-                type(span) is not list
-                or len(span) != 2
-                or type(span[0]) is not int
-                or type(span[1]) is not int
-                or not 0 <= span[0] < span[1]
-            ):
-                return None
-            span = (span[0], span[1])
-        if start is not None:
-            if (
-                not (type(start) is float or (type(start) is int and start < most))
-                or not start >= 0
-            ):
-                return None
-            start = float(start)
-        if end is not None:
-            if not (type(end) is float or (type(end) is int and end < most)) or not end >= 0:
-                return None
-            end = float(end)
-        topics, keywords, asks = get("topics"), get("keywords"), get("asks")
-        try:  # str.strip of anything but text is a TypeError: a list holding other things
-            if topics is None:
-                topics = ()
-            elif type(topics) is list:
-                topics = tuple(map(intern, filter(None, map(strip, topics))))
-            else:
-                return None
-            if keywords is None:
-                keywords = ()
-            elif type(keywords) is list:
-                keywords = tuple(map(intern, filter(None, map(strip, keywords))))
-            else:
-                return None
-            if asks is None:
-                asks = ()
-            elif type(asks) is list:
-                asks = tuple(filter(None, map(strip, asks)))  # mostly unique: not kept once
-            else:
-                return None
-        except TypeError:
-            return None
-        q = new(cls)
-        d = q.__dict__  # the fields in their order, as Quote's __init__ sets them
-        d["id"] = qid
-        d["speaker"] = speaker
-        d["text"] = text
-        d["question"] = question
-        d["turn"] = turn
-        d["sentences"] = span
-        d["topics"] = topics
-        d["keywords"] = keywords
-        d["asks"] = asks
-        d["start"] = start
-        d["end"] = end
-        d["url"] = link_at(source_url, start) if source_url and start is not None else None
-        d["note"] = note
-        return q
-
-    return common

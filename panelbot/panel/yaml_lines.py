@@ -9,12 +9,10 @@ import json
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from panelbot.errors import DataError
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -24,27 +22,13 @@ REMEMBERED_FORMAT = 1
 
 def _line_loader() -> Any:
     """The loader class: libyaml's when available (~10x faster), noting where each mapping began and refusing
-    duplicate keys. Made on first use, so that importing this module does not import yaml.
-
-    Three steps of PyYAML's own are taken in fewer steps where the answer is known (a quote bank of 100,000
-    entries has 1.6 million scalars): a quoted scalar, or a plain one whose first character
-    starts none of YAML 1.1's implicit types (numbers, booleans, null, dates, merge and value keys), resolves
-    to text without trying them; text is constructed as the scalar's own value (what ``construct_yaml_str``
-    gives); and keys are looked at again for a duplicate only when the mapping came out with fewer keys than
-    the node has. tests/test_yaml_line_loader.py holds them to PyYAML's own steps."""
+    duplicate keys. Made on first use, so that importing this module does not import yaml."""
     global _LINE_LOADER
     if _LINE_LOADER is None:
         import yaml
-        from yaml.nodes import ScalarNode
 
         base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         safe_mapping = yaml.constructor.SafeConstructor.construct_mapping
-        base_construct = base.construct_object
-        base_resolve = base.resolve
-        text_tag = base.DEFAULT_SCALAR_TAG
-        typed_starts = frozenset(
-            k for k in base.yaml_implicit_resolvers if k
-        )  # '' (empty text): resolved below
 
         def construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) -> dict:
             mapping = safe_mapping(loader, node, deep=True)
@@ -62,29 +46,7 @@ def _line_loader() -> Any:
             mapping[LINE_KEY] = node.start_mark.line + 1 + loader.line_offset
             return mapping
 
-        def resolve(loader: Any, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
-            if kind is ScalarNode and (not implicit[0] or (value and value[0] not in typed_starts)):
-                return text_tag  # no implicit type is tried, or none could match: BaseResolver.resolve's answer
-            return base_resolve(loader, kind, value, implicit)  # type: ignore[no-any-return]
-
-        def construct_object(loader: Any, node: Any, deep: bool = False) -> Any:
-            if node.__class__ is ScalarNode and node.tag == text_tag:
-                return (
-                    node.value
-                )  # construct_yaml_str's answer (and an alias to it gets the same object)
-            return base_construct(loader, node, deep)
-
-        steps: dict[str, Any] = {"line_offset": 0}  # lines before the text parsed (pieces)
-        if (
-            None not in base.yaml_implicit_resolvers and not base.yaml_path_resolvers
-        ):  # (as PyYAML ships)
-            steps["resolve"] = resolve
-        if (
-            base.yaml_constructors.get(text_tag)
-            is yaml.constructor.SafeConstructor.construct_yaml_str
-        ):
-            steps["construct_object"] = construct_object
-        loader = type("_LineLoader", (base,), steps)
+        loader = type("_LineLoader", (base,), {"line_offset": 0})  # lines before the text (pieces)
         loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
         _LINE_LOADER = loader
     return _LINE_LOADER
@@ -140,22 +102,16 @@ def _float(s: str) -> float:
     return float(s)
 
 
-def _mapping_hook(entry: Callable[[dict], Any] | None) -> Callable[[list[tuple[str, Any]]], Any]:
-    """json's ``object_pairs_hook``: each mapping (a duplicate key refused), or what ``entry`` keeps of it."""
-
-    def hook(pairs: list[tuple[str, Any]]) -> Any:
-        d = dict(pairs)
-        if len(d) != len(pairs):  # a duplicate key: the YAML loader reports it, with its line
-            raise ValueError("duplicate key")
-        if entry is None:
-            return d
-        kept = entry(d)
-        return d if kept is None else kept
-
-    return hook
+def _mapping(pairs: list[tuple[str, Any]]) -> dict:
+    """json's ``object_pairs_hook``: each mapping, a duplicate key refused (the YAML loader reports it, with
+    its line)."""
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        raise ValueError("duplicate key")
+    return d
 
 
-def load_json_shaped(path: Path, entry: Callable[[dict], Any] | None = None) -> Any:
+def load_json_shaped(path: Path) -> Any:
     """A YAML file written as JSON (a bank of 100,000 quotes is read ~40x faster so), or NOT_JSON.
 
     JSON is YAML, but YAML 1.1 (PyYAML) reads a few valid JSON texts differently or not at all: floats
@@ -163,11 +119,7 @@ def load_json_shaped(path: Path, entry: Callable[[dict], Any] | None = None) -> 
     colon on two lines, tabs, and characters YAML forbids or takes as line breaks. A file with any of
     these, or that is not JSON at all, is NOT_JSON: the caller reads it with :func:`load_yaml`, which
     gives exactly what it always gave. Mappings read here carry no line numbers (``line_of`` is None):
-    a caller that reports a problem reads the file again with :func:`load_yaml` to name the line.
-
-    ``entry``, when given, sees each mapping as soon as it is read (inner ones first) and may give what to
-    keep in its place, or None to keep the mapping: a large quote bank's entries become quotes as they are
-    read, and their mappings are never all held at once (peak memory)."""
+    a caller that reports a problem reads the file again with :func:`load_yaml` to name the line."""
     try:
         with path.open("rb") as f:  # a glance first: a block-YAML bank is not read twice
             head = f.read(4096).lstrip(b" \r\n")
@@ -199,7 +151,7 @@ def load_json_shaped(path: Path, entry: Callable[[dict], Any] | None = None) -> 
     try:
         return json.loads(
             text,
-            object_pairs_hook=_mapping_hook(entry),
+            object_pairs_hook=_mapping,
             parse_float=_float,
             parse_constant=_not_yaml_alike,
         )

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from panelbot.errors import DataError
 from panelbot.panel import Panel, Quote
@@ -37,9 +38,6 @@ from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.semantic import VectorTable, shipped_model
 from panelbot.text import LazyPattern, and_list, shorten, split_sentences, words
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from typing import Any
 

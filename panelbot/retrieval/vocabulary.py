@@ -8,10 +8,11 @@ after stemming, so plurals and -ing forms follow their group.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from panelbot.retrieval.lexicon import DATA_DIR, stem, stopwords
 from panelbot.text import words
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
     from collections.abc import KeysView
 

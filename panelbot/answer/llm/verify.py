@@ -22,6 +22,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from panelbot.answer.events import Citation
 from panelbot.answer.verdict import (
@@ -41,7 +42,6 @@ from panelbot.answer.verdict import (
 from panelbot.panel import Quote
 from panelbot.text import normalize_for_match, split_sentences, words
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from panelbot.answer.events import SpeakerDone
     from panelbot.retrieval.vocabulary import Normalizer
