@@ -2,7 +2,7 @@
 
 Candidates come from the conversation and the talk's structure -- more from the panelist who just answered,
 the other panelist on the same subject, the next question the host asked on stage -- and each is kept only
-when resolving it in this very conversation (``panelbot.conversation.resolve``, deterministic) gives an
+when resolving it in this very conversation (``panelbot.conversation.resolution``, deterministic) gives an
 answer with quotes; for the host's next question, an answer that includes that question's own quotes. So
 picking a suggestion never ends in a decline. Plain Python (no Textual).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from panelbot.conversation.resolve import resolve
+from panelbot.conversation.resolution import resolve_message
 from panelbot.conversation.turns import ConversationTurn
 from panelbot.records import record
 from panelbot.text import strip_control
@@ -60,7 +60,7 @@ def suggest_followups(router: Any, turns: Sequence[ConversationTurn], n: int = 3
         if host_id is not None and len(out) >= 2 and any(f.kind == "next_question" for f in out):
             break  # a second next question only to reach two suggestions
         try:
-            route = resolve(router, turns, text).route
+            route = resolve_message(router, turns, text).route
         except Exception:
             continue
         if route.abstained or not route.quotes:
