@@ -18,6 +18,7 @@ from panelbot.conversation.cues import (
     leans_on_context,
     without_cues,
     without_reaction,
+    without_switch_lead,
 )
 from panelbot.conversation.reasons import WHY, asks_why
 from panelbot.conversation.subject import Subject, share_about_subject
@@ -25,6 +26,7 @@ from panelbot.conversation.terms import (
     identity_terms,
     is_variant_of_panel_word,
     names_a_subject,
+    outside_english,
     own_terms,
     panelist_by_organisation,
     words_panel_never_used,
@@ -61,6 +63,15 @@ class Reading:
     both: bool
     elsewhere: bool = (
         False  # leans on the conversation ("does that ...") yet its own words are off the panel
+    )
+    about_the_answer: bool = (
+        False  # "why is that hard?": the reason in the answer itself, not elsewhere
+    )
+    question: str = (
+        ""  # what a standalone message is routed on ("unrelated, X?" -> "X?"); "" = itself
+    )
+    question: str = (
+        ""  # what a standalone message is routed on ("unrelated, X?" -> "X?"), "" = itself
     )
 
 
@@ -115,8 +126,13 @@ def read_message(router: FollowUpRouter, subject: Subject | None, message: str) 
     addressed, both = router.addressed(message)
     possessive = not addressed and not both and bool(addressed := router.possessive(message))
     # ... "what's Olive's take?" asks Olive, as if by name
-    if subject is None or SWITCH.search(message):
+    if subject is None:
         return Reading(STANDALONE, terms, evidence, addressed, both)
+    if SWITCH.search(message):
+        # a new subject announced: the question after the cue, judged on its own words
+        question = without_switch_lead(message)
+        terms, evidence, _, _ = own_terms(router, question)
+        return Reading(STANDALONE, terms, evidence, addressed, both, question=question)
     return _read_against(router, subject, without_reaction(message), addressed, both, possessive)
 
 
@@ -129,9 +145,14 @@ def _read_against(
     possessive: bool,
 ) -> Reading:
     w = _words(router, message)
-    if words_panel_never_used(router, w.unmatched):
-        # it brings words the panel never used: a new subject, judged on its own (so declined as before)
-        return Reading(STANDALONE, w.terms, w.evidence, addressed, both, elsewhere=w.cue)
+    foreign = words_panel_never_used(router, w.unmatched)
+    if foreign:
+        # it brings words the panel never used: a new subject, judged on its own; pointing back, it is
+        # declined when some are no English word either ("could it build me a Shopify store?") -- a
+        # paraphrase's own English words ("does that help when memory keeps ballooning?") are the router's
+        # to judge
+        elsewhere = w.cue and bool(outside_english(foreign))
+        return Reading(STANDALONE, w.terms, w.evidence, addressed, both, elsewhere=elsewhere)
     if both and w.stands:
         # "what do both of them think about open source?": whom it asks and what about, on its own
         return Reading(STANDALONE, w.terms, w.evidence, addressed, both)
@@ -178,12 +199,25 @@ def _read_as_asking_a_panelist(
 
 
 def _only_the_subject(
-    router: FollowUpRouter, subject: Subject, text: str, *, or_nothing: bool = True
+    router: FollowUpRouter,
+    subject: Subject,
+    text: str,
+    *,
+    or_nothing: bool = True,
+    or_everyday: bool = False,
 ) -> tuple[bool, dict[str, float]]:
-    """The text (cues taken off) adds nothing of its own, or only the subject's words."""
+    """The text (cues taken off) adds nothing of its own, or only the subject's words -- or, with
+    ``or_everyday``, only everyday words that name no subject ("why is that hard?")."""
     rest, _, _, unmatched = own_terms(router, text)
     empty = or_nothing and not rest and not unmatched
-    return empty or bool(rest and share_about_subject(router, subject, rest) >= ON_SUBJECT), rest
+    everyday = (
+        or_everyday
+        and not unmatched
+        and bool(rest)
+        and not any(names_a_subject(router, t) for t in rest)
+    )
+    same = bool(rest and share_about_subject(router, subject, rest) >= ON_SUBJECT)
+    return empty or everyday or same, rest
 
 
 def _read_as_same_panelists(
@@ -193,9 +227,13 @@ def _read_as_same_panelists(
     message = w.message
     if asks_why(message):
         # "why?", "how come?", "why does that matter?": the reason behind the subject
-        same, rest = _only_the_subject(router, subject, CONTINUE.sub(" ", WHY.sub(" ", message)))
+        bare = CONTINUE.sub(" ", WHY.sub(" ", message))
+        same, rest = _only_the_subject(router, subject, bare)
         if same:
             return Reading(REASON, rest, w.evidence, addressed, both)
+        everyday, rest = _only_the_subject(router, subject, bare, or_everyday=True)
+        if everyday:
+            return Reading(REASON, rest, w.evidence, addressed, both, about_the_answer=True)
     if CONTINUE.search(message):
         same, rest = _only_the_subject(
             router, subject, CONTINUE.sub(" ", message), or_nothing=not w.stands

@@ -15,14 +15,16 @@ from panelbot.conversation.kinds import (
     read_message,
 )
 from panelbot.conversation.reasons import asks_why
+from panelbot.conversation.strategies.clarification import clarification
 from panelbot.conversation.strategies.context import FollowUp
-from panelbot.conversation.strategies.continuation import continuation
+from panelbot.conversation.strategies.continuation import asks_what_it_means, continuation
 from panelbot.conversation.strategies.elaboration import elaboration
 from panelbot.conversation.strategies.other_panelist import (
     asks_those_who_answered,
     other_panelist,
     panelists_asked,
 )
+from panelbot.conversation.strategies.overview import panelist_overview
 from panelbot.conversation.strategies.reason import reason
 from panelbot.conversation.subject import Subject, current_subject
 from panelbot.conversation.turns import (
@@ -98,7 +100,9 @@ def _declined_off_topic(router: FollowUpRouter, message: str, like: RouteResult)
 def _standalone(
     router: FollowUpRouter, subject: Subject | None, reading: Reading, message: str, target: str
 ) -> Resolution:
-    route = router.route(message, target)
+    route = router.route(reading.question or message, target)
+    if reading.question and reading.question != message:
+        route.question = message  # "unrelated, ...": judged without the cue, recorded as asked
     if subject is None:
         route = nothing_to_follow(router, route)
     if reading.elsewhere and not route.abstained:
@@ -114,6 +118,15 @@ def _answered(f: FollowUp, reading: Reading, history: Sequence[ConversationTurn]
     if reading.kind == REASON and answered and asks_why(str(answered[-1].question or "")):
         # "why?" asked again: the reason just given is not given again as if new
         f.given = {str(q) for q in answered[-1].quote_ids}
+    if f.subject.framing and reading.kind in (CONTINUATION, OTHER_PANELIST) and not reading.terms:
+        # "tell me more" after "who is Dan?", "and Olive?" after the talk's framing: what they spoke to
+        who = f.forced() or reading.addressed or f.subject.speakers
+        return panelist_overview(f, reading, list(who))
+    if reading.kind == CONTINUATION and asks_what_it_means(f.message):
+        # "how so?", "what do you mean by that?": the answer just given, in context
+        clarified = clarification(f, reading)
+        if clarified is not None:
+            return clarified
     if reading.kind == CONTINUATION:
         route = continuation(f, reading)
         if route.abstained and reading.terms:
@@ -124,7 +137,11 @@ def _answered(f: FollowUp, reading: Reading, history: Sequence[ConversationTurn]
                 reading.kind, route = ELABORATION, again
         return route
     if reading.kind == REASON:
-        return reason(f, reading)
+        route = reason(f, reading)
+        if route.abstained and reading.about_the_answer and not f.given:
+            # "why is that hard?" and the answer states no cause: the answer itself, in context
+            return clarification(f, reading, no_cause=True) or route
+        return route
     if reading.kind == OTHER_PANELIST:
         if asks_those_who_answered(f, reading):
             # they already answered this subject here: what they have not said yet, the rest of their

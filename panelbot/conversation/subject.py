@@ -45,6 +45,9 @@ class Subject:
     # the last answer retrieved for the subject (not a continuation's related quotes): the answer to go on with
     answer_quotes: list[str] = field(default_factory=list)
     label: str = ""
+    framing: bool = (
+        False  # opened by a framing question ("who is Dan?", "what is this talk about?")
+    )
 
 
 def share_about_subject(router: FollowUpRouter, subject: Subject, terms: dict[str, float]) -> float:
@@ -87,9 +90,21 @@ def subject_label(router: FollowUpRouter, subject: Subject) -> str:
             continue
         for topic in (*quote.topics, *quote.keywords):
             if set(router.norm.unigrams(router.norm.normalise(topic))) & wanted:
-                return cased_like(topic, subject.question, quote.text)
+                return _names_capitalised(router, cased_like(topic, subject.question, quote.text))
     text = " ".join(subject.question.split())
     return f"\u201c{text if len(text) <= 60 else text[:57].rstrip() + '...'}\u201d"
+
+
+def _names_capitalised(router: FollowUpRouter, label: str) -> str:
+    """A panelist's name in a topic written in lower case ("dan's role") as a name: "Dan's role"."""
+
+    def cased(word: str) -> str:
+        bare = word.removesuffix("'s")
+        if bare == bare.lower() and router.is_name_word(bare):
+            return word[:1].upper() + word[1:]
+        return word
+
+    return " ".join(cased(w) for w in label.split(" "))
 
 
 def talk_order(quote: Any, qid: str) -> tuple[int, int, str]:
@@ -138,6 +153,7 @@ def _opened(
         list(quote_ids),
     )
     subject.label = subject_label(router, subject)
+    subject.framing = router.framing(question) is not None
     return subject
 
 

@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from panelbot.retrieval.lexicon import common_stems, english_words
+from panelbot.retrieval.lexicon import common_stems, english_words, stem
 from panelbot.retrieval.results import ScoredQuote
 
 if TYPE_CHECKING:
@@ -96,6 +96,13 @@ def words_panel_never_used(router: FollowUpRouter, unmatched: list[str]) -> list
         if not is_variant_of_panel_word(router, t):
             out.append(t)
     return out
+
+
+def outside_english(terms: list[str]) -> list[str]:
+    """The terms that are no English word either (a brand, a product, jargon of another field: "shopify"),
+    unlike a paraphrase's rare English word the panel never used ("ballooning")."""
+    known = english_words()
+    return [t for t in terms if t not in known and stem(t) not in known]
 
 
 def is_variant_of_panel_word(router: FollowUpRouter, term: str) -> bool:

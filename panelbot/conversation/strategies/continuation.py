@@ -69,9 +69,11 @@ def _chosen(
             seen.add(qid)
     if clarifying:
         return chosen
+    # a panelist's self-introduction is never "more" on a subject: it is what they do, not what they said
+    intros = {q.id for q in f.router.framing_reader().introductions().values()}
     for i, s in ranked(scores, len(f.shown) + len(seen) + f.k + PER_SPEAKER):
         q = f.router.index.quotes[i]
-        if q.id in f.shown or q.id in seen:
+        if q.id in f.shown or q.id in seen or q.id in intros:
             continue
         if related(i, s):
             chosen.append((i, s))

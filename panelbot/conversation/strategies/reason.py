@@ -49,6 +49,9 @@ class _Search:
     terms: dict[str, float]
     scores: dict[int, float]
     top: float
+    answer_only: bool = (
+        False  # only the answer being given ("why is that hard?"), no related answers
+    )
 
     def relevance(self, sentence: str) -> float:
         """How much of the subject a sentence says (its words and those of its answers)."""
@@ -82,6 +85,8 @@ def _candidates(s: _Search, last: list[str]) -> dict[str, int]:
     about = f.about_distinctive_terms(s.speakers)
     best = max(s.scores.values(), default=0.0)
     quotes = f.router.index.quotes
+    if s.answer_only:
+        return tier
     for i, sc in ranked(s.scores, REASON_POOL * max(1, len(s.speakers))):
         if 100.0 * sc / s.top >= f.floor and (sc >= RELATED_RATIO * best or about.get(i, 0.0) > 0):
             tier.setdefault(quotes[i].id, RELATED)
@@ -178,7 +183,7 @@ def reason(f: FollowUp, reading: Reading) -> RouteResult:
     speakers = f.asked(reading.addressed)
     terms = merged(reading.terms, f.subject.terms, 1.0)
     scores, top = weighted_scores(f.router, terms, set(speakers))
-    s = _Search(f, speakers, terms, scores, top)
+    s = _Search(f, speakers, terms, scores, top, reading.about_the_answer)
     last = [
         qid
         for qid in f.subject.quote_ids
