@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from panelbot.conversation import kind_bank
 from panelbot.conversation.cues import (
     CONTINUE,
     NAME_LEAD,
@@ -136,6 +137,28 @@ def read_message(router: FollowUpRouter, subject: Subject | None, message: str) 
     return _read_against(router, subject, without_reaction(message), addressed, both, possessive)
 
 
+BY_MEANING = {
+    kind_bank.CONTINUE: CONTINUATION,
+    kind_bank.CLARIFY: CONTINUATION,
+    kind_bank.REASON: REASON,
+    kind_bank.OTHER: OTHER_PANELIST,
+}
+
+
+def _read_by_meaning(
+    router: FollowUpRouter, w: _Words, addressed: list[str], both: bool
+) -> Reading | None:
+    """The bank of follow-up messages reads it (``kind_bank``): the user's own matters pointing back
+    ("is that safe for my kids?") are a new question, judged on its own and declined when off the panel; a
+    bare follow-up in words no cue has ("keep talking") is the kind of its nearest example."""
+    kind = kind_bank.kind_of(router, w.message)
+    if kind == kind_bank.OFFTOPIC and not w.stands:
+        return Reading(STANDALONE, w.terms, w.evidence, addressed, both, elsewhere=w.cue)
+    if kind in BY_MEANING and not w.new_words() and not has_follow_up_cue(w.message):
+        return Reading(BY_MEANING[kind], {}, w.evidence, addressed, both)
+    return None
+
+
 def _read_against(
     router: FollowUpRouter,
     subject: Subject,
@@ -145,6 +168,9 @@ def _read_against(
     possessive: bool,
 ) -> Reading:
     w = _words(router, message)
+    by_meaning = _read_by_meaning(router, w, addressed, both)
+    if by_meaning is not None:
+        return by_meaning
     foreign = words_panel_never_used(router, w.unmatched)
     if foreign:
         # it brings words the panel never used: a new subject, judged on its own; pointing back, it is

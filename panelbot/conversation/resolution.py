@@ -122,7 +122,7 @@ def _answered(f: FollowUp, reading: Reading, history: Sequence[ConversationTurn]
         # "tell me more" after "who is Dan?", "and Olive?" after the talk's framing: what they spoke to
         who = f.forced() or reading.addressed or f.subject.speakers
         return panelist_overview(f, reading, list(who))
-    if reading.kind == CONTINUATION and asks_what_it_means(f.message):
+    if reading.kind == CONTINUATION and asks_what_it_means(f.router, f.message):
         # "how so?", "what do you mean by that?": the answer just given, in context
         clarified = clarification(f, reading)
         if clarified is not None:

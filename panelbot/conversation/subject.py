@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from panelbot.conversation.terms import identity_terms, merged
+from panelbot.conversation.terms import identity_terms, merged, own_terms, ranked, weighted_scores
 from panelbot.conversation.turns import (
     CONTINUATION,
     ELABORATION,
@@ -131,6 +131,22 @@ def _answered_by(router: FollowUpRouter, turn: ConversationTurn) -> tuple[list[s
     return quote_ids, speakers
 
 
+def _declined_yet_about_the_talk(
+    router: FollowUpRouter, question: str
+) -> tuple[list[str], list[str]]:
+    """A declined first question that was about the talk -- it asked for a specific the talk never gave
+    ("how many GPUs did they train M3 on?") -- still opens its subject: the panelist(s) whose quotes best
+    match its words, with no answer shown. ([], []) for a question declined as off-topic."""
+    if not router.route(question).unstated:
+        return [], []
+    terms = own_terms(router, question)[0]
+    scores, _ = weighted_scores(router, terms, None)
+    best = ranked(scores, 1)
+    if not best:
+        return [], []
+    return [], [router.index.quotes[best[0][0]].speaker]
+
+
 def _opened(
     router: FollowUpRouter,
     question: str,
@@ -192,6 +208,8 @@ def current_subject(
     for n, turn in enumerate(history[start:], start):
         question = str(turn.question or "").strip()
         answer = _answered_by(router, turn)
+        if question and not answer[1] and subject is None:
+            answer = _declined_yet_about_the_talk(router, question)
         if not question or not answer[1]:
             continue
         reading = read(router, subject, question)

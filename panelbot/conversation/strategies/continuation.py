@@ -5,18 +5,27 @@ about the answer itself); when nothing new is left, it says so, naming what they
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from panelbot.conversation.cues import CLARIFY, MORE, OTHER
+from panelbot.conversation.kind_bank import CLARIFY as CLARIFY_KIND
+from panelbot.conversation.kind_bank import kind_of
 from panelbot.conversation.kinds import Reading
 from panelbot.conversation.strategies.context import PER_SPEAKER, RELATED_RATIO, FollowUp
 from panelbot.conversation.strategies.other_panelist import others_who_would_answer
 from panelbot.conversation.terms import merged, ranked, scored_quote, weighted_scores
 from panelbot.retrieval.results import RouteResult
 
+if TYPE_CHECKING:
+    from panelbot.conversation.router_view import FollowUpRouter
 
-def asks_what_it_means(message: str) -> bool:
-    """ "how so?", "what do you mean by that?": about the answer itself, never another one."""
-    return bool(CLARIFY.search(message)) and not MORE.search(message)
+
+def asks_what_it_means(router: FollowUpRouter, message: str) -> bool:
+    """ "how so?", "what do you mean by that?": about the answer itself, never another one -- by its cue
+    words, or by meaning (``kind_bank``: its nearest example asks what was meant)."""
+    if MORE.search(message):
+        return False
+    return bool(CLARIFY.search(message)) or kind_of(router, message) == CLARIFY_KIND
 
 
 def _rest_of_answer(f: FollowUp, speakers: list[str]) -> list[str]:
@@ -46,7 +55,7 @@ def _chosen(
     on_subject: bool,
 ) -> list[tuple[int, float]]:
     best = max(scores.values(), default=0.0)
-    clarifying = asks_what_it_means(f.message)
+    clarifying = asks_what_it_means(f.router, f.message)
     # related answers by the same panelist(s), not shown: close to the subject's best match, or about one of
     # the subject's own specific words ("kv cache", "rl") -- not for "how so?": that is in the answer itself
     about = {} if clarifying else f.about_distinctive_terms(speakers)
