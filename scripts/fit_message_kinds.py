@@ -101,11 +101,10 @@ def main() -> int:
         "read": len(read),
         "fitting": right,
     }
-    if args.dry_run:
-        print(json.dumps({k: record[k] for k in ("message_kind_floor", "message_kind_fit")}))
-    else:
+    where = "not written (--dry-run)" if args.dry_run else f"written to {RECORD.relative_to(ROOT)}"
+    if not args.dry_run:
         RECORD.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote {RECORD.relative_to(ROOT)}")
+    print(f"message_kind_floor {record['message_kind_floor']}: {where}")
     return 0
 
 

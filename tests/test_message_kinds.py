@@ -9,31 +9,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_resolve import ids, talk
 
 from panelbot.conversation.kind_bank import KINDS, MessageKinds, message_bank, parse_bank
-from panelbot.conversation.resolve import resolve
-from panelbot.conversation.turns import ConversationTurn, Resolution
 from panelbot.errors import DataError
 from panelbot.retrieval.lexicon import DATA_DIR
 from panelbot.retrieval.tuning import tuning
 
 ROOT = Path(__file__).resolve().parents[1]
 KV = "How does Together deal with the KV cache growing?"
-
-
-def talk(router, *messages: str) -> list[Resolution]:
-    history: list[ConversationTurn] = []
-    out = []
-    for m in messages:
-        res = resolve(router, history, m)
-        out.append(res)
-        quotes = [sq.quote.id for sq in res.route.quotes]
-        history.append(ConversationTurn(m, list(res.route.speakers), quotes))
-    return out
-
-
-def ids(res: Resolution) -> list[str]:
-    return [sq.quote.id for sq in res.route.quotes]
 
 
 # ------------------------------------------------------------------------------------- the bank as data
