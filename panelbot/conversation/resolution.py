@@ -112,45 +112,57 @@ def _standalone(
     return Resolution(route, None, STANDALONE)
 
 
-def _answered(f: FollowUp, reading: Reading, history: Sequence[ConversationTurn]) -> RouteResult:
-    """The follow-up answered by the strategy of its kind (``reading.kind`` may change on the way)."""
-    answered = [t for t in history if t.speakers]
-    if reading.kind == REASON and answered and asks_why(str(answered[-1].question or "")):
-        # "why?" asked again: the reason just given is not given again as if new
-        f.given = {str(q) for q in answered[-1].quote_ids}
-    if f.subject.framing and reading.kind in (CONTINUATION, OTHER_PANELIST) and not reading.terms:
-        # "tell me more" after "who is Dan?", "and Olive?" after the talk's framing: what they spoke to
-        who = f.forced() or reading.addressed or f.subject.speakers
-        return panelist_overview(f, reading, list(who))
-    if reading.kind == CONTINUATION and asks_what_it_means(f.router, f.message):
+def _more(f: FollowUp, reading: Reading) -> RouteResult:
+    """A continuation: what was not shown yet -- or, for "how so?", the answer just given in context."""
+    if asks_what_it_means(f.router, f.message):
         # "how so?", "what do you mean by that?": the answer just given, in context
         clarified = clarification(f, reading)
         if clarified is not None:
             return clarified
+    route = continuation(f, reading)
+    if route.abstained and reading.terms:
+        # "tell me more about those internal evaluations" when all they said of it is on screen: the
+        # words it names are answered (as an elaboration) rather than declined
+        again = elaboration(f, reading)
+        if not again.abstained:
+            reading.kind, route = ELABORATION, again
+    return route
+
+
+def _why(f: FollowUp, reading: Reading, history: Sequence[ConversationTurn]) -> RouteResult:
+    """A reason; "why?" asked again does not give the reason just given as if new; "why is that hard?"
+    when the answer states no cause shows the answer itself, in context."""
+    answered = [t for t in history if t.speakers]
+    if answered and asks_why(str(answered[-1].question or "")):
+        f.given = {str(q) for q in answered[-1].quote_ids}
+    route = reason(f, reading)
+    if route.abstained and reading.about_the_answer and not f.given:
+        return clarification(f, reading, no_cause=True) or route
+    return route
+
+
+def _their_view(f: FollowUp, reading: Reading) -> RouteResult:
+    """Another panelist's view; those asked who already answered the subject here go on with what they
+    have not said yet, the rest of their answer first -- or, when nothing is left, that, by id."""
+    if asks_those_who_answered(f, reading):
+        asked = panelists_asked(f, reading)
+        more = Reading(CONTINUATION, reading.terms, reading.evidence, asked, False)
+        return continuation(f, more, on_subject=True)
+    return other_panelist(f, reading)
+
+
+def _answered(f: FollowUp, reading: Reading, history: Sequence[ConversationTurn]) -> RouteResult:
+    """The follow-up answered by the strategy of its kind (``reading.kind`` may change on the way)."""
+    if f.subject.framing and reading.kind in (CONTINUATION, OTHER_PANELIST) and not reading.terms:
+        # "tell me more" after "who is Dan?", "and Olive?" after the talk's framing: what they spoke to
+        who = f.forced() or reading.addressed or f.subject.speakers
+        return panelist_overview(f, reading, list(who))
     if reading.kind == CONTINUATION:
-        route = continuation(f, reading)
-        if route.abstained and reading.terms:
-            # "tell me more about those internal evaluations" when all they said of it is on screen: the
-            # words it names are answered (as an elaboration) rather than declined
-            again = elaboration(f, reading)
-            if not again.abstained:
-                reading.kind, route = ELABORATION, again
-        return route
+        return _more(f, reading)
     if reading.kind == REASON:
-        route = reason(f, reading)
-        if route.abstained and reading.about_the_answer and not f.given:
-            # "why is that hard?" and the answer states no cause: the answer itself, in context
-            return clarification(f, reading, no_cause=True) or route
-        return route
+        return _why(f, reading, history)
     if reading.kind == OTHER_PANELIST:
-        if asks_those_who_answered(f, reading):
-            # they already answered this subject here: what they have not said yet, the rest of their
-            # answer first -- or, when nothing is left, that, by id
-            more = Reading(
-                CONTINUATION, reading.terms, reading.evidence, panelists_asked(f, reading), False
-            )
-            return continuation(f, more, on_subject=True)
-        return other_panelist(f, reading)
+        return _their_view(f, reading)
     return elaboration(f, reading)
 
 
