@@ -219,7 +219,10 @@ def main() -> int:
     figures = report(router, {"dev": dev, **checks})
     for name, d in figures.items():
         print(f"  {name}: {d}")
+    # entries other scripts fit (scripts/fit_message_kinds.py: message_kind_floor) are kept as they are
+    kept = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {}
     record = {
+        **{k: v for k, v in kept.items() if k.startswith("message_kind")},
         "fitted_by": "scripts/fit_tuning.py",
         "dev_sets": args.dev,
         "dev_drafts": [c for c, _ in DEV_DRAFTS],

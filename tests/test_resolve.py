@@ -450,7 +450,10 @@ def test_how_so_stays_in_the_answer_given(router):
         ConversationTurn("How do you evaluate long runs?", ["olive"], ["olive-13", "olive-14"])
     ]
     res = resolve(router, history, "how so?")
-    assert res.route.abstained and "nothing more" in res.route.reason
+    # all of it shown: the passage again, in context (its turn, in spoken order), never "nothing more"
+    assert not res.route.abstained and "nothing more" not in res.route.reason
+    assert all(sq.quote.turn == turn for sq in res.route.quotes)
+    assert "in context" in res.route.reason
     # "tell me more" may still go on to related answers
     more = resolve(router, history, "tell me more")
     assert more.route.quotes and all(sq.quote.turn != turn for sq in more.route.quotes)

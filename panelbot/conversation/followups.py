@@ -2,7 +2,7 @@
 
 Candidates come from the conversation and the talk's structure -- more from the panelist who just answered,
 the other panelist on the same subject, the next question the host asked on stage -- and each is kept only
-when resolving it in this very conversation (``panelbot.conversation.resolve``, deterministic) gives an
+when resolving it in this very conversation (``panelbot.conversation.resolution``, deterministic) gives an
 answer with quotes; for the host's next question, an answer that includes that question's own quotes. So
 picking a suggestion never ends in a decline. Plain Python (no Textual).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from panelbot.conversation.resolve import resolve
+from panelbot.conversation.resolution import resolve_message
 from panelbot.conversation.turns import ConversationTurn
 from panelbot.records import record
 from panelbot.text import strip_control
@@ -31,42 +31,59 @@ class FollowUp:
     speakers: tuple[str, ...]  # who will answer it
 
 
+def _candidates(
+    router: Any, turns: Sequence[ConversationTurn]
+) -> list[tuple[str, str, str | None]]:
+    """(text, kind, host question id): more, each other panelist, the host's next questions on stage -- in
+    a user's words when that is shorter, else as the host asked."""
+    last = turns[-1]
+    shown = {q for t in turns for q in t.quote_ids}
+    out: list[tuple[str, str, str | None]] = [("Tell me more", "continuation", None)]
+    for pid, persona in router.panel.panelists.items():
+        if pid not in last.speakers:
+            first = (persona.name or pid).split()[0]
+            out.append((f"What does {first} think?", "other_panelist", None))
+    for nxt in _next_host_questions(router, last, shown)[:NEXT_QUESTIONS]:
+        for text in dict.fromkeys((_worded(router, nxt), " ".join(nxt.text.split()))):
+            out.append((text, "next_question", nxt.id))
+    return out
+
+
+def _answers_it(router: Any, turns: Sequence[ConversationTurn], text: str, host_id: str | None):
+    """The route that resolving ``text`` here gives when it is a real answer (on the subject; for a host
+    question, with what it got on stage), else None."""
+    try:
+        route = resolve_message(router, turns, text).route
+    except Exception:
+        return None
+    if route.abstained or not route.quotes:
+        return None
+    # a router without settings (a stand-in) has no minimum score
+    floor = getattr(getattr(router, "settings", None), "min_quote_score", 0.0)
+    if host_id is None and not any(sq.score >= floor for sq in route.quotes):
+        return (
+            None  # answered, but not on the subject (the rest of a turn that moved on): not offered
+        )
+    if host_id is not None and not any(sq.quote.question == host_id for sq in route.quotes):
+        return None  # it would be answered, but not with what the host's question got on stage
+    return route
+
+
 def suggest_followups(router: Any, turns: Sequence[ConversationTurn], n: int = 3) -> list[FollowUp]:
     """Up to ``n`` follow-ups to the last turn of ``turns``, each answerable (see module doc)."""
     if not turns or not turns[-1].speakers:
         return []
-    panel = router.panel
-    last = turns[-1]
-    shown = {q for t in turns for q in t.quote_ids}
-    candidates: list[tuple[str, str, str | None]] = [("Tell me more", "continuation", None)]
-    for pid, persona in panel.panelists.items():
-        if pid not in last.speakers:
-            first = (persona.name or pid).split()[0]
-            candidates.append((f"What does {first} think?", "other_panelist", None))
-    # the host's next questions on stage, in a user's words when that is shorter, else as the host asked
-    for nxt in _next_host_questions(router, last, shown)[:NEXT_QUESTIONS]:
-        for text in dict.fromkeys((_worded(router, nxt), " ".join(nxt.text.split()))):
-            candidates.append((text, "next_question", nxt.id))
     out: list[FollowUp] = []
     hosts_used: set[str] = set()
-    # a router without settings (a stand-in) has no minimum score
-    floor = getattr(getattr(router, "settings", None), "min_quote_score", 0.0)
-    for text, kind, host_id in candidates:
+    for text, kind, host_id in _candidates(router, turns):
         text = strip_control(text, keep_newlines=False).strip()
         if not text or any(f.text == text for f in out) or host_id in hosts_used:
             continue
         if host_id is not None and len(out) >= 2 and any(f.kind == "next_question" for f in out):
             break  # a second next question only to reach two suggestions
-        try:
-            route = resolve(router, turns, text).route
-        except Exception:
+        route = _answers_it(router, turns, text, host_id)
+        if route is None:
             continue
-        if route.abstained or not route.quotes:
-            continue
-        if host_id is None and not any(sq.score >= floor for sq in route.quotes):
-            continue  # answered, but not on the subject (the rest of a turn that moved on): not offered
-        if host_id is not None and not any(sq.quote.question == host_id for sq in route.quotes):
-            continue  # it would be answered, but not with what the host's question got on stage
         out.append(FollowUp(text, kind, tuple(route.speakers)))
         if host_id is not None:
             hosts_used.add(host_id)

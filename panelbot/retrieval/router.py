@@ -1398,6 +1398,21 @@ class Router:
             self._suggestion_words = bags
         return self._suggestion_words
 
+    # ------------------------------------------------------------------ for the conversation layer
+    # (``panelbot.conversation.router_view.FollowUpRouter``: what the resolver may use, nothing private)
+
+    def is_name_word(self, word: str) -> bool:
+        """The word is a panelist's name or id (accents folded): never corrected as a typo."""
+        return fold(word) in self._name_words
+
+    def said_together(self, term: str, other: str) -> bool:
+        """Some quote (or the host question it answers) says both terms: the talk's own words settle a sense."""
+        return self._said_together(term, other)
+
+    def match_reason(self, quote: Quote, terms: Sequence[str]) -> str:
+        """Why a quote matches these terms, in the quote's own words (as a route's quotes say)."""
+        return self._why(quote, list(terms))
+
     def example_questions(self, limit: int = 20) -> list[str]:
         """One question in a user's words per host question of the talk, in the order they were asked, each
         known to be answered by its own quote (the host's question itself when no ``asks`` fit); at most

@@ -67,6 +67,9 @@ class Tuning:
     scope: ScopeModel
     # a follow-up pointing back whose own scope probability is below this: off-topic
     followup_floor: float = 0.0
+    # a message's nearest example in the bank of follow-up messages counts at this similarity or more
+    # (``panelbot.conversation.kind_bank``; fitted by scripts/fit_message_kinds.py); 1.0: never
+    message_kind_floor: float = 1.0
 
     def lift(self, similarity: float) -> float:
         """A quote's semantic addition to its 0-100 score."""
@@ -87,6 +90,7 @@ def from_data(data: dict) -> Tuning:
         semantic_floor=float(data["semantic_floor"]),
         scope=ScopeModel(**{k: float(scope[k]) for k in ScopeModel.__dataclass_fields__}),
         followup_floor=float(data.get("followup_floor", 0.0)),
+        message_kind_floor=float(data.get("message_kind_floor", 1.0)),
     )
 
 

@@ -1,0 +1,224 @@
+"""Reading a message against the conversation and answering it by the strategy its kind calls for
+(``panelbot.conversation.resolve`` adds, to a declined follow-up, what would be answered instead)."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from panelbot.conversation.kinds import (
+    Reading,
+    far_from_panel_in_meaning,
+    nothing_to_follow,
+    personal_use_elsewhere,
+    read_message,
+)
+from panelbot.conversation.reasons import asks_why
+from panelbot.conversation.strategies.clarification import clarification
+from panelbot.conversation.strategies.context import FollowUp
+from panelbot.conversation.strategies.continuation import asks_what_it_means, continuation
+from panelbot.conversation.strategies.elaboration import elaboration
+from panelbot.conversation.strategies.other_panelist import (
+    asks_those_who_answered,
+    other_panelist,
+    panelists_asked,
+)
+from panelbot.conversation.strategies.overview import panelist_overview
+from panelbot.conversation.strategies.reason import reason
+from panelbot.conversation.subject import Subject, current_subject
+from panelbot.conversation.turns import (
+    CONTINUATION,
+    ELABORATION,
+    OTHER_PANELIST,
+    REASON,
+    SMALL_TALK,
+    STANDALONE,
+    ConversationTurn,
+    Resolution,
+)
+from panelbot.retrieval.results import RouteResult
+
+if TYPE_CHECKING:
+    from panelbot.conversation.router_view import FollowUpRouter
+
+OFF_TOPIC_FOLLOW_UP = "off-topic: the follow-up asks about something the panel didn't discuss"
+
+
+def small_talk_kind(router: FollowUpRouter, message: str) -> str:
+    """The kind of small talk a message is ("greeting", "thanks", ...; ``panelbot.conversation.smalltalk``)
+    or "": what the panel's people are called may be part of it ("hello Olive")."""
+    from panelbot.conversation.smalltalk import panel_names, small_talk
+
+    return small_talk(message, panel_names(router.panel))
+
+
+def small_talk_route(router: FollowUpRouter, message: str, social: str) -> RouteResult:
+    """Nothing to look up: the reply (``answer.compose``) says who is on the panel and what to ask; it offers
+    questions from across the talk (its host questions, in the user's words), three far apart -- which three
+    depends on the message, so saying hello again does not offer the same ones. A goodbye offers none."""
+    offer: list[str] = []
+    if social != "farewell":
+        examples = router.example_questions()
+        if len(examples) >= 3:
+            start = zlib.crc32(message.encode("utf-8", "replace")) % len(examples)
+            step = len(examples) / 3
+            offer = list(
+                dict.fromkeys(examples[(start + round(j * step)) % len(examples)] for j in range(3))
+            )
+        else:
+            offer = router.suggestions(question=message)
+    from panelbot.conversation.smalltalk import reason as small_talk_reason
+
+    return RouteResult(
+        message,
+        [],
+        True,
+        [],
+        small_talk_reason(social),
+        [],
+        offer,
+        0.0,
+        off_topic=False,
+        small_talk=social,
+    )
+
+
+def _declined_off_topic(router: FollowUpRouter, message: str, like: RouteResult) -> RouteResult:
+    return RouteResult(
+        message,
+        [],
+        True,
+        [],
+        OFF_TOPIC_FOLLOW_UP,
+        like.addressed,
+        router.suggestions(question=message),
+        like.scope,
+    )
+
+
+def _standalone(
+    router: FollowUpRouter, subject: Subject | None, reading: Reading, message: str, target: str
+) -> Resolution:
+    route = router.route(reading.question or message, target)
+    if reading.question and reading.question != message:
+        route.question = message  # "unrelated, ...": judged without the cue, recorded as asked
+    if subject is None:
+        route = nothing_to_follow(router, route)
+    if reading.elsewhere and not route.abstained:
+        # "does that work for pizza ovens?": it points back at the conversation, but what it asks
+        # about is something the panel never discussed -- declined, never answered from context
+        route = _declined_off_topic(router, message, route)
+    return Resolution(route, None, STANDALONE)
+
+
+def _more(f: FollowUp, reading: Reading) -> RouteResult:
+    """A continuation: what was not shown yet -- or, for "how so?", the answer just given in context."""
+    if asks_what_it_means(f.router, f.message):
+        # "how so?", "what do you mean by that?": the answer just given, in context
+        clarified = clarification(f, reading)
+        if clarified is not None:
+            return clarified
+    route = continuation(f, reading)
+    if route.abstained and reading.terms:
+        # "tell me more about those internal evaluations" when all they said of it is on screen: the
+        # words it names are answered (as an elaboration) rather than declined
+        again = elaboration(f, reading)
+        if not again.abstained:
+            reading.kind, route = ELABORATION, again
+    return route
+
+
+def _why(f: FollowUp, reading: Reading, history: Sequence[ConversationTurn]) -> RouteResult:
+    """A reason; "why?" asked again does not give the reason just given as if new; "why is that hard?"
+    when the answer states no cause shows the answer itself, in context."""
+    answered = [t for t in history if t.speakers]
+    if answered and asks_why(str(answered[-1].question or "")):
+        f.given = {str(q) for q in answered[-1].quote_ids}
+    route = reason(f, reading)
+    if route.abstained and reading.about_the_answer and not f.given:
+        return clarification(f, reading, no_cause=True) or route
+    return route
+
+
+def _their_view(f: FollowUp, reading: Reading) -> RouteResult:
+    """Another panelist's view; those asked who already answered the subject here go on with what they
+    have not said yet, the rest of their answer first -- or, when nothing is left, that, by id."""
+    if asks_those_who_answered(f, reading):
+        asked = panelists_asked(f, reading)
+        more = Reading(CONTINUATION, reading.terms, reading.evidence, asked, False)
+        return continuation(f, more, on_subject=True)
+    return other_panelist(f, reading)
+
+
+def _answered(f: FollowUp, reading: Reading, history: Sequence[ConversationTurn]) -> RouteResult:
+    """The follow-up answered by the strategy of its kind (``reading.kind`` may change on the way)."""
+    if f.subject.framing and reading.kind in (CONTINUATION, OTHER_PANELIST) and not reading.terms:
+        # "tell me more" after "who is Dan?", "and Olive?" after the talk's framing: what they spoke to
+        who = f.forced() or reading.addressed or f.subject.speakers
+        return panelist_overview(f, reading, list(who))
+    if reading.kind == CONTINUATION:
+        return _more(f, reading)
+    if reading.kind == REASON:
+        return _why(f, reading, history)
+    if reading.kind == OTHER_PANELIST:
+        return _their_view(f, reading)
+    return elaboration(f, reading)
+
+
+def resolve_message(
+    router: FollowUpRouter, history: Sequence[ConversationTurn], message: str, target: str = "auto"
+) -> Resolution:
+    """``message`` read in the light of ``history`` and answered (``resolve`` documents it); a declined
+    follow-up keeps the router's generic suggestions."""
+    message = (message or "").strip()
+    target = (target or "auto").lower()
+    if target not in ("auto", "both") and target not in router.panel.panelists:
+        raise ValueError(f"unknown target {target!r}")
+    social = small_talk_kind(router, message)
+    if social:
+        return Resolution(small_talk_route(router, message, social), None, SMALL_TALK)
+    if history and router.framing(message) is not None:
+        # "who is Dan?", "what is this talk about?" mid-conversation: asked afresh, never a follow-up
+        return Resolution(router.route(message, target), None, STANDALONE)
+    if not history:
+        return Resolution(
+            nothing_to_follow(router, router.route(message, target)), None, STANDALONE
+        )
+    subject, shown = current_subject(router, history, read_message)
+    reading = read_message(router, subject, message)
+    if (
+        reading.kind == CONTINUATION
+        and subject is not None
+        and target not in ("auto", "both")
+        and target not in subject.speakers
+    ):
+        reading.kind = (
+            OTHER_PANELIST  # "tell me more" with another panelist picked: their take on it
+        )
+    if reading.kind == STANDALONE or subject is None:
+        return _standalone(router, subject, reading, message, target)
+    alone = router.route(message, target)
+    if alone.unstated:
+        # it asks for a specific the talk never gave (a price, a context length): no earlier subject can
+        # answer that, so it is declined as it would be on its own, saying what was said nearby
+        return Resolution(alone, None, STANDALONE)
+    if reading.kind == ELABORATION and (
+        personal_use_elsewhere(router, subject, message, reading.terms)
+        or far_from_panel_in_meaning(router, message)
+    ):
+        # "does that work for caching my website's images?": the user's own use of panel words the talk
+        # never says with the subject -- declined, never answered from context
+        return Resolution(_declined_off_topic(router, message, alone), None, STANDALONE)
+    route = _answered(FollowUp(router, subject, shown, message, target), reading, history)
+    one = route.speakers[0] if len(route.speakers) == 1 else None
+    carried = one if reading.kind != OTHER_PANELIST and one in subject.speakers else None
+    context = {
+        "kind": reading.kind,
+        "subject": subject.label,
+        "question": subject.question,
+        "speaker": carried,
+        "previous_speakers": list(subject.speakers),
+        "turn": subject.turn,
+    }
+    return Resolution(route, context, reading.kind)

@@ -1,0 +1,102 @@
+"""Another panelist's view ("what does Olive think?", "do you agree?", "how about the other side?"): the same
+subject answered by that panelist with what they have not said yet in this conversation; when they never
+spoke to it, it says so and names who did; when all they said of it is already shown, it says so by id."""
+
+from __future__ import annotations
+
+from panelbot.conversation.kinds import Reading
+from panelbot.conversation.strategies.context import FollowUp, PerSpeaker
+from panelbot.conversation.subject import SUBJECT_WEIGHT
+from panelbot.conversation.terms import identity_terms, merged
+from panelbot.conversation.turns import OTHER_PANELIST
+from panelbot.retrieval.results import RouteResult
+
+
+def panelists_asked(f: FollowUp, reading: Reading) -> list[str]:
+    """The panelist(s) picked or named, both when both are asked, else those who did not answer last."""
+    ids = list(f.panel.panelists)
+    forced = f.forced()
+    if forced:
+        return forced
+    if reading.addressed:
+        return list(reading.addressed)
+    if reading.both:
+        return ids
+    return [p for p in ids if p not in f.subject.speakers] or list(f.subject.speakers)
+
+
+def asks_those_who_answered(f: FollowUp, reading: Reading) -> bool:
+    """The panelists asked already answered this subject here ("and Olive?" after an answer both gave):
+    answered as a continuation -- what they have not said yet."""
+    speakers = panelists_asked(f, reading)
+    answered = {
+        q.speaker for qid in f.subject.answer_quotes if (q := f.panel.quote(qid)) is not None
+    }
+    return not f.forced() and bool(speakers) and set(speakers) <= answered
+
+
+def _subject_terms(f: FollowUp, reading: Reading) -> dict[str, float]:
+    """The same question, without what named the panelist who answered it ("Dan, ... at Together?")."""
+    own = identity_terms(f.router, list(f.panel.panelists))
+    subject = {t: w for t, w in f.subject.terms.items() if t not in own} or f.subject.terms
+    return merged(reading.terms, subject, SUBJECT_WEIGHT) if reading.terms else subject
+
+
+def _host_answers_first(
+    f: FollowUp, per: PerSpeaker, spoke: list[str], speakers: list[str], parallel: set[str]
+) -> list[str]:
+    """The host asked them the same (or a parallel) question on stage: their answer to it comes first, and
+    they spoke to it."""
+    quotes = f.router.index.quotes
+    for p in speakers:
+        first = [(i, s) for i, s in per.get(p, []) if quotes[i].question in parallel]
+        if first:
+            per[p] = first + [(i, s) for i, s in per[p] if (i, s) not in first]
+            spoke = [*spoke, p] if p not in spoke else spoke
+    return spoke
+
+
+def others_who_would_answer(f: FollowUp) -> list[str]:
+    """Who would answer "what does the other one think?" here (nobody when it would be declined)."""
+    route = other_panelist(f, Reading(OTHER_PANELIST, {}, 0.0, [], False))
+    return [] if route.abstained else list(route.speakers)
+
+
+def other_panelist(f: FollowUp, reading: Reading) -> RouteResult:
+    """The same subject, answered by the panelist named (or the one(s) who did not answer last)."""
+    speakers = panelists_asked(f, reading)
+    terms = _subject_terms(f, reading)
+    per, top = f.best_by_speaker(terms)
+    parallel = f.parallel_questions()
+    spoke = _host_answers_first(f, per, f.who_spoke(per, top), speakers, parallel)
+    silent = [p for p in speakers if p not in spoke]
+    # what each has not said yet in this conversation: a quote already shown is never given again
+    fresh, said_all = f.not_yet_shown(per, top, [p for p in speakers if p in spoke], parallel)
+    answering = [p for p in speakers if p in fresh]
+    said = f.shown_ids_note(
+        said_all, [i for p in said_all for i, s in per.get(p, []) if 100.0 * s / top >= f.floor]
+    )
+    if not answering:
+        if said_all:
+            others = [
+                p
+                for p in spoke
+                if p not in speakers and p in f.not_yet_shown(per, top, [p], parallel)[0]
+            ]
+            tail = f" {f.names(others)} also spoke to it: ask what they think." if others else ""
+            return f.decline(
+                f"{f.names(said_all)} had nothing more to say on {f.subject.label} than what's "
+                f"already been shown in this conversation{said}.{tail}",
+                reading.addressed,
+                off_topic=False,
+            )
+        return f.never_spoke_to_it(
+            silent, [p for p in spoke if p not in speakers], reading.addressed
+        )
+    quotes = f.pick(fresh, top, answering, terms, penalise_shown=False)
+    reason = f"{f.about()}, asked of {f.names(answering)}"
+    if silent:
+        reason += f" ({f.names(silent)} didn't speak to it)"
+    if said_all:
+        reason += f" ({f.names(said_all)}: nothing more than what's shown{said})"
+    return f.answer(answering, quotes, reason, reading.addressed)

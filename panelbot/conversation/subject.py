@@ -1,0 +1,220 @@
+"""Subject tracking: what a conversation is on -- the question that opened it, its weighted terms, who
+answered it and with which quotes -- found by replaying the recent turns, each read as it was when asked."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from panelbot.conversation.terms import identity_terms, merged, own_terms, ranked, weighted_scores
+from panelbot.conversation.turns import (
+    CONTINUATION,
+    ELABORATION,
+    OTHER_PANELIST,
+    REASON,
+    STANDALONE,
+    ConversationTurn,
+)
+from panelbot.records import field, record
+from panelbot.retrieval.lexicon import common_stems
+from panelbot.text import cased_like
+
+if TYPE_CHECKING:
+    from panelbot.conversation.kinds import Reading
+    from panelbot.conversation.router_view import FollowUpRouter
+
+WINDOW = 24  # earlier turns looked at to find the subject
+SUBJECT_WEIGHT = 0.5  # the previous subject's terms, relative to the new message's words
+HOST_WEIGHT = (
+    0.4  # the host question the subject's first answer responded to, relative to its own words
+)
+
+
+@record
+class Subject:
+    """The subject a conversation is on: the question that opened it, its terms and who answered it."""
+
+    question: str  # the message that opened the subject
+    terms: dict[str, float]  # weighted retrieval terms
+    speakers: list[str]  # who answered it last
+    quote_ids: list[str]  # the last answer's quotes
+    turn: int  # index of the opening turn in the history
+    opening_quotes: list[str] = field(
+        default_factory=list
+    )  # the first answer's quotes (name the subject)
+    # the last answer retrieved for the subject (not a continuation's related quotes): the answer to go on with
+    answer_quotes: list[str] = field(default_factory=list)
+    label: str = ""
+    framing: bool = (
+        False  # opened by a framing question ("who is Dan?", "what is this talk about?")
+    )
+
+
+def share_about_subject(router: FollowUpRouter, subject: Subject, terms: dict[str, float]) -> float:
+    """Share of the message's word terms that belong to the subject (its question or its quotes' keywords);
+    0 when they share only everyday words."""
+    mine = [t for t in terms if "_" not in t]
+    if not mine:
+        return 0.0
+    common = common_stems()
+    shared = [t for t in mine if t in subject.terms]
+    pairs = [t for t in terms if "_" in t and t in subject.terms]
+    specific = [t for t in shared if t not in common or t in router.curated]
+    if not pairs and not specific:
+        return 0.0  # only everyday words in common
+    return len(shared) / len(mine)
+
+
+def with_host_question(
+    router: FollowUpRouter, terms: dict[str, float], quote_ids: list[str]
+) -> dict[str, float]:
+    """A subject's terms: the question's own, plus (weighted below them) the host's question that the first
+    answer responded to -- what was being discussed on stage, in the talk's words."""
+    extra: dict[str, float] = {}
+    for qid in quote_ids[:1]:
+        quote = router.panel.quote(qid)
+        host = router.panel.question(quote.question) if quote is not None else None
+        if host is not None:
+            extra.update(dict.fromkeys(router.query_terms(host.text).terms, HOST_WEIGHT))
+    return merged(terms, extra, 1.0)
+
+
+def subject_label(router: FollowUpRouter, subject: Subject) -> str:
+    """A few words naming the subject: a topic of its best quote that shares its words, else the question."""
+    wanted = {t for t, w in subject.terms.items() if w >= 1.0 and "_" not in t} or set(
+        subject.terms
+    )
+    for qid in (subject.opening_quotes or subject.quote_ids)[:2]:
+        quote = router.panel.quote(qid)
+        if quote is None:
+            continue
+        for topic in (*quote.topics, *quote.keywords):
+            if set(router.norm.unigrams(router.norm.normalise(topic))) & wanted:
+                return _names_capitalised(router, cased_like(topic, subject.question, quote.text))
+    text = " ".join(subject.question.split())
+    return f"\u201c{text if len(text) <= 60 else text[:57].rstrip() + '...'}\u201d"
+
+
+def _names_capitalised(router: FollowUpRouter, label: str) -> str:
+    """A panelist's name in a topic written in lower case ("dan's role") as a name: "Dan's role"."""
+
+    def cased(word: str) -> str:
+        bare = word.removesuffix("'s")
+        if bare == bare.lower() and router.is_name_word(bare):
+            return word[:1].upper() + word[1:]
+        return word
+
+    return " ".join(cased(w) for w in label.split(" "))
+
+
+def talk_order(quote: Any, qid: str) -> tuple[int, int, str]:
+    """Where a quote was said in the talk (its turn, then its first sentence); a quote without them last."""
+    turn = getattr(quote, "turn", None)
+    sentences = getattr(quote, "sentences", None)
+    return (turn if turn is not None else 1 << 62, sentences[0] if sentences else 0, qid)
+
+
+def _answered_by(router: FollowUpRouter, turn: ConversationTurn) -> tuple[list[str], list[str]]:
+    """A turn's known quotes and its speakers (when only the quotes are known, e.g. ids cited in a chat
+    transcript: theirs)."""
+    ids = set(router.panel.panelists)
+    quote_ids = [str(q) for q in (turn.quote_ids or ()) if router.panel.quote(str(q)) is not None]
+    speakers = [s for s in (turn.speakers or ()) if s in ids]
+    if not speakers:
+        speakers = list(
+            dict.fromkeys(
+                q.speaker
+                for qid in quote_ids
+                if (q := router.panel.quote(qid)) and q.speaker in ids
+            )
+        )
+    return quote_ids, speakers
+
+
+def _declined_yet_about_the_talk(
+    router: FollowUpRouter, question: str
+) -> tuple[list[str], list[str]]:
+    """A declined first question that was about the talk -- it asked for a specific the talk never gave
+    ("how many GPUs did they train M3 on?") -- still opens its subject: the panelist(s) whose quotes best
+    match its words, with no answer shown. ([], []) for a question declined as off-topic."""
+    if not router.route(question).unstated:
+        return [], []
+    terms = own_terms(router, question)[0]
+    scores, _ = weighted_scores(router, terms, None)
+    best = ranked(scores, 1)
+    if not best:
+        return [], []
+    return [], [router.index.quotes[best[0][0]].speaker]
+
+
+def _opened(
+    router: FollowUpRouter,
+    question: str,
+    reading: Reading,
+    answer: tuple[list[str], list[str]],
+    n: int,
+) -> Subject:
+    """The subject a standalone question opens: what was asked about, not who was asked ("Dan, why does
+    Together ...?")."""
+    quote_ids, speakers = answer
+    own = identity_terms(router, list(router.panel.panelists))
+    topic = {t: w for t, w in reading.terms.items() if t not in own} or reading.terms
+    subject = Subject(
+        question,
+        with_host_question(router, topic, quote_ids),
+        speakers,
+        quote_ids,
+        n,
+        quote_ids,
+        list(quote_ids),
+    )
+    subject.label = subject_label(router, subject)
+    subject.framing = router.framing(question) is not None
+    return subject
+
+
+def _carried(
+    router: FollowUpRouter, subject: Subject, reading: Reading, answer: tuple[list[str], list[str]]
+) -> None:
+    """A follow-up's answer moves the subject on: its words join the subject's, its answer is the last."""
+    quote_ids, speakers = answer
+    if reading.kind == OTHER_PANELIST and not set(speakers) & set(subject.speakers):
+        # another panelist took the question: what named the first one is no longer the subject
+        gone = identity_terms(router, subject.speakers)
+        subject.terms = {t: w for t, w in subject.terms.items() if t not in gone} or subject.terms
+    if reading.kind == ELABORATION:
+        subject.terms = merged(reading.terms, subject.terms, SUBJECT_WEIGHT)
+    elif reading.terms:
+        subject.terms = merged(reading.terms, subject.terms, 1.0)
+    subject.speakers = speakers
+    subject.quote_ids = quote_ids or subject.quote_ids
+    answering = {q.speaker for qid in subject.answer_quotes if (q := router.panel.quote(qid))}
+    if reading.kind not in (CONTINUATION, REASON) or not set(speakers) <= answering:
+        subject.answer_quotes = list(subject.quote_ids)
+
+
+def current_subject(
+    router: FollowUpRouter,
+    history: Sequence[ConversationTurn],
+    read: Callable[[FollowUpRouter, Subject | None, str], Reading],
+) -> tuple[Subject | None, set[str]]:
+    """Replay the recent turns (each read by ``read`` as it was when asked) to find the current subject, and
+    every quote id shown in the conversation. Declined turns leave the subject where it was."""
+    shown: set[str] = set()
+    for turn in history:
+        shown.update(str(q) for q in (turn.quote_ids or ()))
+    start = max(0, len(history) - WINDOW)
+    subject: Subject | None = None
+    for n, turn in enumerate(history[start:], start):
+        question = str(turn.question or "").strip()
+        answer = _answered_by(router, turn)
+        if question and not answer[1] and subject is None:
+            answer = _declined_yet_about_the_talk(router, question)
+        if not question or not answer[1]:
+            continue
+        reading = read(router, subject, question)
+        if reading.kind == STANDALONE or subject is None:
+            subject = _opened(router, question, reading, answer, n)
+        else:
+            _carried(router, subject, reading, answer)
+    return subject, shown
