@@ -28,6 +28,7 @@ COMMANDS = {
     "cache": "cache",
     "serve": "serve",
     "mcp": "serve",
+    "web": "web",
 }
 COMMAND_GROUPS = tuple(dict.fromkeys(COMMANDS.values()))
 _VALUE_OPTIONS = ("--panel", "--config")  # top-level options that take the next word as their value

@@ -37,6 +37,22 @@ _workers = _bounded(1, 64, "a whole number")
 _max_body = _bounded(1024, 100_000_000, "a number of bytes")
 
 
+def add_bind_options(parser: argparse.ArgumentParser, port: int) -> None:
+    """``--host`` (default 127.0.0.1) and ``--port`` (default ``port``) of a command that serves."""
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=_port, default=port, help=f"port (default {port})")
+
+
+def add_log_level(parser: argparse.ArgumentParser, never: str) -> None:
+    """``--log-level`` of a server; ``never`` says what its request log leaves out."""
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help=f"server log level; 'info' logs each request (never {never})",
+    )
+
+
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     serve = sub.add_parser(
         "serve",
@@ -46,8 +62,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         "Models: one per panelist, 'panel' (auto) and 'both'. Offline quotes unless a backend is configured. "
         f"Binds 127.0.0.1; any other address needs ${KEY_ENV} (clients send it as the API key).",
     )
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    add_bind_options(serve, 8000)
     serve.add_argument("--workers", type=_workers, default=1, help="worker processes (default 1)")
     serve.add_argument(
         "--backend", metavar="NAME", help="answer backend: offline (default), openai or a plugin"
@@ -71,12 +86,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         help="let a browser app on ORIGIN (e.g. http://localhost:3000, or '*') call the API "
         "(CORS); repeatable; none by default",
     )
-    serve.add_argument(
-        "--log-level",
-        default="warning",
-        choices=["critical", "error", "warning", "info", "debug"],
-        help="server log level; 'info' logs each request (never its headers or key)",
-    )
+    add_log_level(serve, "its headers or key")
     serve.set_defaults(handler=cmd_serve)
 
     mcp = sub.add_parser(
@@ -97,12 +107,15 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     mcp.set_defaults(handler=cmd_mcp)
 
 
-def _check_bind(host: str) -> str:
+def _check_bind(
+    host: str, how: str = "clients then send it as 'Authorization: Bearer <key>'"
+) -> str:
+    """The key (``$PANELBOT_SERVE_KEY``, "" when unset); UsageError for a non-loopback ``host`` without
+    one (``how`` says how clients present it)."""
     key = server_key()
     if not is_loopback(host) and not key:
         raise UsageError(
-            f"refusing to bind {host}: set {KEY_ENV} to an API key first (clients then send it as "
-            "'Authorization: Bearer <key>'), or bind 127.0.0.1"
+            f"refusing to bind {host}: set {KEY_ENV} to an API key first ({how}), or bind 127.0.0.1"
         )
     return key
 
