@@ -29,6 +29,7 @@ COMMANDS = {
     "serve": "serve",
     "mcp": "serve",
     "web": "web",
+    "completion": "completion",
 }
 COMMAND_GROUPS = tuple(dict.fromkeys(COMMANDS.values()))
 _VALUE_OPTIONS = ("--panel", "--config")  # top-level options that take the next word as their value
