@@ -11,7 +11,11 @@ import pytest
 
 HEAVY = ("textual", "httpx", "httpcore")
 SERVER_STACK = ("starlette", "uvicorn", "mcp", "anyio", "pydantic", "openai")  # the serve extra
-WEB_AND_COMPLETION = ("aiohttp", "textual_serve", "shtab")  # only `panelbot web` / `completion` run them
+WEB_AND_COMPLETION = (
+    "aiohttp",
+    "textual_serve",
+    "shtab",
+)  # only `panelbot web` / `completion` run them
 
 _RUN_MAIN = """
 import io, json, sys
@@ -85,6 +89,7 @@ def test_cli_paths_do_not_import_textual_or_httpx(isolated_env, argv) -> None:
         ["completion", "--help"],
         ["panels", "--names"],
         ["history", "--ids"],
+        ["mcp", "--config-snippet"],
     ],
 )
 def test_cli_paths_do_not_import_the_server_stack(isolated_env, argv) -> None:

@@ -32,6 +32,18 @@ def _bounded(lo: int, hi: int, what: str) -> Callable[[str], int]:
     return parse
 
 
+# the MCP clients `mcp --config-snippet` knows (panelbot.cli.mcp_config.CLIENTS, not imported for --help)
+MCP_CLIENTS = (
+    "claude-desktop",
+    "cursor",
+    "windsurf",
+    "gemini",
+    "mcp-cli",
+    "vscode",
+    "claude-code",
+    "codex",
+    "inspector",
+)
 _port = _bounded(1, 65535, "a port number")
 _workers = _bounded(1, 64, "a whole number")
 _max_body = _bounded(1024, 100_000_000, "a number of bytes")
@@ -104,6 +116,15 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         default="127.0.0.1",
         help=f"address for --http (default 127.0.0.1; others need ${KEY_ENV})",
     )
+    mcp.add_argument(
+        "--config-snippet",
+        nargs="?",
+        const="all",
+        choices=["all", *MCP_CLIENTS],
+        metavar="CLIENT",
+        help="print the set-up to paste into an MCP client and exit: "
+        f"{', '.join(MCP_CLIENTS)} (default: all of them); with --http, its URL",
+    )
     mcp.set_defaults(handler=cmd_mcp)
 
 
@@ -169,7 +190,26 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def _print_snippet(args: argparse.Namespace, out: TextIO) -> int:
+    from panelbot.cli import mcp_config
+
+    settings = {
+        "panel": getattr(args, "panel", None),
+        "config": getattr(args, "config", None),
+        "http": args.http,
+        "host": args.host.strip("[]"),
+        "keyed": bool(server_key()) or not is_loopback(args.host),
+    }
+    if args.config_snippet == "all":
+        out.write(mcp_config.every_snippet(**settings) + "\n")
+    else:
+        out.write(mcp_config.snippet(args.config_snippet, **settings) + "\n")
+    return EXIT_OK
+
+
 def cmd_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.config_snippet:
+        return _print_snippet(args, out)
     _require("mcp")
     from panelbot.config import load_config
     from panelbot.serve.catalog import load_catalog
