@@ -11,11 +11,8 @@ import pytest
 
 HEAVY = ("textual", "httpx", "httpcore")
 SERVER_STACK = ("starlette", "uvicorn", "mcp", "anyio", "pydantic", "openai")  # the serve extra
-WEB_AND_COMPLETION = (
-    "aiohttp",
-    "textual_serve",
-    "shtab",
-)  # only `panelbot web` / `completion` run them
+# only `panelbot web` / `panelbot completion` import these
+WEB_AND_COMPLETION = ("aiohttp", "textual_serve", "shtab")
 
 _RUN_MAIN = """
 import io, json, sys
