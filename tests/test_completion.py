@@ -168,8 +168,10 @@ def test_fish_completes_commands_and_panels(shell_env, run_cli, tmp_path: Path) 
         assert r.returncode == 0, r.stderr
         return sorted(w.split("\t")[0] for w in r.stdout.splitlines())
 
-    assert "ask" in complete("panelbot a")
+    assert complete("panelbot a") == ["ask"]
+    assert "--offline" in complete("panelbot ask --of")
     assert complete("panelbot --panel ") == ["minimax-m3"]
+    assert complete("panelbot history show ") == ["1"]
 
 
 def test_the_listing_flags_print_one_word_a_line(shell_env, run_cli) -> None:

@@ -47,12 +47,16 @@ def _session_token(key: str) -> str:
     return hmac.new(key.encode(), b"panelbot web session", hashlib.sha256).hexdigest()
 
 
-def _same_origin(request: web.Request) -> bool:
-    """Whether the websocket's ``Origin`` is the page's own (``Host``); no Origin (not a browser) passes."""
+def _same_origin(request: web.Request, public_url: str | None) -> bool:
+    """Whether the websocket's ``Origin`` is the page's own (``Host``, or the ``--public-url`` a reverse
+    proxy serves it at); no Origin (not a browser) passes."""
     origin = request.headers.get("Origin")
     if origin is None:
         return True
-    return urlsplit(origin).netloc.lower() == request.host.lower()
+    own = {request.host.lower()}
+    if public_url:
+        own.add(urlsplit(public_url).netloc.lower())
+    return urlsplit(origin).netloc.lower() in own
 
 
 class PanelServer(Server):
@@ -100,14 +104,20 @@ class PanelServer(Server):
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         if self.loopback_only and not is_loopback(host_name(request.host)):
             raise web.HTTPForbidden(text="panelbot web: this server answers only on 127.0.0.1\n")
-        if request.path == "/ws" and not _same_origin(request):
+        if request.path == "/ws" and not _same_origin(request, self.fixed_public_url):
             raise web.HTTPForbidden(text="panelbot web: the app's socket is for its own page\n")
         given = request.query.get("key")
         if self.key and given is not None and request.path == "/":
             if not hmac.compare_digest(given.encode(), self.key.encode()):
                 raise web.HTTPUnauthorized(text="panelbot web: that key is not this server's\n")
             found = web.HTTPSeeOther("/")
-            found.set_cookie(COOKIE, _session_token(self.key), httponly=True, samesite="Strict")
+            found.set_cookie(
+                COOKIE,
+                _session_token(self.key),
+                httponly=True,
+                samesite="Strict",
+                secure=(self.fixed_public_url or "").startswith("https:") or None,
+            )
             raise found
         if not self._authorised(request):
             raise web.HTTPUnauthorized(

@@ -194,3 +194,25 @@ def test_the_key_sets_a_cookie_once_then_every_request_needs_it(start_web) -> No
     assert httpx.get(web.url + "/", headers=bearer, timeout=10).status_code == 200
     out = web.stop()
     assert key not in out
+
+
+def test_behind_a_reverse_proxy_the_public_url_is_the_page_own(start_web) -> None:
+    web = start_web("--public-url", "https://panel.example.org/")
+    page = httpx.get(web.url + "/", timeout=10)
+    assert "wss://panel.example.org/ws" in page.text
+    ws_headers = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13"}
+    ws_headers["Sec-WebSocket-Key"] = "dGhlIHNhbXBsZSBub25jZQ=="
+    with httpx.stream(
+        "GET",
+        web.url + "/ws",
+        headers={**ws_headers, "Origin": "https://panel.example.org"},
+        timeout=10,
+    ) as proxied:
+        assert proxied.status_code == 101
+    other = {**ws_headers, "Origin": "https://evil.example"}
+    assert httpx.get(web.url + "/ws", headers=other, timeout=10).status_code == 403
+
+
+def test_a_public_url_must_be_an_address(run_cli) -> None:
+    r = run_cli("web", "--public-url", "panel.example.org", "--port", str(free_port()))
+    assert r.returncode == 2 and "--public-url" in r.stderr and r.stderr.count("\n") == 1
