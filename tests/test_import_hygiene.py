@@ -11,6 +11,8 @@ import pytest
 
 HEAVY = ("textual", "httpx", "httpcore")
 SERVER_STACK = ("starlette", "uvicorn", "mcp", "anyio", "pydantic", "openai")  # the serve extra
+# only `panelbot web` / `panelbot completion` import these
+WEB_AND_COMPLETION = ("aiohttp", "textual_serve", "shtab")
 
 _RUN_MAIN = """
 import io, json, sys
@@ -58,6 +60,10 @@ def _loaded(isolated_env: dict[str, str], argv: list[str] | None) -> dict:
         ["ask", "--offline", "--all", "kv cache"],
         ["quote", "--all", "-n", "2", "kernels"],
         ["cache", "info"],
+        ["web", "--help"],
+        ["completion", "--help"],
+        ["panels", "--names"],
+        ["history", "--ids"],
     ],
 )
 def test_cli_paths_do_not_import_textual_or_httpx(isolated_env, argv) -> None:
@@ -76,12 +82,19 @@ def test_cli_paths_do_not_import_textual_or_httpx(isolated_env, argv) -> None:
         ["--help"],
         ["serve", "--help"],
         ["mcp", "--help"],
+        ["web", "--help"],
+        ["completion", "--help"],
+        ["panels", "--names"],
+        ["history", "--ids"],
+        ["mcp", "--config-snippet"],
     ],
 )
 def test_cli_paths_do_not_import_the_server_stack(isolated_env, argv) -> None:
-    """Starlette, uvicorn and the MCP SDK load only when ``serve`` or ``mcp`` actually runs."""
+    """Starlette, uvicorn and the MCP SDK load only when ``serve`` or ``mcp`` actually runs; aiohttp,
+    textual-serve and shtab only when ``web`` or ``completion`` does."""
+    stack = [*SERVER_STACK, *WEB_AND_COMPLETION]
     r = subprocess.run(
-        [sys.executable, "-c", _RUN_MAIN, json.dumps(argv), json.dumps(list(SERVER_STACK))],
+        [sys.executable, "-c", _RUN_MAIN, json.dumps(argv), json.dumps(stack)],
         capture_output=True,
         text=True,
         env=isolated_env,

@@ -57,6 +57,10 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        from panelbot.cli.suggest import with_suggestion
+        from panelbot.text import strip_control
+
+        message = strip_control(with_suggestion(self, message), keep_newlines=False)
         sys.stderr.write(f"{self.prog}: error: {message} (try '{self.prog} --help')\n")
         raise SystemExit(EXIT_USAGE)
 

@@ -26,6 +26,11 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         description="With no sub-command, list the saved conversations (newest first).",
     )
     hist.add_argument("--json", action="store_true")
+    hist.add_argument(
+        "--ids",
+        action="store_true",
+        help="only the ids, newest first, one a line (for shell completion)",
+    )
     hist.set_defaults(handler=cmd_history)
     hsub = hist.add_subparsers(dest="history_command", metavar="SUBCOMMAND")
     json_flag = Parser(add_help=False)
@@ -80,6 +85,9 @@ def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     convs = store.list_conversations() if store else []
     if store:
         store.close()
+    if args.ids:
+        out.writelines(f"{c.id}\n" for c in convs)
+        return EXIT_OK
     if args.json:
         print_json(
             [

@@ -15,6 +15,9 @@ from panelbot.errors import UsageError
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     panels = sub.add_parser("panels", help="list installed panels")
     panels.add_argument("--json", action="store_true")
+    panels.add_argument(
+        "--names", action="store_true", help="only the names, one a line (for shell completion)"
+    )
     panels.set_defaults(handler=cmd_panels)
 
     ingest = sub.add_parser(
@@ -59,6 +62,12 @@ def cmd_panels(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.text import strip_control, terminal_columns
 
     infos = list_panels()
+    if args.names:
+        for i in infos:
+            name = strip_control(i.name, keep_newlines=False)
+            if name and not any(c.isspace() for c in name):  # a word a shell can complete
+                out.write(name + "\n")
+        return EXIT_OK
     if args.json:
         print_json(
             [

@@ -32,9 +32,37 @@ def _bounded(lo: int, hi: int, what: str) -> Callable[[str], int]:
     return parse
 
 
+# the MCP clients `mcp --config-snippet` knows (panelbot.cli.mcp_config.CLIENTS, not imported for --help)
+MCP_CLIENTS = (
+    "claude-desktop",
+    "cursor",
+    "windsurf",
+    "gemini",
+    "mcp-cli",
+    "vscode",
+    "claude-code",
+    "codex",
+    "inspector",
+)
 _port = _bounded(1, 65535, "a port number")
 _workers = _bounded(1, 64, "a whole number")
 _max_body = _bounded(1024, 100_000_000, "a number of bytes")
+
+
+def add_bind_options(parser: argparse.ArgumentParser, port: int) -> None:
+    """``--host`` (default 127.0.0.1) and ``--port`` (default ``port``) of a command that serves."""
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=_port, default=port, help=f"port (default {port})")
+
+
+def add_log_level(parser: argparse.ArgumentParser, never: str) -> None:
+    """``--log-level`` of a server; ``never`` says what its request log leaves out."""
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help=f"server log level; 'info' logs each request (never {never})",
+    )
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -46,8 +74,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         "Models: one per panelist, 'panel' (auto) and 'both'. Offline quotes unless a backend is configured. "
         f"Binds 127.0.0.1; any other address needs ${KEY_ENV} (clients send it as the API key).",
     )
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    add_bind_options(serve, 8000)
     serve.add_argument("--workers", type=_workers, default=1, help="worker processes (default 1)")
     serve.add_argument(
         "--backend", metavar="NAME", help="answer backend: offline (default), openai or a plugin"
@@ -71,12 +98,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         help="let a browser app on ORIGIN (e.g. http://localhost:3000, or '*') call the API "
         "(CORS); repeatable; none by default",
     )
-    serve.add_argument(
-        "--log-level",
-        default="warning",
-        choices=["critical", "error", "warning", "info", "debug"],
-        help="server log level; 'info' logs each request (never its headers or key)",
-    )
+    add_log_level(serve, "its headers or key")
     serve.set_defaults(handler=cmd_serve)
 
     mcp = sub.add_parser(
@@ -94,15 +116,27 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         default="127.0.0.1",
         help=f"address for --http (default 127.0.0.1; others need ${KEY_ENV})",
     )
+    mcp.add_argument(
+        "--config-snippet",
+        nargs="?",
+        const="all",
+        choices=["all", *MCP_CLIENTS],
+        metavar="CLIENT",
+        help="print the set-up to paste into an MCP client and exit: "
+        f"{', '.join(MCP_CLIENTS)} (default: all of them); with --http, its URL",
+    )
     mcp.set_defaults(handler=cmd_mcp)
 
 
-def _check_bind(host: str) -> str:
+def _check_bind(
+    host: str, how: str = "clients then send it as 'Authorization: Bearer <key>'"
+) -> str:
+    """The key (``$PANELBOT_SERVE_KEY``, "" when unset); UsageError for a non-loopback ``host`` without
+    one (``how`` says how clients present it)."""
     key = server_key()
     if not is_loopback(host) and not key:
         raise UsageError(
-            f"refusing to bind {host}: set {KEY_ENV} to an API key first (clients then send it as "
-            "'Authorization: Bearer <key>'), or bind 127.0.0.1"
+            f"refusing to bind {host}: set {KEY_ENV} to an API key first ({how}), or bind 127.0.0.1"
         )
     return key
 
@@ -156,7 +190,26 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def _print_snippet(args: argparse.Namespace, out: TextIO) -> int:
+    from panelbot.cli import mcp_config
+
+    settings = {
+        "panel": getattr(args, "panel", None),
+        "config": getattr(args, "config", None),
+        "http": args.http,
+        "host": args.host.strip("[]"),
+        "keyed": bool(server_key()) or not is_loopback(args.host),
+    }
+    if args.config_snippet == "all":
+        out.write(mcp_config.every_snippet(**settings) + "\n")
+    else:
+        out.write(mcp_config.snippet(args.config_snippet, **settings) + "\n")
+    return EXIT_OK
+
+
 def cmd_mcp(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.config_snippet:
+        return _print_snippet(args, out)
     _require("mcp")
     from panelbot.config import load_config
     from panelbot.serve.catalog import load_catalog
