@@ -15,7 +15,17 @@ from panelbot.errors import PanelbotError
 
 # the modules (panelbot.cli.<group>) that add the commands, in --help's order: ask and quote; panels and
 # ingest; check; eval; history; cache; serve and mcp; web; completion
-COMMAND_GROUPS = ("ask", "panels", "check", "eval", "history", "cache", "serve", "web", "completion")
+COMMAND_GROUPS = (
+    "ask",
+    "panels",
+    "check",
+    "eval",
+    "history",
+    "cache",
+    "serve",
+    "web",
+    "completion",
+)
 
 
 def _panel_name(value: str) -> str:
