@@ -109,6 +109,10 @@ class NotSaved:
     )
 
 
+ALL_TALKS_LABEL = (
+    "All talks"  # who speaks for every talk at once (declines when no talk got into it)
+)
+
 TurnEvent = Resolved | Declined | TextDelta | SpeakerDone | TalkAnswered | Recorded | NotSaved
 
 
@@ -278,8 +282,6 @@ class TalksSession:
 
     ``log`` is where the turns are written (the app's conversation; none for the shell)."""
 
-    label = "All talks"  # who speaks for every talk at once
-
     def __init__(self, library: Any, log: ConversationLog | None = None) -> None:
         self.library = library
         self.log = log
@@ -402,7 +404,7 @@ class TalksSession:
         if answer.abstained:
             text = talks_decline_text(answer.suggestions)
             return [
-                Declined("panel", text, reason=answer.reason, meta={"answer": answer}),
+                Declined("panel", text, reason=answer.reason, meta={"across": True}),
             ]
         events = [self._answered(question, t.panel, t.result, target) for t in answer.talks]
         self.last_talks = [t.panel.name for t in answer.talks]
@@ -446,7 +448,7 @@ class TalksSession:
         if event.small_talk:
             meta["small_talk"] = event.small_talk
         if event.panel is None:
-            meta["label"] = self.label
+            meta["label"] = ALL_TALKS_LABEL
         else:
             host = event.panel.host
             meta.update(

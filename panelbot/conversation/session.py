@@ -81,6 +81,7 @@ class ConversationLog:
         )
         self.last_ids: list[int] = []  # the history's ids of the last turn written
         self._last_said = 0  # how many of ``said`` the last turn added
+        self._fresh = False  # started in the history, nothing written to it yet
 
     @classmethod
     def open(
@@ -234,15 +235,23 @@ class ConversationLog:
         if not self.log or self.store is None:
             return
         rows = list(rows)
-        if self.conversation_id is None:
-            self.conversation_id = self.store.new_conversation(
-                self.panel, question[:80], source=self.source
-            )
-            if self.panel_dir and rows and rows[0][0] == "user":
-                role, speaker, text, ids, meta = rows[0]
-                rows[0] = (role, speaker, text, ids, {**(meta or {}), PANEL_DIR: self.panel_dir})
+        self.start(question[:80])
+        if self._fresh and self.panel_dir and rows and rows[0][0] == "user":
+            role, speaker, text, ids, meta = rows[0]
+            rows[0] = (role, speaker, text, ids, {**(meta or {}), PANEL_DIR: self.panel_dir})
+        self._fresh = False
         # the turn whole, in one transaction
         self.last_ids = self.store.add_messages(self.conversation_id, rows)
+
+    def start(self, title: str) -> int | None:
+        """The conversation's id in the history, started now when it has none (titled ``title``); None when
+        not logging. The app starts it as a question is asked, before the turn is written."""
+        if self.conversation_id is None and self.log and self.store is not None:
+            self.conversation_id = self.store.new_conversation(
+                self.panel, title, source=self.source
+            )
+            self._fresh = True  # its first question keeps the panel's directory
+        return self.conversation_id
 
     def forget_last(self) -> None:
         """Take the last turn back (to answer it again): out of memory, and out of the history when it was

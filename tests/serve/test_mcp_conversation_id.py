@@ -88,9 +88,8 @@ def test_a_conversation_id_is_kept_for_the_client_that_started_it(
         srv.wait_ready("/mcp")
 
         async def two_clients() -> tuple[Any, Any, Any]:
-            from mcp.client.streamable_http import streamable_http_client
-
             import httpx2
+            from mcp.client.streamable_http import streamable_http_client
 
             # the conversations are kept per client credentials (and MCP session, when the transport
             # has one): a caller with other credentials cannot reach them
