@@ -10,7 +10,8 @@ render its events; none of them puts the steps together itself. A turn's events,
 - :class:`Resolved` -- how the question was read (a follow-up says what it carried over);
 - either :class:`Declined` (a decline or a reply to small talk: nothing to answer from), or the backend's
   :class:`TextDelta` pieces and one :class:`SpeakerDone` per answering panelist (for every talk at once:
-  :class:`TalkAnswered`, each talk's verbatim quotes);
+  :class:`TalksRouted`, how the question was routed across them, then :class:`TalkAnswered`, each answering
+  talk's verbatim quotes);
 - :class:`Recorded` (the conversation's id; None when not logging), or :class:`NotSaved` when the history
   could not be written (a full or read-only disk): the answer above stands, and this says why it was not kept.
 
@@ -42,6 +43,7 @@ __all__ = [
     "Session",
     "SpeakerDone",
     "TalkAnswered",
+    "TalksRouted",
     "TalksSession",
     "TextDelta",
     "TurnEvent",
@@ -91,6 +93,14 @@ class TalkAnswered:
 
 
 @dataclass(frozen=True)
+class TalksRouted:
+    """Every talk at once: how the question was routed across the talks (a
+    :class:`panelbot.retrieval.library.LibraryAnswer`: which talks answer, why, or suggestions)."""
+
+    answer: Any
+
+
+@dataclass(frozen=True)
 class Recorded:
     """The turn is kept: remembered for the next one and, when logging, written to the history."""
 
@@ -113,7 +123,9 @@ ALL_TALKS_LABEL = (
     "All talks"  # who speaks for every talk at once (declines when no talk got into it)
 )
 
-TurnEvent = Resolved | Declined | TextDelta | SpeakerDone | TalkAnswered | Recorded | NotSaved
+TurnEvent = (
+    Resolved | Declined | TextDelta | SpeakerDone | TalksRouted | TalkAnswered | Recorded | NotSaved
+)
 
 
 def host_speaker(panel: Panel) -> str:
@@ -404,9 +416,11 @@ class TalksSession:
         if answer.abstained:
             text = talks_decline_text(answer.suggestions)
             return [
+                TalksRouted(answer),
                 Declined("panel", text, reason=answer.reason, meta={"across": True}),
             ]
-        events = [self._answered(question, t.panel, t.result, target) for t in answer.talks]
+        events: list[TurnEvent] = [TalksRouted(answer)]
+        events += [self._answered(question, t.panel, t.result, target) for t in answer.talks]
         self.last_talks = [t.panel.name for t in answer.talks]
         return events
 
