@@ -1,6 +1,7 @@
-"""A conversation continued and recorded from the shell (``panelbot ask -c``, ``--cid``, ``ask -c -``) or any
-front end without its own state: the earlier turns for the resolver, and writing each new turn to the same
-history database the app uses. Plain Python (no Textual, no httpx)."""
+"""A conversation's one record, as the turn pipeline (:mod:`panelbot.conversation.pipeline`) keeps it for every
+front end: its earlier turns for the resolver, what was said (for a model), and writing each new turn whole to
+the history database (the app's, the shell's ``ask -c``/``--cid``; none for a server, which builds the record
+from a request's messages). Plain Python (no Textual, no httpx)."""
 
 from __future__ import annotations
 
@@ -50,9 +51,11 @@ def panel_to_open(name: str, panel_dir: str) -> str:
 
 
 class ConversationLog:
-    """One conversation: its earlier turns (``turns``) and, when logging, where new turns are written.
+    """One conversation: its earlier turns (``turns``), what was said (``said``) and, when logging, where new
+    turns are written.
 
-    ``conversation_id`` is None until something is written (or when not logging and starting afresh)."""
+    ``conversation_id`` is None until something is written (or when not logging and starting afresh);
+    ``unsaved`` says why nothing can be written when the history could not even be opened (a full disk)."""
 
     def __init__(
         self,
@@ -220,7 +223,7 @@ class ConversationLog:
             self._write(question, rows)
         except StoreError as exc:
             return str(exc)
-        return self.unsaved
+        return None
 
     def _write(
         self,
