@@ -55,12 +55,15 @@ class AnswerRun:
         question: str,
         history: list[Message] | None = None,
         context: dict[str, Any] | None = None,
+        *,
+        session: Session | None = None,
     ) -> None:
         self.backend = backend
         self.panel = panel
         self.route = route
         self.question = question
-        self.session = Session.from_messages(panel, None, (), history or (), backend)
+        # the request's conversation (as it read the question), else one of what was said
+        self.session = session or Session.from_messages(panel, None, (), history or (), backend)
         self.reading = Resolution(route, context)
         self.record: dict[str, Any] = {}
         self.errors: list[str] = []

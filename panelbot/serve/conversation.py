@@ -18,7 +18,7 @@ from panelbot.answer.events import Message
 from panelbot.config import ServeLimits
 from panelbot.conversation.pipeline import Session
 from panelbot.conversation.recover import recover_turns
-from panelbot.conversation.turns import ConversationTurn
+from panelbot.conversation.turns import ConversationTurn, Resolution
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
 from panelbot.serve.answers_in import with_answer_records
@@ -281,6 +281,15 @@ def session_of(router: Any, conv: Conversation, backend: Any = None) -> Session:
     was said in it. Nothing is written to the history."""
     turns = recover_turns(router, list(conv.turns))
     return Session.from_messages(router.panel, router, turns, conv.history, backend)
+
+
+def read_conversation(
+    router: Any, conv: Conversation, target: str = "auto", backend: Any = None
+) -> tuple[Session, Resolution]:
+    """The pipeline's session for a request's conversation and how its question reads in it (CPU work:
+    a server runs this in a worker thread, then answers with the session)."""
+    session = session_of(router, conv, backend)
+    return session, session.read(conv.message, target)
 
 
 def route_conversation(
