@@ -244,7 +244,7 @@ class _Answer:
         from panelbot.retrieval.cache import open_indexed
         from panelbot.retrieval.router import Router
         from panelbot.serve.answering import AnswerRun
-        from panelbot.serve.conversation import RequestError, parse_messages, route_conversation
+        from panelbot.serve.conversation import RequestError, parse_messages, read_conversation
 
         cfg = _config(prompt.options)
         if cfg.backend.name == "openai" and not cfg.backend.base_url.strip():
@@ -265,10 +265,17 @@ class _Answer:
             conv = parse_messages(panel, messages, model.target)
         except RequestError as exc:
             raise UsageError(str(exc).replace("'messages'", "the prompt")) from None
-        route, context = route_conversation(router, conv.turns, conv.message, model.target)
         self.backend = get_backend(cfg.backend.name, cfg, panel)
-        self.run = AnswerRun(self.backend, panel, route, conv.message, conv.history)
-        self.extra = {"panel": panel.name, "target": model.target, "context": context}
+        session, reading = read_conversation(router, conv, model.target, self.backend)
+        self.run = AnswerRun(
+            self.backend,
+            panel,
+            reading.route,
+            conv.message,
+            context=reading.context,
+            session=session,
+        )
+        self.extra = {"panel": panel.name, "target": model.target, "context": reading.context}
         self.text = ""
 
     @property

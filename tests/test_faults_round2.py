@@ -311,6 +311,29 @@ def test_on_a_full_disk_ask_shows_the_answer_then_says_it_was_not_saved(
 
 
 @needs_tmpfs
+@pytest.mark.parametrize("mode", ["offline", "json"])
+def test_on_a_full_disk_the_first_ask_with_no_history_yet_answers_then_says_it_was_not_saved(
+    isolated_env: dict[str, str], tmp_path: Path, mode: str
+) -> None:
+    """No history database yet, and no room to create one: the answer all the same, then one line."""
+    data = tmp_path / "full"
+    flag = "--json " if mode == "json" else ""
+    proc = _on_a_small_tmpfs(
+        isolated_env,
+        data,
+        f"dd if=/dev/zero of={data}/fill bs=4k 2>/dev/null\n"
+        f'$PB ask --offline {flag}"and the inference costs of training at scale, in detail"\n'
+        "echo rc=$?\n",
+    )
+    assert "rc=0" in proc.stdout, (proc.stdout, proc.stderr)
+    assert "[dan-" in proc.stdout or "[olive-" in proc.stdout or '"id": "' in proc.stdout
+    assert "Traceback" not in proc.stderr and "error" not in proc.stderr, proc.stderr
+    warning = [line for line in proc.stderr.splitlines() if "not saved" in line]
+    assert len(warning) == 1 and warning[0].startswith("panelbot: warning: "), proc.stderr
+    assert "full" in warning[0], warning  # says why: the disk is full
+
+
+@needs_tmpfs
 def test_on_a_full_disk_a_model_answer_keeps_its_verdict_then_says_it_was_not_saved(
     isolated_env: dict[str, str], tmp_path: Path, fake_model_server: Any
 ) -> None:

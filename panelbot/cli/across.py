@@ -1,5 +1,6 @@
-"""``panelbot ask --all`` and ``panelbot quote --all``: every installed talk at once (the logic is in
-``panelbot.retrieval.library``; this is how the command line shows it)."""
+"""``panelbot ask --all`` and ``panelbot quote --all``: every installed talk at once (a question is the turn
+pipeline's, :class:`panelbot.conversation.pipeline.TalksSession`; the search is
+``panelbot.retrieval.library``'s; this is how the command line shows them)."""
 
 from __future__ import annotations
 
@@ -27,8 +28,7 @@ def _library(args: argparse.Namespace, err: TextIO):  # -> tuple[Config, Library
 
 
 def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot.answer.compose import format_route, talks_decline_text, terminal_width
-    from panelbot.text import fill_text, strip_control
+    from panelbot.conversation.pipeline import TalksSession
 
     if args.continue_last or args.cid:
         flag = "-c" if args.continue_last else "--cid"
@@ -47,61 +47,49 @@ def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _, library = _library(args, err)
     questions = list(read_questions(args.question, sys.stdin))
     for i, q in enumerate(questions):
-        if _small_talk_across(
-            library,
-            q,
-            args.json,
-            out,
-            ("\n" if i else "") + f"Q: {q}\n" if len(questions) > 1 else "",
-        ):
-            continue
-        answer = library.route(q, target)
-        if args.json:
-            print_json(answer.to_dict(), out)
-            continue
-        if len(questions) > 1:
-            out.write(("\n" if i else "") + f"Q: {q}\n")
-        if answer.abstained:
-            out.write(fill_text(talks_decline_text(answer.suggestions), terminal_width()) + "\n")
-            continue
-        for n, t in enumerate(answer.talks):
-            title = strip_control(t.panel.title, keep_newlines=False)
-            out.write(
-                ("\n" if n else "")
-                + f"== {title} [{t.panel.name}]\n{format_route(t.panel, t.result)}\n"
-            )
-        if len(answer.talks) > 1:
-            out.write(f"\n({strip_control(answer.reason, keep_newlines=False)})\n")
+        heading = ("\n" if i else "") + f"Q: {q}\n" if len(questions) > 1 else ""
+        # each question on its own (a new conversation across the talks), as the pipeline answers it
+        _print_across(TalksSession(library).ask(q, target), library, q, args.json, out, heading)
     return EXIT_OK
 
 
-def _small_talk_across(
-    library: Any, question: str, json_out: bool, out: TextIO, heading: str
-) -> bool:
-    """'hi', 'thanks!' across every talk: the friendly reply (which talks, what they covered) instead of a
-    decline. False when the question is anything else."""
-    from panelbot.conversation.smalltalk import panel_names, reason, small_talk
+def _print_across(
+    events: Any, library: Any, question: str, json_out: bool, out: TextIO, heading: str
+) -> None:
+    """One question across every talk, printed: each answering talk's panelists in their own words under
+    the talk's title, or the decline; small talk gets the talks' friendly reply."""
+    from panelbot.answer.compose import format_route, terminal_width
+    from panelbot.conversation.pipeline import Declined, TalkAnswered, TalksRouted
+    from panelbot.retrieval.library import LibraryAnswer
+    from panelbot.text import fill_text, strip_control
 
-    panels = [r.panel for r in library.routers]
-    kind = small_talk(question, panel_names(*panels))
-    if not kind:
-        return False
-    if json_out:
-        from panelbot.retrieval.library import LibraryAnswer
-
-        d = LibraryAnswer(question, [], reason(kind), library.suggestions()).to_dict()
-        print_json({**d, "kind": "small_talk", "small_talk": kind}, out)
-        return True
-    from panelbot.answer.compose import talks_small_talk_text, terminal_width
-    from panelbot.text import fill_text
-
-    text = talks_small_talk_text(
-        panels, kind, library.suggestions()
-    )  # wrapped as ask wraps its reply
-    out.write(
-        heading + "\n".join(fill_text(line, terminal_width()) for line in text.splitlines()) + "\n"
-    )
-    return True
+    routed: Any = None
+    answered = 0
+    for event in events:
+        if isinstance(event, TalksRouted):
+            routed = event.answer
+            if json_out:
+                print_json(routed.to_dict(), out)
+            else:
+                out.write(heading)
+        elif isinstance(event, Declined) and event.small_talk:  # 'hi', 'thanks!'
+            if json_out:
+                d = LibraryAnswer(question, [], event.reason, library.suggestions()).to_dict()
+                print_json({**d, "kind": "small_talk", "small_talk": event.small_talk}, out)
+                continue
+            lines = (fill_text(line, terminal_width()) for line in event.text.splitlines())
+            out.write(heading + "\n".join(lines) + "\n")
+        elif isinstance(event, Declined) and not json_out:
+            out.write(fill_text(event.text, terminal_width()) + "\n")
+        elif isinstance(event, TalkAnswered) and not json_out:
+            title = strip_control(event.panel.title, keep_newlines=False)
+            out.write(
+                ("\n" if answered else "")
+                + f"== {title} [{event.panel.name}]\n{format_route(event.panel, event.route)}\n"
+            )
+            answered += 1
+    if answered > 1 and routed is not None:
+        out.write(f"\n({strip_control(routed.reason, keep_newlines=False)})\n")
 
 
 def quote_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -20,10 +20,11 @@ from panelbot.errors import UsageError
 from panelbot.panel.model import format_time
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import TextIO
 
+    from panelbot.conversation.pipeline import TurnEvent
     from panelbot.conversation.session import ConversationLog
-    from panelbot.conversation.turns import Resolution
     from panelbot.panel.model import Panel
     from panelbot.retrieval.index import QuoteIndex
     from panelbot.retrieval.results import RouteResult, ScoredQuote
@@ -123,12 +124,10 @@ def conversation_id(value: str) -> int:
 
 def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot import paths
-    from panelbot.answer.compose import format_route
-    from panelbot.conversation.resolve import resolve
+    from panelbot.conversation.pipeline import Session
     from panelbot.conversation.session import ConversationLog
     from panelbot.records import replace
     from panelbot.retrieval.router import Router
-    from panelbot.text import strip_control
 
     if args.all:
         from panelbot.cli.across import ask_all
@@ -208,38 +207,11 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             )
         for i, q in enumerate(questions):
             turn = conv if chained or i == 0 else conv.fresh()
-            res = resolve(router, turn.turns, q, target)
-            result = res.route
-            unsaved = _record_offline(turn, panel, q, target, res)
-            if args.json:
-                d = result.to_dict()
-                if result.abstained:
-                    d["suggestions"] = result.suggestions
-                    if result.unstated:
-                        d["unstated"] = result.unstated
-                        d["nearby"] = [sq.to_dict() for sq in result.nearby]
-                d["conversation"] = turn.conversation_id
-                d["context"] = res.context
-                print_json(d, out)
-            else:
-                if len(questions) > 1:
-                    out.write(("\n" if i else "") + f"Q: {q}\n")
-                out.write(format_route(panel, result) + "\n")
-                links = [
-                    strip_control(
-                        f"  [{sq.quote.id}] {format_time(sq.quote.start or 0)}  {sq.quote.url}",
-                        keep_newlines=False,
-                    )
-                    for sq in shown_quotes(result)
-                    if sq.quote.url
-                ]
-                if links:
-                    out.write("Watch:\n" + "\n".join(links) + "\n")
-            if unsaved:  # the answer first, then what became of it
-                out.flush()
-                err.write(
-                    f"panelbot: warning: this answer was not saved to the history: {unsaved}\n"
-                )
+            if not args.json and len(questions) > 1:
+                out.write(("\n" if i else "") + f"Q: {q}\n")
+            _print_offline_turn(
+                Session(panel, router, None, turn).ask_now(q, target), panel, args.json, out, err
+            )
     finally:
         conv.close()
     return EXIT_OK
@@ -250,23 +222,47 @@ def not_saved_line(why: str) -> str:
     return f"panelbot: warning: this answer was not saved to the history: {why}\n"
 
 
-def _record_offline(
-    turn: ConversationLog, panel: Panel, question: str, target: str, res: Resolution
-) -> str | None:
-    """Record a quote answer (or a decline) in the history; why not when the history cannot be written
-    (a full or read-only disk): the answer is shown all the same, and the reason after it."""
-    from panelbot.answer.compose import decline_text, quotes_text
+def _print_offline_turn(
+    events: Iterator[TurnEvent], panel: Panel, json_out: bool, out: TextIO, err: TextIO
+) -> None:
+    """One turn answered with the verbatim quotes: printed once it is recorded (JSON: with the
+    conversation's id), then one line when the history could not keep it."""
+    from panelbot.answer.compose import format_route
+    from panelbot.conversation.pipeline import NotSaved, Recorded, Resolved
+    from panelbot.text import strip_control
 
-    result = res.route
-    if result.abstained:
-        host = panel.host.id if panel.host else "panel"
-        decline = (host, decline_text(panel, result))
-        return turn.record_or_why_not(question, target, res, [], decline=decline)
-    answers = [
-        (sp, quotes_text(result.quotes_for(sp)), [sq.quote.id for sq in result.quotes_for(sp)], {})
-        for sp in result.speakers
-    ]
-    return turn.record_or_why_not(question, target, res, answers)
+    resolved: Resolved | None = None
+    for event in events:
+        if isinstance(event, Resolved):
+            resolved = event
+        if not isinstance(event, Recorded | NotSaved) or resolved is None:
+            continue
+        result = resolved.route
+        if json_out:
+            d = result.to_dict()
+            if result.abstained:
+                d["suggestions"] = result.suggestions
+                if result.unstated:
+                    d["unstated"] = result.unstated
+                    d["nearby"] = [sq.to_dict() for sq in result.nearby]
+            d["conversation"] = event.conversation_id
+            d["context"] = resolved.context
+            print_json(d, out)
+        else:
+            out.write(format_route(panel, result) + "\n")
+            links = [
+                strip_control(
+                    f"  [{sq.quote.id}] {format_time(sq.quote.start or 0)}  {sq.quote.url}",
+                    keep_newlines=False,
+                )
+                for sq in shown_quotes(result)
+                if sq.quote.url
+            ]
+            if links:
+                out.write("Watch:\n" + "\n".join(links) + "\n")
+        if isinstance(event, NotSaved):  # the answer first, then what became of it
+            out.flush()
+            err.write(not_saved_line(event.why))
 
 
 def continued_panel(conv: ConversationLog, asked_for: str | None) -> tuple[Panel, QuoteIndex]:

@@ -1,9 +1,11 @@
-"""A conversation continued and recorded from the shell (``panelbot ask -c``, ``--cid``, ``ask -c -``) or any
-front end without its own state: the earlier turns for the resolver, and writing each new turn to the same
-history database the app uses. Plain Python (no Textual, no httpx)."""
+"""A conversation's one record, as the turn pipeline (:mod:`panelbot.conversation.pipeline`) keeps it for every
+front end: its earlier turns for the resolver, what was said (for a model), and writing each new turn whole to
+the history database (the app's, the shell's ``ask -c``/``--cid``; none for a server, which builds the record
+from a request's messages). Plain Python (no Textual, no httpx)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,9 +49,11 @@ def panel_to_open(name: str, panel_dir: str) -> str:
 
 
 class ConversationLog:
-    """One conversation: its earlier turns (``turns``) and, when logging, where new turns are written.
+    """One conversation: its earlier turns (``turns``), what was said (``said``) and, when logging, where new
+    turns are written.
 
-    ``conversation_id`` is None until something is written (or when not logging and starting afresh)."""
+    ``conversation_id`` is None until something is written (or when not logging and starting afresh);
+    ``unsaved`` says why nothing can be written when the history could not even be opened (a full disk)."""
 
     def __init__(
         self,
@@ -73,6 +77,12 @@ class ConversationLog:
         self.said: list[tuple[str, str]] = []
         self.log = log and store is not None
         self.source = source
+        self.unsaved: str | None = (
+            None  # why the history cannot be written at all (it could not open)
+        )
+        self.last_ids: list[int] = []  # the history's ids of the last turn written
+        self._last_said = 0  # how many of ``said`` the last turn added
+        self._fresh = False  # started in the history, nothing written to it yet
 
     @classmethod
     def open(
@@ -93,9 +103,18 @@ class ConversationLog:
             if conversation_id is not None:
                 raise UsageError(f"no conversation {conversation_id} (the history is empty)")
             return cls(None, None, panel, log=False, panel_dir=panel_dir)
-        from panelbot.conversation.store import ConversationStore
+        from panelbot.conversation.store import ConversationStore, StoreError
 
-        store = ConversationStore(path)
+        try:
+            store = ConversationStore(path)
+        except StoreError as exc:
+            if wants_old:  # what to continue cannot be read: nothing can be answered in it
+                raise
+            # a new conversation on a disk that cannot take the history (full, read-only): answered all
+            # the same, and each turn says it was not saved
+            conv = cls(None, None, panel, log=False, panel_dir=panel_dir)
+            conv.unsaved = str(exc)
+            return conv
         cid: int | None = None
         turns: list[ConversationTurn] = []
         if conversation_id is not None:
@@ -125,9 +144,11 @@ class ConversationLog:
 
     def fresh(self) -> ConversationLog:
         """A new conversation in the same database (``ask -`` without -c: each line on its own)."""
-        return ConversationLog(
+        conv = ConversationLog(
             self.store, None, self.panel, log=self.log, source=self.source, panel_dir=self.panel_dir
         )
+        conv.unsaved = self.unsaved
+        return conv
 
     def record_or_why_not(self, *turn: Any, **options: Any) -> str | None:
         """``record(*turn, **options)``, or why the history could not be written (a full or read-only
@@ -147,26 +168,25 @@ class ConversationLog:
         resolution: Resolution,
         answers: Sequence[tuple[str, str, Sequence[str], dict[str, Any]]],
         decline: tuple[str, str] | None = None,
+        *,
+        stopped: Sequence[tuple[str, str, Sequence[str]]] = (),
+        failed: str | None = None,
     ) -> None:
         """Add one turn: the question, then each panelist's answer (speaker, text, quote ids, meta) or the
-        decline (speaker, text). Remembered for the next turn; written when logging."""
+        decline (speaker, text); ``stopped``: answers cut off before they were finished (speaker, text so
+        far, quote ids), kept marked but not counted as shown; ``failed``: why answering broke off.
+        Remembered for the next turn; written when logging."""
         route = resolution.route
         speakers = [a[0] for a in answers]
         quote_ids = [q for a in answers for q in a[2]]
         self.turns.append(ConversationTurn(question, speakers, quote_ids, target))
+        said = len(self.said)
         self.said.append(("user", question))
         self.said.extend((a[0], a[1]) for a in answers)
         if decline is not None:
             self.said.append(decline)
-        if not self.log or self.store is None:
-            return
+        self._last_said = len(self.said) - said
         meta: dict[str, Any] = {"target": target, "reason": route.reason}
-        if self.conversation_id is None:
-            self.conversation_id = self.store.new_conversation(
-                self.panel, question[:80], source=self.source
-            )
-            if self.panel_dir:
-                meta[PANEL_DIR] = self.panel_dir
         if resolution.context is not None:
             meta["context"] = resolution.context
         rows: list[tuple[str, str, str, Sequence[str], dict[str, Any] | None]] = [
@@ -176,12 +196,77 @@ class ConversationLog:
             ("assistant", speaker, text, list(ids), {"target": target, **extra})
             for speaker, text, ids, extra in answers
         ]
+        rows += [
+            ("assistant", speaker, text, list(ids), {"cancelled": True})
+            for speaker, text, ids in stopped
+        ]
         if decline is not None:
             social = (
                 {"small_talk": route.small_talk} if route.small_talk else {}
             )  # a reply, not a decline
             rows.append(("decline", decline[0], decline[1], (), {"reason": route.reason, **social}))
-        self.store.add_messages(self.conversation_id, rows)  # the turn whole, in one transaction
+        if failed is not None:
+            rows.append(("error", "", failed, (), None))
+        self._write(question, rows)
+
+    def write_rows(
+        self,
+        question: str,
+        rows: Sequence[tuple[str, str, str, Sequence[str], dict[str, Any] | None]],
+    ) -> str | None:
+        """Write one turn's rows as they are (the question first), or why the history could not keep them."""
+        from panelbot.conversation.store import StoreError
+
+        try:
+            self._write(question, rows)
+        except StoreError as exc:
+            return str(exc)
+        return None
+
+    def _write(
+        self,
+        question: str,
+        rows: Sequence[tuple[str, str, str, Sequence[str], dict[str, Any] | None]],
+    ) -> None:
+        self.last_ids = []
+        if self.unsaved is not None:
+            from panelbot.conversation.store import StoreError
+
+            raise StoreError(self.unsaved)
+        if not self.log or self.store is None:
+            return
+        rows = list(rows)
+        self.start(question[:80])
+        if self._fresh and self.panel_dir and rows and rows[0][0] == "user":
+            role, speaker, text, ids, meta = rows[0]
+            rows[0] = (role, speaker, text, ids, {**(meta or {}), PANEL_DIR: self.panel_dir})
+        self._fresh = False
+        # the turn whole, in one transaction
+        self.last_ids = self.store.add_messages(self.conversation_id, rows)
+
+    def start(self, title: str) -> int | None:
+        """The conversation's id in the history, started now when it has none (titled ``title``); None when
+        not logging. The app starts it as a question is asked, before the turn is written."""
+        if self.conversation_id is None and self.log and self.store is not None:
+            self.conversation_id = self.store.new_conversation(
+                self.panel, title, source=self.source
+            )
+            self._fresh = True  # its first question keeps the panel's directory
+        return self.conversation_id
+
+    def forget_last(self) -> None:
+        """Take the last turn back (to answer it again): out of memory, and out of the history when it was
+        written there."""
+        if self.turns:
+            self.turns.pop()
+            del self.said[len(self.said) - self._last_said :]
+            self._last_said = 0
+        if self.last_ids and self.store is not None:
+            from panelbot.conversation.store import StoreError
+
+            with contextlib.suppress(StoreError):
+                self.store.delete_messages(self.last_ids)
+        self.last_ids = []
 
     def close(self) -> None:
         if self.store is not None:

@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from panelbot.answer.backends.base import AnswerRequest, Backend, Message, SpeakerDone, TextDelta
-from panelbot.answer.compose import decline_text
+from panelbot.answer.backends.base import Backend, Message, SpeakerDone, TextDelta
 from panelbot.answer.record import answer_record, decline_record
-from panelbot.cli.llm import _TextView
+from panelbot.answer.text_view import TextView
+from panelbot.conversation.pipeline import Declined, Session
+from panelbot.conversation.turns import Resolution
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
 
 
 class _Pieces:
-    """A text sink for the CLI's view: collects what it writes so it can be sent as chunks."""
+    """A text sink for the text view: collects what it writes so it can be sent as chunks."""
 
     def __init__(self) -> None:
         self._parts: list[str] = []
@@ -40,7 +41,11 @@ class _Pieces:
 
 
 class AnswerRun:
-    """Iterate :meth:`pieces` for the answer text as it forms; then :attr:`record` holds the whole answer."""
+    """Iterate :meth:`pieces` for the answer text as it forms; then :attr:`record` holds the whole answer.
+
+    The turn is the pipeline's (:class:`panelbot.conversation.pipeline.Session`) over the conversation the
+    request carried (``history``), already read (``route``, ``context``): a server resolves in a worker
+    thread, off the event loop, then answers here."""
 
     def __init__(
         self,
@@ -49,37 +54,42 @@ class AnswerRun:
         route: RouteResult,
         question: str,
         history: list[Message] | None = None,
+        context: dict[str, Any] | None = None,
+        *,
+        session: Session | None = None,
     ) -> None:
         self.backend = backend
         self.panel = panel
         self.route = route
         self.question = question
-        self.history = list(history or [])
+        # the request's conversation (as it read the question), else one of what was said
+        self.session = session or Session.from_messages(panel, None, (), history or (), backend)
+        self.reading = Resolution(route, context)
         self.record: dict[str, Any] = {}
         self.errors: list[str] = []
 
     async def pieces(self) -> AsyncIterator[str]:
         panel, route = self.panel, self.route
-        if route.abstained:
-            self.record = decline_record(panel, route)
-            yield decline_text(panel, route)
-            return
         sink = _Pieces()
-        view = _TextView(panel, sink)
+        view = TextView(panel, sink)
         dones: list[SpeakerDone] = []
-        async for event in self.backend.answer(
-            AnswerRequest(self.question, panel, route, self.history)
-        ):
-            if isinstance(event, TextDelta):
+        declined = False
+        async for event in self.session.ask(self.question, reading=self.reading):
+            if isinstance(event, Declined):
+                declined = True
+                self.record = decline_record(panel, route, event.text)
+                yield event.text
+            elif isinstance(event, TextDelta):
                 view.delta(event)
-            else:
+            elif isinstance(event, SpeakerDone):
                 dones.append(event)
                 view.done(event)
             text = sink.take()
             if text:
                 yield text
-        self.record = answer_record(panel, route, dones, self.backend.name, self.backend.label)
-        self.errors = list(dict.fromkeys(d.error for d in dones if d.error))
+        if not declined:
+            self.record = answer_record(panel, route, dones, self.backend.name, self.backend.label)
+            self.errors = list(dict.fromkeys(d.error for d in dones if d.error))
 
     async def text(self) -> str:
         return "".join([p async for p in self.pieces()])

@@ -4,7 +4,7 @@ The server keeps no state: every request carries the whole conversation. Earlier
 back for who answered and which quotes they showed: from the ``panelbot`` field when the client kept it, else
 from the text itself (speaker headings ``Dan (VP of Kernels, Together AI):`` and ``[quote-id]`` citations,
 counted only when the id is one of the panel's quotes). The last user message is then resolved against those
-turns by :func:`panelbot.conversation.resolve.resolve`, the resolver the app and ``ask -c`` use.
+turns by the pipeline's :meth:`panelbot.conversation.pipeline.Session.read`, as in the app and ``ask -c``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 
 from panelbot.answer.events import Message
 from panelbot.config import ServeLimits
+from panelbot.conversation.pipeline import Session
 from panelbot.conversation.recover import recover_turns
-from panelbot.conversation.resolve import resolve
-from panelbot.conversation.turns import ConversationTurn
+from panelbot.conversation.turns import ConversationTurn, Resolution
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
 from panelbot.serve.answers_in import with_answer_records
@@ -275,10 +275,28 @@ def parse_messages(
     return conv
 
 
+def session_of(router: Any, conv: Conversation, backend: Any = None) -> Session:
+    """The pipeline's session for a conversation a request carried: its turns (earlier answers that kept
+    no quote ids -- plain strings, edited or summarised text -- answered again to recover them) and what
+    was said in it. Nothing is written to the history."""
+    turns = recover_turns(router, list(conv.turns))
+    return Session.from_messages(router.panel, router, turns, conv.history, backend)
+
+
+def read_conversation(
+    router: Any, conv: Conversation, target: str = "auto", backend: Any = None
+) -> tuple[Session, Resolution]:
+    """The pipeline's session for a request's conversation and how its question reads in it (CPU work:
+    a server runs this in a worker thread, then answers with the session)."""
+    session = session_of(router, conv, backend)
+    return session, session.read(conv.message, target)
+
+
 def route_conversation(
     router: Any, turns: Sequence[ConversationTurn], message: str, target: str = "auto"
 ) -> tuple[RouteResult, dict | None]:
     """Resolve ``message`` against the earlier turns: (the route, what context was carried over or None)."""
     # earlier answers that kept no quote ids (plain strings, edited or summarised text) are answered again
-    res = resolve(router, recover_turns(router, list(turns)), message, target)
+    session = Session.from_messages(router.panel, router, recover_turns(router, list(turns)))
+    res = session.read(message, target)
     return res.route, res.context

@@ -48,6 +48,7 @@ class AskResult(TypedDict):
     reason: str
     quotes: list[QuoteHit]
     context: Context | None
+    conversation_id: str  # pass it back (ask_panel's conversation_id) to continue this conversation
     suggested_followups: NotRequired[list[Followup]]
     kind: NotRequired[str]  # "small_talk"
     small_talk: NotRequired[str]  # greeting, thanks, ...

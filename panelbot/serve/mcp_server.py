@@ -15,10 +15,11 @@ import base64
 import functools
 import inspect
 import json
+import uuid
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.prompts.base import Prompt
 from mcp.server.mcpserver.resources.types import FunctionResource
@@ -28,21 +29,23 @@ from mcp_types import CallToolResult, ResourceLink, TextContent
 from pydantic import Field
 
 from panelbot import __version__
-from panelbot.answer.compose import decline_text
 from panelbot.answer.llm.prompt import build_messages
 from panelbot.config import ServeLimits
 from panelbot.conversation.followups import suggest_followups
+from panelbot.conversation.pipeline import Declined, Resolved, Session
+from panelbot.conversation.session import ConversationLog
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel, Quote
 from panelbot.retrieval.results import ScoredQuote
 from panelbot.serve.catalog import Catalog, PanelEntry
 from panelbot.serve.conversation import (
-    ConversationTurn,
+    Conversation,
     RequestError,
     parse_messages,
-    route_conversation,
+    session_of,
     shown,
 )
+from panelbot.serve.mcp_conversations import MAX_AGE, ConversationMemory
 from panelbot.serve.mcp_schemas import (
     AskResult,
     PanelList,
@@ -138,6 +141,7 @@ class PanelTools:
         self.catalog = catalog
         self.top_k = top_k
         self.limits = limits or ServeLimits()
+        self.memory = ConversationMemory()
 
     def _entry(self, panel: str | None) -> PanelEntry:
         try:
@@ -174,9 +178,19 @@ class PanelTools:
         panel: Annotated[
             str | None, Field(description="Installed panel name; default: the served panel")
         ] = None,
+        conversation_id: Annotated[
+            str | None,
+            Field(
+                description="The conversation_id of an earlier ask_panel result: this question "
+                "continues that conversation, which the server keeps (instead of 'conversation')"
+            ),
+        ] = None,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
         question = self._text(question, "question")
-        entry = self._entry(panel)
+        owner = self.memory.owner_of(_headers_of(ctx))
+        log = self._kept(owner, conversation_id, conversation, panel)
+        entry = self._entry(panel or (log.panel if log is not None else None))
         p = entry.panel
         target = self.catalog.target_for(p, to if isinstance(to, str) else "")
         if target is None:
@@ -188,6 +202,68 @@ class PanelTools:
                 f"'conversation' holds {len(conversation):,} turns; at most "
                 f"{self.limits.max_messages - 1:,}"
             )
+        if log is None:
+            conv = self._parsed(p, question, conversation, target)
+            session = session_of(entry.router, conv)
+            question = conv.message
+        else:
+            session = Session(p, entry.router, None, log)
+        events = list(session.ask_now(question, target))
+        resolved = next(e for e in events if isinstance(e, Resolved))
+        route, context = resolved.route, resolved.context
+        cid = conversation_id or uuid.uuid4().hex
+        self.memory.put(owner, cid, session.log)
+        out: dict[str, Any] = {
+            "panel": p.name,
+            "question": question,
+            "answered_by": [{"id": s, "name": p.display_name(s)} for s in route.speakers],
+            "abstained": route.abstained,
+            "reason": _clean(route.reason),
+            "quotes": [_quote_dict(p, sq) for sq in route.quotes],
+            "context": context,
+            "conversation_id": cid,
+        }
+        if not route.abstained:  # each one is resolved in this conversation first: it has an answer
+            out["suggested_followups"] = [
+                {"question": f.text, "kind": f.kind, "answered_by": list(f.speakers)}
+                for f in suggest_followups(entry.router, session.turns, 3)
+            ]
+        if route.small_talk:  # "hi", "thanks!": a friendly reply, not a decline
+            out.update(kind="small_talk", small_talk=route.small_talk)
+        declined = next((e for e in events if isinstance(e, Declined)), None)
+        if declined is not None:
+            out["decline"] = declined.text
+            out["suggested_topics"] = list(p.topics[:8])
+            out["suggested_questions"] = [s for s in route.suggestions if s not in p.topics][:3]
+        return out
+
+    def _kept(
+        self, owner: str, cid: Any, conversation: Any, panel: str | None
+    ) -> ConversationLog | None:
+        """The conversation kept for ``cid`` (None when no id is given); ToolError when none is kept for
+        this client, it is held with another panel, or earlier turns are given as well."""
+        if cid is None:
+            return None
+        if not isinstance(cid, str) or not cid.strip():
+            raise ToolError("'conversation_id' must be the conversation_id of an earlier result")
+        if conversation:
+            raise ToolError(
+                "give 'conversation_id' (a conversation this server keeps) or 'conversation' (the "
+                "earlier turns), not both"
+            )
+        log = self.memory.get(owner, cid)
+        if log is None:
+            raise ToolError(
+                f"no conversation {shown(cid)} is kept for this client (conversations are kept "
+                f"{int(MAX_AGE // 60)} minutes, by the server that started them, for the client "
+                "that started them); pass the earlier turns as 'conversation' instead"
+            )
+        if panel and log.panel != panel:
+            raise ToolError(f"conversation {shown(cid)} is with panel {log.panel!r}, not {panel!r}")
+        return log
+
+    def _parsed(self, p: Panel, question: str, conversation: Any, target: str) -> Conversation:
+        """The earlier turns a client passed (``conversation``) and the question, read as a conversation."""
         messages: list[Any] = []
         for i, item in enumerate(conversation or []):
             if isinstance(item, str):
@@ -201,37 +277,9 @@ class PanelTools:
                 )
         messages.append({"role": "user", "content": question})
         try:
-            conv = parse_messages(p, messages, target, self.limits)
+            return parse_messages(p, messages, target, self.limits)
         except RequestError as exc:
             raise ToolError(str(exc).replace("messages[", "conversation[")) from None
-        route, context = route_conversation(entry.router, conv.turns, conv.message, target)
-        out: dict[str, Any] = {
-            "panel": p.name,
-            "question": question,
-            "answered_by": [{"id": s, "name": p.display_name(s)} for s in route.speakers],
-            "abstained": route.abstained,
-            "reason": _clean(route.reason),
-            "quotes": [_quote_dict(p, sq) for sq in route.quotes],
-            "context": context,
-        }
-        if not route.abstained:  # each one is resolved in this conversation first: it has an answer
-            now = [
-                *conv.turns,
-                ConversationTurn(
-                    question, list(route.speakers), [sq.quote.id for sq in route.quotes], target
-                ),
-            ]
-            out["suggested_followups"] = [
-                {"question": f.text, "kind": f.kind, "answered_by": list(f.speakers)}
-                for f in suggest_followups(entry.router, now, 3)
-            ]
-        if route.small_talk:  # "hi", "thanks!": a friendly reply, not a decline
-            out.update(kind="small_talk", small_talk=route.small_talk)
-        if route.abstained:
-            out["decline"] = decline_text(p, route)
-            out["suggested_topics"] = list(p.topics[:8])
-            out["suggested_questions"] = [s for s in route.suggestions if s not in p.topics][:3]
-        return out
 
     def search_quotes(
         self,
@@ -336,6 +384,15 @@ class PanelTools:
         return build_messages(p, pid, quotes, question)
 
 
+def _headers_of(ctx: Context | None) -> Any:
+    """The HTTP headers of the request calling a tool (None over stdio, or outside a request)."""
+    try:
+        request = ctx.request_context.request if ctx is not None else None
+    except ValueError:  # no request
+        return None
+    return getattr(request, "headers", None)
+
+
 def _make_cursor(offset: int, search: list[Any]) -> str:
     raw = json.dumps({"offset": offset, "search": search}, ensure_ascii=False)
     return base64.urlsafe_b64encode(raw.encode()).decode()
@@ -412,7 +469,9 @@ panelist) or a panelist id ({ids}); conversation: the earlier turns of this chat
 {{"role": "user"|"assistant", "content": text}}, or a plain string for an earlier question; an earlier \
 ask_panel result can be passed back as it came (as an assistant turn's content, or as the item itself), and \
 earlier answers that kept no quote ids are answered again, so follow-ups like "why?" or "what does the other \
-one think?" work; panel: an installed panel name (default: {default}, see list_panels)."""
+one think?" work; conversation_id: instead of conversation, the conversation_id every result carries: the \
+server keeps that conversation (for an hour, for the client that started it) and the question continues it; panel: an \
+installed panel name (default: {default}, see list_panels)."""
 
 
 class _CheckedPrompt(Prompt):

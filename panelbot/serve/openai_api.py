@@ -32,6 +32,7 @@ from starlette.routing import Route
 
 from panelbot.answer.backends.base import Backend
 from panelbot.config import Config, ServeLimits, load_config
+from panelbot.conversation.pipeline import Session
 from panelbot.records import replace
 from panelbot.retrieval.results import RouteResult
 from panelbot.serve.answering import AnswerRun
@@ -41,7 +42,7 @@ from panelbot.serve.conversation import (
     Conversation,
     RequestError,
     parse_messages,
-    route_conversation,
+    read_conversation,
     shown,
 )
 from panelbot.serve.guard import BodyGuard, decode_json
@@ -246,7 +247,9 @@ class PanelAPI:
         conv, route, context = asked.conv, asked.route, asked.context
         model_id, stream, entry = asked.model_id, asked.stream, self.catalog.models[asked.model_id]
         pentry = self.catalog.panels[entry.panel]
-        run = AnswerRun(self.backend, pentry.panel, route, conv.message, conv.history)
+        run = AnswerRun(
+            self.backend, pentry.panel, route, conv.message, context=context, session=asked.session
+        )
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
         if stream:
@@ -296,9 +299,9 @@ class PanelAPI:
         entry = self.catalog.models[model_id]
         pentry = self.catalog.panels[entry.panel]
         conv = parse_messages(pentry.panel, body["messages"], entry.target, self.limits)
-        route, context = route_conversation(pentry.router, conv.turns, conv.message, entry.target)
+        session, reading = read_conversation(pentry.router, conv, entry.target, self.backend)
         want_usage = isinstance(opts, dict) and opts.get("include_usage") is True
-        return _Asked(model_id, stream, want_usage, conv, route, context)
+        return _Asked(model_id, stream, want_usage, conv, reading.route, reading.context, session)
 
     def validate(self, body: Any) -> tuple[str, bool] | None:
         """(model id, stream) for a well-formed request; None for an unknown model; RequestError otherwise."""
@@ -404,6 +407,7 @@ class _Asked:
     conv: Conversation
     route: RouteResult
     context: dict | None
+    session: Session  # the pipeline over the request's conversation, which answers it
 
 
 class _UnknownModel(Exception):

@@ -5,7 +5,8 @@ A request's ``input`` (a string, or a list of message items whose content is a s
 ``messages`` list: ``instructions`` first as a system message, then the stored conversation of
 ``previous_response_id`` when given, then the input. From there it is the chat path unchanged: the same model
 ids, the same conversation reading and resolver (:mod:`panelbot.serve.conversation`), the same answer
-(:class:`panelbot.serve.answering.AnswerRun`: verbatim quotes offline, or generated and verified) and the same
+(:class:`panelbot.serve.answering.AnswerRun`, a turn of the pipeline: verbatim quotes offline, or
+generated and verified) and the same
 extra field ``panelbot`` on the response object (:func:`panelbot.serve.openai_api.completion_extra`).
 
 ``stream: true`` sends OpenAI's events (``response.created``, ``response.in_progress``,
@@ -37,9 +38,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from panelbot.retrieval.results import RouteResult
+from panelbot.conversation.pipeline import Session
+from panelbot.conversation.turns import Resolution
 from panelbot.serve.answering import AnswerRun
-from panelbot.serve.conversation import RequestError, parse_messages, route_conversation
+from panelbot.serve.conversation import RequestError, parse_messages, read_conversation
 from panelbot.serve.openai_api import PanelAPI, completion_extra, error_response, usage_of
 
 log = logging.getLogger("uvicorn.error")  # the server's log, where the 500s of chat completions go
@@ -413,19 +415,14 @@ class ResponsesAPI:
         system = [{"role": "system", "content": req.instructions}] if req.instructions else []
         pentry = self.api.catalog.panels[entry.panel]
 
-        def prepare() -> tuple[
-            Any, RouteResult, Any
-        ]:  # CPU work: in a worker thread, off the event loop
+        def prepare() -> tuple[Any, Session, Resolution]:  # CPU work: in a worker thread
             conv = parse_messages(
                 pentry.panel, [*system, *conversation], entry.target, self.api.limits
             )
-            return (
-                conv,
-                *route_conversation(pentry.router, conv.turns, conv.message, entry.target),
-            )
+            return conv, *read_conversation(pentry.router, conv, entry.target, self.api.backend)
 
         try:
-            conv, route, context = await run_in_threadpool(prepare)
+            conv, session, reading = await run_in_threadpool(prepare)
         except RequestError as exc:
             return error_response(
                 400, str(exc).replace("'messages'", "'input'"), param="input", code=exc.code
@@ -437,8 +434,15 @@ class ResponsesAPI:
             req=req,
             model_id=entry.id,
             panel=entry.panel,
-            context=context,
-            run=AnswerRun(self.api.backend, pentry.panel, route, conv.message, conv.history),
+            context=reading.context,
+            run=AnswerRun(
+                self.api.backend,
+                pentry.panel,
+                reading.route,
+                conv.message,
+                context=reading.context,
+                session=session,
+            ),
             question=conv.message,
         )
         if req.stream:

@@ -1,22 +1,29 @@
-"""Answering a question: route it (read against the conversation so far), then decline in the host's words or
-stream the answer: the worker that consumes the backend's events (a model's text, or the offline quotes; a failed
-generation falls back to the quotes), Esc to cancel it, Ctrl+R to regenerate with the same quotes."""
+"""Answering a question in the app: the pipeline's turn (:class:`panelbot.conversation.pipeline.Session`: read
+against the conversation so far, declined in the host's words or answered through the backend, recorded)
+rendered as it forms -- a model's text or the offline quotes (a failed generation falls back to the quotes); Esc
+cancels the worker rendering it, Ctrl+R answers the last question again with the same quotes."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from typing import Any
 
 from rich.text import Text
 from textual import work
 
-from panelbot.answer.backends.base import AnswerRequest, Message, SpeakerDone, TextDelta
 from panelbot.answer.compose import decline_text
-from panelbot.answer.present import STOPPED, answer_meta, present
-from panelbot.conversation.resolve import resolve
-from panelbot.conversation.turns import ConversationTurn
-from panelbot.records import replace
+from panelbot.answer.events import Message
+from panelbot.answer.present import STOPPED, present
+from panelbot.conversation.pipeline import (
+    Declined,
+    NotSaved,
+    Recorded,
+    Session,
+    SpeakerDone,
+    TextDelta,
+    TurnEvent,
+)
+from panelbot.conversation.session import ConversationLog
+from panelbot.conversation.turns import Resolution
 from panelbot.retrieval.results import RouteResult
 from panelbot.text import question_too_long
 from panelbot.tui.mixin import AppMixin
@@ -63,20 +70,16 @@ class Answering(AppMixin):
         chat.add_user(question)
         target = target or self.target
         if self.all_talks:
-            self._save("user", "", question, meta={"target": target}, title=question[:80])
             self._answer_all_talks(question, target)
             return True
+        session = self._session()
         try:  # read against the conversation so far: "tell me more", "what does Olive think?"
-            resolution = resolve(self.router, self.turns, question, target)
+            resolution = session.read(question, target)
         except Exception as exc:
             self._save("user", "", question, meta={"target": target}, title=question[:80])
             self.chat_notice(f"Could not route the question: {exc}", "error")
             return True
         route: RouteResult = resolution.route
-        meta: dict[str, Any] = {"target": target}
-        if resolution.context is not None:
-            meta["context"] = resolution.context
-        self._save("user", "", question, meta=meta, title=question[:80])
         if (
             resolution.context is not None and not route.abstained
         ):  # say how the conversation was used
@@ -85,15 +88,14 @@ class Answering(AppMixin):
                 Text("\u21aa " + safe(route.reason, one_line=True), style="italic"), "context"
             )
         self._last_talks = []  # answered by this talk alone: an all-talks follow-up has nothing to go on with
-        turn = ConversationTurn(
-            question, list(route.speakers), [sq.quote.id for sq in route.quotes], target
-        )
-        self.turns.append(turn)
-        self.history.append(Message("user", question))
         if route.abstained:
             self._last_answer = None
-            self._show_decline(route)
+            for event in session.ask_now(question, target, reading=resolution):
+                if isinstance(event, Declined):
+                    self._show_decline(route)
+                self._turn_event(session.log, event)
             return True
+        self._start(session.log, question)
         if route.note:  # someone asked never spoke to it: say who answers instead
             self.chat_notice(f"{route.note}.", "info")
         self.last_quotes = list(route.quotes)
@@ -102,17 +104,48 @@ class Answering(AppMixin):
             "question": question,
             "route": route,
             "target": target,
-            "history": list(self.history[:-1]),
+            "resolution": resolution,
+            "session": session,
             "blocks": [],
-            "message_ids": [],
-            "turn": turn,  # what the resolver counts as shown: a stopped answer's quotes come out
         }
-        self._answer_worker = self._stream_answer(question, route, target, list(self.history[:-1]))
+        self._answer_worker = self._stream_answer(session, question, resolution, target)
         return True
+
+    def _session(self) -> Session:
+        """The pipeline over this conversation: its turns and what was said (the app's own lists), the
+        history it is written to, the router and the backend."""
+        assert self.panel is not None
+        log = ConversationLog(
+            self.store,
+            self.conversation_id,
+            self.panel.name,
+            source="app",
+            panel_dir=str(self.panel.path.resolve()),
+        )
+        log.turns = self.turns  # the same list: a turn recorded is the app's at once
+        log.said = [(m.role, m.text) for m in self.history]
+        return Session(self.panel, self.router, self.backend, log)
+
+    def _start(self, log: ConversationLog, question: str) -> None:
+        """The conversation is started in the history as the question is asked (before its answer)."""
+        try:
+            self.conversation_id = log.start(question[:80])
+        except Exception as exc:  # the turn says it was not saved when it is written
+            self.notify(f"Could not save to history: {exc}", severity="error", markup=False)
+
+    def _turn_event(self, log: ConversationLog, event: TurnEvent) -> None:
+        """The end of a turn: it is the conversation's now (unless /clear or /panel started another),
+        and one line when the history could not keep it (the answer stays shown)."""
+        if not isinstance(event, Recorded | NotSaved):
+            return
+        if self.turns is log.turns:  # still this conversation
+            self.conversation_id = log.conversation_id
+            self.history = [Message(role, text) for role, text in log.said]
+        if isinstance(event, NotSaved):
+            self.chat_notice(f"Could not save to history: {event.why}", "error")
 
     def _show_decline(self, route: RouteResult) -> None:
         assert self.panel is not None
-        text = decline_text(self.panel, route)
         host = self.panel.host
         speaker = host.id if host else "panel"
         label = host.name if host else "The panel"
@@ -136,42 +169,31 @@ class Answering(AppMixin):
             else "Sources: none (declined)",
         )
         self.last_quotes = list(route.nearby)
-        self._save(
-            "decline",
-            speaker,
-            text,
-            meta={
-                "reason": route.reason,
-                **({"small_talk": route.small_talk} if route.small_talk else {}),
-            },
-        )
-        self.history.append(Message(speaker, text))
 
     @work(exclusive=True, group="answer", exit_on_error=False)
     async def _stream_answer(
-        self, question: str, route: RouteResult, target: str, history: list[Message]
+        self, session: Session, question: str, resolution: Resolution, target: str
     ) -> None:
-        """Consume the backend's events; Esc cancels this worker."""
-        assert self.panel is not None and self.backend is not None
+        """Render the pipeline's turn as it forms; Esc cancels this worker (the turn is kept as far as
+        it got: what was finished counts as shown, the rest is marked stopped)."""
+        assert self.panel is not None
         chat = self.query_one(ChatLog)
+        route = resolution.route
         blocks: dict[str, AnswerBlock] = {}
         done: set[str] = set()
-        conv_id = (
-            self.conversation_id
-        )  # /clear or /panel may start another while this one winds down
-        request = AnswerRequest(question, self.panel, route, history)
         last = (
             self._last_answer if self._last_answer and self._last_answer["route"] is route else None
         )
         try:
-            async for event in self.backend.answer(request):
-                block = blocks.get(event.speaker)
-                if block is None:
-                    block = blocks[event.speaker] = chat.add_answer(
-                        self.panel, event.speaker, quotes=route.quotes_for(event.speaker)
-                    )
-                    if last is not None:
-                        last["blocks"].append(block)
+            async for event in session.ask(question, target, reading=resolution):
+                if isinstance(event, TextDelta | SpeakerDone):
+                    block = blocks.get(event.speaker)
+                    if block is None:
+                        block = blocks[event.speaker] = chat.add_answer(
+                            self.panel, event.speaker, quotes=route.quotes_for(event.speaker)
+                        )
+                        if last is not None:
+                            last["blocks"].append(block)
                 if isinstance(event, TextDelta):
                     block.append(event.text)
                     chat.scroll_end(animate=False)
@@ -188,40 +210,16 @@ class Answering(AppMixin):
                     text, status = shown_text(event.text, shown, name)
                     block.finish(text, quotes, status)
                     done.add(event.speaker)
-                    ids = [sq.quote.id for sq in block.quotes]
-                    meta: dict[str, Any] = {
-                        "target": target,
-                        **answer_meta(
-                            verdict=event.verdict, grounded=event.grounded, error=event.error
-                        ),
-                    }
-                    if last is not None and last.get("regenerated"):
-                        meta["regenerated"] = True
-                    # the answer's own words are kept; its verdict and quotes are shown from meta
-                    mid = self._save(
-                        "assistant", event.speaker, event.text, ids, meta, conv_id=conv_id
-                    )
-                    if last is not None and mid is not None:
-                        last["message_ids"].append(mid)
-                    self.history.append(Message(event.speaker, event.text))
-            if conv_id == self.conversation_id:
+                else:
+                    self._turn_event(session.log, event)
+            if self.turns is session.log.turns:
                 await self._show_followups_soon()
         except asyncio.CancelledError:
-            if last is not None and last.get("turn") is not None:
-                self._retell_turn(last, _unfinished_forgotten(last["turn"], route, done))
             for speaker, block in blocks.items():
                 if speaker not in done:
                     block.mark(STOPPED)
-                    if block.text:
-                        self._save(
-                            "assistant",
-                            speaker,
-                            block.text,
-                            [sq.quote.id for sq in block.quotes],
-                            {"cancelled": True},
-                            conv_id=conv_id,
-                        )
-            if conv_id == self.conversation_id:  # stopped with Esc, not by /clear or /panel
+            if self.turns is session.log.turns:  # stopped with Esc, not by /clear or /panel
+                self.history = session.history
                 prompt = self.query_one(Prompt)
                 if not prompt.text.strip():
                     prompt.set_text(question)
@@ -230,15 +228,10 @@ class Answering(AppMixin):
         except Exception as exc:  # backend down, bad response: a message, never a traceback
             message = safe(str(exc) or type(exc).__name__, one_line=True)
             self.chat_notice(f"The answer failed: {message}", "error")
-            self._save("error", "", message, conv_id=conv_id)
+            if self.turns is session.log.turns:
+                self.history = session.history
         finally:
             chat.scroll_end(animate=False)
-
-    def _retell_turn(self, last: dict[str, Any], turn: ConversationTurn) -> None:
-        """The last answer's turn, as the resolver is to count it, in place of the one recorded."""
-        old = last.get("turn")
-        self.turns = [turn if t is old else t for t in self.turns]
-        last["turn"] = turn
 
     def action_cancel(self) -> None:
         if self.answering and self._answer_worker is not None:
@@ -258,41 +251,18 @@ class Answering(AppMixin):
                 markup=False,
             )
             return
+        session: Session = last["session"]
         for block in last["blocks"]:
             block.remove()
         for stale in self.query(FollowUps):
             stale.remove()
-        if last["message_ids"] and self.store is not None:
-            with contextlib.suppress(Exception):
-                self.store.delete_messages(last["message_ids"])
-        self.history = [*last["history"], Message("user", last["question"])]
-        last.update(blocks=[], message_ids=[], regenerated=True)
+        # taken back (out of the history too), then answered again with the same quotes
+        session.log.forget_last()
+        session.regenerated = True
+        last.update(blocks=[])
         route = last["route"]
-        turn = last.get("turn")
-        if turn is not None:  # answered again with the same quotes: they all count as shown again
-            self._retell_turn(
-                last, replace(turn, speakers=list(route.speakers), quote_ids=_ids(route))
-            )
         self.last_quotes = list(route.quotes)
         self.query_one(SourcesList).show(self.panel, route.quotes)
         self._answer_worker = self._stream_answer(
-            last["question"], route, last["target"], list(last["history"])
+            session, last["question"], last["resolution"], last["target"]
         )
-
-
-def _ids(route: RouteResult) -> list[str]:
-    return [sq.quote.id for sq in route.quotes]
-
-
-def _unfinished_forgotten(
-    turn: ConversationTurn, route: RouteResult, done: set[str]
-) -> ConversationTurn:
-    """The turn of an answer stopped before every panelist finished: the quotes of those who did not
-    finish were not shown, so a follow-up ("tell me more") or the same question again may give them."""
-    unfinished = [s for s in route.speakers if s not in done]
-    gone = {sq.quote.id for s in unfinished for sq in route.quotes_for(s)}
-    return replace(
-        turn,
-        speakers=[s for s in turn.speakers if s not in unfinished],
-        quote_ids=[q for q in turn.quote_ids if q not in gone],
-    )

@@ -11,18 +11,10 @@ from textual.message import Message
 from textual.widgets import Static
 
 from panelbot.answer.present import Shown, saved_answer, verbatim
+from panelbot.conversation.pipeline import ALL_TALKS_LABEL, talk_status
 from panelbot.panel import Panel
 from panelbot.retrieval.results import ScoredQuote
 from panelbot.tui.render import answer_body, plain, safe, speaker_colour
-
-ALL_TALKS_LABEL = (
-    "All talks"  # who speaks for every talk at once (declines when no talk got into a question)
-)
-
-
-def talk_status(panel_name: str) -> str:
-    """The line under an answer from one of the talks in all-talks mode."""
-    return f"(from the talk {panel_name})"
 
 
 def stored_label(meta: dict[str, Any], speaker: str) -> str | None:

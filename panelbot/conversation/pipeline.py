@@ -1,0 +1,502 @@
+"""One turn of a conversation, the same for every front end: read the question against the conversation so far
+(:func:`panelbot.conversation.resolve.resolve`), then decline it (or reply to small talk) in the host's words or
+answer it through a backend (the panelists' verbatim quotes offline, or a model), then record it: in memory for
+the next turn and, when logging, in the history database, the turn whole in one transaction.
+
+The app, ``ask``, ``ask --llm``, ``ask --all``, the OpenAI-compatible server, the MCP server and the ``llm``
+plugin each iterate :meth:`Session.ask` (or :meth:`TalksSession.ask` for every installed talk at once) and
+render its events; none of them puts the steps together itself. A turn's events, in order:
+
+- :class:`Resolved` -- how the question was read (a follow-up says what it carried over);
+- either :class:`Declined` (a decline or a reply to small talk: nothing to answer from), or the backend's
+  :class:`TextDelta` pieces and one :class:`SpeakerDone` per answering panelist (for every talk at once:
+  :class:`TalksRouted`, how the question was routed across them, then :class:`TalkAnswered`, each answering
+  talk's verbatim quotes);
+- :class:`Recorded` (the conversation's id; None when not logging), or :class:`NotSaved` when the history
+  could not be written (a full or read-only disk): the answer above stands, and this says why it was not kept.
+
+A turn stopped part way (Esc in the app cancels the task iterating it) is recorded as far as it got: the
+answers finished count as shown, the unfinished ones are kept marked ``cancelled`` and do not count.
+
+Plain Python: no Textual, no httpx (a model backend imports its HTTP client when it is built).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from panelbot.answer.compose import decline_text
+from panelbot.answer.events import AnswerRequest, Message, SpeakerDone, TextDelta
+from panelbot.answer.present import answer_meta
+from panelbot.conversation.session import ConversationLog
+from panelbot.conversation.turns import ConversationTurn, Resolution
+from panelbot.panel import Panel
+from panelbot.retrieval.results import RouteResult
+
+__all__ = [
+    "Declined",
+    "NotSaved",
+    "Recorded",
+    "Resolved",
+    "Session",
+    "SpeakerDone",
+    "TalkAnswered",
+    "TalksRouted",
+    "TalksSession",
+    "TextDelta",
+    "TurnEvent",
+    "run_now",
+]
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The question as read against the conversation: its route and what context it carried over."""
+
+    question: str
+    target: str
+    resolution: Resolution
+
+    @property
+    def route(self) -> RouteResult:
+        return self.resolution.route
+
+    @property
+    def context(self) -> dict[str, Any] | None:
+        return self.resolution.context
+
+
+@dataclass(frozen=True)
+class Declined:
+    """Nothing to answer from: the host's decline, or a friendly reply to small talk (``route.small_talk``).
+    ``panel`` is the talk that declined (None: every talk at once); ``meta`` is what the history keeps
+    with it beyond the reason."""
+
+    speaker: str
+    text: str
+    route: RouteResult | None = None
+    panel: Panel | None = None
+    reason: str = ""
+    small_talk: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TalkAnswered:
+    """Every talk at once: one talk's answer, its panelists' verbatim quotes (``route``)."""
+
+    panel: Panel
+    route: RouteResult
+    texts: dict[str, str]  # each answering panelist's words, as recorded
+
+
+@dataclass(frozen=True)
+class TalksRouted:
+    """Every talk at once: how the question was routed across the talks (a
+    :class:`panelbot.retrieval.library.LibraryAnswer`: which talks answer, why, or suggestions)."""
+
+    answer: Any
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The turn is kept: remembered for the next one and, when logging, written to the history."""
+
+    conversation_id: int | None
+    turn: ConversationTurn
+
+
+@dataclass(frozen=True)
+class NotSaved:
+    """The turn is remembered for the next one, but the history could not be written (``why``)."""
+
+    why: str
+    turn: ConversationTurn
+    conversation_id: int | None = (
+        None  # the conversation continued, when it was in the history already
+    )
+
+
+ALL_TALKS_LABEL = (
+    "All talks"  # who speaks for every talk at once (declines when no talk got into it)
+)
+
+TurnEvent = (
+    Resolved | Declined | TextDelta | SpeakerDone | TalksRouted | TalkAnswered | Recorded | NotSaved
+)
+
+
+def host_speaker(panel: Panel) -> str:
+    """Who declines for a talk: its host, else the panel as a whole."""
+    return panel.host.id if panel.host else "panel"
+
+
+def run_now(events: AsyncIterator[TurnEvent]) -> Iterator[TurnEvent]:
+    """A turn's events, for a caller with no event loop (the shell's ``ask``, a synchronous MCP tool), when
+    nothing in it waits: the offline backend's quotes. A backend that does wait (a model's HTTP stream) is a
+    RuntimeError: iterate ``Session.ask`` with ``async for`` instead."""
+    while True:
+        step = events.__anext__()
+        try:
+            step.send(None)
+        except StopIteration as done:
+            yield done.value
+            continue
+        except StopAsyncIteration:
+            return
+        step.close()
+        raise RuntimeError("this turn waits for its backend: iterate it with 'async for'")
+
+
+class Session:
+    """One conversation with one talk: the earlier turns (``log``), the router that reads questions and the
+    backend that answers them (the offline quotes when none is given).
+
+    ``log`` is the conversation's one record: its turns (what the resolver reads follow-ups against), what
+    was said (what a model is shown), and where each new turn is written when logging."""
+
+    def __init__(
+        self,
+        panel: Panel,
+        router: Any,
+        backend: Any = None,
+        log: ConversationLog | None = None,
+        *,
+        regenerated: bool = False,
+    ) -> None:
+        if backend is None:
+            from panelbot.answer.backends.offline import OfflineBackend
+
+            backend = OfflineBackend(None, panel)
+        self.panel = panel
+        self.router = router
+        self.backend = backend
+        self.log = log if log is not None else ConversationLog(None, None, panel.name, log=False)
+        self.regenerated = regenerated  # the next answers are marked as written again (Ctrl+R)
+
+    @classmethod
+    def from_messages(
+        cls,
+        panel: Panel,
+        router: Any,
+        turns: Sequence[ConversationTurn],
+        history: Sequence[Message] = (),
+        backend: Any = None,
+    ) -> Session:
+        """A conversation a request carries whole (the servers keep no state): its turns, read from the
+        request's messages, and what was said in it. Nothing is written to the history."""
+        log = ConversationLog(None, None, panel.name, turns, log=False)
+        log.said = [(m.role, m.text) for m in history]
+        return cls(panel, router, backend, log)
+
+    @property
+    def turns(self) -> list[ConversationTurn]:
+        return self.log.turns
+
+    @property
+    def history(self) -> list[Message]:
+        """What was said so far, for a model's prompt (the user's words and each panelist's)."""
+        return [Message(role, text) for role, text in self.log.said]
+
+    def read(self, question: str, target: str = "auto") -> Resolution:
+        """How ``question`` reads against the conversation so far (CPU work: a server runs it in a thread)."""
+        from panelbot.conversation.resolve import resolve
+
+        return resolve(self.router, self.log.turns, question, target)
+
+    async def ask(
+        self, question: str, target: str = "auto", *, reading: Resolution | None = None
+    ) -> AsyncIterator[TurnEvent]:
+        """Resolve ``question`` (unless ``reading`` already did), decline or answer it, record it."""
+        resolution = reading if reading is not None else self.read(question, target)
+        yield Resolved(question, target, resolution)
+        route = resolution.route
+        if route.abstained:
+            speaker = host_speaker(self.panel)
+            text = decline_text(self.panel, route)
+            yield Declined(speaker, text, route, self.panel, route.reason, route.small_talk or "")
+            yield self._record(question, target, resolution, [], decline=(speaker, text))
+            return
+        request = AnswerRequest(question, self.panel, route, self.history)
+        dones: list[SpeakerDone] = []
+        partial: dict[str, list[str]] = {}
+        try:
+            async for event in self.backend.answer(request):
+                if isinstance(event, SpeakerDone):
+                    dones.append(event)
+                else:
+                    partial.setdefault(event.speaker, []).append(event.text)
+                yield event
+        except BaseException as exc:  # stopped (cancelled, closed) or failed: kept as far as it got
+            stopped = [
+                (s, "".join(p)) for s, p in partial.items() if s not in {d.speaker for d in dones}
+            ]
+            failed = str(exc) or type(exc).__name__ if isinstance(exc, Exception) else None
+            self._record(question, target, resolution, dones, stopped=stopped, failed=failed)
+            raise
+        yield self._record(question, target, resolution, dones)
+
+    def ask_now(
+        self, question: str, target: str = "auto", *, reading: Resolution | None = None
+    ) -> Iterator[TurnEvent]:
+        """:meth:`ask` without an event loop, for a backend that never waits (see :func:`run_now`)."""
+        return run_now(self.ask(question, target, reading=reading))
+
+    def _record(
+        self,
+        question: str,
+        target: str,
+        resolution: Resolution,
+        dones: Sequence[SpeakerDone],
+        *,
+        decline: tuple[str, str] | None = None,
+        stopped: Sequence[tuple[str, str]] = (),
+        failed: str | None = None,
+    ) -> Recorded | NotSaved:
+        route = resolution.route
+        extra = {"regenerated": True} if self.regenerated else {}
+        answers = [
+            (
+                d.speaker,
+                d.text,
+                [sq.quote.id for sq in (d.quotes or route.quotes_for(d.speaker))],
+                {**answer_meta(verdict=d.verdict, grounded=d.grounded, error=d.error), **extra},
+            )
+            for d in dones
+        ]
+        unfinished = [
+            (s, text, [sq.quote.id for sq in route.quotes_for(s)]) for s, text in stopped if text
+        ]
+        why = self.log.record_or_why_not(
+            question,
+            target,
+            resolution,
+            answers,
+            decline=decline,
+            stopped=unfinished,
+            failed=failed,
+        )
+        turn = self.log.turns[-1]
+        return (
+            Recorded(self.log.conversation_id, turn)
+            if why is None
+            else NotSaved(why, turn, self.log.conversation_id)
+        )
+
+
+class TalksSession:
+    """Every installed talk at once (``ask --all``, the app's "Ask: all talks"): a question is routed across
+    the talks (:class:`panelbot.retrieval.library.Library`) and each answering talk's panelists reply in their
+    own words. A follow-up ("tell me more") goes on with the talk the last answer came from, read by the
+    resolver against that talk's turns; after an answer from several talks it says which to pick from.
+
+    ``log`` is where the turns are written (the app's conversation; none for the shell)."""
+
+    def __init__(self, library: Any, log: ConversationLog | None = None) -> None:
+        self.library = library
+        self.log = log
+        self.talk_turns: dict[str, list[ConversationTurn]] = {}  # each talk's turns, for follow-ups
+        self.last_talks: list[str] = []  # the talks the last answer came from
+
+    def router(self, name: str) -> Any:
+        """The router of an installed talk, by name; None when it is not open."""
+        return next((r for r in self.library.routers if r.panel.name == name), None)
+
+    def restore(self, messages: Sequence[Any]) -> None:
+        """A reopened conversation held (partly) across the talks: each talk's turns (a question and that
+        talk's answers to it), and the talks the last answer came from."""
+        from panelbot.conversation.turns import turns_from_messages
+
+        exchanges: list[
+            tuple[Any, list[Any]]
+        ] = []  # each question and the answers that followed it
+        for m in messages:
+            if m.role == "user":
+                exchanges.append((m, []))
+            elif m.role == "assistant" and exchanges:
+                exchanges[-1][1].append(m)
+        self.talk_turns, self.last_talks = {}, []
+        for question, answers in exchanges:
+            talks = list(
+                dict.fromkeys(
+                    str(a.meta["panel"])
+                    for a in answers
+                    if a.meta.get("all_talks") and isinstance(a.meta.get("panel"), str)
+                )
+            )
+            for name in talks:
+                mine = [a for a in answers if a.meta.get("panel") == name]
+                self.talk_turns.setdefault(name, []).extend(turns_from_messages([question, *mine]))
+            if answers:
+                self.last_talks = talks
+
+    def forget(self) -> None:
+        self.talk_turns, self.last_talks = {}, []
+
+    def ask(self, question: str, target: str = "auto") -> Iterator[TurnEvent]:
+        """A follow-up of the last answer's talk, small talk, or a question routed across every talk."""
+        events = self._followup(question, target) or self._small_talk(question)
+        if events is None:
+            events = self._across(question, target if target in ("auto", "both") else "auto")
+        rows: list[tuple[str, str, str, Sequence[str], dict[str, Any] | None]] = []
+        for event in events:
+            rows += self._rows(event)
+            yield event
+        yield self._write(question, target, rows)
+
+    def _followup(self, question: str, target: str) -> list[TurnEvent] | None:
+        """The events of a follow-up of the last answer (answered or declined by the talk it came from, or
+        -- when it mixed talks -- told which talks to pick from); None when ``question`` is not one."""
+        from panelbot.conversation.resolve import resolve
+        from panelbot.conversation.turns import STANDALONE
+
+        readings = []
+        for name in self.last_talks:
+            router = self.router(name)
+            if router is None:
+                continue
+            talk_target = (
+                target if target in ("auto", "both") or target in router.panel.panelists else "auto"
+            )
+            try:
+                resolution = resolve(router, self.talk_turns.get(name, []), question, talk_target)
+            except Exception:
+                continue
+            if resolution.kind != STANDALONE:
+                readings.append((router.panel, resolution, talk_target))
+        if not readings:
+            return None
+        if len(self.last_talks) > 1:
+            names = ", ".join(self.last_talks)
+            text = (
+                f"The last answer came from {len(self.last_talks)} talks ({names}), so it is not clear "
+                f"which one to go on with. Pick one: ask the question again naming its subject, or "
+                f"switch to it (Ctrl+P \u2192 Panel: {self.last_talks[0]}) and ask there."
+            )
+            return [Declined("panel", text, reason="follow-up after an answer from several talks")]
+        panel, resolution, talk_target = readings[0]
+        route = resolution.route
+        events: list[TurnEvent] = [Resolved(question, talk_target, resolution)]
+        if not route.abstained:
+            self.last_talks = [panel.name]
+            return [*events, self._answered(question, panel, route, talk_target)]
+        self.talk_turns.setdefault(panel.name, []).append(
+            ConversationTurn(question, [], [], talk_target)
+        )
+        speaker = host_speaker(panel)
+        decline = Declined(
+            speaker,
+            decline_text(panel, route),
+            route,
+            panel,
+            route.reason,
+            route.small_talk or "",
+        )
+        return [*events, decline]
+
+    def _small_talk(self, question: str) -> list[TurnEvent] | None:
+        """'hi', 'thanks!' (not following up an answer): a friendly reply naming the talks and what they
+        covered, instead of a decline. None for anything else."""
+        from panelbot.answer.compose import talks_small_talk_text
+        from panelbot.conversation.smalltalk import panel_names, reason, small_talk
+
+        panels = [r.panel for r in self.library.routers]
+        kind = small_talk(question, panel_names(*panels))
+        if not kind:
+            return None
+        text = talks_small_talk_text(panels, kind, self.library.suggestions())
+        return [Declined("panel", text, reason=reason(kind), small_talk=kind)]
+
+    def _across(self, question: str, target: str) -> list[TurnEvent]:
+        from panelbot.answer.compose import talks_decline_text
+
+        answer = self.library.route(question, target)
+        if answer.abstained:
+            text = talks_decline_text(answer.suggestions)
+            return [
+                TalksRouted(answer),
+                Declined("panel", text, reason=answer.reason, meta={"across": True}),
+            ]
+        events: list[TurnEvent] = [TalksRouted(answer)]
+        events += [self._answered(question, t.panel, t.result, target) for t in answer.talks]
+        self.last_talks = [t.panel.name for t in answer.talks]
+        return events
+
+    def _answered(
+        self, question: str, panel: Panel, route: RouteResult, target: str
+    ) -> TalkAnswered:
+        from panelbot.answer.compose import quotes_text
+
+        self.talk_turns.setdefault(panel.name, []).append(
+            ConversationTurn(
+                question, list(route.speakers), [sq.quote.id for sq in route.quotes], target
+            )
+        )
+        texts = {s: quotes_text(route.quotes_for(s)) for s in route.speakers}
+        return TalkAnswered(panel, route, texts)
+
+    def _rows(self, event: TurnEvent) -> list[tuple[str, str, str, Sequence[str], dict[str, Any]]]:
+        """What the history keeps of one event (labelled so that a reopened conversation shows it so)."""
+        if isinstance(event, TalkAnswered):
+            p = event.panel
+            return [
+                (
+                    "assistant",
+                    s,
+                    event.texts[s],
+                    [sq.quote.id for sq in event.route.quotes_for(s)],
+                    {
+                        "panel": p.name,
+                        "all_talks": True,
+                        "label": talk_answer_label(p, s),
+                        "status": talk_status(p.name),
+                    },
+                )
+                for s in event.route.speakers
+            ]
+        if not isinstance(event, Declined):
+            return []
+        meta: dict[str, Any] = {"reason": event.reason, "all_talks": True}
+        if event.small_talk:
+            meta["small_talk"] = event.small_talk
+        if event.panel is None:
+            meta["label"] = ALL_TALKS_LABEL
+        else:
+            host = event.panel.host
+            meta.update(
+                panel=event.panel.name,
+                label=f"{host.name if host else 'The panel'} \u00b7 {event.panel.title}",
+                status=talk_status(event.panel.name),
+            )
+        return [("decline", event.speaker, event.text, (), meta)]
+
+    def _write(
+        self,
+        question: str,
+        target: str,
+        rows: list[tuple[str, str, str, Sequence[str], dict[str, Any] | None]],
+    ) -> Recorded | NotSaved:
+        turn = ConversationTurn(question, [r[1] for r in rows if r[0] == "assistant"], [], target)
+        log = self.log
+        if log is None:
+            return Recorded(None, turn)
+        log.said.append(("user", question))
+        log.said += [(r[1], r[2]) for r in rows]
+        why = log.write_rows(question, [("user", "", question, (), {"target": target}), *rows])
+        return (
+            Recorded(log.conversation_id, turn)
+            if why is None
+            else NotSaved(why, turn, log.conversation_id)
+        )
+
+
+def talk_answer_label(panel: Panel, speaker: str) -> str:
+    """How an answer from one of the talks is labelled: the panelist and the talk's title."""
+    return f"{panel.display_name(speaker)} \u00b7 {panel.title}"
+
+
+def talk_status(panel_name: str) -> str:
+    """The line under an answer from one of the talks (every talk at once)."""
+    return f"(from the talk {panel_name})"
