@@ -195,11 +195,11 @@ def test_the_markdown_export_is_clean(messages: list[tuple[str, str, str]], titl
 def test_the_streamed_cli_answer_is_clean_and_unspoofable(
     pieces: list[str], error: str, failed: bool
 ) -> None:
-    from panelbot.cli.llm import _TextView
+    from panelbot.answer.text_view import TextView
 
     panel = hostile_panel("Dan", "VP", "The KV cache grows.")
     out = io.StringIO()
-    view = _TextView(panel, out)
+    view = TextView(panel, out)
     for p in pieces:
         view.delta(TextDelta("dan", p))
     quotes = [ScoredQuote(panel.quotes[0], 50.0)]

@@ -90,7 +90,6 @@ def ask_llm(
     )
 
 
-_TextView = TextView  # its name when it lived here (kept for callers of that name)
 
 NO_ENDPOINT = "no model endpoint configured (pass --base-url or set OPENAI_BASE_URL)"
 
