@@ -29,13 +29,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from panelbot.cli.main import main as cli  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "unseen"))
+from make_unseen import OUTPUT  # noqa: E402
+
 from panelbot.ingest.health import panel_health  # noqa: E402
 from panelbot.panel import load_panel  # noqa: E402
 from panelbot.retrieval.evaluation import evaluate, load_eval_set  # noqa: E402
 from panelbot.retrieval.router import Router  # noqa: E402
 from panelbot.text import words  # noqa: E402
-
-OUTPUT = {"vtt": ".vtt", "srt": ".srt", "json3": ".json3", "rolling": "_captions.txt", "srt-labels": ".srt"}
 
 
 def speaker_ids(truth_ids: set[str], draft_ids: list[str]) -> dict[str, str]:
@@ -141,8 +143,10 @@ def main() -> None:
     verbose = "-v" in sys.argv
     rest = [a for a in sys.argv[1:] if a != "-v"]
     here = Path(rest[0]) if rest else ROOT / "tests" / "fixtures" / "unseen"
-    print(f"{'talk':<30} {'answers':>7} {'right':>5} {'unkn':>5} {'wrong':>5}  {'wrong turns flagged':>19}"
-          f"  {'flags':>5}  routing")
+    print(
+        f"{'talk':<30} {'answers':>7} {'right':>5} {'unkn':>5} {'wrong':>5}  {'wrong turns flagged':>19}"
+        f"  {'flags':>5}  routing"
+    )
     for src in sorted(here.glob("*.yaml")):
         if src.stem.endswith("_eval"):
             continue

@@ -125,6 +125,12 @@ class SpeakerTurn(Timed):
         default_factory=dict, repr=False
     )  # evidence per candidate
     in_round: bool = False  # answers a question the host put to everyone
+    # the turns merged into this one after the first: (its first word's index in text.split(), its why)
+    parts: list[tuple[int, str]] = field(default_factory=list)
+
+    def reasons(self) -> list[tuple[int, str]]:
+        """(first word, why) of each part of the turn, the first one's first."""
+        return [(0, self.why), *self.parts]
 
     def to_dict(self) -> dict[str, object]:
         """``{speaker, text, start, end}`` (times in seconds, None for captions without times)."""
@@ -276,9 +282,11 @@ def _attribute(
                 state.addressed, state.answered, state.round = asked[:1], [], False
                 state.question, state.follow_up = text, False
                 passes_on = True
-        # merge with the previous turn when it is the same speaker
+        # merge with the previous turn when it is the same speaker (its reason kept: the health report
+        # flags a turn any part of which rests only on order or field)
         if out and st.speaker == out[-1].speaker and st.speaker != UNKNOWN:
             prev = out[-1]
+            prev.parts.append((len(prev.text.split()), st.why))
             prev.text = f"{prev.text} {text}"
             prev.sources.extend(st.sources)
             prev.times.extend(st.times)
