@@ -12,8 +12,9 @@ import yaml
 
 from panelbot.cli.check import walk_doubtful
 from panelbot.ingest.basis import attribution_basis, doubtful_part, is_doubtful
-from panelbot.ingest.draft import build_draft, segment, speaker_for, write_draft
+from panelbot.ingest.draft import build_draft, segment, write_draft
 from panelbot.ingest.health import doubtful_turns, near_verbatim, panel_health
+from panelbot.ingest.names import speaker_for
 from panelbot.panel import load_panel
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -150,3 +151,25 @@ def test_a_person_in_the_displayed_spelling_or_without_accents() -> None:
     assert speaker_for("Joaquin", ids, names) == "joaquin"
     assert speaker_for("HOST", ids, names) == "host"
     assert speaker_for("nobody", ids, names) is None
+
+
+def test_to_accepts_the_displayed_spelling(run_cli, tmp_path: Path) -> None:
+    caps = (FIXTURES / "accents_panel.vtt").read_text(encoding="utf-8")
+    out = tmp_path / "accents"
+    write_draft(build_draft(caps, "accents"), caps, out)
+    for spelt in ("josé", "José", "jose"):
+        r = run_cli("ask", "--offline", "--panel", str(out), "--to", spelt, "--json", "Hi?")
+        assert r.returncode == 0, (spelt, r.stderr)
+    r = run_cli("ask", "--offline", "--panel", str(out), "--to", "nobody", "Hi?")
+    assert r.returncode == 2 and "--to expects" in r.stderr
+
+
+def test_try_line_names_a_panel_in_the_working_directory_by_its_full_path(
+    run_cli, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    r = run_cli("ingest", str(FIXTURES / "lake_talk.srt"), "--out", "lake", cwd=work)
+    assert r.returncode == 0, r.stderr
+    tried = next(ln for ln in r.stdout.splitlines() if ln.startswith("Try: "))
+    assert f"--panel {work.resolve() / 'lake'} " in tried

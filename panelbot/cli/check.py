@@ -137,7 +137,7 @@ def walk_doubtful(
 
 
 def _known(who: str, panel) -> bool:  # noqa: ANN001 - a Panel
-    from panelbot.ingest.draft import speaker_for
+    from panelbot.ingest.names import speaker_for
 
     names = [p.name for p in panel.panelists.values()]
     return speaker_for(who, list(panel.panelists), names) is not None

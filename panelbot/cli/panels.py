@@ -200,10 +200,18 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.panel import find_panel_dir, load_panel
 
     out.write(format_health(panel_health(load_panel(outdir))) + "\n")
-    try:  # the name works only where panels are searched for (./persona_data, $PANELBOT_PANELS, ...)
+    try:  # the name works only where panels are searched for ($PANELBOT_PANELS, the user's panels, ...)
         by_name = find_panel_dir(outdir.name).resolve() == outdir.resolve()
     except PanelNotFound:
         by_name = False
+    # only where the name is searched from anywhere: not ./persona_data, nor a directory here by that name
+    from panelbot import paths
+
+    local = (Path.cwd() / "persona_data").resolve()
+    by_name = by_name and any(
+        b.resolve() != local and (b / outdir.name).resolve() == outdir.resolve()
+        for b in paths.panel_search_dirs()
+    )
     # the commands work from any directory: the panel's name where it is found by name, else its full path
     where = str(outdir.resolve())
     ref = outdir.name if by_name else where

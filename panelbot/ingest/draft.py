@@ -34,13 +34,13 @@ from panelbot.ingest.names import (
     LabelName,
     ascii_fold,
     find_intro_names,
-    fold_id,
     full_intro_name,
     is_name,
     label_people,
     name_pattern,
     panelist_ids,
     presentations,
+    speaker_for,
     speaker_labels,
 )
 from panelbot.ingest.speakers import SpeakerTurn, identify_speakers
@@ -430,22 +430,6 @@ def _no_names_hint(turns: list[SpeakerTurn]) -> str:
     if plain and not any(ch.isupper() for ch in plain) and not re.search(r"[.?!]", plain):
         return " (these captions have no capital letters or punctuation, so names cannot be told from words)"
     return ""
-
-
-def speaker_for(who: str, ids: list[str], names: list[str]) -> str | None:
-    """The speaker id a person given by hand means ("host", an id, a name in any spelling: "Joaquín",
-    "joaquin", "Herrera" when only one panelist has it), or None."""
-    folded = fold_id(who)
-    if folded == HOST:
-        return HOST
-    if folded in ids:
-        return folded
-    hits = [
-        pid
-        for pid, n in zip(ids, names, strict=True)
-        if folded in (fold_id(n), *fold_id(n).split("-"))
-    ]
-    return hits[0] if len(set(hits)) == 1 else None
 
 
 def apply_overrides(

@@ -210,6 +210,22 @@ def fold_id(name: str) -> str:
     return "-".join(p for p in parts if p) or "panelist"
 
 
+def speaker_for(who: str, ids: list[str], names: list[str]) -> str | None:
+    """The speaker id a person given by hand means ("host", an id, a name in any spelling: "Joaquín",
+    "joaquin", "Herrera" when only one panelist has it), or None."""
+    folded = fold_id(who)
+    if folded == HOST:
+        return HOST
+    if folded in ids:
+        return folded
+    hits = [
+        pid
+        for pid, n in zip(ids, names, strict=True)
+        if folded in (fold_id(n), *fold_id(n).split("-"))
+    ]
+    return hits[0] if len(set(hits)) == 1 else None
+
+
 def panelist_ids(names: list[str]) -> list[str]:
     """One id per display name, in order: ASCII-folded, never 'host' or 'unknown', never repeated."""
     ids: list[str] = []
