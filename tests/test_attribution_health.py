@@ -173,3 +173,24 @@ def test_try_line_names_a_panel_in_the_working_directory_by_its_full_path(
     assert r.returncode == 0, r.stderr
     tried = next(ln for ln in r.stdout.splitlines() if ln.startswith("Try: "))
     assert f"--panel {work.resolve() / 'lake'} " in tried
+
+
+def test_title_and_host_from_the_introduction_and_surnames_with_particles() -> None:
+    captions = (
+        "Good evening and welcome to Night Market Economics, a conversation about street food. My name is "
+        "Kofi Mensah and I'll be your moderator. Wilhelmina, would you start? >> Sure. I'm Wilhelmina van der "
+        "Berg, I run a food truck cooperative in Rotterdam and we license forty vendors. >> And next to "
+        "her. >> Hi, I'm Tariq ibn Rashid. I'm an economist at a university in Amman and I study informal "
+        "markets and their prices. >> Wilhelmina, how do vendors pay for their licence? >> Most pay "
+        "monthly, because the cooperative lends them the fee and they pay it back from their sales. "
+        ">> Tariq, are informal markets bad for the economy? >> No, informal markets feed most of the "
+        "city, and their prices fall when the rent on a pitch is low."
+    )
+    d = build_draft(captions, "market", title_guessed=True)
+    assert d.panel["title"] == "Night Market Economics"
+    assert d.panel["host"]["name"] == "Kofi Mensah"
+    names = [p["name"] for p in d.panel["panelists"]]
+    assert names == ["Wilhelmina van der Berg", "Tariq ibn Rashid"]
+    # a title the file carries stays
+    titled = "Street Food Panel\n\n" + captions
+    assert build_draft(titled, "market").panel["title"] == "Street Food Panel"

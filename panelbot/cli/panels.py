@@ -157,7 +157,8 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise DataError(
             f"{args.captions}: {refused}; expected WebVTT, SRT, json3 or a talk's plain captions"
         )
-    if not caps.title:
+    title_guessed = not caps.title
+    if title_guessed:
         caps.title = title_from_filename(args.captions)
     if args.url and not caps.timed:
         err.write(
@@ -174,7 +175,9 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(
             f"--out {outdir} is a file, not a directory (--force replaces only a panel directory)"
         )
-    draft = build_draft(caps, outdir.name, url=args.url, speakers=speakers)
+    draft = build_draft(
+        caps, outdir.name, url=args.url, speakers=speakers, title_guessed=title_guessed
+    )
     try:
         written = write_draft(draft, captions, outdir, force=args.force)
     except OSError as exc:  # a read-only place, a path under a file, /proc, a full disk...

@@ -367,6 +367,39 @@ def title_from_filename(path: str) -> str:
     return name if len(name.split()) >= 2 else ""
 
 
+# the name of the show or event the host welcomes people to: "welcome back to Living Languages, the podcast
+# about …", "This is Cooler Streets."; it must be capitalised (not "welcome to the afternoon session")
+_INTRO_TITLE_RE = re.compile(
+    r"\b(?:[Ww]elcome(?: back)?,?(?: everyone| everybody| all)?,? to|[Tt]his is|[Yy]ou're (?:listening to|"
+    r"watching)) (?:(?:this year's|the|our) )?"
+    r"((?:[A-Z0-9][\w'\u2019&-]*)(?:\s+(?:[A-Z0-9][\w'\u2019&-]*|of|the|and|for|in|on|at|&|a|to)){0,8})"
+)
+
+
+def title_from_intro(turns: list[SpeakerTurn]) -> str:
+    """The talk's title from the host's opening ("Good evening and welcome to Cooler Streets, a
+    conversation …" -> "Cooler Streets"), or ""."""
+    opening = next((t.text for t in turns[:3] if t.speaker == HOST), "")
+    for m in _INTRO_TITLE_RE.finditer(" ".join(split_sentences(opening)[:4])):
+        toks = m.group(1).split()
+        while toks and toks[-1][:1].islower():  # "Cooler Streets and" -> "Cooler Streets"
+            toks.pop()
+        if toks and not (len(toks) == 1 and toks[0] in ("I", "It", "We", "A")):
+            return " ".join(toks)
+    return ""
+
+
+def host_name(turns: list[SpeakerTurn], names: list[str]) -> str:
+    """The name the host gives themselves in their first turns ("My name is Marguerite Okafor, I edit
+    …"), not a panelist's; "" when they give none."""
+    taken = {ascii_fold(n).lower() for n in names}
+    for t in [t for t in turns if t.speaker == HOST][:2]:
+        for first in find_intro_names(t.text):
+            if ascii_fold(first).lower() not in taken:
+                return full_intro_name(t.text, first)
+    return ""
+
+
 def build_draft(
     captions: str | Captions,
     name: str,
@@ -374,14 +407,18 @@ def build_draft(
     url: str | None = None,
     speakers: dict[str, str] | None = None,
     overrides: dict[int, str] | None = None,
+    title_guessed: bool = False,
 ) -> Draft:
     """The draft panel of a talk. ``speakers`` maps the captions' labels to people; ``overrides`` sets the
     speaker of turns by number (1-based, as the health report shows them: a panelist's id or name, or
-    "host"), as ``panelbot check --fix``/``--speaker`` record them."""
+    "host"), as ``panelbot check --fix``/``--speaker`` record them. ``title_guessed``: the captions'
+    title was made from the file's name, so the one the host gives ("welcome to Cooler Streets") wins."""
     caps = parse(captions) if isinstance(captions, str) else captions
     resolved: list[LabelName] = []
     title, turns, names = segment(caps, speakers=speakers, resolved=resolved)
     title = clean_title(title, names)
+    if not title or title_guessed:
+        title = title_from_intro(turns) or title
     ids = panelist_ids(names)
     if not ids:
         raise DataError(
@@ -405,7 +442,7 @@ def build_draft(
         "status": "draft",
         "source": CAPTIONS_NAME,
         **({"source_url": url} if url else {}),
-        "host": {"id": HOST, "name": "Host"},
+        "host": {"id": HOST, "name": host_name(turns, names) or "Host"},
         "panelists": panelists,
         "topics": _panel_topics(people),
     }
