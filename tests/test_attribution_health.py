@@ -15,6 +15,7 @@ from panelbot.ingest.basis import attribution_basis, doubtful_part, is_doubtful
 from panelbot.ingest.draft import build_draft, segment, write_draft
 from panelbot.ingest.health import doubtful_turns, near_verbatim, panel_health
 from panelbot.ingest.names import speaker_for
+from panelbot.ingest.segments import split_unmarked
 from panelbot.panel import load_panel
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -194,3 +195,52 @@ def test_title_and_host_from_the_introduction_and_surnames_with_particles() -> N
     # a title the file carries stays
     titled = "Street Food Panel\n\n" + captions
     assert build_draft(titled, "market").panel["title"] == "Street Food Panel"
+
+
+def _unmarked(clean: str, *drop: str) -> str:
+    """A clean transcript with the '>>' before each of ``drop`` missing, as auto-captions lose them."""
+    for d in drop:
+        assert f">> {d}" in clean, d
+        clean = clean.replace(f">> {d}", d)
+    return clean
+
+
+def test_a_missed_speaker_mark_does_not_merge_two_people() -> None:
+    clean = (FIXTURES / "three_panel_clean.txt").read_text(encoding="utf-8")
+    captions = _unmarked(
+        clean,
+        "Hey folks, I'm Miguel.",  # after the host's "Thanks Sarah. Miguel?"
+        "Hi, I'm Priti and",  # after the host's "And Priti, over to you."
+        "I think laptops got really fast.",  # after "Miguel, … Why now?"
+        "Honestly for small collections",  # after "Priti, … still needed?"
+    )
+    _, turns, _ = segment(captions)
+    who = {
+        "I lead the storage team at DuckFlow": "miguel",
+        "We make a vector database": "priti",
+        "laptops got really fast": "miguel",
+        "for small collections you can use an extension": "priti",
+        "Miguel, embedded engines are having a moment": "host",
+        "Priti, everybody is bolting vector search": "host",
+    }
+    for words_, speaker in who.items():
+        (t,) = [t for t in turns if words_ in t.text]
+        assert t.speaker == speaker, (words_, t.speaker, t.text[:80])
+
+
+def test_captions_that_mark_every_change_are_not_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the fixtures (every change of speaker marked, greetings before introductions) nothing is cut."""
+    import panelbot.ingest.speakers as speakers
+
+    cuts = []
+
+    def counting(kept, *fns):  # noqa: ANN001, ANN202
+        out = split_unmarked(kept, *fns)
+        cuts.append(len(out) - len(kept))
+        return out
+
+    monkeypatch.setattr(speakers, "split_unmarked", counting)
+    for name in TRUTH:
+        cuts.clear()
+        segment((FIXTURES / name).read_text(encoding="utf-8"))
+        assert cuts == [0], name

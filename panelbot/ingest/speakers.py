@@ -67,6 +67,7 @@ from panelbot.ingest.names import (
     speaker_labels,
 )
 from panelbot.ingest.profiles import Profiles, generic_words, terms
+from panelbot.ingest.segments import split_unmarked
 
 __all__ = [
     "HOST",
@@ -696,6 +697,8 @@ def identify_speakers(
         return called(" ".join(sentences(text)[:2]), opening=False)
 
     ctx = _Names(mentioned, introduced, hands_over, spoken_to, called)
+    if not labels:  # where the captions missed a '>>', two speakers' words are cut apart
+        kept = split_unmarked(kept, introduced, called, mentioned)
     display_id = dict(zip(names, ids, strict=True))
     forced = {
         i: (HOST if people[lab.lower()] == HOST else display_id[people[lab.lower()]])
