@@ -244,3 +244,59 @@ def test_captions_that_mark_every_change_are_not_cut(monkeypatch: pytest.MonkeyP
         cuts.clear()
         segment((FIXTURES / name).read_text(encoding="utf-8"))
         assert cuts == [0], name
+
+
+# ------------------------------------------------------------------ ingest --llm, against a real local server
+
+
+def _ingest_llm(run_cli, url: str, out: Path):  # noqa: ANN001, ANN202
+    """``panelbot ingest lake_talk.srt --out OUT --llm`` against the endpoint at ``url``."""
+    env = {"PANELBOT_BASE_URL": url, "PANELBOT_MODEL": "fake", "PANELBOT_API_KEY": "sk-test"}
+    return run_cli("ingest", str(FIXTURES / "lake_talk.srt"), "--out", str(out), "--llm", env=env)
+
+
+def test_ingest_llm_takes_only_answers_it_can_check(run_cli, fake_model_server, tmp_path) -> None:
+    out = tmp_path / "lake"
+    # the server says the same for every turn: only the turn holding that evidence is changed by it
+    fake_model_server.state.answer = (
+        'Sure: {"speaker": "aurelie", "evidence": "Most of it washes off farm fields"}'
+    )
+    r = _ingest_llm(run_cli, fake_model_server.url("ok"), out)
+    assert r.returncode == 0, r.stderr
+    panel = load_panel(out)
+    (washes,) = [t for t in panel.turns if t.text.startswith("Most of it washes off")]
+    assert washes.speaker == "aurelie"  # was kwabena offline, by field alone
+    assert "evidence is not in the turn's text" in r.stderr
+    assert "changed the speaker of 1 of" in r.stdout
+    asked = [
+        req for req in fake_model_server.state.requests if req.path.endswith("/chat/completions")
+    ]
+    assert asked and "aurelie" in json.dumps(asked[0].body)  # the people on the panel were given
+    # the model's turn is still listed as doubtful (a model, not a name), and a fix by hand keeps it
+    h = panel_health(panel)
+    mine = next(d for d in h.doubtful if d["index"] == panel.turns.index(washes))
+    assert mine["why"] == "the model read the turn"
+    r = run_cli("check", str(out), "--speaker", "2=host")
+    assert r.returncode == 0, r.stderr
+    again = load_panel(out)
+    assert again.turns[panel.turns.index(washes)].speaker == "aurelie"
+
+
+def test_ingest_llm_falls_back_to_offline(run_cli, fake_model_server, tmp_path) -> None:
+    offline = tmp_path / "offline"
+    assert run_cli("ingest", str(FIXTURES / "lake_talk.srt"), "--out", str(offline)).returncode == 0
+    for behaviour in ("500", "ok"):
+        out = tmp_path / behaviour
+        fake_model_server.state.answer = "I think it was probably the farmer."  # no JSON
+        r = _ingest_llm(run_cli, fake_model_server.url(behaviour), out)
+        assert r.returncode == 0, (behaviour, r.stderr)
+        assert "Traceback" not in r.stderr
+        assert (out / "turns.yaml").read_text(encoding="utf-8") == (
+            offline / "turns.yaml"
+        ).read_text(encoding="utf-8")
+
+
+def test_ingest_llm_needs_an_endpoint(run_cli, tmp_path) -> None:
+    r = run_cli("ingest", str(FIXTURES / "lake_talk.srt"), "--out", str(tmp_path / "p"), "--llm")
+    assert r.returncode == 2 and "--llm needs a model endpoint" in r.stderr
+    assert not (tmp_path / "p").exists()

@@ -12,10 +12,14 @@ from __future__ import annotations
 FIRM = "firm"
 DOUBTFUL = "doubtful"
 BY_HAND = "set by hand"
+MODEL_WHY = (
+    "the model read the turn"  # ingest --llm: a model's judgement, checked, still not a name
+)
 
 # reason prefix -> what it rests on; the first matching prefix decides (unlisted reasons are doubtful)
 _BASIS: tuple[tuple[str, str], ...] = (
     (BY_HAND, "hand"),
+    (MODEL_WHY, "model"),
     ("labelled in the captions", "label"),
     ("introduces themselves", "name"),
     ("names every panelist", "name"),
@@ -59,7 +63,7 @@ def attribution_basis(why: str) -> str:
 
 def is_doubtful(why: str) -> bool:
     """Whether a turn's speaker rests only on its place in the talk or its field."""
-    return attribution_basis(why) in ("order", "field")
+    return attribution_basis(why) in ("order", "field", "model")
 
 
 def doubtful_part(reasons: list[tuple[int, str]]) -> tuple[int, str] | None:

@@ -23,7 +23,7 @@ import yaml
 
 from panelbot.errors import DataError, UsageError
 from panelbot.ingest.align import align_turn
-from panelbot.ingest.basis import BY_HAND
+from panelbot.ingest.basis import BY_HAND, MODEL_WHY
 from panelbot.ingest.captions import clean_quote_text, split_turns
 from panelbot.ingest.formats import Captions, parse_captions
 from panelbot.ingest.names import (
@@ -408,11 +408,13 @@ def build_draft(
     speakers: dict[str, str] | None = None,
     overrides: dict[int, str] | None = None,
     title_guessed: bool = False,
+    model_overrides: dict[int, str] | None = None,
 ) -> Draft:
     """The draft panel of a talk. ``speakers`` maps the captions' labels to people; ``overrides`` sets the
     speaker of turns by number (1-based, as the health report shows them: a panelist's id or name, or
     "host"), as ``panelbot check --fix``/``--speaker`` record them. ``title_guessed``: the captions'
-    title was made from the file's name, so the one the host gives ("welcome to Cooler Streets") wins."""
+    title was made from the file's name, so the one the host gives ("welcome to Cooler Streets") wins.
+    ``model_overrides``: the speakers a model gave doubtful turns (``ingest --llm``); set by hand wins."""
     caps = parse(captions) if isinstance(captions, str) else captions
     resolved: list[LabelName] = []
     title, turns, names = segment(caps, speakers=speakers, resolved=resolved)
@@ -425,6 +427,8 @@ def build_draft(
             "found no panelists: no self-introductions or hand-overs by name in the captions"
             + _no_names_hint(turns)
         )
+    if model_overrides:
+        apply_overrides(turns, model_overrides, ids, names, why=MODEL_WHY)
     if overrides:
         apply_overrides(turns, overrides, ids, names)
     questions, quotes = _questions_and_quotes(turns, ids)
@@ -456,6 +460,7 @@ def build_draft(
             ("speakers", speakers or {}),
             ("url", url),
             ("overrides", {str(n): who for n, who in sorted((overrides or {}).items())}),
+            ("model", {str(n): who for n, who in sorted((model_overrides or {}).items())}),
         )
         if v
     }
@@ -470,7 +475,12 @@ def _no_names_hint(turns: list[SpeakerTurn]) -> str:
 
 
 def apply_overrides(
-    turns: list[SpeakerTurn], overrides: dict[int, str], ids: list[str], names: list[str]
+    turns: list[SpeakerTurn],
+    overrides: dict[int, str],
+    ids: list[str],
+    names: list[str],
+    *,
+    why: str = BY_HAND,
 ) -> None:
     """Give turns (numbered from 1) the speaker set by hand; a number past the end or a person not on
     the panel is a usage error."""
@@ -483,7 +493,7 @@ def apply_overrides(
                 f"turn {number}: {who!r} is not on the panel (one of: host, {', '.join(ids)})"
             )
         t = turns[number - 1]
-        t.speaker, t.why = pid, BY_HAND
+        t.speaker, t.why, t.parts = pid, why, []
         t.is_question = t.is_question and pid == HOST
 
 
@@ -1154,16 +1164,29 @@ def rederive(
         ) from None
     opts = manifest.get("ingest") if isinstance(manifest, dict) else None
     opts = opts if isinstance(opts, dict) else {}
-    kept = opts.get("overrides") if isinstance(opts.get("overrides"), dict) else {}
-    merged = {int(n): str(who) for n, who in kept.items() if str(n).isdigit()}
+    merged = _numbered(opts.get("overrides"))
     merged.update(overrides)
     caps = parse(captions)
     if not caps.title:
         caps.title = str(opts.get("title") or "")
     speakers = opts.get("speakers") if isinstance(opts.get("speakers"), dict) else None
     url = opts.get("url") if isinstance(opts.get("url"), str) else None
-    draft = build_draft(caps, directory.name, url=url, speakers=speakers, overrides=merged)
+    draft = build_draft(
+        caps,
+        directory.name,
+        url=url,
+        speakers=speakers,
+        overrides=merged,
+        model_overrides=_numbered(opts.get("model")),
+    )
     return draft, write_draft(draft, captions, directory, force=True)
+
+
+def _numbered(recorded: object) -> dict[int, str]:
+    """{turn number: person} as the manifest keeps it ({"12": "joost"}); {} for anything else."""
+    if not isinstance(recorded, dict):
+        return {}
+    return {int(n): str(who) for n, who in recorded.items() if str(n).isdigit()}
 
 
 def _atomic_write(path: Path, text: str) -> Path:
