@@ -300,3 +300,31 @@ def test_ingest_llm_needs_an_endpoint(run_cli, tmp_path) -> None:
     r = run_cli("ingest", str(FIXTURES / "lake_talk.srt"), "--out", str(tmp_path / "p"), "--llm")
     assert r.returncode == 2 and "--llm needs a model endpoint" in r.stderr
     assert not (tmp_path / "p").exists()
+
+
+def test_fix_walks_the_doubtful_turns_on_a_terminal(isolated_env, lake: Path) -> None:
+    """The real command on a pseudo-terminal: the first doubtful turn given to the host, then 'q'."""
+    import os
+    import subprocess
+    import sys
+
+    first = panel_health(load_panel(lake)).doubtful[0]
+    master, slave = os.openpty()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "panelbot", "check", str(lake), "--fix"],
+            stdin=slave,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=isolated_env,
+            text=True,
+        )
+        os.write(master, b"host\nq\n")
+        out, err = proc.communicate(timeout=120)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert proc.returncode == 0, err
+    assert f"turn {first['turn']}, taken as {first['speaker']}" in out
+    assert f"turn {first['turn']} -> host" in out
+    assert load_panel(lake).turns[first["index"]].speaker == "host"
