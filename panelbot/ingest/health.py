@@ -202,9 +202,14 @@ def _warnings(h: Health, panel: Panel) -> list[str]:
             f"or set one with panelbot check {where} --speaker TURN=NAME"
         )
     if h.unknown_turns:
-        w.append(
-            f"{h.unknown_turns} answer turn(s) ({h.unknown_words} words) are 'unknown': give them a speaker "
+        how = (
             f"with panelbot check {where} --fix (or in turns.yaml: the reason is beside each)"
+            if (panel.path / ".ingest.json").is_file()  # a draft ingest can derive again
+            else "in turns.yaml (the reason is beside each)"
+        )
+        w.append(
+            f"{h.unknown_turns} answer turn(s) ({h.unknown_words} words) are 'unknown': give them a "
+            f"speaker {how}"
         )
     for s in h.speakers:
         if s.quotes < 3:
