@@ -19,6 +19,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from panelbot.ingest.basis import doubtful_part  # noqa: E402
 from panelbot.ingest.draft import segment  # noqa: E402
 from panelbot.panel import load_panel  # noqa: E402
 from panelbot.text import words  # noqa: E402
@@ -53,7 +54,7 @@ def score(turns: list, truth: list[str]) -> tuple[int, int, int, int, list[str]]
             want = truth[i] if i < len(truth) else "-"
             if want in ("-", "host"):
                 if want == "host" and t.speaker not in ("host", "unknown"):
-                    notes.append(f"raw turn {i}: host -> {t.speaker} ({t.why})")
+                    notes.append(f"raw turn {i}: host -> {t.speaker} ({t.why}){_flag(t)}")
                 continue
             n += 1
             if t.speaker == want:
@@ -63,8 +64,14 @@ def score(turns: list, truth: list[str]) -> tuple[int, int, int, int, list[str]]
                 notes.append(f"raw turn {i}: {want} -> unknown ({t.why})")
             else:
                 wrong += 1
-                notes.append(f"raw turn {i}: {want} -> {t.speaker} ({t.why})")
+                notes.append(f"raw turn {i}: {want} -> {t.speaker} ({t.why}){_flag(t)}")
     return n, right, unknown, wrong, notes
+
+
+def _flag(t) -> str:  # noqa: ANN001 - a SpeakerTurn
+    """Whether the health report points at this turn (its speaker rests only on order or field)."""
+    flagged = t.speaker == "unknown" or doubtful_part(t.reasons()) is not None
+    return " [flagged]" if flagged else " [MISSED by the health report]"
 
 
 def fixtures(verbose: bool) -> dict[str, tuple[int, int, int, int]]:
@@ -74,6 +81,11 @@ def fixtures(verbose: bool) -> dict[str, tuple[int, int, int, int]]:
         _, turns, _ = segment((ROOT / "tests" / "fixtures" / name).read_text(encoding="utf-8"))
         n, r, u, w, notes = score(turns, speakers)
         out[name] = (n, r, u, w)
+        missed = sum("MISSED" in note for note in notes)
+        out[name] = (n, r, u, w)
+        wrong_turns = sum("-> unknown" not in note for note in notes)
+        if wrong_turns:
+            print(f"  {name}: {wrong_turns - missed} of {wrong_turns} wrong turns flagged")
         if verbose:
             for note in notes:
                 print(f"  {name} {note}")

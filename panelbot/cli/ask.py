@@ -178,6 +178,11 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.k:
         cfg = replace(cfg, retrieval=replace(cfg.retrieval, top_k=args.k))
     target = args.target.lower()
+    if target not in ("auto", "both", *panel.panelists):  # the name as shown: "Joaquín", "joaquín"
+        from panelbot.ingest.names import speaker_for
+
+        names = [p.name for p in panel.panelists.values()]
+        target = speaker_for(args.target, list(panel.panelists), names) or target
     if target not in ("auto", "both", *panel.panelists):
         raise UsageError(
             f"--to expects auto, both or one of: {', '.join(panel.panelists)} (got {args.target!r})"

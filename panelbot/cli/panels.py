@@ -54,6 +54,12 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     ingest.add_argument(
         "--url", metavar="URL", help="the talk's video: every quote links to its moment"
     )
+    ingest.add_argument(
+        "--llm",
+        action="store_true",
+        help="ask the configured model endpoint who said each doubtful turn (answers checked against "
+        "the turn's text; offline attribution otherwise, and when it fails)",
+    )
     ingest.set_defaults(handler=cmd_ingest)
 
 
@@ -131,48 +137,20 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import re
     from pathlib import Path
 
-    from panelbot.errors import DataError
-    from panelbot.ingest.draft import (
-        build_draft,
-        overwrite_refusal,
-        parse,
-        read_captions_file,
-        segment,
-        title_from_filename,
-        write_draft,
-    )
+    from panelbot.ingest.draft import build_draft, overwrite_refusal, segment
 
     if not args.out and not args.turns_json:
         raise UsageError("ingest needs --out DIR (where to write the panel) and/or --turns-json")
     if args.url and not re.match(r"^https?://[^\s/]+\S*$", args.url):
         raise UsageError(f"--url expects an http(s) URL, got {args.url!r}")
+    if getattr(args, "llm", False) and not args.out:
+        raise UsageError("--llm attributes the turns of the panel it writes: give --out DIR")
     speakers = _speaker_mapping(args.speaker, args.host)
     if args.out and not args.force:  # before the work, not after it
         refused = overwrite_refusal(Path(args.out))
         if refused:
             raise UsageError(refused)
-    captions = read_captions_file(args.captions)
-    caps = parse(captions)
-    if caps.error:
-        raise DataError(f"{args.captions}: {caps.error}; nothing written")
-    for w in caps.warnings:
-        err.write(f"panelbot: warning: {args.captions}: {w}\n")
-    if not [w for w in caps.words if w.text != ">>"]:
-        raise DataError(f"{args.captions}: no caption text found ({caps.format})")
-    from panelbot.ingest.sniff import not_captions
-
-    refused = not_captions(caps, captions)
-    if refused:
-        raise DataError(
-            f"{args.captions}: {refused}; expected WebVTT, SRT, json3 or a talk's plain captions"
-        )
-    if not caps.title:
-        caps.title = title_from_filename(args.captions)
-    if args.url and not caps.timed:
-        err.write(
-            f"panelbot: warning: {args.captions}: plain text captions carry no times, so quotes cannot link "
-            "to their moment (WebVTT, SRT or json3 captions can)\n"
-        )
+    captions, caps, title_guessed = _read_checked(args, err)
     speakers = _check_speakers(caps, speakers, args.captions, out)
     if args.turns_json and not args.out:
         _, turns, _ = segment(caps, speakers=speakers)
@@ -183,18 +161,102 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(
             f"--out {outdir} is a file, not a directory (--force replaces only a panel directory)"
         )
-    draft = build_draft(caps, outdir.name, url=args.url, speakers=speakers)
-    try:
-        written = write_draft(draft, captions, outdir, force=args.force)
-    except OSError as exc:  # a read-only place, a path under a file, /proc, a full disk...
-        raise DataError(
-            f"cannot write the panel there: {exc.strerror or exc}", str(outdir)
-        ) from None
+    options = {"url": args.url, "speakers": speakers, "title_guessed": title_guessed}
+    draft = build_draft(caps, outdir.name, **options)
+    if getattr(args, "llm", False):
+        draft = _with_model(draft, caps, outdir.name, options, args, out, err)
+    written = _write(draft, captions, outdir, args.force)
     if args.turns_json:
         out.write(
             json.dumps([t.to_dict() for t in draft.turns], ensure_ascii=True, indent=1) + "\n"
         )
         return EXIT_OK
+    _report_written(draft, outdir, len(written), out)
+    return EXIT_OK
+
+
+def _read_checked(args: argparse.Namespace, err: TextIO):  # noqa: ANN202 - (str, Captions, bool)
+    """The captions file read and parsed, refused with one line when it is not captions; its title from
+    the file's name when it carries none (and whether it was so guessed)."""
+    from panelbot.errors import DataError
+    from panelbot.ingest.draft import parse, read_captions_file, title_from_filename
+    from panelbot.ingest.sniff import not_captions
+
+    captions = read_captions_file(args.captions)
+    caps = parse(captions)
+    if caps.error:
+        raise DataError(f"{args.captions}: {caps.error}; nothing written")
+    for w in caps.warnings:
+        err.write(f"panelbot: warning: {args.captions}: {w}\n")
+    if not [w for w in caps.words if w.text != ">>"]:
+        raise DataError(f"{args.captions}: no caption text found ({caps.format})")
+    refused = not_captions(caps, captions)
+    if refused:
+        raise DataError(
+            f"{args.captions}: {refused}; expected WebVTT, SRT, json3 or a talk's plain captions"
+        )
+    title_guessed = not caps.title
+    if title_guessed:
+        caps.title = title_from_filename(args.captions)
+    if args.url and not caps.timed:
+        err.write(
+            f"panelbot: warning: {args.captions}: plain text captions carry no times, so quotes cannot link "
+            "to their moment (WebVTT, SRT or json3 captions can)\n"
+        )
+    return captions, caps, title_guessed
+
+
+def _with_model(draft, caps, name: str, options: dict, args, out: TextIO, err: TextIO):  # noqa: ANN001, ANN202
+    """``ingest --llm``: the configured endpoint attributes the doubtful turns; the draft derived again
+    with the answers it could check (the offline draft when it gives none or fails)."""
+    from panelbot.cli.common import load_config_warned
+    from panelbot.ingest.draft import build_draft
+    from panelbot.ingest.llm_attribution import ask_model, doubtful_numbers
+    from panelbot.text import strip_control
+
+    cfg = load_config_warned(args).with_endpoint(generate=True)
+    if not cfg.backend.base_url:
+        raise UsageError(
+            "--llm needs a model endpoint: set backend.base_url in the config or $PANELBOT_BASE_URL "
+            "(without --llm, ingest attributes offline)"
+        )
+    if not doubtful_numbers(draft):
+        out.write("No doubtful turn to ask the model about.\n")
+        return draft
+    result = ask_model(draft, cfg.backend)
+    for note in result.rejected:
+        err.write(f"panelbot: note: --llm: {strip_control(note, keep_newlines=False)}\n")
+    out.write(
+        f"The model changed the speaker of {len(result.overrides)} of {result.asked} doubtful turn(s)"
+        + (
+            f" ({len(result.rejected)} answer(s) not taken: offline kept)"
+            if result.rejected
+            else ""
+        )
+        + ".\n"
+    )
+    if not result.overrides:
+        return draft
+    return build_draft(caps, name, **options, model_overrides=result.overrides)
+
+
+def _write(draft, captions: str, outdir, force: bool) -> list:  # noqa: ANN001
+    from panelbot.errors import DataError
+    from panelbot.ingest.draft import write_draft
+
+    try:
+        return write_draft(draft, captions, outdir, force=force)
+    except OSError as exc:  # a read-only place, a path under a file, /proc, a full disk...
+        raise DataError(
+            f"cannot write the panel there: {exc.strerror or exc}", str(outdir)
+        ) from None
+
+
+def _report_written(draft, outdir, written: int, out: TextIO) -> None:  # noqa: ANN001
+    """What was written, its health report, and commands that work from any directory."""
+    from panelbot.ingest.health import format_health, panel_health
+    from panelbot.panel import load_panel
+
     unknown = sum(1 for t in draft.turns if t.speaker == "unknown")
     out.write(
         f"Wrote draft panel {outdir} ({len(draft.turns)} turns, {len(draft.questions)} host questions, "
@@ -204,23 +266,36 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(
             f"{unknown} turn(s) could not be attributed: marked 'unknown' in turns.yaml for review.\n"
         )
-    from panelbot.errors import PanelNotFound
-    from panelbot.ingest.health import format_health, panel_health
-    from panelbot.panel import find_panel_dir, load_panel
-
     out.write(format_health(panel_health(load_panel(outdir))) + "\n")
-    try:  # the name works only where panels are searched for (./persona_data, $PANELBOT_PANELS, ...)
-        by_name = find_panel_dir(outdir.name).resolve() == outdir.resolve()
-    except PanelNotFound:
-        by_name = False
-    # the commands work from any directory: the panel's name where it is found by name, else its full path
+    # the panel's name where it is found by name from anywhere, else its full path
     where = str(outdir.resolve())
-    ref = outdir.name if by_name else where
+    ref = outdir.name if _found_by_name_anywhere(outdir) else where
     out.write(
-        f'Try: panelbot ask --panel {shlex.quote(ref)} "..."   ({len(written)} files written; '
+        f'Try: panelbot ask --panel {shlex.quote(ref)} "..."   ({written} files written; '
         f"panelbot check {shlex.quote(where)} to see this again)\n"
     )
-    return EXIT_OK
+
+
+def _found_by_name_anywhere(outdir) -> bool:  # noqa: ANN001 - a Path
+    """Whether ``--panel NAME`` finds this directory from any working directory: it is the first of its
+    name in a search place that does not depend on the working directory ($PANELBOT_PANELS, the user's
+    panels), not ./persona_data nor a directory here."""
+    from pathlib import Path
+
+    from panelbot import paths
+    from panelbot.errors import PanelNotFound
+    from panelbot.panel import find_panel_dir
+
+    try:
+        if find_panel_dir(outdir.name).resolve() != outdir.resolve():
+            return False
+    except PanelNotFound:
+        return False
+    local = (Path.cwd() / "persona_data").resolve()
+    return any(
+        b.resolve() != local and (b / outdir.name).resolve() == outdir.resolve()
+        for b in paths.panel_search_dirs()
+    )
 
 
 def _speaker_mapping(pairs: list[str], host: str | None) -> dict[str, str]:

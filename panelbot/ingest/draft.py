@@ -23,6 +23,7 @@ import yaml
 
 from panelbot.errors import DataError, UsageError
 from panelbot.ingest.align import align_turn
+from panelbot.ingest.basis import BY_HAND, MODEL_WHY
 from panelbot.ingest.captions import clean_quote_text, split_turns
 from panelbot.ingest.formats import Captions, parse_captions
 from panelbot.ingest.names import (
@@ -39,6 +40,7 @@ from panelbot.ingest.names import (
     name_pattern,
     panelist_ids,
     presentations,
+    speaker_for,
     speaker_labels,
 )
 from panelbot.ingest.speakers import SpeakerTurn, identify_speakers
@@ -69,6 +71,9 @@ class Draft:
     format: str = "text"
     warnings: list[str] = field(default_factory=list)
     labels: list[LabelName] = field(default_factory=list)  # the captions' speaker labels, resolved
+    # how it was made (the labels' mapping, the URL, the speakers set by hand): kept in the manifest so
+    # that `panelbot check --fix` can derive the draft again
+    options: dict = field(default_factory=dict)
 
 
 def parse(captions: str) -> Captions:
@@ -362,27 +367,140 @@ def title_from_filename(path: str) -> str:
     return name if len(name.split()) >= 2 else ""
 
 
+# the name of the show or event the host welcomes people to: "welcome back to Living Languages, the podcast
+# about …", "This is Cooler Streets."; it must be capitalised (not "welcome to the afternoon session")
+_INTRO_TITLE_RE = re.compile(
+    r"\b(?:[Ww]elcome(?: back)?,?(?: everyone| everybody| all)?,? to|[Tt]his is|[Yy]ou're (?:listening to|"
+    r"watching)) (?:(?:this year's|the|our) )?"
+    r"((?:[A-Z0-9][\w'\u2019&-]*)(?:\s+(?:[A-Z0-9][\w'\u2019&-]*|of|the|and|for|in|on|at|&|a|to)){0,8})"
+)
+
+
+def title_from_intro(turns: list[SpeakerTurn]) -> str:
+    """The talk's title from the host's opening ("Good evening and welcome to Cooler Streets, a
+    conversation …" -> "Cooler Streets"), or ""."""
+    opening = next((t.text for t in turns[:3] if t.speaker == HOST), "")
+    for m in _INTRO_TITLE_RE.finditer(" ".join(split_sentences(opening)[:4])):
+        toks = m.group(1).split()
+        while toks and toks[-1][:1].islower():  # "Cooler Streets and" -> "Cooler Streets"
+            toks.pop()
+        if toks and not (len(toks) == 1 and toks[0] in ("I", "It", "We", "A")):
+            return " ".join(toks)
+    return ""
+
+
+def host_name(turns: list[SpeakerTurn], names: list[str]) -> str:
+    """The name the host gives themselves in their first turns ("My name is Marguerite Okafor, I edit
+    …"), not a panelist's; "" when they give none."""
+    taken = {ascii_fold(n).lower() for n in names}
+    for t in [t for t in turns if t.speaker == HOST][:2]:
+        for first in find_intro_names(t.text):
+            if ascii_fold(first).lower() not in taken:
+                return full_intro_name(t.text, first)
+    return ""
+
+
 def build_draft(
     captions: str | Captions,
     name: str,
     *,
     url: str | None = None,
     speakers: dict[str, str] | None = None,
+    overrides: dict[int, str] | None = None,
+    title_guessed: bool = False,
+    model_overrides: dict[int, str] | None = None,
 ) -> Draft:
+    """The draft panel of a talk. ``speakers`` maps the captions' labels to people; ``overrides`` sets the
+    speaker of turns by number (1-based, as the health report shows them: a panelist's id or name, or
+    "host"), as ``panelbot check --fix``/``--speaker`` record them. ``title_guessed``: the captions'
+    title was made from the file's name, so the one the host gives ("welcome to Cooler Streets") wins.
+    ``model_overrides``: the speakers a model gave doubtful turns (``ingest --llm``); set by hand wins."""
     caps = parse(captions) if isinstance(captions, str) else captions
     resolved: list[LabelName] = []
     title, turns, names = segment(caps, speakers=speakers, resolved=resolved)
     title = clean_title(title, names)
+    if not title or title_guessed:
+        title = title_from_intro(turns) or title
     ids = panelist_ids(names)
     if not ids:
-        plain = " ".join(t.text for t in turns)
-        hint = ""
-        if plain and not any(ch.isupper() for ch in plain) and not re.search(r"[.?!]", plain):
-            hint = " (these captions have no capital letters or punctuation, so names cannot be told from words)"
         raise DataError(
-            "found no panelists: no self-introductions or hand-overs by name in the captions" + hint
+            "found no panelists: no self-introductions or hand-overs by name in the captions"
+            + _no_names_hint(turns)
         )
-    # questions: host turns followed by at least one panelist answer
+    if model_overrides:
+        apply_overrides(turns, model_overrides, ids, names, why=MODEL_WHY)
+    if overrides:
+        apply_overrides(turns, overrides, ids, names)
+    questions, quotes = _questions_and_quotes(turns, ids)
+    if not quotes:
+        raise DataError(
+            "no answer could be attributed to a named panelist; nothing to build a bank from"
+        )
+    _align_quoted_turns(turns, quotes)
+    people = _people(turns, quotes, names, ids, resolved)
+    _quote_keywords(quotes, questions, people)
+    panelists = _panelists(people)
+    panel = {
+        "format": 1,
+        "title": title or _people_title(panelists) or name,
+        "status": "draft",
+        "source": CAPTIONS_NAME,
+        **({"source_url": url} if url else {}),
+        "host": {"id": HOST, "name": host_name(turns, names) or "Host"},
+        "panelists": panelists,
+        "topics": _panel_topics(people),
+    }
+    draft = Draft(
+        title, turns, names, panel, questions, quotes, caps.format, list(caps.warnings), resolved
+    )
+    draft.options = {
+        k: v
+        for k, v in (
+            ("title", caps.title),
+            ("speakers", speakers or {}),
+            ("url", url),
+            ("overrides", {str(n): who for n, who in sorted((overrides or {}).items())}),
+            ("model", {str(n): who for n, who in sorted((model_overrides or {}).items())}),
+        )
+        if v
+    }
+    return draft
+
+
+def _no_names_hint(turns: list[SpeakerTurn]) -> str:
+    plain = " ".join(t.text for t in turns)
+    if plain and not any(ch.isupper() for ch in plain) and not re.search(r"[.?!]", plain):
+        return " (these captions have no capital letters or punctuation, so names cannot be told from words)"
+    return ""
+
+
+def apply_overrides(
+    turns: list[SpeakerTurn],
+    overrides: dict[int, str],
+    ids: list[str],
+    names: list[str],
+    *,
+    why: str = BY_HAND,
+) -> None:
+    """Give turns (numbered from 1) the speaker set by hand; a number past the end or a person not on
+    the panel is a usage error."""
+    for number, who in overrides.items():
+        if not 1 <= number <= len(turns):
+            raise UsageError(f"there is no turn {number}: the talk has {len(turns)} turns")
+        pid = speaker_for(who, ids, names)
+        if pid is None:
+            raise UsageError(
+                f"turn {number}: {who!r} is not on the panel (one of: host, {', '.join(ids)})"
+            )
+        t = turns[number - 1]
+        t.speaker, t.why, t.parts = pid, why, []
+        t.is_question = t.is_question and pid == HOST
+
+
+def _questions_and_quotes(
+    turns: list[SpeakerTurn], ids: list[str]
+) -> tuple[list[dict], list[dict]]:
+    """The host's questions (host turns a panelist answers) and the answers cut into quotes."""
     questions: list[dict] = []
     current_q: dict | None = None
     quotes: list[dict] = []
@@ -390,49 +508,87 @@ def build_draft(
     for i, t in enumerate(turns):
         if t.speaker == HOST:
             nxt = turns[i + 1] if i + 1 < len(turns) else None
+            current_q = None
             if t.is_question and nxt is not None and nxt.speaker != HOST:
-                current_q = {
-                    "id": f"q{len(questions) + 1:02d}",
-                    "text": _question_text(t.text),
-                    "turn": i,
-                    "asked_to": [a for a in t.addressed if a in ids],
-                    "answered_by": [],
-                }
-                if t.start is not None:
-                    current_q["start"] = t.start
+                current_q = _question_record(t, i, len(questions) + 1, ids)
                 questions.append(current_q)
-            else:
-                current_q = None
             continue
-        if t.speaker == UNKNOWN or t.speaker not in ids:
+        if t.speaker not in ids:
             continue
         if current_q is not None and t.speaker not in current_q["answered_by"]:
             current_q["answered_by"].append(t.speaker)
-        sentences = answer_sentences(t.text)
-        for first, end, text in chunk_answer(t.text):
-            counters[t.speaker] += 1
-            quote = {
-                "id": f"{t.speaker}-{counters[t.speaker]:02d}",
-                "speaker": t.speaker,
-                "text": text,
-                "question": current_q["id"] if current_q else None,
-                "turn": i,
-                "sentences": [first, end],
-            }
-            start, stop = span_times(t.times, sentences, first, end)
-            if start is not None:
-                quote["start"], quote["end"] = start, stop
-            quotes.append(quote)
-    if not quotes:
-        raise DataError(
-            "no answer could be attributed to a named panelist; nothing to build a bank from"
-        )
-    # each turn shows its quotes' cleaned wording, so the context view finds and highlights them
+        quotes += _turn_quotes(t, i, current_q["id"] if current_q else None, counters)
+    return questions, quotes
+
+
+def _question_record(t: SpeakerTurn, i: int, number: int, ids: list[str]) -> dict:
+    q = {
+        "id": f"q{number:02d}",
+        "text": _question_text(t.text),
+        "turn": i,
+        "asked_to": [a for a in t.addressed if a in ids],
+        "answered_by": [],
+    }
+    if t.start is not None:
+        q["start"] = t.start
+    return q
+
+
+def _turn_quotes(
+    t: SpeakerTurn, i: int, question: str | None, counters: Counter[str]
+) -> list[dict]:
+    sentences = answer_sentences(t.text)
+    out = []
+    for first, end, text in chunk_answer(t.text):
+        counters[t.speaker] += 1
+        quote = {
+            "id": f"{t.speaker}-{counters[t.speaker]:02d}",
+            "speaker": t.speaker,
+            "text": text,
+            "question": question,
+            "turn": i,
+            "sentences": [first, end],
+        }
+        start, stop = span_times(t.times, sentences, first, end)
+        if start is not None:
+            quote["start"], quote["end"] = start, stop
+        out.append(quote)
+    return out
+
+
+def _align_quoted_turns(turns: list[SpeakerTurn], quotes: list[dict]) -> None:
+    """Each turn shows its quotes' cleaned wording, so the context view finds and highlights them."""
     by_turn: dict[int, list[str]] = {}
     for q in quotes:
         by_turn.setdefault(q["turn"], []).append(q["text"])
     for i, texts in by_turn.items():
         turns[i].text = align_turn(turns[i].text, texts)
+
+
+@dataclass
+class _People:
+    """What the draft knows of its panelists: ids, display names, intros, roles, the words that are
+    names, and all each one said."""
+
+    ids: list[str]
+    names: list[str]
+    intros: dict[str, str]
+    presented: dict[str, str]
+    roles: dict[str, tuple[str, str]]
+    label_names: dict[str, str]
+    name_words: set[str]
+    by_speaker: dict[str, str]
+    persona_kws: list[list[str]]
+    persona_phrases: list[list[str]]
+
+
+def _people(
+    turns: list[SpeakerTurn],
+    quotes: list[dict],
+    names: list[str],
+    ids: list[str],
+    resolved: list[LabelName],
+) -> _People:
     intros = {
         pid: next(
             (t.text for t in turns if t.speaker == pid and t.why == "introduces themselves"), ""
@@ -440,7 +596,6 @@ def build_draft(
         or _labelled_intro(turns, pid)
         for pid in ids
     }
-    label_names = _full_label_names(resolved)
     presented = _presented(
         turns, names, ids
     )  # what the host says of a guest, for those who never say it
@@ -450,16 +605,46 @@ def build_draft(
         else _role_from_presentation(presented[pid])
         for pid in ids
     }
-    # names (with surnames: "I'm Sarah Chen") and organisations are who they are, not what they talk about
+    name_words = _name_words(names, ids, intros, presented, roles)
+    by_speaker = {
+        p: " ".join(
+            [q["text"] for q in quotes if q["speaker"] == p] + ([] if intros[p] else [presented[p]])
+        )
+        for p in ids
+    }
+    texts = [by_speaker[p] for p in ids]
+    return _People(
+        ids,
+        names,
+        intros,
+        presented,
+        roles,
+        _full_label_names(resolved),
+        name_words,
+        by_speaker,
+        _keywords(texts, top=PERSONA_KEYWORDS, exclude=name_words),
+        _phrases(texts, top=KEYWORD_PHRASES, exclude=name_words),
+    )
+
+
+def _name_words(
+    names: list[str],
+    ids: list[str],
+    intros: dict[str, str],
+    presented: dict[str, str],
+    roles: dict[str, tuple[str, str]],
+) -> set[str]:
+    """Names (with surnames: "I'm Sarah Chen"), organisations and places are who they are, not what they
+    talk about."""
     name_words = {w for n in names for w in words(n)} | {
         w for n in names for w in words(ascii_fold(n))
     }
     for pid in ids:
+        said = intros[pid] or presented[pid]
         name_words.update(words(roles[pid][1]))
         # where they are ("a clinic in Limerick", "a studio in Lisbon called Lanterna") is not what they cover
         for m in re.finditer(
-            r"\b(?:in|at|from|near|called|named)\s+((?:[^\W\d_][\w'\u2019-]*\s*){1,3})",
-            intros[pid] or presented[pid],
+            r"\b(?:in|at|from|near|called|named)\s+((?:[^\W\d_][\w'\u2019-]*\s*){1,3})", said
         ):
             name_words.update(
                 w.lower()
@@ -467,28 +652,18 @@ def build_draft(
                 if w[:1].isupper() and w[1:].islower()
             )
         for n in names:
-            m = re.search(
-                rf"{re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})",
-                intros[pid] or presented[pid],
-            )
-            if m:
-                name_words.update(
-                    w for w in words(ascii_fold(m.group(1))) if m.group(1).strip()[:1].isupper()
-                )
-    by_speaker = {
-        p: " ".join(
-            [q["text"] for q in quotes if q["speaker"] == p] + ([] if intros[p] else [presented[p]])
-        )
-        for p in ids
-    }
-    persona_kws = _keywords([by_speaker[p] for p in ids], top=PERSONA_KEYWORDS, exclude=name_words)
-    persona_phrases = _phrases(
-        [by_speaker[p] for p in ids], top=KEYWORD_PHRASES, exclude=name_words
-    )
-    all_phrases = {ph for phs in persona_phrases for ph in phs}
-    kws = _keywords([q["text"] for q in quotes], top=QUOTE_KEYWORDS, exclude=name_words)
+            m = re.search(rf"{re.escape(n)}((?:\s+[^\W\d_][\w'\u2019-]*){{1,2}})", said)
+            if m and m.group(1).strip()[:1].isupper():
+                name_words.update(words(ascii_fold(m.group(1))))
+    return name_words
+
+
+def _quote_keywords(quotes: list[dict], questions: list[dict], people: _People) -> None:
+    """Each quote's keywords and topics: the speaker's recurring phrases it uses ("sparse attention"),
+    its distinctive words, then a word or two of the question it answers."""
+    all_phrases = {ph for phs in people.persona_phrases for ph in phs}
+    kws = _keywords([q["text"] for q in quotes], top=QUOTE_KEYWORDS, exclude=people.name_words)
     for q, kw in zip(quotes, kws, strict=False):
-        # the speaker's recurring phrases this quote uses ("sparse attention"), then its distinctive words
         norm = " ".join(words(q["text"]))
         phrases = [ph for ph in sorted(all_phrases) if f" {ph} " in f" {norm} "]
         q["keywords"] = phrases + [w for w in kw if not any(w in ph.split() for ph in phrases)]
@@ -497,76 +672,62 @@ def build_draft(
     # sourdough get so popular?" answered with "people started baking at home")
     asked = {hq["id"]: hq["text"] for hq in questions}
     common = common_words()
+    sw = stopwords()
     for q in quotes:
         extra = [
             w
             for w in words(asked.get(q["question"] or "", ""))
             if len(w) > 3
             and w not in common
-            and w not in name_words
-            and w not in stopwords()
+            and w not in people.name_words
+            and w not in sw
             and w not in q["keywords"]
         ]
         q["keywords"] = q["keywords"] + list(dict.fromkeys(extra))[:2]
-    # personas
-    panelists = []
-    for k, (pid, disp) in enumerate(zip(ids, names, strict=False)):
-        intro = intros[pid]
-        role, org = roles[pid]
-        panelists.append(
+
+
+def _panelists(people: _People) -> list[dict]:
+    out = []
+    for k, (pid, disp) in enumerate(zip(people.ids, people.names, strict=False)):
+        intro = people.intros[pid]
+        role, org = people.roles[pid]
+        said = people.by_speaker[pid]
+        phrases, kws = people.persona_phrases[k], people.persona_kws[k]
+        single = [w for w in kws if not any(w in ph.split() for ph in phrases)]
+        out.append(
             {
                 "id": pid,
-                "name": label_names.get(disp)
+                "name": people.label_names.get(disp)
                 or (
-                    full_intro_name(intro, disp) if intro else _presented_name(presented[pid], disp)
+                    full_intro_name(intro, disp)
+                    if intro
+                    else _presented_name(people.presented[pid], disp)
                 ),
                 "role": role,
                 "organisation": org,
                 "colour": _PALETTE[k % len(_PALETTE)],
-                "covers": _covers(
-                    persona_phrases[k]
-                    + [
-                        w
-                        for w in persona_kws[k]
-                        if not any(w in ph.split() for ph in persona_phrases[k])
-                    ],
-                    by_speaker[pid],
-                )[:5],
+                "covers": _covers(phrases + single, said)[:5],
                 "keywords": list(
                     dict.fromkeys(
                         _role_keywords(role, org)
-                        + persona_phrases[k]
-                        + [w for w in persona_kws[k] if _keyword_like(w, by_speaker[pid])][
-                            :PERSONA_KEYWORDS
-                        ]
+                        + phrases
+                        + [w for w in kws if _keyword_like(w, said)][:PERSONA_KEYWORDS]
                     )
                 ),
-                "bio": clean_quote_text(intro) if intro else presented[pid],
+                "bio": clean_quote_text(intro) if intro else people.presented[pid],
                 "voice": "",
             }
         )
-    panel_topics = _covers(
-        list(
-            dict.fromkeys(
-                [ph for phs in persona_phrases for ph in phs[:4]]
-                + _keywords([" ".join(by_speaker.values())], top=24, exclude=name_words)[0]
-            )
-        ),
-        " ".join(by_speaker.values()),
+    return out
+
+
+def _panel_topics(people: _People) -> list[str]:
+    said = " ".join(people.by_speaker.values())
+    general = _keywords([said], top=24, exclude=people.name_words)[0]
+    return _covers(
+        list(dict.fromkeys([ph for phs in people.persona_phrases for ph in phs[:4]] + general)),
+        said,
     )[:12]
-    panel = {
-        "format": 1,
-        "title": title or _people_title(panelists) or name,
-        "status": "draft",
-        "source": CAPTIONS_NAME,
-        **({"source_url": url} if url else {}),
-        "host": {"id": HOST, "name": "Host"},
-        "panelists": panelists,
-        "topics": panel_topics,
-    }
-    return Draft(
-        title, turns, names, panel, questions, quotes, caps.format, list(caps.warnings), resolved
-    )
 
 
 def _labelled_intro(turns: list[SpeakerTurn], pid: str) -> str:
@@ -968,10 +1129,64 @@ def write_draft(draft: Draft, captions: str, out: Path, *, force: bool = False) 
     for fname, text in files.items():
         written.append(_atomic_write(out / fname, text))
     manifest: dict = {"files": {f: _sha(t) for f, t in files.items()}}
+    # what each turn's speaker rests on (the reason of each merged part): the health report flags the doubtful
+    manifest["turns"] = [
+        {"speaker": t.speaker, "reasons": [[at, why] for at, why in t.reasons()]}
+        for t in draft.turns
+    ]
+    if draft.options:  # how to derive it again (panelbot check --fix)
+        manifest["ingest"] = draft.options
     if draft.labels:  # who each speaker label was taken to be: the health report shows the guesses
         manifest["speaker_labels"] = [lab.to_dict() for lab in draft.labels]
     _atomic_write(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return written
+
+
+def rederive(
+    directory: Path, overrides: dict[int, str], *, force: bool = False
+) -> tuple[Draft, list[Path]]:
+    """Derive a draft panel again from the captions it keeps, as it was ingested (the labels' mapping,
+    the URL) with the speakers set by hand so far and ``overrides`` (turn number -> person) on top; the
+    turns set by hand stay in its manifest, so a later fix keeps them. A panel curated since the ingest
+    is not touched unless ``force``."""
+    reason = is_curated(directory)
+    if reason and not force:
+        raise UsageError(
+            f"refusing to derive {directory} again: {reason}; --force replaces it (your edits are lost)"
+        )
+    try:
+        captions = (directory / CAPTIONS_NAME).read_text(encoding="utf-8")
+        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(
+            f"not a panel that panelbot ingest wrote (no readable {CAPTIONS_NAME} and {MANIFEST}): {exc}",
+            str(directory),
+        ) from None
+    opts = manifest.get("ingest") if isinstance(manifest, dict) else None
+    opts = opts if isinstance(opts, dict) else {}
+    merged = _numbered(opts.get("overrides"))
+    merged.update(overrides)
+    caps = parse(captions)
+    if not caps.title:
+        caps.title = str(opts.get("title") or "")
+    speakers = opts.get("speakers") if isinstance(opts.get("speakers"), dict) else None
+    url = opts.get("url") if isinstance(opts.get("url"), str) else None
+    draft = build_draft(
+        caps,
+        directory.name,
+        url=url,
+        speakers=speakers,
+        overrides=merged,
+        model_overrides=_numbered(opts.get("model")),
+    )
+    return draft, write_draft(draft, captions, directory, force=True)
+
+
+def _numbered(recorded: object) -> dict[int, str]:
+    """{turn number: person} as the manifest keeps it ({"12": "joost"}); {} for anything else."""
+    if not isinstance(recorded, dict):
+        return {}
+    return {int(n): str(who) for n, who in recorded.items() if str(n).isdigit()}
 
 
 def _atomic_write(path: Path, text: str) -> Path:

@@ -9,14 +9,16 @@ declined. Warnings say what to curate first. Plain data; the CLI formats it.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
+from panelbot.ingest.basis import doubtful_part
 from panelbot.ingest.profiles import generic_words
 from panelbot.panel import Panel
 from panelbot.retrieval.lexicon import common_words, stopwords
-from panelbot.text import normalize_for_match, strip_control, words
+from panelbot.text import normalize_for_match, split_sentences, strip_control, words
 
 # Everyday frames: a panel word dropped into one of these means something else ("a cheap cache for my garden").
 _TRAP_FRAMES = (
@@ -50,6 +52,9 @@ class Health:
     warnings: list[str] = field(default_factory=list)
     # the captions' speaker labels and who ingest took each to be (label, name, how, first_words, turns)
     speaker_labels: list[dict] = field(default_factory=list)
+    # the turns whose speaker rests only on order or field, or is unknown: turn (1-based), index, speaker,
+    # why, first_words (of the doubtful part)
+    doubtful: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -72,6 +77,24 @@ def _paraphrase(question: str) -> str:
     sw = stopwords()
     kept = [w for w in words(question) if w not in sw and len(w) > 2]
     return " ".join(kept[-8:])
+
+
+_OPENERS_RE = re.compile(
+    r"^(?:(?:so|okay|ok|right|well|and|now|great|yeah|alright|let me (?:ask|start with) (?:you|that)|"
+    r"i (?:want|wanted) to ask(?: you)?|i'm curious)\b[\s,.:;-]*)+",
+    re.IGNORECASE,
+)
+
+
+def near_verbatim(question: str, names: set[str]) -> str:
+    """The host's question nearly as asked, as a viewer would retype it: its last question sentence,
+    without the names it is put to or the opening chatter ("So, Joost, what can you do about that?" ->
+    "what can you do about that?")."""
+    asks = [s for s in split_sentences(question) if s.rstrip().endswith("?")] or [question]
+    text = asks[-1]
+    kept = [w for w in text.split() if words(w) and words(w)[0] not in names or not words(w)]
+    text = " ".join(kept).strip(" ,")
+    return _OPENERS_RE.sub("", text).strip(" ,") or text
 
 
 def _trap_words(panel: Panel, n: int = 8) -> list[str]:
@@ -109,7 +132,7 @@ def self_test(panel: Panel) -> dict[str, float | int]:
         if not hq.answered_by or len(substance) < 4:
             continue  # "Siobhán?", "And finally, D'Andre.": a hand-over, not a question anyone would ask
         answer_ids = {q.id for q in panel.quotes if q.question == hq.id}
-        for text in (hq.text, _paraphrase(hq.text)):
+        for text in dict.fromkeys((hq.text, near_verbatim(hq.text, names), _paraphrase(hq.text))):
             if not text.strip():
                 continue
             asked += 1
@@ -148,8 +171,6 @@ def panel_health(panel: Panel) -> Health:
             unknown_words += len(t.text.split())
     for q in panel.quotes:
         speakers[q.speaker].quotes += 1
-    mism = quote_mismatches(panel)
-    test = self_test(panel)
     h = Health(
         panel.name,
         panel.title,
@@ -158,14 +179,37 @@ def panel_health(panel: Panel) -> Health:
         unknown_words,
         sum(1 for q in panel.quotes if q.start is not None),
         len(panel.quotes),
-        mism,
-        test,
+        quote_mismatches(panel),
+        self_test(panel),
     )
-    w = h.warnings
-    if unknown_turns:
+    manifest = _manifest(panel)
+    h.speaker_labels = _speaker_labels(manifest)
+    h.doubtful = doubtful_turns(panel, manifest)
+    h.warnings = _warnings(h, panel)
+    return h
+
+
+def _warnings(h: Health, panel: Panel) -> list[str]:
+    """What to curate first, most telling first."""
+    w = []
+    test = h.self_test
+    where = shlex.quote(str(panel.path.resolve()))
+    guessed = [t for t in h.doubtful if t["speaker"] != "unknown"]
+    if guessed:
         w.append(
-            f"{unknown_turns} answer turn(s) ({unknown_words} words) are 'unknown': give them a speaker in "
-            "turns.yaml (the reason is beside each), then re-cut their quotes"
+            f"{len(guessed)} turn(s) have a speaker that rests only on their order or field, not on a "
+            f"name, a hand-over or a label (listed above): check them with panelbot check {where} --fix, "
+            f"or set one with panelbot check {where} --speaker TURN=NAME"
+        )
+    if h.unknown_turns:
+        how = (
+            f"with panelbot check {where} --fix (or in turns.yaml: the reason is beside each)"
+            if (panel.path / ".ingest.json").is_file()  # a draft ingest can derive again
+            else "in turns.yaml (the reason is beside each)"
+        )
+        w.append(
+            f"{h.unknown_turns} answer turn(s) ({h.unknown_words} words) are 'unknown': give them a "
+            f"speaker {how}"
         )
     for s in h.speakers:
         if s.quotes < 3:
@@ -182,45 +226,102 @@ def panel_health(panel: Panel) -> Health:
             f"only {test['declined_share']:.0%} of off-topic traps are declined: add a 'vocabulary:' of the "
             "panel's own terms so generic words count less"
         )
+    mism = h.mismatched_quotes
     if mism:
         shown = ", ".join(mism[:5]) + (" ..." if len(mism) > 5 else "")
         w.append(
             f"{len(mism)} quote(s) are not found in their turn's text ({shown}): make the two agree"
         )
-    h.speaker_labels = _speaker_labels(panel)
-    guessed = [lab for lab in h.speaker_labels if lab["how"] in _GUESSED]
-    if guessed:
-        fix = " ".join("--speaker " + shlex.quote(lab["label"] + "=NAME") for lab in guessed)
-        source = shlex.quote(str(panel.path.resolve() / "captions.txt"))
-        w.append(
-            f"{len(guessed)} speaker label(s) were not named by you: "
-            + "; ".join(
-                f'{lab["label"]} taken as {lab["name"]} ({lab["how"]}: "{lab["first_words"]} …")'
-                for lab in guessed
-            )
-            + f". If one is wrong: panelbot ingest {source} --out {shlex.quote(str(panel.path))} "
-            f"--force {fix}"
-        )
+    w += _label_warnings(h, panel)
     if panel.quotes and not h.timed_quotes:
         w.append(
             "no quote has a time: captions with times (VTT, SRT, json3) and --url give each quote a link"
         )
-    return h
+    return w
+
+
+def _label_warnings(h: Health, panel: Panel) -> list[str]:
+    guessed = [lab for lab in h.speaker_labels if lab["how"] in _GUESSED]
+    if not guessed:
+        return []
+    fix = " ".join("--speaker " + shlex.quote(lab["label"] + "=NAME") for lab in guessed)
+    source = shlex.quote(str(panel.path.resolve() / "captions.txt"))
+    return [
+        f"{len(guessed)} speaker label(s) were not named by you: "
+        + "; ".join(
+            f'{lab["label"]} taken as {lab["name"]} ({lab["how"]}: "{lab["first_words"]} …")'
+            for lab in guessed
+        )
+        + f". If one is wrong: panelbot ingest {source} --out {shlex.quote(str(panel.path.resolve()))} "
+        f"--force {fix}"
+    ]
+
+
+FIRST_WORDS = 10
+
+
+def doubtful_turns(panel: Panel, manifest: dict | None = None) -> list[dict]:
+    """Every turn whose speaker is 'unknown' or rests only on order or field, by what ingest recorded
+    of each turn (a turn whose speaker was changed since, by hand, is firm). None for a panel written by
+    hand."""
+    manifest = _manifest(panel) if manifest is None else manifest
+    recorded = manifest.get("turns")
+    if not isinstance(recorded, list) or len(recorded) != len(panel.turns):
+        recorded = [None] * len(panel.turns)
+    out = []
+    for i, (t, rec) in enumerate(zip(panel.turns, recorded, strict=True)):
+        part = _doubtful_recorded(rec, t.speaker)
+        if t.speaker == "unknown":
+            part = part or (0, "no speaker found")
+        if part is None:
+            continue
+        at, why = part
+        shown = t.text.split()[at : at + FIRST_WORDS] or t.text.split()[:FIRST_WORDS]
+        out.append(
+            {
+                "turn": i + 1,
+                "index": i,
+                "speaker": t.speaker,
+                "why": strip_control(why, keep_newlines=False),
+                "first_words": strip_control(" ".join(shown), keep_newlines=False),
+            }
+        )
+    return out
+
+
+def _doubtful_recorded(rec: object, speaker: str) -> tuple[int, str] | None:
+    """The doubtful part of a turn as the manifest records it (None when firm, changed or unrecorded)."""
+    if not isinstance(rec, dict) or rec.get("speaker") != speaker:
+        return None
+    reasons = rec.get("reasons")
+    if not isinstance(reasons, list):
+        return None
+    parts = [
+        (r[0], r[1])
+        for r in reasons
+        if isinstance(r, list) and len(r) == 2 and isinstance(r[0], int) and isinstance(r[1], str)
+    ]
+    return doubtful_part(parts)
 
 
 _GUESSED = ("introduces themselves", "asks the questions", "no name found")
 
 
-def _speaker_labels(panel: Panel) -> list[dict]:
-    """How ingest resolved the captions' speaker labels, from the manifest it wrote (none for a panel
-    written by hand, or whose captions carry no labels)."""
+def _manifest(panel: Panel) -> dict:
+    """What ingest recorded of the panel (.ingest.json), {} for a panel written by hand."""
     import json
 
     try:
         data = json.loads((panel.path / ".ingest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
-        return []
-    labels = data.get("speaker_labels") if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _speaker_labels(manifest: dict) -> list[dict]:
+    """How ingest resolved the captions' speaker labels, from the manifest it wrote (none for a panel
+    written by hand, or whose captions carry no labels)."""
+    labels = manifest.get("speaker_labels")
     keys = ("label", "name", "how", "first_words")
     if not isinstance(labels, list):
         return []
@@ -266,9 +367,19 @@ def format_health(h: Health) -> str:
     )
     for lab in h.speaker_labels:
         lines.append(f"  speaker label {lab['label']}: {lab['name']} ({lab['how']})")
+    if h.doubtful:
+        lines.append(
+            f"  {len(h.doubtful)} doubtful turn(s) (speaker not from a name, hand-over or label):"
+        )
+        lines.extend(f"    {format_doubtful(d)}" for d in h.doubtful)
     if h.warnings:
         lines.append("Curate first:")
         lines.extend(f"  - {w}" for w in h.warnings)
     else:
         lines.append("No warnings.")
     return "\n".join(lines)
+
+
+def format_doubtful(d: dict) -> str:
+    """'turn 12  joost  (their field …): "It is, and it's the thing …"'."""
+    return f'turn {d["turn"]:>3}  {d["speaker"]}  ({d["why"]}): "{d["first_words"]} …"'

@@ -176,7 +176,34 @@ _INTRO_RE = re.compile(
     rf"(?:(?:Dr|Doctor|Professor|Prof)\.?\s+)?|"
     rf"(?:^|[.!?]\s+)(?:[Hh]i|[Hh]ey|[Hh]ello)(?:\s+(?:everyone|everybody|all|folks|there))?,?\s+"
     rf"(?:this is|it's)\s+)"
-    rf"({NAME_TOKEN}(?:\s+{NAME_TOKEN}){{0,2}})"
+    rf"({NAME_TOKEN}(?:\s+{NAME_TOKEN}){{0,4}})"
+)
+
+# the lower-case words inside a surname: "Joost van der Linde", "Anneke de Vries", "Rhys ap Gruffydd"
+SURNAME_PARTICLES = frozenset(
+    [
+        "van",
+        "von",
+        "der",
+        "den",
+        "de",
+        "del",
+        "della",
+        "di",
+        "da",
+        "das",
+        "dos",
+        "du",
+        "la",
+        "le",
+        "ter",
+        "ten",
+        "ap",
+        "bin",
+        "ibn",
+        "al",
+        "el",
+    ]
 )
 
 # a greeting before the name: "Hi everyone,", "Hey, everybody.", "Sure, so"
@@ -208,6 +235,22 @@ def fold_id(name: str) -> str:
         for p in re.split(r"[\s\-]+", text)
     ]
     return "-".join(p for p in parts if p) or "panelist"
+
+
+def speaker_for(who: str, ids: list[str], names: list[str]) -> str | None:
+    """The speaker id a person given by hand means ("host", an id, a name in any spelling: "Joaquín",
+    "joaquin", "Herrera" when only one panelist has it), or None."""
+    folded = fold_id(who)
+    if folded == HOST:
+        return HOST
+    if folded in ids:
+        return folded
+    hits = [
+        pid
+        for pid, n in zip(ids, names, strict=True)
+        if folded in (fold_id(n), *fold_id(n).split("-"))
+    ]
+    return hits[0] if len(set(hits)) == 1 else None
 
 
 def panelist_ids(names: list[str]) -> list[str]:
@@ -270,7 +313,9 @@ def _intro_candidates(text: str) -> list[list[str]]:
             word_name = (
                 not run and tok in _WORD_NAMES and k + 1 < len(toks) and is_name(toks[k + 1])
             )
-            if not (is_name(tok) or word_name):
+            if sum(t not in SURNAME_PARTICLES for t in run) >= 3 and not _in_surname(toks, k):
+                break  # a first name and a surname, at most three name words but particles
+            if not (is_name(tok) or word_name or _in_surname(toks, k)):
                 break
             run.append(tok)
         if run:
@@ -297,6 +342,15 @@ def _intro_candidates(text: str) -> list[list[str]]:
     if m and is_name(m.group(1)):  # "Björn here", "Bob Kumar here"
         found.append([m.group(1)] + ([m.group(2)] if m.group(2) and is_name(m.group(2)) else []))
     return found
+
+
+def _in_surname(toks: list[str], k: int) -> bool:
+    """Whether toks[k] is a particle inside a surname: after a name, before another name or particle."""
+    if k == 0 or toks[k] not in SURNAME_PARTICLES:
+        return False
+    rest = toks[k + 1 :]
+    nxt = next((t for t in rest if t not in SURNAME_PARTICLES), None)
+    return nxt is not None and is_name(re.sub(r"['\u2019]s$", "", nxt))
 
 
 def find_intro_names(text: str, all_text: str = "") -> list[str]:

@@ -67,6 +67,7 @@ from panelbot.ingest.names import (
     speaker_labels,
 )
 from panelbot.ingest.profiles import Profiles, generic_words, terms
+from panelbot.ingest.segments import split_unmarked
 
 __all__ = [
     "HOST",
@@ -125,6 +126,12 @@ class SpeakerTurn(Timed):
         default_factory=dict, repr=False
     )  # evidence per candidate
     in_round: bool = False  # answers a question the host put to everyone
+    # the turns merged into this one after the first: (its first word's index in text.split(), its why)
+    parts: list[tuple[int, str]] = field(default_factory=list)
+
+    def reasons(self) -> list[tuple[int, str]]:
+        """(first word, why) of each part of the turn, the first one's first."""
+        return [(0, self.why), *self.parts]
 
     def to_dict(self) -> dict[str, object]:
         """``{speaker, text, start, end}`` (times in seconds, None for captions without times)."""
@@ -162,6 +169,119 @@ class _Names:
     ]  # panelists named as the one spoken to anywhere ("Mirela, …", "…, Mirela?")
 
 
+@dataclass
+class _Cues:
+    """What a raw turn's words and neighbours say about who speaks it (before anyone is chosen)."""
+
+    intro: list[str]  # the panelists it introduces as the speaker
+    ment: list[str]  # every panelist it names
+    question: bool  # the host asking (or handing over)
+    answers_then_asks: bool  # an answer that ends by asking another panelist
+    sets_up_question: bool  # a lead-in to the host's next question
+    sets_up_intro: bool  # the host handing over between two introductions
+
+
+def _cues(
+    kept: list[tuple[RawTurn, bool]],
+    j: int,
+    questions: list[bool],
+    names: _Names,
+    prev: SpeakerTurn | None,
+) -> _Cues:
+    text, after_interjection = kept[j][0].text, kept[j][1]
+    intro = names.introduced(text)
+    handover = [] if intro else names.hands_over(text)
+    question = (questions[j] or bool(handover)) and not intro
+    prev_panelist = prev is not None and prev.speaker not in (HOST, UNKNOWN)
+    sets_up_question = (
+        j + 1 < len(kept)
+        and questions[j + 1]
+        and kept[j + 1][1]
+        and prev_panelist
+        and not after_interjection
+    )
+    # "Great. And last but not least." between two introductions: the host handing over
+    next_intro = j + 1 < len(kept) and bool(names.introduced(kept[j + 1][0].text))
+    sets_up_intro = (
+        not intro
+        and next_intro
+        and len(text.split()) <= 12
+        and prev is not None
+        and prev.why in ("introduces themselves", "labelled in the captions")
+    )
+    # "Mostly the electrodes crack … Mirela, is that what you see?" straight after the host's question:
+    # an answer that ends by asking another panelist (the host does not ask twice in a row)
+    after_question = prev is not None and prev.speaker == HOST and prev.is_question
+    answers_then_asks = question and (
+        (
+            not handover
+            and after_question
+            and not after_interjection
+            and _words_before_asking(text) >= 20
+        )
+        # "I'd add that the signal is the weak point. Olusegun, you've seen that, right?": a panelist
+        # adding to the answer before and asking a colleague, not the host
+        or (bool(ADDS_RE.match(text)) and prev_panelist and not intro)
+    )
+    return _Cues(
+        intro,
+        names.mentioned(text),
+        question and not answers_then_asks,
+        answers_then_asks,
+        bool(sets_up_question),
+        sets_up_intro,
+    )
+
+
+def _host_reason(
+    c: _Cues,
+    kept: list[tuple[RawTurn, bool]],
+    j: int,
+    questions: list[bool],
+    ids: list[str],
+    prev: SpeakerTurn | None,
+) -> str:
+    """Why this turn is the host's ("asks a question", …), or "" when nothing says so."""
+    text, after_interjection = kept[j][0].text, kept[j][1]
+    n = len(text.split())
+    if j == 0 and ids:
+        return "opens the talk"
+    if len(ids) >= 2 and set(ids) <= set(c.ment):
+        return "names every panelist"
+    if c.question:
+        return "asks a question"
+    if n <= 12 and THANKS_ALL_RE.search(text):
+        return "thanks the panel"
+    if j == len(kept) - 1 and ids and n <= 40 and CLOSING_RE.search(text):
+        return "closes the talk"
+    if c.sets_up_question:
+        return "leads into the host's next question"
+    if c.sets_up_intro:
+        return "hands over to the next introduction"
+    if (
+        len(ids) >= 2
+        and prev is not None
+        and prev.speaker in ids
+        and not after_interjection
+        and j + 1 < len(kept)
+        and not questions[j + 1]
+        and is_remark(text)
+    ):
+        # "That must be hard to hear." between two answers: the host's comment, not a panelist's answer
+        return "a short remark on the answer before"
+    if len(ids) >= 2 and n <= 30 and _runs_the_session(text):
+        return 'runs the session ("Let\'s take a question …")'
+    return ""
+
+
+def _runs_the_session(text: str) -> bool:
+    """ "Let's take a question from the floor.", "Over there.": the moderator's words, not an answer."""
+    return bool(
+        MODERATING_RE.match(text)
+        or (FLOOR_RE.search(text) and not _FIRST_PERSON_SINGULAR_RE.search(text))
+    )
+
+
 def _attribute(
     kept: list[tuple[RawTurn, bool]],
     ids: list[str],
@@ -172,119 +292,23 @@ def _attribute(
     questions = [looks_like_question(t.text) for t, _ in kept]
     out: list[SpeakerTurn] = []
     state = _State()
-    for j, (t, after_interjection) in enumerate(kept):
-        text = t.text
-        intro = names.introduced(text)
-        ment = names.mentioned(text)
-        handover = [] if intro else names.hands_over(text)
-        question = (questions[j] or bool(handover)) and not intro
+    for j, (t, _) in enumerate(kept):
         prev = out[-1] if out else None
-        sets_up_question = (
-            j + 1 < len(kept)
-            and questions[j + 1]
-            and kept[j + 1][1]
-            and prev is not None
-            and prev.speaker not in (HOST, UNKNOWN)
-            and not after_interjection
-        )
-        # "Great. And last but not least." between two introductions: the host handing over
-        next_intro = j + 1 < len(kept) and bool(names.introduced(kept[j + 1][0].text))
-        sets_up_intro = (
-            not intro
-            and next_intro
-            and len(text.split()) <= 12
-            and prev is not None
-            and prev.why in ("introduces themselves", "labelled in the captions")
-        )
-        # "Mostly the electrodes crack … Mirela, is that what you see?" straight after the host's question:
-        # an answer that ends by asking another panelist (the host does not ask twice in a row)
-        answers_then_asks = (
-            question
-            and not handover
-            and prev is not None
-            and prev.speaker == HOST
-            and prev.is_question
-            and not after_interjection
-            and _words_before_asking(text) >= 20
-        )
-        # "I'd add that the signal is the weak point. Olusegun, you've seen that, right?": a panelist adding to
-        # the answer before and asking a colleague, not the host
-        answers_then_asks = answers_then_asks or (
-            question
-            and bool(ADDS_RE.match(text))
-            and prev is not None
-            and prev.speaker not in (HOST, UNKNOWN)
-            and not intro
-        )
-        question = question and not answers_then_asks
-        st = SpeakerTurn(UNKNOWN, text, question, sources=[t.index], times=_times(t))
+        c = _cues(kept, j, questions, names, prev)
+        st = SpeakerTurn(UNKNOWN, t.text, c.question, sources=[t.index], times=_times(t))
         passes_on = False  # the turn ends by asking another panelist, who answers next
+        host_reason = "" if c.intro else _host_reason(c, kept, j, questions, ids, prev)
         if forced and t.index in forced:
             st.speaker, st.why = forced[t.index], "labelled in the captions"
             st.is_question = st.speaker == HOST and questions[j]
-        elif intro:
-            st.speaker, st.why = intro[0], "introduces themselves"
-        elif j == 0 and ids:
-            st.speaker, st.why = HOST, "opens the talk"
-        elif len(ids) >= 2 and set(ids) <= set(ment):
-            st.speaker, st.why = HOST, "names every panelist"
-        elif question:
-            st.speaker, st.why = HOST, "asks a question"
-        elif len(text.split()) <= 12 and THANKS_ALL_RE.search(text):
-            st.speaker, st.why = HOST, "thanks the panel"
-        elif j == len(kept) - 1 and ids and len(text.split()) <= 40 and CLOSING_RE.search(text):
-            st.speaker, st.why = HOST, "closes the talk"
-        elif sets_up_question:
-            st.speaker, st.why = HOST, "leads into the host's next question"
-        elif sets_up_intro:
-            st.speaker, st.why = HOST, "hands over to the next introduction"
-        elif (
-            len(ids) >= 2
-            and prev is not None
-            and prev.speaker in ids
-            and not after_interjection
-            and j + 1 < len(kept)
-            and not questions[j + 1]
-            and is_remark(text)
-        ):
-            # "That must be hard to hear." between two answers: the host's comment, not a panelist's answer
-            st.speaker, st.why = HOST, "a short remark on the answer before"
-        elif (
-            len(ids) >= 2
-            and len(text.split()) <= 30
-            and (
-                MODERATING_RE.match(text)
-                or (FLOOR_RE.search(text) and not _FIRST_PERSON_SINGULAR_RE.search(text))
-            )
-        ):
-            st.speaker, st.why = HOST, 'runs the session ("Let\'s take a question …")'
+        elif c.intro:
+            st.speaker, st.why = c.intro[0], "introduces themselves"
+        elif host_reason:
+            st.speaker, st.why = HOST, host_reason
         else:
-            replied = _replied_to_by_name(kept, questions, j, names, ids)
-            if replied and replied not in ment:
-                # "I'd push back on that, Kofi, …" right after: this was Kofi
-                st.speaker, st.why = replied, "the next speaker answers them by name"
-            else:
-                _answer(st, prev, after_interjection, ids, ment, state, profiles)
-            st.in_round = state.round
-            asked = [
-                p
-                for p in names.mentioned(" ".join(sentences(text)[-2:]))
-                if p in ids and p != st.speaker
-            ]
-            if answers_then_asks and st.speaker != UNKNOWN and len(set(asked)) == 1:
-                # the one they ask answers next, as if the host had asked
-                state.addressed, state.answered, state.round = asked[:1], [], False
-                state.question, state.follow_up = text, False
-                passes_on = True
-        # merge with the previous turn when it is the same speaker
+            passes_on = _answerer(st, c, kept, j, questions, names, ids, state, profiles, prev)
         if out and st.speaker == out[-1].speaker and st.speaker != UNKNOWN:
-            prev = out[-1]
-            prev.text = f"{prev.text} {text}"
-            prev.sources.extend(st.sources)
-            prev.times.extend(st.times)
-            prev.is_question = prev.is_question or st.is_question
-            if st.speaker == HOST:
-                _new_question(prev, names, ids, state)
+            _merge(out[-1], st, names, ids, state)
             continue
         if st.speaker == HOST:
             _new_question(st, names, ids, state)
@@ -292,6 +316,54 @@ def _attribute(
             state.answered.append(st.speaker)
         out.append(st)
     return out
+
+
+def _answerer(
+    st: SpeakerTurn,
+    c: _Cues,
+    kept: list[tuple[RawTurn, bool]],
+    j: int,
+    questions: list[bool],
+    names: _Names,
+    ids: list[str],
+    state: _State,
+    profiles: Profiles | None,
+    prev: SpeakerTurn | None,
+) -> bool:
+    """Choose the panelist who speaks an answer turn; True when it ends by asking another panelist, who
+    then answers as if the host had asked."""
+    replied = _replied_to_by_name(kept, questions, j, names, ids)
+    if replied and replied not in c.ment:
+        # "I'd push back on that, Kofi, …" right after: this was Kofi
+        st.speaker, st.why = replied, "the next speaker answers them by name"
+    else:
+        _answer(st, prev, kept[j][1], ids, c.ment, state, profiles)
+    st.in_round = state.round
+    asked = [
+        p
+        for p in names.mentioned(" ".join(sentences(st.text)[-2:]))
+        if p in ids and p != st.speaker
+    ]
+    if c.answers_then_asks and st.speaker != UNKNOWN and len(set(asked)) == 1:
+        # the one they ask answers next, as if the host had asked
+        state.addressed, state.answered, state.round = asked[:1], [], False
+        state.question, state.follow_up = st.text, False
+        return True
+    return False
+
+
+def _merge(
+    prev: SpeakerTurn, st: SpeakerTurn, names: _Names, ids: list[str], state: _State
+) -> None:
+    """Merge a turn into the one before by the same speaker (its reason kept: the health report flags a
+    turn any part of which rests only on order or field)."""
+    prev.parts.append((len(prev.text.split()), st.why))
+    prev.text = f"{prev.text} {st.text}"
+    prev.sources.extend(st.sources)
+    prev.times.extend(st.times)
+    prev.is_question = prev.is_question or st.is_question
+    if st.speaker == HOST:
+        _new_question(prev, names, ids, state)
 
 
 def _replied_to_by_name(
@@ -625,6 +697,8 @@ def identify_speakers(
         return called(" ".join(sentences(text)[:2]), opening=False)
 
     ctx = _Names(mentioned, introduced, hands_over, spoken_to, called)
+    if not labels:  # where the captions missed a '>>', two speakers' words are cut apart
+        kept = split_unmarked(kept, introduced, called, mentioned)
     display_id = dict(zip(names, ids, strict=True))
     forced = {
         i: (HOST if people[lab.lower()] == HOST else display_id[people[lab.lower()]])
