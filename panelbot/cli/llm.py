@@ -90,7 +90,6 @@ def ask_llm(
     )
 
 
-
 NO_ENDPOINT = "no model endpoint configured (pass --base-url or set OPENAI_BASE_URL)"
 
 
