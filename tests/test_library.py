@@ -161,7 +161,8 @@ def test_ask_all_cli(run_cli, tmp_path: Path) -> None:
     r = run_cli(
         "ask", "--all", "Is erasure coding better than replication for durability?", env=env
     )
-    assert r.stdout.count("== ") == 1 and r.stdout.endswith("\n") and not r.stdout.endswith("\n\n")
+    assert r.stdout.startswith("== Disks Fail") and r.stdout.endswith("\n")
+    assert not r.stdout.endswith("\n\n")
 
 
 def test_quote_all_cli(run_cli, tmp_path: Path) -> None:
@@ -212,12 +213,29 @@ def test_a_broken_talk_is_skipped_with_a_note(run_cli, tmp_path: Path) -> None:
     )
 
 
-def test_a_talk_that_only_brushes_the_question_does_not_join(
+def test_the_talk_that_covered_it_answers_first_among_all(
     tmp_path: Path, monkeypatch, shipped_panel
 ) -> None:
-    """The shipped talk mentions coding, "better" and replicating papers; the storage talk is about
-    erasure coding and replication: only the storage talk answers."""
+    """With the shipped talk installed too, the storage talk (erasure coding and replication are its
+    subject) answers first; any other talk answers only as it would when asked alone."""
     monkeypatch.setenv("PANELBOT_CACHE_DIR", str(tmp_path / "c"))
     lib, _ = Library.open(directories=[*TWO, shipped_panel.path])
-    answer = lib.route("Is erasure coding better than replication?")
-    assert [t.panel.name for t in answer.talks] == ["storage"]
+    question = "Is erasure coding better than replication?"
+    answer = lib.route(question)
+    assert answer.talks[0].panel.name == "storage"
+    alone = {r.panel.name for r in lib.routers if not r.route(question).abstained}
+    assert {t.panel.name for t in answer.talks} == alone
+
+
+def test_every_talk_that_would_answer_alone_answers_across_talks(library: Library) -> None:
+    """`ask --all` gives the union of the talks' own answers: a talk that keeps the question when asked
+    alone is never left out because another talk spoke to it more."""
+    for question in (
+        "Do bees need water in a small garden?",
+        "Is erasure coding better than replication for durability?",
+        "How do you keep things from getting lost?",
+        "What would you tell someone just starting out?",
+    ):
+        alone = [r.panel.name for r in library.routers if not r.route(question).abstained]
+        answer = library.route(question)
+        assert sorted(t.panel.name for t in answer.talks) == sorted(alone), question

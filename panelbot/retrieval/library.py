@@ -8,9 +8,9 @@ talk* knows, so a talk sharing one word of a five-word question can score 100 wh
 four scores 12 (its bound counts their word pairs too). Across talks a quote therefore scores
 ``100 * coverage * score / best score in its talk``: how much of the question its talk speaks to
 (``coverage``: the share of the question's content words the talk uses, everyday English words counting
-0.3, numbers nothing, as in the router's scope), times how the quote ranks within its talk. Talks that
-answer are ranked by their scope evidence; a runner-up joins when both its evidence and its coverage are
-close to the best talk's (``JOIN_RATIO``), at most ``MAX_TALKS``.
+0.3, numbers nothing, as in the router's scope), times how the quote ranks within its talk. Every talk that
+would answer the question asked alone answers it here, ranked by its scope evidence (a talk is never left
+out because another talk spoke to the question more).
 """
 
 from __future__ import annotations
@@ -25,11 +25,6 @@ from panelbot.panel import Panel
 from panelbot.retrieval.lexicon import common_stems
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.router import Router
-
-JOIN_RATIO = (
-    0.8  # another talk answers too when its evidence and coverage are this share of the best's
-)
-MAX_TALKS = 3
 
 
 class LibraryQuote:
@@ -168,14 +163,7 @@ class Library:
         if not kept:
             return LibraryAnswer(question, [], self._decline_reason(results), self.suggestions())
         kept.sort(key=lambda rr: (-rr[1].scope, rr[0].panel.name))
-        best = kept[0][1].scope
-        cover = {id(r): self.coverage(r, question) for r, _ in kept}
-        best_cover = cover[id(kept[0][0])]
-        talks = [
-            TalkAnswer(r.panel, res)
-            for r, res in kept[:MAX_TALKS]
-            if res.scope >= JOIN_RATIO * best and cover[id(r)] >= JOIN_RATIO * best_cover
-        ]
+        talks = [TalkAnswer(r.panel, res) for r, res in kept]
         names = ", ".join(t.panel.name for t in talks)
         reason = (
             f"{len(talks)} talks spoke to this ({names})"
