@@ -151,6 +151,7 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not [w for w in caps.words if w.text != ">>"]:
         raise DataError(f"{args.captions}: no caption text found ({caps.format})")
     from panelbot.ingest.sniff import not_captions
+    from panelbot.text import count_of
 
     refused = not_captions(caps, captions)
     if refused:
@@ -188,8 +189,9 @@ def cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_OK
     unknown = sum(1 for t in draft.turns if t.speaker == "unknown")
     out.write(
-        f"Wrote draft panel {outdir} ({len(draft.turns)} turns, {len(draft.questions)} host questions, "
-        f"{len(draft.quotes)} quotes; panelists: {', '.join(draft.names)}; captions: {draft.format}).\n"
+        f"Wrote draft panel {outdir} ({count_of(len(draft.turns), 'turn')}, "
+        f"{count_of(len(draft.questions), 'host question')}, "
+        f"{count_of(len(draft.quotes), 'quote')}; panelists: {', '.join(draft.names)}; captions: {draft.format}).\n"
     )
     if unknown:
         out.write(
@@ -259,14 +261,14 @@ def ask_speakers(labels: list, out: TextIO, read: Callable[[str], str]) -> dict[
     """Ask who each anonymous speaker label is, showing how its first turn starts; Enter keeps the proposal
     (the name it introduces itself with, or the host when its turns mostly ask). End of input stops asking."""
     from panelbot.ingest.names import HOST
-    from panelbot.text import strip_control
+    from panelbot.text import count_of, strip_control
 
     answers: dict[str, str] = {}
     out.write("The captions label their speakers without names. Who is who?\n")
     for lab in labels:
         shown = strip_control(lab.first_words, keep_newlines=False)
         proposal = "" if lab.how == "no name found" else lab.name
-        out.write(f'  {lab.label} ({lab.turns} turns) starts: "{shown} …"\n')
+        out.write(f'  {lab.label} ({count_of(lab.turns, "turn")}) starts: "{shown} …"\n')
         hint = f"Enter for {proposal}, " if proposal else "Enter to keep the label, "
         try:
             said = read(f"  Who is {lab.label}? ({hint}a name, or 'host'): ").strip()
