@@ -66,13 +66,16 @@ async def test_a_resumed_decline_offers_its_questions_to_pick(make_app) -> None:
         await _pick_first_with_ctrl_g(pilot, choices)
 
 
-async def test_the_apps_own_voice_is_not_labelled_as_the_talks_host(make_app) -> None:
+async def test_the_apps_own_voice_is_not_labelled_as_the_talks_host(make_app, tmp_path) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await type_and_send(pilot, OFF_TOPIC)
         decline = [b for b in app.query(AnswerBlock) if b.kind == "decline"][-1]
         assert decline.label == NARRATOR_LABEL
         assert app.panel.host is not None and app.panel.host.name not in chat_text(app)
+        await type_and_send(pilot, f"/export {tmp_path / 'out.md'}")  # labelled the same there
+        exported = (tmp_path / "out.md").read_text(encoding="utf-8")
+        assert NARRATOR_LABEL in exported and app.panel.host.name not in exported
 
 
 async def test_switching_panel_says_the_last_conversation_is_kept(
