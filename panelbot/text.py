@@ -230,6 +230,11 @@ def fill_text(text: str, width: int, indent: str = "") -> str:
     )
 
 
+def count_of(n: int, noun: str, plural: str = "") -> str:
+    """``1 turn``, ``2 turns``: a count with its noun agreeing (``plural`` when not noun + "s")."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def and_list(items: Sequence[str]) -> str:
     """Names as a sentence lists them: "Dan", "Dan and Olive", "Ada, Ben, Cy and Di"."""
     if len(items) <= 1:

@@ -195,3 +195,13 @@ def test_and_list_reads_as_a_sentence() -> None:
     assert and_list([]) == "" and and_list(["Dan"]) == "Dan"
     assert and_list(["Dan", "Olive"]) == "Dan and Olive"
     assert and_list(["Ada", "Ben", "Cy", "Di"]) == "Ada, Ben, Cy and Di"
+
+
+def test_a_count_agrees_with_its_noun() -> None:
+    from panelbot.text import count_of
+
+    assert count_of(1, "turn") == "1 turn"
+    assert count_of(0, "turn") == "0 turns"
+    assert count_of(2, "host question") == "2 host questions"
+    assert count_of(1200, "quote") == "1,200 quotes"
+    assert count_of(3, "person", "people") == "3 people"

@@ -256,15 +256,17 @@ def _report_written(draft, outdir, written: int, out: TextIO) -> None:  # noqa: 
     """What was written, its health report, and commands that work from any directory."""
     from panelbot.ingest.health import format_health, panel_health
     from panelbot.panel import load_panel
+    from panelbot.text import count_of
 
     unknown = sum(1 for t in draft.turns if t.speaker == "unknown")
     out.write(
-        f"Wrote draft panel {outdir} ({len(draft.turns)} turns, {len(draft.questions)} host questions, "
-        f"{len(draft.quotes)} quotes; panelists: {', '.join(draft.names)}; captions: {draft.format}).\n"
+        f"Wrote draft panel {outdir} ({count_of(len(draft.turns), 'turn')}, "
+        f"{count_of(len(draft.questions), 'host question')}, "
+        f"{count_of(len(draft.quotes), 'quote')}; panelists: {', '.join(draft.names)}; captions: {draft.format}).\n"
     )
     if unknown:
         out.write(
-            f"{unknown} turn(s) could not be attributed: marked 'unknown' in turns.yaml for review.\n"
+            f"{count_of(unknown, 'turn')} could not be attributed: marked 'unknown' in turns.yaml for review.\n"
         )
     out.write(format_health(panel_health(load_panel(outdir))) + "\n")
     # the panel's name where it is found by name from anywhere, else its full path
@@ -343,14 +345,14 @@ def ask_speakers(labels: list, out: TextIO, read: Callable[[str], str]) -> dict[
     """Ask who each anonymous speaker label is, showing how its first turn starts; Enter keeps the proposal
     (the name it introduces itself with, or the host when its turns mostly ask). End of input stops asking."""
     from panelbot.ingest.names import HOST
-    from panelbot.text import strip_control
+    from panelbot.text import count_of, strip_control
 
     answers: dict[str, str] = {}
     out.write("The captions label their speakers without names. Who is who?\n")
     for lab in labels:
         shown = strip_control(lab.first_words, keep_newlines=False)
         proposal = "" if lab.how == "no name found" else lab.name
-        out.write(f'  {lab.label} ({lab.turns} turns) starts: "{shown} …"\n')
+        out.write(f'  {lab.label} ({count_of(lab.turns, "turn")}) starts: "{shown} …"\n')
         hint = f"Enter for {proposal}, " if proposal else "Enter to keep the label, "
         try:
             said = read(f"  Who is {lab.label}? ({hint}a name, or 'host'): ").strip()

@@ -10,7 +10,7 @@ from typing import Any
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel
 from panelbot.tui.mixin import AppMixin
-from panelbot.tui.widgets.chat import stored_label, stored_status
+from panelbot.tui.widgets.chat import NARRATOR_LABEL, is_narration, stored_label, stored_status
 
 
 class ExportActions(AppMixin):
@@ -60,13 +60,17 @@ class ExportActions(AppMixin):
         messages = []
         for m in stored:
             talk = talk_of(m)
-            who = stored_label(m.meta, m.speaker) or (
-                talk.display_name(m.speaker) if m.speaker else ""
-            )
             note = stored_status(m.meta)
             role = (
                 "reply" if m.role == "decline" and m.meta.get("small_talk") else m.role
             )  # a reply to "hi"
+            who = stored_label(m.meta, m.speaker) or (
+                NARRATOR_LABEL  # the app's own voice, as the chat labels it
+                if is_narration(talk, m.speaker, role)
+                else talk.display_name(m.speaker)
+                if m.speaker
+                else ""
+            )
             # a generated answer as it was shown: its verdict, its quotes, stopped or not
             shown = (
                 saved_answer(m.meta, m.quote_ids, who, talk.quote) if role == "assistant" else None

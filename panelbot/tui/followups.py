@@ -11,6 +11,7 @@ from panelbot.conversation.turns import ConversationTurn
 from panelbot.tui.mixin import AppMixin
 from panelbot.tui.widgets.chat import ChatLog
 from panelbot.tui.widgets.followups import FollowUps
+from panelbot.tui.widgets.suggestions import DeclineChoices
 
 THREAD_ABOVE = 2000  # quotes in the bank above which follow-ups are worked out in a thread
 
@@ -51,8 +52,12 @@ class FollowUpActions(AppMixin):
             chat.call_after_refresh(chat.scroll_end, animate=False)
 
     def action_followups(self) -> None:
-        found = self.query(FollowUps)
-        if found:
-            found.last().focus()
+        """Ctrl+G: into the last questions offered in the chat -- the follow-ups under an answer, or the
+        "Try:" questions under a decline, whichever came last."""
+        pickable = [
+            w for w in self.query_one(ChatLog).children if isinstance(w, FollowUps | DeclineChoices)
+        ]
+        if pickable:
+            pickable[-1].focus()
         else:
             self.notify("No follow-ups to pick right now.", markup=False)

@@ -3,8 +3,11 @@ light/dark theme. What the other keys do lives with their concern (answering, ex
 
 from __future__ import annotations
 
+import os
+
 from textual.binding import Binding
 
+from panelbot.config import Config
 from panelbot.tui.mixin import AppMixin
 
 # Every binding has an id; config.tui.keys remaps them through Textual's keymap.
@@ -34,7 +37,30 @@ class KeyActions(AppMixin):
             return
         keys = {b.id: b.key for _, b in self._bindings if b.id}
         keys.update(self.config.tui.keys)
-        self.push_screen(HelpScreen(keys, self.panel))
+        self.push_screen(HelpScreen(keys, self.panel, user_config(self.config)))
+
+    def action_model_help(self) -> None:
+        """The palette's "Answers from a model": what answers now, and how the model is turned on."""
+        from panelbot.tui.screens.help import MODEL_HINT
+
+        now = (
+            f"Answers come from {self.backend.label}."
+            if self.backend is not None
+            else "Answers are the panelists' own words, quoted (offline)."
+        )
+        self.chat_notice(f"{now} {MODEL_HINT} Your config: {user_config(self.config)}", "info")
 
     def action_toggle_dark(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+
+
+def user_config(config: Config) -> str:
+    """The user's config file, where keys are remapped and the model is set: the one read (the last of
+    the config's sources that is not the shipped one), else where panelbot would read one."""
+    from panelbot import paths
+
+    shipped = str(paths.default_config_path())
+    read = [s for s in config.sources if s != shipped]
+    path = read[-1] if read else str(paths.user_config_path())
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if home != "~" and path.startswith(home + os.sep) else path

@@ -35,6 +35,8 @@ class PaletteHost(Protocol):
     def action_regenerate(self) -> object: ...
     def action_conversations(self) -> object: ...
 
+    def action_model_help(self) -> object: ...
+
 
 class PanelbotCommands(Provider):
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
@@ -72,6 +74,7 @@ class PanelbotCommands(Provider):
                 "/regenerate: the last question, same quotes",
             ),
             ("Help", app.action_help, "/help: keys and commands"),
+            ("Answers from a model", app.action_model_help, "how to turn the model on"),
             ("Copy answer", app.action_copy, "copy the last answer (OSC 52)"),
             ("Toggle side panes", app.action_toggle_sidebar, "panelists, suggestions and sources"),
             ("Toggle light / dark theme", app.action_toggle_dark, "switch between light and dark"),

@@ -83,14 +83,17 @@ class PanelSwitching(AppMixin):
             self.action_cancel()
         if not self._load_panel(name):
             return
+        kept = self.conversation_id is not None  # saved: it stays in history
         self._forget_conversation()
-        self.call_later(self._rebuild_for_panel)
+        self.call_later(self._rebuild_for_panel, kept)
 
-    async def _rebuild_for_panel(self) -> None:
+    async def _rebuild_for_panel(self, kept: bool = False) -> None:
         await self.query_one(ChatLog).remove_children()
         await self._rebuild_sidebar()
         self.query_one(SourcesList).show(self.panel, [])
         self._refresh_header()
+        if kept:
+            self.chat_notice("New conversation started; the last one is kept in history.", "info")
         self._welcome()
 
     async def _rebuild_sidebar(self) -> None:

@@ -217,7 +217,7 @@ async def test_abstention_is_a_polite_decline(make_app) -> None:
         await type_and_send(pilot, "what's your favourite pizza")
         (block,) = app.query(AnswerBlock)
         assert block.kind == "decline"
-        assert block.label == "Hannah"
+        assert block.label == "panelbot"  # the app's own voice, not the talk's host (Hannah)
         assert block.text  # the engine's decline, offering topics
         assert app.query_one(SourcesList).quotes == []
 

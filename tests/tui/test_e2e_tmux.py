@@ -33,8 +33,12 @@ class Tmux:
         self.tmp = tmp
 
     def run(self, *args: str) -> str:
+        # the server (started by the first command) passes its environment to the app: without
+        # COLUMNS and LINES, which pytest's environment holds (80 and 24) and which Textual would
+        # take for the terminal's size whatever the window's size is
+        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
         proc = subprocess.run(
-            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10, env=env
         )
         return proc.stdout
 
@@ -97,7 +101,8 @@ def test_ask_a_question_in_the_real_app(tmux: Tmux, tmp_path: Path) -> None:
         "send-keys", "-t", tmux.session, "How does the KV cache grow with long context?", "Enter"
     )
     screen = tmux.wait_for(lambda s: re.search(r"\[(dan|olive)-\d+\]", s) is not None)
-    assert "You  How does the KV cache grow with long context?" in screen
+    # 120 columns: three panes, the chat's column wraps the question
+    assert "You  How does the KV cache grow with long" in screen
     assert "Dan" in screen
     tmux.run("send-keys", "-t", tmux.session, "C-q")
     tmux.wait_for(lambda s: "PANELBOT-EXITED-0" in s)
@@ -178,3 +183,91 @@ def test_three_turn_conversation_in_the_real_app(tmux: Tmux, tmp_path: Path) -> 
     tmux.wait_for(lambda s: "Dan did" in s)  # where it left off
     tmux.run("send-keys", "-t", tmux.session, "C-q")
     tmux.wait_for(lambda s: "PANELBOT-EXITED-0" in s)
+
+
+def _start_app(tmux: Tmux, tmp_path: Path, width: int, height: int) -> None:
+    """The real executable, offline, its history in tmp_path/e2e-data, in a width x height window."""
+    exe = _executable()
+    if exe is None:
+        pytest.skip("the panelbot console script is not installed (pip install -e .)")
+    env = {
+        "PANELBOT_DATA_DIR": str(tmp_path / "e2e-data"),
+        "PANELBOT_CONFIG": os.devnull,
+        "PANELBOT_BACKEND": "offline",
+        "TERM": "xterm-256color",
+    }
+    env_args = [item for k, v in env.items() for item in ("-e", f"{k}={v}")]
+    size = ["-x", str(width), "-y", str(height)]
+    command = f"{exe}; echo PANELBOT-EXITED-$?; sleep 60"
+    tmux.run("new-session", "-d", "-s", tmux.session, *size, *env_args, command)
+    tmux.wait_for(lambda s: "Ask Dan and Olive anything" in s)
+
+
+def _user_messages(tmp_path: Path) -> list[str]:
+    store = ConversationStore(tmp_path / "e2e-data" / "history.sqlite3")
+    try:
+        (conv,) = store.list_conversations()
+        return [m.text for m in store.messages(conv.id) if m.role == "user"]
+    finally:
+        store.close()
+
+
+def test_new_lines_typed_in_one_burst_land_where_they_were_typed(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    """Ctrl+J (a priority binding, like Enter) inserts its new line after the keys typed before it in
+    the same burst (a paste, ssh, a fast typist), not ahead of them."""
+    _start_app(tmux, tmp_path, 100, 30)
+    tmux.run("send-keys", "-t", tmux.session, "first line", "C-j", "second line", "C-j", "third")
+    tmux.wait_for(lambda s: "third" in s)
+    tmux.run("send-keys", "-t", tmux.session, "Enter")
+    tmux.wait_for(lambda s: "You  first line" in s)
+    tmux.run("send-keys", "-t", tmux.session, "C-q")
+    tmux.wait_for(lambda s: "PANELBOT-EXITED-0" in s)
+    assert _user_messages(tmp_path) == ["first line\nsecond line\nthird"]
+
+
+def _storm_sizes(count: int) -> list[tuple[int, int]]:
+    """``count`` terminal sizes that swing between the app's layouts and the degenerate: widths 1-5
+    and heights 1-3 beside the narrow/wide threshold, 80x24 and 160x45 (a fixed cycle, not random)."""
+    tiny = [(w, h) for w in (1, 2, 3, 4, 5) for h in (1, 2, 3)]
+    sizes = [(80, 24), *tiny[:5], (160, 45), *tiny[5:10], (110, 36), (109, 3), *tiny[10:], (40, 12)]
+    return [sizes[i % len(sizes)] for i in range(count)]
+
+
+def test_the_app_survives_a_resize_storm_and_answers_after_it(tmux: Tmux, tmp_path: Path) -> None:
+    """60 resizes 50 ms apart, down to 1x1, with a draft in the input, an answer in the chat and then
+    the command palette open (its option list wrapped at 0 columns crashed the app): the app is still
+    running afterwards, has kept the draft, and answers a question (the draft finished by it)."""
+    _start_app(tmux, tmp_path, 120, 36)
+    tmux.run("send-keys", "-t", tmux.session, "How does the KV cache grow?", "Enter")
+    tmux.wait_for(lambda s: re.search(r"\[dan-\d+\]", s) is not None)
+    draft = "a draft that wraps in the input " * 3
+    tmux.run("send-keys", "-t", tmux.session, "-l", draft)
+
+    def storm(count: int) -> None:
+        for width, height in _storm_sizes(count):
+            tmux.run("resize-window", "-t", tmux.session, "-x", str(width), "-y", str(height))
+            time.sleep(0.05)
+        tmux.run("resize-window", "-t", tmux.session, "-x", "100", "-y", "30")
+
+    storm(30)  # the chat, the input and the footer
+    tmux.run("send-keys", "-t", tmux.session, "C-p")
+    tmux.wait_for(lambda s: "Search for commands" in s)
+    storm(30)  # Textual's command palette over them
+    assert tmux.run("display-message", "-p", "-t", tmux.session, "#{window_width}").strip() == "100"
+    screen = tmux.wait_for(lambda s: "Search for commands" in s or "PANELBOT-EXITED" in s)
+    assert "PANELBOT-EXITED" not in screen and "Traceback" not in screen
+    tmux.run("send-keys", "-t", tmux.session, "Escape")
+    screen = tmux.wait_for(lambda s: "a draft that wraps" in s)  # the draft survived
+    # the question finishes the draft: what is sent is the draft, whole, and the question
+    tmux.run("send-keys", "-t", tmux.session, "-l", "What is MiniMax's mission?")
+    tmux.run("send-keys", "-t", tmux.session, "Enter")
+    screen = tmux.wait_for(lambda s: re.search(r"\[olive-\d+\]", s) is not None)
+    assert "PANELBOT-EXITED" not in screen
+    tmux.run("send-keys", "-t", tmux.session, "C-q")
+    tmux.wait_for(lambda s: "PANELBOT-EXITED-0" in s)
+    assert _user_messages(tmp_path) == [
+        "How does the KV cache grow?",
+        draft + "What is MiniMax's mission?",
+    ]

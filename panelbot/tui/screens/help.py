@@ -35,13 +35,24 @@ KEY_HELP = (
 )
 
 
+# how the model is turned on: only the settings do it (the app has no flag); the palette's "Answers from
+# a model" says so
+MODEL_HINT = (
+    "Answers from a model: start with PANELBOT_BACKEND=openai panelbot "
+    "(PANELBOT_BASE_URL, PANELBOT_MODEL), or backend: {name: openai} in the config."
+)
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,f1", "dismiss", "Close")]
 
-    def __init__(self, keys: dict[str, str], panel: Panel | None = None) -> None:
+    def __init__(
+        self, keys: dict[str, str], panel: Panel | None = None, config_file: str = "config.yaml"
+    ) -> None:
         super().__init__()
         self.keys = keys
         self.panel = panel  # whose panelist ids /ask takes
+        self.config_file = config_file  # the user's, named where to remap keys and set the model
 
     def compose(self) -> ComposeResult:
         usage = {c.name: command_usage(c.name, self.panel) for c in COMMANDS}
@@ -73,4 +84,8 @@ class HelpScreen(ModalScreen[None]):
                 )
             )
             yield Static(cmds)
-            yield Static(Text("Keys can be remapped in config.yaml under tui.keys.", style="dim"))
+            # one line, whatever the path's length (the whole help fits 80x24): a long one keeps its end
+            path = safe(self.config_file, one_line=True)
+            if len(path) > 40:  # its folder and name
+                path = "\u2026/" + "/".join(path.replace("\\", "/").split("/")[-2:])[-60:]
+            yield Static(Text(f"Keys are remapped under tui.keys in {path}", style="dim"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,6 +16,12 @@ from panelbot.conversation.pipeline import ALL_TALKS_LABEL, talk_status
 from panelbot.panel import Panel
 from panelbot.retrieval.results import ScoredQuote
 from panelbot.tui.render import answer_body, plain, safe, speaker_colour
+from panelbot.tui.widgets.suggestions import DeclineChoices
+
+NARRATOR_LABEL = (
+    "panelbot"  # the app's own voice (a decline, a reply to small talk): not the talk's host
+)
+TRY_LINE = re.compile(r"\u201c([^\u201d]{1,300})\u201d")  # a stored decline's "Try: “…” · “…”"
 
 
 def stored_label(meta: dict[str, Any], speaker: str) -> str | None:
@@ -32,6 +39,24 @@ def stored_status(meta: dict[str, Any]) -> str:
     if meta.get("status"):
         return str(meta["status"])
     return talk_status(other) if meta.get("all_talks") and isinstance(other, str) else ""
+
+
+def decline_choices(text: str, meta: dict[str, Any]) -> tuple[str, list[str]]:
+    """A stored decline as the app shows it: its text without the "Try:" line, and the questions that
+    line offered (to pick again, as when it was first shown); ``meta["suggestions"]`` when saved."""
+    saved = meta.get("suggestions")
+    head, _, last = text.rpartition("\n")
+    if not last.startswith("Try: "):
+        return text, [str(q) for q in saved] if isinstance(saved, list) else []
+    if isinstance(saved, list):
+        return head, [str(q) for q in saved]
+    return head, TRY_LINE.findall(last)
+
+
+def is_narration(panel: Panel | None, speaker: str, kind: str) -> bool:
+    """A decline or small-talk reply in the panel's host's name is the app speaking, not the talk's host."""
+    host = panel.host if panel is not None else None
+    return kind in ("decline", "reply") and host is not None and speaker == host.id
 
 
 def shown_text(text: str, shown: Shown, name: str, status: str = "") -> tuple[str, str]:
@@ -85,6 +110,8 @@ class AnswerBlock(Static):
         self.quotes: list[ScoredQuote] = list(quotes or [])
         self.status = ""
         self.colour = speaker_colour(panel, speaker)
+        if is_narration(panel, speaker, kind):
+            label = NARRATOR_LABEL
         self.label = safe(
             label or (panel.display_name(speaker) if panel else speaker), one_line=True
         )
@@ -188,7 +215,10 @@ class ChatLog(VerticalScroll):
                 kind = ("reply" if m.meta.get("small_talk") else "decline") if decline else "answer"
                 block = self.add_answer(source, m.speaker, quotes=quotes, label=label, kind=kind)
                 if decline:
-                    block.finish(m.text, quotes, stored_status(m.meta))
+                    text, choices = decline_choices(m.text, m.meta)
+                    block.finish(text, quotes, stored_status(m.meta))
+                    if choices:  # to pick, as when it was first shown
+                        self._add(DeclineChoices(choices[:3], classes="decline-choices"))
                 else:  # as it was shown: its verdict, its quotes, stopped or not, from what was kept
                     name = label or source.display_name(m.speaker)
                     shown = saved_answer(m.meta, m.quote_ids, name, source.quote)

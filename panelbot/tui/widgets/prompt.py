@@ -82,7 +82,9 @@ class Prompt(TextArea):
             )
 
     def action_newline(self) -> None:
-        self.insert("\n")
+        # a priority binding too: insert after the keys already queued (typed in the same burst), or
+        # "one" Ctrl+J "two" typed fast lands as "\none two"
+        self.call_later(self.insert, "\n")
 
     def remember(self, text: str) -> None:
         text = text.strip()

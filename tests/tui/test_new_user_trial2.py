@@ -1,0 +1,136 @@
+"""What a new user's trial found (issue 19, "Also"): Ctrl+G reaches a decline's "Try:" questions, a
+resumed decline's questions can be picked, /panel says the last conversation is kept, the app's own
+voice is not labelled as the talk's host, F1 names the user's config file, the palette says how to turn
+the model on, and toasts stay off the input."""
+
+from __future__ import annotations
+
+import pytest
+
+from panelbot.tui.widgets.chat import NARRATOR_LABEL, AnswerBlock
+from panelbot.tui.widgets.suggestions import DeclineChoices
+
+from .conftest import chat_text, palette, settle, type_and_send
+
+pytestmark = pytest.mark.asyncio
+
+OFF_TOPIC = "best pizza in Naples"
+
+
+async def _pick_first_with_ctrl_g(pilot, choices: DeclineChoices) -> None:
+    """Ctrl+G lands in the decline's questions; Enter asks the first one, which the chat then shows."""
+    await pilot.press("ctrl+g")
+    await pilot.pause()
+    assert pilot.app.focused is choices
+    await pilot.press("enter")
+    await settle(pilot)
+    assert f"You  {choices.questions[0]}" in chat_text(pilot.app)
+
+
+async def test_ctrl_g_picks_the_questions_a_decline_offers(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, OFF_TOPIC)
+        (choices,) = app.query(DeclineChoices)
+        await _pick_first_with_ctrl_g(pilot, choices)
+        assert "No follow-ups" not in " ".join(str(n.message) for n in app._notifications)
+
+
+async def test_ctrl_g_takes_the_latest_offer_when_an_answer_follows_a_decline(make_app) -> None:
+    from panelbot.tui.widgets.followups import FollowUps
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, OFF_TOPIC)
+        await type_and_send(pilot, "how do you make kernels fast")
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        if app.query(FollowUps):  # the answer's follow-ups came after the decline's questions
+            assert isinstance(app.focused, FollowUps)
+
+
+async def test_a_resumed_decline_offers_its_questions_to_pick(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, OFF_TOPIC)
+        offered = app.query_one(DeclineChoices).questions[:2]  # the stored text names two
+        cid = app.conversation_id
+    assert cid is not None
+    again = make_app(resume=cid)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        (choices,) = again.query(DeclineChoices)
+        assert choices.questions == offered
+        decline = [b for b in again.query(AnswerBlock) if b.kind == "decline"][-1]
+        assert "Try:" not in decline.text  # offered to pick, not as text too
+        await _pick_first_with_ctrl_g(pilot, choices)
+
+
+async def test_the_apps_own_voice_is_not_labelled_as_the_talks_host(make_app, tmp_path) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, OFF_TOPIC)
+        decline = [b for b in app.query(AnswerBlock) if b.kind == "decline"][-1]
+        assert decline.label == NARRATOR_LABEL
+        assert app.panel.host is not None and app.panel.host.name not in chat_text(app)
+        await type_and_send(pilot, f"/export {tmp_path / 'out.md'}")  # labelled the same there
+        exported = (tmp_path / "out.md").read_text(encoding="utf-8")
+        assert NARRATOR_LABEL in exported and app.panel.host.name not in exported
+
+
+async def test_switching_panel_says_the_last_conversation_is_kept(
+    make_app, talks_installed
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "how do you make kernels fast")
+        await type_and_send(pilot, "/panel gardens")
+        await settle(pilot)
+        text = chat_text(app)
+        assert "the last one is kept in history" in text
+        assert "how do you make kernels fast" not in text
+
+
+async def test_switching_panel_before_asking_anything_claims_nothing_kept(
+    make_app, talks_installed
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "/panel gardens")
+        await settle(pilot)
+        assert "kept in history" not in chat_text(app)
+
+
+async def test_f1_names_the_users_config_file(make_app, tmp_path) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        screen = app.export_screenshot().replace("&#160;", " ")
+        assert "no-user-config.yaml" in screen  # PANELBOT_CONFIG, set by the fixtures
+        assert "in config.yaml" not in screen
+
+
+async def test_the_palette_says_how_to_turn_the_model_on(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await palette(pilot, "Answers from a model")
+        await pilot.pause()
+        text = chat_text(app)
+        assert "PANELBOT_BACKEND=openai" in text and "no-user-config.yaml" in text
+        assert "offline" in text
+
+
+async def test_a_toast_does_not_cover_the_input(make_app) -> None:
+    from textual.widgets._toast import Toast
+
+    from panelbot.tui.widgets.prompt import Prompt
+
+    app = make_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await type_and_send(pilot, "how do you make kernels fast")
+        await pilot.press("ctrl+y")  # "Copied ..."
+        await pilot.pause(0.2)
+        (toast,) = app.screen.query(Toast)
+        prompt = app.query_one(Prompt)
+        assert toast.region and not toast.region.overlaps(prompt.region)
