@@ -114,6 +114,7 @@ def create_tables(db: sqlite3.Connection) -> None:
             {", ".join(FIELDS)}, content='', columnsize=0, tokenize="{_TOKENIZE}");
         INSERT INTO quote_terms(quote_terms, rank) VALUES ('automerge', 0);
         CREATE VIRTUAL TABLE quote_term_instances USING fts5vocab(quote_terms, 'instance');
+        CREATE VIRTUAL TABLE quote_term_rows USING fts5vocab(quote_terms, 'row');
         CREATE TABLE question_terms (term TEXT NOT NULL, question TEXT NOT NULL, weight REAL NOT NULL,
                                      PRIMARY KEY (term, question)) WITHOUT ROWID;
         CREATE TABLE quotes (pos INTEGER PRIMARY KEY, id TEXT NOT NULL, question TEXT,
@@ -131,7 +132,6 @@ class _Entries:
         self.findall = word_pattern().findall
         self.said: set[str] = set()  # the words the quotes and their keywords use (for the lexicon)
         self.keyword_terms: set[str] = set()  # unigrams of curated keywords/topics
-        self.own = Counter[str]()  # term -> quotes holding it in their own fields
         self.lengths = array("d")
         self._keywords: dict[str, list[str]] = {}
         # a host question's terms (its text; weaker, the host's whole turn around it), by id (a repeated
@@ -163,7 +163,6 @@ class _Entries:
         for a in q.asks:
             asks.update(set(self.norm.terms(a)))
         asked = [t for t, c in asks.items() for _ in range(min(c, 2))]  # at most twice W_ASKS
-        self.own.update({*uni, *keywords, *asks})
         self.lengths.append(
             len(uni) * W_TEXT
             + len(keywords) * W_KEYWORDS
@@ -172,14 +171,15 @@ class _Entries:
         )
         return (i, " ".join(uni), " ".join(keywords), " ".join(asked))
 
-    def lexicon(self, n: int) -> dict[str, int]:
+    def lexicon(self, n: int, own: dict[str, int]) -> dict[str, int]:
         """The words of 4+ letters the talk uses (its quotes' and curated keywords'), for typo correction,
-        in alphabetical order, each with how many quotes hold its term (at least 1; a stopword: all)."""
+        in alphabetical order, each with how many quotes hold its term in their own fields (``own``; at
+        least 1; a stopword: all)."""
         word_term = self.norm.word_terms().__getitem__
         out = {}
         for w in sorted(w for w in self.said if len(w) >= 4 and w.isalpha()):
             term = word_term(w)
-            out[w] = self.own.get(term, 1) if term else n
+            out[w] = own.get(term, 1) if term else n
         return out
 
 
@@ -207,13 +207,14 @@ def fill(db: sqlite3.Connection, panel: Panel, normalizer: Normalizer) -> None:
     )
     db.execute("CREATE INDEX quote_ids ON quotes(id)")
     db.execute("CREATE INDEX quote_questions ON quotes(question)")
+    own = dict(db.execute("SELECT term, doc FROM quote_term_rows"))  # term -> quotes holding it
     avg = (sum(entries.lengths) / n) if n else 1.0
     norm_len = array("d", [K1 * (1 - B + B * ln / avg) if avg else K1 for ln in entries.lengths])
     speakers = sorted({q.speaker for q in quotes})
     code = {s: k for k, s in enumerate(speakers)}
     data: dict[str, Any] = {
         "normalizer": json.dumps(normalizer.state(), ensure_ascii=False),
-        "lexicon": json.dumps(entries.lexicon(n), ensure_ascii=False),
+        "lexicon": json.dumps(entries.lexicon(n, own), ensure_ascii=False),
         "keyword_terms": json.dumps(sorted(entries.keyword_terms), ensure_ascii=False),
         "speakers": json.dumps(speakers, ensure_ascii=False),
         "speaker_codes": array("i", [code[q.speaker] for q in quotes]).tobytes(),
@@ -347,6 +348,12 @@ def _idf(n: int, holding: int) -> float:
 
 
 _NO_POSTINGS = (array("i"), array("d"))
+# a term's quotes with its weighted frequency in each: the sum of its fields' weights over its occurrences
+_OWN_POSTINGS = (
+    "SELECT doc, sum(CASE col "
+    + " ".join(f"WHEN '{c}' THEN {w!r}" for c, w in _WEIGHT_OF.items())
+    + " END) FROM quote_term_instances WHERE term = ? GROUP BY doc ORDER BY doc"
+)
 
 
 class QuoteIndex:
@@ -390,21 +397,18 @@ class QuoteIndex:
         got = self._kept.get(term)
         if got is not None:
             return got
-        tf: dict[int, float] = {}
-        for doc, col in self.db.rows(
-            "SELECT doc, col FROM quote_term_instances WHERE term = ?", (term,)
-        ):
-            tf[doc] = tf.get(doc, 0.0) + _WEIGHT_OF[col]
-        for qid, w in self.db.rows(
-            "SELECT question, weight FROM question_terms WHERE term = ?", (term,)
-        ):
-            for doc in self.answering(qid):
-                tf[doc] = tf.get(doc, 0.0) + w
+        own = self.db.rows(_OWN_POSTINGS, (term,))  # (quote, weighted frequency), in quote order
+        asked = self.db.rows("SELECT question, weight FROM question_terms WHERE term = ?", (term,))
+        if asked:
+            tf = dict(own)
+            for qid, w in asked:
+                for doc in self.answering(qid):
+                    tf[doc] = tf.get(doc, 0.0) + w
+            own = sorted(tf.items())
         got = _NO_POSTINGS
-        if tf:
-            docs = sorted(tf)
-            got = array("i", docs), array("d", map(tf.__getitem__, docs))
-            if not (docs[0] >= 0 and docs[-1] < self.n):
+        if own:
+            got = array("i", [d for d, _ in own]), array("d", [w for _, w in own])
+            if not (got[0][0] >= 0 and got[0][-1] < self.n):
                 raise DataError("the index is inconsistent (a quote out of range)")
         if len(self._kept) >= KEPT_TERMS:
             self._kept.clear()
