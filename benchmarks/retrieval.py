@@ -200,15 +200,20 @@ def measure_cold(directory: Path, queries: int) -> dict:
     mark("key")
     panel = load_panel(directory)
     mark("load")
-    index = QuoteIndex(panel, Normalizer(panel.vocabulary))
-    mark("build")
     path = cache.cache_path(directory)
-    if hasattr(cache, "save"):  # as open_indexed saves: here, or by a forked child
+    normalizer = Normalizer(panel.vocabulary)
+    forked = False
+    if hasattr(cache, "save"):  # an older checkout (--before): build, then save (here or forked)
+        index = QuoteIndex(panel, normalizer)
+        mark("build")
         cache.save(path, key, panel, index)
-    else:  # an older checkout (--before): in process
-        cache.write_index(path, key, panel, index.norm, index)
-    forked = path in getattr(cache, "saves_under_way", list)()
-    mark("save")
+        forked = path in cache.saves_under_way()
+        mark("save")
+    else:  # SQLite: built straight into the saved file (renamed into place when whole)
+        db = cache.write_index(path, key, panel, normalizer)
+        mark("build")
+        index = QuoteIndex(panel, normalizer, db)
+        mark("save")
     router = Router(panel, index=index)
     mark("router")
     ready_s, ready_cpu_s = t - t_start, c - c_start
@@ -346,7 +351,7 @@ def main() -> None:
         write_panel_files(synthetic_panel(args.write), Path(args.dir), block_yaml=args.yaml)
         return
     if args.cold:  # a child: the cold build in a fresh interpreter, so that its peak RSS is its own
-        if args.no_helper:
+        if args.no_helper:  # an older checkout's forked helpers off
             from panelbot.retrieval import cache, index
 
             index.PARALLEL_FROM = cache.FORK_SAVE_FROM = sys.maxsize

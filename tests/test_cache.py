@@ -1,5 +1,6 @@
-"""The saved index per panel: hit, miss, stale, truncated, damaged, foreign, inconsistent, concurrent
-writers and starts, an unwritable cache; all on real files, most through the real executable."""
+"""The saved index per panel (a SQLite file): hit, miss, stale, truncated, damaged, foreign, another
+install's, concurrent writers and starts, an unwritable cache; all on real files, most through the real
+executable."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ QUESTION = "Do bees need water in a small garden?"
 
 
 def _files(cache_dir: Path) -> list[Path]:
-    return sorted((cache_dir / "index").glob("*.pbidx"))
+    return sorted((cache_dir / "index").glob(f"*{cache.SUFFIX}"))
 
 
 def _ask(run_cli, panel_dir: Path, cache_dir: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -99,51 +100,43 @@ def test_shipped_panel_round_trips(cache_dir: Path, shipped_panel) -> None:
         ]
 
 
-def test_a_warm_router_decodes_only_the_quotes_it_returns(cache_dir: Path, shipped_panel) -> None:
-    """Starting from a saved index, building the router decodes no quote (a 100,000-quote bank's warm start
-    would otherwise decode them all); an answer decodes the quotes it shows, and positions still resolve."""
+def test_a_warm_router_makes_only_the_quotes_it_returns(cache_dir: Path, shipped_panel) -> None:
+    """Starting from a saved index, building the router makes no quote (a 100,000-quote bank's warm start
+    would otherwise read them all); an answer makes the quotes it shows, and their positions resolve."""
     cache.open_indexed(shipped_panel.path)
     hit = cache.open_indexed(shipped_panel.path)
     router = Router(hit.panel, index=hit.index)
-    assert hit.panel.quotes._made == {}
+    quotes = hit.panel.quotes
+    assert all(quotes.position(q.id) is None for q in shipped_panel.quotes)
     q = "How do you deal with a growing KV cache?"
     assert router.route(q).to_dict() == Router(shipped_panel).route(q).to_dict()
-    assert 0 < len(hit.panel.quotes._made) < len(shipped_panel.quotes)
+    made = [q.id for q in shipped_panel.quotes if quotes.position(q.id) is not None]
+    assert 0 < len(made) < len(shipped_panel.quotes)
+    assert all(shipped_panel.quotes[quotes.position(i)].id == i for i in made)
 
 
-def test_saved_quotes_are_their_json_records(cache_dir: Path, shipped_panel) -> None:
-    """Each quote is saved as its text (raw UTF-8) and json.dumps of its other fields (the writer's encoder
-    is made once), and reads back equal, however odd its text (a lone surrogate included)."""
+def test_odd_quotes_read_back_equal(cache_dir: Path, shipped_panel) -> None:
+    """However odd a quote's text and fields (quotes, escapes, line separators, emoji), it reads back
+    from the saved file equal, found by position and by id."""
     from panelbot.records import replace
+    from panelbot.retrieval.vocabulary import Normalizer
 
     odd = replace(
         shipped_panel.quotes[0],
         text='Quote "marks", back\\slash, é, \u2028, emoji 😀 and\ttab',
         start=12.5,
         sentences=(0, 2),
-        keywords=("naïve", "\udc80"),
+        keywords=("naïve", "kv.cache"),
     )
-    lone = replace(shipped_panel.quotes[1], text="a lone \ud800 surrogate", id="q-\u00e9")
-    panel = replace(shipped_panel, quotes=[odd, lone, *shipped_panel.quotes[2:]])
-    rests = [
-        json.dumps(
-            [getattr(q, f) for f in cache._QUOTE_REST], ensure_ascii=False, separators=(",", ":")
-        ).encode("utf-8", "surrogatepass")
-        for q in panel.quotes
-    ]
-    assert [r for chunk in cache._quote_rests(panel.quotes) for r in chunk] == rests
-    assert [t for chunk in cache._quote_texts(panel.quotes) for t in chunk] == [
-        q.text.encode("utf-8", "surrogatepass") for q in panel.quotes
-    ]
-    from panelbot.retrieval.index import QuoteIndex
-    from panelbot.retrieval.vocabulary import Normalizer
-
-    path = cache_dir / "x.pbidx"
-    index = QuoteIndex(panel, Normalizer(panel.vocabulary))
-    cache.write_index(path, "k", panel, index.norm, index)
+    other = replace(shipped_panel.quotes[1], text="don't 2.7 it's", id='q-"\u00e9"')
+    panel = replace(shipped_panel, quotes=[odd, other, *shipped_panel.quotes[2:]])
+    path = cache_dir / f"x{cache.SUFFIX}"
+    cache.write_index(path, "k", panel, Normalizer(panel.vocabulary))
     hit = cache.read_index(path, "k", panel.path)
-    assert list(hit.panel.quotes) == panel.quotes
-    assert hit.panel.quote("q-\u00e9") == lone
+    assert hit is not None and list(hit.panel.quotes) == panel.quotes
+    assert hit.panel.quote('q-"\u00e9"') == other and hit.panel.quote("q-\u00e9") is None
+    for term in [t for w in ("naïve", "kv.cache", "2.7") for t in hit.index.norm.terms(w)]:
+        assert {0, 1} & set(hit.index.postings.get(term)[0]), term
 
 
 def test_edited_panel_is_stale_and_rebuilt_with_a_note(cache_dir: Path, panel_dir: Path) -> None:
@@ -162,50 +155,45 @@ def test_edited_panel_is_stale_and_rebuilt_with_a_note(cache_dir: Path, panel_di
     assert cache.open_indexed(panel_dir).source == "cache"
 
 
-def _other_key(b: bytes) -> bytes:
-    i = b.index(b'"key": "') + len(b'"key": "')
-    return b[:i] + (b"0" if b[i : i + 1] != b"0" else b"1") + b[i + 1 :]
+def _flip_middle(b: bytes) -> bytes:
+    """Every byte of the file's second half inverted (its tables' pages, past the header page)."""
+    half = len(b) // 2
+    return b[:half] + bytes(x ^ 0xFF for x in b[half:])
+
+
+def _foreign_sqlite(b: bytes) -> bytes:
+    import sqlite3
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "other.db"
+        con = sqlite3.connect(p)
+        con.execute("CREATE TABLE notes (t TEXT)")
+        con.commit()
+        con.close()
+        return p.read_bytes()
+
+
+def _rewrite_header(path: Path, name: str, value: object) -> None:
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    con.execute("UPDATE saved SET value = ? WHERE name = ?", (json.dumps(value), name))
+    con.commit()
+    con.close()
 
 
 @pytest.mark.parametrize(
     "damage, expect",
     [
-        (lambda b: b[: len(b) // 2], "truncated"),
-        (lambda b: b[:10], "truncated"),
-        (lambda b: b[:-1] + bytes([b[-1] ^ 0xFF]), "damaged (checksum mismatch)"),
-        (lambda b: b + b"extra", "damaged (unexpected length)"),
-        (lambda b: b"", "truncated"),
+        (lambda b: b[: len(b) // 2], "damaged"),
+        (lambda b: b[:10], "not a panelbot index"),
+        (_flip_middle, "damaged"),
+        (lambda b: b"", "not a panelbot index"),
         (lambda b: b"\x80\x04\x95 not ours at all" * 10, "not a panelbot index"),
-        (
-            lambda b: b.replace(f'"format": {cache.FILE_FORMAT}'.encode(), b'"format": 9', 1),
-            "from another panelbot version or machine",
-        ),
-        (
-            lambda b: b.replace(f'"format": {cache.FILE_FORMAT}'.encode(), b'"format": 2', 1),
-            "from another panelbot version or machine",
-        ),
-        (
-            lambda b: b.replace(
-                f'"byteorder": "{sys.byteorder}"'.encode(),
-                f'"byteorder": "{sys.byteorder.upper()}"'.encode(),
-                1,
-            ),
-            "from another panelbot version or machine",
-        ),
-        (lambda b: _other_key(b), "stale (the panel or panelbot changed)"),
+        (_foreign_sqlite, "not a panelbot index"),
     ],
-    ids=[
-        "half",
-        "ten-bytes",
-        "flipped-byte",
-        "trailing",
-        "empty",
-        "foreign",
-        "format",
-        "format-2",
-        "byteorder",
-        "key",
-    ],
+    ids=["half", "ten-bytes", "flipped-half", "empty", "foreign", "other-sqlite"],
 )
 def test_bad_files_are_never_trusted(cache_dir: Path, panel_dir: Path, damage, expect: str) -> None:
     cache.open_indexed(panel_dir)
@@ -213,37 +201,96 @@ def test_bad_files_are_never_trusted(cache_dir: Path, panel_dir: Path, damage, e
     path.write_bytes(damage(path.read_bytes()))
     again = cache.open_indexed(panel_dir)
     assert again.source == "built"
-    assert again.note == f"the saved index of panel 'gardens' was {expect}; rebuilt it"
+    assert again.note.startswith(f"the saved index of panel 'gardens' was {expect}")
+    assert again.note.endswith("; rebuilt it") and "\n" not in again.note
     assert cache.open_indexed(panel_dir).source == "cache"  # and the rebuilt file is sound
 
 
-def test_inconsistent_file_with_a_good_checksum_is_rejected(
+@pytest.mark.parametrize(
+    "name, value, expect",
+    [
+        ("format", 3, "from another panelbot version"),
+        ("key", "0" * 64, "stale (the panel or panelbot changed)"),
+        ("panel_data", {"name": "gardens"}, "inconsistent (KeyError)"),
+    ],
+)
+def test_a_saved_file_of_another_kind_is_rebuilt(
+    cache_dir: Path, panel_dir: Path, name: str, value: object, expect: str
+) -> None:
+    cache.open_indexed(panel_dir)
+    (path,) = _files(cache_dir)
+    _rewrite_header(path, name, value)
+    again = cache.open_indexed(panel_dir)
+    assert again.source == "built"
+    assert again.note == f"the saved index of panel 'gardens' was {expect}; rebuilt it"
+
+
+def test_a_saved_file_damaged_past_its_checks_is_one_clear_error(
     cache_dir: Path, panel_dir: Path
 ) -> None:
-    """A file whose checksum is right but whose tables do not line up (as a buggy or hostile writer could
-    produce) is rejected at load; postings pointing past the bank are refused when first used, with one
-    clear error, never a wrong quote or a traceback."""
+    """A file damaged where the checks made on opening do not look (a large bank's file is not checked
+    whole) fails with one clear error when that part is used, and is removed, so the next start rebuilds."""
+    import sqlite3
+
     from panelbot.errors import DataError
 
-    opened = cache.open_indexed(panel_dir)
+    cache.open_indexed(panel_dir)
     (path,) = _files(cache_dir)
-    key = cache.cache_key(panel_dir)
-    opened.index.norm_len[0] = -1.0  # a length no index can have
-    cache.write_index(path, key, opened.panel, opened.index.norm, opened.index)
-    again = cache.open_indexed(panel_dir)
-    assert again.source == "built" and again.note and "inconsistent" in again.note
+    con = sqlite3.connect(path)
+    con.execute("DROP TABLE question_terms")
+    con.execute("CREATE TABLE question_terms (x)")
+    con.commit()
+    con.close()
+    opened = cache.open_indexed(panel_dir)
+    assert opened.source == "cache"
+    router = Router(opened.panel, index=opened.index)
+    with pytest.raises(DataError, match="saved index was found damaged while in use") as err:
+        router.route(QUESTION)
+    assert "\n" not in str(err.value)
+    assert not path.exists()
+    assert cache.open_indexed(panel_dir).source == "built"
 
-    postings = again.index.postings
-    assert postings.offsets is None  # a built index: one array per term, as it is saved
-    docs = postings.docs[postings.ids["bee"]]  # the term's own postings (not a merged copy)
-    docs[0] = 10_000  # out of range
-    cache.write_index(path, key, again.panel, again.index.norm, again.index)
-    bad = cache.open_indexed(panel_dir)
-    assert bad.source == "cache"
-    router = Router(bad.panel, index=bad.index)
-    assert router.route("compost heap").speakers == ["sam"]  # untouched postings still work
-    with pytest.raises(DataError, match="saved index is inconsistent"):
-        router.route("Do bees need water in a small garden?")
+
+def test_a_saved_file_locked_by_another_process_is_still_read(
+    cache_dir: Path, panel_dir: Path
+) -> None:
+    """A saved index is never written in place, so a lock another program holds on it (a sqlite3 shell
+    in a write transaction) does not stop a start from reading it."""
+    import sqlite3
+
+    cache.open_indexed(panel_dir)
+    (path,) = _files(cache_dir)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        opened = cache.open_indexed(panel_dir)
+        assert opened.source == "cache" and opened.note is None
+        assert Router(opened.panel, index=opened.index).route(QUESTION).speakers == ["ivy"]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_a_read_only_saved_file_and_directory(cache_dir: Path, panel_dir: Path) -> None:
+    """A saved index that cannot be written is still read; one that cannot be replaced is rebuilt for
+    the run, saying so in one line."""
+    if os.geteuid() == 0:
+        pytest.skip("root ignores file modes")
+    cache.open_indexed(panel_dir)
+    (path,) = _files(cache_dir)
+    path.chmod(0o444)
+    assert cache.open_indexed(panel_dir).source == "cache"
+    _rewrite_header_ro = path.read_bytes()
+    path.chmod(0o644)
+    _rewrite_header(path, "key", "0" * 64)
+    path.parent.chmod(0o555)
+    try:
+        again = cache.open_indexed(panel_dir)
+    finally:
+        path.parent.chmod(0o755)
+    assert again.source == "built" and len(_rewrite_header_ro) > 0
+    assert again.note.startswith("the saved index of panel 'gardens' was stale")
+    assert "could not be replaced" in again.note
 
 
 def test_a_pickle_in_the_cache_is_never_executed(
@@ -306,7 +353,7 @@ def test_cli_hit_does_not_rewrite_and_stale_says_so(
 
     path.write_bytes(path.read_bytes()[:100])
     r4 = _ask(run_cli, panel_dir, cache_dir)
-    assert r4.returncode == 0 and "was truncated; rebuilt it" in r4.stderr
+    assert r4.returncode == 0 and "was damaged (" in r4.stderr and "; rebuilt it" in r4.stderr
     assert len(r4.stderr.splitlines()) == 1 and r4.stdout == r3.stdout
 
 
@@ -343,11 +390,48 @@ def test_cache_info_and_clear(run_cli, panel_dir: Path, tmp_path: Path) -> None:
     assert r.returncode == 2 and "Traceback" not in r.stderr
 
 
+def test_another_installs_index_is_judged_by_that_install(
+    run_cli, panel_dir: Path, tmp_path: Path
+) -> None:
+    """``cache info`` lists the saved index another checkout of panelbot built (sharing the cache) as
+    current while its panel and that install's code are unchanged: it is not "stale" because this
+    install's code differs from it. Once that install is gone, it is orphaned."""
+    import sqlite3
+
+    cache_dir = tmp_path / "cli-cache"
+    env = {"PANELBOT_CACHE_DIR": str(cache_dir)}
+    _ask(run_cli, panel_dir, cache_dir)
+    (path,) = _files(cache_dir)
+    other = tmp_path / "other-install" / "panelbot"
+    src = Path(cache.__file__).resolve().parent.parent
+    for rel in cache._CODE:
+        (other / rel).parent.mkdir(parents=True, exist_ok=True)
+        if (src / rel).is_dir():
+            shutil.copytree(src / rel, other / rel)
+        else:
+            shutil.copy2(src / rel, other / rel)
+    (other / "retrieval" / "index.py").write_text(
+        (src / "retrieval" / "index.py").read_text() + "\n# another version\n"
+    )
+    digest = cache.panel_hash(panel_dir)
+    con = sqlite3.connect(path)
+    con.execute("UPDATE saved SET value = ? WHERE name = 'root'", (json.dumps(str(other)),))
+    key = cache.cache_key(panel_dir, digest, other)
+    con.execute("UPDATE saved SET value = ? WHERE name = 'key'", (json.dumps(key),))
+    con.commit()
+    con.close()
+    (entry,) = json.loads(run_cli("cache", "info", "--json", env=env).stdout)["indexes"]
+    assert entry["state"] == "current"
+    shutil.rmtree(other)
+    (entry,) = json.loads(run_cli("cache", "info", "--json", env=env).stdout)["indexes"]
+    assert entry["state"] == "orphaned"
+
+
 def test_concurrent_starts_build_once_and_agree(
     panel_dir: Path, tmp_path: Path, isolated_env
 ) -> None:
     """Six real processes start at once on an empty cache: all answer the same, one index file results,
-    no temporary file is left, and the file is sound."""
+    no temporary file is left, and the file is sound (several may build it: each renames a whole file)."""
     cache_dir = tmp_path / "race-cache"
     env = {**isolated_env, "PANELBOT_CACHE_DIR": str(cache_dir)}
     cmd = [
@@ -378,24 +462,27 @@ def test_concurrent_starts_build_once_and_agree(
 WRITER = textwrap.dedent("""
     import sys
     from pathlib import Path
+    from panelbot.panel import load_panel
     from panelbot.retrieval import cache
+    from panelbot.retrieval.vocabulary import Normalizer
     d = Path(sys.argv[1])
-    opened = cache.open_indexed(d, use_cache=False)
+    panel = load_panel(d)
     key, path = cache.cache_key(d), cache.cache_path(d)
     for _ in range(int(sys.argv[2])):
-        cache.write_index(path, key, opened.panel, opened.index.norm, opened.index)
+        cache.write_index(path, key, panel, Normalizer(panel.vocabulary))
 """)
 
 READER = textwrap.dedent("""
     import sys
     from pathlib import Path
     from panelbot.retrieval import cache
+    from panelbot.retrieval.router import Router
     d = Path(sys.argv[1])
     key, path = cache.cache_key(d), cache.cache_path(d)
     seen = 0
     for _ in range(int(sys.argv[2])):
         hit = cache.read_index(path, key, d)  # raises on a half-written file
-        seen += hit is not None
+        seen += hit is not None and Router(hit.panel, index=hit.index).route("compost").speakers != []
     print(seen)
 """)
 
@@ -413,7 +500,7 @@ def test_concurrent_writers_never_expose_a_partial_file(
         for _ in range(3)
     ]
     reader = subprocess.run(
-        [sys.executable, "-c", READER, str(panel_dir), "150"],
+        [sys.executable, "-c", READER, str(panel_dir), "60"],
         env=env,
         capture_output=True,
         text=True,
@@ -422,8 +509,23 @@ def test_concurrent_writers_never_expose_a_partial_file(
     for w in writers:
         assert w.wait(timeout=120) == 0
     assert reader.returncode == 0, reader.stderr
-    assert int(reader.stdout) == 150
+    assert int(reader.stdout) == 60
     assert len(_files(cache_dir)) == 1 and not list((cache_dir / "index").glob("*.tmp"))
+
+
+def test_a_killed_builds_leftover_is_removed_and_said(cache_dir: Path, panel_dir: Path) -> None:
+    """A temporary file a killed build left (old enough not to be another build's under way) is removed
+    by the next start that builds, which says so; a young one is left alone."""
+    path = cache.cache_path(panel_dir)
+    path.parent.mkdir(parents=True)
+    old = path.with_name(f"{cache._temp_prefix(path)}123.dead.tmp")
+    young = path.with_name(f"{cache._temp_prefix(path)}456.busy.tmp")
+    old.write_bytes(b"half a file")
+    young.write_bytes(b"being written")
+    os.utime(old, (1, 1))
+    opened = cache.open_indexed(panel_dir)
+    assert opened.note == "the last save of the index of panel 'gardens' did not finish; rebuilt it"
+    assert not old.exists() and young.exists()
 
 
 # ------------------------------------------------------------------------ the panel files' hash, from stat
@@ -521,16 +623,15 @@ def test_cache_clear_removes_the_records(cache_dir: Path, panel_dir: Path) -> No
     assert not _record_of(panel_dir).exists()
 
 
-def test_a_saved_panel_finds_a_quote_by_id_decoding_only_it(
-    cache_dir: Path, panel_dir: Path
-) -> None:
+def test_a_saved_panel_finds_a_quote_by_id_making_only_it(cache_dir: Path, panel_dir: Path) -> None:
     built = cache.open_indexed(panel_dir)
     opened = cache.open_indexed(panel_dir)
     assert opened.source == "cache"
     quotes = opened.panel.quotes
     last = built.panel.quotes[-1]
     assert opened.panel.quote(last.id) == last
-    assert len(quotes._made) == 1  # type: ignore[attr-defined]
+    made = [q.id for q in built.panel.quotes if quotes.position(q.id) is not None]
+    assert made == [last.id]
     assert opened.panel.quote("no-such-id") is None
     speaker = last.speaker
     assert opened.panel.quotes_by(speaker) == [
@@ -538,40 +639,10 @@ def test_a_saved_panel_finds_a_quote_by_id_decoding_only_it(
     ]
 
 
-def test_lazy_quotes_read_odd_ids_whole() -> None:
-    """A record whose id is not plain (an escape in it) is decoded whole to read its id."""
-    from panelbot.panel import Quote
-
-    made = [
-        Quote('odd"id', "ivy", "one"),
-        Quote("plain-2", "ivy", "two"),
-        Quote("x" * 200, "oak", "three"),
-    ]
-    blob, ends, texts, text_ends = bytearray(), [], bytearray(), []
-    for q in made:
-        blob += json.dumps([getattr(q, f) for f in cache._QUOTE_REST]).encode()
-        ends.append(len(blob))
-        texts += q.text.encode()
-        text_ends.append(len(texts))
-    lazy = cache.LazyQuotes(
-        memoryview(bytes(blob)),
-        ends,
-        [q.speaker for q in made],
-        memoryview(bytes(texts)),
-        text_ends,
-    )
-    assert lazy.find("plain-2") == made[1]
-    assert lazy.find('odd"id') == made[0]
-    assert lazy.find("x" * 200) == made[2]
-    assert lazy.find("odd") is None
-
-
-def test_a_text_out_of_bounds_is_refused_when_decoded() -> None:
-    """Text bounds are checked when a quote is decoded (a file with a good checksum but wrong bounds)."""
-    from panelbot.panel import Quote
-
-    q = Quote("a", "ivy", "one")
-    rec = json.dumps([getattr(q, f) for f in cache._QUOTE_REST]).encode()
-    lazy = cache.LazyQuotes(memoryview(rec), [len(rec)], ["ivy"], memoryview(b"one"), [99])
-    with pytest.raises(cache.CacheProblem, match="inconsistent"):
-        lazy[0]
+def test_cache_clear_removes_the_earlier_formats_files(cache_dir: Path, panel_dir: Path) -> None:
+    cache.open_indexed(panel_dir)
+    d = cache_dir / "index"
+    (d / "gardens-0123456789abcdef.pbidx").write_bytes(b"PANELBOT-INDEX\n\x00old")
+    (d / "gardens-0123456789abcdef.lock").write_bytes(b"")
+    assert cache.clear()[0] == 2
+    assert not [p for p in d.iterdir() if not p.name.startswith("meaning-")]

@@ -68,6 +68,7 @@ def cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         "quotes": e.quotes,
                         "created": e.created,
                         "state": e.state,
+                        "install": e.install,
                     }
                     for e in found
                 ],
