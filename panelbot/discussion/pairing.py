@@ -8,7 +8,8 @@ Both are measured, not guessed from a talk's words:
   in the shipped static sentence model), the two answer the same questions. The weaker direction, the
   stronger one, how near the top of the other's quotes it ranks and whether both answer the very same host
   question are weighed by a logistic model fitted on labelled pairs (``scripts/fit_discussion.py``).
-* **agree or differ** -- the same, with each quote's own *words* as the question: two answers that find each
+* **agree or differ** -- the same, with each quote's own *words* as the question (and the cosine of the
+  two quotes' words): two answers that find each
   other by what they say make the same point; two answers to one question that do not, answer it differently.
   General English cues weigh in: agreement ("agree", "right", "same") and contrast ("but", "not", "instead").
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 from panelbot.panel import Quote
 from panelbot.retrieval.router import Router
+from panelbot.retrieval.semantic import Vector, cosine, shipped_model
 from panelbot.retrieval.tuning import DiscussionTuning, discussion_tuning
 from panelbot.text import words
 
@@ -48,6 +50,7 @@ class PairFeatures:
     said_low: float  # the weaker direction with each quote's own words as the question
     said_high: float
     cues: float  # agreement cues minus contrast cues, per hundred words of both quotes
+    meaning: float  # cosine of the two quotes' words in the shipped static sentence model
 
     def pairing(self) -> tuple[float, ...]:
         return (
@@ -62,6 +65,7 @@ class PairFeatures:
             math.log1p(self.said_low),
             math.log1p(self.said_high) - math.log1p(self.asked_high),
             self.cues,
+            self.meaning,
         )
 
 
@@ -100,6 +104,7 @@ class Pairing:
         self.router = router
         self.tune = tune or discussion_tuning()
         self._hits: dict[tuple[str, str], dict[str, tuple[float, int]]] = {}
+        self._vectors: dict[str, Vector] = {}
 
     def questions_of(self, quote: Quote) -> list[str]:
         """What a quote answers: the curator's asks and the host's question; its own words when neither."""
@@ -141,7 +146,14 @@ class Pairing:
             min(t_ab, t_ba),
             max(t_ab, t_ba),
             cue_balance(a.text, b.text),
+            cosine(self._vector(a), self._vector(b)),
         )
+
+    def _vector(self, quote: Quote) -> Vector:
+        got = self._vectors.get(quote.id)
+        if got is None:
+            got = self._vectors[quote.id] = shipped_model().embed(quote.text)
+        return got
 
     def judge(self, a: Quote, b: Quote) -> PairVerdict:
         f = self.features(a, b)
