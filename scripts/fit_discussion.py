@@ -73,7 +73,9 @@ def fit(args: argparse.Namespace) -> dict:
             ps = load_pairs(ROOT / path)
             pairing = pairing_for(ps, Path(tmp), NEUTRAL)
             for p in ps.pairs:
-                f = pairing.features(pairing.router.panel.quote(p.a), pairing.router.panel.quote(p.b))
+                f = pairing.features(
+                    pairing.router.panel.quote(p.a), pairing.router.panel.quote(p.b)
+                )
                 rows_pair.append(f.pairing())
                 ys_pair.append(int(p.paired))
                 if p.paired:
@@ -85,12 +87,16 @@ def fit(args: argparse.Namespace) -> dict:
     pt, pprec, prec_recall = threshold_for_precision(pp, ys_pair, args.precision)
     vp = [_logistic(vw[0], vw[1:], r) for r in rows_verdict]
     at, aprec, arec = threshold_for_precision(vp, ys_verdict, args.precision)
-    dt_neg, dprec, drec = threshold_for_precision([1 - p for p in vp], [1 - y for y in ys_verdict], args.precision)
+    dt_neg, dprec, drec = threshold_for_precision(
+        [1 - p for p in vp], [1 - y for y in ys_verdict], args.precision
+    )
     print(
         f"pairing: threshold {pt:.3f}, dev precision {100 * pprec:.1f}% recall {100 * prec_recall:.1f}%"
     )
     print(f"agree at >= {at:.3f}: dev precision {100 * aprec:.1f}% recall {100 * arec:.1f}%")
-    print(f"differ at <= {1 - dt_neg:.3f}: dev precision {100 * dprec:.1f}% recall {100 * drec:.1f}%")
+    print(
+        f"differ at <= {1 - dt_neg:.3f}: dev precision {100 * dprec:.1f}% recall {100 * drec:.1f}%"
+    )
     return {
         "fitted_by": "scripts/fit_discussion.py",
         "dev_sets": args.dev,
@@ -124,10 +130,16 @@ def report(paths: list[str], tune: DiscussionTuning) -> dict[str, dict]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--dev", nargs="+", default=DEV)
-    ap.add_argument("--precision", type=float, default=0.95, help="target dev precision (default 0.95)")
+    ap.add_argument(
+        "--precision", type=float, default=0.95, help="target dev precision (default 0.95)"
+    )
     ap.add_argument("--ridge", type=float, default=0.1)
-    ap.add_argument("--heldout", action="store_true", help="score the shipped section on held-out pairs")
-    ap.add_argument("--dry-run", action="store_true", help="fit and report; do not write tuning.json")
+    ap.add_argument(
+        "--heldout", action="store_true", help="score the shipped section on held-out pairs"
+    )
+    ap.add_argument(
+        "--dry-run", action="store_true", help="fit and report; do not write tuning.json"
+    )
     args = ap.parse_args(argv)
     record = json.loads(RECORD.read_text(encoding="utf-8"))
     if args.heldout:

@@ -20,6 +20,7 @@ from panelbot.errors import PanelbotError
 COMMANDS = {
     "ask": "ask",
     "quote": "ask",
+    "discuss": "discuss",
     "panels": "panels",
     "ingest": "panels",
     "check": "check",

@@ -43,9 +43,13 @@ SEARCH_DEPTH = 50  # how many of the other panelist's quotes a question ranks
 class PairFeatures:
     """What the pairing and the verdict weigh for one pair of quotes."""
 
-    asked_low: float  # the weaker direction: the other quote's score for one quote's questions (0-100)
+    asked_low: (
+        float  # the weaker direction: the other quote's score for one quote's questions (0-100)
+    )
     asked_high: float  # the stronger direction
-    asked_rank: float  # mean reciprocal rank of each among the other panelist's quotes, for those questions
+    asked_rank: (
+        float  # mean reciprocal rank of each among the other panelist's quotes, for those questions
+    )
     same_question: float  # 1.0 when both answer the very same host question
     said_low: float  # the weaker direction with each quote's own words as the question
     said_high: float
