@@ -12,6 +12,12 @@ from typing import TextIO
 from panelbot.cli.common import EXIT_OK, load_config_and_index, print_json, read_questions
 from panelbot.errors import UsageError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from panelbot.config import Config
+    from panelbot.discussion.stage import Discussion
+    from panelbot.panel import Panel
+
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
@@ -87,8 +93,6 @@ def cmd_discuss(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         d = discuss(router, next(read_questions(args.subject, sys.stdin)), pairing)
     use_llm = args.llm or bool(args.base_url or args.model)
     if use_llm and not d.declined:
-        from panelbot.cli.llm_discuss import voice_discussion
-
         cfg = cfg.with_endpoint(args.base_url, args.model, None, generate=True)
         return voice_discussion(d, cfg, panel, json_out=args.json, out=out, err=err, width=width)
     if args.json:
@@ -96,3 +100,53 @@ def cmd_discuss(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         out.write(discussion_text(panel, d, width) + "\n")
     return EXIT_OK
+
+
+def voice_discussion(
+    d: Discussion,
+    cfg: Config,
+    panel: Panel,
+    *,
+    json_out: bool,
+    out: TextIO,
+    err: TextIO,
+    width: int,
+) -> int:
+    """``--llm``: each turn in the panelist's voice (verified), the points as offline; exit 3 when a turn
+    fell back to the quotes because the model failed."""
+    import asyncio
+
+    from panelbot.answer.backends.registry import get_backend
+    from panelbot.cli.common import EXIT_FALLBACK
+    from panelbot.discussion.render import discussion_text
+    from panelbot.discussion.voices import VoicedTurn, voice
+    from panelbot.redact import scrub
+    from panelbot.text import strip_control
+
+    if cfg.backend.name == "openai" and not cfg.backend.base_url.strip():
+        err.write(
+            "panelbot: no model endpoint configured (pass --base-url or set OPENAI_BASE_URL); "
+            "the discussion in their own words\n"
+        )
+        out.write(discussion_text(panel, d, width) + "\n")
+        return EXIT_FALLBACK
+    backend = get_backend(cfg.backend.name, cfg, panel)
+
+    async def run() -> list[VoicedTurn]:
+        try:
+            return await voice(backend, panel, d)
+        finally:
+            await backend.aclose()
+
+    turns = asyncio.run(run())
+    failed = [t for t in turns if t.fallback.startswith("the model failed")]
+    for t in failed:
+        err.write(f"panelbot: {scrub(strip_control(t.fallback, keep_newlines=False))}\n")
+    if json_out:
+        obj = d.to_dict()
+        obj["voiced"] = [t.to_dict() for t in turns]
+        obj["model"] = backend.label
+        print_json(obj, out)
+        return EXIT_FALLBACK if failed else EXIT_OK
+    out.write(discussion_text(panel, d, width, voiced=turns) + "\n")
+    return EXIT_FALLBACK if failed else EXIT_OK

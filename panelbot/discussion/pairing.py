@@ -30,11 +30,44 @@ from panelbot.text import words
 
 # general English, written for no talk: words that concede or agree, and words that contrast or negate
 AGREEMENT_CUES = frozenset(
-    "agree agreed agrees right exactly same too also both likewise true indeed absolutely".split()
+    [
+        "agree",
+        "agreed",
+        "agrees",
+        "right",
+        "exactly",
+        "same",
+        "too",
+        "also",
+        "both",
+        "likewise",
+        "true",
+        "indeed",
+        "absolutely",
+    ]
 )
 CONTRAST_CUES = frozenset(
-    "but however although though whereas instead rather not no never nor disagree wrong problem "
-    "unlike different differently except yet".split()
+    [
+        "but",
+        "however",
+        "although",
+        "though",
+        "whereas",
+        "instead",
+        "rather",
+        "not",
+        "no",
+        "never",
+        "nor",
+        "disagree",
+        "wrong",
+        "problem",
+        "unlike",
+        "different",
+        "differently",
+        "except",
+        "yet",
+    ]
 )
 SEARCH_DEPTH = 50  # how many of the other panelist's quotes a question ranks
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from panelbot.answer.compose import decline_text, speaker_heading
 from panelbot.discussion.stage import Discussion, MapEntry, Point
+from panelbot.discussion.voices import VoicedTurn
 from panelbot.panel import Panel
 from panelbot.text import fill_text, strip_control
 
@@ -37,19 +38,22 @@ def point_line(panel: Panel, p: Point) -> str:
     return f"Both spoke to it: {a} and {b} are about the same thing; whether they agree is not measured."
 
 
-def discussion_text(panel: Panel, d: Discussion, width: int = 100) -> str:
+def discussion_text(
+    panel: Panel, d: Discussion, width: int = 100, voiced: Sequence[VoicedTurn] | None = None
+) -> str:
+    """The discussion in plain text; with ``voiced`` (``--llm``) each turn is the model's verified words,
+    or their quotes with the reason the model's turn was not used."""
     if d.declined:
-        if d.route is not None:
-            text = decline_text(panel, d.route)
-        else:
-            text = _clean(d.reason)
+        text = decline_text(panel, d.route) if d.route is not None else _clean(d.reason)
         return "\n".join(fill_text(line, width) for line in text.splitlines())
     lines = [fill_text(f"Discussion: {_clean(d.subject)}", width)]
     if d.framing:
         lines.append(
             fill_text(f"The host asked [{d.framing_id}]: \u201c{_clean(d.framing)}\u201d", width)
         )
-    for turn in d.turns:
+    if voiced is not None:
+        lines += _voiced_lines(panel, voiced, width)
+    for turn in d.turns if voiced is None else ():
         lines += ["", f"{speaker_heading(panel, turn.speaker)}:"]
         for q in turn.quotes:
             lines.append(fill_text(f"\u201c{_clean(q.text)}\u201d [{q.id}]", width, "  "))
@@ -60,6 +64,19 @@ def discussion_text(panel: Panel, d: Discussion, width: int = 100) -> str:
     if d.note:
         lines.append(fill_text(_clean(d.note), width))
     return "\n".join(lines)
+
+
+def _voiced_lines(panel: Panel, voiced: Sequence[VoicedTurn], width: int) -> list[str]:
+    lines: list[str] = []
+    for t in voiced:
+        lines += ["", f"{speaker_heading(panel, t.speaker)}:"]
+        text = strip_control(t.text)
+        lines += [fill_text(line, width, "  ") for line in text.splitlines() if line.strip()]
+        if t.voiced:
+            lines.append(f"[verified against {', '.join(t.citations or t.ids)}]")
+        else:
+            lines.append(f"[{_clean(t.fallback)}: their own words instead]")
+    return lines
 
 
 def map_line(panel: Panel, e: MapEntry) -> str:
