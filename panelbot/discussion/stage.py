@@ -257,12 +257,13 @@ def _label(
         d = discuss(router, name, pairing)
         if any(tuple(sorted(p.ids)) in wanted for p in d.points):
             return name, d
-    name = candidates[0] if candidates else ranked[0].a.text
-    return name, discuss(router, name, pairing)
+    return None
 
 
 def discussion_map(router: Router, pairing: Pairing | None = None) -> list[MapEntry]:
-    """For the whole talk: each subject both (any two) panelists spoke to, measured as in ``discuss``."""
+    """For the whole talk: each subject both (any two) panelists spoke to, measured as in ``discuss``: the
+    paired pairs of quotes, grouped by the host questions they answer, each group named by a subject whose
+    own discussion shows one of its pairs (a group no such name leads back to is left off)."""
     pairing = pairing or Pairing(router)
     panel = router.panel
     ids = list(panel.panelists)
@@ -275,7 +276,10 @@ def discussion_map(router: Router, pairing: Pairing | None = None) -> list[MapEn
     entries: list[MapEntry] = []
     seen: set[str] = set()
     for group in _groups(verdicts):
-        name, d = _label(router, group, pairing)
+        labelled = _label(router, group, pairing)
+        if labelled is None:
+            continue
+        name, d = labelled
         if name in seen:
             continue
         seen.add(name)
