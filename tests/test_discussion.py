@@ -196,3 +196,30 @@ def test_cli_map_and_its_entries(isolated_env: dict[str, str]) -> None:
 def test_cli_usage_errors_are_one_line_exit_2(isolated_env: dict[str, str], argv) -> None:
     code, out, err = _cli(*argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+
+
+def test_followups_answer_from_the_points_never_inventing_one(
+    router: Router, pairing: Pairing
+) -> None:
+    from panelbot.discussion.followups import read_followup
+
+    panel = router.panel
+    d = discuss(router, "open source", pairing)
+    agree = read_followup(panel, d, "Where do they agree?")
+    assert agree is not None and agree.kind == "agreement"
+    assert "[dan-02]" in agree.text and "[olive-03]" in agree.text
+    why = read_followup(panel, d, "why do they disagree?")
+    assert why is not None and why.kind == "difference" and why.quotes == ()
+    assert why.text.startswith("No difference is measured on this")
+    olive = read_followup(panel, d, "Olive, respond to that")
+    assert olive is not None and olive.speaker == "olive"
+    assert (
+        "[olive-02]" in olive.text and "Agreement: Dan [dan-02] and Olive [olive-03]" in olive.text
+    )
+    assert read_followup(panel, d, "what is a KV cache?") is None
+    only = discuss(router, "kv cache", pairing)
+    olive = read_followup(panel, only, "Olive, what do you say to that?")
+    assert olive is not None and "Olive did not speak to this" in olive.text and olive.quotes == ()
+    assert (
+        read_followup(panel, discuss(router, "sourdough bread recipes"), "do they agree?") is None
+    )
