@@ -68,3 +68,20 @@ def test_a_failing_server_falls_back_to_the_quotes_exit_3(fake: FakeHTTPServer) 
     assert code == 3
     assert err.count("panelbot: the model failed:") == 2
     assert "their own words instead" in out and "fuse attention kernels" in out
+
+
+def test_cli_discuss_llm_on_the_shipped_panel(fake: FakeHTTPServer, isolated_env) -> None:
+    """End to end: ``panelbot discuss --llm`` against the server; the scripted answer cites an id that is
+    no shipped quote, so both turns fail verification and stand on the panelists' own words."""
+    import contextlib
+
+    from panelbot.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["discuss", "--llm", "--base-url", fake.url("ok"), "--json", "open source"])
+    obj = json.loads(out.getvalue())
+    assert code == 0 and "Traceback" not in err.getvalue()
+    assert [t["speaker"] for t in obj["voiced"]] == ["dan", "olive"]
+    assert all(not t["voiced"] and "failed verification" in t["fallback"] for t in obj["voiced"])
+    assert fake.state.counts == {"ok": 2}  # one completion per turn (and a /v1/models look-up)
