@@ -112,13 +112,17 @@ def _said_order(q: Quote) -> tuple[int, int]:
     return (q.turn, q.sentences[0])
 
 
-def _quotes_for(router: Router, subject: str, speaker: str) -> tuple[Quote, ...]:
-    hits = router.search(subject, k=PER_PANELIST, speakers={speaker})
-    if not hits:
-        return ()
-    floor = KEEP_RATIO * hits[0].score
-    kept = [sq.quote for sq in hits if sq.score >= floor]
-    return tuple(sorted(kept, key=_said_order))
+def _quotes_for(
+    router: Router, routed: RouteResult, subject: str, speaker: str
+) -> tuple[Quote, ...]:
+    """The panelist's quotes on the subject: those the router chose to answer it (asked of both), else
+    their best matches scoring at least ``KEEP_RATIO`` of their best; in the order they were said."""
+    chosen = [sq.quote for sq in routed.quotes_for(speaker)][:PER_PANELIST]
+    if not chosen:
+        hits = router.search(subject, k=PER_PANELIST, speakers={speaker})
+        floor = KEEP_RATIO * hits[0].score if hits else 0.0
+        chosen = [sq.quote for sq in hits if sq.score >= floor]
+    return tuple(sorted(chosen, key=_said_order))
 
 
 def _framing(router: Router, turns: Sequence[Turn]) -> tuple[str, str | None]:
@@ -163,7 +167,7 @@ def discuss(router: Router, subject: str, pairing: Pairing | None = None) -> Dis
     turns = tuple(
         Turn(pid, quotes)
         for pid in routed.speakers
-        if (quotes := _quotes_for(router, subject, pid))
+        if (quotes := _quotes_for(router, routed, subject, pid))
     )
     silent = tuple(p for p in panel.panelists if p not in {t.speaker for t in turns})
     framing, framing_id = _framing(router, turns)
@@ -252,7 +256,7 @@ def _label(
         if (hq := panel.question(q.question)) is not None
     ]
     candidates = [*hosts, *topics] if len(group) > 1 else [*topics, *hosts]
-    wanted = {tuple(sorted((v.a.id, v.b.id))) for v in group}
+    wanted = {tuple(sorted(p.ids)) for p in choose_points(group)}  # the pairs the map shows
     for name in dict.fromkeys(candidates):
         d = discuss(router, name, pairing)
         if any(tuple(sorted(p.ids)) in wanted for p in d.points):

@@ -147,7 +147,8 @@ class DiscussionActions(AppMixin):
             panel, quotes, f"Discuss: {safe(d.subject, one_line=True)[:24]}"
         )
         self.turns.append(ConversationTurn(d.subject, d.speakers, d.quote_ids(), "both"))
-        self._save("user", "", f"/discuss {d.subject}", [], {"target": "both"})
+        # the subject as the user's message: what a resumed conversation's follow-ups are read against
+        self._save("user", "", d.subject, [], {"target": "both", "discuss": True})
         self._save("assistant", "", text, d.quote_ids(), {"discussion": d.to_dict()["points"]})
 
     def action_discussion_map(self) -> None:
