@@ -234,6 +234,9 @@ def main() -> int:
         "dev_conversations": args.dev_conversations,
         "figures_at_fit": figures,
     }
+    old = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {}
+    if "discussion" in old:  # scripts/fit_discussion.py's section: not this script's to refit
+        record["discussion"] = old["discussion"]
     if args.dry_run:
         print(json.dumps(record, indent=2))
     else:

@@ -64,6 +64,8 @@ def _loaded(isolated_env: dict[str, str], argv: list[str] | None) -> dict:
         ["completion", "--help"],
         ["panels", "--names"],
         ["history", "--ids"],
+        ["discuss", "open source"],
+        ["discuss", "--json", "kv cache"],
     ],
 )
 def test_cli_paths_do_not_import_textual_or_httpx(isolated_env, argv) -> None:
@@ -128,6 +130,10 @@ def test_cli_paths_do_not_import_the_server_stack(isolated_env, argv) -> None:
         "errors",
         "paths",
         "panel.yaml_lines",
+        "discussion.pairing",
+        "discussion.stage",
+        "discussion.render",
+        "discussion.voices",
     ],
 )
 def test_core_modules_do_not_import_textual(isolated_env, module: str) -> None:

@@ -13,10 +13,11 @@ from panelbot.cli.ask import conversation_id
 from panelbot.cli.common import EXIT_OK, Parser
 from panelbot.errors import PanelbotError
 
-# the modules (panelbot.cli.<group>) that add the commands, in --help's order: ask and quote; panels and
+# the modules (panelbot.cli.<group>) that add the commands, in --help's order: ask and quote; discuss; panels and
 # ingest; check; eval; history; cache; serve and mcp; web; completion
 COMMAND_GROUPS = (
     "ask",
+    "discuss",
     "panels",
     "check",
     "eval",

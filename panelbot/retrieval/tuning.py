@@ -16,6 +16,10 @@ How each is used:
   (``panelbot.retrieval.meaning``); a question is answered when its probability is at least ``scope.threshold``.
 * ``followup_floor``: a follow-up that points back ("is that expensive?") is read as off-topic when its own
   scope probability is below this -- near everyday questions, far from the panel.
+* ``discussion`` (written by ``scripts/fit_discussion.py`` from ``eval/discuss_pairs.yaml``): two logistic
+  models of a pair of quotes (``panelbot.discussion.pairing``): "about the same thing" (paired at
+  ``pair_threshold``) and "they say the same" (agreement at ``agree_threshold`` or above, difference at
+  ``differ_threshold`` or below, no verdict between).
 """
 
 from __future__ import annotations
@@ -94,8 +98,44 @@ def from_data(data: dict) -> Tuning:
     )
 
 
+@dataclass(frozen=True)
+class DiscussionTuning:
+    """The fitted models of ``panelbot.discussion.pairing`` (weights in its features' order)."""
+
+    pair_bias: float
+    pair_weights: tuple[float, ...]
+    pair_threshold: float
+    verdict_bias: float
+    verdict_weights: tuple[float, ...]
+    agree_threshold: float
+    differ_threshold: float
+
+
+def discussion_from_data(data: dict) -> DiscussionTuning:
+    d = data["discussion"]
+    return DiscussionTuning(
+        pair_bias=float(d["pair_bias"]),
+        pair_weights=tuple(float(w) for w in d["pair_weights"]),
+        pair_threshold=float(d["pair_threshold"]),
+        verdict_bias=float(d["verdict_bias"]),
+        verdict_weights=tuple(float(w) for w in d["verdict_weights"]),
+        agree_threshold=float(d["agree_threshold"]),
+        differ_threshold=float(d["differ_threshold"]),
+    )
+
+
+@cache
+def _record() -> dict:
+    return json.loads((DATA_DIR / "tuning.json").read_text(encoding="utf-8"))
+
+
+@cache
+def discussion_tuning() -> DiscussionTuning:
+    """The shipped discussion section (read once per process)."""
+    return discussion_from_data(_record())
+
+
 @cache
 def tuning() -> Tuning:
     """The shipped record (read once per process)."""
-    text = (DATA_DIR / "tuning.json").read_text(encoding="utf-8")
-    return from_data(json.loads(text))
+    return from_data(_record())

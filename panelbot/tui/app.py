@@ -43,6 +43,7 @@ from panelbot.tui.answering import Answering
 from panelbot.tui.clipboard import Clipboard
 from panelbot.tui.commands import SlashCommands
 from panelbot.tui.conversation import ConversationActions
+from panelbot.tui.discussion import DiscussionActions
 from panelbot.tui.export import ExportActions
 from panelbot.tui.followups import FollowUpActions
 from panelbot.tui.keys import BINDINGS, KeyActions
@@ -72,6 +73,7 @@ class PanelbotApp(
     ConversationActions,
     FollowUpActions,
     SlashCommands,
+    DiscussionActions,
     PanelSwitching,
     QuoteActions,
     ExportActions,
@@ -200,6 +202,10 @@ class PanelbotApp(
             event.prompt.remember(text)
             event.prompt.clear()
             self.run_command_line(text)
+            return
+        if self.discussion_followup(text):
+            event.prompt.remember(text)
+            event.prompt.clear()
             return
         if self.ask(text):
             event.prompt.clear()

@@ -158,6 +158,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("ask", "/ask {targets} [QUESTION]", "who answers (and ask at once)"),
     CommandSpec("quote", "/quote QUERY", "search the quote bank"),
     CommandSpec("source", "/source ID", "open a quote in the context of its talk"),
+    CommandSpec(
+        "discuss", "/discuss [SUBJECT]", "the panel discusses a subject (no subject: the map)"
+    ),
     CommandSpec("export", "/export [PATH]", "save the conversation as Markdown"),
     CommandSpec("clear", "/clear", "start a new conversation"),
     CommandSpec(

@@ -34,6 +34,7 @@ class PaletteHost(Protocol):
     def action_toggle_dark(self) -> object: ...
     def action_regenerate(self) -> object: ...
     def action_conversations(self) -> object: ...
+    def action_discussion_map(self) -> object: ...
 
     def action_model_help(self) -> object: ...
 
@@ -72,6 +73,11 @@ class PanelbotCommands(Provider):
                 "Regenerate answer",
                 app.action_regenerate,
                 "/regenerate: the last question, same quotes",
+            ),
+            (
+                "Discuss: subjects both spoke to",
+                app.action_discussion_map,
+                "/discuss: the map; Enter stages a subject's discussion",
             ),
             ("Help", app.action_help, "/help: keys and commands"),
             ("Answers from a model", app.action_model_help, "how to turn the model on"),

@@ -29,7 +29,7 @@ KEY_HELP = (
     ("conversations", "saved conversations: open, rename, delete", "history"),
     ("export", "export the conversation to Markdown", "export"),
     ("toggle_sidebar", "show or hide the side panes", ""),
-    ("command_palette", "command palette", ""),
+    ("command_palette", "commands; the discussion map", "discuss"),
     ("help", "this help", "help"),
     ("quit", "quit", ""),
 )

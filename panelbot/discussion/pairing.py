@@ -1,0 +1,209 @@
+"""When two quotes (of two panelists) are about the same thing, and whether they say the same about it.
+
+Both are measured, not guessed from a talk's words:
+
+* **about the same thing** -- each quote answers questions (the host's question it answers and, in a curated
+  bank, the questions a curator wrote for it, ``asks``). Ask the router one quote's questions of the other
+  panelist's quotes: when the other quote scores well (the router's 0-100 blend of its words and its meaning
+  in the shipped static sentence model), the two answer the same questions. The weaker direction, the
+  stronger one, how near the top of the other's quotes it ranks and whether both answer the very same host
+  question are weighed by a logistic model fitted on labelled pairs (``scripts/fit_discussion.py``).
+* **agree or differ** -- the same, with each quote's own *words* as the question (and the cosine of the
+  two quotes' words): two answers that find each
+  other by what they say make the same point; two answers to one question that do not, answer it differently.
+  General English cues weigh in: agreement ("agree", "right", "same") and contrast ("but", "not", "instead").
+
+The thresholds and weights live in ``panelbot/data/tuning.json`` (section ``discussion``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from panelbot.panel import Quote
+from panelbot.retrieval.router import Router
+from panelbot.retrieval.semantic import Vector, cosine, shipped_model
+from panelbot.retrieval.tuning import DiscussionTuning, discussion_tuning
+from panelbot.text import words
+
+# general English, written for no talk: words that concede or agree, and words that contrast or negate
+AGREEMENT_CUES = frozenset(
+    [
+        "agree",
+        "agreed",
+        "agrees",
+        "right",
+        "exactly",
+        "same",
+        "too",
+        "also",
+        "both",
+        "likewise",
+        "true",
+        "indeed",
+        "absolutely",
+    ]
+)
+CONTRAST_CUES = frozenset(
+    [
+        "but",
+        "however",
+        "although",
+        "though",
+        "whereas",
+        "instead",
+        "rather",
+        "not",
+        "no",
+        "never",
+        "nor",
+        "disagree",
+        "wrong",
+        "problem",
+        "unlike",
+        "different",
+        "differently",
+        "except",
+        "yet",
+    ]
+)
+SEARCH_DEPTH = 50  # how many of the other panelist's quotes a question ranks
+
+
+@dataclass(frozen=True)
+class PairFeatures:
+    """What the pairing and the verdict weigh for one pair of quotes."""
+
+    asked_low: (
+        float  # the weaker direction: the other quote's score for one quote's questions (0-100)
+    )
+    asked_high: float  # the stronger direction
+    asked_rank: (
+        float  # mean reciprocal rank of each among the other panelist's quotes, for those questions
+    )
+    same_question: float  # 1.0 when both answer the very same host question
+    said_low: float  # the weaker direction with each quote's own words as the question
+    said_high: float
+    cues: float  # agreement cues minus contrast cues, per hundred words of both quotes
+    meaning: float  # cosine of the two quotes' words in the shipped static sentence model
+
+    def pairing(self) -> tuple[float, ...]:
+        return (
+            math.log1p(self.asked_low),
+            math.log1p(self.asked_high),
+            self.asked_rank,
+            self.same_question,
+        )
+
+    def verdict(self) -> tuple[float, ...]:
+        return (
+            math.log1p(self.said_low),
+            math.log1p(self.said_high) - math.log1p(self.asked_high),
+            self.cues,
+            self.meaning,
+        )
+
+
+def _logistic(bias: float, weights: Sequence[float], xs: Sequence[float]) -> float:
+    z = bias + sum(w * x for w, x in zip(weights, xs, strict=True))
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+def cue_balance(*texts: str) -> float:
+    """Agreement cues minus contrast cues per hundred words of the texts."""
+    tokens = [w for t in texts for w in words(t)]
+    if not tokens:
+        return 0.0
+    agree = sum(t in AGREEMENT_CUES for t in tokens)
+    contrast = sum(t in CONTRAST_CUES for t in tokens)
+    return 100.0 * (agree - contrast) / len(tokens)
+
+
+@dataclass(frozen=True)
+class PairVerdict:
+    """The measured reading of one pair: about the same thing (``paired``) and, when it is, the verdict."""
+
+    a: Quote
+    b: Quote
+    features: PairFeatures
+    same: float  # probability the two are about the same thing
+    agree: float  # probability they say the same about it (meaningful when paired)
+    paired: bool
+    verdict: str  # "agree", "differ", "both" (paired, no verdict measured) or "apart" (not paired)
+
+
+class Pairing:
+    """Measures pairs of quotes of one panel through its router (queries are cached per pairing)."""
+
+    def __init__(self, router: Router, tune: DiscussionTuning | None = None) -> None:
+        self.router = router
+        self.tune = tune or discussion_tuning()
+        self._hits: dict[tuple[str, str], dict[str, tuple[float, int]]] = {}
+        self._vectors: dict[str, Vector] = {}
+
+    def questions_of(self, quote: Quote) -> list[str]:
+        """What a quote answers: the curator's asks and the host's question; its own words when neither."""
+        host = self.router.panel.question(quote.question)
+        asked = [*quote.asks, *([host.text] if host else [])]
+        return list(dict.fromkeys(a for a in asked if a.strip())) or [quote.text]
+
+    def _ranked(self, query: str, speaker: str) -> dict[str, tuple[float, int]]:
+        key = (query, speaker)
+        got = self._hits.get(key)
+        if got is None:
+            hits = self.router.search(query, k=SEARCH_DEPTH, speakers={speaker})
+            got = {sq.quote.id: (sq.score, rank) for rank, sq in enumerate(hits, 1)}
+            self._hits[key] = got
+        return got
+
+    def _found(self, queries: Sequence[str], other: Quote) -> tuple[float, int]:
+        """The best score and rank ``other`` gets among its speaker's quotes over the queries."""
+        score, rank = 0.0, 0
+        for q in queries:
+            s, r = self._ranked(q, other.speaker).get(other.id, (0.0, 0))
+            score = max(score, s)
+            if r and (not rank or r < rank):
+                rank = r
+        return score, rank
+
+    def features(self, a: Quote, b: Quote) -> PairFeatures:
+        s_ab, r_ab = self._found(self.questions_of(a), b)
+        s_ba, r_ba = self._found(self.questions_of(b), a)
+        t_ab, _ = self._found([a.text], b)
+        t_ba, _ = self._found([b.text], a)
+        rank = ((1.0 / r_ab if r_ab else 0.0) + (1.0 / r_ba if r_ba else 0.0)) / 2.0
+        same_q = 1.0 if a.question is not None and a.question == b.question else 0.0
+        return PairFeatures(
+            min(s_ab, s_ba),
+            max(s_ab, s_ba),
+            rank,
+            same_q,
+            min(t_ab, t_ba),
+            max(t_ab, t_ba),
+            cue_balance(a.text, b.text),
+            cosine(self._vector(a), self._vector(b)),
+        )
+
+    def _vector(self, quote: Quote) -> Vector:
+        got = self._vectors.get(quote.id)
+        if got is None:
+            got = self._vectors[quote.id] = shipped_model().embed(quote.text)
+        return got
+
+    def judge(self, a: Quote, b: Quote) -> PairVerdict:
+        f = self.features(a, b)
+        t = self.tune
+        same = _logistic(t.pair_bias, t.pair_weights, f.pairing())
+        agree = _logistic(t.verdict_bias, t.verdict_weights, f.verdict())
+        paired = same >= t.pair_threshold
+        if not paired:
+            verdict = "apart"
+        elif agree >= t.agree_threshold:
+            verdict = "agree"
+        elif agree <= t.differ_threshold:
+            verdict = "differ"
+        else:
+            verdict = "both"
+        return PairVerdict(a, b, f, same, agree, paired, verdict)

@@ -1,0 +1,160 @@
+"""Fit the discussion's pairing (``panelbot/data/tuning.json``, section ``discussion``) on labelled pairs.
+
+    python scripts/fit_discussion.py              # fit on the dev pairs, write the section, report dev
+    python scripts/fit_discussion.py --heldout    # score the shipped section on the held-out pairs (no fit)
+
+Two logistic models of ``panelbot.discussion.pairing``'s features: "about the same thing" (agree or differ
+against unrelated) and "they say the same" (agree against differ, on the dev pairs that are paired). The
+pairing threshold is the lowest at which the dev pairing precision is at least ``--precision`` (recall as high
+as that allows); the verdict thresholds are where dev agree (differ) claims are at least ``--precision``
+right, so a pair between them is shown without a verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from fit_tuning import _draft, fit_logistic  # noqa: E402
+
+from panelbot.discussion.evaluation import PairSet, check_ids, load_pairs, score  # noqa: E402
+from panelbot.discussion.pairing import Pairing, _logistic  # noqa: E402
+from panelbot.panel import load_panel  # noqa: E402
+from panelbot.retrieval.router import Router  # noqa: E402
+from panelbot.retrieval.tuning import DiscussionTuning, discussion_from_data  # noqa: E402
+
+RECORD = ROOT / "panelbot" / "data" / "tuning.json"
+# the dev pairs, and the first held-out sets: development data since their first run (eval/heldout/FIRST_RUN_discuss.md)
+DEV = [
+    "eval/discuss_pairs.yaml",
+    "eval/heldout/discuss_pairs.yaml",
+    "eval/heldout/discuss_pairs_nuclear.yaml",
+]
+HELDOUT = ["eval/heldout/discuss_pairs_2.yaml"]
+NEUTRAL = DiscussionTuning(0.0, (0.0,) * 4, 2.0, 0.0, (0.0,) * 4, 2.0, -1.0)  # features only
+
+
+def pairing_for(pair_set: PairSet, tmp: Path, tune: DiscussionTuning) -> Pairing:
+    talk = ROOT / pair_set.talk
+    panel = _draft(talk, tmp) if talk.is_file() else load_panel(pair_set.talk)
+    check_ids(panel, pair_set.pairs)
+    return Pairing(Router(panel), tune)
+
+
+def threshold_for_precision(
+    probs: list[float], ys: list[int], precision: float
+) -> tuple[float, float, float]:
+    """(threshold, precision, recall): the lowest threshold whose positives are at least ``precision``
+    right; the highest probability (nothing below it claimed) when none is."""
+    best = (max(probs) + 1e-9, 1.0, 0.0)
+    positives = sum(ys) or 1
+    for t in sorted(set(probs), reverse=True):
+        chosen = [y for p, y in zip(probs, ys, strict=True) if p >= t]
+        got = sum(chosen) / len(chosen)
+        if got >= precision:
+            best = (t, got, sum(chosen) / positives)
+    return best
+
+
+def fit(args: argparse.Namespace) -> dict:
+    rows_pair: list[tuple[float, ...]] = []
+    ys_pair: list[int] = []
+    rows_verdict: list[tuple[float, ...]] = []
+    ys_verdict: list[int] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in args.dev:
+            ps = load_pairs(ROOT / path)
+            pairing = pairing_for(ps, Path(tmp), NEUTRAL)
+            for p in ps.pairs:
+                f = pairing.features(
+                    pairing.router.panel.quote(p.a), pairing.router.panel.quote(p.b)
+                )
+                rows_pair.append(f.pairing())
+                ys_pair.append(int(p.paired))
+                if p.paired:
+                    rows_verdict.append(f.verdict())
+                    ys_verdict.append(int(p.label == "agree"))
+    pw = fit_logistic(rows_pair, ys_pair, args.ridge)
+    vw = fit_logistic(rows_verdict, ys_verdict, args.ridge)
+    pp = [_logistic(pw[0], pw[1:], r) for r in rows_pair]
+    pt, pprec, prec_recall = threshold_for_precision(pp, ys_pair, args.precision)
+    vp = [_logistic(vw[0], vw[1:], r) for r in rows_verdict]
+    at, aprec, arec = threshold_for_precision(vp, ys_verdict, args.precision)
+    dt_neg, dprec, drec = threshold_for_precision(
+        [1 - p for p in vp], [1 - y for y in ys_verdict], args.precision
+    )
+    print(
+        f"pairing: threshold {pt:.3f}, dev precision {100 * pprec:.1f}% recall {100 * prec_recall:.1f}%"
+    )
+    print(f"agree at >= {at:.3f}: dev precision {100 * aprec:.1f}% recall {100 * arec:.1f}%")
+    print(
+        f"differ at <= {1 - dt_neg:.3f}: dev precision {100 * dprec:.1f}% recall {100 * drec:.1f}%"
+    )
+    return {
+        "fitted_by": "scripts/fit_discussion.py",
+        "dev_sets": args.dev,
+        "target_precision": args.precision,
+        "pair_bias": pw[0],
+        "pair_weights": pw[1:],
+        "pair_threshold": pt,
+        "verdict_bias": vw[0],
+        "verdict_weights": vw[1:],
+        "agree_threshold": at,
+        "differ_threshold": 1 - dt_neg,
+    }
+
+
+def report(paths: list[str], tune: DiscussionTuning) -> dict[str, dict]:
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in paths:
+            ps = load_pairs(ROOT / path)
+            pairing = pairing_for(ps, Path(tmp), tune)
+            panel = pairing.router.panel
+
+            def verdict(p, pairing=pairing, panel=panel) -> str:
+                return pairing.judge(panel.quote(p.a), panel.quote(p.b)).verdict
+
+            out[path] = score(ps.pairs, verdict).to_dict()
+            print(f"  {path}: {out[path]}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--dev", nargs="+", default=DEV)
+    ap.add_argument(
+        "--precision", type=float, default=0.95, help="target dev precision (default 0.95)"
+    )
+    ap.add_argument("--ridge", type=float, default=0.1)
+    ap.add_argument(
+        "--heldout", action="store_true", help="score the shipped section on held-out pairs"
+    )
+    ap.add_argument(
+        "--dry-run", action="store_true", help="fit and report; do not write tuning.json"
+    )
+    args = ap.parse_args(argv)
+    record = json.loads(RECORD.read_text(encoding="utf-8"))
+    if args.heldout:
+        report(HELDOUT, discussion_from_data(record))
+        return 0
+    section = fit(args)
+    section["figures_at_fit"] = report(args.dev, discussion_from_data({"discussion": section}))
+    if args.dry_run:
+        print(json.dumps(section, indent=2))
+        return 0
+    record["discussion"] = section
+    RECORD.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {RECORD.relative_to(ROOT)} (section discussion)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""The discussion in the app: /discuss SUBJECT in the chat, the map screen (/discuss, the palette), the
+follow-ups to a discussion; snapshots of the shipped panel at 80x24 and wide."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from panelbot.tui.widgets.sources import SourcesList
+
+from .conftest import chat_text, type_and_send
+from .test_snapshots import SMALL, WIDE, shipped_app, still  # noqa: F401  (shipped_app: a fixture)
+
+
+def discussing(*lines: str) -> Any:
+    async def run_before(pilot: Any) -> None:
+        await still(pilot)
+        for line in lines:
+            await type_and_send(pilot, line)
+            await still(pilot)
+
+    return run_before
+
+
+def test_discuss_subject_wide(snap_compare, shipped_app) -> None:  # noqa: F811
+    run_before = discussing("/discuss open source")
+    assert snap_compare(shipped_app(), run_before=run_before, terminal_size=WIDE)
+
+
+def test_discuss_subject_80x24(snap_compare, shipped_app) -> None:  # noqa: F811
+    run_before = discussing("/discuss open source")
+    assert snap_compare(shipped_app(), run_before=run_before, terminal_size=SMALL)
+
+
+def test_discussion_map_wide(snap_compare, shipped_app) -> None:  # noqa: F811
+    run_before = discussing("/discuss")
+    assert snap_compare(shipped_app(), run_before=run_before, terminal_size=WIDE)
+
+
+def test_discussion_map_80x24(snap_compare, shipped_app) -> None:  # noqa: F811
+    run_before = discussing("/discuss")
+    assert snap_compare(shipped_app(), run_before=run_before, terminal_size=SMALL)
+
+
+@pytest.mark.asyncio
+async def test_discussion_then_followups(shipped_app) -> None:  # noqa: F811
+    app = shipped_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await discussing("/discuss open source")(pilot)
+        text = chat_text(app)
+        assert "Discussion: open source" in text and "The host asked [q03]" in text
+        assert {sq.quote.id for sq in app.query_one(SourcesList).quotes} >= {"dan-02", "olive-02"}
+        assert app.turns[-1].speakers == ["dan", "olive"]
+        await type_and_send(pilot, "why do they disagree?")
+        await still(pilot)
+        text = chat_text(app)
+        assert "No difference is measured on this" in text  # never an invented disagreement
+        await type_and_send(pilot, "Olive, respond to that")
+        await still(pilot)
+        text = chat_text(app)
+        assert "Olive on this, in their own words:" in text and "[olive-02]" in text
+
+
+@pytest.mark.asyncio
+async def test_map_screen_enter_discusses_the_subject(shipped_app) -> None:  # noqa: F811
+    from panelbot.tui.discussion import DiscussionMapScreen
+
+    app = shipped_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await discussing("/discuss")(pilot)
+        screen = app.screen
+        assert isinstance(screen, DiscussionMapScreen) and screen.entries
+        first = screen.entries[0]
+        await pilot.press("enter")
+        await still(pilot)
+        assert not isinstance(app.screen, DiscussionMapScreen)
+        text = chat_text(app)
+        assert all(f"[{i}]" in text for p in first.points for i in p.ids)
+
+
+@pytest.mark.asyncio
+async def test_palette_offers_the_map(shipped_app) -> None:  # noqa: F811
+    from panelbot.tui.palette import PanelbotCommands
+
+    app = shipped_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await still(pilot)
+        provider = PanelbotCommands(app.screen)
+        names = [name for name, _, _ in provider._commands()]
+        assert "Discuss: subjects both spoke to" in names
