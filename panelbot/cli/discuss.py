@@ -7,12 +7,11 @@ Exit status as ``ask``: 0, 3 when a turn fell back to the quotes because the mod
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from panelbot.cli.common import EXIT_OK, load_config_and_index, print_json, read_questions
 from panelbot.errors import UsageError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from panelbot.config import Config
     from panelbot.discussion.stage import Discussion

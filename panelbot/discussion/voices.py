@@ -10,6 +10,7 @@ quoted words, and says so.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from panelbot.answer.compose import quotes_text
 from panelbot.answer.events import AnswerRequest, Message, SpeakerDone
@@ -17,7 +18,6 @@ from panelbot.discussion.stage import Discussion, Turn
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from panelbot.answer.backends.base import Backend
 

@@ -21,6 +21,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from panelbot import __version__, paths
 from panelbot.panel import HostQuestion, Panel, Persona, Quote, Turn
@@ -36,9 +37,6 @@ from panelbot.retrieval.index import (
 )
 from panelbot.retrieval.vocabulary import Normalizer
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from typing import Any
 

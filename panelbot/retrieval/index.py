@@ -28,6 +28,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from panelbot.errors import DataError
 from panelbot.panel import Panel, Quote
@@ -35,9 +36,6 @@ from panelbot.records import fields
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import fold, word_pattern, words
 
-TYPE_CHECKING = (
-    False  # as typing.TYPE_CHECKING, without importing typing at run time (start-up time)
-)
 if TYPE_CHECKING:
     from typing import Any
 
