@@ -26,6 +26,7 @@ from panelbot.conversation.session import ConversationLog
 from panelbot.conversation.turns import Resolution
 from panelbot.retrieval.results import RouteResult
 from panelbot.text import question_too_long
+from panelbot.tui.engine import is_offline
 from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import safe
 from panelbot.tui.widgets.chat import AnswerBlock, ChatLog, shown_text
@@ -251,6 +252,12 @@ class Answering(AppMixin):
                 markup=False,
             )
             return
+        if is_offline(self.backend):
+            self.notify(
+                "Offline, the same quotes are shown again: a model rewrites them "
+                '(PANELBOT_BACKEND=openai; the palette\'s "Answers from a model" says how).',
+                markup=False,
+            )
         session: Session = last["session"]
         for block in last["blocks"]:
             block.remove()

@@ -18,6 +18,13 @@ from panelbot.text import strip_control
 # ------------------------------------------------------------------------------------------- backend
 
 
+def is_offline(backend: Any) -> bool:
+    """Whether answers are the quotes themselves (no model rewrites them)."""
+    from panelbot.answer.backends.offline import OfflineBackend
+
+    return backend is None or isinstance(backend, OfflineBackend)
+
+
 def make_backend(config: Config, panel: Panel) -> tuple[Backend, str | None]:
     """The configured backend, or the offline one with a one-line reason when that is not possible."""
     from panelbot.answer.backends.offline import OfflineBackend

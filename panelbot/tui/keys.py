@@ -8,6 +8,7 @@ import os
 from textual.binding import Binding
 
 from panelbot.config import Config
+from panelbot.tui.engine import is_offline
 from panelbot.tui.mixin import AppMixin
 
 # Every binding has an id; config.tui.keys remaps them through Textual's keymap.
@@ -45,7 +46,7 @@ class KeyActions(AppMixin):
 
         now = (
             f"Answers come from {self.backend.label}."
-            if self.backend is not None
+            if not is_offline(self.backend)
             else "Answers are the panelists' own words, quoted (offline)."
         )
         self.chat_notice(f"{now} {MODEL_HINT} Your config: {user_config(self.config)}", "info")

@@ -342,3 +342,16 @@ async def test_the_welcome_lists_three_panelists_as_a_sentence(make_app, tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "Ask Dan, Olive and Cy anything about the talk." in chat_text(app)
+
+
+async def test_regenerate_offline_says_what_it_does(make_app) -> None:
+    """Ctrl+R with no model shows the same quotes again and says so (it did so silently)."""
+    app = shipped(make_app)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_and_send(pilot, KV)
+        ids = quote_ids(answers(app)[0])
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert quote_ids(answers(app)[-1]) == ids and len(answers(app)) == 1
+        told = [n.message for n in app._notifications]
+        assert any("Offline, the same quotes" in m and "PANELBOT_BACKEND" in m for m in told)
