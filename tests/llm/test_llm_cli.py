@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from panelbot.cli.llm import ask_llm
-from panelbot.config import Config
+from panelbot.config import Config, RetrievalSettings
+from panelbot.retrieval.router import Router
 
 from .conftest import SECRET, config_for, make_panel, make_route
 from .fakeserver import DEFAULT_ANSWER, FakeHTTPServer
@@ -18,9 +19,12 @@ from .fakeserver import DEFAULT_ANSWER, FakeHTTPServer
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class StubRouter:
+class StubRouter(Router):
+    """The real router on the test panel (the conversation layer reads messages with it), its answer pinned."""
+
     def __init__(self, panel, speakers=("dan",), abstained=False) -> None:
-        self.panel, self.speakers, self.abstained = panel, speakers, abstained
+        super().__init__(panel, RetrievalSettings())
+        self.speakers, self.abstained = speakers, abstained
 
     def route(self, question: str, target: str = "auto"):
         return make_route(self.panel, self.speakers, question, self.abstained)
