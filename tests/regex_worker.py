@@ -207,11 +207,18 @@ TARGETS: dict[str, Target] = {
         "LEANS_BACK:match",
     ),
     **_patterns(
-        "resolve",
-        "panelbot.conversation.resolve",
-        "SWITCH:search CONTINUE:sub CLARIFY:search MORE:search OTHER:search FILLER:sub "
-        "REFERENCE:finditer THAT:finditer _NAME_LEAD:sub ELLIPSIS:match",
+        "cues",
+        "panelbot.conversation.cues",
+        "SWITCH:search SWITCH_LEAD:sub CONTINUE:sub CLARIFY:search MORE:search OTHER:search "
+        "FILLER:sub REFERENCE:finditer THAT:finditer NAME_LEAD:sub ELLIPSIS:match",
     ),
+    **_patterns(
+        "discussion",
+        "panelbot.discussion.followups",
+        "_DISAGREE:search _AGREE:search _ABOUT_THEM:search _RESPOND:search",
+    ),
+    **_patterns("segments", "panelbot.ingest.segments", "_SELF_RE:search"),
+    **_patterns("suggest", "panelbot.cli.suggest", "_INVALID_CHOICE:search"),
     **_patterns("export", "panelbot.conversation.export", "_ONLY_REFS:sub _REF_ID:sub"),
     **_patterns(
         "smalltalk",
