@@ -218,9 +218,17 @@ class _Checker:
         val = node.get(key)
         if val is None:
             return None
-        if isinstance(val, bool) or not isinstance(val, (int, float)) or val < 0 or val != val:
+        bad = isinstance(val, bool) or not isinstance(val, (int, float)) or not val >= 0  # or NaN
+        if not bad:
+            try:
+                out = float(val)
+            except OverflowError:  # an integer past any float
+                bad = True
+            else:
+                bad = out == float("inf")
+        if bad:
             self.fail(f"{what}: field {key!r} must be a number of seconds >= 0", node)
-        return float(val)
+        return out
 
     def ident(self, node: dict, key: str, what: str) -> str:
         val = self.text(node, key, what)
