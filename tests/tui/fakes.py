@@ -12,8 +12,10 @@ from panelbot.answer.backends.base import (
     SpeakerDone,
     TextDelta,
 )
+from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult, ScoredQuote
+from panelbot.retrieval.router import Router
 from panelbot.text import words
 
 STOP = {
@@ -34,13 +36,14 @@ STOP = {
 }
 
 
-class KeywordRouter:
-    """Scores quotes by shared words. Enough to drive the UI before (or without) the real router."""
+class KeywordRouter(Router):
+    """Scores quotes by shared words: the real router (the conversation layer reads messages with it)
+    with its routing replaced, enough to drive the UI without depending on retrieval quality."""
 
     def __init__(self, panel: Panel, settings: object = None) -> None:
-        self.panel = panel
+        super().__init__(panel, RetrievalSettings())
 
-    def search(self, query: str, k: int = 5) -> list[ScoredQuote]:
+    def search(self, query: str, k: int = 5, speakers: object = None) -> list[ScoredQuote]:
         q = set(words(query)) - STOP
         scored = []
         for quote in self.panel.quotes:
