@@ -160,7 +160,7 @@ async def test_all_talks_follow_up_after_an_answer_from_two_talks_says_which_to_
         await palette(pilot, "Ask: all talks")
         await type_and_send(pilot, "Do bees need water in a small garden?")
         await type_and_send(pilot, "How does erasure coding protect data?")
-        assert app._last_talks[0] == "storage" and set(app._talk_turns) == {"gardens", "storage"}
+        assert app._last_talks[0] == "storage" and {"gardens", "storage"} <= set(app._talk_turns)
         app._last_talks = ["gardens", "storage"]  # as after one answer from both talks
         await type_and_send(pilot, "tell me more")
         last = list(app.query(AnswerBlock))[-1]
