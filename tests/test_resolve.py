@@ -742,3 +742,20 @@ def test_nothing_to_follow_reads_as_a_decline_line(router, shipped_panel):
     assert text.startswith(
         "Nothing to follow up on yet: ask about something from the talk first.\nTry: "
     )
+
+
+@pytest.mark.parametrize("pointer", ["what about her?", "And how about him?", "what about them"])
+def test_someone_pointed_at_by_a_pronoun_is_the_other_panelist_not_the_talks_framing(
+    router, pointer
+):
+    # "what about her?" reads close to "what is it about?" by meaning; after Dan's answer it asks the
+    # other panelist, exactly as naming her does -- never the talk's framing with both introductions
+    named = talk(router, KV, "what about Olive?")[-1]
+    pointed = talk(router, KV, pointer)[-1]
+    assert pointed.kind == named.kind == "other_panelist"
+    assert pointed.route.speakers == named.route.speakers
+    assert pointed.route.reason == named.route.reason
+    assert "framing" not in pointed.route.reason
+    # the talk's framing asked mid-conversation is still the framing
+    framing = talk(router, KV, "what is this talk about?")[-1]
+    assert framing.kind == "standalone" and "framing" in framing.route.reason

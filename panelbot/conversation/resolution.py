@@ -7,6 +7,7 @@ import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from panelbot.conversation.cues import ABOUT_SOMEONE
 from panelbot.conversation.kinds import (
     Reading,
     far_from_panel_in_meaning,
@@ -178,8 +179,9 @@ def resolve_message(
     social = small_talk_kind(router, message)
     if social:
         return Resolution(small_talk_route(router, message, social), None, SMALL_TALK)
-    if history and router.framing(message) is not None:
+    if history and not ABOUT_SOMEONE.search(message) and router.framing(message) is not None:
         # "who is Dan?", "what is this talk about?" mid-conversation: asked afresh, never a follow-up
+        # ("what about her?" reads close to "what is it about?" yet asks another panelist)
         return Resolution(router.route(message, target), None, STANDALONE)
     if not history:
         return Resolution(
