@@ -759,3 +759,14 @@ def test_someone_pointed_at_by_a_pronoun_is_the_other_panelist_not_the_talks_fra
     # the talk's framing asked mid-conversation is still the framing
     framing = talk(router, KV, "what is this talk about?")[-1]
     assert framing.kind == "standalone" and "framing" in framing.route.reason
+
+
+@pytest.mark.parametrize("other", ["and the other one?", "what about her?"])
+def test_the_other_one_after_a_panelists_introduction_is_the_other_panelist(router, other):
+    # "who is Dan?" then "and the other one?": Olive's introduction, as "and Olive?" gives -- never more of
+    # Dan, the one just introduced
+    named = talk(router, "What does Dan do?", "and Olive?")[-1]
+    pointed = talk(router, "What does Dan do?", other)[-1]
+    assert named.route.speakers == ["olive"]
+    assert pointed.route.speakers == ["olive"]
+    assert ids(pointed) == ids(named)

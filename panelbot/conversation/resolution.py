@@ -156,6 +156,9 @@ def _answered(f: FollowUp, reading: Reading, history: Sequence[ConversationTurn]
     """The follow-up answered by the strategy of its kind (``reading.kind`` may change on the way)."""
     if f.subject.framing and reading.kind in (CONTINUATION, OTHER_PANELIST) and not reading.terms:
         # "tell me more" after "who is Dan?", "and Olive?" after the talk's framing: what they spoke to
+        # ("and the other one?" after "who is Dan?": the panelist not introduced, never Dan again)
+        if reading.kind == OTHER_PANELIST:
+            return panelist_overview(f, reading, panelists_asked(f, reading))
         who = f.forced() or reading.addressed or f.subject.speakers
         return panelist_overview(f, reading, list(who))
     if reading.kind == CONTINUATION:
