@@ -770,3 +770,15 @@ def test_the_other_one_after_a_panelists_introduction_is_the_other_panelist(rout
     assert named.route.speakers == ["olive"]
     assert pointed.route.speakers == ["olive"]
     assert ids(pointed) == ids(named)
+
+
+def test_how_so_after_an_answer_led_by_an_introduction_explains_the_answer_not_the_job(router):
+    # a paraphrase whose best quote is Dan's self-introduction ("I lead inference, GPU optimization"):
+    # "how so?" asks what he said of the subject -- the passage of the next quote, not his job again
+    question = "how do you make the graphics cards run the model faster?"
+    first, how_so = talk(router, question, "how so?")
+    intro = router.framing_reader().introductions()["dan"].id
+    assert ids(first)[0] == intro and len(ids(first)) > 1  # the case this is about
+    assert how_so.kind == "continuation" and how_so.route.speakers == ["dan"]
+    assert intro not in ids(how_so)
+    assert ids(first)[1] in ids(how_so)  # the next quote of the answer, in its passage
