@@ -104,6 +104,14 @@ def test_bash_completes_commands_flags_choices_panels_and_ids(
     assert _bash(shell_env, script, "panelbot", "history", "show", "") == ["1"]
     assert _bash(shell_env, script, "panelbot", "ask", "--cid", "") == ["1"]
     assert _bash(shell_env, script, "panelbot", "--resume", "") == ["1"]
+    # who answers: ask --to takes auto, both or a panelist id of an installed panel
+    assert _bash(shell_env, script, "panelbot", "ask", "--to", "") == [
+        "auto",
+        "both",
+        "dan",
+        "olive",
+    ]
+    assert _bash(shell_env, script, "panelbot", "ask", "--to", "o") == ["olive"]
 
 
 def _counting_panelbot(tmp_path: Path, env: dict[str, str]) -> tuple[dict[str, str], Path]:

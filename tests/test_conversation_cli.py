@@ -106,6 +106,21 @@ def test_stdin_lines_alone_or_as_one_conversation(run_cli) -> None:
     assert chained[0]["conversation"] == chained[1]["conversation"]
 
 
+def test_a_stdin_line_following_up_on_its_own_says_how_to_chain_the_lines(run_cli) -> None:
+    # "and the other one?" on the line after "who is Dan?": the answer ("nothing to follow up on yet") is
+    # right for a line of its own, and one note says how to make the lines one conversation
+    lines = "Who is Dan?\nand the other one?\ntell me more\n"
+    alone = run_cli("ask", "-", stdin=lines)
+    assert alone.returncode == 0, alone.stderr
+    assert alone.stderr.count("ask -c -") == 1  # once, not per line
+    assert "Traceback" not in alone.stderr
+    chained = run_cli("ask", "-c", "-", stdin=lines)
+    assert chained.returncode == 0 and "ask -c -" not in chained.stderr
+    assert "Olive" in chained.stdout.split("Q: and the other one?")[1].split("Q: tell me more")[0]
+    single = run_cli("ask", "-", stdin="Who is Dan?\nWho is Olive?\n")
+    assert single.returncode == 0 and single.stderr == ""  # nothing to say when no line follows up
+
+
 def test_history_show_search_rename_rm(run_cli) -> None:
     cid = _json(run_cli("ask", "--json", KV))["conversation"]
     run_cli("ask", "-c", "tell me more")

@@ -742,3 +742,43 @@ def test_nothing_to_follow_reads_as_a_decline_line(router, shipped_panel):
     assert text.startswith(
         "Nothing to follow up on yet: ask about something from the talk first.\nTry: "
     )
+
+
+@pytest.mark.parametrize("pointer", ["what about her?", "And how about him?", "what about them"])
+def test_someone_pointed_at_by_a_pronoun_is_the_other_panelist_not_the_talks_framing(
+    router, pointer
+):
+    # "what about her?" reads close to "what is it about?" by meaning; after Dan's answer it asks the
+    # other panelist, exactly as naming her does -- never the talk's framing with both introductions
+    named = talk(router, KV, "what about Olive?")[-1]
+    pointed = talk(router, KV, pointer)[-1]
+    assert pointed.kind == named.kind == "other_panelist"
+    assert pointed.route.speakers == named.route.speakers
+    assert pointed.route.reason == named.route.reason
+    assert "framing" not in pointed.route.reason
+    # the talk's framing asked mid-conversation is still the framing
+    framing = talk(router, KV, "what is this talk about?")[-1]
+    assert framing.kind == "standalone" and "framing" in framing.route.reason
+
+
+@pytest.mark.parametrize("other", ["and the other one?", "what about her?"])
+def test_the_other_one_after_a_panelists_introduction_is_the_other_panelist(router, other):
+    # "who is Dan?" then "and the other one?": Olive's introduction, as "and Olive?" gives -- never more of
+    # Dan, the one just introduced
+    named = talk(router, "What does Dan do?", "and Olive?")[-1]
+    pointed = talk(router, "What does Dan do?", other)[-1]
+    assert named.route.speakers == ["olive"]
+    assert pointed.route.speakers == ["olive"]
+    assert ids(pointed) == ids(named)
+
+
+def test_how_so_after_an_answer_led_by_an_introduction_explains_the_answer_not_the_job(router):
+    # a paraphrase whose best quote is Dan's self-introduction ("I lead inference, GPU optimization"):
+    # "how so?" asks what he said of the subject -- the passage of the next quote, not his job again
+    question = "how do you make the graphics cards run the model faster?"
+    first, how_so = talk(router, question, "how so?")
+    intro = router.framing_reader().introductions()["dan"].id
+    assert ids(first)[0] == intro and len(ids(first)) > 1  # the case this is about
+    assert how_so.kind == "continuation" and how_so.route.speakers == ["dan"]
+    assert intro not in ids(how_so)
+    assert ids(first)[1] in ids(how_so)  # the next quote of the answer, in its passage

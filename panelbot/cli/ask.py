@@ -210,16 +210,35 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 conversation=conv,
                 chained=chained,
             )
+        hinted = False
         for i, q in enumerate(questions):
             turn = conv if chained or i == 0 else conv.fresh()
             if not args.json and len(questions) > 1:
                 out.write(("\n" if i else "") + f"Q: {q}\n")
-            _print_offline_turn(
+            result = _print_offline_turn(
                 Session(panel, router, None, turn).ask_now(q, target), panel, args.json, out, err
             )
+            if i and not chained and not hinted and _follows_nothing(result):
+                # "and the other one?" on the line after "who is Dan?": each line is a conversation of
+                # its own unless -c, which the answer alone ("nothing to follow up on yet") does not say
+                err.write(LINES_ARE_SEPARATE)
+                hinted = True
     finally:
         conv.close()
     return EXIT_OK
+
+
+LINES_ARE_SEPARATE = (
+    "panelbot: note: each line of '-' is a conversation of its own; "
+    "'panelbot ask -c -' makes the lines one conversation\n"
+)
+
+
+def _follows_nothing(result: RouteResult | None) -> bool:
+    """The message was read as a follow-up with nothing before it to follow."""
+    from panelbot.conversation.kinds import NOTHING_TO_FOLLOW
+
+    return result is not None and result.abstained and result.reason == NOTHING_TO_FOLLOW
 
 
 def not_saved_line(why: str) -> str:
@@ -229,9 +248,9 @@ def not_saved_line(why: str) -> str:
 
 def _print_offline_turn(
     events: Iterator[TurnEvent], panel: Panel, json_out: bool, out: TextIO, err: TextIO
-) -> None:
+) -> RouteResult | None:
     """One turn answered with the verbatim quotes: printed once it is recorded (JSON: with the
-    conversation's id), then one line when the history could not keep it."""
+    conversation's id), then one line when the history could not keep it. Returns what was answered."""
     from panelbot.answer.compose import format_route
     from panelbot.conversation.pipeline import NotSaved, Recorded, Resolved
     from panelbot.text import strip_control
@@ -268,6 +287,7 @@ def _print_offline_turn(
         if isinstance(event, NotSaved):  # the answer first, then what became of it
             out.flush()
             err.write(not_saved_line(event.why))
+    return resolved.route if resolved is not None else None
 
 
 def continued_panel(conv: ConversationLog, asked_for: str | None) -> tuple[Panel, QuoteIndex]:

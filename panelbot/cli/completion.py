@@ -1,8 +1,8 @@
 """``panelbot completion bash|zsh|fish``: a static completion script written from the parser by shtab.
 
-Tab runs no Python: sub-commands, flags and choices are in the script itself. Only panel names and
-conversation ids are looked up, by ``panelbot panels --names`` and ``panelbot history --ids``, and only when
-the word being completed is one of them.
+Tab runs no Python: sub-commands, flags and choices are in the script itself. Only panel names, who
+answers (``ask --to``) and conversation ids are looked up, by ``panelbot panels --names``, ``panelbot panels
+--panelists`` and ``panelbot history --ids``, and only when the word being completed is one of them.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ def _listing(what: str, command: str) -> dict[str, object]:
 
 PANEL_NAMES = _listing("panel_names", "panelbot panels --names")
 CONVERSATION_IDS = _listing("conversation_ids", "panelbot history --ids")
+ANSWERERS = _listing("answerers", "panelbot panels --panelists")
 FILE_METAVARS = {"FILE", "CAPTIONS"}
 DIR_METAVARS = {"DIR"}
 
@@ -50,8 +51,9 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     completion = sub.add_parser(
         "completion",
         help="a shell completion script (bash, zsh, fish)",
-        description="Print a completion script for SHELL: commands, flags, choices, panel names and "
-        "conversation ids. Tab runs no Python, except to list panels or conversations.",
+        description="Print a completion script for SHELL: commands, flags, choices, panel names, "
+        "who answers (ask --to) and conversation ids. Tab runs no Python, except to list panels, "
+        "panelists or conversations.",
         epilog="Install it: "
         + "; ".join(f"{shell}: {how}" for shell, how in INSTALL.items())
         + '. Or for the current shell only: eval "$(panelbot completion bash)" (zsh: the same '
@@ -71,6 +73,8 @@ def _completer(action: argparse.Action) -> dict[str, object] | None:
         return PANEL_NAMES
     if action.type is conversation_id:
         return CONVERSATION_IDS
+    if action.dest == "target":
+        return ANSWERERS  # ask --to: auto, both or a panelist id
     if action.metavar in FILE_METAVARS:
         return shtab.FILE
     if action.metavar in DIR_METAVARS:

@@ -18,6 +18,12 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     panels.add_argument(
         "--names", action="store_true", help="only the names, one a line (for shell completion)"
     )
+    panels.add_argument(
+        "--panelists",
+        action="store_true",
+        help="what 'ask --to' takes: auto, both and every installed panel's panelist ids, one a line "
+        "(for shell completion)",
+    )
     panels.set_defaults(handler=cmd_panels)
 
     ingest = sub.add_parser(
@@ -68,11 +74,13 @@ def cmd_panels(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.text import strip_control, terminal_columns
 
     infos = list_panels()
-    if args.names:
-        for i in infos:
-            name = strip_control(i.name, keep_newlines=False)
-            if name and not any(c.isspace() for c in name):  # a word a shell can complete
-                out.write(name + "\n")
+    if args.names or args.panelists:
+        words = [i.name for i in infos]
+        if args.panelists:
+            words = ["auto", "both", *(p for i in infos for p in i.panelists)]
+        for word in dict.fromkeys(strip_control(w, keep_newlines=False) for w in words):
+            if word and not any(c.isspace() for c in word):  # a word a shell can complete
+                out.write(word + "\n")
         return EXIT_OK
     if args.json:
         print_json(

@@ -70,7 +70,8 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         "serve",
         parents=[common],
         help="serve the panel as an OpenAI-compatible API",
-        description="Serve the panel as an OpenAI-compatible API: GET /v1/models, POST /v1/chat/completions. "
+        description="Serve the panel as an OpenAI-compatible API: GET /v1/models, POST /v1/chat/completions, "
+        "POST /v1/responses (follow-ups by previous_response_id). "
         "Models: one per panelist, 'panel' (auto) and 'both'. Offline quotes unless a backend is configured. "
         f"Binds 127.0.0.1; any other address needs ${KEY_ENV} (clients send it as the API key).",
     )

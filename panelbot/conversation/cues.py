@@ -64,10 +64,17 @@ OTHER = LazyPattern(
     r"\b(?:(?:the )?other (?:side|panelist|guest|speaker|person|one|expert)|"
     r"(?:do|does|would|will) (?:you|he|she|they) agree|agree|disagree|same question|same for you|"
     r"(?:what|how) about you|and you|you too|your (?:take|view|views|thoughts|opinion|perspective|side)|"
+    r"(?:what|how) about (?:him|her|them)(?=\W*$)|"
     r"(?:his|her|their|[^\W\d_]+['\u2019]s) (?:take|view|views|thoughts|opinion|perspective|side)|"
     r"what (?:do|does|did|would) \w+(?: \w+)? (?:think|say)|thoughts|second opinion|(?:weigh|chime) in|"
     r"anything to add|want to add|add to that|same thing|see it the same way|see it differently)\b",
     re.IGNORECASE,
+)
+
+# someone pointed at by a personal pronoun and nothing else ("what about her?", "and how about him?"): a
+# panelist other than the one who just answered, never the talk's framing ("what is it about?")
+ABOUT_SOMEONE = LazyPattern(
+    r"^\W*(?:and |but |so )?(?:what|how) about (?:him|her|them)\W*$", re.IGNORECASE
 )
 
 # reactions and back-channel words in front of a follow-up ("Interesting. Why's that?", "ok so, ...")

@@ -7,6 +7,7 @@ import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from panelbot.conversation.cues import ABOUT_SOMEONE
 from panelbot.conversation.kinds import (
     Reading,
     far_from_panel_in_meaning,
@@ -155,6 +156,9 @@ def _answered(f: FollowUp, reading: Reading, history: Sequence[ConversationTurn]
     """The follow-up answered by the strategy of its kind (``reading.kind`` may change on the way)."""
     if f.subject.framing and reading.kind in (CONTINUATION, OTHER_PANELIST) and not reading.terms:
         # "tell me more" after "who is Dan?", "and Olive?" after the talk's framing: what they spoke to
+        # ("and the other one?" after "who is Dan?": the panelist not introduced, never Dan again)
+        if reading.kind == OTHER_PANELIST:
+            return panelist_overview(f, reading, panelists_asked(f, reading))
         who = f.forced() or reading.addressed or f.subject.speakers
         return panelist_overview(f, reading, list(who))
     if reading.kind == CONTINUATION:
@@ -178,8 +182,9 @@ def resolve_message(
     social = small_talk_kind(router, message)
     if social:
         return Resolution(small_talk_route(router, message, social), None, SMALL_TALK)
-    if history and router.framing(message) is not None:
+    if history and not ABOUT_SOMEONE.search(message) and router.framing(message) is not None:
         # "who is Dan?", "what is this talk about?" mid-conversation: asked afresh, never a follow-up
+        # ("what about her?" reads close to "what is it about?" yet asks another panelist)
         return Resolution(router.route(message, target), None, STANDALONE)
     if not history:
         return Resolution(

@@ -199,11 +199,16 @@ class FollowUp:
     def answer_being_given(self, speakers: list[str]) -> list[str]:
         """Each speaker's best quote in the last answer retrieved for the subject (its first one): the answer
         to continue -- never the turn a related quote came from ("tell me more" about the KV cache twice
-        does not go on to the rest of an answer that mentioned the KV cache in passing)."""
+        does not go on to the rest of an answer that mentioned the KV cache in passing). A panelist's
+        self-introduction retrieved first is passed over for the next quote of theirs in the answer: "how
+        so?" asks what they said of the subject, not what their job is."""
+        intros = {q.id for q in self.router.framing_reader().introductions().values()}
         out: dict[str, str] = {}
         for qid in self.subject.answer_quotes or self.subject.quote_ids:
             q = self.panel.quote(qid)
-            if q is not None and q.speaker in speakers and q.speaker not in out:
+            if q is None or q.speaker not in speakers:
+                continue
+            if q.speaker not in out or (out[q.speaker] in intros and qid not in intros):
                 out[q.speaker] = qid
         return list(out.values())
 
