@@ -782,3 +782,16 @@ def test_how_so_after_an_answer_led_by_an_introduction_explains_the_answer_not_t
     assert how_so.kind == "continuation" and how_so.route.speakers == ["dan"]
     assert intro not in ids(how_so)
     assert ids(first)[1] in ids(how_so)  # the next quote of the answer, in its passage
+
+
+def test_a_panelist_asked_about_after_the_framing_names_the_subject(router):
+    """After "what is this talk about?" then "who is Olive?", a follow-up about "her" is on Olive's
+    introduction, not on the first panelist's (the subject was named by the framing's first quote)."""
+    *_, last = talk(
+        router,
+        "what is this talk about?",
+        "who is Olive?",
+        "how does she keep the model from cheating on its tests?",
+    )
+    assert last.route.speakers == ["olive"]
+    assert "Dan" not in last.route.reason and "Olive's role" in last.route.reason

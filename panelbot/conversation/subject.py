@@ -186,6 +186,11 @@ def _carried(
         subject.terms = merged(reading.terms, subject.terms, SUBJECT_WEIGHT)
     elif reading.terms:
         subject.terms = merged(reading.terms, subject.terms, 1.0)
+    if subject.framing and quote_ids and set(speakers) != set(subject.speakers):
+        # "who is Olive?" after the talk's framing: the subject is now her introduction, named by it
+        subject.opening_quotes = list(quote_ids)
+        subject.speakers = speakers
+        subject.label = subject_label(router, subject)
     subject.speakers = speakers
     subject.quote_ids = quote_ids or subject.quote_ids
     answering = {q.speaker for qid in subject.answer_quotes if (q := router.panel.quote(qid))}
