@@ -34,8 +34,8 @@ RECORD = ROOT / "panelbot" / "data" / "tuning.json"
 # the dev pairs, and the first held-out sets: development data since their first run (eval/heldout/FIRST_RUN_discuss.md)
 DEV = [
     "eval/discuss_pairs.yaml",
-    "eval/heldout/discuss_pairs.yaml",
-    "eval/heldout/discuss_pairs_nuclear.yaml",
+    "eval/discuss_pairs_refit.yaml",
+    "eval/discuss_pairs_nuclear.yaml",
 ]
 HELDOUT = ["eval/heldout/discuss_pairs_2.yaml"]
 NEUTRAL = DiscussionTuning(0.0, (0.0,) * 4, 2.0, 0.0, (0.0,) * 4, 2.0, -1.0)  # features only

