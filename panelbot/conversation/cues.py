@@ -71,12 +71,6 @@ OTHER = LazyPattern(
     re.IGNORECASE,
 )
 
-# someone pointed at by a personal pronoun and nothing else ("what about her?", "and how about him?"): a
-# panelist other than the one who just answered, never the talk's framing ("what is it about?")
-ABOUT_SOMEONE = LazyPattern(
-    r"^\W*(?:and |but |so )?(?:what|how) about (?:him|her|them)\W*$", re.IGNORECASE
-)
-
 # reactions and back-channel words in front of a follow-up ("Interesting. Why's that?", "ok so, ...")
 FILLER = LazyPattern(
     r"^(?:\W*(?:ok(?:ay)?|so|well|hm+|interesting|cool|great|nice|wow|right|i see|got it|thanks|thank you|"

@@ -7,7 +7,7 @@ import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from panelbot.conversation.cues import ABOUT_SOMEONE
+from panelbot.conversation.cues import OTHER
 from panelbot.conversation.kinds import (
     Reading,
     far_from_panel_in_meaning,
@@ -182,9 +182,10 @@ def resolve_message(
     social = small_talk_kind(router, message)
     if social:
         return Resolution(small_talk_route(router, message, social), None, SMALL_TALK)
-    if history and not ABOUT_SOMEONE.search(message) and router.framing(message) is not None:
-        # "who is Dan?", "what is this talk about?" mid-conversation: asked afresh, never a follow-up
-        # ("what about her?" reads close to "what is it about?" yet asks another panelist)
+    if history and not OTHER.search(message) and router.framing(message) is not None:
+        # "who is Dan?", "what is this talk about?" mid-conversation: asked afresh, never a follow-up; a
+        # message the cues read as asking another panelist ("what about her?", close in meaning to "what
+        # is it about?") is not one
         return Resolution(router.route(message, target), None, STANDALONE)
     if not history:
         return Resolution(
