@@ -22,6 +22,7 @@ from panelbot.discussion.render import MAP_WORDS, discussion_text
 from panelbot.discussion.stage import Discussion, MapEntry
 from panelbot.panel import Panel
 from panelbot.retrieval.results import ScoredQuote
+from panelbot.text import and_list, count_of
 from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import plain, safe
 from panelbot.tui.widgets.sources import SourcesList
@@ -69,8 +70,8 @@ class DiscussionMapScreen(ModalScreen["MapEntry | None"]):
         if not entries:
             status.update(plain("No subject is measured to have been spoken to by two panelists."))
             return
-        names = " and ".join(self.panel.display_name(p) for p in self.panel.panelists)
-        status.update(plain(f"{len(entries)} subjects {names} both spoke to"))
+        names = and_list([self.panel.display_name(p) for p in self.panel.panelists])
+        status.update(plain(f"{count_of(len(entries), 'subject')} {names} both spoke to"))
         for i, e in enumerate(entries, 1):
             line = Text(f"{i}. ", style="bold")
             line.append(safe(e.subject, one_line=True))
