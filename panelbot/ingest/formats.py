@@ -310,12 +310,51 @@ def _timed_words(line: str, start: float, end: float, unknown_tags: set[str]) ->
     return out
 
 
+@dataclass
+class _Repairs:
+    """The timing faults repaired while reading the cues (each one warned about once)."""
+
+    bad_timing: int = 0
+    reversed_timing: int = 0
+    out_of_order: int = 0
+
+    def warnings(self) -> list[str]:
+        """One line per kind of fault found, in a fixed order."""
+        out = []
+        if self.bad_timing:
+            out.append(
+                f"{self.bad_timing} cue(s) had an unreadable timing line: kept their text, timed from the cues around them"
+            )
+        if self.reversed_timing:
+            out.append(
+                f"{self.reversed_timing} cue(s) ended before they started: start and end swapped"
+            )
+        if self.out_of_order:
+            out.append(
+                f"{self.out_of_order} cue(s) start earlier than the cue before: kept in file order"
+            )
+        return out
+
+
 def _parse_cues(text: str, fmt: str) -> Captions:
+    """WebVTT or SRT -> timed words: cues read block by block, untimed ones timed from their neighbours,
+    rolled and repeated lines kept once."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
-    blocks = re.split(r"\n[ \t]*\n", text)
-    warnings: list[str] = []
+    repairs = _Repairs()
+    title, cues = _read_cues(re.split(r"\n[ \t]*\n", text), fmt, repairs)
+    _time_from_neighbours(cues)
+    warnings = repairs.warnings()
+    unknown_tags: set[str] = set()
+    words = _cue_words(cues, unknown_tags)
+    if unknown_tags:
+        shown = ", ".join(sorted(unknown_tags)[:3])
+        warnings.append(f"unknown tags removed from the caption text ({shown})")
+    return Captions(fmt, title if fmt == "vtt" else "", words, warnings)
+
+
+def _read_cues(blocks: list[str], fmt: str, repairs: _Repairs) -> tuple[str, list[_Cue]]:
+    """(the WEBVTT header's title, the cues in file order) of the blank-line separated blocks."""
     cues: list[_Cue] = []
-    bad_timing = reversed_timing = out_of_order = 0
     title = ""
     for b_index, block in enumerate(blocks):
         lines = [ln for ln in block.split("\n")]
@@ -323,38 +362,59 @@ def _parse_cues(text: str, fmt: str) -> Captions:
             lines.pop(0)
         if not lines:
             continue
-        first = lines[0].strip()
-        if b_index == 0 and first.startswith("WEBVTT"):
-            title = first[6:].strip(" -\t")
-            # header metadata lines (Kind:, Language:) until a timing line
-            rest = [ln for ln in lines[1:] if "-->" in ln]
-            if not rest:
+        if b_index == 0 and lines[0].strip().startswith("WEBVTT"):
+            title = lines[0].strip()[6:].strip(" -\t")
+            lines = _after_vtt_header(lines)
+            if not lines:
                 continue
-            lines = lines[[i for i, ln in enumerate(lines) if "-->" in ln][0] :]
-            first = lines[0].strip()
-        if re.match(r"^(NOTE|STYLE|REGION)\b", first):
+        if re.match(r"^(NOTE|STYLE|REGION)\b", lines[0].strip()):
             continue
-        t_idx = next((i for i, ln in enumerate(lines[:3]) if "-->" in ln), None)
-        if t_idx is None:
-            if cues:  # text after a blank line inside a cue: it belongs to the cue before
-                cues[-1].lines.extend(ln for ln in lines if ln.strip())
-            elif fmt == "srt" and not first.isdigit():
-                cues.append(_Cue(None, None, [ln for ln in lines if ln.strip()]))
-            continue
-        m = _TIMING_RE.match(lines[t_idx])
-        body = [ln for ln in lines[t_idx + 1 :] if ln.strip()]
-        if m is None:
-            bad_timing += 1
-            cues.append(_Cue(None, None, body))
-            continue
-        start, end = _seconds(m, 0), _seconds(m, 4)
-        if end < start:
-            reversed_timing += 1
-            start, end = end, start
-        if cues and cues[-1].start is not None and start + 1.0 < cues[-1].start:
-            out_of_order += 1
-        cues.append(_Cue(start, end, body))
-    # repair: a cue with no readable timing is timed from its neighbours
+        _add_cue(lines, fmt, cues, repairs)
+    return title, cues
+
+
+def _after_vtt_header(lines: list[str]) -> list[str]:
+    """The first block's lines from its first timing line on (header metadata such as ``Kind:`` and
+    ``Language:`` dropped), or none when the block holds no cue."""
+    if not any("-->" in ln for ln in lines[1:]):
+        return []
+    return lines[[i for i, ln in enumerate(lines) if "-->" in ln][0] :]
+
+
+def _add_cue(lines: list[str], fmt: str, cues: list[_Cue], repairs: _Repairs) -> None:
+    """Add one block's cue to ``cues``: timed when its timing line reads, else untimed (counted in
+    ``repairs``); a block with no timing line is the text of the cue before (or an SRT cue of its own)."""
+    t_idx = next((i for i, ln in enumerate(lines[:3]) if "-->" in ln), None)
+    if t_idx is None:
+        _add_untimed_text(lines, fmt, cues)
+        return
+    m = _TIMING_RE.match(lines[t_idx])
+    body = [ln for ln in lines[t_idx + 1 :] if ln.strip()]
+    if m is None:
+        repairs.bad_timing += 1
+        cues.append(_Cue(None, None, body))
+        return
+    start, end = _seconds(m, 0), _seconds(m, 4)
+    if end < start:
+        repairs.reversed_timing += 1
+        start, end = end, start
+    if cues and cues[-1].start is not None and start + 1.0 < cues[-1].start:
+        repairs.out_of_order += 1
+    cues.append(_Cue(start, end, body))
+
+
+def _add_untimed_text(lines: list[str], fmt: str, cues: list[_Cue]) -> None:
+    """A block with no timing line: text after a blank line inside a cue belongs to the cue before; before
+    any cue, an SRT block that is not a cue number is a cue of its own (timed later); else it is dropped."""
+    if cues:
+        cues[-1].lines.extend(ln for ln in lines if ln.strip())
+    elif fmt == "srt" and not lines[0].strip().isdigit():
+        cues.append(_Cue(None, None, [ln for ln in lines if ln.strip()]))
+
+
+def _time_from_neighbours(cues: list[_Cue]) -> None:
+    """Repair: a cue with no readable timing is timed from its neighbours (from the end of the cues before
+    to the next readable start)."""
     last_end = 0.0
     next_start: list[float | None] = [None] * len(cues)  # the next readable start after each cue
     for i in range(len(cues) - 2, -1, -1):
@@ -366,20 +426,12 @@ def _parse_cues(text: str, fmt: str) -> Captions:
             c.start = last_end
             c.end = max(nxt if nxt is not None else last_end, last_end)
         last_end = max(last_end, c.end or 0.0)
-    if bad_timing:
-        warnings.append(
-            f"{bad_timing} cue(s) had an unreadable timing line: kept their text, timed from the cues around them"
-        )
-    if reversed_timing:
-        warnings.append(
-            f"{reversed_timing} cue(s) ended before they started: start and end swapped"
-        )
-    if out_of_order:
-        warnings.append(
-            f"{out_of_order} cue(s) start earlier than the cue before: kept in file order"
-        )
 
-    unknown_tags: set[str] = set()
+
+def _cue_words(cues: list[_Cue], unknown_tags: set[str]) -> list[Word]:
+    """The cues' words, each line once: YouTube's 10 ms repeat cues and a rolled line shown again at the
+    top of the next cue are skipped; time never moves backwards. Tags not known are added to
+    ``unknown_tags``."""
     words: list[Word] = []
     previous: set[str] = set()
     min_start = 0.0
@@ -402,10 +454,7 @@ def _parse_cues(text: str, fmt: str) -> Captions:
                 min_start = ws
         if emitted:
             previous = emitted
-    if unknown_tags:
-        shown = ", ".join(sorted(unknown_tags)[:3])
-        warnings.append(f"unknown tags removed from the caption text ({shown})")
-    return Captions(fmt, title if fmt == "vtt" else "", words, warnings)
+    return words
 
 
 def _norm_line(line: str, unknown_tags: set[str]) -> str:
