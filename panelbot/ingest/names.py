@@ -428,91 +428,13 @@ def discover_names(
     """(display names in order of appearance, alias -> display name). A second name someone gives
     themselves in the same introduction ("I'm 王芳, most people call me Wang Fang") is an alias."""
     all_text = " ".join(t.text for t, _ in kept)
-    names: list[str] = []
-    aliases: dict[str, str] = {}
-
-    def known(n: str) -> bool:
-        return (
-            n in names
-            or n in aliases
-            or ascii_fold(n) in {ascii_fold(x) for x in (*names, *aliases)}
-        )
-
-    for k, (t, _) in enumerate(kept):
-        if k == 0 and (looks_like_question(t.text) or _HOSTING_RE.search(t.text)):
-            continue  # "Hi, I'm Sam and I'll be your moderator. … Can you introduce yourselves?"
-        if k > 0 and looks_like_question(t.text) and _AUDIENCE_RE.search(t.text):
-            continue  # "Hi, I'm Dave, a student. My question is for Mirela. …?": the audience asking
-        found = [n for n in find_intro_names(t.text, all_text) if not known(n)]
-        primary = next((x for x in find_intro_names(t.text, all_text) if x in names), None)
-        for n in found:
-            if primary is None:
-                names.append(n)
-                primary = n
-            else:
-                aliases[n] = primary
+    names, aliases = _self_introduced(kept, all_text)
+    candidates, presented = _name_candidates(kept)
     title_names = _title_names(title)
-    handover_re = re.compile(
-        rf"(?:over to you|to you|come to you|thank you|thanks|with|start with|turn to|hear from),?\s+({NAME_TOKEN})(?!\w)|"
-        rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({NAME_TOKEN}),?\s+(?:if you|can you|could you|"
-        rf"would you|what|how|why|do you|I want|over to you|your turn|you're up|you're next|tell us)|"
-        rf"(?:^|[.?!]\s+)(?:And |So |Now )?(?:what about )?({NAME_TOKEN})\?|"
-        rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({NAME_TOKEN}),\s"
-    )
-    candidates: list[str] = []
-    presented: set[str] = set()  # named and described in a sentence presenting the guests
-    for k, (t, _) in enumerate(kept):
-        # the host presenting the guests: "Joining me are Léa Fontaine, who …, and Tomasz Wiśniewski, …"
-        cued = False
-        for sent in sentences(t.text):
-            if k == 0:
-                # the opening turn presenting someone by full name and what they are: "Arguing yes is Sigrid
-                # Aalto, a nuclear engineer …" (a first name, a surname, then "a", "an" or "who")
-                full = [
-                    m.group(1)
-                    for m in _PRESENTED_RE.finditer(sent)
-                    if m.group(2)
-                    and is_name(m.group(1))
-                    and m.group(2)[:1].isupper()
-                    and re.match(r",\s+(?:a|an|who)\s", sent[m.end(2) :])
-                    and not _after_a_name(sent[: m.start()])
-                ]
-                candidates += full
-                presented.update(full)
-            if cued or _GUESTS_RE.search(sent) or _GUESTS_AHEAD_RE.search(sent):
-                # after the cue, the sentences that present someone by full name ("I'm joined by four people.
-                # Henrike Vogel restores paintings … And Aiyana Redcloud is a textile conservator …")
-                full = _presented_full_names(sent)
-                candidates += full
-                presented.update(full)
-                cued = True
-            if _GUESTS_RE.search(sent):
-                candidates += [
-                    m.group(1)
-                    for m in re.finditer(rf"(?<!\w)({NAME_TOKEN})(?=\s+({NAME_TOKEN}))", sent)
-                    if is_name(m.group(1)) and m.group(2)[:1].isupper()
-                ]
-                described = [
-                    m.group(1)
-                    for m in _PRESENTED_RE.finditer(sent)
-                    if is_name(m.group(1))
-                    and (m.group(2) is None or m.group(2)[:1].isupper())
-                    and not _after_a_name(sent[: m.start()])
-                ]
-                candidates += described
-                presented.update(described)
-        if looks_like_question(t.text) or len(t.text.split()) <= 8:
-            candidates += [
-                m.group(1) or m.group(2) or m.group(3) or m.group(4)
-                for m in handover_re.finditer(t.text)
-            ]
     for n in candidates:
-        if not n or not is_name(n) or known(n):
+        if not n or not is_name(n) or _known(n, names, aliases):
             continue
-        # a proper name: capitalised also in mid-sentence, and named in the title or addressed twice
-        pat = rf"(?<!\w){re.escape(n)}(?!\w)"
-        mid = re.search(rf"[^\W\d_],?\s+{re.escape(n)}(?!\w)", all_text)
-        if n in presented or (mid and (n in title_names or len(re.findall(pat, all_text)) >= 2)):
+        if _confirmed_name(n, presented, title_names, all_text):
             names.append(n)
     # in the order the talk first names them
     first = {
@@ -525,6 +447,125 @@ def discover_names(
     }
     names.sort(key=lambda n: first[n])
     return names, aliases
+
+
+def _known(n: str, names: list[str], aliases: dict[str, str]) -> bool:
+    """Is ``n`` already a name or an alias found (with or without its accents)?"""
+    return (
+        n in names or n in aliases or ascii_fold(n) in {ascii_fold(x) for x in (*names, *aliases)}
+    )
+
+
+def _self_introduced(
+    kept: list[tuple[RawTurn, bool]], all_text: str
+) -> tuple[list[str], dict[str, str]]:
+    """(the names speakers give themselves, in order; alias -> name): not the host's own introduction in
+    the opening turn, nor someone from the audience introducing themselves before asking."""
+    names: list[str] = []
+    aliases: dict[str, str] = {}
+    for k, (t, _) in enumerate(kept):
+        if k == 0 and (looks_like_question(t.text) or _HOSTING_RE.search(t.text)):
+            continue  # "Hi, I'm Sam and I'll be your moderator. … Can you introduce yourselves?"
+        if k > 0 and looks_like_question(t.text) and _AUDIENCE_RE.search(t.text):
+            continue  # "Hi, I'm Dave, a student. My question is for Mirela. …?": the audience asking
+        found = [n for n in find_intro_names(t.text, all_text) if not _known(n, names, aliases)]
+        primary = next((x for x in find_intro_names(t.text, all_text) if x in names), None)
+        for n in found:
+            if primary is None:
+                names.append(n)
+                primary = n
+            else:
+                aliases[n] = primary
+    return names, aliases
+
+
+# the host handing over or asking by name: "over to you, Olive", "Miguel, what …", "And Priti?", "Léa, …"
+_HANDOVER_RE = re.compile(
+    rf"(?:over to you|to you|come to you|thank you|thanks|with|start with|turn to|hear from),?\s+({NAME_TOKEN})(?!\w)|"
+    rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({NAME_TOKEN}),?\s+(?:if you|can you|could you|"
+    rf"would you|what|how|why|do you|I want|over to you|your turn|you're up|you're next|tell us)|"
+    rf"(?:^|[.?!]\s+)(?:And |So |Now )?(?:what about )?({NAME_TOKEN})\?|"
+    rf"(?:^|[.?!]\s+)(?:Maybe |So |And |Now |Okay,? |Great,? )?({NAME_TOKEN}),\s"
+)
+
+
+def _name_candidates(kept: list[tuple[RawTurn, bool]]) -> tuple[list[str], set[str]]:
+    """(words that may be names, in the order found; the ones named and described in a sentence
+    presenting the guests): from the host presenting the guests and from short turns and questions
+    handing over by name."""
+    candidates: list[str] = []
+    presented: set[str] = set()
+    for k, (t, _) in enumerate(kept):
+        _presented_names(t.text, k == 0, candidates, presented)
+        if looks_like_question(t.text) or len(t.text.split()) <= 8:
+            candidates += [
+                m.group(1) or m.group(2) or m.group(3) or m.group(4)
+                for m in _HANDOVER_RE.finditer(t.text)
+            ]
+    return candidates, presented
+
+
+def _presented_names(text: str, opening: bool, candidates: list[str], presented: set[str]) -> None:
+    """Add to ``candidates`` (and ``presented``) the people a turn presents: "Joining me are Léa Fontaine,
+    who …, and Tomasz Wiśniewski, …"; in the ``opening`` turn, anyone presented by full name and what they
+    are."""
+    cued = False
+    for sent in sentences(text):
+        if opening:
+            full = _opening_full_names(sent)
+            candidates += full
+            presented.update(full)
+        if cued or _GUESTS_RE.search(sent) or _GUESTS_AHEAD_RE.search(sent):
+            # after the cue, the sentences that present someone by full name ("I'm joined by four people.
+            # Henrike Vogel restores paintings … And Aiyana Redcloud is a textile conservator …")
+            full = _presented_full_names(sent)
+            candidates += full
+            presented.update(full)
+            cued = True
+        if _GUESTS_RE.search(sent):
+            candidates += [
+                m.group(1)
+                for m in re.finditer(rf"(?<!\w)({NAME_TOKEN})(?=\s+({NAME_TOKEN}))", sent)
+                if is_name(m.group(1)) and m.group(2)[:1].isupper()
+            ]
+            described = _described_guests(sent)
+            candidates += described
+            presented.update(described)
+
+
+def _opening_full_names(sent: str) -> list[str]:
+    """The opening turn presenting someone by full name and what they are: "Arguing yes is Sigrid Aalto, a
+    nuclear engineer …" (a first name, a surname, then "a", "an" or "who")."""
+    return [
+        m.group(1)
+        for m in _PRESENTED_RE.finditer(sent)
+        if m.group(2)
+        and is_name(m.group(1))
+        and m.group(2)[:1].isupper()
+        and re.match(r",\s+(?:a|an|who)\s", sent[m.end(2) :])
+        and not _after_a_name(sent[: m.start()])
+    ]
+
+
+def _described_guests(sent: str) -> list[str]:
+    """The first names a sentence presenting the guests describes ("Léa, who runs …"), not surnames."""
+    return [
+        m.group(1)
+        for m in _PRESENTED_RE.finditer(sent)
+        if is_name(m.group(1))
+        and (m.group(2) is None or m.group(2)[:1].isupper())
+        and not _after_a_name(sent[: m.start()])
+    ]
+
+
+def _confirmed_name(n: str, presented: set[str], title_names: set[str], all_text: str) -> bool:
+    """A proper name: presented as a guest, or capitalised also in mid-sentence and named in the title or
+    addressed twice."""
+    pat = rf"(?<!\w){re.escape(n)}(?!\w)"
+    mid = re.search(rf"[^\W\d_],?\s+{re.escape(n)}(?!\w)", all_text)
+    return bool(
+        n in presented or (mid and (n in title_names or len(re.findall(pat, all_text)) >= 2))
+    )
 
 
 # the host saying they host: the opening turn's own introduction is then the host's, not a panelist's
@@ -595,42 +636,59 @@ def _presented_full_names(sentence: str) -> list[str]:
         if not clause_start:
             i += 1
             continue
-        j = i
-        if re.fullmatch(r"(?:Dr|Doctor|Professor|Prof)\.?", toks[j]) and j + 1 < len(toks):
-            j += 1
-        run: list[str] = []
-        while j < len(toks) and len(run) < 3:
-            tok = toks[j]
-            bare = tok.rstrip(",;:")
-            ok = is_name(bare) if not run else (bare[:1].isupper() and bare not in _NAME_STOP)
-            # a person's name: "Ní", "Al-Amin", "O'Brien", not "MiniMax's" (inner capitals, a possessive)
-            if (
-                not ok
-                or not re.fullmatch(NAME_TOKEN, bare)
-                or re.search(r"['\u2019]s$", bare)
-                or (
-                    len(bare) > 3
-                    and any(ch.isupper() for ch in bare[1:])
-                    and "-" not in bare
-                    and "'" not in bare
-                )
-            ):
-                break
-            run.append(bare)
-            j += 1
-            if bare != tok:  # "Varga," ends the name
-                break
-        after = toks[j] if j < len(toks) else ""
-        ended_by_comma = bool(run) and toks[j - 1].endswith(",")
-        described = (after[:1].islower() and not ended_by_comma and after not in _NOT_A_VERB) or (
-            ended_by_comma and after.lower() in ("who", "a", "an", "the", "our", "whose")
-        )
-        if 2 <= len(run) <= 3 and described:
+        run, j = _full_name_at(toks, i)
+        if 2 <= len(run) <= 3 and _described_after(toks, j, run):
             out.append(run[0])
             i = j
         else:
             i += 1
     return out
+
+
+def _full_name_at(toks: list[str], i: int) -> tuple[list[str], int]:
+    """(the words of the name starting at token ``i``, after a "Dr."/"Professor"; the token after it): up to
+    three words, a comma ending the name."""
+    j = i
+    if re.fullmatch(r"(?:Dr|Doctor|Professor|Prof)\.?", toks[j]) and j + 1 < len(toks):
+        j += 1
+    run: list[str] = []
+    while j < len(toks) and len(run) < 3:
+        tok = toks[j]
+        bare = tok.rstrip(",;:")
+        if not _name_word(bare, first=not run):
+            break
+        run.append(bare)
+        j += 1
+        if bare != tok:  # "Varga," ends the name
+            break
+    return run, j
+
+
+def _name_word(bare: str, *, first: bool) -> bool:
+    """A word of a person's name (a first name when ``first``, else a capitalised word not stopping a
+    name): "Ní", "Al-Amin", "O'Brien", not "MiniMax's" (inner capitals, a possessive)."""
+    ok = is_name(bare) if first else (bare[:1].isupper() and bare not in _NAME_STOP)
+    return not (
+        not ok
+        or not re.fullmatch(NAME_TOKEN, bare)
+        or re.search(r"['\u2019]s$", bare)
+        or (
+            len(bare) > 3
+            and any(ch.isupper() for ch in bare[1:])
+            and "-" not in bare
+            and "'" not in bare
+        )
+    )
+
+
+def _described_after(toks: list[str], j: int, run: list[str]) -> bool:
+    """Does what follows the name at token ``j`` say what they do: a verb ("Tamsin Varga is …"), or after a
+    comma "who", "a", "an" … ("Dr. Ana Ruiz, who …")?"""
+    after = toks[j] if j < len(toks) else ""
+    ended_by_comma = bool(run) and toks[j - 1].endswith(",")
+    return (after[:1].islower() and not ended_by_comma and after not in _NOT_A_VERB) or (
+        ended_by_comma and after.lower() in ("who", "a", "an", "the", "our", "whose")
+    )
 
 
 # a sentence saying guests are about to be presented, by name in the sentences after it: "I'm here with two
