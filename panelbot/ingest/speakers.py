@@ -23,7 +23,8 @@ Then the structure of a moderated panel, in two passes:
    panelist whose field the question and its answer are in, when one clearly leads (what the whole talk is
    about is nobody's field; a question picking up one panelist's earlier words is theirs). A follow-up
    ("pulling on this thread") leans to whoever answered last. A round's open answers go to distinct panelists:
-   by the field when it speaks for each answer, else in the order the panelists were introduced.
+   by the field when it speaks for each answer, else in the order the panelists were introduced
+   (``rounds.py``).
 
 What neither settles is ``unknown``, with the reason kept in ``why`` (written to turns.yaml): never a silent
 guess. Short back-channel turns ("Yeah.", "Mhm.", "[laughter]") are dropped so they cannot split one answer
@@ -66,7 +67,8 @@ from panelbot.ingest.names import (
     presentations,
     speaker_labels,
 )
-from panelbot.ingest.profiles import Profiles, generic_words, terms
+from panelbot.ingest.profiles import Profiles, clear_lead, generic_words, terms
+from panelbot.ingest.rounds import settle_rounds
 from panelbot.ingest.segments import split_unmarked
 
 __all__ = [
@@ -391,67 +393,98 @@ def _words_before_asking(text: str) -> int:
 
 
 def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State) -> None:
+    """The host's turn sets the question: who it is put to (``st.addressed``), whether it is a round and
+    who opens it, whether it follows up the last answer, and the words that ask it."""
     named = [p for p in names.mentioned(st.text) if p in ids]
+    state.last_answerer = _last_answerer(state, ids)
+    tail = " ".join(sentences(st.text)[-2:])
+    tail_named = _named_in_closing(st.text, tail, names, ids)
+    st.addressed, state.round, state.starts = _put_to(tail, tail_named, named, names, ids)
+    state.addressed = st.addressed
+    state.answered = []
+    state.follow_up = _follows_up(st, tail, named, state)
+    state.question = _asking_words(st.text, names)
+
+
+def _last_answerer(state: _State, ids: list[str]) -> str:
+    """Who answered last: the last panelist to answer the question before, else the one before that."""
     last = [p for p in state.answered if p in ids][-1:] or (
         [state.last_answerer] if state.last_answerer else []
     )
-    state.last_answerer = last[0] if last else ""
-    # the one the closing sentences name is asked ("…, and Tomasz, an economist. Léa, let me start with
-    # you."); several named there, or a round cue ("each of you"), is a round
-    tail = " ".join(sentences(st.text)[-2:])
+    return last[0] if last else ""
+
+
+def _named_in_closing(text: str, tail: str, names: _Names, ids: list[str]) -> list[str]:
+    """The panelists the closing sentences name: the one the last sentence names alone ("…, and Mirela,
+    who runs a plant. Kofi, what limits battery life?"), none when the last sentence calls a round without
+    a name ("… And Oksana runs the service. Quickly, down the line: what keeps you up?")."""
+    last = sentences(text)[-1]
     tail_named = list(dict.fromkeys(p for p in names.mentioned(tail) if p in ids))
-    last_named = list(dict.fromkeys(p for p in names.mentioned(sentences(st.text)[-1]) if p in ids))
-    if len(last_named) == 1 and not ROUND_RE.search(tail):
-        tail_named = (
-            last_named  # "…, and Mirela, who runs a plant. Kofi, what limits battery life?"
-        )
+    last_named = list(dict.fromkeys(p for p in names.mentioned(last) if p in ids))
     cue = bool(ROUND_RE.search(tail))
-    if cue and ROUND_RE.search(sentences(st.text)[-1]) and not last_named:
-        tail_named = []  # "… And Oksana runs the service. Quickly, down the line: what keeps you up?"
-    state.starts = ""
+    if len(last_named) == 1 and not cue:
+        tail_named = last_named
+    if cue and ROUND_RE.search(last) and not last_named:
+        tail_named = []
+    return tail_named
+
+
+def _put_to(
+    tail: str, tail_named: list[str], named: list[str], names: _Names, ids: list[str]
+) -> tuple[list[str], bool, str]:
+    """(the panelists a question is put to, whether it is a round, who opens the round): the one the closing
+    sentences name is asked; several named there, or a round cue ("each of you"), is a round."""
+    cue = bool(ROUND_RE.search(tail))
+    addressed, is_round, starts = _addressing(tail, tail_named, named, cue, names, ids)
+    if cue and (len(tail_named) != 1 or starts):
+        is_round = True
+    return ([] if is_round else addressed), is_round, starts
+
+
+def _addressing(
+    tail: str, tail_named: list[str], named: list[str], cue: bool, names: _Names, ids: list[str]
+) -> tuple[list[str], bool, str]:
+    """(addressed, round, opener) as the names in the question say, before a round cue is weighed."""
     if len(tail_named) == 1 and cue and _STARTS_RE.search(tail):
         # "Last round, for everyone. Keisha, you start.": a round, opened by the one named
-        state.starts, state.round = tail_named[0], True
-        st.addressed = []
-    elif len(tail_named) == 1:
-        st.addressed, state.round = tail_named, False
-    elif (
-        len(tail_named) >= 2
-        and len(called := list(dict.fromkeys(p for p in names.called(tail) if p in ids))) == 1
-        and not ROUND_RE.search(tail)
-    ):
-        # "Mirela, Kofi mentioned cracking earlier, do you see that?": spoken to one, about another
-        st.addressed, state.round = called, False
-    elif len(tail_named) >= 2:
-        st.addressed, state.round = [], True
-    else:
-        st.addressed = named[-1:]
-        state.round = (cue and len(set(named)) != 1) or (
-            len(set(named)) >= 2 and len(set(named)) == len(ids)
-        )
-    if cue and (len(tail_named) != 1 or state.starts):
-        state.round = True
-    if state.round:
-        st.addressed = []
-    state.addressed = st.addressed
-    state.answered = []
-    state.follow_up = bool(FOLLOW_UP_RE.search(tail)) and not st.addressed
-    if (
-        not st.addressed
-        and not state.round
+        return [], True, tail_named[0]
+    if len(tail_named) == 1:
+        return tail_named, False, ""
+    if len(tail_named) >= 2:
+        called = list(dict.fromkeys(p for p in names.called(tail) if p in ids))
+        if len(called) == 1 and not cue:
+            # "Mirela, Kofi mentioned cracking earlier, do you see that?": spoken to one, about another
+            return called, False, ""
+        return [], True, ""
+    is_round = (cue and len(set(named)) != 1) or (
+        len(set(named)) >= 2 and len(set(named)) == len(ids)
+    )
+    return named[-1:], is_round, ""
+
+
+def _follows_up(st: SpeakerTurn, tail: str, named: list[str], state: _State) -> bool:
+    """A question put to no one that follows up the last answer: it says so ("pulling on this thread"), or
+    a short follow-on with no name ("And how fast is it compared to a person?") leans to the one who just
+    answered (what the answer is about can still say it went to another: "And is there a cheaper way?"
+    answered by the one whose field the cheaper way is)."""
+    if st.addressed:
+        return False
+    if FOLLOW_UP_RE.search(tail):
+        return True
+    return bool(
+        not state.round
         and state.last_answerer
         and not named
         and FOLLOW_ON_RE.match(st.text)
         and len(st.text.split()) <= 12
-    ):
-        # a short follow-on with no name ("And how fast is it compared to a person?") leans to the one who
-        # just answered; what the answer is about can still say it went to another ("And is there a cheaper
-        # way?" answered by the one whose field the cheaper way is)
-        state.follow_up = True
-    # a sentence presenting panelists by name ("With me are Zoë, who runs a bakery, and Rafał, a miller")
-    # says who they are, not what is asked: who the question is for comes from the others
-    asking_part = [x for x in sentences(st.text) if not names.mentioned(x)]
-    state.question = " ".join(asking_part) or st.text
+    )
+
+
+def _asking_words(text: str, names: _Names) -> str:
+    """The words that ask the question: a sentence presenting panelists by name ("With me are Zoë, who runs
+    a bakery, and Rafał, a miller") says who they are, not what is asked."""
+    asking_part = [x for x in sentences(text) if not names.mentioned(x)]
+    return " ".join(asking_part) or text
 
 
 def _answer(
@@ -463,66 +496,127 @@ def _answer(
     state: _State,
     profiles: Profiles | None,
 ) -> None:
+    """Choose who speaks an answer turn (or say why no one can be chosen), the firmest evidence first:
+    the one who spoke before going on, the one the host asked, a reply to a push-back, a round's turn, the
+    one panelist left, then the field."""
     candidates = [p for p in ids if p not in ment]  # not the one spoken to
     prev_panelist = (
         prev.speaker if prev is not None and prev.speaker not in (HOST, UNKNOWN) else None
     )
-    if prev_panelist and after_interjection and prev_panelist in candidates:
-        st.speaker, st.why = prev_panelist, "continues after a back-channel"
-        return
-    if (
-        prev_panelist
-        and not after_interjection
-        and st.text[:1].islower()
-        and not re.search(r"[.?!][\"'\u201d\u2019)]*$", prev.text.rstrip())
-    ):
+    decided = _goes_on(st, prev, prev_panelist, after_interjection, ids, ment, candidates, state)
+    if decided is None:
+        if prev_panelist:
+            # '>>' after an answer: someone else (after an unknown one, it could be anyone)
+            candidates = [p for p in candidates if p != prev_panelist]
+        decided = _asked_answers(st, prev, prev_panelist, after_interjection, candidates, state)
+    if decided is None:
+        everyone = [p for p in ids if p not in ment]
+        if profiles is not None and state.round:
+            # for settling the round later
+            st.field_scores = _field_scores(st, state, profiles, everyone)
+        decided, candidates = _round_turn(state, candidates)
+        if decided is None:
+            decided = _left_or_field(st, candidates, ids, state, profiles, everyone)
+    st.speaker, st.why = decided
+
+
+def _goes_on(
+    st: SpeakerTurn,
+    prev: SpeakerTurn | None,
+    prev_panelist: str | None,
+    after_interjection: bool,
+    ids: list[str],
+    ment: list[str],
+    candidates: list[str],
+    state: _State,
+) -> tuple[str, str] | None:
+    """(speaker, why) when the panelist who spoke the turn before is still speaking (or, in an interview,
+    the host remarks on their answer); None when this is someone else."""
+    if prev is None or not prev_panelist:
+        return None
+    if after_interjection:
+        if prev_panelist in candidates:
+            return prev_panelist, "continues after a back-channel"
+    elif _cut_mid_sentence(st, prev):
         # "… but the quota doesn't >> and that is very expensive": a '>>' in mid-sentence is no new speaker
-        st.speaker, st.why = prev_panelist, "continues the sentence the '>>' cut"
-        return
-    if len(ids) == 1 and prev_panelist and not after_interjection:
-        # an interview: after the guest's answer, a '>>' is the host's remark ("That sounds terrifying.",
-        # "Tamsin, thank you so much.") unless it is a long statement of the guest's own (a '>>' between two
-        # sentences of one answer)
-        if ment or len(st.text.split()) < _GUEST_GOES_ON:
-            st.speaker, st.why = HOST, "a remark between the guest's answers"
-        else:
-            st.speaker, st.why = prev_panelist, "goes on with their answer (the only guest)"
-        return
+        return prev_panelist, "continues the sentence the '>>' cut"
+    elif len(ids) == 1:
+        return _interview_turn(st, prev_panelist, ment)
+    elif _opening_words_then_answer(st, prev, prev_panelist, candidates, state):
+        # "It can be if done badly. >> We never see individuals, only flows …": a few words, then the '>>'
+        # of an auto-caption and the rest of the same answer
+        return prev_panelist, "goes on after a few opening words"
     if (
-        prev_panelist
-        and not after_interjection
-        and not state.round
+        len(prev.text.split()) < 25
+        and prev_panelist in state.addressed
+        and prev_panelist in candidates
+    ):
+        return prev_panelist, "continues a short answer"
+    return None
+
+
+def _cut_mid_sentence(st: SpeakerTurn, prev: SpeakerTurn) -> bool:
+    """The turn goes on with a lower-case word where the turn before stopped without ending its sentence."""
+    return st.text[:1].islower() and not re.search(r"[.?!][\"'\u201d\u2019)]*$", prev.text.rstrip())
+
+
+def _interview_turn(st: SpeakerTurn, guest: str, ment: list[str]) -> tuple[str, str]:
+    """An interview: after the guest's answer, a '>>' is the host's remark ("That sounds terrifying.",
+    "Tamsin, thank you so much.") unless it is a long statement of the guest's own (a '>>' between two
+    sentences of one answer)."""
+    if ment or len(st.text.split()) < _GUEST_GOES_ON:
+        return HOST, "a remark between the guest's answers"
+    return guest, "goes on with their answer (the only guest)"
+
+
+def _opening_words_then_answer(
+    st: SpeakerTurn, prev: SpeakerTurn, prev_panelist: str, candidates: list[str], state: _State
+) -> bool:
+    """The turn before was a few opening words (no question) and this one a long statement that neither
+    adds to nor replies to them: one answer cut by a '>>'."""
+    return (
+        not state.round
         and prev_panelist in candidates
         and len(prev.text.split()) <= _OPENING_WORDS
         and not prev.is_question
         and len(st.text.split()) > 2 * _OPENING_WORDS
         and not ADDS_RE.match(st.text)
         and not REPLY_RE.match(st.text)
-    ):
-        # "It can be if done badly. >> We never see individuals, only flows …": a few words, then the '>>' of
-        # an auto-caption and the rest of the same answer
-        st.speaker, st.why = prev_panelist, "goes on after a few opening words"
-        return
-    if (
-        prev_panelist
-        and len(prev.text.split()) < 25
-        and prev_panelist in state.addressed
-        and prev_panelist in candidates
-    ):
-        st.speaker, st.why = prev_panelist, "continues a short answer"
-        return
-    if prev_panelist:
-        candidates = [
-            p for p in candidates if p != prev_panelist
-        ]  # '>>' after an answer: someone else
-    if prev is not None and prev.speaker == UNKNOWN and not after_interjection:
-        pass  # the unknown one could be anyone: nothing to exclude
+    )
+
+
+def _asked_answers(
+    st: SpeakerTurn,
+    prev: SpeakerTurn | None,
+    prev_panelist: str | None,
+    after_interjection: bool,
+    candidates: list[str],
+    state: _State,
+) -> tuple[str, str] | None:
+    """(speaker, why) when the question's own course says who: the one the host asked answers first; the
+    first answer's speaker replies to a push-back, when the host had asked them or the turn opens like a
+    reply ("That's fair.", "Agreed,")."""
     addressed = [p for p in state.addressed if p in candidates and p not in state.answered]
     if addressed and not state.answered:
-        st.speaker, st.why = addressed[0], "the host asked them"
-        return
-    # the first answer's speaker replies to a push-back: when the host had asked them, or when the turn
-    # opens like a reply ("That's fair.", "Agreed,")
+        return addressed[0], "the host asked them"
+    replying = _replies_to_push_back(st, prev, prev_panelist, after_interjection, candidates, state)
+    if replying:
+        # the one asked answered, another pushed back: the next word is the first one's reply
+        return replying, "replies to the one who pushed back on their answer"
+    return None
+
+
+def _replies_to_push_back(
+    st: SpeakerTurn,
+    prev: SpeakerTurn | None,
+    prev_panelist: str | None,
+    after_interjection: bool,
+    candidates: list[str],
+    state: _State,
+) -> str | None:
+    """The first answer's speaker, when the turn is their reply to a panelist who pushed back on it (only
+    they and the one pushing back have answered, outside a round): when the host had asked them, or when
+    the turn opens like a reply."""
     first = state.answered[0] if state.answered else None
     asked = first if first in state.addressed or (first and REPLY_RE.match(st.text)) else None
     other = prev is not None and prev.speaker not in (HOST, asked) and not after_interjection
@@ -532,48 +626,50 @@ def _answer(
         and other
         and state.answered == [asked] + ([prev_panelist] if prev_panelist else [])
     ):
-        # the one asked answered, another pushed back: the next word is the first one's reply
-        st.speaker, st.why = asked, "replies to the one who pushed back on their answer"
-        return
-    everyone = [p for p in ids if p not in ment]
-    if profiles is not None and state.round:
-        st.field_scores = _field_scores(
-            st, state, profiles, everyone
-        )  # for settling the round later
-    if state.round and state.starts in candidates and not state.answered:
-        st.speaker, st.why = state.starts, "the host named them to open the round"
-        return
-    if state.round:
-        left = [p for p in candidates if p not in state.answered]
-        if len(left) == 1:
-            st.speaker, st.why = left[0], "the last one in the round"
-            return
-        if left:
-            candidates = left
+        return asked
+    return None
+
+
+def _round_turn(state: _State, candidates: list[str]) -> tuple[tuple[str, str] | None, list[str]]:
+    """In a round: (speaker, why) for the one the host named to open it or the last one left, and the
+    candidates narrowed to those who have not answered it yet."""
+    if not state.round:
+        return None, candidates
+    if state.starts in candidates and not state.answered:
+        return (state.starts, "the host named them to open the round"), candidates
+    left = [p for p in candidates if p not in state.answered]
+    if len(left) == 1:
+        return (left[0], "the last one in the round"), candidates
+    return None, left or candidates
+
+
+def _left_or_field(
+    st: SpeakerTurn,
+    candidates: list[str],
+    ids: list[str],
+    state: _State,
+    profiles: Profiles | None,
+    everyone: list[str],
+) -> tuple[str, str]:
+    """(speaker, why): the one candidate left, else the one whose field clearly leads; the speaker stays
+    as it is (``unknown``) with the reason when neither decides."""
     if len(candidates) == 1:
-        st.speaker = candidates[0]
-        st.why = {1: "the only guest", 2: "the other panelist"}.get(
-            len(ids), "the only panelist left"
-        )
-        return
+        why = {1: "the only guest", 2: "the other panelist"}.get(len(ids), "the only panelist left")
+        return candidates[0], why
     if not candidates:
-        st.why = "no panelist fits: every one is spoken to or just spoke"
-        return
+        return st.speaker, "no panelist fits: every one is spoken to or just spoke"
     if profiles is None:
-        st.why = "needs the field profiles"
-        return
+        return st.speaker, "needs the field profiles"
     st.field_scores = st.field_scores or _field_scores(st, state, profiles, everyone)
     total = {p: st.field_scores[p] for p in candidates}
     if state.follow_up and state.last_answerer in total and not state.answered:
         total[state.last_answerer] += 3.0
     ranked = sorted(candidates, key=lambda p: total[p], reverse=True)
     best, second = total[ranked[0]], total[ranked[1]] if len(ranked) > 1 else 0.0
-    if _clear_lead(best, second):
-        st.speaker = ranked[0]
-        st.why = f"their field (evidence {best:.1f} vs {second:.1f})"
-        return
+    if clear_lead(best, second):
+        return ranked[0], f"their field (evidence {best:.1f} vs {second:.1f})"
     scores = ", ".join(f"{p} {total[p]:.1f}" for p in ranked)
-    st.why = (
+    return st.speaker, (
         f"ambiguous: the question is addressed to no one and the field evidence is close ({scores})"
     )
 
@@ -613,20 +709,47 @@ def identify_speakers(
     and ``resolved``, when passed, receives how each label was taken."""
     raw, labels = speaker_labels(raw)
     # 1. drop back-channel and fragment turns; remember where they were
-    kept: list[tuple[RawTurn, bool]] = []  # (turn, an interjection preceded it)
-    pending_interjection = False
-    for i, t in enumerate(raw):
-        nxt = raw[i + 1].text if i + 1 < len(raw) else ""
-        toks = t.text.split()
-        fragment = len(toks) <= 2 and nxt.split()[: len(toks)] == toks
-        if is_backchannel(t.text) or fragment:
-            if kept:  # an opening "Yeah." is still nothing
-                pending_interjection = True
-            continue
-        kept.append((t, pending_interjection))
-        pending_interjection = False
+    kept = _without_backchannels(raw)
 
     # 2. names: speaker labels in the captions, self-introductions, then names the host hands over to
+    people, names, aliases = _speaker_names(kept, labels, title, given, resolved)
+    ids = panelist_ids(names)
+    finder = _NameFinder(names, ids, aliases, " ".join(t.text for t, _ in kept))
+    ctx = _Names(
+        finder.mentioned, finder.introduced, finder.hands_over, finder.spoken_to, finder.called
+    )
+    if not labels:  # where the captions missed a '>>', two speakers' words are cut apart
+        kept = split_unmarked(kept, finder.introduced, finder.called, finder.mentioned)
+    forced = _forced_by_labels(labels, people, names, ids)
+
+    # 3. firm evidence only
+    firm = _attribute(kept, ids, ctx, None, forced)
+    if len(ids) < 2 or all(t.speaker != UNKNOWN for t in firm):
+        return firm, names
+
+    # 4. profiles from the firm turns, then again with the field deciding what stayed open; the field's
+    # clear decisions join the profiles and the pass repeats until nothing changes (twice at most)
+    evidence = _FieldEvidence(
+        kept,
+        ids,
+        finder,
+        every=[*names, *aliases],
+        surnames=_surnames(names, finder.all_text),
+        topic=_talk_topic(title, firm, finder),
+        self_introduced={t.speaker for t in firm if t.why == "introduces themselves"},
+    )
+    return _attribute_by_field(kept, ids, ctx, evidence, forced, firm), names
+
+
+def _speaker_names(
+    kept: list[tuple[RawTurn, bool]],
+    labels: dict[int, str],
+    title: str,
+    given: dict[str, str] | None,
+    resolved: list[LabelName] | None,
+) -> tuple[dict[str, str], list[str], dict[str, str]]:
+    """(label -> person, panelist display names, alias -> name): the people the captions' speaker labels
+    name (how each label was taken goes to ``resolved``), then the names found in the words."""
     people, names, how = label_people(kept, labels, given) if labels else ({}, [], [])
     if resolved is not None:
         resolved[:] = how
@@ -636,108 +759,137 @@ def identify_speakers(
         # names found in the words join the labels' people, unless a label says who spoke every turn
         # (then "I'm Ines" under SPEAKER_01 mapped to Beatriz is not a fourth person)
         names += [n for n in found if ascii_fold(n).lower() not in known]
-    ids = panelist_ids(names)
-    name_re = name_pattern([*names, *aliases])
-    by_name: dict[str, str] = {}
-    for n, pid in zip(names, ids, strict=True):
-        by_name[n] = by_name[ascii_fold(n)] = pid
-    for a, n in aliases.items():
-        by_name[a] = by_name[ascii_fold(a)] = by_name[n]
-    all_text = " ".join(t.text for t, _ in kept)
+    return people, names, aliases
 
-    def mentioned(text: str) -> list[str]:
-        return [by_name[m.group(1)] for m in name_re.finditer(text)] if name_re else []
 
-    def introduced(text: str) -> list[str]:
-        """Ids of the names a turn's speaker gives themselves ("I'm Mary Jane Okafor" -> mary-jane)."""
-        out = [
-            by_name.get(n) or by_name.get(ascii_fold(n), "")
-            for n in find_intro_names(text, all_text)
-        ]
-        return [p for p in out if p]
-
-    def hands_over(text: str) -> list[str]:
-        """A short turn that calls on a panelist by name: "And finally, D'Andre." / "王芳, you're next." """
-        if not name_re or len(text.split()) > 25:
-            return []
-        short = len(text.split()) <= 8
-        ends = [
-            m
-            for m in name_re.finditer(text)
-            if re.match(r"[\s.?!,]*$", text[m.end() :])
-            or re.match(r",\s+you\b", text[m.end() :])
-            # "Mirela, the floor is yours." / "Mirela, same question."
-            or (short and m.start() == 0 and re.match(r",\s", text[m.end() :]))
-            # "I'd love to hear from Mirela on that." / "Over to Mirela."
-            or re.search(
-                r"\b(?:hear from|over to|turn to|go to|come to|start with|begin with)\s+$",
-                text[: m.start()],
-                re.IGNORECASE,
-            )
-        ]
-        return [by_name[m.group(1)] for m in ends[-1:]]
-
-    def called(text: str, *, opening: bool = True) -> list[str]:
-        """Panelists named where one speaks to someone: opening a sentence (unless ``opening`` is False) or
-        set off by commas ("Mirela, do you …", "what do you see, Mirela?"), not in "Kofi mentioned …" or
-        "Kofi and Mirela, …"."""
-        if not name_re:
-            return []
-        return [
-            by_name[m.group(1)]
-            for m in name_re.finditer(text)
-            if (opening or m.start() > 0)
-            and re.search(r"(?:^|[,.!?]\s*)$", text[: m.start()])
-            and re.match(r"\s*[,.!?]", text[m.end() :])
-        ]
-
-    def spoken_to(text: str) -> list[str]:
-        """Panelists the first two sentences speak to after a phrase: "That's fair, Kofi, …", "Thanks, Kofi."
-        (a turn opening with a name is more often a hand-over)."""
-        return called(" ".join(sentences(text)[:2]), opening=False)
-
-    ctx = _Names(mentioned, introduced, hands_over, spoken_to, called)
-    if not labels:  # where the captions missed a '>>', two speakers' words are cut apart
-        kept = split_unmarked(kept, introduced, called, mentioned)
+def _forced_by_labels(
+    labels: dict[int, str], people: dict[str, str], names: list[str], ids: list[str]
+) -> dict[int, str]:
+    """Raw turn index -> speaker (a panelist id or the host) for the turns a known speaker label marks."""
     display_id = dict(zip(names, ids, strict=True))
-    forced = {
+    return {
         i: (HOST if people[lab.lower()] == HOST else display_id[people[lab.lower()]])
         for i, lab in labels.items()
         if lab.lower() in people
     }
 
-    # 3. firm evidence only
-    firm = _attribute(kept, ids, ctx, None, forced)
-    if len(ids) < 2 or all(t.speaker != UNKNOWN for t in firm):
-        return firm, names
 
-    # 4. profiles from the firm turns, then again with the field deciding what stayed open; the field's
-    # clear decisions join the profiles and the pass repeats until nothing changes (at most 4 times)
-    def build(turns: list[SpeakerTurn]) -> Profiles:
-        profiles = Profiles(ids)
-        every = [*names, *aliases]
-        profiles.names = set(terms(" ".join(every + [ascii_fold(n) for n in every] + surnames)))
-        profiles.topic = topic
-        for t, _ in kept:
-            profiles.observe(t.text)
-        for t in turns:
-            if t.speaker in ids:
-                profiles.add(
-                    t.speaker, t.text, identity=t.why == "introduces themselves", sources=t.sources
-                )
-            elif t.speaker == HOST:
-                # the host describing a panelist ("dive in with Dan about ... serving") describes them too;
-                # a sentence presenting several ("Léa, who runs …, and Tomasz, an economist …") is cut at
-                # each name. For a panelist who never introduces themselves, that is who they are.
-                for sent in sentences(t.text):
-                    for pid, piece in presentations(sent, name_re, by_name):
-                        profiles.add(pid, piece, identity=pid not in self_introduced)
-        return profiles
+def _attribute_by_field(
+    kept: list[tuple[RawTurn, bool]],
+    ids: list[str],
+    ctx: _Names,
+    evidence: _FieldEvidence,
+    forced: dict[int, str],
+    firm: list[SpeakerTurn],
+) -> list[SpeakerTurn]:
+    """Attribute again with the field profiles of the turns attributed so far, until nothing changes (at
+    most twice); a round's answers tell the profiles what each panelist talks about."""
+    current = firm
+    for _ in range(2):
+        nxt = _attribute(kept, ids, ctx, evidence.profiles(current), forced)
+        settle_rounds(nxt, ids)
+        same = [t.speaker for t in nxt] == [t.speaker for t in current]
+        current = nxt
+        if same:
+            break
+    settle_rounds(current, ids)
+    return current
 
-    self_introduced = {t.speaker for t in firm if t.why == "introduces themselves"}
-    # the words after a first name that are part of the name ("Henrike Vogel", "Gráinne Ní Bhriain"): who, not
-    # what about
-    surnames = [
+
+def _without_backchannels(raw: list[RawTurn]) -> list[tuple[RawTurn, bool]]:
+    """The turns that say something, each with whether a back-channel ("Yeah.", "Mhm.") or a fragment
+    repeated by the next turn came just before it (an opening one is nothing)."""
+    kept: list[tuple[RawTurn, bool]] = []  # (turn, an interjection preceded it)
+    pending_interjection = False
+    for i, t in enumerate(raw):
+        nxt = raw[i + 1].text if i + 1 < len(raw) else ""
+        toks = t.text.split()
+        fragment = len(toks) <= 2 and nxt.split()[: len(toks)] == toks
+        if is_backchannel(t.text) or fragment:
+            if kept:
+                pending_interjection = True
+            continue
+        kept.append((t, pending_interjection))
+        pending_interjection = False
+    return kept
+
+
+class _NameFinder:
+    """Where a turn's words name the panelists (each method takes the text and returns panelist ids)."""
+
+    def __init__(
+        self, names: list[str], ids: list[str], aliases: dict[str, str], all_text: str
+    ) -> None:
+        self.name_re = name_pattern([*names, *aliases])
+        self.by_name: dict[str, str] = {}
+        for n, pid in zip(names, ids, strict=True):
+            self.by_name[n] = self.by_name[ascii_fold(n)] = pid
+        for a, n in aliases.items():
+            self.by_name[a] = self.by_name[ascii_fold(a)] = self.by_name[n]
+        self.all_text = all_text
+
+    def mentioned(self, text: str) -> list[str]:
+        """Every panelist the text names, in order (with repeats)."""
+        if not self.name_re:
+            return []
+        return [self.by_name[m.group(1)] for m in self.name_re.finditer(text)]
+
+    def introduced(self, text: str) -> list[str]:
+        """Ids of the names a turn's speaker gives themselves ("I'm Mary Jane Okafor" -> mary-jane)."""
+        out = [
+            self.by_name.get(n) or self.by_name.get(ascii_fold(n), "")
+            for n in find_intro_names(text, self.all_text)
+        ]
+        return [p for p in out if p]
+
+    def hands_over(self, text: str) -> list[str]:
+        """A short turn that calls on a panelist by name: "And finally, D'Andre." / "王芳, you're next." """
+        if not self.name_re or len(text.split()) > 25:
+            return []
+        short = len(text.split()) <= 8
+        ends = [m for m in self.name_re.finditer(text) if _calls_on(text, m, short)]
+        return [self.by_name[m.group(1)] for m in ends[-1:]]
+
+    def called(self, text: str, *, opening: bool = True) -> list[str]:
+        """Panelists named where one speaks to someone: opening a sentence (unless ``opening`` is False) or
+        set off by commas ("Mirela, do you …", "what do you see, Mirela?"), not in "Kofi mentioned …" or
+        "Kofi and Mirela, …"."""
+        if not self.name_re:
+            return []
+        return [
+            self.by_name[m.group(1)]
+            for m in self.name_re.finditer(text)
+            if (opening or m.start() > 0)
+            and re.search(r"(?:^|[,.!?]\s*)$", text[: m.start()])
+            and re.match(r"\s*[,.!?]", text[m.end() :])
+        ]
+
+    def spoken_to(self, text: str) -> list[str]:
+        """Panelists the first two sentences speak to after a phrase: "That's fair, Kofi, …", "Thanks, Kofi."
+        (a turn opening with a name is more often a hand-over)."""
+        return self.called(" ".join(sentences(text)[:2]), opening=False)
+
+
+def _calls_on(text: str, m: re.Match[str], short: bool) -> bool:
+    """Does the name matched at ``m`` call on its panelist: ending the turn, "Mirela, you …", opening a
+    ``short`` turn ("Mirela, the floor is yours.", "Mirela, same question."), or after "hear from", "over
+    to" … ("I'd love to hear from Mirela on that.", "Over to Mirela.")?"""
+    return bool(
+        re.match(r"[\s.?!,]*$", text[m.end() :])
+        or re.match(r",\s+you\b", text[m.end() :])
+        or (short and m.start() == 0 and re.match(r",\s", text[m.end() :]))
+        or re.search(
+            r"\b(?:hear from|over to|turn to|go to|come to|start with|begin with)\s+$",
+            text[: m.start()],
+            re.IGNORECASE,
+        )
+    )
+
+
+def _surnames(names: list[str], all_text: str) -> list[str]:
+    """The words after a first name that are part of the name ("Henrike Vogel", "Gráinne Ní Bhriain"): who,
+    not what about."""
+    return [
         m.group(1)
         for n in names
         for m in re.finditer(
@@ -745,132 +897,57 @@ def identify_speakers(
         )
         if all(w[:1].isupper() for w in m.group(1).split())
     ]
-    # what the whole talk is about (the title, and the host's opening where it presents nobody): no one
-    # panelist's field ("the Friends of the Museum series" makes "museum" nobody's in particular)
+
+
+def _talk_topic(title: str, firm: list[SpeakerTurn], finder: _NameFinder) -> set[str]:
+    """What the whole talk is about (the title, and the host's opening where it presents nobody): no one
+    panelist's field ("the Friends of the Museum series" makes "museum" nobody's in particular)."""
     opening = [
-        x for t in firm[:1] if t.speaker == HOST for x in sentences(t.text) if not mentioned(x)
+        x
+        for t in firm[:1]
+        if t.speaker == HOST
+        for x in sentences(t.text)
+        if not finder.mentioned(x)
     ]
-    topic = set(terms(" ".join([title, *opening])))
-
-    current = firm
-    for _ in range(2):
-        nxt = _attribute(kept, ids, ctx, build(current), forced)
-        _settle_rounds(
-            nxt, ids
-        )  # a round's answers tell the profiles what each panelist talks about
-        same = [t.speaker for t in nxt] == [t.speaker for t in current]
-        current = nxt
-        if same:
-            break
-    _settle_rounds(current, ids)
-    return current, names
+    return set(terms(" ".join([title, *opening])))
 
 
-def _clear_lead(best: float, second: float) -> bool:
-    """A lead worth deciding on: some evidence, and 15% ahead of the next (near-ties stay ``unknown``).
-    Measured on the seed and the fixtures: raising this turned right answers into ``unknown`` and never a wrong
-    one into ``unknown`` (scripts/attribution_accuracy.py)."""
-    return (best >= 0.3 and best >= 1.15 * second) or (
-        best >= 1.0 and best - second >= max(0.3, 0.05 * best)
-    )
+@dataclass
+class _FieldEvidence:
+    """What the field profiles are built from, besides the turns attributed so far."""
 
+    kept: list[tuple[RawTurn, bool]]
+    ids: list[str]
+    finder: _NameFinder
+    every: list[str]  # every name and alias
+    surnames: list[str]
+    topic: set[str]
+    self_introduced: set[str]
 
-def _in_order(
-    open_: list[SpeakerTurn], pool: list[str], ids: list[str], first: str = ""
-) -> list[str] | None:
-    """The panelists left for a round's open answers in the order the talk introduced them, when that many
-    answers are open and no answer's own evidence clearly points to someone else: panelists answer a round
-    the way they sit, which is how the host presented them."""
-    if len(pool) != len(open_):
-        return None
-    # from the one who opened it, when the host named someone to start ("Keisha, you start."), round the table
-    offset = ids.index(first) if first in ids else 0
-    order = sorted(pool, key=lambda p: (ids.index(p) - offset) % len(ids))
-    for t, p in zip(open_, order, strict=True):
-        mine = t.field_scores.get(p, 0.0)
-        if any(
-            v >= _ROUND_ORDER_OVERRULED
-            and _clear_lead(v, mine)
-            and v - mine >= _ROUND_ORDER_OVERRULED
-            for q, v in t.field_scores.items()
-            if q != p and q in pool
-        ):
-            return None
-    return order
-
-
-_ROUND_ORDER_OVERRULED = (
-    5.0  # field evidence this far ahead of the seating order's panelist overrules it
-)
-
-_ROUND_FIELD_SPEAKS = (
-    0.5  # evidence each answer of a round needs before the field, not the order, settles it
-)
-
-
-def _settle_rounds(turns: list[SpeakerTurn], ids: list[str]) -> None:
-    """In a round each panelist answers once. The answers the field decided (or left open) get the assignment
-    of distinct panelists with the most evidence in total, around the ones already settled; each keeps its
-    panelist only when that one clearly leads among those the others did not take. When every panelist
-    left answers and nothing clearly says otherwise, they answer in the order they were introduced."""
-    from itertools import permutations
-
-    i = 0
-    while i < len(turns):
-        if turns[i].speaker == HOST or not turns[i].in_round:
-            i += 1
-            continue
-        j = i
-        while j < len(turns) and turns[j].speaker != HOST and turns[j].in_round:
-            j += 1
-        block = turns[i:j]
-        i = j
-        open_ = [
-            t
-            for t in block
-            if t.field_scores
-            and (
-                t.speaker == UNKNOWN
-                or t.why.startswith("their field")
-                or t.why == "the last one in the round"
-            )
-        ]
-        if len(open_) < 2:
-            continue
-        taken = {t.speaker for t in block if t not in open_ and t.speaker != UNKNOWN}
-        pool = sorted({p for t in open_ for p in t.field_scores} - taken)
-        if len(pool) < len(open_) or len(pool) > 7:
-            continue
-        best = max(
-            permutations(pool, len(open_)),
-            key=lambda perm: sum(
-                t.field_scores.get(p, 0.0) for t, p in zip(open_, perm, strict=True)
-            ),
+    def profiles(self, turns: list[SpeakerTurn]) -> Profiles:
+        """The panelists' field profiles from ``turns``: what each panelist says (their introductions
+        weighing most) and what the host says about each of them."""
+        profiles = Profiles(self.ids)
+        every = self.every
+        profiles.names = set(
+            terms(" ".join(every + [ascii_fold(n) for n in every] + self.surnames))
         )
-        # the field settles the round only when it speaks for every answer; else the seating order does
-        informative = all(
-            t.field_scores.get(p, 0.0) >= _ROUND_FIELD_SPEAKS
-            for t, p in zip(open_, best, strict=True)
-        )
-        opener = block[0].speaker if block[0] not in open_ else ""
-        order = None if informative else _in_order(open_, pool, ids, opener)
-        if order is not None:
-            for t, p in zip(open_, order, strict=True):
-                if t.speaker != p:
-                    t.speaker, t.why = p, "the round, in the order the panelists were introduced"
-            continue
-        for t, p in zip(open_, best, strict=True):
-            others_taken = {q for u, q in zip(open_, best, strict=True) if u is not t} | taken
-            rest = [v for q, v in t.field_scores.items() if q != p and q not in others_taken]
-            if p in t.field_scores and _clear_lead(t.field_scores[p], max(rest, default=0.0)):
-                if t.speaker != p:
-                    t.speaker = p
-                    t.why = (
-                        f"the round: each panelist answers once (evidence {t.field_scores[p]:.1f})"
-                    )
-            elif p in t.field_scores and not rest and len(open_) + len(taken) >= 2:
-                if t.speaker != p:  # everyone else answered this round: the one left
-                    t.speaker, t.why = p, "the last one in the round"
-            elif t.speaker != UNKNOWN:
-                t.why = f"ambiguous: in a round, {t.speaker} fits another answer better"
-                t.speaker = UNKNOWN
+        profiles.topic = self.topic
+        for t, _ in self.kept:
+            profiles.observe(t.text)
+        for t in turns:
+            if t.speaker in self.ids:
+                profiles.add(
+                    t.speaker, t.text, identity=t.why == "introduces themselves", sources=t.sources
+                )
+            elif t.speaker == HOST:
+                self._host_presents(profiles, t.text)
+        return profiles
+
+    def _host_presents(self, profiles: Profiles, text: str) -> None:
+        """The host describing a panelist ("dive in with Dan about ... serving") describes them too; a
+        sentence presenting several ("Léa, who runs …, and Tomasz, an economist …") is cut at each name. For
+        a panelist who never introduces themselves, that is who they are."""
+        for sent in sentences(text):
+            for pid, piece in presentations(sent, self.finder.name_re, self.finder.by_name):
+                profiles.add(pid, piece, identity=pid not in self.self_introduced)
