@@ -21,13 +21,16 @@ from panelbot.panel.model import format_time
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
     from typing import TextIO
 
+    from panelbot.config import Config
     from panelbot.conversation.pipeline import TurnEvent
     from panelbot.conversation.session import ConversationLog
     from panelbot.panel.model import Panel
     from panelbot.retrieval.index import QuoteIndex
     from panelbot.retrieval.results import RouteResult, ScoredQuote
+    from panelbot.retrieval.router import Router
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -123,9 +126,6 @@ def conversation_id(value: str) -> int:
 
 
 def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot import paths
-    from panelbot.conversation.pipeline import Session
-    from panelbot.conversation.session import ConversationLog
     from panelbot.records import replace
     from panelbot.retrieval.router import Router
 
@@ -135,62 +135,13 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return ask_all(args, out, err)
     chained = bool(args.continue_last or args.cid)
     if chained and not getattr(args, "panel", None):
-        # continuing: the conversation says which panel; the default one is not opened first (its index may
-        # need building, and its note would have nothing to do with this follow-up)
-        from panelbot.panel.loader import find_panel_dir
-
-        cfg = load_config_warned(args)
-        default = find_panel_dir(cfg.panel)
-        conv = ConversationLog.open(
-            paths.history_db_path(),
-            default.name,
-            continue_last=args.continue_last,
-            conversation_id=args.cid,
-            log=cfg.history.log_cli and not args.no_log,
-            panel_dir=str(default.resolve()),
-        )
-        try:
-            if conv.panel == default.name:
-                opened = open_noted(default)
-                panel, index = opened.panel, opened.index
-            else:
-                panel, index = continued_panel(conv, None)
-        except BaseException:
-            conv.close()
-            raise
+        cfg, panel, index, conv = _continue_on_its_panel(args)
     else:
-        cfg, opened = load_config_and_index(args)
-        panel, index = opened.panel, opened.index
-        conv = ConversationLog.open(
-            paths.history_db_path(),
-            panel.name,
-            continue_last=args.continue_last,
-            conversation_id=args.cid,
-            log=cfg.history.log_cli and not args.no_log,
-            panel_dir=str(panel.path.resolve()),
-        )
-        if conv.panel != panel.name:  # continuing a conversation held with another panel
-            try:
-                panel, index = continued_panel(conv, getattr(args, "panel", None))
-            except BaseException:
-                conv.close()
-                raise
+        cfg, panel, index, conv = _open_panel_and_conversation(args)
     if args.k:
         cfg = replace(cfg, retrieval=replace(cfg.retrieval, top_k=args.k))
-    target = args.target.lower()
-    if target not in ("auto", "both", *panel.panelists):  # the name as shown: "Joaquín", "joaquín"
-        from panelbot.ingest.names import speaker_for
-
-        names = [p.name for p in panel.panelists.values()]
-        target = speaker_for(args.target, list(panel.panelists), names) or target
-    if target not in ("auto", "both", *panel.panelists):
-        raise UsageError(
-            f"--to expects auto, both or one of: {', '.join(panel.panelists)} (got {args.target!r})"
-        )
-    use_llm = args.llm or (
-        not args.offline
-        and (bool(args.base_url or args.model) or (args.backend or cfg.backend.name) != "offline")
-    )
+    target = _answering_target(args.target, panel)
+    use_llm = _uses_model(args, cfg)
     cfg = cfg.with_endpoint(args.base_url, args.model, args.backend, generate=use_llm)
     router = Router(panel, cfg.retrieval, index=index)
     try:
@@ -210,22 +161,125 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 conversation=conv,
                 chained=chained,
             )
-        hinted = False
-        for i, q in enumerate(questions):
-            turn = conv if chained or i == 0 else conv.fresh()
-            if not args.json and len(questions) > 1:
-                out.write(("\n" if i else "") + f"Q: {q}\n")
-            result = _print_offline_turn(
-                Session(panel, router, None, turn).ask_now(q, target), panel, args.json, out, err
-            )
-            if i and not chained and not hinted and _follows_nothing(result):
-                # "and the other one?" on the line after "who is Dan?": each line is a conversation of
-                # its own unless -c, which the answer alone ("nothing to follow up on yet") does not say
-                err.write(LINES_ARE_SEPARATE)
-                hinted = True
+        _ask_offline(questions, panel, router, target, conv, chained, args.json, out, err)
     finally:
         conv.close()
     return EXIT_OK
+
+
+def _ask_offline(
+    questions: list[str],
+    panel: Panel,
+    router: Router,
+    target: str,
+    conv: ConversationLog,
+    chained: bool,
+    json_out: bool,
+    out: TextIO,
+    err: TextIO,
+) -> None:
+    """Answer each question with the verbatim quotes: the first (or, with ``chained``, every one) in
+    ``conv``, the others each in a conversation of its own; several questions are printed each under its
+    ``Q:`` line (not in JSON)."""
+    from panelbot.conversation.pipeline import Session
+
+    hinted = False
+    for i, q in enumerate(questions):
+        turn = conv if chained or i == 0 else conv.fresh()
+        if not json_out and len(questions) > 1:
+            out.write(("\n" if i else "") + f"Q: {q}\n")
+        result = _print_offline_turn(
+            Session(panel, router, None, turn).ask_now(q, target), panel, json_out, out, err
+        )
+        if i and not chained and not hinted and _follows_nothing(result):
+            # "and the other one?" on the line after "who is Dan?": each line is a conversation of
+            # its own unless -c, which the answer alone ("nothing to follow up on yet") does not say
+            err.write(LINES_ARE_SEPARATE)
+            hinted = True
+
+
+def _continue_on_its_panel(
+    args: argparse.Namespace,
+) -> tuple[Config, Panel, QuoteIndex, ConversationLog]:
+    """(config, panel, index, conversation) for ``-c``/``--cid`` with no ``--panel``: the conversation
+    says which panel; the default one is not opened first (its index may need building, and its note
+    would have nothing to do with this follow-up)."""
+    from panelbot.panel.loader import find_panel_dir
+
+    cfg = load_config_warned(args)
+    default = find_panel_dir(cfg.panel)
+    conv = _open_conversation(args, cfg, default.name, default)
+    try:
+        if conv.panel == default.name:
+            opened = open_noted(default)
+            panel, index = opened.panel, opened.index
+        else:
+            panel, index = continued_panel(conv, None)
+    except BaseException:
+        conv.close()
+        raise
+    return cfg, panel, index, conv
+
+
+def _open_panel_and_conversation(
+    args: argparse.Namespace,
+) -> tuple[Config, Panel, QuoteIndex, ConversationLog]:
+    """(config, panel, index, conversation) for a question to the panel asked for (or the default one),
+    in a new conversation or one continued with it; a conversation held with another panel opens that
+    panel instead."""
+    cfg, opened = load_config_and_index(args)
+    panel, index = opened.panel, opened.index
+    conv = _open_conversation(args, cfg, panel.name, panel.path)
+    if conv.panel != panel.name:  # continuing a conversation held with another panel
+        try:
+            panel, index = continued_panel(conv, getattr(args, "panel", None))
+        except BaseException:
+            conv.close()
+            raise
+    return cfg, panel, index, conv
+
+
+def _open_conversation(
+    args: argparse.Namespace, cfg: Config, panel_name: str, panel_dir: Path
+) -> ConversationLog:
+    """The conversation the question goes to: a new one with the panel, or the one ``-c``/``--cid``
+    continues (saved unless the config or ``--no-log`` says not to)."""
+    from panelbot import paths
+    from panelbot.conversation.session import ConversationLog
+
+    return ConversationLog.open(
+        paths.history_db_path(),
+        panel_name,
+        continue_last=args.continue_last,
+        conversation_id=args.cid,
+        log=cfg.history.log_cli and not args.no_log,
+        panel_dir=str(panel_dir.resolve()),
+    )
+
+
+def _answering_target(asked: str, panel: Panel) -> str:
+    """The ``--to`` value as the router takes it: auto, both or a panelist's id (a name as shown, such as
+    "Joaquín" or "joaquín", is taken for its id); a usage error for anyone else."""
+    target = asked.lower()
+    if target not in ("auto", "both", *panel.panelists):
+        from panelbot.ingest.names import speaker_for
+
+        names = [p.name for p in panel.panelists.values()]
+        target = speaker_for(asked, list(panel.panelists), names) or target
+    if target not in ("auto", "both", *panel.panelists):
+        raise UsageError(
+            f"--to expects auto, both or one of: {', '.join(panel.panelists)} (got {asked!r})"
+        )
+    return target
+
+
+def _uses_model(args: argparse.Namespace, cfg: Config) -> bool:
+    """Whether the answer is generated by a model: ``--llm``, or (unless ``--offline``) an endpoint or a
+    model named, or a backend other than offline configured or asked for."""
+    return args.llm or (
+        not args.offline
+        and (bool(args.base_url or args.model) or (args.backend or cfg.backend.name) != "offline")
+    )
 
 
 LINES_ARE_SEPARATE = (
