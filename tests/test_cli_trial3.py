@@ -40,3 +40,37 @@ def test_and_dan_after_olives_why_answer_is_dans_answer_on_that_subject(
     for qid in ids:
         topics = shipped_panel.quote(qid).topics
         assert any("open" in t for t in topics), (qid, topics, ids)
+
+
+# ------------------------------------------------------------------------- history show: the notes
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [
+            "Olive, how do you deal with a KV cache that keeps growing?"
+        ],  # handed over: "...; Dan did"
+        ["who is Dan?"],  # a framing note
+        ["what is this talk about?"],
+        ["How do you deal with a KV cache that keeps growing?", "tell me more"],
+    ],
+)
+def test_history_show_prints_the_notes_the_answers_had(
+    turns: list[str], isolated_env, capsys, monkeypatch
+) -> None:  # noqa: ANN001
+    monkeypatch.setenv("COLUMNS", "100")
+    notes = []
+    for i, question in enumerate(turns):
+        live = _run(capsys, "ask", *(["-c"] if i else []), question)
+        note = live.rstrip().rsplit("\n\n", 1)[-1]
+        assert note.startswith("(") and note.endswith(")"), live
+        notes.append(_words(note))
+    shown = _words(_run(capsys, "history", "show", "1"))
+    for note in notes:
+        assert note in shown, (note, shown)
+    assert shown.count(notes[-1]) == 1
