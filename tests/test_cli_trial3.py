@@ -74,3 +74,28 @@ def test_history_show_prints_the_notes_the_answers_had(
     for note in notes:
         assert note in shown, (note, shown)
     assert shown.count(notes[-1]) == 1
+
+
+# ------------------------------------------------------------------------- suggestions answerable
+
+
+def test_suggestions_after_a_declined_and_olive_are_answered_as_asked(
+    isolated_env, capsys, tmp_path, monkeypatch
+) -> None:  # noqa: ANN001
+    """With the question put to Olive (``--to olive``, the app's target selector), her decline ("Olive
+    didn't speak to KV cache storage") offers only what is answered when asked of her in that state -- not
+    "Tell me more", which is hers to answer there and declined the same way."""
+    import shutil
+
+    kv = "How do you deal with a KV cache that keeps growing?"
+    assert _ask_json(capsys, "--to", "olive", kv)["speakers"] == ["dan"]  # handed over
+    declined = _ask_json(capsys, "-c", "--to", "olive", "and Olive?")
+    assert declined["abstained"] and declined["suggestions"], declined
+    assert "Tell me more" not in declined["suggestions"]
+    data = isolated_env["PANELBOT_DATA_DIR"]
+    for n, suggestion in enumerate(declined["suggestions"]):
+        copy = tmp_path / f"state-{n}"
+        shutil.copytree(data, copy)  # the same conversation, for each suggestion
+        monkeypatch.setenv("PANELBOT_DATA_DIR", str(copy))
+        got = _ask_json(capsys, "-c", "--to", "olive", suggestion)
+        assert not got["abstained"] and got["quotes"], (suggestion, got["reason"])

@@ -1,0 +1,46 @@
+"""What a new user's third trial found in the app, through Textual's Pilot on the shipped panel (the real
+router), with the history in a tmp dir (the autouse ``isolated_env``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from panelbot.config import Config
+from panelbot.tui import engine
+from panelbot.tui.widgets.followups import FollowUps
+
+from .conftest import type_and_send
+
+pytestmark = pytest.mark.asyncio
+
+KV = "How do you deal with a KV cache that keeps growing?"
+
+
+def _shipped(make_app: Any, **kwargs: Any) -> Any:
+    return make_app(
+        "minimax-m3",
+        router_factory=engine.make_router,
+        config=Config(panel="minimax-m3"),
+        **kwargs,
+    )
+
+
+async def test_follow_ups_are_answered_as_the_target_selector_will_ask_them(make_app) -> None:
+    """Questions go to Olive (``/ask olive``); Dan takes the KV cache question (she never spoke to it): the
+    follow-ups under it are each answered when asked of Olive, as picking one asks it -- not "Tell me
+    more", which is declined for her."""
+    from panelbot.conversation.resolve import resolve
+
+    app = _shipped(make_app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "/ask olive")
+        assert app.target == "olive"
+        await type_and_send(pilot, KV)
+        (ups,) = app.query(FollowUps)
+        texts = [f.text for f in ups.followups]
+        assert texts and "Tell me more" not in texts
+        for text in texts:
+            route = resolve(app.router, app.turns, text, app.target).route
+            assert not route.abstained and route.quotes, (text, route.reason)
