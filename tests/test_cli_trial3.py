@@ -99,3 +99,33 @@ def test_suggestions_after_a_declined_and_olive_are_answered_as_asked(
         monkeypatch.setenv("PANELBOT_DATA_DIR", str(copy))
         got = _ask_json(capsys, "-c", "--to", "olive", suggestion)
         assert not got["abstained"] and got["quotes"], (suggestion, got["reason"])
+
+
+# ------------------------------------------------------------------------- naming who spoke to it too
+
+
+def test_nothing_more_names_the_other_panelist_and_the_question_that_asks_them(
+    isolated_env, capsys
+) -> None:  # noqa: ANN001
+    """ "Dan had nothing more to say on ... Olive spoke to this too — ask “and Olive?”": the panel's
+    display name, no "they" for one person, and the question it names is answered by her."""
+    _run(capsys, "ask", "How did the partnership between Together and MiniMax start?")
+    out = ""
+    for _ in range(3):
+        out = _run(capsys, "ask", "-c", "tell me more")
+        if "nothing more" in out:
+            break
+    text = " ".join(out.split())
+    assert "Olive spoke to this too \u2014 ask \u201cand Olive?\u201d" in text, text
+    assert " they " not in f" {text} " and "what they think" not in text
+    assert "\u201d." not in text  # the sentence ends with the question
+    olive = _ask_json(capsys, "-c", "and Olive?")
+    assert olive["speakers"] == ["olive"] and olive["quotes"], olive
+
+
+def test_no_reason_names_the_panelist_not_they(isolated_env, capsys) -> None:  # noqa: ANN001
+    _run(capsys, "ask", "How do you deal with a KV cache that keeps growing?")
+    for _ in range(2):
+        _run(capsys, "ask", "-c", "tell me more")
+    text = " ".join(_run(capsys, "ask", "-c", "why?").split())
+    assert "gave no reason" in text and " they " not in text, text

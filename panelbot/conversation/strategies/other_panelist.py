@@ -115,10 +115,9 @@ def other_panelist(f: FollowUp, reading: Reading) -> RouteResult:
                 for p in spoke
                 if p not in speakers and p in f.not_yet_shown(per, top, [p], parallel)[0]
             ]
-            tail = f" {f.names(others)} also spoke to it: ask what they think." if others else ""
             return f.decline(
                 f"{f.names(said_all)} had nothing more to say on {f.subject.label} than what's "
-                f"already been shown in this conversation{said}.{tail}",
+                f"already been shown in this conversation{said}.{f.spoke_too(others)}",
                 reading.addressed,
                 off_topic=False,
             )
