@@ -129,3 +129,22 @@ def test_no_reason_names_the_panelist_not_they(isolated_env, capsys) -> None:  #
         _run(capsys, "ask", "-c", "tell me more")
     text = " ".join(_run(capsys, "ask", "-c", "why?").split())
     assert "gave no reason" in text and " they " not in text, text
+
+
+# ------------------------------------------------------------------------- the same title twice
+
+
+def test_history_list_tells_conversations_with_the_same_title_apart(isolated_env, capsys) -> None:  # noqa: ANN001
+    from panelbot import paths
+    from panelbot.conversation.store import ConversationStore
+
+    kv = "How do you deal with a KV cache that keeps growing?"
+    for question in (kv, "who is Dan?", kv, kv):
+        _run(capsys, "ask", question)
+    rows = _run(capsys, "history").splitlines()
+    titles = [row.split("minimax-m3", 1)[1].strip() for row in rows]  # newest first
+    assert titles == [f"{kv} (3)", f"{kv} (2)", "who is Dan?", kv], rows
+    with ConversationStore(paths.history_db_path()) as store:  # stored as they were
+        assert [c.title for c in store.list_conversations()] == [kv, kv, "who is Dan?", kv]
+    listed = json.loads(_run(capsys, "history", "--json"))
+    assert [c["title"] for c in listed] == [kv, kv, "who is Dan?", kv]

@@ -79,7 +79,7 @@ def _clean(text: str) -> str:
 
 
 def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot.conversation.store import short_time
+    from panelbot.conversation.store import listed_titles, short_time
 
     store = _open()
     convs = store.list_conversations() if store else []
@@ -107,10 +107,12 @@ def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_OK
     if not convs:
         out.write("No saved conversations yet.\n")
+    titles = listed_titles(convs)  # the same question asked twice: "KV? (2)"
     for c in convs:
         out.write(
             _clean(
-                f"{c.id:>4}  {short_time(c.updated_at)}  {c.message_count:>3} msgs  {c.panel}  {c.title}"
+                f"{c.id:>4}  {short_time(c.updated_at)}  {c.message_count:>3} msgs  {c.panel}  "
+                f"{titles[c.id]}"
             )
             + "\n"
         )

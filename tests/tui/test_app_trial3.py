@@ -44,3 +44,22 @@ async def test_follow_ups_are_answered_as_the_target_selector_will_ask_them(make
         for text in texts:
             route = resolve(app.router, app.turns, text, app.target).route
             assert not route.abstained and route.quotes, (text, route.reason)
+
+
+async def test_the_conversation_browser_tells_the_same_title_apart(make_app, isolated_env) -> None:  # noqa: ANN001
+    from panelbot.conversation.store import ConversationStore
+    from panelbot.tui.screens.conversations import ConversationsScreen
+
+    with ConversationStore(isolated_env / "history.sqlite3") as store:
+        for _ in range(2):
+            cid = store.new_conversation("minimax-m3", KV, source="cli")
+            store.add_message(cid, "user", "", KV)
+    app = _shipped(make_app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ConversationsScreen)
+        listing = screen.query_one("#conversations-list")
+        heads = [str(listing.get_option_at_index(i).prompt).split("\n")[0] for i in range(2)]
+        assert heads == [f"{KV} (2)", KV], heads
