@@ -63,3 +63,23 @@ async def test_the_conversation_browser_tells_the_same_title_apart(make_app, iso
         listing = screen.query_one("#conversations-list")
         heads = [str(listing.get_option_at_index(i).prompt).split("\n")[0] for i in range(2)]
         assert heads == [f"{KV} (2)", KV], heads
+
+
+@pytest.mark.parametrize(
+    "question", ["who is Dan?", "what is this talk about?", "who is on the panel?"]
+)
+async def test_the_app_shows_the_framing_note_ask_prints(question: str, make_app, capsys) -> None:  # noqa: ANN001
+    """A framing answer's note ("Dan's introduction on the panel: VP of Kernels, Together AI", the talk's
+    framing and the panelists' introductions) is in the chat as ``ask`` prints it under the answer."""
+    from panelbot.cli.main import main
+
+    from .conftest import chat_text
+
+    assert main(["ask", "--no-log", question]) == 0
+    printed = capsys.readouterr().out.rstrip().rsplit("\n\n", 1)[-1]
+    assert printed.startswith("(") and printed.endswith(")"), printed
+    note = " ".join(printed[1:-1].split())
+    app = _shipped(make_app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, question)
+        assert note in " ".join(chat_text(app).split()), chat_text(app)
