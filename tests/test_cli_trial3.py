@@ -148,3 +148,33 @@ def test_history_list_tells_conversations_with_the_same_title_apart(isolated_env
         assert [c.title for c in store.list_conversations()] == [kv, kv, "who is Dan?", kv]
     listed = json.loads(_run(capsys, "history", "--json"))
     assert [c["title"] for c in listed] == [kv, kv, "who is Dan?", kv]
+
+
+# ------------------------------------------------------------------------- did not reproduce: guards
+
+
+def test_ask_json_carries_each_quotes_start_and_link(isolated_env, capsys, tmp_path) -> None:  # noqa: ANN001
+    """Reported as ``"start": null`` for timed quotes; the shipped panel has no times (its captions have
+    none), and a timed panel's quotes carry theirs, first question and follow-up alike: kept so."""
+    from pathlib import Path
+
+    from panelbot.ingest.draft import build_draft, write_draft
+    from panelbot.panel import load_panel
+
+    caps = (Path(__file__).parent / "fixtures" / "bread_panel.vtt").read_text(encoding="utf-8")
+    out = tmp_path / "bread"
+    write_draft(build_draft(caps, "bread"), caps, out)
+    meta = out / "panel.yaml"
+    meta.write_text(
+        meta.read_text(encoding="utf-8") + "source_url: https://www.youtube.com/watch?v=abc\n",
+        encoding="utf-8",
+    )
+    panel = load_panel(out)
+    got = [_ask_json(capsys, "--panel", str(out), "Why did sourdough suddenly get so popular?")]
+    got.append(_ask_json(capsys, "-c", "and Rafał?"))
+    quotes = [q for d in got for q in d["quotes"]]
+    assert quotes
+    for q in quotes:
+        mine = panel.quote(q["id"])
+        assert mine.start is not None and q["start"] == mine.start, q
+        assert q["url"] == mine.url and "t=" in q["url"], q
