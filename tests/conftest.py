@@ -123,6 +123,17 @@ async def settle(pilot: Any) -> None:
     await pilot.pause()
 
 
+def fill_disk(path: Path) -> None:
+    """Write zeros to ``path`` until its disk is full (a small tmpfs a test mounted; ``/dev/full`` at once)."""
+    try:
+        with open(path, "wb") as fill:
+            while True:
+                fill.write(b"\0" * 4096)
+                fill.flush()
+    except OSError:
+        pass
+
+
 @pytest.fixture(scope="session")
 def shipped_captions() -> str:
     return (SHIPPED_PANEL / "captions.txt").read_text(encoding="utf-8")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import fill_disk
 
 from panelbot.conversation.pipeline import (
     NotSaved,
@@ -186,7 +187,7 @@ def test_a_full_disk_mid_conversation_is_not_saved_and_loses_nothing(
         log = logged(data / "history.sqlite3", shipped_panel.name)
         session = Session(shipped_panel, router, None, log)
         assert isinstance(list(session.ask_now(KV))[-1], Recorded)
-        _fill(data / "fill")
+        fill_disk(data / "fill")
         events = list(session.ask_now("tell me more"))
         assert isinstance(events[-1], NotSaved) and "full" in events[-1].why
         assert any(isinstance(e, SpeakerDone) for e in events)
@@ -197,12 +198,7 @@ def test_a_full_disk_mid_conversation_is_not_saved_and_loses_nothing(
         subprocess.run(["umount", "-l", str(data)])
 
 
-def _fill(path: Path) -> None:
-    """Write zeros to ``path`` until its disk is full."""
-    try:
-        with open(path, "wb") as fill:
-            while True:
-                fill.write(b"\0" * 4096)
-                fill.flush()
-    except OSError:
-        pass
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="/dev/full is Linux's")
+def test_the_shared_fill_disk_helper_stops_when_the_disk_is_full() -> None:
+    """``conftest.fill_disk`` (shared with the app's full-disk test) returns once a write fails."""
+    fill_disk(Path("/dev/full"))  # every write fails at once: ENOSPC

@@ -318,12 +318,15 @@ def test_nothing_more_names_the_other_panelist_only_when_they_would_answer(route
     for message in (question, "tell me more", "tell me more", "tell me more"):
         res = resolve(router, history, message)
         history.append(turn_of(res, message))
-        if res.route.abstained and "also spoke to it" in res.route.reason:
+        if res.route.abstained and "spoke to this too" in res.route.reason:
             other = next(p for p in router.panel.panelists if p not in history[0].speakers)
-            asked = resolve(
-                router, history, f"what does {router.panel.panelists[other].name.split()[0]} think?"
-            )
-            assert not asked.route.abstained and asked.route.speakers == [other]
+            for ask in (
+                f"what does {router.panel.panelists[other].name.split()[0]} think?",
+                f"and {router.panel.display_name(other)}?",  # the question the reason names
+            ):
+                assert f"\u201cand {router.panel.display_name(other)}?\u201d" in res.route.reason
+                asked = resolve(router, history, ask)
+                assert not asked.route.abstained and asked.route.speakers == [other]
 
 
 # --- a named panelist never repeats herself; "why?" looks for the reason; "how so?" stays in the answer

@@ -131,7 +131,7 @@ def _small_talk_reply(kind: str, intro: str, what: str, people: str) -> str:
         return f"Anything else? {what}"
     if kind == "farewell":
         return f"Bye, and thanks for asking! Come back any time with more for {people}."
-    honest = "Answers come from what they said in the talk, cited by quote id."
+    honest = "Answers come from what was said in the talk, cited by quote id."
     if kind == "wellbeing":
         return f"Thanks for asking! I'm panelbot. {intro} {honest} {what}"
     return f"{'Hi! ' if kind == 'greeting' else ''}{intro} {honest} {what}"  # a greeting, or what to ask
@@ -149,7 +149,7 @@ def small_talk_text(panel: Panel, result: RouteResult, *, suggest: bool = True) 
     offers them itself) two or three questions that have an answer. Nothing is quoted, so nothing is cited."""
     title = strip_control(panel.title or panel.name, keep_newlines=False)
     asks = ", ".join(f"{name} about {and_list(c)}" for name, c in _topics(panel))
-    what = f"Ask {asks}." if asks else "Ask about anything they discussed."
+    what = f"Ask {asks}." if asks else "Ask about anything the panel discussed."
     names = and_list(
         [
             strip_control(p.name.split()[0] if p.name.split() else p.id, keep_newlines=False)
@@ -178,7 +178,7 @@ def talks_small_talk_text(panels: list[Panel], kind: str, topics: list[str]) -> 
         else "No talks are installed."
     )
     shown = [strip_control(t, keep_newlines=False) for t in topics[:8]]
-    what = f"Ask about {and_list(shown)}." if shown else "Ask about anything they discussed."
+    what = f"Ask about {and_list(shown)}." if shown else "Ask about anything the panel discussed."
     return _small_talk_reply(kind, intro, what, "the panelists")
 
 
@@ -202,7 +202,10 @@ def decline_text(panel: Panel, result: RouteResult, *, suggest: bool = True) -> 
         first += f"; nearby, {_nearby(panel, result.nearby[0])}." if result.nearby else "."
     elif not result.off_topic:  # on the subject, but not something to answer (the reason says why)
         reason = strip_control(result.reason, keep_newlines=False)
-        first = f"{reason[:1].upper()}{reason[1:]}" + ("" if reason.endswith(".") else ".")
+        # a reason ending in the question to ask (“and Dan?”) ends there
+        first = f"{reason[:1].upper()}{reason[1:]}" + (
+            "" if reason.endswith((".", "?", "?\u201d")) else "."
+        )
     else:
         topics = _topics(panel)
         covered = "; ".join(

@@ -79,7 +79,7 @@ def _clean(text: str) -> str:
 
 
 def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot.conversation.store import short_time
+    from panelbot.conversation.store import listed_titles, short_time
 
     store = _open()
     convs = store.list_conversations() if store else []
@@ -107,10 +107,12 @@ def cmd_history(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_OK
     if not convs:
         out.write("No saved conversations yet.\n")
+    titles = listed_titles(convs)  # the same question asked twice: "KV? (2)"
     for c in convs:
         out.write(
             _clean(
-                f"{c.id:>4}  {short_time(c.updated_at)}  {c.message_count:>3} msgs  {c.panel}  {c.title}"
+                f"{c.id:>4}  {short_time(c.updated_at)}  {c.message_count:>3} msgs  {c.panel}  "
+                f"{titles[c.id]}"
             )
             + "\n"
         )
@@ -162,7 +164,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
         + "\n"
     )
-    for m in messages:
+    for n, m in enumerate(messages):
         if m.role == "user":
             out.write("\n" + fill_text(_clean(f"You: {m.text}"), 100) + "\n")
             context = m.meta.get("context") if isinstance(m.meta, dict) else None
@@ -189,7 +191,36 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if m.role == "assistant":
             for line in _shown_lines(m, talks, who):
                 out.write(line + "\n")
+        note = _turn_note(messages, n)
+        if note:
+            out.write("\n" + fill_text(_clean(note), 100) + "\n")
     return EXIT_OK
+
+
+def _turn_note(messages: list[StoredMessage], n: int) -> str:
+    """The note that closed an answer as it was given, after the last of its answers (``messages[n]``):
+    "(Dan spoke to this most on the panel)", "(Olive didn't speak to this on the panel; Dan did)", the
+    talk's framing, how a follow-up was read -- its question's routing reason, as ``ask`` printed it (a
+    model's answer: only a follow-up's). "" elsewhere, and for a decline (its text says it)."""
+    answers = []
+    for i in range(n, -1, -1):
+        if messages[i].role != "assistant":
+            break
+        answers.append(messages[i])
+    if not answers or (n + 1 < len(messages) and messages[n + 1].role == "assistant"):
+        return ""
+    question = messages[n - len(answers)] if n >= len(answers) else None
+    meta = question.meta if question is not None and question.role == "user" else None
+    reason = meta.get("reason") if isinstance(meta, dict) else None
+    if not isinstance(reason, str) or not reason.strip():
+        return ""
+    generated = any(
+        isinstance(a.meta, dict) and any(k in a.meta for k in ("verdict", "grounded", "error"))
+        for a in answers
+    )
+    if generated and not reason.startswith("follow-up"):
+        return ""
+    return f"({reason})"
 
 
 class _Talks:

@@ -49,11 +49,17 @@ def _candidates(
     return out
 
 
-def _answers_it(router: Any, turns: Sequence[ConversationTurn], text: str, host_id: str | None):
-    """The route that resolving ``text`` here gives when it is a real answer (on the subject; for a host
-    question, with what it got on stage), else None."""
+def _answers_it(
+    router: Any,
+    turns: Sequence[ConversationTurn],
+    text: str,
+    host_id: str | None,
+    target: str = "auto",
+):
+    """The route that resolving ``text`` here, asked of ``target``, gives when it is a real answer (on the
+    subject; for a host question, with what it got on stage), else None."""
     try:
-        route = resolve_message(router, turns, text).route
+        route = resolve_message(router, turns, text, target).route
     except Exception:
         return None
     if route.abstained or not route.quotes:
@@ -69,8 +75,11 @@ def _answers_it(router: Any, turns: Sequence[ConversationTurn], text: str, host_
     return route
 
 
-def suggest_followups(router: Any, turns: Sequence[ConversationTurn], n: int = 3) -> list[FollowUp]:
-    """Up to ``n`` follow-ups to the last turn of ``turns``, each answerable (see module doc)."""
+def suggest_followups(
+    router: Any, turns: Sequence[ConversationTurn], n: int = 3, target: str = "auto"
+) -> list[FollowUp]:
+    """Up to ``n`` follow-ups to the last turn of ``turns``, each answerable when asked of ``target`` (who
+    the next question goes to: "Tell me more" with Olive picked is hers to answer; see module doc)."""
     if not turns or not turns[-1].speakers:
         return []
     out: list[FollowUp] = []
@@ -81,7 +90,7 @@ def suggest_followups(router: Any, turns: Sequence[ConversationTurn], n: int = 3
             continue
         if host_id is not None and len(out) >= 2 and any(f.kind == "next_question" for f in out):
             break  # a second next question only to reach two suggestions
-        route = _answers_it(router, turns, text, host_id)
+        route = _answers_it(router, turns, text, host_id, target)
         if route is None:
             continue
         out.append(FollowUp(text, kind, tuple(route.speakers)))

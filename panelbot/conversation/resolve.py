@@ -67,18 +67,20 @@ def resolve(
     route = res.route
     if res.kind == SMALL_TALK:
         if route.small_talk in OFFERED_AFTER:
-            route.suggestions = _answerable_follow_ups(router, history) or route.suggestions
+            route.suggestions = _answerable_follow_ups(router, history, target) or route.suggestions
     elif res.kind != STANDALONE and route.abstained and not route.off_topic:
-        route.suggestions = _answerable_follow_ups(router, history) or route.suggestions
+        route.suggestions = _answerable_follow_ups(router, history, target) or route.suggestions
     return res
 
 
 def _answerable_follow_ups(
-    router: FollowUpRouter, history: Sequence[ConversationTurn]
+    router: FollowUpRouter, history: Sequence[ConversationTurn], target: str = "auto"
 ) -> list[str]:
     """The follow-ups of the last answer (declined turns since it change nothing: they leave the subject
-    where it was); empty when nothing was answered yet."""
+    where it was), each answered when asked of ``target`` as this message was (with Olive picked, "Tell me
+    more" after her decline is hers again: not offered); empty when nothing was answered yet."""
     answered = [n for n, turn in enumerate(history) if turn.speakers]
     if not answered:
         return []
-    return [f.text for f in suggest_followups(router, history[: answered[-1] + 1])]
+    turns = history[: answered[-1] + 1]
+    return [f.text for f in suggest_followups(router, turns, target=(target or "auto").lower())]

@@ -446,6 +446,19 @@ def fts_query(text: str) -> str:
     return " ".join('"' + t.replace('"', '""') + '"' for t in tokens[:32])
 
 
+def listed_titles(conversations: Sequence[Any]) -> dict[int, str]:
+    """Each conversation's title as a listing shows it (id -> title): two started with the same question
+    are told apart by a counter in the order they were started -- "KV cache?", "KV cache? (2)" -- the
+    stored titles unchanged."""
+    seen: dict[str, int] = {}
+    out: dict[int, str] = {}
+    for c in sorted(conversations, key=lambda c: (c.started_at, c.id)):
+        key = " ".join(c.title.split()).casefold()
+        seen[key] = seen.get(key, 0) + 1
+        out[c.id] = c.title if seen[key] == 1 else f"{c.title} ({seen[key]})"
+    return out
+
+
 def short_time(stamp: str) -> str:
     """A stored time (ISO 8601, UTC) as a person reads it in a listing: "2026-11-30 18:45", in local time."""
     from datetime import datetime

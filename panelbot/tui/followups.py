@@ -39,7 +39,8 @@ class FollowUpActions(AppMixin):
         if self.router is None or not turns:
             return []
         try:
-            return suggest_followups(self.router, turns)
+            # answerable as they will be asked: of the panelist(s) the target selector picks
+            return suggest_followups(self.router, turns, target=self.target or "auto")
         except Exception:
             return []
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import fill_disk
 
 from panelbot.config import Config
 from panelbot.tui import engine
@@ -41,16 +42,6 @@ def small_disk(isolated_env: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(isolated_env)], capture_output=True)
 
 
-def _fill(path: Path) -> None:
-    try:
-        with open(path, "wb") as fill:
-            while True:
-                fill.write(b"\0" * 4096)
-                fill.flush()
-    except OSError:
-        pass
-
-
 def _app(make_app: Any) -> Any:
     app = make_app(
         "minimax-m3", router_factory=engine.make_router, config=Config(panel="minimax-m3")
@@ -66,7 +57,7 @@ async def test_a_full_disk_shows_the_answer_and_one_line_saying_it_was_not_saved
     async with app.run_test(size=(100, 40)) as pilot:
         await type_and_send(pilot, KV)  # saved: the database is made while there is room
         assert "not save" not in chat_text(app).lower()
-        _fill(small_disk / "fill")
+        fill_disk(small_disk / "fill")
         await type_and_send(pilot, "tell me more")
         blocks = list(app.query(AnswerBlock))
         assert len(blocks) == 2 and blocks[-1].kind == "answer" and blocks[-1].quotes

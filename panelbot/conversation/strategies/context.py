@@ -68,6 +68,13 @@ class FollowUp:
     def names(self, pids: Sequence[str]) -> str:
         return and_list([self.panel.display_name(p) for p in pids])
 
+    def spoke_too(self, pids: Sequence[str]) -> str:
+        """ " Dan spoke to this too — ask “and Dan?”" (the question that asks them here), or ""."""
+        if not pids:
+            return ""
+        asks = " or ".join(f"\u201cand {self.panel.display_name(p)}?\u201d" for p in pids)
+        return f" {self.names(pids)} spoke to this too \u2014 ask {asks}"
+
     def about(self) -> str:
         return f"follow-up to your question about {self.subject.label}"
 

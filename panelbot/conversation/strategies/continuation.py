@@ -107,11 +107,10 @@ def continuation(f: FollowUp, reading: Reading, *, on_subject: bool = False) -> 
     if not picked:
         # named only when asking them would be answered (the other panelist's own reading of it)
         spoke = [p for p in others_who_would_answer(f) if p not in speakers]
-        tail = f" {f.names(spoke)} also spoke to it: ask what they think." if spoke else ""
         said = f.shown_ids_note(speakers, f.on_subject(scores, top))
         return f.decline(
             f"{f.names(speakers)} had nothing more to say on {f.subject.label} than what you've "
-            f"already seen{said}.{tail}",
+            f"already seen{said}.{f.spoke_too(spoke)}",
             reading.addressed,
             off_topic=False,
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from panelbot.conversation.kinds import Reading
 from panelbot.conversation.strategies.context import FollowUp, PerSpeaker
 from panelbot.conversation.subject import SUBJECT_WEIGHT
-from panelbot.conversation.terms import identity_terms, merged
+from panelbot.conversation.terms import identity_terms, merged, names_a_subject
 from panelbot.conversation.turns import OTHER_PANELIST
 from panelbot.retrieval.results import RouteResult
 
@@ -40,6 +40,38 @@ def _subject_terms(f: FollowUp, reading: Reading) -> dict[str, float]:
     own = identity_terms(f.router, list(f.panel.panelists))
     subject = {t: w for t, w in f.subject.terms.items() if t not in own} or f.subject.terms
     return merged(reading.terms, subject, SUBJECT_WEIGHT) if reading.terms else subject
+
+
+def _on_its_words(f: FollowUp, terms: dict[str, float]) -> dict[str, float]:
+    """The subject's terms without the everyday words carried below its own (the host's question's
+    phrasing: "what's the idea *behind* that as a *company*?"): what another panelist's answer on the
+    subject is ranked by. The host's words are matched by the host's words of other questions, so their
+    quote on something else that shares only the phrasing ("behind the scenes at a launch") read as an
+    answer on it."""
+    return {
+        t: w
+        for t, w in terms.items()
+        if w >= 1.0 or all(names_a_subject(f.router, part) for part in t.split("_"))
+    } or terms
+
+
+def _their_best(
+    f: FollowUp, fresh: PerSpeaker, answering: list[str], terms: dict[str, float]
+) -> tuple[PerSpeaker, dict[str, float]]:
+    """The answering panelists' quotes not shown yet, ranked on the subject's own words (``_on_its_words``;
+    scored against the same maximum, so none passes the minimum score it did not pass before), and those
+    words."""
+    words = _on_its_words(f, terms)
+    if words == terms:
+        return fresh, terms
+    per, _ = f.best_by_speaker(words)
+    out: PerSpeaker = {}
+    for p in answering:
+        left = {i for i, _ in fresh.get(p, [])}
+        out[p] = [(i, s) for i, s in per.get(p, []) if i in left]
+    if not all(out.values()):  # none of someone's says the subject's own words: as before
+        return fresh, terms
+    return out, words
 
 
 def _host_answers_first(
@@ -83,17 +115,17 @@ def other_panelist(f: FollowUp, reading: Reading) -> RouteResult:
                 for p in spoke
                 if p not in speakers and p in f.not_yet_shown(per, top, [p], parallel)[0]
             ]
-            tail = f" {f.names(others)} also spoke to it: ask what they think." if others else ""
             return f.decline(
                 f"{f.names(said_all)} had nothing more to say on {f.subject.label} than what's "
-                f"already been shown in this conversation{said}.{tail}",
+                f"already been shown in this conversation{said}.{f.spoke_too(others)}",
                 reading.addressed,
                 off_topic=False,
             )
         return f.never_spoke_to_it(
             silent, [p for p in spoke if p not in speakers], reading.addressed
         )
-    quotes = f.pick(fresh, top, answering, terms, penalise_shown=False)
+    ranked, words = _their_best(f, fresh, answering, terms)
+    quotes = f.pick(ranked, top, answering, words, penalise_shown=False)
     reason = f"{f.about()}, asked of {f.names(answering)}"
     if silent:
         reason += f" ({f.names(silent)} didn't speak to it)"

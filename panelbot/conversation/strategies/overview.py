@@ -50,5 +50,5 @@ def panelist_overview(f: FollowUp, reading: Reading, speakers: list[str]) -> Rou
             off_topic=False,
         )
     answering = [p for p in speakers if any(sq.quote.speaker == p for sq in quotes)]
-    reason = f"more about {f.names(answering)}: the first things they spoke to on the panel"
+    reason = f"more about {f.names(answering)}: the first things {f.names(answering)} spoke to on the panel"
     return f.answer(answering, quotes, reason, reading.addressed)

@@ -158,8 +158,8 @@ def _no_reason(s: _Search, reading: Reading) -> RouteResult:
             return f.never_spoke_to_it(others, spoke, reading.addressed)
     said = f.shown_ids_note(s.speakers, f.on_subject(s.scores, s.top))
     return f.decline(
-        f"{f.names(s.speakers)} gave no reason for that on the panel; all they said about "
-        f"{f.subject.label} is shown above{said}.",
+        f"{f.names(s.speakers)} gave no reason for that on the panel; all {f.names(s.speakers)} "
+        f"said about {f.subject.label} is shown above{said}.",
         reading.addressed,
         off_topic=False,
     )

@@ -15,7 +15,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from panelbot.conversation.store import ConversationStore, ConversationSummary, short_time
+from panelbot.conversation.store import (
+    ConversationStore,
+    ConversationSummary,
+    listed_titles,
+    short_time,
+)
 from panelbot.tui.render import safe
 
 
@@ -104,6 +109,7 @@ class ConversationsScreen(ModalScreen[int | None]):
         snippets: dict[int, str] = {}
         try:
             summaries = self.store.list_conversations()
+            titles = listed_titles(summaries)  # told apart over them all, found or not
             if query:
                 order: list[int] = []
                 for hit in self.store.search(query, limit=200):
@@ -114,12 +120,12 @@ class ConversationsScreen(ModalScreen[int | None]):
                 summaries = [by_id[i] for i in order if i in by_id]
         except Exception as exc:  # a damaged database: say so in the list, never crash
             self.notify(f"History: {exc}", severity="error", markup=False)
-            summaries = []
+            summaries, titles = [], {}
         self.shown = summaries
         listing = self.query_one("#conversations-list", OptionList)
         listing.clear_options()
         for s in summaries:
-            head = f"{s.title}"
+            head = titles.get(s.id, s.title)
             if s.id == self.current:
                 head += "  (open now)"
             line = Content(safe(head, one_line=True)).stylize("bold")
