@@ -72,6 +72,7 @@ def test_a_discussion_request_and_its_subject(router: Router, message: str, subj
         "do you agree?",
         "tell me more",
         "Isn't open weights bad for business?",
+        "Olive and Dan, how do your two teams work together on a release?",  # asked of both, not a debate
     ],
 )
 def test_an_ordinary_question_is_no_discussion_request(router: Router, message: str) -> None:

@@ -71,9 +71,6 @@ class Reading:
     question: str = (
         ""  # what a standalone message is routed on ("unrelated, X?" -> "X?"); "" = itself
     )
-    question: str = (
-        ""  # what a standalone message is routed on ("unrelated, X?" -> "X?"), "" = itself
-    )
 
 
 @dataclass
