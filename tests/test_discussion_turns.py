@@ -285,3 +285,11 @@ def test_ask_stages_a_discussion_request(isolated_env: dict[str, str]) -> None:
     assert out.startswith("Discussion: open source") and "Where they meet:" in out
     code, out, _ = _cli("ask", "--json", "How do you deal with a KV cache that keeps growing?")
     assert json.loads(out)["context"] is None  # an ordinary question, answered as ever
+
+
+@pytest.mark.parametrize("name", ["discussion_requests_dev.yaml", "discussion_requests_test.yaml"])
+def test_the_labelled_request_sets_load(name: str) -> None:
+    items = load_requests(ROOT / "eval" / name)
+    assert any(it.discussion for it in items) and any(not it.discussion for it in items)
+    assert all(it.message.strip() for it in items)
+    assert len({it.message for it in items}) == len(items)  # no message twice
