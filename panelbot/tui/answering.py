@@ -200,10 +200,9 @@ class Answering(AppMixin):
                         )
                         if last is not None:
                             last["blocks"].append(block)
-                if isinstance(
-                    event, Discussed
-                ):  # the host's lines: the subject now, the points after
-                    self.show_host_lines(event.head)
+                if isinstance(event, Discussed):
+                    # a discussion: the host's lines, the subject now and the points after the turns
+                    self._host_lines(last, event.head)
                     tail = event.tail
                 elif isinstance(event, TextDelta):
                     block.append(event.text)
@@ -223,7 +222,7 @@ class Answering(AppMixin):
                     done.add(event.speaker)
                 else:
                     if isinstance(event, Recorded | NotSaved):
-                        self.show_host_lines(tail)
+                        self._host_lines(last, tail)
                     self._turn_event(session.log, event)
             if self.turns is session.log.turns:
                 await self._show_followups_soon()
@@ -245,6 +244,12 @@ class Answering(AppMixin):
                 self.history = session.history
         finally:
             chat.scroll_end(animate=False)
+
+    def _host_lines(self, last: dict | None, text: str) -> None:
+        """A discussion's host lines, taken back with the answer's blocks when it is answered again."""
+        shown = self.show_host_lines(text)
+        if shown is not None and last is not None:
+            last["blocks"].append(shown)
 
     def action_cancel(self) -> None:
         if self.answering and self._answer_worker is not None:

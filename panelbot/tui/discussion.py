@@ -127,10 +127,14 @@ class DiscussionActions(AppMixin):
         reading = staged(self._real_router(), subject, question)
         self.call_from_thread(self.ask, question, "both", reading=reading)
 
-    def show_host_lines(self, text: str) -> None:
-        """The host's lines of a discussion (the subject framed; where their quotes meet), plain text."""
-        if text.strip():
-            self.chat_notice(plain(text), "search")
+    def show_host_lines(self, text: str) -> Any:
+        """The host's lines of a discussion (the subject framed; where their quotes meet), plain text: the
+        notice shown (None when there is nothing to say), which answering again (Ctrl+R) takes back."""
+        from panelbot.tui.widgets.chat import ChatLog
+
+        if not text.strip():
+            return None
+        return self.query_one(ChatLog).add_notice(plain(text), "search")
 
     def action_discussion_map(self) -> None:
         if self.panel is None:

@@ -145,3 +145,19 @@ async def test_palette_offers_the_map(shipped_app) -> None:  # noqa: F811
         provider = PanelbotCommands(app.screen)
         names = [name for name, _, _ in provider._commands()]
         assert "Discuss: subjects both spoke to" in names
+
+
+@pytest.mark.asyncio
+async def test_answering_a_discussion_again_shows_it_once(make_app) -> None:
+    """Ctrl+R after a discussion: its host lines and turns are taken back and shown again, once; the
+    history keeps the one turn."""
+    app = real(make_app)
+    async with app.run_test(size=WIDE) as pilot:
+        await discussing("/discuss open source")(pilot)
+        app.action_regenerate()
+        await still(pilot)
+        text = chat_text(app)
+        assert text.count("Discussion: open source") == 1 and text.count("Where they meet:") == 1
+        assert [b.speaker for b in app.query(AnswerBlock)] == ["dan", "olive"]
+        users = [m for m in stored(app) if m.role == "user"]
+        assert len(users) == 1 and len(app.turns) == 1
