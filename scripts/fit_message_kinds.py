@@ -11,6 +11,11 @@ follow-up kind. Every floor between observed similarities is tried; the one kept
 right - 2 x wrong among the turns the bank reads (a wrong reading costs more than none: below the floor, a
 message is read by its words alone). It prints the figures and the mistakes, then writes the floor into the
 tuning record, leaving every other entry as it was (``--dry-run``: print only).
+
+The kinds read on a message's frame (``discuss``, ``ask``: a request for a discussion, and what one is not)
+are not fitted here: the follow-up turns never read them. At the floor fitted, it prints (and records) how the
+frames read the labelled discussion requests (``--discussion-requests``, default
+eval/discussion_requests_dev.yaml): precision and recall of the ``discuss`` kind.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from panelbot.conversation.evaluation import load_conversations  # noqa: E402
-from panelbot.conversation.kind_bank import message_kinds  # noqa: E402
+from panelbot.conversation.kind_bank import DISCUSS, message_kinds  # noqa: E402
+from panelbot.discussion.evaluation import load_requests  # noqa: E402
 from panelbot.panel import load_panel  # noqa: E402
 from panelbot.retrieval.router import Router  # noqa: E402
 
@@ -57,6 +63,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dev-conversations", nargs="+", default=DEV)
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--discussion-requests", default="eval/discussion_requests_dev.yaml")
     args = ap.parse_args()
     if any("heldout" in f for f in args.dev_conversations):
         print("never fit on eval/heldout/", file=sys.stderr)
@@ -92,6 +99,7 @@ def main() -> int:
     for ok, g, k, m, s in sorted(read, key=lambda r: -r[4]):
         if not ok:
             print(f"  wrong: {m!r} ({g}) read as {k} at {s:.3f}")
+    requests = _frames(bank, args.discussion_requests, best_floor)
     record = json.loads(RECORD.read_text(encoding="utf-8"))
     record["message_kind_floor"] = round(best_floor, 4)
     record["message_kind_fit"] = {
@@ -100,12 +108,41 @@ def main() -> int:
         "turns": len(seen),
         "read": len(read),
         "fitting": right,
+        "discussion_requests": requests,
     }
     where = "not written (--dry-run)" if args.dry_run else f"written to {RECORD.relative_to(ROOT)}"
     if not args.dry_run:
         RECORD.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     print(f"message_kind_floor {record['message_kind_floor']}: {where}")
     return 0
+
+
+def _frames(bank: object, path: str, floor: float) -> dict[str, object]:
+    """How the frames read the labelled discussion requests at ``floor`` (printed; recorded)."""
+    items = load_requests(ROOT / path)
+    got = []
+    for it in items:
+        frame, _ = bank.framed(it.message)  # type: ignore[attr-defined]
+        hit = bank.nearest(frame, discussions=True)  # type: ignore[attr-defined]
+        got.append((hit.at_least(floor) == DISCUSS, it))
+    predicted = sum(g for g, _ in got)
+    true = sum(it.discussion for _, it in got)
+    correct = sum(g and it.discussion for g, it in got)
+    precision = 100 * correct / max(1, predicted)
+    recall = 100 * correct / max(1, true)
+    print(
+        f"{path}: {len(items)} messages; their frames read as discuss: precision {precision:.1f}% "
+        f"({correct}/{predicted}), recall {recall:.1f}% ({correct}/{true})"
+    )
+    for g, it in got:
+        if g != it.discussion:
+            print(f"  {'read' if g else 'not read'} as discuss: {it.message!r}")
+    return {
+        "file": path,
+        "messages": len(items),
+        "precision": round(precision, 1),
+        "recall": round(recall, 1),
+    }
 
 
 if __name__ == "__main__":

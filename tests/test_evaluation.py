@@ -152,13 +152,13 @@ EVAL_DIR = Path(__file__).resolve().parent.parent / "eval"
 
 # the shipped talk's question and conversation sets (the suite file and the framing set have formats of their
 # own, read by tests/test_eval_suite.py and tests/test_framing.py; the discussion's labelled pairs by
-# tests/test_discussion.py)
+# tests/test_discussion.py, its labelled requests by tests/test_discussion_turns.py)
 SHIPPED_SETS = [
     p
     for p in [*sorted(EVAL_DIR.glob("*.yaml")), *sorted((EVAL_DIR / "heldout").glob("*.yaml"))]
     if p.name not in ("suite.yaml", "framing_dev.yaml")
     and "_panel_" not in p.name
-    and not p.name.startswith("discuss_pairs")
+    and not p.name.startswith(("discuss_pairs", "discussion_requests"))
 ]
 
 

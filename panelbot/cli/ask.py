@@ -327,7 +327,12 @@ def _print_offline_turn(
             d["context"] = resolved.context
             print_json(d, out)
         else:
-            out.write(format_route(panel, result) + "\n")
+            text = format_route(panel, result)
+            if resolved.resolution.discussion is not None:  # the host's lines around the turns
+                from panelbot.discussion.turn import with_host_lines
+
+                text = with_host_lines(panel, resolved.resolution.discussion, text)
+            out.write(text + "\n")
             links = [
                 strip_control(
                     f"  [{sq.quote.id}] {format_time(sq.quote.start or 0)}  {sq.quote.url}",

@@ -2,19 +2,25 @@
 they agree or differ measured (``panelbot.discussion``); ``--map`` lists the subjects both spoke to, ``--llm``
 voices the exchange through a model (each turn verified; a turn that fails falls back to the quotes).
 
+A discussion is a turn of a conversation like any ``ask``: through the one turn pipeline
+(:class:`panelbot.conversation.pipeline.Session`), saved to the history (``--no-log``: not), so
+``panelbot history show`` lists it and ``panelbot ask -c "why do they disagree?"`` follows it up.
+
 Exit status as ``ask``: 0, 3 when a turn fell back to the quotes because the model failed, 2 usage/data."""
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from panelbot.cli.common import EXIT_OK, load_config_and_index, print_json, read_questions
 from panelbot.errors import UsageError
 
 if TYPE_CHECKING:
     from panelbot.config import Config
+    from panelbot.conversation.session import ConversationLog
     from panelbot.discussion.stage import Discussion
+    from panelbot.discussion.voices import VoicedTurn
     from panelbot.panel import Panel
 
 
@@ -45,6 +51,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     )
     p.add_argument("--base-url", metavar="URL", help="OpenAI-compatible base URL (implies --llm)")
     p.add_argument("--model", metavar="NAME", help="model name (implies --llm)")
+    p.add_argument("--no-log", action="store_true", help="don't save this to the history")
     p.set_defaults(handler=cmd_discuss)
 
 
@@ -91,14 +98,68 @@ def cmd_discuss(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         d = discuss(router, next(read_questions(args.subject, sys.stdin)), pairing)
     use_llm = args.llm or bool(args.base_url or args.model)
-    if use_llm and not d.declined:
-        cfg = cfg.with_endpoint(args.base_url, args.model, None, generate=True)
-        return voice_discussion(d, cfg, panel, json_out=args.json, out=out, err=err, width=width)
+    log = _conversation(cfg, panel, no_log=args.no_log)
+    try:
+        if use_llm and not d.declined:
+            cfg = cfg.with_endpoint(args.base_url, args.model, None, generate=True)
+            return voice_discussion(
+                d,
+                cfg,
+                panel,
+                json_out=args.json,
+                out=out,
+                err=err,
+                width=width,
+                log=log,
+                router=router,
+            )
+        conversation, why = _through_pipeline(d, panel, router, None, log)
+    finally:
+        log.close()
     if args.json:
-        print_json(d.to_dict(), out)
+        print_json({**d.to_dict(), "conversation": conversation}, out)
     else:
         out.write(discussion_text(panel, d, width) + "\n")
+    _not_saved(why, out, err)
     return EXIT_OK
+
+
+def _conversation(cfg: Config, panel: Panel, *, no_log: bool) -> ConversationLog:
+    """A new conversation in the history the other turns use (not written with ``--no-log``)."""
+    from panelbot import paths
+    from panelbot.conversation.session import ConversationLog
+
+    return ConversationLog.open(
+        paths.history_db_path(),
+        panel.name,
+        log=cfg.history.log_cli and not no_log,
+        panel_dir=str(panel.path.resolve()),
+    )
+
+
+def _not_saved(why: str | None, out: TextIO, err: TextIO) -> None:
+    if why is not None:
+        from panelbot.cli.ask import not_saved_line
+
+        out.flush()
+        err.write(not_saved_line(why))
+
+
+def _through_pipeline(
+    d: Discussion, panel: Panel, router: Any, backend: Any, log: ConversationLog | None
+) -> tuple[int | None, str | None]:
+    """The discussion as one turn of the pipeline (offline: nothing waits): the conversation's id and why
+    it was not saved (None: it was, or not logging)."""
+    from panelbot.conversation.pipeline import NotSaved, Recorded, Session
+    from panelbot.discussion.turn import reading_of
+
+    session = Session(panel, router, backend, log)
+    for event in session.ask_now(d.subject, "both", reading=reading_of(d, d.subject)):
+        if isinstance(event, Recorded):
+            return event.conversation_id, None
+        if isinstance(event, NotSaved):
+            return event.conversation_id, event.why
+    return None, None
 
 
 def voice_discussion(
@@ -110,15 +171,17 @@ def voice_discussion(
     out: TextIO,
     err: TextIO,
     width: int,
+    log: ConversationLog | None = None,
+    router: Any = None,
 ) -> int:
     """``--llm``: each turn in the panelist's voice (verified), the points as offline; exit 3 when a turn
-    fell back to the quotes because the model failed."""
+    fell back to the quotes because the model failed. The turns are the pipeline's (``log``: the
+    conversation they are written to; none: not kept)."""
     import asyncio
 
     from panelbot.answer.backends.registry import get_backend
     from panelbot.cli.common import EXIT_FALLBACK
     from panelbot.discussion.render import discussion_text
-    from panelbot.discussion.voices import VoicedTurn, voice
     from panelbot.redact import scrub
     from panelbot.text import strip_control
 
@@ -131,13 +194,13 @@ def voice_discussion(
         return EXIT_FALLBACK
     backend = get_backend(cfg.backend.name, cfg, panel)
 
-    async def run() -> list[VoicedTurn]:
+    async def run() -> tuple[list[VoicedTurn], int | None, str | None]:
         try:
-            return await voice(backend, panel, d)
+            return await _voiced(d, panel, router, backend, log)
         finally:
             await backend.aclose()
 
-    turns = asyncio.run(run())
+    turns, conversation, why = asyncio.run(run())
     failed = [t for t in turns if t.fallback.startswith("the model failed")]
     for t in failed:
         err.write(f"panelbot: {scrub(strip_control(t.fallback, keep_newlines=False))}\n")
@@ -145,7 +208,31 @@ def voice_discussion(
         obj = d.to_dict()
         obj["voiced"] = [t.to_dict() for t in turns]
         obj["model"] = backend.label
+        obj["conversation"] = conversation
         print_json(obj, out)
-        return EXIT_FALLBACK if failed else EXIT_OK
-    out.write(discussion_text(panel, d, width, voiced=turns) + "\n")
+    else:
+        out.write(discussion_text(panel, d, width, voiced=turns) + "\n")
+    _not_saved(why, out, err)
     return EXIT_FALLBACK if failed else EXIT_OK
+
+
+async def _voiced(
+    d: Discussion, panel: Panel, router: Any, backend: Any, log: ConversationLog | None
+) -> tuple[list[VoicedTurn], int | None, str | None]:
+    """The pipeline's turn through a model: each panelist's verified turn (their quotes when it failed)."""
+    from panelbot.conversation.pipeline import NotSaved, Recorded, Session, SpeakerDone
+    from panelbot.discussion.turn import reading_of
+    from panelbot.discussion.voices import voiced_turn
+
+    session = Session(panel, router, backend, log)
+    turns: list[VoicedTurn] = []
+    conversation, why = None, None
+    by_speaker = {t.speaker: t for t in d.turns}
+    async for event in session.ask(d.subject, "both", reading=reading_of(d, d.subject)):
+        if isinstance(event, SpeakerDone) and event.speaker in by_speaker:
+            turns.append(voiced_turn(event, by_speaker[event.speaker]))
+        elif isinstance(event, Recorded):
+            conversation = event.conversation_id
+        elif isinstance(event, NotSaved):
+            conversation, why = event.conversation_id, event.why
+    return turns, conversation, why

@@ -180,13 +180,14 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         small_talk = isinstance(m.meta, dict) and m.meta.get(
             "small_talk"
         )  # a reply to "hi", not a decline
+        discussion = isinstance(m.meta, dict) and "discussion" in m.meta  # the host's lines of one
         label = {
             "decline": who if small_talk else f"{who} (declined)",
-            "search": "Search",
+            "search": "Discussion" if discussion else "Search",
             "error": "Error",
         }.get(m.role, who)
         out.write(f"{_clean(label)}:\n")
-        for para in m.text.split("\n\n"):
+        for para in m.text.split("\n" if discussion else "\n\n"):
             out.write(fill_text(_clean(para), 100, "  ") + "\n")
         if m.role == "assistant":
             for line in _shown_lines(m, talks, who):

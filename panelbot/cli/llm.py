@@ -16,7 +16,7 @@ from panelbot.answer.record import answer_record, decline_record
 from panelbot.answer.text_view import TextView
 from panelbot.cli.common import EXIT_FALLBACK, EXIT_OK, print_json
 from panelbot.config import Config
-from panelbot.conversation.pipeline import Declined, NotSaved, Resolved, Session
+from panelbot.conversation.pipeline import Declined, Discussed, NotSaved, Resolved, Session
 from panelbot.conversation.session import ConversationLog
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel
@@ -144,9 +144,14 @@ async def _render_turn(
     resolved: Resolved | None = None
     declined: Declined | None = None
     dones: list[SpeakerDone] = []
+    tail = ""
     async for event in events:
         if isinstance(event, Resolved):
             resolved = event
+        elif isinstance(event, Discussed):  # a discussion: the host's lines around the turns
+            tail = "" if isinstance(view, _JsonView) else event.tail
+            if event.head and not isinstance(view, _JsonView):
+                out.write(event.head + "\n\n")
         elif isinstance(event, Declined):
             declined = event
         elif isinstance(event, TextDelta):
@@ -167,6 +172,8 @@ async def _render_turn(
             elif isinstance(view, _JsonView):
                 view.finish(resolved.route, dones, extra)
             else:
+                if tail:
+                    out.write("\n" + tail + "\n")
                 view.reason(resolved.route.reason)
             if isinstance(event, NotSaved):
                 _say_if_unsaved(event.why, out, err)

@@ -8,6 +8,9 @@ plugin each iterate :meth:`Session.ask` (or :meth:`TalksSession.ask` for every i
 render its events; none of them puts the steps together itself. A turn's events, in order:
 
 - :class:`Resolved` -- how the question was read (a follow-up says what it carried over);
+- for a discussion (``resolution.discussion``: "discuss open weights", "why do they disagree?" after one),
+  :class:`Discussed` -- the host's lines around the panelists' turns (the subject framed; where their quotes
+  meet), then each speaking panelist's turn through the backend, with only their own quotes;
 - either :class:`Declined` (a decline or a reply to small talk: nothing to answer from), or the backend's
   :class:`TextDelta` pieces and one :class:`SpeakerDone` per answering panelist (for every talk at once:
   :class:`TalksRouted`, how the question was routed across them, then :class:`TalkAnswered`, each answering
@@ -37,6 +40,7 @@ from panelbot.retrieval.results import RouteResult
 
 __all__ = [
     "Declined",
+    "Discussed",
     "NotSaved",
     "Recorded",
     "Resolved",
@@ -84,6 +88,17 @@ class Declined:
 
 
 @dataclass(frozen=True)
+class Discussed:
+    """A discussion staged (or followed up on): the host's lines before the panelists' turns (``head``: the
+    subject and the talk's question) and after them (``tail``: where their quotes meet, measured), plain
+    text with ids; ``reply`` is the :class:`panelbot.discussion.turn.DiscussionReply`."""
+
+    reply: Any
+    head: str
+    tail: str
+
+
+@dataclass(frozen=True)
 class TalkAnswered:
     """Every talk at once: one talk's answer, its panelists' verbatim quotes (``route``)."""
 
@@ -124,7 +139,15 @@ ALL_TALKS_LABEL = (
 )
 
 TurnEvent = (
-    Resolved | Declined | TextDelta | SpeakerDone | TalksRouted | TalkAnswered | Recorded | NotSaved
+    Resolved
+    | Declined
+    | Discussed
+    | TextDelta
+    | SpeakerDone
+    | TalksRouted
+    | TalkAnswered
+    | Recorded
+    | NotSaved
 )
 
 
@@ -175,6 +198,7 @@ class Session:
         self.backend = backend
         self.log = log if log is not None else ConversationLog(None, None, panel.name, log=False)
         self.regenerated = regenerated  # the next answers are marked as written again (Ctrl+R)
+        self._read: Resolution | None = None  # the last reading :meth:`read` gave
 
     @classmethod
     def from_messages(
@@ -204,13 +228,19 @@ class Session:
         """How ``question`` reads against the conversation so far (CPU work: a server runs it in a thread)."""
         from panelbot.conversation.resolve import resolve
 
-        return resolve(self.router, self.log.turns, question, target)
+        self._read = resolve(self.router, self.log.turns, question, target)
+        return self._read
 
     async def ask(
         self, question: str, target: str = "auto", *, reading: Resolution | None = None
     ) -> AsyncIterator[TurnEvent]:
         """Resolve ``question`` (unless ``reading`` already did), decline or answer it, record it."""
         resolution = reading if reading is not None else self.read(question, target)
+        read = self._read
+        if resolution.discussion is None and read is not None and read.route is resolution.route:
+            # a reading rebuilt from its route and context (a server's, read in a worker thread) is the
+            # one this session gave: a discussion keeps its turns and host lines
+            resolution = read
         yield Resolved(question, target, resolution)
         route = resolution.route
         if route.abstained:
@@ -219,11 +249,13 @@ class Session:
             yield Declined(speaker, text, route, self.panel, route.reason, route.small_talk or "")
             yield self._record(question, target, resolution, [], decline=(speaker, text))
             return
-        request = AnswerRequest(question, self.panel, route, self.history)
+        reply = resolution.discussion
+        if reply is not None:
+            yield Discussed(reply, reply.head(self.panel), reply.tail(self.panel))
         dones: list[SpeakerDone] = []
         partial: dict[str, list[str]] = {}
         try:
-            async for event in self.backend.answer(request):
+            async for event in self._answers(question, route, reply):
                 if isinstance(event, SpeakerDone):
                     dones.append(event)
                 else:
@@ -237,6 +269,24 @@ class Session:
             self._record(question, target, resolution, dones, stopped=stopped, failed=failed)
             raise
         yield self._record(question, target, resolution, dones)
+
+    async def _answers(
+        self, question: str, route: RouteResult, reply: Any
+    ) -> AsyncIterator[TextDelta | SpeakerDone]:
+        """The backend's answer; for a discussion, each speaking panelist's turn in order, asked what the
+        host asks them with only their own quotes, the later turn seeing what the earlier one said."""
+        if reply is None:
+            async for event in self.backend.answer(
+                AnswerRequest(question, self.panel, route, self.history)
+            ):
+                yield event
+            return
+        history = self.history
+        for asked, own in reply.requests(self.panel, question):
+            async for event in self.backend.answer(AnswerRequest(asked, self.panel, own, history)):
+                if isinstance(event, SpeakerDone):
+                    history = [*history, Message(event.speaker, event.text)]
+                yield event
 
     def ask_now(
         self, question: str, target: str = "auto", *, reading: Resolution | None = None
@@ -269,21 +319,83 @@ class Session:
         unfinished = [
             (s, text, [sq.quote.id for sq in route.quotes_for(s)]) for s, text in stopped if text
         ]
-        why = self.log.record_or_why_not(
-            question,
-            target,
-            resolution,
-            answers,
-            decline=decline,
-            stopped=unfinished,
-            failed=failed,
-        )
+        if resolution.discussion is not None:
+            why = self._record_discussion(question, target, resolution, answers, unfinished, failed)
+        else:
+            why = self.log.record_or_why_not(
+                question,
+                target,
+                resolution,
+                answers,
+                decline=decline,
+                stopped=unfinished,
+                failed=failed,
+            )
         turn = self.log.turns[-1]
         return (
             Recorded(self.log.conversation_id, turn)
             if why is None
             else NotSaved(why, turn, self.log.conversation_id)
         )
+
+    def _record_discussion(
+        self,
+        question: str,
+        target: str,
+        resolution: Resolution,
+        answers: Sequence[tuple[str, str, list[str], dict[str, Any]]],
+        stopped: Sequence[tuple[str, str, list[str]]],
+        failed: str | None,
+    ) -> str | None:
+        """A discussion's turn, whole: the question (marked with the discussion's subject, which later
+        follow-ups are read against), the host's lines and each panelist's turn; remembered for the next
+        turn (as the subject, with every quote shown) and written when logging."""
+        from panelbot.conversation.turns import DISCUSSED
+
+        reply = resolution.discussion
+        route = resolution.route
+        subject = reply.subject
+        log = self.log
+        log.turns.append(
+            ConversationTurn(
+                subject,
+                [a[0] for a in answers],
+                [q for a in answers for q in a[2]],
+                target,
+                subject,
+            )
+        )
+        log.said.append(("user", question))
+        log.said += [(a[0], a[1]) for a in answers]
+        log._last_said = 1 + len(answers)  # what Ctrl+R takes back with the turn
+        meta: dict[str, Any] = {
+            "target": target,
+            "reason": route.reason,
+            DISCUSSED: {"subject": subject},
+        }
+        if reply.followup is not None:
+            meta["context"] = resolution.context
+        head, tail = reply.head(self.panel), reply.tail(self.panel)
+        points = {"discussion": resolution.context}
+        rows: list[tuple[str, str, str, Sequence[str], dict[str, Any] | None]] = [
+            ("user", "", question, (), meta)
+        ]
+        if head:
+            rows.append(("search", "", head, (), points))
+        rows += [
+            ("assistant", speaker, text, list(ids), {"target": target, **extra})
+            for speaker, text, ids, extra in answers
+        ]
+        rows += [
+            ("assistant", speaker, text, list(ids), {"cancelled": True})
+            for speaker, text, ids in stopped
+        ]
+        if tail:
+            ids = [q.quote.id for q in route.quotes] if not answers else []
+            rows.append(("search", "", tail, ids, points))
+        if failed is not None:
+            rows.append(("error", "", failed, (), None))
+        return log.write_rows(question, rows)
 
 
 class TalksSession:

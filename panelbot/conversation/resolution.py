@@ -170,6 +170,19 @@ def _answered(f: FollowUp, reading: Reading, history: Sequence[ConversationTurn]
     return elaboration(f, reading)
 
 
+def _discussion(
+    router: FollowUpRouter, history: Sequence[ConversationTurn], message: str, target: str
+) -> Resolution | None:
+    """The message as a request for a discussion, or a follow-up to the one in view
+    (``panelbot.discussion.turn``); None when it is neither."""
+    from panelbot.discussion.turn import discussion_reading
+
+    def opened() -> Subject | None:
+        return current_subject(router, history, read_message)[0]
+
+    return discussion_reading(router, history, message, target, opened)
+
+
 def resolve_message(
     router: FollowUpRouter, history: Sequence[ConversationTurn], message: str, target: str = "auto"
 ) -> Resolution:
@@ -182,6 +195,10 @@ def resolve_message(
     social = small_talk_kind(router, message)
     if social:
         return Resolution(small_talk_route(router, message, social), None, SMALL_TALK)
+    discussed = _discussion(router, history, message, target)
+    if discussed is not None:
+        # "discuss open weights", "where do they disagree?", or a follow-up to the discussion just shown
+        return discussed
     if history and not OTHER.search(message) and router.framing(message) is not None:
         # "who is Dan?", "what is this talk about?" mid-conversation: asked afresh, never a follow-up; a
         # message the cues read as asking another panelist ("what about her?", close in meaning to "what

@@ -22,7 +22,11 @@ OTHER_PANELIST = "other_panelist"
 SMALL_TALK = (
     "small_talk"  # a greeting, thanks, "ok cool", a goodbye: a friendly reply, nothing looked up
 )
-KINDS = (STANDALONE, CONTINUATION, REASON, ELABORATION, OTHER_PANELIST, SMALL_TALK)
+DISCUSSION = (
+    "discussion"  # the panel asked to discuss a subject, or a follow-up to a discussion just shown
+)
+KINDS = (STANDALONE, CONTINUATION, REASON, ELABORATION, OTHER_PANELIST, SMALL_TALK, DISCUSSION)
+DISCUSSED = "discussion"  # meta key of a stored question a discussion answered: {"subject": ...}
 
 
 @record(frozen=True)
@@ -33,6 +37,7 @@ class ConversationTurn:
     speakers: list[str] = field(default_factory=list)
     quote_ids: list[str] = field(default_factory=list)
     target: str = "auto"
+    discussed: str | None = None  # the subject of the discussion this turn staged or followed up on
 
 
 @record
@@ -45,6 +50,8 @@ class Resolution:
     route: RouteResult
     context: dict[str, Any] | None = None
     kind: str = STANDALONE
+    # a discussion to stage, or a follow-up to one (``panelbot.discussion.turn.DiscussionReply``)
+    discussion: Any = None
 
 
 def turns_from_messages(messages: Sequence[Any]) -> list[ConversationTurn]:
@@ -56,11 +63,14 @@ def turns_from_messages(messages: Sequence[Any]) -> list[ConversationTurn]:
     target = "auto"
     speakers: list[str] = []
     quote_ids: list[str] = []
+    discussed: str | None = None
 
     def close() -> None:
         if question is not None:
             turns.append(
-                ConversationTurn(question, list(dict.fromkeys(speakers)), list(quote_ids), target)
+                ConversationTurn(
+                    question, list(dict.fromkeys(speakers)), list(quote_ids), target, discussed
+                )
             )
 
     for m in messages:
@@ -71,6 +81,9 @@ def turns_from_messages(messages: Sequence[Any]) -> list[ConversationTurn]:
             meta = getattr(m, "meta", None) or {}
             target = str(meta.get("target") or "auto") if isinstance(meta, dict) else "auto"
             speakers, quote_ids = [], []
+            discussed = _discussed(meta)
+            if discussed:  # read later as the discussion's subject, as it was when it was asked
+                question = discussed
         elif role == "assistant" and question is not None:
             meta = getattr(m, "meta", None)
             if isinstance(meta, dict) and meta.get("cancelled"):
@@ -81,3 +94,10 @@ def turns_from_messages(messages: Sequence[Any]) -> list[ConversationTurn]:
             quote_ids.extend(str(q) for q in (getattr(m, "quote_ids", None) or ()))
     close()
     return turns
+
+
+def _discussed(meta: Any) -> str | None:
+    """The subject of the discussion a stored question was answered with (None: an ordinary turn)."""
+    found = meta.get(DISCUSSED) if isinstance(meta, dict) else None
+    subject = found.get("subject") if isinstance(found, dict) else None
+    return subject if isinstance(subject, str) else None

@@ -103,3 +103,113 @@ def score(pairs: Sequence[LabelledPair], verdict_of: Callable[[LabelledPair], st
             claims += 1
             right += v == p.label
     return PairScore(len(pairs), predicted, true, correct, claims, right)
+
+
+# ------------------------------------------------------------------------------- discussion requests
+
+
+@dataclass(frozen=True)
+class LabelledRequest:
+    """A message labelled as a request for a discussion or not (``eval/discussion_requests_*.yaml``)."""
+
+    message: str
+    discussion: bool
+    subject: str = ""  # what a request is about ("" when it names none)
+    after: str = ""  # an earlier question the message follows up on
+
+
+def load_requests(path: Path) -> tuple[LabelledRequest, ...]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        items = tuple(
+            LabelledRequest(
+                str(r["message"]),
+                bool(r["discussion"]),
+                str(r.get("subject") or ""),
+                str(r.get("after") or ""),
+            )
+            for r in data["requests"]
+        )
+    except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
+        raise DataError(f"{path}: not a set of labelled requests ({exc})") from None
+    return items
+
+
+@dataclass(frozen=True)
+class RequestScore:
+    """How the resolver reads labelled messages: as a discussion (its kind) or not, and the subject."""
+
+    items: int
+    predicted: int  # read as a discussion
+    true: int  # labelled one
+    correct: int  # both
+    subjects_right: int  # ... of those, the subject as labelled
+    misses: tuple[str, ...] = ()
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.predicted if self.predicted else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.correct / self.true if self.true else 1.0
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "items": self.items,
+            "precision": round(100 * self.precision, 1),
+            "recall": round(100 * self.recall, 1),
+            "predicted": self.predicted,
+            "true": self.true,
+            "correct": self.correct,
+            "subjects_right": self.subjects_right,
+            "misses": list(self.misses),
+        }
+
+
+def _subject_words(text: str) -> list[str]:
+    """A subject's words, case and a leading article aside ("the KV cache" is "KV cache")."""
+    said = text.lower().split()
+    return said[1:] if said[:1] in (["the"], ["a"], ["an"]) else said
+
+
+def score_requests(router: object, items: Sequence[LabelledRequest]) -> RequestScore:
+    """Each message resolved as a user would send it (after its ``after`` question, when it has one):
+    read as a discussion when the resolver gives it that kind; a staged request's subject is right when
+    it is the labelled one (case and spacing aside)."""
+    from panelbot.conversation.resolve import resolve
+    from panelbot.conversation.turns import DISCUSSION, ConversationTurn
+
+    predicted = true = correct = subjects = 0
+    misses: list[str] = []
+    for it in items:
+        history = []
+        if it.after:
+            first = resolve(router, [], it.after)  # type: ignore[arg-type]
+            route = first.route
+            history = [
+                ConversationTurn(
+                    it.after, list(route.speakers), [sq.quote.id for sq in route.quotes]
+                )
+            ]
+        res = resolve(router, history, it.message)  # type: ignore[arg-type]
+        got = res.kind == DISCUSSION
+        predicted += got
+        true += it.discussion
+        correct += got and it.discussion
+        if got != it.discussion:
+            misses.append(f"{it.message!r}: {'read' if got else 'not read'} as a discussion")
+        elif got and res.discussion is not None and it.subject:
+            same = _subject_words(res.discussion.subject) == _subject_words(it.subject)
+            subjects += same
+            if not same:
+                misses.append(
+                    f"{it.message!r}: subject {res.discussion.subject!r}, not {it.subject!r}"
+                )
+        elif got and res.discussion is None:
+            misses.append(f"{it.message!r}: declined (the panel never spoke to it, as read)")
+        elif got and not it.subject:
+            subjects += 1
+    return RequestScore(len(items), predicted, true, correct, subjects, tuple(misses))

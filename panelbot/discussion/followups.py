@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from panelbot.discussion.render import point_line
 from panelbot.discussion.stage import Discussion, Point
 from panelbot.panel import Panel, Quote
-from panelbot.text import fold
+from panelbot.text import fold, words
 
 _DISAGREE = re.compile(
     r"\b(disagree|differ|difference|differences|different|contradict|clash|at odds)\b"
@@ -56,13 +56,24 @@ def _addressed(panel: Panel, text: str) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
+def _only_names(panel: Panel, text: str) -> bool:
+    """``text`` says nothing but a panelist's name ("and Dan?", "what about Olive?"), nor asks why."""
+    from panelbot.retrieval.lexicon import stopwords
+
+    names = {w for pid, p in panel.panelists.items() for w in (pid, *words(p.name or ""))}
+    said = words(text)
+    rest = [w for w in said if w not in names and w not in stopwords()]
+    return not rest and "why" not in said
+
+
 def read_followup(panel: Panel, d: Discussion | None, text: str) -> FollowUpAnswer | None:
     """The answer to ``text`` as a follow-up to ``d``, or None when it is not one."""
     if d is None or d.declined or not d.turns:
         return None
     folded = fold(text)
     who = _addressed(panel, text)
-    if who is not None and _RESPOND.search(folded):
+    if who is not None and (_RESPOND.search(folded) or _only_names(panel, text)):
+        # "Olive, respond to that", "and Dan?": their turn, and where it meets the others' words
         return _respond(panel, d, who)
     if (who is None and _ABOUT_THEM.search(folded)) or len(d.turns) == 1:
         if _DISAGREE.search(folded):

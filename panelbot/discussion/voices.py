@@ -65,6 +65,20 @@ def _failed(done: SpeakerDone) -> str:
     return ""
 
 
+def voiced_turn(done: SpeakerDone, turn: Turn) -> VoicedTurn:
+    """A panelist's turn as the backend gave it: the model's verified words, or -- when it failed or its
+    answer is not grounded in their quotes -- their quotes, saying why."""
+    ids = [q.id for q in turn.quotes]
+    why = _failed(done)
+    if why:
+        quotes = [ScoredQuote(q, 100.0, "discussion") for q in turn.quotes]
+        return VoicedTurn(turn.speaker, quotes_text(quotes), ids, False, why)
+    if done.grounded is None and done.verdict is None and not done.citations:
+        return VoicedTurn(turn.speaker, done.text, ids, False, "no model answered")
+    cited = [c.id for c in done.citations if c.valid]
+    return VoicedTurn(turn.speaker, done.text, ids, True, "", cited)
+
+
 async def voice(backend: Backend, panel: Panel, d: Discussion) -> list[VoicedTurn]:
     """One verified turn per panelist of the discussion, in its order."""
     history: list[Message] = []

@@ -15,7 +15,7 @@ from typing import Any
 from panelbot.answer.backends.base import Backend, Message, SpeakerDone, TextDelta
 from panelbot.answer.record import answer_record, decline_record
 from panelbot.answer.text_view import TextView
-from panelbot.conversation.pipeline import Declined, Session
+from panelbot.conversation.pipeline import Declined, Discussed, Session
 from panelbot.conversation.turns import Resolution
 from panelbot.panel import Panel
 from panelbot.retrieval.results import RouteResult
@@ -74,8 +74,13 @@ class AnswerRun:
         view = TextView(panel, sink)
         dones: list[SpeakerDone] = []
         declined = False
+        tail = ""
         async for event in self.session.ask(self.question, reading=self.reading):
-            if isinstance(event, Declined):
+            if isinstance(event, Discussed):  # a discussion: the host's lines around the turns
+                tail = event.tail
+                if event.head:
+                    yield event.head + "\n\n"
+            elif isinstance(event, Declined):
                 declined = True
                 self.record = decline_record(panel, route, event.text)
                 yield event.text
@@ -87,6 +92,8 @@ class AnswerRun:
             text = sink.take()
             if text:
                 yield text
+        if tail:
+            yield "\n" + tail + "\n"
         if not declined:
             self.record = answer_record(panel, route, dones, self.backend.name, self.backend.label)
             self.errors = list(dict.fromkeys(d.error for d in dones if d.error))

@@ -15,6 +15,7 @@ from panelbot.answer.events import Message
 from panelbot.answer.present import STOPPED, present
 from panelbot.conversation.pipeline import (
     Declined,
+    Discussed,
     NotSaved,
     Recorded,
     Session,
@@ -41,8 +42,11 @@ class Answering(AppMixin):
     def answering(self) -> bool:
         return self._answer_worker is not None and self._answer_worker.is_running
 
-    def ask(self, question: str, target: str | None = None) -> bool:
-        """Route and answer a question. False (and the text stays in the input) when it can't be asked."""
+    def ask(
+        self, question: str, target: str | None = None, *, reading: Resolution | None = None
+    ) -> bool:
+        """Route and answer a question (``reading``: already read, as /discuss reads its subject). False
+        (and the text stays in the input) when it can't be asked."""
         too_long = question_too_long(question.strip())
         if too_long:
             self.notify(too_long[0].upper() + too_long[1:] + ".", severity="warning", markup=False)
@@ -75,7 +79,7 @@ class Answering(AppMixin):
             return True
         session = self._session()
         try:  # read against the conversation so far: "tell me more", "what does Olive think?"
-            resolution = session.read(question, target)
+            resolution = reading if reading is not None else session.read(question, target)
         except Exception as exc:
             self._save("user", "", question, meta={"target": target}, title=question[:80])
             self.chat_notice(f"Could not route the question: {exc}", "error")
@@ -194,6 +198,7 @@ class Answering(AppMixin):
         route = resolution.route
         blocks: dict[str, AnswerBlock] = {}
         done: set[str] = set()
+        tail = ""
         last = (
             self._last_answer if self._last_answer and self._last_answer["route"] is route else None
         )
@@ -207,7 +212,11 @@ class Answering(AppMixin):
                         )
                         if last is not None:
                             last["blocks"].append(block)
-                if isinstance(event, TextDelta):
+                if isinstance(event, Discussed):
+                    # a discussion: the host's lines, the subject now and the points after the turns
+                    self._host_lines(last, event.head)
+                    tail = event.tail
+                elif isinstance(event, TextDelta):
                     block.append(event.text)
                     chat.scroll_end(animate=False)
                 elif isinstance(event, SpeakerDone):
@@ -224,6 +233,8 @@ class Answering(AppMixin):
                     block.finish(text, quotes, status)
                     done.add(event.speaker)
                 else:
+                    if isinstance(event, Recorded | NotSaved):
+                        self._host_lines(last, tail)
                     self._turn_event(session.log, event)
             if self.turns is session.log.turns:
                 await self._show_followups_soon()
@@ -245,6 +256,12 @@ class Answering(AppMixin):
                 self.history = session.history
         finally:
             chat.scroll_end(animate=False)
+
+    def _host_lines(self, last: dict | None, text: str) -> None:
+        """A discussion's host lines, taken back with the answer's blocks when it is answered again."""
+        shown = self.show_host_lines(text)
+        if shown is not None and last is not None:
+            last["blocks"].append(shown)
 
     def action_cancel(self) -> None:
         if self.answering and self._answer_worker is not None:

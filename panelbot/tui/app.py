@@ -203,10 +203,6 @@ class PanelbotApp(
             event.prompt.clear()
             self.run_command_line(text)
             return
-        if self.discussion_followup(text):
-            event.prompt.remember(text)
-            event.prompt.clear()
-            return
         if self.ask(text):
             event.prompt.clear()
 

@@ -1,8 +1,9 @@
-"""The panel as a panel in the app: ``/discuss SUBJECT`` (a moderated discussion in the chat), ``/discuss``
-with no subject or the palette's "Discuss: map" (a screen of the subjects both panelists spoke to, Enter
-discusses one), and follow-ups to the discussion just shown ("why do they disagree?", "Olive, respond to
-that"). The work is ``panelbot.discussion``'s (plain Python, run in a worker thread); this module shows it, as
-plain text, never markup."""
+"""The panel as a panel in the app: ``/discuss SUBJECT`` (a moderated discussion in the chat, a turn of the
+conversation like any question: "discuss open weights" typed as a question is one too), ``/discuss`` with no
+subject or the palette's "Discuss: map" (a screen of the subjects both panelists spoke to, Enter discusses
+one). Follow-ups to the discussion just shown ("why do they disagree?", "Olive, respond to that") are read
+by the resolver. The work is ``panelbot.discussion``'s (plain Python, run in a worker thread); this module
+shows it, as plain text, never markup."""
 
 from __future__ import annotations
 
@@ -17,17 +18,12 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from panelbot.conversation.turns import ConversationTurn
-from panelbot.discussion.render import MAP_WORDS, discussion_text
-from panelbot.discussion.stage import Discussion, MapEntry
+from panelbot.discussion.render import MAP_WORDS
+from panelbot.discussion.stage import MapEntry
 from panelbot.panel import Panel
-from panelbot.retrieval.results import ScoredQuote
 from panelbot.text import and_list, count_of
 from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import plain, safe
-from panelbot.tui.widgets.sources import SourcesList
-
-UNWRAPPED = 10_000  # the chat wraps the text itself
 
 
 class DiscussionMapScreen(ModalScreen["MapEntry | None"]):
@@ -91,23 +87,23 @@ class DiscussionMapScreen(ModalScreen["MapEntry | None"]):
 
 
 class DiscussionActions(AppMixin):
-    _discussion: Discussion | None = None
-    _discussion_tools: tuple[Panel, Any, Any] | None = (
-        None  # (panel, router, pairing) for that panel
-    )
+    """/discuss and the map stage a discussion as a turn of the conversation: the pipeline's (read here as
+    a discussion of what was asked, answered and recorded as every turn is); the follow-ups to it ("why do
+    they disagree?", "Olive, respond to that") are the resolver's, typed as any question."""
 
-    def _tools(self) -> tuple[Any, Any]:
-        """A real router and pairing for the loaded panel (the app's router may be any object)."""
-        from panelbot.discussion.pairing import Pairing
+    _discussion_router: tuple[Panel, Any] | None = None  # (panel, a real router for it)
+
+    def _real_router(self) -> Any:
+        """A real router for the loaded panel (the app's own when it is one: the follow-ups are read by it)."""
         from panelbot.retrieval.router import Router
 
         panel = self.panel
         assert panel is not None
-        if self._discussion_tools is None or self._discussion_tools[0] is not panel:
-            router = self.router if isinstance(self.router, Router) else None
-            router = router or Router(panel, self.config.retrieval)
-            self._discussion_tools = (panel, router, Pairing(router))
-        return self._discussion_tools[1], self._discussion_tools[2]
+        if isinstance(self.router, Router):
+            return self.router
+        if self._discussion_router is None or self._discussion_router[0] is not panel:
+            self._discussion_router = (panel, Router(panel, self.config.retrieval))
+        return self._discussion_router[1]
 
     def _cmd_discuss(self, arg: str) -> None:
         if self.panel is None:
@@ -116,72 +112,47 @@ class DiscussionActions(AppMixin):
         if not arg.strip():
             self.action_discussion_map()
             return
-        self.chat_notice(plain(f"/discuss {arg.strip()}", one_line=True), "search")
+        subject = arg.strip()
         self.run_worker(
-            lambda: self._discuss_in_thread(arg.strip()),
+            lambda: self._discuss_in_thread(subject),
             thread=True,
             group="discussion",
             exclusive=True,
         )
 
     def _discuss_in_thread(self, subject: str) -> None:
-        from panelbot.discussion.stage import discuss
+        from panelbot.discussion.turn import staged
 
-        router, pairing = self._tools()
-        d = discuss(router, subject, pairing)
-        self.call_from_thread(self.show_discussion, d)
+        question = f"/discuss {subject}"
+        reading = staged(self._real_router(), subject, question)
+        self.call_from_thread(self.ask, question, "both", reading=reading)
 
-    def show_discussion(self, d: Discussion) -> None:
-        """The discussion in the chat (plain text), its quotes in the sources pane, and a turn the
-        resolver reads later follow-ups against (the subject, both speakers, every quote shown)."""
-        panel = self.panel
-        if panel is None:
-            return
-        self._discussion = d
-        text = discussion_text(panel, d, UNWRAPPED)
-        self.chat_notice(plain(text), "decline" if d.declined else "search")
-        if d.declined:
-            return
-        quotes = [ScoredQuote(q, 100.0, "discussion") for t in d.turns for q in t.quotes]
-        self.last_quotes = quotes
-        self.query_one(SourcesList).show(
-            panel, quotes, f"Discuss: {safe(d.subject, one_line=True)[:24]}"
-        )
-        self.turns.append(ConversationTurn(d.subject, d.speakers, d.quote_ids(), "both"))
-        # the subject as the user's message: what a resumed conversation's follow-ups are read against
-        self._save("user", "", d.subject, [], {"target": "both", "discuss": True})
-        self._save("assistant", "", text, d.quote_ids(), {"discussion": d.to_dict()["points"]})
+    def show_host_lines(self, text: str) -> Any:
+        """The host's lines of a discussion (the subject framed; where their quotes meet), plain text: the
+        notice shown (None when there is nothing to say), which answering again (Ctrl+R) takes back."""
+        from panelbot.tui.widgets.chat import ChatLog
+
+        if not text.strip():
+            return None
+        return self.query_one(ChatLog).add_notice(plain(text), "search")
 
     def action_discussion_map(self) -> None:
         if self.panel is None:
             self.chat_notice("No panel is loaded.", "error")
             return
         from panelbot.discussion.stage import discussion_map
+        from panelbot.discussion.turn import pairing_of
 
-        router, pairing = self._tools()
-        screen = DiscussionMapScreen(self.panel, lambda: discussion_map(router, pairing))
+        router = self._real_router()
+        screen = DiscussionMapScreen(self.panel, lambda: discussion_map(router, pairing_of(router)))
         self.push_screen(screen, callback=self._map_chosen)
 
     def _map_chosen(self, entry: MapEntry | None) -> None:
         if entry is None:
             return
         from panelbot.discussion.stage import entry_discussion
+        from panelbot.discussion.turn import reading_of
 
-        router, _ = self._tools()
-        self.show_discussion(entry_discussion(router, entry))
-
-    def discussion_followup(self, text: str) -> bool:
-        """A follow-up to the discussion just shown, answered here (True), or not one (False)."""
-        from panelbot.discussion.followups import read_followup
-
-        if self.panel is None or self._discussion is None:
-            return False
-        got = read_followup(self.panel, self._discussion, text)
-        if got is None:
-            return False
-        self.chat_notice(plain(text, one_line=True), "search")
-        self.chat_notice(plain(got.text), "search")
-        ids = [q.id for q in got.quotes]
-        self._save("user", "", text, [], {})
-        self._save("assistant", got.speaker, got.text, ids, {"discussion_followup": got.kind})
-        return True
+        question = f"/discuss {entry.subject}"
+        d = entry_discussion(self._real_router(), entry)
+        self.ask(question, "both", reading=reading_of(d, question))

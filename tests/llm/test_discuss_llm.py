@@ -85,3 +85,33 @@ def test_cli_discuss_llm_on_the_shipped_panel(fake: FakeHTTPServer, isolated_env
     assert [t["speaker"] for t in obj["voiced"]] == ["dan", "olive"]
     assert all(not t["voiced"] and "failed verification" in t["fallback"] for t in obj["voiced"])
     assert fake.state.counts == {"ok": 2}  # one completion per turn (and a /v1/models look-up)
+
+
+def test_ask_llm_stages_a_discussion_request(fake: FakeHTTPServer, isolated_env) -> None:
+    """``ask --llm "discuss open source"``: the resolver reads a discussion; the pipeline asks the model
+    one turn per panelist (only their quotes), prints the host's lines around them and saves the turn."""
+    import contextlib
+
+    from panelbot.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["ask", "--llm", "--base-url", fake.url("ok"), "discuss open source"])
+    text = out.getvalue()
+    assert "Traceback" not in err.getvalue() and code in (0, 3)
+    assert text.startswith("Discussion: open source") and "Where they meet:" in text
+    assert fake.state.counts == {"ok": 2}  # one completion per turn
+    second = fake.state.requests[-1].body
+    said = " ".join(str(m.get("content", "")) for m in second["messages"])
+    assert "respond to what Dan just said" in said
+    from panelbot import paths
+    from panelbot.conversation.store import ConversationStore
+
+    store = ConversationStore(paths.history_db_path())
+    try:
+        cid = store.last_conversation_id()
+        assert cid is not None
+        users = [m for m in store.messages(cid) if m.role == "user"]
+        assert users[-1].meta["discussion"] == {"subject": "open source"}
+    finally:
+        store.close()

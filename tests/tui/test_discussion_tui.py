@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from panelbot.tui.widgets.chat import AnswerBlock
 from panelbot.tui.widgets.sources import SourcesList
 
 from .conftest import chat_text, type_and_send
@@ -43,23 +44,78 @@ def test_discussion_map_80x24(snap_compare, shipped_app) -> None:  # noqa: F811
     assert snap_compare(shipped_app(), run_before=run_before, terminal_size=SMALL)
 
 
+def real(make_app: Any) -> Any:
+    """The shipped panel with the real router: the resolver reads the follow-ups with it."""
+    from panelbot.config import Config
+    from panelbot.tui import engine
+
+    app = make_app(
+        "minimax-m3", router_factory=engine.make_router, config=Config(panel="minimax-m3")
+    )
+    app.animation_level = "none"
+    return app
+
+
+def stored(app: Any) -> list[Any]:
+    """The messages of the app's conversation, read back from the history's SQLite file."""
+    from panelbot import paths
+    from panelbot.conversation.store import ConversationStore
+
+    store = ConversationStore(paths.history_db_path())
+    try:
+        return store.messages(app.conversation_id)
+    finally:
+        store.close()
+
+
 @pytest.mark.asyncio
-async def test_discussion_then_followups(shipped_app) -> None:  # noqa: F811
-    app = shipped_app()
+async def test_discussion_then_followups(make_app) -> None:
+    app = real(make_app)
     async with app.run_test(size=WIDE) as pilot:
         await discussing("/discuss open source")(pilot)
         text = chat_text(app)
         assert "Discussion: open source" in text and "The host asked [q03]" in text
+        assert "Agreement: Dan [dan-02] and Olive [olive-03]" in text
         assert {sq.quote.id for sq in app.query_one(SourcesList).quotes} >= {"dan-02", "olive-02"}
         assert app.turns[-1].speakers == ["dan", "olive"]
+        assert app.turns[-1].discussed == "open source"
         await type_and_send(pilot, "why do they disagree?")
         await still(pilot)
         text = chat_text(app)
         assert "No difference is measured on this" in text  # never an invented disagreement
         await type_and_send(pilot, "Olive, respond to that")
         await still(pilot)
+        assert [b.speaker for b in app.query(AnswerBlock)][-1] == "olive"
+        assert app.turns[-1].speakers == ["olive"] and "olive-02" in app.turns[-1].quote_ids
+        # every turn is in the history file, the discussion marked with its subject
+        messages = stored(app)
+        users = [m for m in messages if m.role == "user"]
+        assert [m.text for m in users] == [
+            "/discuss open source",
+            "why do they disagree?",
+            "Olive, respond to that",
+        ]
+        assert all(m.meta["discussion"] == {"subject": "open source"} for m in users)
+        said = [(m.role, m.speaker) for m in messages if m.role == "assistant"]
+        assert said == [("assistant", "dan"), ("assistant", "olive"), ("assistant", "olive")]
+        assert any("Where they meet:" in m.text for m in messages if m.role == "search")
+
+
+@pytest.mark.asyncio
+async def test_a_discussion_typed_as_a_question_is_one(make_app) -> None:
+    """'discuss open weights' typed in the input is staged as /discuss is, through the same turn."""
+    app = real(make_app)
+    async with app.run_test(size=WIDE) as pilot:
+        await still(pilot)
+        await type_and_send(pilot, "discuss open source")
+        await still(pilot)
         text = chat_text(app)
-        assert "Olive on this, in their own words:" in text and "[olive-02]" in text
+        assert "Discussion: open source" in text and "Where they meet:" in text
+        assert app.turns[-1].discussed == "open source"
+        await type_and_send(pilot, "and Dan?")
+        await still(pilot)
+        assert [b.speaker for b in app.query(AnswerBlock)][-1] == "dan"
+        assert app.turns[-1].discussed == "open source"
 
 
 @pytest.mark.asyncio
@@ -89,3 +145,19 @@ async def test_palette_offers_the_map(shipped_app) -> None:  # noqa: F811
         provider = PanelbotCommands(app.screen)
         names = [name for name, _, _ in provider._commands()]
         assert "Discuss: subjects both spoke to" in names
+
+
+@pytest.mark.asyncio
+async def test_answering_a_discussion_again_shows_it_once(make_app) -> None:
+    """Ctrl+R after a discussion: its host lines and turns are taken back and shown again, once; the
+    history keeps the one turn."""
+    app = real(make_app)
+    async with app.run_test(size=WIDE) as pilot:
+        await discussing("/discuss open source")(pilot)
+        app.action_regenerate()
+        await still(pilot)
+        text = chat_text(app)
+        assert text.count("Discussion: open source") == 1 and text.count("Where they meet:") == 1
+        assert [b.speaker for b in app.query(AnswerBlock)] == ["dan", "olive"]
+        users = [m for m in stored(app) if m.role == "user"]
+        assert len(users) == 1 and len(app.turns) == 1
