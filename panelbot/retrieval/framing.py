@@ -32,10 +32,11 @@ from panelbot.errors import DataError
 from panelbot.panel import Panel, Quote
 from panelbot.panel.yaml_lines import load_yaml_remembered, strip_lines
 from panelbot.records import record
+from panelbot.retrieval.encoder import shipped_model
 from panelbot.retrieval.lexicon import specificity, stem, stopwords
 from panelbot.retrieval.meaning import background_similarity, embedded
 from panelbot.retrieval.results import RouteResult, ScoredQuote
-from panelbot.retrieval.semantic import VectorTable, shipped_model
+from panelbot.retrieval.semantic import VectorTable
 from panelbot.text import LazyPattern, and_list, shorten, split_sentences, words
 
 if TYPE_CHECKING:

@@ -31,25 +31,23 @@ from pathlib import Path
 
 from panelbot import paths
 from panelbot.panel import Quote
+from panelbot.retrieval.encoder import SentenceEncoder, shipped_model
 from panelbot.retrieval.lexicon import DATA_DIR
-from panelbot.retrieval.semantic import StaticModel, Vector, VectorTable, shipped_model
+from panelbot.retrieval.semantic import Vector, VectorTable
 
 MAX_CACHED_BYTES = 1 << 31  # a larger file is not ours
-# banks up to this many quotes get the semantic step; a larger library is lexical only for now (its rows
-# would take minutes to embed in pure Python at the first start: batch embedding with numpy is to come)
-MAX_QUOTES = 20_000
+# rows embedded ahead of time for what every install has (scripts/seed_vectors.py writes them)
+SEED_DIR = DATA_DIR / "vectors"
+# banks up to this many quotes get the semantic step; a larger library is lexical only (its rows are
+# embedded at ~20 quotes a second on one core, once, at the first start: 2,000 quotes take about two minutes)
+MAX_QUOTES = 2_000
 
 
-def _model_print(model: StaticModel) -> bytes:
-    matrix = model.path / "vectors.bin"
-    try:
-        size = matrix.stat().st_size
-    except OSError:
-        size = -1
-    return repr((model.config, size)).encode()
+def _model_print(model: SentenceEncoder) -> bytes:
+    return model.fingerprint
 
 
-def _key(model: StaticModel, texts: Sequence[str]) -> str:
+def _key(model: SentenceEncoder, texts: Sequence[str]) -> str:
     h = hashlib.sha256(_model_print(model))
     for t in texts:
         h.update(t.encode("utf-8", "surrogatepass"))
@@ -112,12 +110,24 @@ def _write_owned(path: Path, meanings: QuoteMeanings, dims: int) -> None:
     _write_atomically(path, [head, owners.tobytes(), meanings.table.to_bytes()])
 
 
-def embedded(texts: Sequence[str], model: StaticModel | None = None) -> VectorTable:
+def _saved(name: str, dims: int) -> QuoteMeanings | None:
+    """Rows saved under ``name``: in the cache directory, else among the ones shipped with panelbot
+    (``SEED_DIR``: the shipped panel's and the general banks', so a first start embeds only the question)."""
+    seeds = () if os.environ.get("PANELBOT_NO_SEED_VECTORS") else (SEED_DIR,)
+    for directory in (paths.index_cache_dir(), *seeds):
+        found = _read_owned(directory / name, dims)
+        if found is not None:
+            return found
+    return None
+
+
+def embedded(texts: Sequence[str], model: SentenceEncoder | None = None) -> VectorTable:
     """The texts' vectors, one row each, from the cache directory when they were embedded before (the same
     file format as a bank's rows, each row its own owner)."""
     model = model or shipped_model()
-    path = paths.index_cache_dir() / f"meaning-{_key(model, texts)}.qvec"
-    found = _read_owned(path, model.dims)
+    name = f"meaning-{_key(model, texts)}.qvec"
+    path = paths.index_cache_dir() / name
+    found = _saved(name, model.dims)
     if found is not None and found.n_quotes == len(texts) == len(found.table):
         return found.table
     table = VectorTable(model.embed_many(texts), model.dims)
@@ -139,7 +149,7 @@ class QuoteMeanings:
         digest: str,
         quotes: Sequence[Quote],
         host_question: Callable[[str], str | None],
-        model: StaticModel | None = None,
+        model: SentenceEncoder | None = None,
     ) -> QuoteMeanings:
         """The rows of a panel read from disk, keyed by its files' ``digest``: a warm start reads them
         without decoding a single quote (a saved 100,000-quote bank decodes quotes only as it shows them)."""
@@ -153,7 +163,7 @@ class QuoteMeanings:
         )
         key = hashlib.sha256(seed).hexdigest()[:32]
         path = paths.index_cache_dir() / f"meaning-{key}.qvec"
-        found = _read_owned(path, model.dims)
+        found = _saved(path.name, model.dims)
         if found is None or found.n_quotes != len(quotes):
             found = cls.build(quotes, host_question, model)
             _write_owned(path, found, model.dims)
@@ -164,7 +174,7 @@ class QuoteMeanings:
         cls,
         quotes: Sequence[Quote],
         host_question: Callable[[str], str | None],
-        model: StaticModel | None = None,
+        model: SentenceEncoder | None = None,
     ) -> QuoteMeanings:
         """Rows for each quote: its text, its host question's text, its ``asks``."""
         texts: list[str] = []

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel, Quote
+from panelbot.retrieval.encoder import shipped_model
 from panelbot.retrieval.facets import Facet, model_names, specific_facets
 from panelbot.retrieval.framing import Framing, FramingReader
 from panelbot.retrieval.index import QuoteIndex
@@ -50,7 +51,6 @@ from panelbot.retrieval.lexicon import (
 )
 from panelbot.retrieval.meaning import MAX_QUOTES, QuoteMeanings, background_similarity
 from panelbot.retrieval.results import RouteResult, ScoredQuote
-from panelbot.retrieval.semantic import shipped_model
 from panelbot.retrieval.tuning import ScopeSignals, Tuning, tuning
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import (
@@ -89,7 +89,8 @@ def _personal(question: str) -> bool:
 
 BOTH_WORDS = LazyPattern(
     r"\b(?:both(?: of you)?|each of you|you two|the two of you|all of you|everyone on the panel|the whole panel|"
-    r"ask both|both panelists|either of you|yourselves|you both|you guys|the panelists|the speakers|"
+    r"ask both|both panelists|either of you|yourselves|you both|you each|you guys|the panelists|the speakers|"
+    r"each (?:panelist|speaker|guest|side|of them)|both sides|"
     r"your (?:(?:two|respective|different|own) )?(?:roles|jobs|backgrounds|titles|companies|teams|views|takes))\b",
     re.IGNORECASE,
 )
@@ -724,7 +725,7 @@ class Router:
     def _scores(self, query: _Query, speakers: set[str] | None) -> dict[int, float]:
         """0-100 scores: BM25 normalised by its upper bound, plus SURFACE_PAIR_BONUS for each of the
         question's word pairs the quote says verbatim ("day zero", "catch up"), at most two, plus the
-        quote's closeness in meaning to the question (``tuning.lift``) when the query carries it."""
+        quote's closeness in meaning to the question (``tuning.lifts``) when the query carries it."""
         terms = query.terms
         raw = self.index.score(terms, speakers) if terms else {}
         top = self.index.max_score(terms) or 1.0 if terms else 1.0
@@ -743,10 +744,8 @@ class Router:
     def _add_meaning(
         self, scores: dict[int, float], sims: list[float], speakers: set[str] | None
     ) -> None:
-        tune = self.tune
         speaker_of = self.index.speaker_of
-        for i, sim in enumerate(sims):
-            lift = tune.lift(sim)
+        for i, lift in enumerate(self.tune.lifts(sims)):
             if lift > 0.0 and (speakers is None or speaker_of[i] in speakers):
                 scores[i] = scores.get(i, 0.0) + lift
 
@@ -1115,8 +1114,10 @@ class Router:
             return [first], f"{self.panel.display_name(first)} spoke to this most on the panel", ""
         org_subject = self._org_subject(query)
         if len(explicit) > 1 and org_subject in explicit and per[org_subject]:
-            # asked of both about one panelist's organisation: theirs to say, not a pun on its name
-            spoke = {p: p == org_subject for p in ids}
+            # asked of both about one panelist's organisation: theirs to say, not a pun on its name --
+            # unless another's answer matches the question better than theirs does
+            lead = per[org_subject][0].score
+            spoke = {p: p == org_subject or (spoke[p] and per[p][0].score > lead) for p in ids}
         speakers = [p for p in explicit if spoke[p]]
         silent = [p for p in explicit if not spoke[p]]
         names = and_list([self.panel.display_name(p) for p in silent])

@@ -1,19 +1,10 @@
-"""Static sentence embeddings in plain Python: the semantic signal of the router.
+"""The text side of the semantic signal: BERT WordPiece tokenisation in plain Python, and tables of unit
+vectors searched by cosine.
 
-The model is a model2vec static model distilled from all-MiniLM-L6-v2 (scripts/distill_static_model.py
-writes it; panelbot/data/static_model/ ships it): one vector per WordPiece token of the BERT uncased
-vocabulary, and a text's embedding is the mean of its tokens' vectors, unit-normalised -- exactly what
-``model2vec.StaticModel.encode`` computes, which tests/test_semantic.py checks against model2vec itself.
-
-Nothing here imports numpy, tokenizers or torch for ordinary inputs, because ``panelbot ask --offline``
-starts a fresh process per question and cannot pay their import cost (numpy ~80 ms, model2vec ~240 ms):
-
-- the tokenizer is a pure-Python BERT basic tokenizer + WordPiece giving the ids the ``tokenizers``
-  library gives for the shipped tokenizer (checked over every code point and a few hundred sentences);
-- the matrix file is memory-mapped and only the rows a text needs are unpacked (``struct``), so loading
-  the model reads a small JSON file; the vocabulary is read once per process, on first use;
-- a :class:`VectorTable` computes similarities in pure Python for small tables and only imports numpy
-  for large ones (see :func:`_use_numpy`).
+The tokenizer gives the ids the ``tokenizers`` library gives for a BERT uncased ``tokenizer.json`` (checked over
+every code point and a few hundred sentences, tests/test_semantic.py); the sentence encoder that turns those ids
+into vectors is :mod:`panelbot.retrieval.encoder`. A :class:`VectorTable` holds one row per text (a quote, an
+example message) as float32 and returns each row's cosine with a query.
 """
 
 from __future__ import annotations
@@ -21,26 +12,14 @@ from __future__ import annotations
 import array
 import bisect
 import heapq
-import json
-import math
-import mmap
 import operator
 import re
-import struct
-import sys
-import threading
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 Vector = array.array  # typecode 'f', unit-norm (or all zeros for a text with no known token)
-
-SHIPPED_MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "static_model"
-CONFIG_FILE = "config.json"
-VOCAB_FILE = "vocab.txt"
-VECTORS_FILE = "vectors.bin"
 
 
 class ModelError(ValueError):
@@ -405,269 +384,62 @@ class WordPieceTokenizer:
         return [(piece, added) for piece, added in pieces if piece]
 
 
-# --- the model --------------------------------------------------------------------------------------
-
-
-def _read_vocab(path: Path) -> dict[str, int]:
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except OSError as exc:
-        raise ModelError(f"cannot read the model's vocabulary {path}: {exc.strerror}") from exc
-    if lines and lines[-1] == "":
-        lines.pop()
-    # dict(zip(...)): a third of a comprehension's time (every start pays it)
-    return dict(zip(lines, range(len(lines)), strict=True))
-
-
-def _row_reader(
-    data: mmap.mmap, rows: int, dims: int, dtype: str
-) -> Callable[[int], Sequence[float]]:
-    """A function giving one row of the matrix as floats, unpacking only that row."""
-    if dtype == "float16":
-        if len(data) != rows * dims * 2:
-            raise ModelError(f"{VECTORS_FILE} is {len(data)} bytes, expected {rows * dims * 2}")
-        half = struct.Struct(f"<{dims}e")
-        return lambda row: half.unpack_from(data, row * dims * 2)
-    if dtype == "int8":
-        if len(data) != rows * dims + rows * 4:
-            raise ModelError(f"{VECTORS_FILE} is {len(data)} bytes, expected {rows * (dims + 4)}")
-        byte, scale = struct.Struct(f"{dims}b"), struct.Struct("<f")
-        scales_at = rows * dims
-
-        def int8_row(row: int) -> Sequence[float]:
-            (factor,) = scale.unpack_from(data, scales_at + row * 4)
-            return [value * factor for value in byte.unpack_from(data, row * dims)]
-
-        return int8_row
-    raise ModelError(f"unsupported matrix dtype {dtype!r}")
-
-
-class StaticModel:
-    """A model2vec static embedding model read from panelbot's compact format (see the module doc)."""
-
-    dims: int
-
-    def __init__(self, path: Path, config: dict[str, Any]) -> None:
-        self.path = path
-        self.config = config
-        try:
-            self.dims = int(config["dims"])
-            self.rows = int(config["rows"])
-            self.dtype = str(config["dtype"])
-            self.normalize = bool(config.get("normalize", True))
-            self.max_length: int | None = config.get("max_length")
-            self.median_token_length = int(config.get("median_token_length", 1))
-            self.tokenizer_settings = TokenizerSettings.from_config(config["tokenizer"])
-        except (KeyError, TypeError, ValueError) as exc:
-            if isinstance(exc, ModelError):
-                raise
-            raise ModelError(f"bad model config in {path / CONFIG_FILE}: {exc!r}") from exc
-        self._tokenizer: WordPieceTokenizer | None = None
-        self._row: Callable[[int], Sequence[float]] | None = None
-        self._lock = threading.Lock()
-
-    @classmethod
-    def load(cls, path: Path | None = None) -> StaticModel:
-        """Read the model's config (the vocabulary and the matrix are read on first use)."""
-        path = SHIPPED_MODEL_DIR if path is None else Path(path)
-        try:
-            config = json.loads((path / CONFIG_FILE).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ModelError(
-                f"cannot read the model config {path / CONFIG_FILE}: {exc.strerror}"
-            ) from exc
-        except ValueError as exc:
-            raise ModelError(f"the model config {path / CONFIG_FILE} is not JSON: {exc}") from exc
-        if not isinstance(config, dict):
-            raise ModelError(f"the model config {path / CONFIG_FILE} is not a JSON object")
-        return cls(path, config)
-
-    @property
-    def tokenizer(self) -> WordPieceTokenizer:
-        if self._tokenizer is None:
-            with self._lock:
-                if self._tokenizer is None:
-                    vocab = _read_vocab(self.path / VOCAB_FILE)
-                    if len(vocab) != self.rows:
-                        raise ModelError(
-                            f"{VOCAB_FILE} has {len(vocab)} tokens, config {self.rows}"
-                        )
-                    self._tokenizer = WordPieceTokenizer(vocab, self.tokenizer_settings)
-        return self._tokenizer
-
-    def _row_of(self, token_id: int) -> Sequence[float]:
-        if self._row is None:
-            with self._lock:
-                if self._row is None:
-                    self._row = self._open_matrix()
-        return self._row(token_id)
-
-    def _open_matrix(self) -> Callable[[int], Sequence[float]]:
-        try:
-            with open(self.path / VECTORS_FILE, "rb") as handle:
-                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        except (OSError, ValueError) as exc:
-            raise ModelError(
-                f"cannot map the model's matrix {self.path / VECTORS_FILE}: {exc}"
-            ) from exc
-        return _row_reader(data, self.rows, self.dims, self.dtype)
-
-    def tokenize(self, text: str) -> list[int]:
-        """The ids model2vec's ``StaticModel.tokenize`` gives: truncated as its ``encode`` truncates
-        (characters to max_length x the vocabulary's median token length, then max_length tokens),
-        [UNK] removed."""
-        tokenizer = self.tokenizer
-        if self.max_length is not None:
-            text = text[: self.max_length * self.median_token_length]
-        ids = tokenizer.encode(text)
-        if self.max_length is not None:
-            ids = ids[: self.max_length]
-        unk = tokenizer.unk_id
-        return [token_id for token_id in ids if token_id != unk]
-
-    def embed(self, text: str) -> Vector:
-        """The mean of the text's token vectors, unit-normalised; all zeros if no token is known."""
-        ids = self.tokenize(text)
-        if not ids:
-            return array.array("f", bytes(4 * self.dims))
-        rows = [self._row_of(token_id) for token_id in ids]
-        sums = [math.fsum(column) for column in zip(*rows, strict=True)]
-        if self.normalize:
-            scale = 1.0 / (math.sqrt(math.fsum(x * x for x in sums)) + 1e-32)
-        else:
-            scale = 1.0 / len(rows)
-        return array.array("f", [x * scale for x in sums])
-
-    def embed_many(self, texts: Sequence[str]) -> list[Vector]:
-        return [self.embed(text) for text in texts]
-
-
-_SHIPPED: StaticModel | None = None
-_SHIPPED_LOCK = threading.Lock()
-
-
-def shipped_model() -> StaticModel:
-    """The shipped model, loaded once per process."""
-    global _SHIPPED
-    if _SHIPPED is None:
-        with _SHIPPED_LOCK:
-            if _SHIPPED is None:
-                _SHIPPED = StaticModel.load()
-    return _SHIPPED
-
-
-if sys.version_info >= (3, 12):
-    _dot: Callable[[Sequence[float], Sequence[float]], float] = math.sumprod
-else:
-
-    def _dot(a: Sequence[float], b: Sequence[float]) -> float:
-        return sum(map(operator.mul, a, b))
-
-
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Cosine of two unit vectors (their dot product); 0.0 if either is the zero vector."""
-    return float(_dot(a, b))
+    """Cosine of two unit vectors (their dot product)."""
+    return float(sum(map(operator.mul, a, b)))
 
 
 # --- a table of vectors ------------------------------------------------------------------------------
-
-# Below this many rows similarities are computed in pure Python, at or above it with numpy. Importing
-# numpy costs ~80 ms, which a fresh `panelbot ask --offline` cannot pay for the shipped quote bank
-# (tens of rows, well under a millisecond in pure Python); pure Python costs ~5 us per 256-dim row, so
-# from a few thousand rows numpy's import pays for itself within one query (benchmarks/semantic.py).
-NUMPY_MIN_ROWS = 4096
-# Once numpy is imported anyway, it is faster than pure Python from about this many rows.
-NUMPY_MIN_ROWS_IMPORTED = 256
-
-
-def _use_numpy(rows: int) -> bool:
-    """Whether a table of this many rows is searched with numpy (imported lazily) or pure Python."""
-    if rows >= NUMPY_MIN_ROWS:
-        return True
-    return rows >= NUMPY_MIN_ROWS_IMPORTED and "numpy" in sys.modules
 
 
 class VectorTable:
     """Rows of unit vectors (e.g. one per quote), searched by cosine."""
 
     def __init__(self, rows: Sequence[Vector], dims: int) -> None:
+        import numpy
+
         self.dims = dims
-        flat = array.array("f")
         for index, row in enumerate(rows):
             if len(row) != dims:
                 raise ValueError(f"row {index} has {len(row)} dims, the table {dims}")
-            flat.extend(
-                row if isinstance(row, array.array) and row.typecode == "f" else map(float, row)
-            )
-        self._init_flat(flat)
-
-    def _init_flat(self, flat: array.array) -> None:
-        self._flat = flat
-        self._count = len(flat) // self.dims if self.dims else 0
-        self._rows: list[array.array] | None = None
-        self._matrix: Any = None
+        self._matrix = numpy.array(rows, dtype=numpy.float32).reshape(len(rows), dims)
 
     def __len__(self) -> int:
-        return self._count
+        return len(self._matrix)
+
+    def _sims(self, query: Vector) -> Any:
+        import numpy
+
+        if len(query) != self.dims:
+            raise ValueError(f"the query has {len(query)} dims, the table {self.dims}")
+        return self._matrix @ numpy.asarray(query, dtype=numpy.float32)
+
+    def row(self, index: int) -> Vector:
+        """One row, as a vector."""
+        return array.array("f", self._matrix[index].tobytes())
 
     def similarities(self, query: Vector) -> list[float]:
         """The cosine of the query with each row, in row order."""
-        if len(query) != self.dims:
-            raise ValueError(f"the query has {len(query)} dims, the table {self.dims}")
-        if _use_numpy(self._count):
-            return self._numpy_similarities(query).tolist()
-        return self._python_similarities(query)
-
-    def _python_similarities(self, query: Vector) -> list[float]:
-        if self._rows is None:
-            dims, flat = self.dims, self._flat
-            self._rows = [flat[at : at + dims] for at in range(0, len(flat), dims)]
-        return [float(_dot(query, row)) for row in self._rows]
-
-    def _numpy_similarities(self, query: Vector) -> Any:
-        import numpy
-
-        if self._matrix is None:
-            self._matrix = numpy.frombuffer(self._flat, dtype=numpy.float32).reshape(
-                self._count, self.dims
-            )
-        # float64 product: the same numbers as the pure-Python path, to the last few digits
-        return self._matrix @ numpy.asarray(query, dtype=numpy.float64)
+        return self._sims(query).tolist()
 
     def top(self, query: Vector, k: int) -> list[tuple[int, float]]:
         """The k rows most similar to the query, best first, as (row index, cosine)."""
-        if k <= 0 or not self._count:
+        if k <= 0 or not len(self):
             return []
-        if _use_numpy(self._count):
-            import numpy
-
-            sims = self._numpy_similarities(query)
-            if k < self._count:
-                best = numpy.argpartition(-sims, k - 1)[:k]
-            else:
-                best = numpy.arange(self._count)
-            order = sorted(best.tolist(), key=lambda row: (-sims[row], row))
-            return [(row, float(sims[row])) for row in order]
-        sims = self._python_similarities(query)
+        sims = self._sims(query).tolist()
         return heapq.nsmallest(k, enumerate(sims), key=lambda item: (-item[1], item[0]))
 
     def to_bytes(self) -> bytes:
         """The rows as little-endian float32, row after row."""
-        if sys.byteorder == "little":
-            return self._flat.tobytes()
-        swapped = array.array("f", self._flat)
-        swapped.byteswap()
-        return swapped.tobytes()
+        return self._matrix.astype("<f4").tobytes()
 
     @classmethod
     def from_bytes(cls, data: bytes, dims: int) -> VectorTable:
+        import numpy
+
         if dims <= 0 or len(data) % (4 * dims):
             raise ValueError(f"{len(data)} bytes is not a whole number of {dims}-dim float32 rows")
-        flat = array.array("f")
-        flat.frombytes(data)
-        if sys.byteorder != "little":
-            flat.byteswap()
         table = cls.__new__(cls)
         table.dims = dims
-        table._init_flat(flat)
+        table._matrix = numpy.frombuffer(data, dtype="<f4").astype(numpy.float32).reshape(-1, dims)
         return table

