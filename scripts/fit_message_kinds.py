@@ -32,6 +32,7 @@ from panelbot.conversation.evaluation import load_conversations  # noqa: E402
 from panelbot.conversation.kind_bank import DISCUSS, message_kinds  # noqa: E402
 from panelbot.discussion.evaluation import load_requests  # noqa: E402
 from panelbot.panel import load_panel  # noqa: E402
+from panelbot.retrieval.evaluation import load_eval_set  # noqa: E402
 from panelbot.retrieval.router import Router  # noqa: E402
 
 RECORD = ROOT / "panelbot" / "data" / "tuning.json"
@@ -44,6 +45,14 @@ DEV = [
     "eval/conversations_holdout3.yaml",
     "eval/conversations_social.yaml",
     "../shared/eval/conversations.yaml",
+]
+# single questions, none a request for a discussion
+QUESTION_SETS = [
+    "eval/dev.yaml",
+    "eval/test.yaml",
+    "eval/final.yaml",
+    "eval/holdout3.yaml",
+    "../shared/eval/questions.yaml",
 ]
 FITS = {
     "continuation": {"continue", "clarify"},
@@ -99,9 +108,11 @@ def main() -> int:
     for ok, g, k, m, s in sorted(read, key=lambda r: -r[4]):
         if not ok:
             print(f"  wrong: {m!r} ({g}) read as {k} at {s:.3f}")
-    requests = _frames(bank, args.discussion_requests, best_floor)
+    discussion_floor = _discussion_floor(bank, args, panel, best_floor)
+    requests = _frames(bank, args.discussion_requests, discussion_floor)
     record = json.loads(RECORD.read_text(encoding="utf-8"))
     record["message_kind_floor"] = round(best_floor, 4)
+    record["discussion_floor"] = round(discussion_floor, 4)
     record["message_kind_fit"] = {
         "fitted_by": "scripts/fit_message_kinds.py",
         "dev_conversations": used,
@@ -115,6 +126,33 @@ def main() -> int:
         RECORD.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     print(f"message_kind_floor {record['message_kind_floor']}: {where}")
     return 0
+
+
+def _discussion_floor(bank: object, args: argparse.Namespace, panel: object, floor: float) -> float:
+    """Just above the best discussion-frame similarity of every ordinary message of the dev sets (every
+    single question and conversation turn, and the labelled requests' negatives): none reads as a request."""
+    # ("both" questions left out: "what do they both think of X?" may well be answered as a discussion)
+    messages = [
+        it.question
+        for f in QUESTION_SETS
+        for it in load_eval_set(str(ROOT / f), panel)
+        if it.kind != "both"
+    ]
+    for f in args.dev_conversations:
+        if (ROOT / f).exists():
+            messages += [
+                t.question for c in load_conversations(str(ROOT / f), panel) for t in c.turns
+            ]
+    labelled = load_requests(ROOT / args.discussion_requests)
+    messages += [it.message for it in labelled if not it.discussion]
+    top = floor
+    for message in messages:
+        hit = bank.nearest(bank.framed(message)[0], discussions=True)  # type: ignore[attr-defined]
+        if hit.kind == DISCUSS and hit.similarity >= top:
+            top = hit.similarity + 1e-4
+            print(f"  ordinary, read as discuss at {hit.similarity:.3f}: {message!r}")
+    print(f"discussion_floor {top:.4f}")
+    return top
 
 
 def _frames(bank: object, path: str, floor: float) -> dict[str, object]:

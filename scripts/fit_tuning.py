@@ -117,15 +117,17 @@ def choose_threshold(
     allowed = int(math.floor(max_declined * len(ins)))
     # declining the `allowed` lowest in-scope questions at most: threshold just above the allowed-th one
     t = ins[allowed] - 1e-9 if allowed < len(ins) else 1.0
-    t = max(min(t, 0.99), 0.01)
+    t = max(min(t, 0.99), -0.99)
     declined_in = sum(1 for p in ins if p < t) / len(ins)
     declined_out = sum(1 for p in outs if p < t) / max(len(outs), 1)
     return t, declined_in, declined_out
 
 
 def fit_followup_floor(router: Router, panel: object, args: argparse.Namespace) -> float:
-    """The scope probability below which a pointing-back follow-up is off-topic: the highest that keeps
-    the dev conversations' elaborations declined at most ``--max-declined``."""
+    """The margin in meaning (closest quote row less nearest everyday question) below which a pointing-back
+    follow-up is off-topic: the highest that keeps the dev conversations' elaborations declined at most
+    ``--max-declined``. (The margin, not the scope probability: a follow-up's few words of its own carry
+    little lexical evidence, so the probability declines elaborations like "so where do you put it?")"""
     from panelbot.conversation.evaluation import load_conversations
 
     ins: list[float] = []
@@ -134,9 +136,9 @@ def fit_followup_floor(router: Router, panel: object, args: argparse.Namespace) 
         for conv in load_conversations(str(ROOT / f), panel):
             for it in conv.turns[1:]:
                 if it.kind == "elaboration" and it.speakers:
-                    ins.append(router.tune.scope.probability(router.scope_signals(it.question)))
+                    ins.append(router.scope_signals(it.question).margin)
                 elif it.kind == "offtopic" and not it.speakers:
-                    outs.append(router.tune.scope.probability(router.scope_signals(it.question)))
+                    outs.append(router.scope_signals(it.question).margin)
     ys = [1] * len(ins) + [0] * len(outs)
     floor, dec_in, dec_out = choose_threshold(ins + outs, ys, args.max_declined)
     print(
@@ -260,7 +262,9 @@ def main() -> int:
     # entries other scripts fit (scripts/fit_message_kinds.py: message_kind_floor) are kept as they are
     kept = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {}
     record = {
-        **{k: v for k, v in kept.items() if k.startswith("message_kind")},
+        **{
+            k: v for k, v in kept.items() if k.startswith("message_kind") or k == "discussion_floor"
+        },
         "fitted_by": "scripts/fit_tuning.py",
         "dev_sets": args.dev,
         "dev_drafts": [c for c, _ in DEV_DRAFTS],

@@ -13,6 +13,7 @@ The follow-up kinds are read as before, on the whole message and without the dis
 from __future__ import annotations
 
 import contextlib
+import re
 import weakref
 from dataclasses import dataclass
 from functools import cache
@@ -39,6 +40,7 @@ KINDS = (CONTINUE, CLARIFY, REASON, OTHER, SWITCH, OFFTOPIC, SMALLTALK, FRAMING,
 FRAMES = (DISCUSS, ASK)  # the kinds read on a message's frame, never on the whole message
 _SLOT = LazyPattern(r"\{(\w+)\}")
 _TOKEN = LazyPattern(r"[\w'\u2019-]+|[^\w\s]+")
+THE_OTHER = LazyPattern(r"\bthe other\b", re.IGNORECASE)
 STAND_IN = "that"  # what a run of a discussion request's subject words is read as
 MEMO_SIZE = 512
 
@@ -183,10 +185,14 @@ def kind_of(router: FollowUpRouter, message: str) -> str:
 def discussion_request(router: FollowUpRouter, message: str) -> str | None:
     """The subject a request for a discussion names ("" when it names none: "where do they disagree?"),
     or None when the message is no such request: its frame's nearest example, among every kind's, is not a
-    discussion's at the fitted floor."""
+    discussion's at the fitted floor (``tuning.discussion_floor``, fitted so that no ordinary question of the
+    dev sets reads as one)."""
+    if THE_OTHER.search(message):
+        return None  # "what does the other panelist think?": one panelist asked after another, not the panel
     kinds = message_kinds(router)
     frame, subject = kinds.framed(message)
     hit = kinds.nearest(frame, discussions=True)
-    if hit.at_least(router.tune.message_kind_floor) != DISCUSS:
+    floor = max(router.tune.message_kind_floor, router.tune.discussion_floor)
+    if hit.at_least(floor) != DISCUSS:
         return None
     return subject.strip(" ,;:-")

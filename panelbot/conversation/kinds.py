@@ -331,5 +331,4 @@ def far_from_panel_in_meaning(router: FollowUpRouter, message: str) -> bool:
     """A message that points back ("is it expensive to buy one for my house?") but whose own meaning is far
     from anything the panel said and near everyday questions on other subjects: off-topic, not more on the
     subject (``tuning.followup_floor``, fitted on conversation dev sets)."""
-    signals = router.scope_signals(message)
-    return router.tune.scope.probability(signals) < router.tune.followup_floor
+    return router.scope_signals(message).margin < router.tune.followup_floor

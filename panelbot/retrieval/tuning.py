@@ -16,7 +16,7 @@ How each is used:
   similarity to any quote, and how much closer that is than the nearest everyday question on another subject
   (``panelbot.retrieval.meaning``); a question is answered when its probability is at least ``scope.threshold``.
 * ``followup_floor``: a follow-up that points back ("is that expensive?") is read as off-topic when its own
-  scope probability is below this -- near everyday questions, far from the panel.
+  margin in meaning (closest quote row less nearest everyday question) is below this.
 * ``discussion`` (written by ``scripts/fit_discussion.py`` from ``eval/discuss_pairs.yaml``): two logistic
   models of a pair of quotes (``panelbot.discussion.pairing``): "about the same thing" (paired at
   ``pair_threshold``) and "they say the same" (agreement at ``agree_threshold`` or above, difference at
@@ -40,6 +40,11 @@ class ScopeSignals:
     evidence: float  # lexical evidence (``Router.scope``): the panel's own words, weighed
     closest: float  # best similarity in meaning to any quote's rows
     background: float  # best similarity to an everyday question on another subject
+
+    @property
+    def margin(self) -> float:
+        """How much closer the question is to the panel than to any everyday question on another subject."""
+        return self.closest - self.background
 
     def features(self) -> tuple[float, float, float]:
         return (math.log1p(max(self.evidence, 0.0)), self.closest, self.closest - self.background)
@@ -75,6 +80,9 @@ class Tuning:
     # a message's nearest example in the bank of follow-up messages counts at this similarity or more
     # (``panelbot.conversation.kind_bank``; fitted by scripts/fit_message_kinds.py); 1.0: never
     message_kind_floor: float = 1.0
+    # a message's frame is a discussion request when its nearest example is one at this similarity or more
+    # (scripts/fit_message_kinds.py: above every ordinary question of the dev sets); 1.0: never
+    discussion_floor: float = 1.0
 
     def lifts(self, sims: list[float]) -> list[float]:
         """Each quote's semantic addition to its 0-100 score (see the module doc)."""
@@ -96,6 +104,7 @@ def from_data(data: dict) -> Tuning:
         scope=ScopeModel(**{k: float(scope[k]) for k in ScopeModel.__dataclass_fields__}),
         followup_floor=float(data.get("followup_floor", 0.0)),
         message_kind_floor=float(data.get("message_kind_floor", 1.0)),
+        discussion_floor=float(data.get("discussion_floor", 1.0)),
     )
 
 
