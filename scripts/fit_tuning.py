@@ -34,6 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from fit_message_kinds import DEV as DEV_CONVERSATION_SETS  # noqa: E402  (scripts/, beside this)
+
 from panelbot import records  # noqa: E402
 from panelbot.ingest.draft import build_draft, write_draft  # noqa: E402
 from panelbot.panel import Panel, load_panel  # noqa: E402
@@ -54,17 +56,9 @@ DEV_DRAFTS = [
     ("tests/fixtures/volcano_interview.vtt", "tests/fixtures/volcano_interview_eval.yaml"),
     ("tests/fixtures/games_panel_captions.txt", "tests/fixtures/games_panel_eval.yaml"),
 ]
-# every conversation set outside eval/heldout/ (the floor is one number: the more elaborations it is fitted
-# on, the less it follows a few of them)
-DEV_CONVERSATIONS = [
-    "eval/conversations_dev.yaml",
-    "eval/conversations_test.yaml",
-    "eval/conversations_final.yaml",
-    "eval/conversations_holdout2.yaml",
-    "eval/conversations_holdout3.yaml",
-    "eval/conversations_social.yaml",
-    "../shared/eval/conversations.yaml",
-]
+# every conversation set outside eval/heldout/, as fit_message_kinds.py uses them (the floor is one number: the
+# more elaborations it is fitted on, the less it follows a few of them)
+DEV_CONVERSATIONS = DEV_CONVERSATION_SETS
 WEIGHTS = (0.15, 0.3, 0.5, 0.8, 1.2)
 DEPTHS = (3, 5, 10, 20)
 
