@@ -178,3 +178,26 @@ def test_ask_json_carries_each_quotes_start_and_link(isolated_env, capsys, tmp_p
         mine = panel.quote(q["id"])
         assert mine.start is not None and q["start"] == mine.start, q
         assert q["url"] == mine.url and "t=" in q["url"], q
+
+
+# ------------------------------------------------------------------------- a new question after an introduction
+
+
+@pytest.mark.parametrize(
+    "first, then",
+    [
+        ("who is Olive?", "why would a lab give its best model away for nothing?"),
+        ("what does Dan do?", "how do you deal with a KV cache that keeps growing?"),
+    ],
+)
+def test_a_new_question_after_an_introduction_is_not_read_as_its_follow_up(
+    first: str, then: str, isolated_env, capsys
+) -> None:  # noqa: ANN001
+    """The answer it would get on its own is the answer, and no "follow-up to your question about Olive's
+    role" is claimed; a real follow-up on the introduction still reads as one."""
+    _ask_json(capsys, first)
+    new = _ask_json(capsys, "-c", then)
+    assert new["quotes"] and not new.get("context"), new
+    _ask_json(capsys, "who is Olive?")
+    more = _ask_json(capsys, "-c", "tell me more")
+    assert (more.get("context") or {}).get("kind") == "continuation", more

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -39,6 +40,7 @@ from panelbot.conversation.turns import (
     Resolution,
 )
 from panelbot.retrieval.results import RouteResult
+from panelbot.text import LazyPattern
 
 if TYPE_CHECKING:
     from panelbot.conversation.router_view import FollowUpRouter
@@ -83,6 +85,22 @@ def small_talk_route(router: FollowUpRouter, message: str, social: str) -> Route
         off_topic=False,
         small_talk=social,
     )
+
+
+PERSON_BACK = LazyPattern(r"\b(?:she|he|her|him|his|hers|himself|herself)\b", re.IGNORECASE)
+
+
+def _new_after_framing(
+    subject: Subject, reading: Reading, route: RouteResult, alone: RouteResult
+) -> bool:
+    """After an introduction or the talk's framing ("who is Olive?"), a question answered by the same quote
+    on its own as in context is a new question, not more on the introduction ("why would a lab give its
+    best model away?" is not "your question about Olive's role")."""
+    if not subject.framing or reading.kind != ELABORATION or alone.abstained or not alone.quotes:
+        return False
+    if PERSON_BACK.search(alone.question):
+        return False  # "how does she keep the model from cheating?": about the one just introduced
+    return bool(route.quotes) and route.quotes[0].quote.id == alone.quotes[0].quote.id
 
 
 def _declined_off_topic(router: FollowUpRouter, message: str, like: RouteResult) -> RouteResult:
@@ -234,6 +252,8 @@ def resolve_message(
         # never says with the subject -- declined, never answered from context
         return Resolution(_declined_off_topic(router, message, alone), None, STANDALONE)
     route = _answered(FollowUp(router, subject, shown, message, target), reading, history)
+    if _new_after_framing(subject, reading, route, alone):
+        return Resolution(alone, None, STANDALONE)
     one = route.speakers[0] if len(route.speakers) == 1 else None
     carried = one if reading.kind != OTHER_PANELIST and one in subject.speakers else None
     context = {
