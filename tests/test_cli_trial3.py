@@ -201,3 +201,10 @@ def test_a_new_question_after_an_introduction_is_not_read_as_its_follow_up(
     _ask_json(capsys, "who is Olive?")
     more = _ask_json(capsys, "-c", "tell me more")
     assert (more.get("context") or {}).get("kind") == "continuation", more
+
+
+def test_a_subject_label_writes_an_organisation_as_the_panel_does(isolated_env, capsys) -> None:  # noqa: ANN001
+    """The topic "together's view on open source" is shown with the organisation as written: "Together's"."""
+    _run(capsys, "ask", "what does Dan think about open weights?")
+    out = _run(capsys, "ask", "-c", "and why does that help him?")
+    assert "together's" not in out and "Together's view" in out, out

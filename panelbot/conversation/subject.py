@@ -96,11 +96,21 @@ def subject_label(router: FollowUpRouter, subject: Subject) -> str:
 
 
 def _names_capitalised(router: FollowUpRouter, label: str) -> str:
-    """A panelist's name in a topic written in lower case ("dan's role") as a name: "Dan's role"."""
+    """A panelist's name or organisation in a topic written in lower case ("dan's role", "together's view")
+    as written: "Dan's role", "Together's view"."""
+    orgs = {
+        w.lower(): w
+        for p in router.panel.panelists.values()
+        for w in (getattr(p, "organisation", "") or "").split()
+    }
 
     def cased(word: str) -> str:
         bare = word.removesuffix("'s")
-        if bare == bare.lower() and router.is_name_word(bare):
+        if bare != bare.lower():
+            return word
+        if bare in orgs:
+            return orgs[bare] + word[len(bare) :]
+        if router.is_name_word(bare):
             return word[:1].upper() + word[1:]
         return word
 
