@@ -355,19 +355,6 @@ class Session:
         reply = resolution.discussion
         route = resolution.route
         subject = reply.subject
-        log = self.log
-        log.turns.append(
-            ConversationTurn(
-                subject,
-                [a[0] for a in answers],
-                [q for a in answers for q in a[2]],
-                target,
-                subject,
-            )
-        )
-        log.said.append(("user", question))
-        log.said += [(a[0], a[1]) for a in answers]
-        log._last_said = 1 + len(answers)  # what Ctrl+R takes back with the turn
         meta: dict[str, Any] = {
             "target": target,
             "reason": route.reason,
@@ -377,25 +364,25 @@ class Session:
             meta["context"] = resolution.context
         head, tail = reply.head(self.panel), reply.tail(self.panel)
         points = {"discussion": resolution.context}
-        rows: list[tuple[str, str, str, Sequence[str], dict[str, Any] | None]] = [
-            ("user", "", question, (), meta)
-        ]
-        if head:
-            rows.append(("search", "", head, (), points))
-        rows += [
-            ("assistant", speaker, text, list(ids), {"target": target, **extra})
-            for speaker, text, ids, extra in answers
-        ]
-        rows += [
-            ("assistant", speaker, text, list(ids), {"cancelled": True})
-            for speaker, text, ids in stopped
-        ]
-        if tail:
-            ids = [q.quote.id for q in route.quotes] if not answers else []
-            rows.append(("search", "", tail, ids, points))
-        if failed is not None:
-            rows.append(("error", "", failed, (), None))
-        return log.write_rows(question, rows)
+        ids = [q.quote.id for q in route.quotes] if not answers else []
+        return self.log.record_or_why_not(
+            question,
+            target,
+            resolution,
+            answers,
+            stopped=stopped,
+            failed=failed,
+            remembered=ConversationTurn(
+                subject,
+                [a[0] for a in answers],
+                [q for a in answers for q in a[2]],
+                target,
+                subject,
+            ),
+            user_meta=meta,
+            before=[("search", "", head, (), points)] if head else [],
+            after=[("search", "", tail, ids, points)] if tail else [],
+        )
 
 
 class TalksSession:

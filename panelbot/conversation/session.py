@@ -171,15 +171,21 @@ class ConversationLog:
         *,
         stopped: Sequence[tuple[str, str, Sequence[str]]] = (),
         failed: str | None = None,
+        remembered: ConversationTurn | None = None,
+        user_meta: dict[str, Any] | None = None,
+        before: Sequence[tuple[str, str, str, Sequence[str], dict[str, Any] | None]] = (),
+        after: Sequence[tuple[str, str, str, Sequence[str], dict[str, Any] | None]] = (),
     ) -> None:
         """Add one turn: the question, then each panelist's answer (speaker, text, quote ids, meta) or the
         decline (speaker, text); ``stopped``: answers cut off before they were finished (speaker, text so
         far, quote ids), kept marked but not counted as shown; ``failed``: why answering broke off.
-        Remembered for the next turn; written when logging."""
+        Remembered for the next turn (as ``remembered`` when given); written when logging. A discussion
+        (``panelbot.conversation.pipeline``) gives its question's own meta (``user_meta``) and the host's
+        lines around the answers (``before``, ``after``: rows as ``write_rows`` takes them)."""
         route = resolution.route
         speakers = [a[0] for a in answers]
         quote_ids = [q for a in answers for q in a[2]]
-        self.turns.append(ConversationTurn(question, speakers, quote_ids, target))
+        self.turns.append(remembered or ConversationTurn(question, speakers, quote_ids, target))
         said = len(self.said)
         self.said.append(("user", question))
         self.said.extend((a[0], a[1]) for a in answers)
@@ -190,7 +196,8 @@ class ConversationLog:
         if resolution.context is not None:
             meta["context"] = resolution.context
         rows: list[tuple[str, str, str, Sequence[str], dict[str, Any] | None]] = [
-            ("user", "", question, (), meta)
+            ("user", "", question, (), meta if user_meta is None else user_meta),
+            *before,
         ]
         rows += [
             ("assistant", speaker, text, list(ids), {"target": target, **extra})
@@ -205,6 +212,7 @@ class ConversationLog:
                 {"small_talk": route.small_talk} if route.small_talk else {}
             )  # a reply, not a decline
             rows.append(("decline", decline[0], decline[1], (), {"reason": route.reason, **social}))
+        rows += after
         if failed is not None:
             rows.append(("error", "", failed, (), None))
         self._write(question, rows)
