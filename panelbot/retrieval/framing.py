@@ -418,6 +418,7 @@ class FramingReader:
             [],
             framing.signals.similarity,
             note=note,
+            framing=True,
         )
 
     def _possessive(self, pid: str) -> str:

@@ -54,6 +54,9 @@ class RouteResult:
     small_talk: str = (
         ""  # a greeting, thanks, a goodbye ... (abstained: nothing to look up; a friendly reply)
     )
+    framing: bool = (
+        False  # answered as a framing question ("who is Dan?"): the talk's or an introduction
+    )
 
     def quotes_for(self, speaker: str) -> list[ScoredQuote]:
         return [sq for sq in self.quotes if sq.quote.speaker == speaker]

@@ -101,7 +101,7 @@ class Answering(AppMixin):
                 self._turn_event(session.log, event)
             return True
         self._start(session.log, question)
-        if resolution.context is None and self._is_framing(question):
+        if resolution.context is None and route.framing:
             # "who is Dan?", "what is this talk about?": the note ask prints under it (who is introduced,
             # the talk's framing), which holds route.note too
             self.chat_notice(f"({route.reason})", "info")
@@ -119,14 +119,6 @@ class Answering(AppMixin):
         }
         self._answer_worker = self._stream_answer(session, question, resolution, target)
         return True
-
-    def _is_framing(self, question: str) -> bool:
-        """A question about the talk or its panelists ("who is Dan?"), answered with their introductions."""
-        framing = getattr(self.router, "framing", None)
-        try:
-            return framing is not None and framing(question) is not None
-        except Exception:  # a stand-in router: no framing answers
-            return False
 
     def _session(self) -> Session:
         """The pipeline over this conversation: its turns and what was said (the app's own lists), the
