@@ -214,10 +214,13 @@ def split_sentences(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def fill_text(text: str, width: int, indent: str = "") -> str:
+def fill_text(text: str, width: int | None, indent: str = "") -> str:
     """``text`` filled to ``width`` columns, every line starting with ``indent``, for plain-text output. A
     hyphenated word is never broken at its hyphen ("post-" at one line's end, "training" at the next) and a
-    long word (a URL) is never cut in two: it overflows the line instead."""
+    long word (a URL) is never cut in two: it overflows the line instead. ``width`` None: one line, for a
+    front end that wraps to its own width (the app)."""
+    if width is None:
+        return indent + " ".join(text.split())
     import textwrap
 
     return textwrap.fill(

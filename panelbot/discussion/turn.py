@@ -87,7 +87,7 @@ class DiscussionReply:
             out.append((asked, RouteResult(asked, [turn.speaker], False, quotes, SOURCE)))
         return out
 
-    def head(self, panel: Panel, width: int = 100) -> str:
+    def head(self, panel: Panel, width: int | None = 100) -> str:
         """The host's lines before the panelists speak: the subject and the talk's own question."""
         if self.followup is not None:
             return ""
@@ -101,8 +101,9 @@ class DiscussionReply:
             )
         return "\n".join(lines)
 
-    def tail(self, panel: Panel, width: int = 100) -> str:
-        """The host's lines after them: where their quotes meet (measured), or what a follow-up asked."""
+    def tail(self, panel: Panel, width: int | None = 100) -> str:
+        """The host's lines after them: where their quotes meet (measured), or what a follow-up asked
+        (``width`` None: each line whole, for a front end that wraps it)."""
         d = self.discussion
         if self.followup is not None and self.followup.kind != "respond":
             return "\n".join(

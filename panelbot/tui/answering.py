@@ -206,8 +206,9 @@ class Answering(AppMixin):
                             last["blocks"].append(block)
                 if isinstance(event, Discussed):
                     # a discussion: the host's lines, the subject now and the points after the turns
-                    self._host_lines(last, event.head)
-                    tail = event.tail
+                    # unwrapped: the chat pane wraps them to its own width
+                    self._host_lines(last, event.reply.head(self.panel, None))
+                    tail = event.reply.tail(self.panel, None)
                 elif isinstance(event, TextDelta):
                     block.append(event.text)
                     chat.scroll_end(animate=False)
