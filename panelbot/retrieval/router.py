@@ -31,34 +31,30 @@ import heapq
 import math
 import re
 import zlib
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
 from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel, Quote
 from panelbot.retrieval.encoder import shipped_model
-from panelbot.retrieval.facets import Facet, model_names, specific_facets
+from panelbot.retrieval.facets import Facet, specific_facets
 from panelbot.retrieval.framing import Framing, FramingReader
 from panelbot.retrieval.index import QuoteIndex
 from panelbot.retrieval.lexicon import (
     common_stems,
-    common_words,
-    english_words,
     specificity,
-    stem,
     stopwords,
 )
 from panelbot.retrieval.meaning import MAX_QUOTES, QuoteMeanings, background_similarity
+from panelbot.retrieval.query import ASK_CUES, Query, QueryReader
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.tuning import ScopeSignals, Tuning, tuning
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import (
-    GuardedPattern,
     LazyPattern,
     and_list,
     cased_like,
-    fold,
     normalize_for_match,
     words,
 )
@@ -69,37 +65,12 @@ MIN_COVERAGE = (
     0.6  # below this share of panel evidence, the question is mostly about something else
 )
 
-# "How do I fix my router?": a personal how-to, not a question about the panelists' work
-PERSONAL_TASK = LazyPattern(
-    r"\b(?:how (?:do|can|should|would) i|should i|can i|do i need|i need to|i want to|my|help me|for me)\b",
-    re.IGNORECASE,
-)
 PERSONAL_FACTOR = 0.6
-# ... unless what it asks is what the model can do ("Could the model drive my desktop apps?"): a capability
-CAPABILITY = LazyPattern(
-    r"\b(?:can|could|will|would|does|do|is|are)\s+(?:the|your|this|their|these|a|an)\s+(?:\w+\s+)?models?\b",
-    re.IGNORECASE,
-)
-
-
-def _personal(question: str) -> bool:
-    """A personal how-to ("how do I fix my router?"), not a question of what the model can do."""
-    return bool(PERSONAL_TASK.search(question)) and not CAPABILITY.search(question)
-
-
-BOTH_WORDS = LazyPattern(
-    r"\b(?:both(?: of you)?|each of you|you two|the two of you|all of you|everyone on the panel|the whole panel|"
-    r"ask both|both panelists|either of you|yourselves|you both|you each|you guys|the panelists|the speakers|"
-    r"each (?:panelist|speaker|guest|side|of them)|both sides|"
-    r"your (?:(?:two|respective|different|own) )?(?:roles|jobs|backgrounds|titles|companies|teams|views|takes))\b",
-    re.IGNORECASE,
-)
 # a matched word that no other word of the question is ever said with ("flush the DNS *cache*") is probably
 # meant in another sense: it counts this much
 OTHER_SENSE = 0.35
 # words said verbatim together in a quote ("day zero", "catch up") add this to its 0-100 score, at most twice
 SURFACE_PAIR_BONUS = 15.0
-NAME_RUN = LazyPattern(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
 COOCCUR_SCAN = (
     200  # quotes holding both terms checked for saying both in their own words (bounds the cost)
 )
@@ -119,32 +90,6 @@ SCAN_LIMIT = (
 DANGLING = LazyPattern(
     r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE
 )
-PARTICLES = frozenset({"up", "down", "out", "off", "over", "back", "on"})
-# words after which an organisation's everyday-word name is the organisation ("partnership with together")
-ORG_LEADS = frozenset(
-    {
-        "at",
-        "from",
-        "with",
-        "to",
-        "for",
-        "about",
-        "by",
-        "of",
-        "on",
-        "and",
-        "does",
-        "did",
-        "is",
-        "was",
-        "using",
-        "via",
-        "than",
-        "like",
-        "vs",
-        "versus",
-    }
-)
 # a named panelist "spoke to" a question when their best quote reaches this share of the best overall
 SPOKE_RATIO = 0.3
 # the organisation a panelist speaks for: questions about it (or its product) lean to them
@@ -152,10 +97,8 @@ ORG_BONUS = 15.0
 # a quote one of whose ``asks`` (questions in a user's words it answers) says the whole question gains up to
 # this much: the paraphrase a curator foresaw outranks a quote that matches its words scattered across fields
 ASK_WEIGHT = 40.0
-# ... counting also the words that say what kind of answer is wanted (a person, a place, a time, what came
-# before or after), which are stopwords to BM25: a "who ...?" ask for a "who ...?" question. Each weighs as
-# one ordinary term ("why" and "how" ask nearly everything: not cues).
-ASK_CUES = frozenset({"who", "where", "when", "before", "after"})
+# ... counting also the words that say what kind of answer is wanted (``query.ASK_CUES``), each weighing as
+# one ordinary term
 CUE_WEIGHT = 1.0
 # a second panelist joins only when their own words cover this share of what the first's cover
 BOTH_COVERAGE = 0.8
@@ -170,52 +113,6 @@ UNSAID_SHARE = 0.5  # ... or this share when the quote says none of the question
 # each of the question's terms in a panelist's stated expertise adds this to their fit, up to the cap: a
 # tie-breaker, not a verdict (a question on coding agents' serving is Dan's though "agents" is Olive's word)
 EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
-
-
-@dataclasses.dataclass
-class _Query:
-    """A question read against the panel's vocabulary: its terms, matched or not, and its phrases."""
-
-    terms: list[str]  # stemmed terms to score with, word pairs ("kv_cach") included
-    matched: list[str]  # the question's content terms the panel uses
-    unmatched: list[str]  # ... and those it never uses
-    phrases: dict[str, float]  # terms from a multi-word vocabulary phrase -> their share of it
-    corrected: set[str] = dataclasses.field(
-        default_factory=set
-    )  # terms reached only by correcting a typo
-    seq: list[str] = dataclasses.field(
-        default_factory=list
-    )  # the question's terms in order (matched or not)
-    neutral: set[str] = dataclasses.field(
-        default_factory=set
-    )  # model names and versions: neither for nor against
-    surface: list[str] = dataclasses.field(
-        default_factory=list
-    )  # the question's verbatim word pairs ("day zero")
-    vocab: dict[str, float] = dataclasses.field(
-        default_factory=dict
-    )  # terms reached by one word of the panel's vocabulary
-    runs: dict[str, int] = dataclasses.field(
-        default_factory=dict
-    )  # terms of a multi-word name -> the name's length
-    unit: dict[str, str] = dataclasses.field(
-        default_factory=dict
-    )  # term -> the first term of the word it came from
-    named: set[str] = dataclasses.field(
-        default_factory=set
-    )  # terms of a panelist's organisation named as such ("Together")
-    mentioned: list[str] = dataclasses.field(
-        default_factory=list
-    )  # panelists named in the possessive ("Dan's team")
-    cues: set[str] = dataclasses.field(
-        default_factory=set
-    )  # what kind of answer it asks for ("?who", "?before")
-    personal: bool = False  # a personal how-to ("how do I ...", "my website"): PERSONAL_TASK
-    # the one panelist whose organisation's own view or work is asked ("Together's take")
-    org_view: str | None = None
-    sims: list[float] | None = (
-        None  # the question's similarity in meaning to each quote (None: unused)
-    )
 
 
 def _panel_files_digest(panel: Panel) -> str | None:
@@ -244,6 +141,11 @@ class Router:
         self.index = index if index is not None else QuoteIndex(panel, Normalizer(panel.vocabulary))
         self.norm = self.index.norm
         self._common = common_stems()
+        self.reader = QueryReader(panel, self.norm, self.index, self.settings)
+        self.lexicon = self.reader.lexicon
+        self._name_stems = self.reader.name_stems
+        self._org_terms = self.reader.org_terms
+        self._org_names = self.reader.org_names
         # curated subject vocabulary: persona keywords/covers, quote keywords/topics, panel topics, vocabulary
         curated: set[str] = set(self.norm.canonical_terms)
         for p in panel.panelists.values():
@@ -260,30 +162,6 @@ class Router:
             for kw in (*p.keywords, *p.covers):
                 terms.update(self.norm.terms(kw))
             self.expertise[pid] = frozenset(terms)
-        # every word the panel uses, for correcting typos before vocabulary mapping
-        lexicon: Counter[str] = Counter(self.index.lexicon)
-        texts: list[str] = [q.text for q in panel.questions]
-        texts += [k for p in panel.panelists.values() for k in (*p.keywords, *p.covers)]
-        texts += [f"{c} {' '.join(v)}" for c, v in panel.vocabulary.items()] + list(panel.topics)
-        for t in texts:
-            lexicon.update(w for w in words(t) if len(w) >= 4 and w.isalpha())
-        self.lexicon = lexicon
-        self._lex_by_initial: dict[str, list[str]] = defaultdict(list)
-        for w in lexicon:
-            self._lex_by_initial[w[0]].append(w)
-        self._name_words = {fold(p.name) for p in panel.panelists.values()} | set(panel.panelists)
-        self._name_stems = {stem(fold(p.name)) for p in panel.panelists.values()} | {
-            stem(pid) for pid in panel.panelists
-        }
-        # single words of the panel's own vocabulary ("job" -> role, "m3" -> minimax): curated evidence
-        self._vocab_words: dict[str, list[str]] = {}
-        for canonical, variants in panel.vocabulary.items():
-            canon_terms = self.norm.unigrams(self.norm.normalise(canonical))
-            for v in (canonical, *variants):
-                vw = words(v)
-                if len(vw) == 1 and canon_terms:
-                    self._vocab_words.setdefault(vw[0], canon_terms)
-        self._models = model_names()
         self._docsets: dict[str, frozenset[int]] = {}
         self._together: dict[tuple[str, str], bool] = {}
         self._pos: dict[str, int] | None = None  # quote id -> position, made only when needed
@@ -293,58 +171,6 @@ class Router:
         self._near_common: dict[str, bool] = {}
         self._common_sorted: list[str] | None = None
         self._asks_cache: dict[int, list[frozenset[str]]] = {}
-        self._org_terms: dict[str, frozenset[str]] = {}
-        self._org_names: dict[str, frozenset[str]] = {}
-        for pid, p in panel.panelists.items():
-            if p.organisation:
-                org = set(self.norm.unigrams(self.norm.normalise(p.organisation)))
-                self._org_names[pid] = frozenset(org)
-                self._org_terms[pid] = frozenset(org - {"ai"})  # "AI" alone names no organisation
-        # an organisation named with its capital ("at Together", "MiniMax's") is that organisation, not the
-        # everyday word; a panelist named in the possessive ("Dan's team") is about the panel
-        self._org_res = {
-            pid: GuardedPattern(rf"(?<!^)(?<![.?!:] )\b{re.escape(org)}\b", 0, (org,))
-            for pid, p in panel.panelists.items()
-            if p.organisation and pid in self._org_terms
-            for org in (p.organisation.split()[0],)
-        }
-        # an organisation in the possessive ("Together's take", "MiniMax's new model"): its panelist's to say
-        self._org_possessive_res = {
-            pid: GuardedPattern(rf"\b{re.escape(org)}['\u2019]s\b", re.IGNORECASE, (org,))
-            for pid, p in panel.panelists.items()
-            if p.organisation and pid in self._org_terms
-            for org in (p.organisation.split()[0],)
-        }
-        # an organisation whose name is an everyday word ("Together") written in lower case is that word
-        # ("trained together"), unless said as a name: "together ai", "together's", "at together"
-        everyday = common_words()
-        self._everyday_org_res = [
-            GuardedPattern(
-                rf"(?<![\w@'\u2019]){re.escape(first)}(?!['\u2019]s\b)(?!\s+ai\b)(?![\w'\u2019])",
-                0,
-                (first,),
-            )
-            for p in panel.panelists.values()
-            if p.organisation
-            and (first := fold(p.organisation.split()[0])) in everyday
-            and first.isalpha()
-        ]
-        # a panelist's names as a folded question spells them: full name, id, and first name when no other
-        # panelist shares it ("Rafał Nowicki", "rafal", "Rafał" -> "rafal")
-        firsts = Counter(
-            fold(p.name).split()[0] for p in panel.panelists.values() if p.name.split()
-        )
-        spellings: dict[str, tuple[str, ...]] = {}
-        for pid, p in panel.panelists.items():
-            first = fold(p.name).split()[:1]
-            unique = [f for f in first if firsts[f] == 1]
-            spellings[pid] = tuple(dict.fromkeys(n for n in (fold(p.name), pid, *unique) if n))
-        self._possessive_res = {
-            pid: GuardedPattern(
-                rf"(?<![\w@])(?:{'|'.join(map(re.escape, names))})'s\b", re.IGNORECASE, names
-            )
-            for pid, names in spellings.items()
-        }
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
         self._meanings: QuoteMeanings | None = None
         self._framing: FramingReader | None = None
@@ -353,189 +179,26 @@ class Router:
         )  # the thresholds that decide by meaning (scripts/fit_tuning.py)
         self._suggestion_words: list[frozenset[str]] | None = None
         self._verified: dict[str, bool] = {}
-        self._name_res = {
-            pid: GuardedPattern(
-                rf"(?:@{re.escape(pid)}\b|(?<![\w@])(?:{'|'.join(map(re.escape, names))})(?![\w']))",
-                re.IGNORECASE,
-                names,
-            )
-            for pid, names in spellings.items()
-        }
 
     # ------------------------------------------------------------------------------------------- parts
 
     def addressed(self, question: str) -> tuple[list[str], bool]:
         """Panelists named in the question (in order of mention), and whether it asks for both/all."""
-        folded = fold(question)
-        hits: list[tuple[int, str]] = []
-        for pid, rx in self._name_res.items():
-            m = rx.search(folded)
-            if m and self._is_address(folded, m):
-                hits.append((m.start(), pid))
-        hits.sort()
-        return [pid for _, pid in hits], bool(BOTH_WORDS.search(question))
+        return self.reader.addressed(question)
 
     def possessive(self, question: str) -> list[str]:
         """The panelists named in the possessive ("Olive's background", "Rafał's view"), in order of mention."""
-        folded = fold(question)
-        hits = sorted(
-            (m.start(), pid) for pid, rx in self._possessive_res.items() if (m := rx.search(folded))
-        )
-        return [pid for _, pid in hits]
-
-    @staticmethod
-    def _is_address(folded: str, m: re.Match[str]) -> bool:
-        """'Olive, ...', '@olive', 'ask Olive', 'what does Olive think' -- not 'olive oil'."""
-        if m.group(0).startswith("@"):
-            return True
-        after = folded[m.end() : m.end() + 12]
-        return not re.match(
-            r"\s+(?:oil|oils|tree|trees|green|garden|branch|pizza|tapenade)\b", after
-        )
-
-    def _everyday_word(self, m: re.Match[str]) -> str:
-        """The lower-case name of an organisation that is an everyday word, dropped unless said as a name
-        ("at together", "with together") or in a phrase of the vocabulary ("work together")."""
-        before = m.string[: m.start()].split()
-        prev = fold(before[-1]) if before else ""
-        if prev in ORG_LEADS:
-            return m.group(0)
-        if prev.isalpha() and m.group(0) not in self.norm.unigrams(
-            self.norm.normalise(f"{prev} {m.group(0)}")
-        ):
-            return m.group(0)  # part of a phrase ("work together" reads as partnership)
-        return " "
+        return self.reader.possessive(question)
 
     def corrections(self, question: str) -> dict[str, str]:
-        """Misspelt words -> the panel word they most likely mean ("reinforcment" -> "reinforcement").
+        """Misspelt words -> the panel word they most likely mean ("reinforcment" -> "reinforcement")."""
+        return self.reader.corrections(question)
 
-        Only words the panel never uses and that are not real English are corrected, within one edit (two
-        for words of 9+ letters, when still ``typo_ratio`` similar), keeping the first letter."""
-        sw, known = stopwords(), english_words()
-        fixes: dict[str, str] = {}
-        for w in set(words(question)):
-            if len(w) < 4 or not w.isalpha() or w in self.lexicon or w in sw or w in known:
-                continue
-            cands = self._lex_by_initial.get(w[0])
-            if not cands:
-                continue
-            # imported here: most questions have no unknown word, and rapidfuzz is ~15 ms of a start
-            from rapidfuzz import fuzz, process
-            from rapidfuzz.distance import OSA
-
-            max_edits = 1 if len(w) <= 8 else 2
-            hits = process.extract(w, cands, scorer=OSA.distance, score_cutoff=max_edits, limit=5)
-            hits = [h for h in hits if h[1] <= 1 or fuzz.ratio(w, h[0]) >= self.settings.typo_ratio]
-            if hits:
-                best = min(hits, key=lambda h: (h[1], -self.lexicon[h[0]], h[0]))
-                fixes[w] = best[0]
-        return fixes
-
-    def query_terms(self, question: str) -> _Query:
+    def query_terms(self, question: str) -> Query:
         """Terms (typos corrected, word pairs added); also the content words matched and unmatched."""
-        for rx in self._everyday_org_res:
-            question = rx.sub(
-                self._everyday_word, question
-            )  # "trained together": the everyday word
-        phrases: dict[str, float] = {}
-        fixes = self.corrections(question)
-        normalised = self.norm.normalise(question, fixes, phrases)
-        corrected = {t for w in fixes.values() for t in self.norm.unigrams(self.norm.normalise(w))}
+        return self.reader.read(question)
 
-        toks = [fixes.get(w, w) for w in words(question)]
-        vocab: dict[str, float] = {}
-        unit: dict[
-            str, str
-        ] = {}  # terms that came from one word ("together" -> together, ai) are one unit
-        for w in toks:  # a single word of the panel's own vocabulary is curated evidence
-            mapped = self._vocab_words.get(w, ())
-            for t in mapped:
-                vocab.setdefault(t, 1.0 / len(mapped))
-                unit.setdefault(t, mapped[0])
-        neutral = {
-            t
-            for w in toks
-            if w in self._models or (any(c.isdigit() for c in w) and any(c.isalpha() for c in w))
-            for t in self.norm.unigrams(self.norm.normalise(w))
-            if t not in self.index.postings
-        }
-        uni = [u for u in self.norm.unigrams(normalised) if u not in self._name_stems]
-        terms = [u for u in uni if u in self.index.postings]
-        matched = list(terms)
-        unmatched = [u for u in uni if u not in self.index.postings]
-        terms += [
-            f"{a}_{b}"
-            for a, b in zip(uni, uni[1:], strict=False)
-            if a in self.index.postings and b in self.index.postings
-        ]
-        sw = stopwords()
-        pair_terms = set(terms)
-
-        def scored_already(
-            a: str, b: str
-        ) -> bool:  # an indexed word pair ("kv cache") is scored by BM25
-            ta, tb = (
-                self.norm.unigrams(self.norm.normalise(a)),
-                self.norm.unigrams(self.norm.normalise(b)),
-            )
-            return len(ta) == 1 and len(tb) == 1 and f"{ta[0]}_{tb[0]}" in pair_terms
-
-        surface = [
-            f"{a} {b}"
-            for a, b in zip(toks, toks[1:], strict=False)
-            if a not in sw
-            and (b not in sw or b in PARTICLES)
-            and a.isalpha()
-            and b.isalpha()
-            and len(a) + len(b) >= 6
-            and a not in self._name_words
-            and b not in self._name_words
-            and not scored_already(a, b)
-        ]
-        runs: dict[str, int] = {}
-        for m in NAME_RUN.finditer(question):
-            if m.start() == 0 or question[: m.start()].rstrip()[-1:] in ".?!:":
-                continue  # a capital at the start of a sentence says nothing
-            run = [
-                t
-                for t in self.norm.unigrams(self.norm.normalise(m.group(0)))
-                if t not in phrases and t not in vocab
-            ]
-            for t in run if len(run) > 1 else []:
-                runs[t] = len(run)
-        named = {
-            t
-            for pid, rx in self._org_res.items()
-            if rx.search(question)
-            for t in self._org_terms[pid]
-        }
-        mentioned = self.possessive(question)
-        viewed = [pid for pid, rx in self._org_possessive_res.items() if rx.search(question)]
-        if viewed and any(
-            self._org_terms[pid] & set(uni) for pid in self._org_terms if pid not in viewed
-        ):
-            viewed = []  # the other organisation is named too ("How did Together host MiniMax's model?")
-        cues = {f"?{w}" for w in toks if w in ASK_CUES}
-        return _Query(
-            terms,
-            matched,
-            unmatched,
-            phrases,
-            corrected,
-            uni,
-            neutral,
-            surface,
-            vocab,
-            runs,
-            unit,
-            named,
-            mentioned,
-            cues,
-            _personal(question),
-            viewed[0] if len(viewed) == 1 else None,
-        )
-
-    def scope(self, query: _Query, addressed: list[str], *, senses: bool = True) -> float:
+    def scope(self, query: Query, addressed: list[str], *, senses: bool = True) -> float:
         """Evidence that the question is about the panel's subject (see module doc).
 
         Matched words count by how much they belong to the panel: a vocabulary phrase 1.0, a word of the
@@ -677,7 +340,7 @@ class Router:
             self._quote_terms[i] = got
         return got
 
-    def _other_sense(self, query: _Query) -> set[str]:
+    def _other_sense(self, query: Query) -> set[str]:
         """Matched single words that none of the question's other matched words is ever said with in one
         quote, in a question that also has words the panel never used: "cache" in "flush the DNS cache on
         my laptop". Phrases are never ambiguous, and a multi-word term of the panel's own vocabulary settles
@@ -712,7 +375,7 @@ class Router:
         return out
 
     @staticmethod
-    def _same_run(query: _Query, a: str, b: str) -> bool:
+    def _same_run(query: Query, a: str, b: str) -> bool:
         seq = query.seq
         return any({seq[i], seq[i + 1]} == {a, b} for i in range(len(seq) - 1))
 
@@ -722,7 +385,7 @@ class Router:
         """The k best quotes for a query: no routing, no abstention."""
         return self._top(self.query_terms(query), k, speakers)
 
-    def _scores(self, query: _Query, speakers: set[str] | None) -> dict[int, float]:
+    def _scores(self, query: Query, speakers: set[str] | None) -> dict[int, float]:
         """0-100 scores: BM25 normalised by its upper bound, plus SURFACE_PAIR_BONUS for each of the
         question's word pairs the quote says verbatim ("day zero", "catch up"), at most two, plus the
         quote's closeness in meaning to the question (``tuning.lifts``) when the query carries it."""
@@ -782,7 +445,7 @@ class Router:
         return self._scope_signals(question.strip(), query, addressed, both)
 
     def _scope_signals(
-        self, question: str, query: _Query, addressed: list[str], both: bool
+        self, question: str, query: Query, addressed: list[str], both: bool
     ) -> ScopeSignals:
         evidence = self.scope(query, addressed or (list(self.panel.panelists) if both else []))
         if query.personal and not addressed:
@@ -793,7 +456,7 @@ class Router:
         query.sims = self.meanings().similarities(vector)
         return ScopeSignals(evidence, max(query.sims, default=0.0), background_similarity(vector))
 
-    def _in_scope(self, signals: ScopeSignals, query: _Query) -> bool:
+    def _in_scope(self, signals: ScopeSignals, query: Query) -> bool:
         """The scope decision: the fitted model on words and meaning; on a bank too large for the semantic
         step, the lexical floor (``retrieval.scope_floor``)."""
         if query.sims is None:
@@ -806,7 +469,7 @@ class Router:
         meanings = self.meanings()
         return meanings.similarities(shipped_model().embed(question))
 
-    def _ask_matches(self, query: _Query, best: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    def _ask_matches(self, query: Query, best: list[tuple[int, float]]) -> list[tuple[int, float]]:
         """The best candidates (quote, score) with how much of the question (by idf, and its ASK_CUES) one of
         their ``asks`` says added, best first: a quote written to answer that very question outranks one
         matching its words across fields. (Only the best can gain, so only they can rise to the top.)"""
@@ -837,7 +500,7 @@ class Router:
             self._asks_cache[i] = got
         return got
 
-    def _surface_hits(self, query: _Query, i: int) -> int:
+    def _surface_hits(self, query: Query, i: int) -> int:
         """How many of the question's word runs ("day zero", "open weight models") quote i says verbatim;
         overlapping pairs of one run count once."""
         said = self._surface_text(i)
@@ -861,7 +524,7 @@ class Router:
             self._surface_cache[i] = got
         return got
 
-    def _top(self, query: _Query, k: int, speakers: set[str] | None) -> list[ScoredQuote]:
+    def _top(self, query: Query, k: int, speakers: set[str] | None) -> list[ScoredQuote]:
         scores = self._scores(query, speakers)
         ranked = heapq.nsmallest(k, scores.items(), key=lambda kv: (-kv[1], kv[0]))
         return [
@@ -1063,7 +726,7 @@ class Router:
 
     def _who_answers(
         self,
-        query: _Query,
+        query: Query,
         target: str,
         addressed: list[str],
         both: bool,
@@ -1145,7 +808,7 @@ class Router:
         )  # nobody really did: the one asked, what they have
 
     def _lead_first(
-        self, query: _Query, speakers: list[str], per: dict[str, list[ScoredQuote]]
+        self, query: Query, speakers: list[str], per: dict[str, list[ScoredQuote]]
     ) -> list[str]:
         """Two panelists answering, in the order the answer shows them: first the one whose organisation
         (or its product: "M3" -> minimax) the question names, when it names one panelist's only; else the
@@ -1161,7 +824,7 @@ class Router:
         top: list[ScoredQuote],
         scores: dict[int, float],
         terms: list[str],
-        query: _Query | None = None,
+        query: Query | None = None,
     ) -> list[ScoredQuote]:
         """One panelist's quotes for an answer: the best, the others that score at least WEAK_SHARE of it
         or continue a kept quote, and the sentence before a kept quote that cannot stand alone ("But ...",
@@ -1224,7 +887,7 @@ class Router:
             return None
         return facet
 
-    def _strength(self, pid: str, quotes: list[ScoredQuote], query: _Query) -> float:
+    def _strength(self, pid: str, quotes: list[ScoredQuote], query: Query) -> float:
         """How well a panelist fits: their best quotes, their stated expertise, and their organisation
         when that is what the question is about (it or its product: "What is M3?", not "Does quantization
         matter for M3?")."""
@@ -1240,7 +903,7 @@ class Router:
             s += ORG_BONUS  # the organisation (or its product) is what the question is about
         return s
 
-    def _org_subject(self, query: _Query) -> str | None:
+    def _org_subject(self, query: Query) -> str | None:
         """The panelist whose organisation (or its product: "M3" -> minimax) is all the question is about
         ("What is MiniMax?", "Together AI"; not "Does quantization matter for M3?")."""
         about = set(query.matched)
@@ -1251,7 +914,7 @@ class Router:
         return None
 
     def _both_answered(
-        self, query: _Query, per: dict[str, list[ScoredQuote]], a: str, b: str
+        self, query: Query, per: dict[str, list[ScoredQuote]], a: str, b: str
     ) -> bool:
         """The second panelist joins only when they really answered it too: their best quote scores nearly
         as well (``both_ratio``) and answers the same host question as the first's best, or it scores at
@@ -1301,7 +964,7 @@ class Router:
             self._pos = {q.id: i for i, q in enumerate(self.index.quotes)}
         return self._pos.get(quote_id)
 
-    def _said(self, query: _Query, quote: Quote) -> set[str]:
+    def _said(self, query: Query, quote: Quote) -> set[str]:
         """The question's terms and verbatim word pairs that a quote says in its own words."""
         i = self.position(quote.id)
         if i is None:
@@ -1404,7 +1067,7 @@ class Router:
 
     def is_name_word(self, word: str) -> bool:
         """The word is a panelist's name or id (accents folded): never corrected as a typo."""
-        return fold(word) in self._name_words
+        return self.reader.is_name_word(word)
 
     def said_together(self, term: str, other: str) -> bool:
         """Some quote (or the host question it answers) says both terms: the talk's own words settle a sense."""
