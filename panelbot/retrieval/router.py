@@ -46,34 +46,22 @@ from panelbot.retrieval.lexicon import (
     specificity,
     stopwords,
 )
-from panelbot.retrieval.meaning import MAX_QUOTES, QuoteMeanings, background_similarity
-from panelbot.retrieval.query import ASK_CUES, Query, QueryReader
+from panelbot.retrieval.meaning import QuoteMeanings
+from panelbot.retrieval.query import Query, QueryReader
+from panelbot.retrieval.quote_words import QuoteWords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
+from panelbot.retrieval.scope import PERSONAL_FACTOR, ScopeJudge
 from panelbot.retrieval.tuning import ScopeSignals, Tuning, tuning
 from panelbot.retrieval.vocabulary import Normalizer
 from panelbot.text import (
     LazyPattern,
     and_list,
     cased_like,
-    normalize_for_match,
     words,
 )
 
-GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
-EVERYDAY_MIN = 3
-MIN_COVERAGE = (
-    0.6  # below this share of panel evidence, the question is mostly about something else
-)
-
-PERSONAL_FACTOR = 0.6
-# a matched word that no other word of the question is ever said with ("flush the DNS *cache*") is probably
-# meant in another sense: it counts this much
-OTHER_SENSE = 0.35
 # words said verbatim together in a quote ("day zero", "catch up") add this to its 0-100 score, at most twice
 SURFACE_PAIR_BONUS = 15.0
-COOCCUR_SCAN = (
-    200  # quotes holding both terms checked for saying both in their own words (bounds the cost)
-)
 FACET_SCAN = 1000  # characters of a question searched for a specific it asks for
 RERANK_SURFACE = 60  # best candidates checked for the question's verbatim word pairs
 NEAR_PREFIX = (
@@ -162,15 +150,6 @@ class Router:
             for kw in (*p.keywords, *p.covers):
                 terms.update(self.norm.terms(kw))
             self.expertise[pid] = frozenset(terms)
-        self._docsets: dict[str, frozenset[int]] = {}
-        self._together: dict[tuple[str, str], bool] = {}
-        self._pos: dict[str, int] | None = None  # quote id -> position, made only when needed
-        self._quote_terms: dict[int, frozenset[str]] = {}
-        self._surface_cache: dict[int, str] = {}
-        self._host_cache: dict[str, frozenset[str]] = {}
-        self._near_common: dict[str, bool] = {}
-        self._common_sorted: list[str] | None = None
-        self._asks_cache: dict[int, list[frozenset[str]]] = {}
         self._suggestion_pool: list[tuple[str, str | None]] | None = None
         self._meanings: QuoteMeanings | None = None
         self._framing: FramingReader | None = None
@@ -179,6 +158,17 @@ class Router:
         )  # the thresholds that decide by meaning (scripts/fit_tuning.py)
         self._suggestion_words: list[frozenset[str]] | None = None
         self._verified: dict[str, bool] = {}
+        self.words = QuoteWords(panel, self.index)
+        self.judge = ScopeJudge(
+            self.index,
+            self.words,
+            curated=self.curated,
+            common=self._common,
+            panelists=list(panel.panelists),
+            settings=self.settings,
+            tune=self.tune,
+            meanings=self.meanings,
+        )
 
     # ------------------------------------------------------------------------------------------- parts
 
@@ -199,185 +189,8 @@ class Router:
         return self.reader.read(question)
 
     def scope(self, query: Query, addressed: list[str], *, senses: bool = True) -> float:
-        """Evidence that the question is about the panel's subject (see module doc).
-
-        Matched words count by how much they belong to the panel: a vocabulary phrase 1.0, a word of the
-        panel's own vocabulary 1.0; other words that are not ordinary English 1.0 when curated, 0.6
-        otherwise; ordinary English words 0.5 when curated, 0.2 otherwise, and together at most GENERIC_CAP
-        (halved when nothing else matched); a panelist addressed by name adds 0.6. A single word that no
-        other word of the question is ever said with in the talk is probably meant in another sense ("flush
-        the DNS cache") and counts OTHER_SENSE of that; a run of unknown-to-English panel words ("Las
-        Vegas") is one name. Words the panel never used dilute the evidence: when they outweigh the matched
-        ones (distinctive words 1.0, ordinary 0.3, model names and numbers 0), it shrinks in proportion."""
-        specific = 0.0  # panel-specific terms: phrases, and words that are not ordinary English
-        generic = 0.0  # ordinary English words the panel also uses ("change", "time", "model")
-        phrases, matched, unmatched = query.phrases, query.matched, query.unmatched
-        addressed = addressed or query.mentioned
-        other_sense = set() if addressed or not senses else self._other_sense(query)
-        if query.named and other_sense:
-            # an organisation named as such ("at Together") is itself when the question's other words are
-            # what its quotes are about (in any field): then neither it nor they are meant in another sense
-            vouched = {
-                t
-                for t in other_sense - query.named
-                if not any(query.unit.get(t, t) == query.unit.get(u, u) for u in query.named)
-                and any(self._docs(t) & self._docs(u) for u in query.named)
-            }
-            if vouched:
-                other_sense = {
-                    t
-                    for t in other_sense - vouched
-                    if not any(query.unit.get(t, t) == query.unit.get(u, u) for u in query.named)
-                }
-        runs = query.runs
-        for t in set(matched):
-            guess = (
-                0.5 if t in query.corrected and t not in phrases else 1.0
-            )  # a typo guess is weaker
-            sense = OTHER_SENSE if t in other_sense else 1.0
-            if t in phrases:  # a multi-word term of the panel's or the general vocabulary
-                specific += phrases[t]
-            elif t in query.named and sense == 1.0:
-                specific += (
-                    1.0  # an organisation named as such ("Together's mission") names the panel
-                )
-            elif t in query.vocab:
-                specific += query.vocab[t] * sense
-            elif t not in self._common:
-                specific += (1.0 if t in self.curated else 0.6) * guess * sense / runs.get(t, 1)
-            else:
-                generic += (0.5 if t in self.curated else 0.2) * guess * sense
-        evidence = specific + min(generic, GENERIC_CAP)
-        n_generic = sum(1 for t in set(matched) if t in self._common and t not in phrases)
-        if not specific and not addressed and n_generic < EVERYDAY_MIN:
-            evidence *= 0.5  # only a couple of everyday words matched
-        if addressed:
-            evidence += 0.6
-        against = sum(
-            0.0 if t.isdigit() or t in query.neutral else 0.3 if self._everyday(t) else 1.0
-            for t in set(unmatched)
-        )
-        if evidence and against:
-            coverage = evidence / (evidence + against)
-            if coverage < MIN_COVERAGE:
-                evidence *= (coverage / MIN_COVERAGE) ** 2
-        return evidence
-
-    def _everyday(self, term: str) -> bool:
-        """An everyday word, or one edit from one (a misspelling: "handel" for handle), of six letters or
-        more: it weighs as little against the panel's words as an everyday word does."""
-        if term in self._common:
-            return True
-        if len(term) < 6 or not term.isalpha():
-            return False
-        got = self._near_common.get(term)
-        if got is None:
-            from rapidfuzz import process  # only for a question's unknown, unusual words
-            from rapidfuzz.distance import OSA
-
-            got = (
-                process.extractOne(term, self._common_list(), scorer=OSA.distance, score_cutoff=1)
-                is not None
-            )
-            if len(self._near_common) > 4096:
-                self._near_common.clear()
-            self._near_common[term] = got
-        return got
-
-    def _common_list(self) -> list[str]:
-        if self._common_sorted is None:
-            self._common_sorted = sorted(t for t in self._common if len(t) >= 4)
-        return self._common_sorted
-
-    def _docs(self, term: str) -> frozenset[int]:
-        """The quotes whose index entry holds ``term`` (any field); cached per term."""
-        got = self._docsets.get(term)
-        if got is None:
-            plist = self.index.postings.get(term)
-            got = frozenset(plist[0]) if plist else frozenset()
-            if len(self._docsets) > 512:
-                self._docsets.clear()
-            self._docsets[term] = got
-        return got
-
-    def _said_together(self, t: str, u: str) -> bool:
-        """Some quote says both terms in its own words (not only in curated fields), or the host question it
-        answers does: the talk's own words settle the sense ("context" and "memory" of the KV cache)."""
-        key = (t, u) if t < u else (u, t)
-        got = self._together.get(key)
-        if got is None:
-            both = self._docs(t) & self._docs(u)
-            got = any(
-                (t in (tt := self._text_terms(i)) and u in tt)
-                or (t in (ht := self._host_terms(i)) and u in ht)
-                for i in sorted(both)[:COOCCUR_SCAN]
-            )
-            if len(self._together) > 8192:
-                self._together.clear()
-            self._together[key] = got
-        return got
-
-    def _host_terms(self, i: int) -> frozenset[str]:
-        """The terms of the host question quote i answers (the talk's own words too), cached per question."""
-        qid = self.index.quotes[i].question
-        if qid is None:
-            return frozenset()
-        got = self._host_cache.get(qid)
-        if got is None:
-            hq = self.panel.question(qid)
-            got = frozenset(self.norm.unigrams(self.norm.normalise(hq.text))) if hq else frozenset()
-            if len(self._host_cache) > 8192:
-                self._host_cache.clear()
-            self._host_cache[qid] = got
-        return got
-
-    def _text_terms(self, i: int) -> frozenset[str]:
-        got = self._quote_terms.get(i)
-        if got is None:
-            got = frozenset(self.norm.unigrams(self.norm.normalise(self.index.quotes[i].text)))
-            if len(self._quote_terms) > 8192:
-                self._quote_terms.clear()
-            self._quote_terms[i] = got
-        return got
-
-    def _other_sense(self, query: Query) -> set[str]:
-        """Matched single words that none of the question's other matched words is ever said with in one
-        quote, in a question that also has words the panel never used: "cache" in "flush the DNS cache on
-        my laptop". Phrases are never ambiguous, and a multi-word term of the panel's own vocabulary settles
-        the sense of the whole question."""
-        if any(t in self.norm.canonical_terms for t in query.phrases):
-            return (
-                set()
-            )  # a multi-word term of the panel's own vocabulary ("KV cache") anchors the sense
-        content = [
-            t for t in dict.fromkeys(query.seq) if t not in query.neutral and not t.isdigit()
-        ]
-        matched = [t for t in content if t in self.index.postings]
-        if len(content) < 2 or not matched or (len(matched) == len(content) and not query.personal):
-            return (
-                set()
-            )  # every word is the panel's: nothing says another sense is meant (unless it asks
-            # about the user's own case: "cache the photos on my blog" is not the panel's cache)
-        supporters = matched
-        runs = query.runs
-        out = set()
-        for t in matched:
-            if t in query.phrases:
-                continue
-            if not any(
-                u != t
-                and query.unit.get(u, u) != query.unit.get(t, t)
-                and not (runs.get(t) and runs.get(u) and self._same_run(query, t, u))
-                and self._said_together(t, u)
-                for u in supporters
-            ):
-                out.add(t)
-        return out
-
-    @staticmethod
-    def _same_run(query: Query, a: str, b: str) -> bool:
-        seq = query.seq
-        return any({seq[i], seq[i + 1]} == {a, b} for i in range(len(seq) - 1))
+        """Evidence that the question is about the panel's subject (``ScopeJudge.evidence``)."""
+        return self.judge.evidence(query, addressed, senses=senses)
 
     # ------------------------------------------------------------------------------------------- API
 
@@ -442,27 +255,7 @@ class Router:
         """What the scope decision weighs for a question (``panelbot.retrieval.tuning``)."""
         query = self.query_terms(question.strip())
         addressed, both = self.addressed(question)
-        return self._scope_signals(question.strip(), query, addressed, both)
-
-    def _scope_signals(
-        self, question: str, query: Query, addressed: list[str], both: bool
-    ) -> ScopeSignals:
-        evidence = self.scope(query, addressed or (list(self.panel.panelists) if both else []))
-        if query.personal and not addressed:
-            evidence *= PERSONAL_FACTOR
-        if len(self.index.quotes) > MAX_QUOTES:  # lexical only (see meaning.MAX_QUOTES)
-            return ScopeSignals(evidence, 0.0, 0.0)
-        vector = shipped_model().embed(question)
-        query.sims = self.meanings().similarities(vector)
-        return ScopeSignals(evidence, max(query.sims, default=0.0), background_similarity(vector))
-
-    def _in_scope(self, signals: ScopeSignals, query: Query) -> bool:
-        """The scope decision: the fitted model on words and meaning; on a bank too large for the semantic
-        step, the lexical floor (``retrieval.scope_floor``)."""
-        if query.sims is None:
-            return bool(query.terms) and signals.evidence >= self.settings.scope_floor
-        # a question with no word the model or the panel knows ("", "?") has no meaning to weigh
-        return (bool(query.terms) or bool(query.seq)) and self.tune.scope.in_scope(signals)
+        return self.judge.signals(question.strip(), query, addressed, both)
 
     def similarities(self, question: str) -> list[float]:
         """The question's similarity in meaning to each quote of the bank, in index order."""
@@ -481,29 +274,16 @@ class Router:
         out = []
         for i, sc in best:
             said = max(
-                (sum(w for t, w in wanted.items() if t in a) for a in self._ask_terms(i)),
+                (sum(w for t, w in wanted.items() if t in a) for a in self.words.ask_terms(i)),
                 default=0.0,
             )
             out.append((i, min(100.0, sc + ASK_WEIGHT * said / total)))
         return sorted(out, key=lambda kv: (-kv[1], kv[0]))
 
-    def _ask_terms(self, i: int) -> list[frozenset[str]]:
-        got = self._asks_cache.get(i)
-        if got is None:
-            got = [
-                frozenset(self.norm.unigrams(self.norm.normalise(a)))
-                | {f"?{w}" for w in words(a) if w in ASK_CUES}
-                for a in self.index.quotes[i].asks
-            ]
-            if len(self._asks_cache) > 8192:
-                self._asks_cache.clear()
-            self._asks_cache[i] = got
-        return got
-
     def _surface_hits(self, query: Query, i: int) -> int:
         """How many of the question's word runs ("day zero", "open weight models") quote i says verbatim;
         overlapping pairs of one run count once."""
-        said = self._surface_text(i)
+        said = self.words.surface_text(i)
         hits, prev_end = 0, ""
         for pair in query.surface:
             if f" {pair} " in said:
@@ -514,15 +294,6 @@ class Router:
             else:
                 prev_end = ""
         return hits
-
-    def _surface_text(self, i: int) -> str:
-        got = self._surface_cache.get(i)
-        if got is None:
-            got = f" {normalize_for_match(self.index.quotes[i].text)} "
-            if len(self._surface_cache) > 8192:
-                self._surface_cache.clear()
-            self._surface_cache[i] = got
-        return got
 
     def _top(self, query: Query, k: int, speakers: set[str] | None) -> list[ScoredQuote]:
         scores = self._scores(query, speakers)
@@ -599,16 +370,16 @@ class Router:
         target = (target or "auto").lower()
         if target not in ("auto", "both") and target not in ids:
             raise ValueError(f"unknown target {target!r}")
-        signals = self._scope_signals(question, query, addressed, both)
+        signals = self.judge.signals(question, query, addressed, both)
         evidence = signals.evidence
-        in_scope = self._in_scope(signals, query)
+        in_scope = self.judge.in_scope(signals, query)
         facet = self.asked_facet(question)
         if not in_scope and facet is not None and terms:
             # a specific (a price, which GPUs) about the panel's subject: say the talk never gave it
             lenient = self.scope(query, addressed or (ids if both else []), senses=False)
             if query.personal and not addressed:
                 lenient *= PERSONAL_FACTOR
-            if self._in_scope(dataclasses.replace(signals, evidence=lenient), query):
+            if self.judge.in_scope(dataclasses.replace(signals, evidence=lenient), query):
                 near = self._top(query, 1, None)
                 return RouteResult(
                     question,
@@ -952,25 +723,16 @@ class Router:
         return len(shared) >= 2 and bool(distinctive) and len(said_b) >= BOTH_COVERAGE * len(said_a)
 
     def position(self, quote_id: str) -> int | None:
-        """A quote's position in the index. A saved index decodes quotes one by one and knows where each
-        one it handed out is; only otherwise are all quotes' ids read (once), which for a large saved bank
-        would decode every quote (seconds at 100,000)."""
-        finder = getattr(self.index.quotes, "position", None)
-        if finder is not None:
-            i = finder(quote_id)
-            if i is not None:
-                return i
-        if self._pos is None:
-            self._pos = {q.id: i for i, q in enumerate(self.index.quotes)}
-        return self._pos.get(quote_id)
+        """A quote's position in the index (``QuoteWords.position``)."""
+        return self.words.position(quote_id)
 
     def _said(self, query: Query, quote: Quote) -> set[str]:
         """The question's terms and verbatim word pairs that a quote says in its own words."""
         i = self.position(quote.id)
         if i is None:
             raise KeyError(quote.id)
-        said = (set(query.matched) - query.neutral) & self._text_terms(i)
-        text = self._surface_text(i)
+        said = (set(query.matched) - query.neutral) & self.words.text_terms(i)
+        text = self.words.surface_text(i)
         return said | {pair for pair in query.surface if f" {pair} " in text}
 
     def _both_spoke(self, per: dict[str, list[ScoredQuote]], a: str, b: str) -> bool:
@@ -1071,7 +833,7 @@ class Router:
 
     def said_together(self, term: str, other: str) -> bool:
         """Some quote (or the host question it answers) says both terms: the talk's own words settle a sense."""
-        return self._said_together(term, other)
+        return self.judge.said_together(term, other)
 
     def match_reason(self, quote: Quote, terms: Sequence[str]) -> str:
         """Why a quote matches these terms, in the quote's own words (as a route's quotes say)."""
