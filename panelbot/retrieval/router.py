@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from panelbot.config import RetrievalSettings
@@ -77,6 +77,30 @@ def _panel_files_digest(panel: Panel) -> str | None:
     return panel_hash(Path(directory))
 
 
+def _curated_terms(panel: Panel, norm: Normalizer, index: QuoteIndex) -> frozenset[str]:
+    """The panel's curated subject vocabulary: persona keywords/covers, quote keywords/topics, panel topics,
+    vocabulary."""
+    curated: set[str] = set(norm.canonical_terms)
+    for p in panel.panelists.values():
+        for kw in (*p.keywords, *p.covers):
+            curated.update(norm.unigrams(norm.normalise(kw)))
+    curated.update(index.keyword_terms)
+    for t in panel.topics:
+        curated.update(norm.unigrams(norm.normalise(t)))
+    return frozenset(curated)
+
+
+def _expertise_terms(panel: Panel, norm: Normalizer) -> dict[str, frozenset[str]]:
+    """Each panelist's stated expertise (their keywords and covers) as terms."""
+    expertise: dict[str, frozenset[str]] = {}
+    for pid, p in panel.panelists.items():
+        terms: set[str] = set()
+        for kw in (*p.keywords, *p.covers):
+            terms.update(norm.terms(kw))
+        expertise[pid] = frozenset(terms)
+    return expertise
+
+
 class Router:
     """Routes questions to panelists and retrieves their quotes. Build once per panel; queries are cheap."""
 
@@ -98,22 +122,8 @@ class Router:
         self._name_stems = self.reader.name_stems
         self._org_terms = self.reader.org_terms
         self._org_names = self.reader.org_names
-        # curated subject vocabulary: persona keywords/covers, quote keywords/topics, panel topics, vocabulary
-        curated: set[str] = set(self.norm.canonical_terms)
-        for p in panel.panelists.values():
-            for kw in (*p.keywords, *p.covers):
-                curated.update(self.norm.unigrams(self.norm.normalise(kw)))
-        curated.update(self.index.keyword_terms)
-        for t in panel.topics:
-            curated.update(self.norm.unigrams(self.norm.normalise(t)))
-        self.curated = frozenset(curated)
-        # per-speaker expertise terms
-        self.expertise: dict[str, frozenset[str]] = {}
-        for pid, p in panel.panelists.items():
-            terms: set[str] = set()
-            for kw in (*p.keywords, *p.covers):
-                terms.update(self.norm.terms(kw))
-            self.expertise[pid] = frozenset(terms)
+        self.curated = _curated_terms(panel, self.norm, self.index)
+        self.expertise = _expertise_terms(panel, self.norm)
         self._meanings: QuoteMeanings | None = None
         self._framing: FramingReader | None = None
         self.tune: Tuning = (
@@ -277,10 +287,8 @@ class Router:
             for i, s in ranked
         ]
 
-    def _why(self, q: Quote, terms: list[str]) -> str:
-        """Why a quote was chosen, in the quote's own words: 'says "KV cache", "growing"; about memory;
-        answers the host's "With concurrent requests that are 500 thousand…"'."""
-        wanted = {t for t in terms if "_" not in t}
+    def _said_words(self, q: Quote, wanted: set[str]) -> list[str]:
+        """The words (a matched pair as one phrase: "kv cache") of a quote's text that say wanted terms."""
         said: list[str] = []
         toks = words(q.text)
         for i, w in enumerate(toks):
@@ -293,6 +301,13 @@ class Router:
                         phrase = f"{w} {toks[i + 1]}"
                 if not any(phrase in s or s in phrase for s in said):
                     said.append(phrase)
+        return said
+
+    def _why(self, q: Quote, terms: list[str]) -> str:
+        """Why a quote was chosen, in the quote's own words: 'says "KV cache", "growing"; about memory;
+        answers the host's "With concurrent requests that are 500 thousand…"'."""
+        wanted = {t for t in terms if "_" not in t}
+        said = self._said_words(q, wanted)
         keywords = [
             k
             for k in (*q.topics, *q.keywords)
@@ -336,104 +351,90 @@ class Router:
         def offer() -> list[str]:
             return self.suggestions(question=question) if suggest else []
 
-        ids = list(self.panel.panelists)
-        k = self.settings.top_k
         query = self.query_terms(question)
-        terms, matched = query.terms, query.matched
         addressed, both = self.addressed(question)
         target = (target or "auto").lower()
-        if target not in ("auto", "both") and target not in ids:
+        if target not in ("auto", "both") and target not in self.panel.panelists:
             raise ValueError(f"unknown target {target!r}")
         signals = self.judge.signals(question, query, addressed, both)
-        evidence = signals.evidence
         in_scope = self.judge.in_scope(signals, query)
         facet = self.asked_facet(question)
-        if not in_scope and facet is not None and terms:
-            # a specific (a price, which GPUs) about the panel's subject: say the talk never gave it
+        if not in_scope:
+            return self._decline(question, query, addressed, both, signals, facet, offer)
+        lean = self._organisation_lean(query, facet)
+        asked = _Asked(target, addressed, both)
+        return self._answer(question, query, asked, lean, signals.evidence, offer)
+
+    def _decline(
+        self,
+        question: str,
+        query: Query,
+        addressed: list[str],
+        both: bool,
+        signals: ScopeSignals,
+        facet: Facet | None,
+        offer: Callable[[], list[str]],
+    ) -> RouteResult:
+        """The panel declines a question out of scope: off-topic, or -- when it asks for a specific (a
+        price, which GPUs) about the panel's subject -- because the talk never gave it."""
+        evidence = signals.evidence
+        if facet is not None and query.terms:
+            ids = list(self.panel.panelists)
             lenient = self.scope(query, addressed or (ids if both else []), senses=False)
             if query.personal and not addressed:
                 lenient *= PERSONAL_FACTOR
             if self.judge.in_scope(dataclasses.replace(signals, evidence=lenient), query):
                 near = self._top(query, 1, None)
-                return RouteResult(
-                    question,
-                    [],
-                    True,
-                    [],
-                    f"the talk never gave {facet.label}",
-                    addressed,
-                    offer(),
-                    evidence,
-                    off_topic=False,
-                    unstated=facet.label,
-                    nearby=near,
-                )
-        if not in_scope:
-            reason = (
-                "off-topic: the question shares nothing with what the panel discussed"
-                if not matched
-                else "off-topic: too little of the question is about what the panel discussed"
-            )
-            return RouteResult(question, [], True, [], reason, addressed, offer(), evidence)
-        # per-speaker retrieval
-        # a panelist's fit and their quotes count the asks' match; whether they spoke to it at all (hand-over,
-        # both) is decided on the plain match scores, which a curator's wording cannot inflate
+                return _never_gave(question, facet, addressed, offer(), evidence, near)
+        reason = (
+            "off-topic: the question shares nothing with what the panel discussed"
+            if not query.matched
+            else "off-topic: too little of the question is about what the panel discussed"
+        )
+        return RouteResult(question, [], True, [], reason, addressed, offer(), evidence)
+
+    def _organisation_lean(self, query: Query, facet: Facet | None) -> str | None:
+        """The panelist whose organisation the question names as where its subject happens ("What happens
+        when a model goes live on Together?"): the organisation says who, the rest says what -- its name
+        would rank its panelist's self-introductions above the answer, so its terms leave ``query.terms``
+        (not when it asks for a specific of the organisation: "How many GPUs does Together have?")."""
         owner = [pid for pid, org in self._org_terms.items() if org and org & query.named]
         subject = [
             t
-            for t in dict.fromkeys(matched)
+            for t in dict.fromkeys(query.matched)
             if t not in query.named
             and t not in self._name_stems
             and t not in query.neutral
             and (t not in self._common or t in query.phrases or t in query.vocab)
         ]
-        lean: str | None = None
-        if len(owner) == 1 and len(subject) >= 2 and facet is None:
-            # "What happens when a model goes live on Together?": the organisation says who, the rest says
-            # what -- its name would rank its panelist's self-introductions above the answer (not when it asks
-            # for a specific of the organisation: "How many GPUs does Together have?")
-            lean = owner[0]
-            org = {t for t in query.named}
-            query.terms = [t for t in query.terms if not any(part in org for part in t.split("_"))]
-            terms = query.terms
+        if not (len(owner) == 1 and len(subject) >= 2 and facet is None):
+            return None
+        org = {t for t in query.named}
+        query.terms = [t for t in query.terms if not any(part in org for part in t.split("_"))]
+        return owner[0]
+
+    def _answer(
+        self,
+        question: str,
+        query: Query,
+        asked: _Asked,
+        lean: str | None,
+        evidence: float,
+        offer: Callable[[], list[str]],
+    ) -> RouteResult:
+        """Who answers a question in scope, with which quotes (or a decline when none matches, or when it
+        asks for a specific none of them states)."""
+        # a panelist's fit and their quotes count the asks' match; whether they spoke to it at all (hand-over,
+        # both) is decided on the plain match scores, which a curator's wording cannot inflate
+        ids = list(self.panel.panelists)
         scores = {pid: self._scores(query, {pid}) for pid in ids}
-        per: dict[str, list[ScoredQuote]] = {}
-        fit: dict[str, list[ScoredQuote]] = {}
-        n = max(k, 3)
-        for pid in ids:
-            best = heapq.nsmallest(
-                max(n, RERANK_SURFACE), scores[pid].items(), key=lambda kv: (-kv[1], kv[0])
-            )
-            fit[pid] = [
-                ScoredQuote(self.index.quotes[i], sc, "") for i, sc in best[:n]
-            ]  # never shown
-            per[pid] = [
-                ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
-                for i, sc in self._ask_matches(query, best)[:n]
-            ]
+        fit, per = self._candidates(query, scores)
         strength = {
             pid: self.choice.strength(pid, per[pid], query) + (ORG_BONUS if pid == lean else 0.0)
             for pid in ids
         }
-        # "What's Together's take on ...?" asks the panelist who speaks for Together, as if by name; so does
-        # "What's Olive's background?" ask Olive (the one panelist named in the possessive, when nobody is
-        # addressed): a panelist's own background, role or view is theirs to give
-        unaddressed = not addressed and not both and target == "auto"
-        via_org = unaddressed and query.org_view is not None
-        about = (
-            query.mentioned[0]
-            if unaddressed and len(query.mentioned) == 1 and not via_org
-            else None
-        )
-        asked = [query.org_view] if via_org and query.org_view else [about] if about else addressed
-        speakers, reason, note = self.choice.who_answers(
-            query, target, asked, both, fit, strength, via_org=via_org, about=about
-        )
-        speakers = [p for p in speakers if per.get(p)]
-        if (
-            len(speakers) > 1 and len(addressed) < 2
-        ):  # not named in an order of the user's ("Olive and Dan")
-            speakers = self.choice.lead_first(query, speakers, per)
+        speakers, reason, note = self._speakers(query, asked, fit, per, strength)
+        addressed = asked.addressed
         if not speakers:
             return RouteResult(
                 question,
@@ -445,29 +446,68 @@ class Router:
                 offer(),
                 evidence,
             )
+        k = self.settings.top_k
         quotes: list[ScoredQuote] = []
         each = k if len(speakers) == 1 else max(1, math.ceil(k / len(speakers)))
         for p in speakers:
-            quotes += self.choice.answer_quotes(per[p][:each], scores[p], terms, query)
+            quotes += self.choice.answer_quotes(per[p][:each], scores[p], query.terms, query)
         quotes.sort(key=lambda sq: -sq.score)
         facet = self._unstated(question, quotes)
         if facet is not None:
-            return RouteResult(
-                question,
-                [],
-                True,
-                [],
-                f"the talk never gave {facet.label}",
-                addressed,
-                offer(),
-                evidence,
-                off_topic=False,
-                unstated=facet.label,
-                nearby=quotes[:1],
-            )
+            return _never_gave(question, facet, addressed, offer(), evidence, quotes[:1])
         return RouteResult(
             question, speakers, False, quotes, reason, addressed, [], evidence, note=note
         )
+
+    def _candidates(
+        self, query: Query, scores: dict[str, dict[int, float]]
+    ) -> tuple[dict[str, list[ScoredQuote]], dict[str, list[ScoredQuote]]]:
+        """(fit, per): each panelist's best quotes on the plain match scores (never shown), and on the
+        scores with their ``asks``' match added, with the reason each was chosen."""
+        per: dict[str, list[ScoredQuote]] = {}
+        fit: dict[str, list[ScoredQuote]] = {}
+        n = max(self.settings.top_k, 3)
+        for pid, pid_scores in scores.items():
+            best = heapq.nsmallest(
+                max(n, RERANK_SURFACE), pid_scores.items(), key=lambda kv: (-kv[1], kv[0])
+            )
+            fit[pid] = [ScoredQuote(self.index.quotes[i], sc, "") for i, sc in best[:n]]
+            per[pid] = [
+                ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], query.terms))
+                for i, sc in self._ask_matches(query, best)[:n]
+            ]
+        return fit, per
+
+    def _speakers(
+        self,
+        query: Query,
+        asked: _Asked,
+        fit: dict[str, list[ScoredQuote]],
+        per: dict[str, list[ScoredQuote]],
+        strength: dict[str, float],
+    ) -> tuple[list[str], str, str]:
+        """(speakers, reason, note) in the order the answer shows them (``SpeakerChoice.who_answers``)."""
+        target, addressed, both = asked.target, asked.addressed, asked.both
+        # "What's Together's take on ...?" asks the panelist who speaks for Together, as if by name; so does
+        # "What's Olive's background?" ask Olive (the one panelist named in the possessive, when nobody is
+        # addressed): a panelist's own background, role or view is theirs to give
+        unaddressed = not addressed and not both and target == "auto"
+        via_org = unaddressed and query.org_view is not None
+        about = (
+            query.mentioned[0]
+            if unaddressed and len(query.mentioned) == 1 and not via_org
+            else None
+        )
+        named = [query.org_view] if via_org and query.org_view else [about] if about else addressed
+        speakers, reason, note = self.choice.who_answers(
+            query, target, named, both, fit, strength, via_org=via_org, about=about
+        )
+        speakers = [p for p in speakers if per.get(p)]
+        if (
+            len(speakers) > 1 and len(addressed) < 2
+        ):  # not named in an order of the user's ("Olive and Dan")
+            speakers = self.choice.lead_first(query, speakers, per)
+        return speakers, reason, note
 
     @staticmethod
     def asked_facet(question: str) -> Facet | None:
@@ -512,3 +552,37 @@ class Router:
         """One question in a user's words per host question of the talk, in the order they were asked,
         each known to be answered by its own quote; at most ``limit`` (``Suggestions.examples``)."""
         return self.offers.examples(limit)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Asked:
+    """Whom a question asks: ``target`` ("auto", "both" or a panelist), the panelists named in it, and
+    whether it asks both/all."""
+
+    target: str
+    addressed: list[str]
+    both: bool
+
+
+def _never_gave(
+    question: str,
+    facet: Facet,
+    addressed: list[str],
+    suggestions: list[str],
+    evidence: float,
+    nearby: list[ScoredQuote],
+) -> RouteResult:
+    """A decline on the panel's subject: the question asks for a specific the talk never gave."""
+    return RouteResult(
+        question,
+        [],
+        True,
+        [],
+        f"the talk never gave {facet.label}",
+        addressed,
+        suggestions,
+        evidence,
+        off_topic=False,
+        unstated=facet.label,
+        nearby=nearby,
+    )
