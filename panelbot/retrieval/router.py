@@ -18,10 +18,16 @@ instead (or, asked of both, only the one who did), and the result's ``note`` say
 panelist's best quotes, stated expertise and organisation; both only when the second really answered it too.
 
 Scope (answer or abstain) is decided separately from the match scores, which on a small bank always find
-*something*: the question must carry evidence that it is about the panel's subject (see ``Router.scope``),
+*something*: the question must carry evidence that it is about the panel's subject (see ``ScopeJudge``),
 with panel words used in another sense discounted. A question asking for a specific the talk never gave (a
 price, a context length: ``panelbot/data/specifics.txt``) is declined with what was said nearby. Suggestions
 offered with a decline are curated ``asks`` checked to be answered by their own quote.
+
+``Router`` is the facade; each decision lives in its own module: what a question says in the panel's terms
+(``panelbot.retrieval.query``), whether it is in scope (``panelbot.retrieval.scope``), who answers with which
+quotes (``panelbot.retrieval.speaker_choice``), the questions offered (``panelbot.retrieval.suggestions``);
+what each quote says, cached, is ``panelbot.retrieval.quote_words``. The router scores quotes, says why one
+matched, and puts the steps of a route together.
 """
 
 from __future__ import annotations
