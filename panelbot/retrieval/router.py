@@ -26,8 +26,8 @@ offered with a decline are curated ``asks`` checked to be answered by their own 
 ``Router`` is the facade; each decision lives in its own module: what a question says in the panel's terms
 (``panelbot.retrieval.query``), whether it is in scope (``panelbot.retrieval.scope``), who answers with which
 quotes (``panelbot.retrieval.speaker_choice``), the questions offered (``panelbot.retrieval.suggestions``);
-what each quote says, cached, is ``panelbot.retrieval.quote_words``. The router scores quotes, says why one
-matched, and puts the steps of a route together.
+how well each quote matches and why (``panelbot.retrieval.scoring``); what each quote says, cached, is
+``panelbot.retrieval.quote_words``. The router builds them for a panel and puts the steps of a route together.
 """
 
 from __future__ import annotations
@@ -52,25 +52,13 @@ from panelbot.retrieval.query import Query, QueryReader
 from panelbot.retrieval.quote_words import QuoteWords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.scope import PERSONAL_FACTOR, ScopeJudge
+from panelbot.retrieval.scoring import RERANK_SURFACE, QuoteScorer
 from panelbot.retrieval.speaker_choice import ORG_BONUS, SpeakerChoice
 from panelbot.retrieval.suggestions import Suggestions
 from panelbot.retrieval.tuning import ScopeSignals, Tuning, tuning
 from panelbot.retrieval.vocabulary import Normalizer
-from panelbot.text import (
-    cased_like,
-    words,
-)
 
-# words said verbatim together in a quote ("day zero", "catch up") add this to its 0-100 score, at most twice
-SURFACE_PAIR_BONUS = 15.0
 FACET_SCAN = 1000  # characters of a question searched for a specific it asks for
-RERANK_SURFACE = 60  # best candidates checked for the question's verbatim word pairs
-# a quote one of whose ``asks`` (questions in a user's words it answers) says the whole question gains up to
-# this much: the paraphrase a curator foresaw outranks a quote that matches its words scattered across fields
-ASK_WEIGHT = 40.0
-# ... counting also the words that say what kind of answer is wanted (``query.ASK_CUES``), each weighing as
-# one ordinary term
-CUE_WEIGHT = 1.0
 
 
 def _panel_files_digest(panel: Panel) -> str | None:
@@ -132,10 +120,9 @@ class Router:
         self.expertise = _expertise_terms(panel, self.norm)
         self._meanings: QuoteMeanings | None = None
         self._framing: FramingReader | None = None
-        self.tune: Tuning = (
-            tuning()
-        )  # the thresholds that decide by meaning (scripts/fit_tuning.py)
+        tune = tuning()  # the thresholds that decide by meaning (scripts/fit_tuning.py)
         self.words = QuoteWords(panel, self.index)
+        self.scorer = QuoteScorer(panel, self.index, self.words, tune)
         self.offers = Suggestions(
             panel, self.norm, lambda ask: self._route(ask, "auto", suggest=False)
         )
@@ -146,7 +133,7 @@ class Router:
             common=self._common,
             panelists=list(panel.panelists),
             settings=self.settings,
-            tune=self.tune,
+            tune=tune,
             meanings=self.meanings,
         )
         self.choice = SpeakerChoice(
@@ -157,8 +144,19 @@ class Router:
             expertise=self.expertise,
             org_terms=self._org_terms,
             org_names=self._org_names,
-            why=self._why,
+            why=self.scorer.why,
         )
+
+    @property
+    def tune(self) -> Tuning:
+        """The thresholds that decide by meaning (``panelbot.retrieval.tuning``); set, they decide scope
+        and scores alike (``scripts/fit_tuning.py`` tries candidates so)."""
+        return self.judge.tune
+
+    @tune.setter
+    def tune(self, value: Tuning) -> None:
+        self.judge.tune = value
+        self.scorer.tune = value
 
     # ------------------------------------------------------------------------------------------- parts
 
@@ -186,34 +184,7 @@ class Router:
 
     def search(self, query: str, k: int = 5, speakers: set[str] | None = None) -> list[ScoredQuote]:
         """The k best quotes for a query: no routing, no abstention."""
-        return self._top(self.query_terms(query), k, speakers)
-
-    def _scores(self, query: Query, speakers: set[str] | None) -> dict[int, float]:
-        """0-100 scores: BM25 normalised by its upper bound, plus SURFACE_PAIR_BONUS for each of the
-        question's word pairs the quote says verbatim ("day zero", "catch up"), at most two, plus the
-        quote's closeness in meaning to the question (``tuning.lifts``) when the query carries it."""
-        terms = query.terms
-        raw = self.index.score(terms, speakers) if terms else {}
-        top = self.index.max_score(terms) or 1.0 if terms else 1.0
-        scores = {i: 100.0 * s / top for i, s in raw.items()}
-        if query.sims is not None:
-            self._add_meaning(scores, query.sims, speakers)
-        if not scores:
-            return {}
-        if query.surface:
-            for i in heapq.nlargest(RERANK_SURFACE, scores, key=scores.__getitem__):
-                hits = self._surface_hits(query, i)
-                if hits:
-                    scores[i] += SURFACE_PAIR_BONUS * min(hits, 2)
-        return {i: min(100.0, s) for i, s in scores.items()}
-
-    def _add_meaning(
-        self, scores: dict[int, float], sims: list[float], speakers: set[str] | None
-    ) -> None:
-        speaker_of = self.index.speaker_of
-        for i, lift in enumerate(self.tune.lifts(sims)):
-            if lift > 0.0 and (speakers is None or speaker_of[i] in speakers):
-                scores[i] = scores.get(i, 0.0) + lift
+        return self.scorer.top(self.query_terms(query), k, speakers)
 
     def meanings(self) -> QuoteMeanings:
         """The bank's rows for meaning (built on first use)."""
@@ -251,97 +222,6 @@ class Router:
         """The question's similarity in meaning to each quote of the bank, in index order."""
         meanings = self.meanings()
         return meanings.similarities(shipped_model().embed(question))
-
-    def _ask_matches(self, query: Query, best: list[tuple[int, float]]) -> list[tuple[int, float]]:
-        """The best candidates (quote, score) with how much of the question (by idf, and its ASK_CUES) one of
-        their ``asks`` says added, best first: a quote written to answer that very question outranks one
-        matching its words across fields. (Only the best can gain, so only they can rise to the top.)"""
-        wanted = {t: self.index.idf.get(t, 0.0) for t in dict.fromkeys(query.matched)}
-        wanted.update({c: CUE_WEIGHT for c in query.cues})
-        total = sum(wanted.values())
-        if not total or not ASK_WEIGHT:
-            return best
-        out = []
-        for i, sc in best:
-            said = max(
-                (sum(w for t, w in wanted.items() if t in a) for a in self.words.ask_terms(i)),
-                default=0.0,
-            )
-            out.append((i, min(100.0, sc + ASK_WEIGHT * said / total)))
-        return sorted(out, key=lambda kv: (-kv[1], kv[0]))
-
-    def _surface_hits(self, query: Query, i: int) -> int:
-        """How many of the question's word runs ("day zero", "open weight models") quote i says verbatim;
-        overlapping pairs of one run count once."""
-        said = self.words.surface_text(i)
-        hits, prev_end = 0, ""
-        for pair in query.surface:
-            if f" {pair} " in said:
-                first = pair.split(" ", 1)[0]
-                if first != prev_end:
-                    hits += 1
-                prev_end = pair.rsplit(" ", 1)[-1]
-            else:
-                prev_end = ""
-        return hits
-
-    def _top(self, query: Query, k: int, speakers: set[str] | None) -> list[ScoredQuote]:
-        scores = self._scores(query, speakers)
-        ranked = heapq.nsmallest(k, scores.items(), key=lambda kv: (-kv[1], kv[0]))
-        return [
-            ScoredQuote(self.index.quotes[i], s, self._why(self.index.quotes[i], query.terms))
-            for i, s in ranked
-        ]
-
-    def _said_words(self, q: Quote, wanted: set[str]) -> list[str]:
-        """The words (a matched pair as one phrase: "kv cache") of a quote's text that say wanted terms."""
-        said: list[str] = []
-        toks = words(q.text)
-        for i, w in enumerate(toks):
-            term = self.norm.unigrams(self.norm.normalise(w))
-            if term and term[0] in wanted:
-                phrase = w
-                if i + 1 < len(toks):  # show a matched pair as one phrase ("kv cache")
-                    nxt = self.norm.unigrams(self.norm.normalise(toks[i + 1]))
-                    if nxt and nxt[0] in wanted:
-                        phrase = f"{w} {toks[i + 1]}"
-                if not any(phrase in s or s in phrase for s in said):
-                    said.append(phrase)
-        return said
-
-    def _why(self, q: Quote, terms: list[str]) -> str:
-        """Why a quote was chosen, in the quote's own words: 'says "KV cache", "growing"; about memory;
-        answers the host's "With concurrent requests that are 500 thousand…"'."""
-        wanted = {t for t in terms if "_" not in t}
-        said = self._said_words(q, wanted)
-        keywords = [
-            k
-            for k in (*q.topics, *q.keywords)
-            if set(self.norm.unigrams(self.norm.normalise(k))) & wanted
-            and not any(k.lower() in s.lower() or s.lower() in k.lower() for s in said)
-        ]
-        parts = []
-        if said:
-            parts.append(
-                "says " + ", ".join(f"\u201c{cased_like(w, q.text)}\u201d" for w in said[:4])
-            )
-        hq = self.panel.question(q.question)
-        if (
-            keywords
-        ):  # as the quote or its host question writes them ("KV cache", not the stored "kv cache")
-            parts.append(
-                "about "
-                + ", ".join(
-                    dict.fromkeys(
-                        cased_like(k, q.text, hq.text if hq else "") for k in keywords[:3]
-                    )
-                )
-            )
-        if hq:
-            text = " ".join(hq.text.split())
-            short = text if len(text) <= 60 else text[:59].rsplit(" ", 1)[0] + "\u2026"
-            parts.append(f"answers the host's \u201c{short}\u201d")
-        return "; ".join(parts) or "closest available"
 
     def route(self, question: str, target: str = "auto") -> RouteResult:
         """Decide who answers and with which quotes; abstain when the panel never touched the subject,
@@ -390,7 +270,7 @@ class Router:
             if query.personal and not addressed:
                 lenient *= PERSONAL_FACTOR
             if self.judge.in_scope(dataclasses.replace(signals, evidence=lenient), query):
-                near = self._top(query, 1, None)
+                near = self.scorer.top(query, 1, None)
                 return _never_gave(question, facet, addressed, offer(), evidence, near)
         reason = (
             "off-topic: the question shares nothing with what the panel discussed"
@@ -433,7 +313,7 @@ class Router:
         # a panelist's fit and their quotes count the asks' match; whether they spoke to it at all (hand-over,
         # both) is decided on the plain match scores, which a curator's wording cannot inflate
         ids = list(self.panel.panelists)
-        scores = {pid: self._scores(query, {pid}) for pid in ids}
+        scores = {pid: self.scorer.scores(query, {pid}) for pid in ids}
         fit, per = self._candidates(query, scores)
         strength = {
             pid: self.choice.strength(pid, per[pid], query) + (ORG_BONUS if pid == lean else 0.0)
@@ -479,8 +359,10 @@ class Router:
             )
             fit[pid] = [ScoredQuote(self.index.quotes[i], sc, "") for i, sc in best[:n]]
             per[pid] = [
-                ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], query.terms))
-                for i, sc in self._ask_matches(query, best)[:n]
+                ScoredQuote(
+                    self.index.quotes[i], sc, self.scorer.why(self.index.quotes[i], query.terms)
+                )
+                for i, sc in self.scorer.ask_matches(query, best)[:n]
             ]
         return fit, per
 
@@ -547,7 +429,7 @@ class Router:
 
     def match_reason(self, quote: Quote, terms: Sequence[str]) -> str:
         """Why a quote matches these terms, in the quote's own words (as a route's quotes say)."""
-        return self._why(quote, list(terms))
+        return self.scorer.why(quote, list(terms))
 
     def suggestions(self, n: int = 3, question: str = "") -> list[str]:
         """Two or three questions in a user's words that this router answers with the quote they were
