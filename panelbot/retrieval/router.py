@@ -127,8 +127,8 @@ class Router:
             panel, self.norm, lambda ask: self._route(ask, "auto", suggest=False)
         )
         self.judge = ScopeJudge(
-            self.index,
-            self.words,
+            index=self.index,
+            words=self.words,
             curated=self.curated,
             common=self._common,
             panelists=list(panel.panelists),
@@ -137,9 +137,9 @@ class Router:
             meanings=self.meanings,
         )
         self.choice = SpeakerChoice(
-            panel,
-            self.settings,
-            self.words,
+            panel=panel,
+            settings=self.settings,
+            words=self.words,
             common=self._common,
             expertise=self.expertise,
             org_terms=self._org_terms,

@@ -6,6 +6,7 @@ sense discounted, and on its closeness in meaning to the quotes (``panelbot.retr
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from panelbot.config import RetrievalSettings
@@ -15,6 +16,7 @@ from panelbot.retrieval.meaning import MAX_QUOTES, QuoteMeanings, background_sim
 from panelbot.retrieval.query import Query
 from panelbot.retrieval.quote_words import QuoteWords
 from panelbot.retrieval.tuning import ScopeSignals, Tuning
+from panelbot.retrieval.vocabulary import Normalizer
 
 GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
 EVERYDAY_MIN = 3
@@ -30,33 +32,25 @@ COOCCUR_SCAN = (
 )
 
 
+@dataclasses.dataclass(eq=False, repr=False)
 class ScopeJudge:
     """Decides whether a question is about one panel's subject."""
 
-    def __init__(
-        self,
-        index: QuoteIndex,
-        quote_words: QuoteWords,
-        *,
-        curated: frozenset[str],
-        common: frozenset[str],
-        panelists: list[str],
-        settings: RetrievalSettings,
-        tune: Tuning,
-        meanings: Callable[[], QuoteMeanings],
-    ) -> None:
-        self.index = index
-        self.norm = index.norm
-        self.words = quote_words
-        self.curated = curated
-        self._common = common
-        self._panelists = panelists
-        self.settings = settings
-        self.tune = tune
-        self._meanings = meanings
-        self._together: dict[tuple[str, str], bool] = {}
-        self._near_common: dict[str, bool] = {}
-        self._common_sorted: list[str] | None = None
+    index: QuoteIndex
+    words: QuoteWords
+    curated: frozenset[str]  # the panel's curated subject vocabulary
+    common: frozenset[str]  # everyday stems (``lexicon.common_stems``)
+    panelists: list[str]  # the panel's ids: a question asking both addresses them all
+    settings: RetrievalSettings
+    tune: Tuning  # the thresholds that decide by meaning
+    meanings: Callable[[], QuoteMeanings]  # the bank's rows for meaning (built on first use)
+    _together: dict[tuple[str, str], bool] = dataclasses.field(default_factory=dict, init=False)
+    _near_common: dict[str, bool] = dataclasses.field(default_factory=dict, init=False)
+    _common_sorted: list[str] | None = dataclasses.field(default=None, init=False)
+
+    @property
+    def norm(self) -> Normalizer:
+        return self.index.norm
 
     def evidence(self, query: Query, addressed: list[str], *, senses: bool = True) -> float:
         """Evidence that the question is about the panel's subject (see module doc).
@@ -76,7 +70,7 @@ class ScopeJudge:
         specific, generic = self._matched_evidence(query, other_sense)
         evidence = specific + min(generic, GENERIC_CAP)
         n_generic = sum(
-            1 for t in set(query.matched) if t in self._common and t not in query.phrases
+            1 for t in set(query.matched) if t in self.common and t not in query.phrases
         )
         if not specific and not addressed and n_generic < EVERYDAY_MIN:
             evidence *= 0.5  # only a couple of everyday words matched
@@ -128,7 +122,7 @@ class ScopeJudge:
                 )
             elif t in query.vocab:
                 specific += query.vocab[t] * sense
-            elif t not in self._common:
+            elif t not in self.common:
                 specific += (1.0 if t in self.curated else 0.6) * guess * sense / runs.get(t, 1)
             else:
                 generic += (0.5 if t in self.curated else 0.2) * guess * sense
@@ -137,7 +131,7 @@ class ScopeJudge:
     def _everyday(self, term: str) -> bool:
         """An everyday word, or one edit from one (a misspelling: "handel" for handle), of six letters or
         more: it weighs as little against the panel's words as an everyday word does."""
-        if term in self._common:
+        if term in self.common:
             return True
         if len(term) < 6 or not term.isalpha():
             return False
@@ -157,7 +151,7 @@ class ScopeJudge:
 
     def _common_list(self) -> list[str]:
         if self._common_sorted is None:
-            self._common_sorted = sorted(t for t in self._common if len(t) >= 4)
+            self._common_sorted = sorted(t for t in self.common if len(t) >= 4)
         return self._common_sorted
 
     def said_together(self, t: str, u: str) -> bool:
@@ -221,13 +215,13 @@ class ScopeJudge:
     ) -> ScopeSignals:
         """What the scope decision weighs for a question read as ``query``; sets ``query.sims`` (the
         question's similarity in meaning to each quote) unless the bank is too large for meaning."""
-        evidence = self.evidence(query, addressed or (list(self._panelists) if both else []))
+        evidence = self.evidence(query, addressed or (list(self.panelists) if both else []))
         if query.personal and not addressed:
             evidence *= PERSONAL_FACTOR
         if len(self.index.quotes) > MAX_QUOTES:  # lexical only (see meaning.MAX_QUOTES)
             return ScopeSignals(evidence, 0.0, 0.0)
         vector = shipped_model().embed(question)
-        query.sims = self._meanings().similarities(vector)
+        query.sims = self.meanings().similarities(vector)
         return ScopeSignals(evidence, max(query.sims, default=0.0), background_similarity(vector))
 
     def in_scope(self, signals: ScopeSignals, query: Query) -> bool:

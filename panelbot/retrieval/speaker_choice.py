@@ -7,11 +7,13 @@ stated expertise and organisation fit best; both only when the second really ans
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
 from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel, Quote
+from panelbot.retrieval.index import QuoteIndex
 from panelbot.retrieval.query import Query
 from panelbot.retrieval.quote_words import QuoteWords
 from panelbot.retrieval.results import ScoredQuote
@@ -40,30 +42,22 @@ UNSAID_SHARE = 0.5  # ... or this share when the quote says none of the question
 EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
 
 
+@dataclasses.dataclass(eq=False, repr=False)
 class SpeakerChoice:
     """Chooses who answers among one panel's panelists, and the quotes each answers with."""
 
-    def __init__(
-        self,
-        panel: Panel,
-        settings: RetrievalSettings,
-        quote_words: QuoteWords,
-        *,
-        common: frozenset[str],
-        expertise: dict[str, frozenset[str]],
-        org_terms: dict[str, frozenset[str]],
-        org_names: dict[str, frozenset[str]],
-        why: Callable[[Quote, list[str]], str],
-    ) -> None:
-        self.panel = panel
-        self.settings = settings
-        self.words = quote_words
-        self.index = quote_words.index
-        self._common = common
-        self.expertise = expertise
-        self.org_terms = org_terms
-        self.org_names = org_names
-        self._why = why
+    panel: Panel
+    settings: RetrievalSettings
+    words: QuoteWords
+    common: frozenset[str]  # everyday stems (``lexicon.common_stems``)
+    expertise: dict[str, frozenset[str]]  # each panelist's stated expertise, as terms
+    org_terms: dict[str, frozenset[str]]  # each panelist's organisation's terms ("ai" aside)
+    org_names: dict[str, frozenset[str]]  # ... and all its terms
+    why: Callable[[Quote, list[str]], str]  # why a quote matched these terms, in its own words
+
+    @property
+    def index(self) -> QuoteIndex:
+        return self.words.index
 
     def who_answers(
         self,
@@ -219,7 +213,7 @@ class SpeakerChoice:
         distinctive = {
             t
             for t in shared
-            if (" " in t or t not in self._common or t in query.phrases) and t not in orgs
+            if (" " in t or t not in self.common or t in query.phrases) and t not in orgs
         }
         return len(shared) >= 2 and bool(distinctive) and len(said_b) >= BOTH_COVERAGE * len(said_a)
 
@@ -244,7 +238,7 @@ class SpeakerChoice:
         s = quotes[0].score + 0.3 * (quotes[1].score if len(quotes) > 1 else 0.0)
         exp = self.expertise.get(pid, frozenset())
         bonus = sum(
-            EXPERTISE_TERM * (0.5 if t in self._common else 1.0) for t in query.terms if t in exp
+            EXPERTISE_TERM * (0.5 if t in self.common else 1.0) for t in query.terms if t in exp
         )
         s += min(bonus, EXPERTISE_CAP)
         if self.org_subject(query) == pid:
@@ -255,7 +249,7 @@ class SpeakerChoice:
         """The panelist whose organisation (or its product: "M3" -> minimax) is all the question is about
         ("What is MiniMax?", "Together AI"; not "Does quantization matter for M3?")."""
         about = set(query.matched)
-        subject = {t for t in about if t not in self._common or t in query.phrases}
+        subject = {t for t in about if t not in self.common or t in query.phrases}
         hits = [pid for pid, org in self.org_terms.items() if org and org <= about]
         if len(hits) == 1 and subject <= self.org_names[hits[0]]:
             return hits[0]
@@ -314,7 +308,7 @@ class SpeakerChoice:
                 and lead >= self.settings.min_quote_score
             ):
                 kept.append(
-                    ScoredQuote(prev, lead, self._why(prev, terms) + "; leads in to " + sq.quote.id)
+                    ScoredQuote(prev, lead, self.why(prev, terms) + "; leads in to " + sq.quote.id)
                 )
                 ids.add(prev.id)
         return kept
