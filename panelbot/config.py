@@ -45,8 +45,9 @@ class RetrievalSettings:
     top_k: int = 3
     # Minimum in-scope evidence (see router) below which the panel abstains.
     scope_floor: float = 1.0
-    # A second panelist joins when their best quote scores at least this fraction of the first's.
-    both_ratio: float = 0.8
+    # A second panelist joins when their best quote scores at least this fraction of the first's (and the
+    # fitted floor); None: the fitted fraction (``both_share`` in panelbot/data/tuning.json).
+    both_ratio: float | None = None
     # Minimum quote score (0-100) for a quote to be shown at all.
     min_quote_score: float = 3.0
     # rapidfuzz ratio a two-edit typo needs to be corrected to a panel word.
@@ -210,7 +211,7 @@ def _merge_section(obj: Any, current: Any, section: str, spec: dict[str, tuple],
         elif kind == "int?":
             if val is not None:
                 _number(section, key, val, path, line, integer=True)
-        elif kind == "float":
+        elif kind == "float" or (kind == "float?" and val is not None):
             _number(section, key, val, path, line, lo=limits[0], hi=limits[1])
             val = float(val)
         changes[key] = val
@@ -220,7 +221,7 @@ def _merge_section(obj: Any, current: Any, section: str, spec: dict[str, tuple],
 _RETRIEVAL_SPEC = {
     "top_k": ("int", 1, 50),
     "scope_floor": ("float", 0.0, 100.0),
-    "both_ratio": ("float", 0.0, 1.0),
+    "both_ratio": ("float?", 0.0, 1.0),
     "min_quote_score": ("float", 0.0, 100.0),
     "typo_ratio": ("float", 50.0, 100.0),
 }

@@ -12,8 +12,11 @@ eval/heldout/ are never read here. Steps:
    with a small ridge penalty; its threshold is the highest that keeps the dev set's wrongly declined in-scope
    questions at most ``--max-declined`` (default 3%). Questions asking for a specific the talk never gave are
    left out: that check declines them whatever their scope;
-2. the ranking blend: a grid search for the strictly-right rate (right speakers and a right quote in the
-   top 3) on the dev set's in-scope questions, scope fixed as fitted;
+2. the relevance model (``panelbot.retrieval.relevance``): a logistic regression of "an expected answer" on
+   every quote's features for every in-scope question of the curated panel, the same panel without its asks
+   and the uncurated drafts of DEV_DRAFTS (and one on the lexical features alone); then its thresholds --
+   who spoke to it, when a second panelist answers too, which further quotes an answer shows -- by coordinate
+   search for the mean strictly-right rate (right speakers and a right quote in the top 3) of those three;
 3. the follow-up floor, on the dev conversations' elaborations and off-topic turns.
 
 The record written names the dev sets and the figures the fit reached, so a reader can reproduce it.
@@ -23,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import itertools
 import json
 import math
 import sys
@@ -40,7 +42,9 @@ from panelbot import records  # noqa: E402
 from panelbot.ingest.draft import build_draft, write_draft  # noqa: E402
 from panelbot.panel import Panel, load_panel  # noqa: E402
 from panelbot.retrieval import tuning as tuning_mod  # noqa: E402
-from panelbot.retrieval.evaluation import EvalItem, evaluate, load_eval_set  # noqa: E402
+from panelbot.retrieval.evaluation import EvalItem, evaluate, hit, load_eval_set  # noqa: E402
+from panelbot.retrieval.relevance import RelevanceModel, features  # noqa: E402
+from panelbot.retrieval.results import ScoredQuote  # noqa: E402
 from panelbot.retrieval.router import Router  # noqa: E402
 
 RECORD = ROOT / "panelbot" / "data" / "tuning.json"
@@ -59,8 +63,31 @@ DEV_DRAFTS = [
 # every conversation set outside eval/heldout/, as fit_message_kinds.py uses them (the floor is one number: the
 # more elaborations it is fitted on, the less it follows a few of them)
 DEV_CONVERSATIONS = DEV_CONVERSATION_SETS
-WEIGHTS = (0.15, 0.3, 0.5, 0.8, 1.2)
-DEPTHS = (3, 5, 10, 20)
+# the entries of panelbot/data/tuning.json this script writes (and two of an earlier blend it retired)
+OWN_KEYS = frozenset(
+    {
+        "fitted_by",
+        "dev_sets",
+        "dev_drafts",
+        "max_declined",
+        "relevance",
+        "scope",
+        "followup_floor",
+        "dev_conversations",
+        "figures_at_fit",
+        "semantic_weight",
+        "semantic_depth",
+    }
+)
+# the grids the decision thresholds are searched on (0-100 relevance scores; a share of the first's)
+SPOKE_FLOORS = (1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0)
+SEVERAL_FLOORS = (1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0)
+BOTH_FLOORS = (20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 101.0)
+BOTH_SHARES = (0.5, 0.6, 0.7, 0.8, 0.9)
+SILENCE_FLOORS = frozenset({"spoke_floor"})
+KEEP_FLOORS = (3.0, 5.0, 10.0, 15.0, 25.0)
+# a higher keep floor (fewer quotes shown beside the best) is chosen when it costs at most this much
+KEEP_SLACK = 0.005
 
 
 def fit_logistic(rows: list[tuple[float, ...]], ys: list[int], ridge: float = 0.01) -> list[float]:
@@ -140,6 +167,123 @@ def fit_followup_floor(router: Router, panel: object, args: argparse.Namespace) 
         f"off-topic follow-ups declined {100 * dec_out:.1f}% of {len(outs)} (on this signal alone)"
     )
     return floor
+
+
+def _relevance_rows(
+    groups: list[tuple[Router, list[EvalItem]]],
+) -> tuple[list[tuple[float, ...]], list[tuple[float, ...]], list[int]]:
+    """Each in-scope dev question's quotes as rows of relevance features (with and without meaning), and
+    whether the quote is one of the question's expected answers."""
+    full: list[tuple[float, ...]] = []
+    lex_only: list[tuple[float, ...]] = []
+    ys: list[int] = []
+    for r, items in groups:
+        quotes = r.index.quotes
+        for it in items:
+            lexical, sims = r.relevance_inputs(it.question)
+            best_lex = max(lexical.values(), default=0.0)
+            best_sim = max(sims or [0.0])
+            for i, q in enumerate(quotes):
+                lex = lexical.get(i, 0.0)
+                full.append(features(lex, best_lex, sims[i] if sims else 0.0, best_sim))
+                lex_only.append(features(lex, best_lex))
+                ys.append(int(hit(it, [ScoredQuote(q, 0.0)])))
+    return full, lex_only, ys
+
+
+def fit_relevance(
+    groups: list[tuple[Router, list[EvalItem]]],
+) -> tuple[RelevanceModel, RelevanceModel]:
+    """The relevance models (``panelbot.retrieval.relevance``), with and without meaning: logistic
+    regressions of "an expected answer" on each quote's features."""
+    import numpy as np
+
+    full, lex_only, ys = _relevance_rows(groups)
+    y = np.array(ys, dtype=float)
+    out = []
+    for rows in (full, lex_only):
+        x = np.hstack([np.ones((len(rows), 1)), np.array(rows, dtype=float)])
+        w = np.zeros(x.shape[1])
+        ridge = np.r_[0.0, np.full(x.shape[1] - 1, 0.01)]
+        for _ in range(50):
+            p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -60, 60)))
+            grad = x.T @ (p - y) + ridge * w
+            hess = (x * (p * (1 - p))[:, None]).T @ x + np.diag(ridge)
+            w -= np.linalg.solve(hess, grad)
+        out.append(RelevanceModel(round(float(w[0]), 4), tuple(round(float(v), 4) for v in w[1:])))
+    return out[0], out[1]
+
+
+def fit_decisions(
+    chosen: tuning_mod.Tuning, groups: list[tuple[Router, list[EvalItem]]]
+) -> tuple[tuning_mod.Tuning, float]:
+    """The spoke and both thresholds, by coordinate search (two passes over the grids) for the mean of the
+    strictly-right rates of the curated dev questions, the same without asks and the drafts."""
+
+    def rate(cand: tuning_mod.Tuning) -> float:
+        rates = []
+        for r, items in groups:
+            r.tune = cand
+            rates.append(evaluate(r, items).strict / len(items))
+        return (rates[0] + rates[1] + sum(rates[2:]) / max(len(rates) - 2, 1)) / 3
+
+    best = rate(chosen)
+    for _ in range(2):
+        for name, grid in (
+            ("keep_floor", KEEP_FLOORS),
+            ("both_floor", BOTH_FLOORS),
+            ("both_share", BOTH_SHARES),
+            ("spoke_floor", SPOKE_FLOORS),
+        ):
+            for v in grid:
+                cand = dataclasses.replace(chosen, **{name: v})
+                got = rate(cand)
+                # on a tie, the lower floor of who spoke to it: saying someone "didn't speak to this"
+                # when asked needs the evidence, not only the absence of a better fit
+                lower = name in SILENCE_FLOORS and v < getattr(chosen, name)
+                if got > best + 1e-9 or (lower and got >= best - 1e-9):
+                    best, chosen = got, cand
+            print(f"  {name} {getattr(chosen, name)}: mean strictly right {100 * best:.1f}%")
+    # the fewest quotes beside the best that cost (almost) nothing: the highest keep floor within KEEP_SLACK
+    for v in KEEP_FLOORS:
+        cand = dataclasses.replace(chosen, keep_floor=v)
+        if rate(cand) >= best - KEEP_SLACK:
+            chosen = cand
+    print(f"  keep_floor {chosen.keep_floor}: mean strictly right {100 * rate(chosen):.1f}%")
+    return fit_several_floor(chosen, groups[:2]), rate(chosen)
+
+
+def fit_several_floor(
+    chosen: tuning_mod.Tuning, groups: list[tuple[Router, list[EvalItem]]]
+) -> tuning_mod.Tuning:
+    """The floor below which a panelist asked together with the other is left out ("X didn't speak to
+    this"): every in-scope dev question asked of both (``target="both"``, as the app's selector and ``--to
+    both`` do), right when exactly its expected panelists answer -- a question only one spoke to leaves the
+    other out, a question both spoke to keeps both. (The questions the dev sets word as asked of both are too
+    few to fit it on.) Balanced between the questions one and both spoke to; ties go to the lower floor."""
+
+    def accuracy(cand: tuning_mod.Tuning) -> float:
+        # balanced: the questions both spoke to weigh as much as the many only one spoke to
+        ok = {1: 0, 2: 0}
+        n = {1: 0, 2: 0}
+        for r, items in groups:
+            r.tune = cand
+            for it in items:
+                k = min(len(it.speakers), 2)
+                n[k] += 1
+                ok[k] += set(r.route(it.question, "both").speakers) == set(it.speakers)
+        return sum(ok[k] / max(n[k], 1) for k in ok) / 2
+
+    best, got = chosen, accuracy(chosen)
+    for v in SEVERAL_FLOORS:
+        cand = dataclasses.replace(chosen, several_floor=v)
+        acc = accuracy(cand)
+        if acc > got + 1e-9 or (acc >= got - 1e-9 and v < best.several_floor):
+            best, got = cand, acc
+    print(
+        f"  several_floor {best.several_floor}: asked of both, right speakers {100 * got:.1f}% (balanced)"
+    )
+    return best
 
 
 def _draft(captions: Path, tmp: Path) -> Panel:
@@ -222,29 +366,29 @@ def main() -> int:
         f"off-topic declined {100 * dec_out:.1f}%"
     )
 
-    # 2. the ranking blend (scope fixed as fitted), then the follow-up floor. Its objective is the mean of
-    # the strictly-right rates on the shipped panel's dev questions (curated: asks written beside them) and on
-    # the uncurated drafts' (no asks: the words of the talk alone), so that the blend serves both
+    # 2. the relevance model (scope fixed as fitted), then its thresholds, then the follow-up floor: fitted on
+    # the shipped panel's dev questions (curated: asks written beside them), the same without asks and the
+    # uncurated drafts (the words of the talk alone), so that one model serves both
     in_dev = [it for it in dev if it.speakers]
+    groups = [(router, in_dev), (bare, in_dev), *drafts]
     started = time.perf_counter()
-    chosen, best = tuning_mod.Tuning(WEIGHTS[0], DEPTHS[0], scope), -1.0
-    for w, depth in itertools.product(WEIGHTS, DEPTHS):
-        cand = dataclasses.replace(chosen, semantic_weight=w, semantic_depth=depth)
-        rates = []
-        for r, items in [(router, in_dev), (bare, in_dev), *drafts]:
-            r.tune = cand
-            rates.append(evaluate(r, items).strict / len(items))
-        of_drafts = sum(rates[2:]) / max(len(rates) - 2, 1)
-        got = (rates[0] + rates[1] + of_drafts) / 3
-        print(
-            f"  weight {w} depth {depth}: dev {100 * rates[0]:.1f}%, without asks {100 * rates[1]:.1f}%, "
-            f"drafts {100 * of_drafts:.1f}%"
-        )
-        if got > best + 1e-9:
-            best, chosen = got, cand
+    full, lexical = fit_relevance(groups)
+    # the search starts from the figures of the first fit (any start reaches them on the shipped data)
+    chosen = tuning_mod.Tuning(
+        scope,
+        full,
+        lexical,
+        spoke_floor=10.0,
+        several_floor=20.0,
+        both_floor=70.0,
+        both_share=0.7,
+        keep_floor=5.0,
+    )
+    chosen, best = fit_decisions(chosen, groups)
     print(
-        f"blend: weight {chosen.semantic_weight} depth {chosen.semantic_depth}: mean strictly right "
-        f"{100 * best:.1f}% ({time.perf_counter() - started:.0f} s)"
+        f"relevance: {full} / lexical {lexical}; spoke {chosen.spoke_floor}, both {chosen.both_floor} "
+        f"and {chosen.both_share} of the first: mean strictly right {100 * best:.1f}% "
+        f"({time.perf_counter() - started:.0f} s)"
     )
     workdir.cleanup()
     router.tune = chosen
@@ -253,26 +397,28 @@ def main() -> int:
     figures = report(router, {"dev": dev, **checks})
     for name, d in figures.items():
         print(f"  {name}: {d}")
-    # entries other scripts fit (scripts/fit_message_kinds.py: message_kind_floor) are kept as they are
     kept = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {}
+    # the sections other scripts fit (message kinds, discussion, attribution) are kept as they are
     record = {
-        **{
-            k: v for k, v in kept.items() if k.startswith("message_kind") or k == "discussion_floor"
-        },
+        **{k: v for k, v in kept.items() if k not in OWN_KEYS},
         "fitted_by": "scripts/fit_tuning.py",
         "dev_sets": args.dev,
         "dev_drafts": [c for c, _ in DEV_DRAFTS],
         "max_declined": args.max_declined,
-        "semantic_weight": chosen.semantic_weight,
-        "semantic_depth": chosen.semantic_depth,
+        "relevance": {
+            "model": dataclasses.asdict(chosen.relevance),
+            "lexical_model": dataclasses.asdict(chosen.relevance_lexical),
+            "spoke_floor": chosen.spoke_floor,
+            "several_floor": chosen.several_floor,
+            "both_floor": chosen.both_floor,
+            "both_share": chosen.both_share,
+            "keep_floor": chosen.keep_floor,
+        },
         "scope": dataclasses.asdict(chosen.scope),
         "followup_floor": chosen.followup_floor,
         "dev_conversations": args.dev_conversations,
         "figures_at_fit": figures,
     }
-    old = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {}
-    if "discussion" in old:  # scripts/fit_discussion.py's section: not this script's to refit
-        record["discussion"] = old["discussion"]
     if args.dry_run:
         print(json.dumps(record, indent=2))
     else:

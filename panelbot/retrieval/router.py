@@ -12,10 +12,12 @@ top of plain BM25:
 
 * verbatim word runs: the question's own word pairs said as such in a quote ("day zero") add to its score.
 
-Who answers: whoever is asked -- by name in the question ("Dan, ...", "@olive", "ask both"), ``target`` (the
-CLI's ``--to``, the app's selector) -- unless they never spoke to the subject: then the one who did answers
-instead (or, asked of both, only the one who did), and the result's ``note`` says so. Otherwise each
-panelist's best quotes, stated expertise and organisation; both only when the second really answered it too.
+Routing scores every quote by how likely it answers the question (``panelbot.retrieval.relevance``: a fitted
+model of the lexical score above and the question's closeness in meaning to the quote's rows). Who answers:
+whoever is asked -- by name in the question ("Dan, ...", "@olive", "ask both"), ``target`` (the CLI's
+``--to``, the app's selector) -- unless they never spoke to the subject: then the one who did answers instead
+(or, asked of both, only the one who did), and the result's ``note`` says so. Otherwise the panelist with the
+most relevant quote; both only when the second's is nearly as relevant.
 
 Scope (answer or abstain) is decided separately from the match scores, which on a small bank always find
 *something*: the question must carry evidence that it is about the panel's subject (see ``ScopeJudge``),
@@ -52,7 +54,7 @@ from panelbot.retrieval.query import Query, QueryReader
 from panelbot.retrieval.quote_words import QuoteWords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.retrieval.scope import PERSONAL_FACTOR, ScopeJudge
-from panelbot.retrieval.scoring import RERANK_SURFACE, QuoteScorer
+from panelbot.retrieval.scoring import QuoteScorer
 from panelbot.retrieval.speaker_choice import ORG_BONUS, SpeakerChoice
 from panelbot.retrieval.suggestions import Suggestions
 from panelbot.retrieval.tuning import ScopeSignals, Tuning, tuning
@@ -84,17 +86,6 @@ def _curated_terms(panel: Panel, norm: Normalizer, index: QuoteIndex) -> frozens
     return frozenset(curated)
 
 
-def _expertise_terms(panel: Panel, norm: Normalizer) -> dict[str, frozenset[str]]:
-    """Each panelist's stated expertise (their keywords and covers) as terms."""
-    expertise: dict[str, frozenset[str]] = {}
-    for pid, p in panel.panelists.items():
-        terms: set[str] = set()
-        for kw in (*p.keywords, *p.covers):
-            terms.update(norm.terms(kw))
-        expertise[pid] = frozenset(terms)
-    return expertise
-
-
 class Router:
     """Routes questions to panelists and retrieves their quotes. Build once per panel; queries are cheap."""
 
@@ -117,7 +108,6 @@ class Router:
         self._org_terms = self.reader.org_terms
         self._org_names = self.reader.org_names
         self.curated = _curated_terms(panel, self.norm, self.index)
-        self.expertise = _expertise_terms(panel, self.norm)
         self._meanings: QuoteMeanings | None = None
         self._framing: FramingReader | None = None
         tune = tuning()  # the thresholds that decide by meaning (scripts/fit_tuning.py)
@@ -140,8 +130,8 @@ class Router:
             panel=panel,
             settings=self.settings,
             words=self.words,
+            tune=tune,
             common=self._common,
-            expertise=self.expertise,
             org_terms=self._org_terms,
             org_names=self._org_names,
             why=self.scorer.why,
@@ -149,14 +139,15 @@ class Router:
 
     @property
     def tune(self) -> Tuning:
-        """The thresholds that decide by meaning (``panelbot.retrieval.tuning``); set, they decide scope
-        and scores alike (``scripts/fit_tuning.py`` tries candidates so)."""
+        """The thresholds that decide by meaning (``panelbot.retrieval.tuning``); set, they decide scope,
+        scores and speakers alike (``scripts/fit_tuning.py`` tries candidates so)."""
         return self.judge.tune
 
     @tune.setter
     def tune(self, value: Tuning) -> None:
         self.judge.tune = value
         self.scorer.tune = value
+        self.choice.tune = value
 
     # ------------------------------------------------------------------------------------------- parts
 
@@ -217,6 +208,18 @@ class Router:
         query = self.query_terms(question.strip())
         addressed, both = self.addressed(question)
         return self.judge.signals(question.strip(), query, addressed, both)
+
+    def relevance_inputs(self, question: str) -> tuple[dict[int, float], list[float] | None]:
+        """What the relevance model weighs for a question (``scripts/fit_tuning.py`` fits it on these): the
+        lexical score of each quote that matches in words, and every quote's similarity in meaning (None
+        for a bank too large for the semantic step)."""
+        question = question.strip()
+        query = self.query_terms(question)
+        addressed, both = self.addressed(question)
+        self.judge.signals(
+            question, query, addressed, both
+        )  # reads the question's meaning into query
+        return self.scorer.lexical(query), query.sims
 
     def similarities(self, question: str) -> list[float]:
         """The question's similarity in meaning to each quote of the bank, in index order."""
@@ -310,16 +313,13 @@ class Router:
     ) -> RouteResult:
         """Who answers a question in scope, with which quotes (or a decline when none matches, or when it
         asks for a specific none of them states)."""
-        # a panelist's fit and their quotes count the asks' match; whether they spoke to it at all (hand-over,
-        # both) is decided on the plain match scores, which a curator's wording cannot inflate
         ids = list(self.panel.panelists)
-        scores = {pid: self.scorer.scores(query, {pid}) for pid in ids}
-        fit, per = self._candidates(query, scores)
+        scores = self.scorer.relevance(query)
+        per = self._candidates(query, scores)
         strength = {
-            pid: self.choice.strength(pid, per[pid], query) + (ORG_BONUS if pid == lean else 0.0)
-            for pid in ids
+            pid: self.choice.strength(per[pid]) + (ORG_BONUS if pid == lean else 0.0) for pid in ids
         }
-        speakers, reason, note = self._speakers(query, asked, fit, per, strength)
+        speakers, reason, note = self._speakers(query, asked, per, strength)
         addressed = asked.addressed
         if not speakers:
             return RouteResult(
@@ -336,9 +336,9 @@ class Router:
         quotes: list[ScoredQuote] = []
         each = k if len(speakers) == 1 else max(1, math.ceil(k / len(speakers)))
         for p in speakers:
-            quotes += self.choice.answer_quotes(per[p][:each], scores[p], query.terms, query)
+            quotes += self.choice.answer_quotes(per[p][:each], scores[p], query.terms)
         quotes.sort(key=lambda sq: -sq.score)
-        facet = self._unstated(question, quotes)
+        facet = self._unstated(question, [per[p][0] for p in speakers])  # each one's answer proper
         if facet is not None:
             return _never_gave(question, facet, addressed, offer(), evidence, quotes[:1])
         return RouteResult(
@@ -347,30 +347,24 @@ class Router:
 
     def _candidates(
         self, query: Query, scores: dict[str, dict[int, float]]
-    ) -> tuple[dict[str, list[ScoredQuote]], dict[str, list[ScoredQuote]]]:
-        """(fit, per): each panelist's best quotes on the plain match scores (never shown), and on the
-        scores with their ``asks``' match added, with the reason each was chosen."""
-        per: dict[str, list[ScoredQuote]] = {}
-        fit: dict[str, list[ScoredQuote]] = {}
+    ) -> dict[str, list[ScoredQuote]]:
+        """Each panelist's best quotes by relevance, with the reason each was chosen."""
         n = max(self.settings.top_k, 3)
+        per: dict[str, list[ScoredQuote]] = {}
         for pid, pid_scores in scores.items():
-            best = heapq.nsmallest(
-                max(n, RERANK_SURFACE), pid_scores.items(), key=lambda kv: (-kv[1], kv[0])
-            )
-            fit[pid] = [ScoredQuote(self.index.quotes[i], sc, "") for i, sc in best[:n]]
+            best = heapq.nsmallest(n, pid_scores.items(), key=lambda kv: (-kv[1], kv[0]))
             per[pid] = [
                 ScoredQuote(
                     self.index.quotes[i], sc, self.scorer.why(self.index.quotes[i], query.terms)
                 )
-                for i, sc in self.scorer.ask_matches(query, best)[:n]
+                for i, sc in best
             ]
-        return fit, per
+        return per
 
     def _speakers(
         self,
         query: Query,
         asked: _Asked,
-        fit: dict[str, list[ScoredQuote]],
         per: dict[str, list[ScoredQuote]],
         strength: dict[str, float],
     ) -> tuple[list[str], str, str]:
@@ -388,7 +382,7 @@ class Router:
         )
         named = [query.org_view] if via_org and query.org_view else [about] if about else addressed
         speakers, reason, note = self.choice.who_answers(
-            query, target, named, both, fit, strength, via_org=via_org, about=about
+            query, target, named, both, per, strength, via_org=via_org, about=about
         )
         speakers = [p for p in speakers if per.get(p)]
         if (
@@ -406,7 +400,7 @@ class Router:
         return next((f for f in specific_facets() if f.asked_in(head)), None)
 
     def _unstated(self, question: str, quotes: list[ScoredQuote]) -> Facet | None:
-        """The specific the question asks for when none of the answer's quotes states it."""
+        """The specific the question asks for when none of these quotes (each speaker's best) states it."""
         facet = self.asked_facet(question)
         if facet is None or any(facet.states.search(sq.quote.text) for sq in quotes):
             return None

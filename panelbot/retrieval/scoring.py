@@ -1,8 +1,9 @@
 """How well each quote matches a question (0-100), and why it was chosen, in the quote's own words.
 
-BM25 over fielded quote documents (``panelbot.retrieval.index``), normalised by its upper bound; plus the
-question's verbatim word pairs a quote says ("day zero"), its closeness in meaning (``tuning.lifts``), and
-how much of the question one of its ``asks`` says."""
+The lexical score is BM25 over fielded quote documents (``panelbot.retrieval.index``), normalised by its upper
+bound, plus the question's verbatim word pairs a quote says ("day zero") and how much of the question one of
+its ``asks`` says. Routing scores every quote by the relevance model (``panelbot.retrieval.relevance``) on that
+and the question's closeness in meaning to the quote; ``search`` is the lexical score alone."""
 
 from __future__ import annotations
 
@@ -40,17 +41,12 @@ class QuoteScorer:
         self.tune = tune  # the thresholds that decide by meaning (the router's, kept in step)
 
     def scores(self, query: Query, speakers: set[str] | None) -> dict[int, float]:
-        """0-100 scores: BM25 normalised by its upper bound, plus SURFACE_PAIR_BONUS for each of the
-        question's word pairs the quote says verbatim ("day zero", "catch up"), at most two, plus the
-        quote's closeness in meaning to the question (``tuning.lifts``) when the query carries it."""
+        """0-100 lexical scores: BM25 normalised by its upper bound, plus SURFACE_PAIR_BONUS for each of the
+        question's word pairs the quote says verbatim ("day zero", "catch up"), at most two."""
         terms = query.terms
         raw = self.index.score(terms, speakers) if terms else {}
         top = self.index.max_score(terms) or 1.0 if terms else 1.0
         scores = {i: 100.0 * s / top for i, s in raw.items()}
-        if query.sims is not None:
-            self._add_meaning(scores, query.sims, speakers)
-        if not scores:
-            return {}
         if query.surface:
             for i in heapq.nlargest(RERANK_SURFACE, scores, key=scores.__getitem__):
                 hits = self._surface_hits(query, i)
@@ -58,13 +54,37 @@ class QuoteScorer:
                     scores[i] += SURFACE_PAIR_BONUS * min(hits, 2)
         return {i: min(100.0, s) for i, s in scores.items()}
 
-    def _add_meaning(
-        self, scores: dict[int, float], sims: list[float], speakers: set[str] | None
-    ) -> None:
+    def lexical(self, query: Query) -> dict[int, float]:
+        """Every matching quote's lexical score (:meth:`scores`) with the ``asks`` bonus for the best."""
+        scores = self.scores(query, None)
+        best = heapq.nsmallest(RERANK_SURFACE, scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        scores.update(self.ask_matches(query, best))
+        return scores
+
+    def relevance(self, query: Query) -> dict[str, dict[int, float]]:
+        """Each panelist's quotes (quote index -> 0-100) by the relevance model: the lexical score and, when
+        the query carries them (``query.sims``), the similarities in meaning -- then every quote is scored."""
+        t = self.tune
+        lexical = self.lexical(query)
         speaker_of = self.index.speaker_of
-        for i, lift in enumerate(self.tune.lifts(sims)):
-            if lift > 0.0 and (speakers is None or speaker_of[i] in speakers):
-                scores[i] = scores.get(i, 0.0) + lift
+        out: dict[str, dict[int, float]] = {pid: {} for pid in self.panel.panelists}
+        if query.sims is not None:
+            fused = t.relevance.scores(lexical, query.sims)
+        else:
+            # a bank too large for meaning (up to 100,000 quotes): the lexical model is monotone in the
+            # lexical score, so only each panelist's best few can lead -- score those, not every match
+            mine: dict[str, list[tuple[int, float]]] = {}
+            for i, sc in lexical.items():
+                mine.setdefault(speaker_of[i], []).append((i, sc))
+            keep = {
+                i
+                for got in mine.values()
+                for i, _ in heapq.nsmallest(RERANK_SURFACE, got, key=lambda kv: (-kv[1], kv[0]))
+            }
+            fused = t.relevance_lexical.scores({i: lexical[i] for i in keep}, None)
+        for i, sc in fused.items():
+            out.setdefault(speaker_of[i], {})[i] = sc
+        return out
 
     def ask_matches(self, query: Query, best: list[tuple[int, float]]) -> list[tuple[int, float]]:
         """The best candidates (quote, score) with how much of the question (by idf, and its ASK_CUES) one of

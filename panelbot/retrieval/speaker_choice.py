@@ -3,7 +3,8 @@
 Whoever is asked -- by name in the question ("Dan, ...", "@olive", "ask both"), or ``target`` (the CLI's
 ``--to``, the app's selector) -- unless they never spoke to the subject: then the one who did answers instead
 (or, asked of both, only the one who did), and the note says so. Otherwise the panelist whose best quotes,
-stated expertise and organisation fit best; both only when the second really answered it too."""
+score best by the relevance model (``panelbot.retrieval.relevance``); both only when the second's best scores
+high too, absolutely and next to the first's. The thresholds are fitted (``panelbot.retrieval.tuning``)."""
 
 from __future__ import annotations
 
@@ -17,29 +18,15 @@ from panelbot.retrieval.index import QuoteIndex
 from panelbot.retrieval.query import Query
 from panelbot.retrieval.quote_words import QuoteWords
 from panelbot.retrieval.results import ScoredQuote
+from panelbot.retrieval.tuning import Tuning
 from panelbot.text import LazyPattern, and_list
 
 # a quote that cannot stand alone: it continues the sentence before it
 DANGLING = LazyPattern(
     r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE
 )
-# a named panelist "spoke to" a question when their best quote reaches this share of the best overall
-SPOKE_RATIO = 0.3
 # the organisation a panelist speaks for: questions about it (or its product) lean to them
 ORG_BONUS = 15.0
-# a second panelist joins only when their own words cover this share of what the first's cover
-BOTH_COVERAGE = 0.8
-BOTH_SAID_RATIO = 0.7
-BOTH_ALL_RATIO = (
-    0.35  # ... when they say it in their own words, their best may score a little lower
-)
-BOTH_MIN = 20.0  # ... and only on a real match: weak scores on both sides are not two answers
-# a quote shown after the answer's best must reach this share of its score (or continue a kept quote)
-WEAK_SHARE = 0.45
-UNSAID_SHARE = 0.5  # ... or this share when the quote says none of the question's words itself
-# each of the question's terms in a panelist's stated expertise adds this to their fit, up to the cap: a
-# tie-breaker, not a verdict (a question on coding agents' serving is Dan's though "agents" is Olive's word)
-EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
 
 
 @dataclasses.dataclass(eq=False, repr=False)
@@ -49,8 +36,8 @@ class SpeakerChoice:
     panel: Panel
     settings: RetrievalSettings
     words: QuoteWords
+    tune: Tuning  # the fitted thresholds on the relevance scale (the router's, kept in step)
     common: frozenset[str]  # everyday stems (``lexicon.common_stems``)
-    expertise: dict[str, frozenset[str]]  # each panelist's stated expertise, as terms
     org_terms: dict[str, frozenset[str]]  # each panelist's organisation's terms ("ai" aside)
     org_names: dict[str, frozenset[str]]  # ... and all its terms
     why: Callable[[Quote, list[str]], str]  # why a quote matched these terms, in its own words
@@ -78,7 +65,16 @@ class SpeakerChoice:
         explicit, how = self._asked(target, addressed, both, ranked, via_org=via_org, about=about)
         if not explicit:
             first = ranked[0]
-            if len(ranked) > 1 and self._both_answered(query, per, first, ranked[1]):
+            owner = self.org_subject(query)
+            if owner is not None and per.get(owner) and per[owner][0].score >= per[first][0].score:
+                # about one panelist's organisation or its product ("What is M3?"): theirs to say,
+                # unless another's answer matches better
+                return (
+                    [owner],
+                    f"{self.panel.display_name(owner)} spoke to this most on the panel",
+                    "",
+                )
+            if len(ranked) > 1 and self._both_answered(per, first, ranked[1]):
                 return [first, ranked[1]], "both panelists spoke to this", ""
             return [first], f"{self.panel.display_name(first)} spoke to this most on the panel", ""
         spoke = self._spoke(query, per, explicit)
@@ -126,12 +122,11 @@ class SpeakerChoice:
     def _spoke(
         self, query: Query, per: dict[str, list[ScoredQuote]], explicit: list[str]
     ) -> dict[str, bool]:
-        """Which panelists spoke to the question: their best quote reaches SPOKE_RATIO of the best overall
-        (and the quote floor); asked of several about one's organisation, that one, and another only when
-        their answer matches better than theirs does."""
+        """Which panelists spoke to the question: their best quote scores ``spoke_floor`` or more
+        (``several_floor`` when several were asked); asked of several about one's organisation, that one,
+        and another only when their answer scores higher."""
         ids = list(self.panel.panelists)
-        best_any = max((per[p][0].score for p in ids if per[p]), default=0.0)
-        floor = max(self.settings.min_quote_score, SPOKE_RATIO * best_any)
+        floor = self.tune.several_floor if len(explicit) > 1 else self.tune.spoke_floor
         spoke = {p: bool(per[p]) and per[p][0].score >= floor for p in ids}
         org_subject = self.org_subject(query)
         if len(explicit) > 1 and org_subject in explicit and per[org_subject]:
@@ -179,71 +174,21 @@ class SpeakerChoice:
             "",
         )  # nobody really did: the one asked, what they have
 
-    def _both_answered(
-        self, query: Query, per: dict[str, list[ScoredQuote]], a: str, b: str
-    ) -> bool:
-        """The second panelist joins only when they really answered it too: their best quote scores nearly
-        as well (``both_ratio``) and answers the same host question as the first's best, or it scores at
-        least BOTH_SAID_RATIO as well and says, in their own words, most of what the first's best says of
-        the question (sharing a distinctive part of it)."""
+    def _both_answered(self, per: dict[str, list[ScoredQuote]], a: str, b: str) -> bool:
+        """The second panelist joins when their best quote scores ``both_floor`` or more and at least
+        ``both_share`` of the first's (or the config's ``retrieval.both_ratio``)."""
         if not per[a] or not per[b]:
             return False
-        top_a, top_b = per[a][0], per[b][0]
-        if top_b.score < BOTH_MIN:
-            return False
-        if top_b.score < BOTH_SAID_RATIO * top_a.score:
-            # however much longer or shorter the quotes, both saying every word of the question that either
-            # says (at least three) is two answers
-            said_a, said_b = self._said(query, top_a.quote), self._said(query, top_b.quote)
-            terms_a = {t for t in said_a if " " not in t}
-            terms_b = {t for t in said_b if " " not in t}
-            return (
-                top_b.score >= BOTH_ALL_RATIO * top_a.score
-                and len(terms_a) >= 3
-                and terms_a == terms_b
-                and (set(query.matched) - query.neutral) <= terms_a
-            )
-        if top_b.score >= self.settings.both_ratio * top_a.score and (
-            self._both_spoke(per, a, b) or self._both_spoke(per, b, a)
-        ):
-            return True
-        said_a, said_b = self._said(query, top_a.quote), self._said(query, top_b.quote)
-        orgs = set().union(*self.org_terms.values()) if self.org_terms else set()
-        shared = said_a & said_b
-        distinctive = {
-            t
-            for t in shared
-            if (" " in t or t not in self.common or t in query.phrases) and t not in orgs
-        }
-        return len(shared) >= 2 and bool(distinctive) and len(said_b) >= BOTH_COVERAGE * len(said_a)
-
-    def _both_spoke(self, per: dict[str, list[ScoredQuote]], a: str, b: str) -> bool:
-        """The second panelist answered the same host question as the first's best quote, and that
-        answer matches nearly as well (the both-panelists questions of the talk, e.g. open source)."""
-        top = per[a][0]
-        if top.quote.question is None:
-            return False
-        return any(
-            sq.quote.question == top.quote.question
-            and sq.score >= self.settings.both_ratio * top.score
-            for sq in per[b][:3]
+        top_a, top_b = per[a][0].score, per[b][0].score
+        share = (
+            self.tune.both_share if self.settings.both_ratio is None else self.settings.both_ratio
         )
+        return top_b >= self.tune.both_floor and top_b >= share * top_a
 
-    def strength(self, pid: str, quotes: list[ScoredQuote], query: Query) -> float:
-        """How well a panelist fits: their best quotes, their stated expertise, and their organisation
-        when that is what the question is about (it or its product: "What is M3?", not "Does quantization
-        matter for M3?")."""
-        if not quotes:
-            return 0.0
-        s = quotes[0].score + 0.3 * (quotes[1].score if len(quotes) > 1 else 0.0)
-        exp = self.expertise.get(pid, frozenset())
-        bonus = sum(
-            EXPERTISE_TERM * (0.5 if t in self.common else 1.0) for t in query.terms if t in exp
-        )
-        s += min(bonus, EXPERTISE_CAP)
-        if self.org_subject(query) == pid:
-            s += ORG_BONUS  # the organisation (or its product) is what the question is about
-        return s
+    @staticmethod
+    def strength(quotes: list[ScoredQuote]) -> float:
+        """How well a panelist fits: the relevance of their best quote."""
+        return quotes[0].score if quotes else 0.0
 
     def org_subject(self, query: Query) -> str | None:
         """The panelist whose organisation (or its product: "M3" -> minimax) is all the question is about
@@ -268,32 +213,14 @@ class SpeakerChoice:
         return sorted(speakers, key=lambda p: -(per[p][0].score if per.get(p) else 0.0))
 
     def answer_quotes(
-        self,
-        top: list[ScoredQuote],
-        scores: dict[int, float],
-        terms: list[str],
-        query: Query | None = None,
+        self, top: list[ScoredQuote], scores: dict[int, float], terms: list[str]
     ) -> list[ScoredQuote]:
-        """One panelist's quotes for an answer: the best, the others that score at least WEAK_SHARE of it
-        or continue a kept quote, and the sentence before a kept quote that cannot stand alone ("But ...",
-        "And ...") when that one matches the question too. A quote kept on its score alone that says none of
-        the question's words itself (matched only through its topics, keywords or the host's question) must
-        score at least UNSAID_SHARE of the best: "the secret to good post-training" is answered by the quote
-        about the data, not also by ones merely labelled "post-training"."""
+        """One panelist's quotes for an answer: the best, the others that score ``keep_floor`` or more, and
+        the sentence before a kept quote that cannot stand alone ("But ...", "And ...") when that one
+        matches the question too."""
         if not top:
             return []
-        best = top[0].score
-        floor = max(self.settings.min_quote_score, 0.3 * best)
-        kept = [top[0]]
-        for sq in top[1:]:
-            if (
-                sq.score >= max(floor, WEAK_SHARE * best)
-                and (
-                    sq.score >= UNSAID_SHARE * best or query is None or self._said(query, sq.quote)
-                )
-                or (sq.score >= floor and any(self._adjacent(q.quote, sq.quote) for q in kept))
-            ):
-                kept.append(sq)
+        kept = [top[0], *(sq for sq in top[1:] if sq.score >= self.tune.keep_floor)]
         ids = {sq.quote.id for sq in kept}
         for sq in list(kept):
             if not DANGLING.match(sq.quote.text):
@@ -312,15 +239,6 @@ class SpeakerChoice:
                 )
                 ids.add(prev.id)
         return kept
-
-    def _said(self, query: Query, quote: Quote) -> set[str]:
-        """The question's terms and verbatim word pairs that a quote says in its own words."""
-        i = self.words.position(quote.id)
-        if i is None:
-            raise KeyError(quote.id)
-        said = (set(query.matched) - query.neutral) & self.words.text_terms(i)
-        text = self.words.surface_text(i)
-        return said | {pair for pair in query.surface if f" {pair} " in text}
 
     @staticmethod
     def _adjacent(a: Quote, b: Quote) -> bool:

@@ -8,10 +8,12 @@ Re-fit after changing the embedding model, the scope features or the dev sets:
 
 How each is used:
 
-* ``semantic_weight`` / ``semantic_depth``: the quotes closest in meaning to the question gain up to
-  ``semantic_weight * 100`` on their 0-100 score, scaled between the best similarity (the whole gain) and the
-  ``semantic_depth``-th best (none): relative to this question's own similarities, so a quote whose meaning
-  matches the question best ranks even when it shares none of its words, whatever the model's cosine scale.
+* ``relevance`` (``panelbot.retrieval.relevance``): how likely a quote answers the question, one logistic
+  model of its lexical score and its similarity in meaning (each as it is and relative to the question's best),
+  and one of the lexical features alone for a bank too large for the semantic step. Every ranking and choice
+  of speaker is on its 0-100 scale: ``spoke_floor`` (a panelist asked spoke to it when their best quote scores
+  this much; ``several_floor`` when several were asked), ``both_floor`` and ``both_share`` (a second panelist answers too when their best scores that much
+  and that share of the first's), ``keep_floor`` (an answer shows a further quote of the panelist's from this).
 * ``scope``: a logistic model of "the talk covered this" on the lexical evidence (``Router.scope``), the best
   similarity to any quote, and how much closer that is than the nearest everyday question on another subject
   (``panelbot.retrieval.meaning``); a question is answered when its probability is at least ``scope.threshold``.
@@ -31,6 +33,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from panelbot.retrieval.lexicon import DATA_DIR
+from panelbot.retrieval.relevance import RelevanceModel
+from panelbot.retrieval.relevance import from_data as relevance_from_data
 
 
 @dataclass(frozen=True)
@@ -72,9 +76,14 @@ class ScopeModel:
 
 @dataclass(frozen=True)
 class Tuning:
-    semantic_weight: float
-    semantic_depth: int
     scope: ScopeModel
+    relevance: RelevanceModel  # words and meaning
+    relevance_lexical: RelevanceModel  # words alone (a bank above meaning.MAX_QUOTES)
+    spoke_floor: float = 0.0
+    several_floor: float = 0.0
+    both_floor: float = 100.0
+    both_share: float = 1.0
+    keep_floor: float = 0.0
     # a follow-up pointing back whose own scope probability is below this: off-topic
     followup_floor: float = 0.0
     # a message's nearest example in the bank of follow-up messages counts at this similarity or more
@@ -84,24 +93,19 @@ class Tuning:
     # (scripts/fit_message_kinds.py: above every ordinary question of the dev sets); 1.0: never
     discussion_floor: float = 1.0
 
-    def lifts(self, sims: list[float]) -> list[float]:
-        """Each quote's semantic addition to its 0-100 score (see the module doc)."""
-        if not sims or self.semantic_weight <= 0.0:
-            return [0.0] * len(sims)
-        ranked = sorted(sims, reverse=True)
-        top, base = ranked[0], ranked[min(self.semantic_depth, len(ranked)) - 1]
-        if top <= base:
-            return [0.0] * len(sims)
-        scale = self.semantic_weight * 100.0 / (top - base)
-        return [scale * (s - base) if s > base else 0.0 for s in sims]
-
 
 def from_data(data: dict) -> Tuning:
     scope = data["scope"]
+    rel = data["relevance"]
     return Tuning(
-        semantic_weight=float(data["semantic_weight"]),
-        semantic_depth=int(data["semantic_depth"]),
         scope=ScopeModel(**{k: float(scope[k]) for k in ScopeModel.__dataclass_fields__}),
+        relevance=relevance_from_data(rel["model"]),
+        relevance_lexical=relevance_from_data(rel["lexical_model"]),
+        spoke_floor=float(rel["spoke_floor"]),
+        several_floor=float(rel["several_floor"]),
+        both_floor=float(rel["both_floor"]),
+        both_share=float(rel["both_share"]),
+        keep_floor=float(rel["keep_floor"]),
         followup_floor=float(data.get("followup_floor", 0.0)),
         message_kind_floor=float(data.get("message_kind_floor", 1.0)),
         discussion_floor=float(data.get("discussion_floor", 1.0)),
