@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -204,7 +205,13 @@ def test_followups_answer_from_the_points_never_inventing_one(
     from panelbot.discussion.followups import read_followup
 
     panel = router.panel
-    d = discuss(router, "open source", pairing)
+    shipped = read_followup(panel, discuss(router, "open source", pairing), "Where do they agree?")
+    assert shipped is not None and shipped.kind == "agreement"
+    if not shipped.quotes:  # the shipped verdict model claims no agreement here: none is made up
+        assert shipped.text.startswith("No agreement is measured")
+    # a verdict model that reads every pair it pairs as agreeing: the follow-ups cite those points
+    agreeing = Pairing(router, replace(discussion_tuning(), agree_threshold=0.0))
+    d = discuss(router, "open source", agreeing)
     agree = read_followup(panel, d, "Where do they agree?")
     assert agree is not None and agree.kind == "agreement"
     assert "[dan-02]" in agree.text and "[olive-03]" in agree.text

@@ -176,7 +176,7 @@ def test_the_pipeline_answers_and_records_a_discussion(router: Router, tmp_path:
     assert kinds[:2] == ["Resolved", "Discussed"] and kinds[-1] == "Recorded"
     discussed = next(e for e in events if isinstance(e, Discussed))
     assert discussed.head.startswith("Discussion: open source")
-    assert "Agreement: Dan [dan-02] and Olive [olive-03]" in discussed.tail
+    assert "Dan [dan-02] and Olive [olive-03]" in discussed.tail
     assert [e.speaker for e in events if isinstance(e, SpeakerDone)] == ["dan", "olive"]
     cid = events[-1].conversation_id
     store.close()
@@ -245,7 +245,7 @@ def test_discuss_is_saved_and_followed_up_with_ask_c(isolated_env: dict[str, str
     code, out, err = _cli("history", "show", "1")
     assert code == 0, err
     assert "You: open source" in out and "Discussion:" in out and "Dan:" in out and "Olive:" in out
-    assert "Agreement: Dan [dan-02] and Olive [olive-03]" in out
+    assert "Dan [dan-02] and Olive [olive-03]" in out
     code, out, err = _cli("ask", "-c", "--json", "why do they disagree?")
     obj = json.loads(out)
     assert code == 0 and obj["conversation"] == 1

@@ -21,7 +21,7 @@ def test_a_discussion_request_is_staged(offline_server) -> None:  # noqa: ANN001
     extra = r.model_extra["panelbot"]
     assert text.startswith("Discussion: open source")
     assert "Dan (VP of Kernels, Together AI):" in text and "Olive (" in text
-    assert "Agreement: Dan [dan-02] and Olive [olive-03]" in text
+    assert "Dan [dan-02] and Olive [olive-03]" in text
     assert extra["speakers"] == ["dan", "olive"]
 
 

@@ -75,7 +75,7 @@ async def test_discussion_then_followups(make_app) -> None:
         await discussing("/discuss open source")(pilot)
         text = chat_text(app)
         assert "Discussion: open source" in text and "The host asked [q03]" in text
-        assert "Agreement: Dan [dan-02] and Olive [olive-03]" in text
+        assert "Dan [dan-02] and Olive [olive-03]" in text
         assert {sq.quote.id for sq in app.query_one(SourcesList).quotes} >= {"dan-02", "olive-02"}
         assert app.turns[-1].speakers == ["dan", "olive"]
         assert app.turns[-1].discussed == "open source"
