@@ -113,6 +113,9 @@ class DiscussionActions(AppMixin):
             self.action_discussion_map()
             return
         subject = arg.strip()
+        if self.all_talks:  # staged on every talk whose panel spoke to it
+            self.ask(f"/discuss {subject}", "both", discuss=subject)
+            return
         self.run_worker(
             lambda: self._discuss_in_thread(subject),
             thread=True,
