@@ -26,7 +26,8 @@ async def test_slash_discuss_across_all_talks_stages_it_on_the_talk_that_spoke_t
         text = chat_text(app)
         assert "discussed on the talk whose panel spoke to it: gardens" in text
         assert "Discussion: compost" in text and "The host asked [q1]" in text
-        assert "Only Sam spoke to this on the panel; Ivy did not." in text  # never a made-up opposite
+        # never a made-up opposite
+        assert "Only Sam spoke to this on the panel; Ivy did not." in text
         blocks = list(app.query(AnswerBlock))
         assert [b.panel.name for b in blocks] == ["gardens"] and blocks[0].speaker == "sam"
         assert "Soil First" in blocks[0].label and "[sam-01]" in blocks[0].text
@@ -54,7 +55,8 @@ async def test_a_typed_discussion_across_all_talks_and_its_follow_up(
             ("minimax-m3", "dan"),
             ("minimax-m3", "olive"),
         ]
-        await type_and_send(pilot, "why do they disagree?")  # goes on with the talk it was staged on
+        # goes on with the talk it was staged on
+        await type_and_send(pilot, "why do they disagree?")
         await still(pilot)
         assert "No difference is measured on this" in chat_text(app)
         await type_and_send(pilot, "Olive, respond to that")
