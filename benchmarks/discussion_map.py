@@ -90,7 +90,9 @@ def profile() -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--profile", action="store_true", help="profile the map in process (fresh cache)")
+    ap.add_argument(
+        "--profile", action="store_true", help="profile the map in process (fresh cache)"
+    )
     args = ap.parse_args(argv)
     if args.profile:
         profile()
