@@ -14,28 +14,21 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import resource
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from library import run  # noqa: E402  (a child's wall and CPU time)
+
 PANEL = ROOT / "persona_data" / "minimax-m3"
 
 
 def _cpu(args: list[str], env: dict[str, str]) -> float:
     """CPU seconds (user + system) a fresh interpreter takes to run panelbot with ``args``."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(
-        [sys.executable, "-m", "panelbot", *args],
-        check=True,
-        env=env,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-    )
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return run(args, env, str(ROOT))[1]
 
 
 def machine() -> str:

@@ -4,14 +4,12 @@ panel spoke to the subject, which talks and why said, declined when none did, fo
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import pytest
+from test_discussion_turns import _cli  # panelbot's main in process: (exit status, stdout, stderr)
 
-from panelbot.cli.main import main
 from panelbot.conversation.pipeline import (
     Declined,
     Recorded,
@@ -24,16 +22,6 @@ from panelbot.conversation.session import ConversationLog
 from panelbot.conversation.store import ConversationStore
 
 LIBRARY = Path(__file__).resolve().parent / "fixtures" / "library"
-
-
-def _cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(argv))
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -25,12 +25,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
+from panelbot import paths
 from panelbot.panel import Quote
 from panelbot.retrieval.encoder import shipped_model
 from panelbot.retrieval.meaning import embedded
@@ -224,7 +224,7 @@ class Pairing:
             return
         rows = {f"{a}\x00{b}": list(astuple(f)) for (a, b), f in self._measured.items()}
         saved = {"features": rows, "results": self._results}
-        _write_atomically(self._cache_path, json.dumps(saved).encode("utf-8"))
+        paths.write_cache_text(self._cache_path, json.dumps(saved))
         self._unsaved = False
 
     def measure(self, a: Quote, b: Quote) -> PairFeatures:
@@ -301,7 +301,6 @@ def _code_print() -> bytes:
 
 def _cache_path(router: Router) -> Path | None:
     """Where a panel's measured pairs are kept: None for a panel not read from a directory."""
-    from panelbot import paths
     from panelbot.retrieval.cache import panel_hash
 
     directory = getattr(router.panel, "path", None)
@@ -331,21 +330,3 @@ def _read_saved(path: Path) -> tuple[dict[tuple[str, str], PairFeatures], dict[s
         return out, dict(results) if isinstance(results, dict) else {}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}, {}
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    import tempfile
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".pairs-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            with suppress(OSError):
-                os.unlink(tmp)
-            raise
-    except OSError:
-        pass
