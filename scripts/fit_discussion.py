@@ -50,7 +50,7 @@ DEV = [
 # blind: scored, never fitted on (first run eval/heldout/FIRST_RUN_4.md)
 HELDOUT = ["eval/heldout/discuss_pairs_3.yaml"]
 NEVER = 1.01  # a threshold no probability reaches: the claim is never made
-NEUTRAL = DiscussionTuning(0.0, (0.0,) * 4, 2.0, 0.0, (0.0,) * 4, 2.0, -1.0)  # features only
+NEUTRAL = DiscussionTuning(0.0, (0.0,) * 5, 2.0, 0.0, (0.0,) * 4, 2.0, -1.0)  # features only
 
 
 def pairing_for(pair_set: PairSet, tmp: Path, tune: DiscussionTuning) -> Pairing:

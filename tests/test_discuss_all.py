@@ -34,7 +34,7 @@ def test_discuss_all_stages_it_on_the_talk_whose_panel_spoke_to_it(talks) -> Non
     code, out, err = _cli("discuss", "--all", "open source")
     assert code == 0, err
     assert out.startswith("== ") and "[minimax-m3]\nDiscussion: open source" in out
-    assert "The host asked [q03]" in out and "[dan-02]" in out and "[olive-03]" in out
+    assert "The host asked [q03]" in out and "Dan (" in out and "Olive (" in out
     assert "Where they meet:" in out and "[gardens]" not in out
     last = " ".join(out.strip().splitlines()[-2:])
     assert "discussed on the talk whose panel spoke to it: minimax-m3" in last

@@ -6,8 +6,10 @@ Both are measured, not guessed from a talk's words:
   bank, the questions a curator wrote for it, ``asks``). Ask the router one quote's questions of the other
   panelist's quotes: when the other quote scores well (the router's 0-100 blend of its words and its meaning
   in the shipped static sentence model), the two answer the same questions. The weaker direction, the
-  stronger one, how near the top of the other's quotes it ranks and whether both answer the very same host
-  question are weighed by a logistic model fitted on labelled pairs (``scripts/fit_discussion.py``).
+  stronger one, how near the top of the other's quotes it ranks, whether both answer the very same host
+  question and how close the two quotes' own words are in meaning (a word shared in two senses finds the
+  other quote by its words, not by what it means) are weighed by a logistic model fitted on labelled pairs
+  (``scripts/fit_discussion.py``).
 * **agree or differ** -- the same, with each quote's own *words* as the question (and the cosine of the
   two quotes' words): two answers that find each
   other by what they say make the same point; two answers to one question that do not, answer it differently.
@@ -106,6 +108,7 @@ class PairFeatures:
             math.log1p(self.asked_high),
             self.asked_rank,
             self.same_question,
+            self.meaning,
         )
 
     def verdict(self) -> tuple[float, ...]:
