@@ -456,10 +456,11 @@ def _addressing(
             # "Mirela, Kofi mentioned cracking earlier, do you see that?": spoken to one, about another
             return called, False, ""
         return [], True, ""
-    is_round = (cue and len(set(named)) != 1) or (
-        len(set(named)) >= 2 and len(set(named)) == len(ids)
-    )
-    return named[-1:], is_round, ""
+    if len(set(named)) >= 2:
+        # names only before the closing sentences (the host presenting the guests, then asking): put to
+        # no one in particular, unless it says everyone answers
+        return [], cue, ""
+    return named[-1:], cue and len(set(named)) != 1, ""
 
 
 def _follows_up(st: SpeakerTurn, tail: str, named: list[str], state: _State) -> bool:
@@ -877,6 +878,7 @@ def _calls_on(text: str, m: re.Match[str], short: bool) -> bool:
     return bool(
         re.match(r"[\s.?!,]*$", text[m.end() :])
         or re.match(r",\s+you\b", text[m.end() :])
+        or _speaks_to_last(text, m)
         or (short and m.start() == 0 and re.match(r",\s", text[m.end() :]))
         or re.search(
             r"\b(?:hear from|over to|turn to|go to|come to|start with|begin with)\s+$",
@@ -884,6 +886,19 @@ def _calls_on(text: str, m: re.Match[str], short: bool) -> bool:
             re.IGNORECASE,
         )
     )
+
+
+def _speaks_to_last(text: str, m: re.Match[str]) -> bool:
+    """The name opens the turn's last sentence, set off by a comma, and that short sentence speaks to
+    them ("So it's indoors. Joost, that sounds like your territory."): the host handing the floor over."""
+    if not re.search(r"(?:^|[.!?]\s+)$", text[: m.start()]) or not re.match(
+        r",\s", text[m.end() :]
+    ):
+        return False
+    rest = text[m.end() :]
+    if re.search(r"[.!?]\s+\S", rest):
+        return False  # not the last sentence
+    return len(rest.split()) <= 10 and bool(re.search(r"\byou(?:r|rs|'re|'ve)?\b", rest, re.I))
 
 
 def _surnames(names: list[str], all_text: str) -> list[str]:
