@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from panelbot.ingest.captions import RawTurn, Timed
+from panelbot.ingest.confidence import set_confidences
 from panelbot.ingest.cues import (
     ADDS_RE,
     CLOSING_RE,
@@ -67,6 +68,7 @@ from panelbot.ingest.names import (
     presentations,
     speaker_labels,
 )
+from panelbot.ingest.presented import Presented, without_names
 from panelbot.ingest.profiles import Profiles, clear_lead, generic_words, terms
 from panelbot.ingest.rounds import settle_rounds
 from panelbot.ingest.segments import split_unmarked
@@ -130,6 +132,7 @@ class SpeakerTurn(Timed):
     in_round: bool = False  # answers a question the host put to everyone
     # the turns merged into this one after the first: (its first word's index in text.split(), its why)
     parts: list[tuple[int, str]] = field(default_factory=list)
+    confidence: float = 1.0  # the fitted chance the speaker is right (``confidence.py``)
 
     def reasons(self) -> list[tuple[int, str]]:
         """(first word, why) of each part of the turn, the first one's first."""
@@ -267,13 +270,46 @@ def _host_reason(
         and not after_interjection
         and j + 1 < len(kept)
         and not questions[j + 1]
-        and is_remark(text)
+        and (is_remark(text) or (n <= 10 and is_remark(sentences(text)[-1])))
     ):
-        # "That must be hard to hear." between two answers: the host's comment, not a panelist's answer
+        # "That must be hard to hear." between two answers (after an echo of the answer: "Twice the
+        # forests. That's startling."): the host's comment, not a panelist's answer
         return "a short remark on the answer before"
+    if len(ids) >= 2 and _prompts(text, prev, kept, j, questions):
+        return "a short prompt to the answer after"
     if len(ids) >= 2 and n <= 30 and _runs_the_session(text):
         return 'runs the session ("Let\'s take a question …")'
     return ""
+
+
+def _prompts(
+    text: str,
+    prev: SpeakerTurn | None,
+    kept: list[tuple[RawTurn, bool]],
+    j: int,
+    questions: list[bool],
+) -> bool:
+    """A short turn between two answers that speaks to someone and not in its own voice ("There must be a
+    cost to you, though. Less grass, fewer cattle."), a long statement after it: the host prompting, a
+    question without its question mark."""
+    return (
+        prev is not None
+        and prev.speaker not in (HOST, UNKNOWN)
+        and not kept[j][1]
+        and len(text.split()) <= _PROMPT_WORDS
+        and bool(_TO_YOU_RE.search(text))
+        and not _OWN_VOICE_RE.search(text)
+        and j + 1 < len(kept)
+        and not questions[j + 1]
+        and len(kept[j + 1][0].text.split()) >= 2 * _PROMPT_WORDS
+    )
+
+
+_PROMPT_WORDS = 12
+_TO_YOU_RE = re.compile(r"\b(?:you|your|yours|you're|you've)\b", re.IGNORECASE)
+_OWN_VOICE_RE = re.compile(
+    r"\b(?:i|i'm|i'd|i've|i'll|me|my|mine|we|we're|we've|our|us)\b", re.IGNORECASE
+)
 
 
 def _runs_the_session(text: str) -> bool:
@@ -694,7 +730,10 @@ def _field_scores(
         ew = _ECHO_SAID if FOLLOW_UP_RE.search(state.question) else _ECHO
         q = {p: whole[p] + 2 * asking[p] + ew * echo[p] for p in everyone}
     a = profiles.scores(st.text, everyone, st.sources)
-    return {p: a.get(p, 0.0) + _QUESTION_WEIGHT * q.get(p, 0.0) for p in everyone}
+    meant = profiles.meaning(st.text, everyone) if profiles.meaning else {}
+    return {
+        p: a.get(p, 0.0) + _QUESTION_WEIGHT * q.get(p, 0.0) + meant.get(p, 0.0) for p in everyone
+    }
 
 
 def identify_speakers(
@@ -725,7 +764,9 @@ def identify_speakers(
 
     # 3. firm evidence only
     firm = _attribute(kept, ids, ctx, None, forced)
+    presented = Presented(_presentation_texts(firm, ids, finder)) if len(ids) >= 2 else None
     if len(ids) < 2 or all(t.speaker != UNKNOWN for t in firm):
+        set_confidences(firm, ids, presented)
         return firm, names
 
     # 4. profiles from the firm turns, then again with the field deciding what stayed open; the field's
@@ -738,8 +779,11 @@ def identify_speakers(
         surnames=_surnames(names, finder.all_text),
         topic=_talk_topic(title, firm, finder),
         self_introduced={t.speaker for t in firm if t.why == "introduces themselves"},
+        presented=presented,
     )
-    return _attribute_by_field(kept, ids, ctx, evidence, forced, firm), names
+    turns = _attribute_by_field(kept, ids, ctx, evidence, forced, firm)
+    set_confidences(turns, ids, presented)
+    return turns, names
 
 
 def _speaker_names(
@@ -914,6 +958,26 @@ def _surnames(names: list[str], all_text: str) -> list[str]:
     ]
 
 
+def _presentation_texts(
+    firm: list[SpeakerTurn], ids: list[str], finder: _NameFinder
+) -> dict[str, str]:
+    """Each panelist as presented, names left out: their own introduction, and what the host says of them
+    before the first answer ("… Dr. Ana Ruiz, a marine biologist …"; not a question put to them)."""
+    texts: dict[str, list[str]] = {p: [] for p in ids}
+    for t in firm:
+        if t.speaker in ids and t.why == "introduces themselves":
+            texts[t.speaker].append(t.text)
+        elif t.speaker in ids:
+            break  # the answers have begun
+        elif t.speaker == HOST:
+            for sent in sentences(t.text):
+                if sent.rstrip().endswith("?"):
+                    continue
+                for pid, piece in presentations(sent, finder.name_re, finder.by_name):
+                    texts[pid].append(without_names(piece, finder.name_re))
+    return {p: " ".join(x) for p, x in texts.items()}
+
+
 def _talk_topic(title: str, firm: list[SpeakerTurn], finder: _NameFinder) -> set[str]:
     """What the whole talk is about (the title, and the host's opening where it presents nobody): no one
     panelist's field ("the Friends of the Museum series" makes "museum" nobody's in particular)."""
@@ -938,6 +1002,7 @@ class _FieldEvidence:
     surnames: list[str]
     topic: set[str]
     self_introduced: set[str]
+    presented: Presented | None = None  # how each panelist was presented, by meaning
 
     def profiles(self, turns: list[SpeakerTurn]) -> Profiles:
         """The panelists' field profiles from ``turns``: what each panelist says (their introductions
@@ -948,6 +1013,7 @@ class _FieldEvidence:
             terms(" ".join(every + [ascii_fold(n) for n in every] + self.surnames))
         )
         profiles.topic = self.topic
+        profiles.meaning = self.presented.scores if self.presented else None
         for t, _ in self.kept:
             profiles.observe(t.text)
         for t in turns:
