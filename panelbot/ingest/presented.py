@@ -17,7 +17,9 @@ import re
 
 from panelbot.text import words
 
-MIN_WORDS = 4  # a presentation or a turn this short says nothing by meaning
+MIN_WORDS = 4  # a presentation this short says nothing by meaning
+# nor a turn this short ("Mostly we rewrote the scheduler."): a guess, not evidence
+MIN_TURN_WORDS = 12
 
 
 class Presented:
@@ -53,7 +55,7 @@ class Presented:
         """Cosine similarity of ``text`` to each candidate's presentation (only candidates presented)."""
         vectors = self._load()
         have = [p for p in candidates if p in vectors]
-        if len(have) < 2 or len(words(text)) < MIN_WORDS:
+        if len(have) < 2 or len(words(text)) < MIN_TURN_WORDS:
             return {}
         import numpy
 
