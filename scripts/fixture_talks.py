@@ -40,11 +40,17 @@ from panelbot.retrieval.router import Router  # noqa: E402
 from panelbot.text import words  # noqa: E402
 
 
-def speaker_ids(truth_ids: set[str], draft_ids: list[str]) -> dict[str, str]:
-    """Truth id -> the draft's id for that person (the draft's id starts with or holds the truth's)."""
+def speaker_ids(
+    truth_ids: set[str], draft_ids: list[str], aliases: dict[str, list[str]] | None = None
+) -> dict[str, str]:
+    """Truth id -> the draft's id for that person: the draft's id starts with or holds the truth's, or one
+    of the other names the truth file gives that person (``aliases``: a nickname the draft may use)."""
     out = {"host": "host"}
     for t in truth_ids - {"host"}:
-        hit = [d for d in draft_ids if d == t or d.startswith(t) or t in d.split("-")]
+        names = [t, *(aliases or {}).get(t, [])]
+        hit = [
+            d for d in draft_ids for n in names if d == n or d.startswith(n) or n in d.split("-")
+        ]
         out[t] = hit[0] if hit else f"?{t}"
     return out
 
@@ -92,13 +98,21 @@ def ingest(src: Path, out: Path, extra: list[str]) -> None:
 
 
 def routing(panel, ev: Path, ids: dict[str, str], tmp: Path) -> float:  # noqa: ANN001
+    """Speaker accuracy of the draft's router on the talk's questions; a question for a person the draft
+    does not have (no panelist of theirs) counts as wrong."""
     items = yaml.safe_load(ev.read_text(encoding="utf-8"))
+    kept, missing = [], 0
     for it in items:
+        got = [ids.get(s, s) for s in str(it["speaker"]).split("+")] if it["speaker"] else []
+        if any(g.startswith("?") for g in got):
+            missing += 1
+            continue
         it["speaker"] = ids.get(it["speaker"], it["speaker"])
+        kept.append(it)
     mapped = tmp / ev.name
-    mapped.write_text(yaml.safe_dump(items, allow_unicode=True), encoding="utf-8")
+    mapped.write_text(yaml.safe_dump(kept, allow_unicode=True), encoding="utf-8")
     rep = evaluate(Router(panel), load_eval_set(str(mapped), panel))
-    return rep.to_dict()["speaker_accuracy"]
+    return round(100.0 * rep.speaker_ok / max(rep.in_scope + missing, 1), 1)
 
 
 def score_talk(src: Path, talk: dict, extra: list[str], verbose: bool) -> dict:
@@ -108,7 +122,7 @@ def score_talk(src: Path, talk: dict, extra: list[str], verbose: bool) -> dict:
         out = Path(tmp) / src.stem
         ingest(caps, out, extra)
         panel = load_panel(out)
-        ids = speaker_ids({s for s, _ in truth}, list(panel.panelists))
+        ids = speaker_ids({s for s, _ in truth}, list(panel.panelists), talk.get("aliases"))
         got = attribute(panel, truth)
         flagged = flagged_turns(panel)
         ev = src.with_name(src.stem + "_eval.yaml")
