@@ -40,7 +40,7 @@ from panelbot.ingest.draft import segment  # noqa: E402
 RECORD = ROOT / "panelbot" / "data" / "tuning.json"
 FIXTURES = ROOT / "tests" / "fixtures"
 UNSEEN = FIXTURES / "unseen"
-SCALES = (0.0, 5.0, 10.0, 20.0)
+SCALES = (0.0, 5.0, 10.0, 20.0, 40.0)
 FLOORS = (0.03, 0.05, 0.1)
 L2 = 0.1  # ridge on the logistic weights (the features are of order 1)
 MAX_FIRM_FLAGGED = 0.5  # of the right firm turns, at most this share flagged

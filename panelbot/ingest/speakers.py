@@ -974,8 +974,25 @@ def _presentation_texts(
                 if sent.rstrip().endswith("?"):
                     continue
                 for pid, piece in presentations(sent, finder.name_re, finder.by_name):
-                    texts[pid].append(without_names(piece, finder.name_re))
+                    does = _what_they_do(piece, finder.name_re)
+                    if _DESCRIBES_RE.match(does):
+                        texts[pid].append(does)
     return {p: " ".join(x) for p, x in texts.items()}
+
+
+# how the host says what a guest does, after the name: "a peatland ecologist …", "who farms …", "is the
+# director …", "runs the team …" (not "let's start with the evidence", "thank you")
+_DESCRIBES_RE = re.compile(
+    r"(?:who|whose|a|an|the|our|head|founder|is|was|(?!thanks\b)[a-z]{3,}s)\b", re.IGNORECASE
+)
+
+
+def _what_they_do(piece: str, name_re: re.Pattern[str] | None) -> str:
+    """A presentation without the name, a title before it and the surname after it: what the guest does."""
+    toks = without_names(piece, name_re).split()
+    while toks and (toks[0].strip(",;")[:1].isupper() or not toks[0].strip(",;")):
+        toks.pop(0)  # "Dr.", "Ó Briain,", a lone comma
+    return " ".join(toks).strip(" ,;")
 
 
 def _talk_topic(title: str, firm: list[SpeakerTurn], finder: _NameFinder) -> set[str]:
