@@ -158,3 +158,42 @@ def test_every_turn_records_a_confidence_and_the_report_flags_the_weak_ones(
     weak = [d for d in strict.doubtful if d["why"].startswith("weak evidence")]
     assert weak and all(isinstance(d["confidence"], float) for d in weak)
     assert all(d["first_words"] for d in weak)
+
+
+def test_without_the_sentence_model_meaning_gives_no_evidence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import panelbot.retrieval.encoder as encoder
+
+    def broken():  # noqa: ANN202
+        raise encoder.ModelError("not installed")
+
+    monkeypatch.setattr(encoder, "shipped_model", broken)
+    pres = Presented(
+        {"a": "a glaciologist who measures ice sheets", "b": "a winemaker in the Alps"}
+    )
+    text = "The glaciers in Greenland are losing their ice three times faster than they did before."
+    assert pres.scores(text, ["a", "b"]) == {"a": 0.0, "b": 0.0}
+    assert pres.margin(text, "a", ["a", "b"]) is None
+
+
+def test_a_flagged_firm_turn_says_whom_part_of_it_sounds_like(
+    presented_panel: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    path = presented_panel / ".ingest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    rec = next(t for t in manifest["turns"] if t["speaker"] == "ines")
+    # as if a name had decided it (firm by its reason) and part of it sounded like the other guest
+    rec["reasons"], rec["confidence"], rec["sounds_like"] = (
+        [[0, "the host asked them"]],
+        0.2,
+        "jean-paul",
+    )
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    tune = {**tuning_module.attribution_tuning(), "flag_below": 0.5}
+    monkeypatch.setattr(tuning_module, "attribution_tuning", lambda: tune)
+    h = panel_health(load_panel(presented_panel))
+    (weak,) = [d for d in h.doubtful if d["why"].startswith("weak evidence")]
+    assert weak["speaker"] == "ines" and "sounds more like jean-paul" in weak["why"]

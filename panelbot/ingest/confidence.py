@@ -87,6 +87,17 @@ def set_confidences(turns: list[SpeakerTurn], ids: list[str], presented: Present
         if attribution_basis(t.why) in ("label", "hand") and not t.parts:
             t.confidence = 1.0
             continue
-        t.confidence = round(
-            confidence(features(t, ids, presented), tune["weights"], tune["bias"]), 4
-        )
+        f = features(t, ids, presented)
+        t.confidence = round(confidence(f, tune["weights"], tune["bias"]), 4)
+        if presented is not None and f["weakest"] < 0:
+            t.sounds_like = presented.closest_other(
+                _weakest_piece(t, ids, presented), t.speaker, ids
+            )
+
+
+def _weakest_piece(t: SpeakerTurn, ids: list[str], presented: Presented) -> str:
+    """The turn, or the opening or ending of it, least like its speaker's presentation."""
+    texts = [t.text, *_pieces(t.text)]
+    margins = [presented.margin(x, t.speaker, ids) for x in texts]
+    known = [(m, x) for m, x in zip(margins, texts, strict=True) if m is not None]
+    return min(known)[1] if known else t.text

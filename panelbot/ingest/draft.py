@@ -1137,6 +1137,7 @@ def write_draft(draft: Draft, captions: str, out: Path, *, force: bool = False) 
             "speaker": t.speaker,
             "reasons": [[at, why] for at, why in t.reasons()],
             "confidence": t.confidence,
+            **({"sounds_like": t.sounds_like} if t.sounds_like else {}),
         }
         for t in draft.turns
     ]

@@ -198,7 +198,7 @@ def _warnings(h: Health, panel: Panel) -> list[str]:
     if guessed:
         w.append(
             f"{len(guessed)} turn(s) have a speaker that rests only on their order or field, not on a "
-            f"name, a hand-over or a label (listed above): check them with panelbot check {where} --fix, "
+            f"name, a hand-over or a label, or on weak evidence (listed above): check them with panelbot check {where} --fix, "
             f"or set one with panelbot check {where} --speaker TURN=NAME"
         )
     if h.unknown_turns:
@@ -278,7 +278,7 @@ def doubtful_turns(panel: Panel, manifest: dict | None = None) -> list[dict]:
         if part is None and conf is not None and conf < below:
             # firm by its reason, but the evidence is weak or contradicts it (its meaning sounds like
             # someone else's): the fitted threshold says such turns are often wrong
-            part = (0, f"weak evidence: confidence {conf:.2f} under {below:.2f}")
+            part = (0, _weak_reason(rec, conf, below))
         if part is None:
             continue
         at, why = part
@@ -317,6 +317,13 @@ def _recorded_confidence(rec: object, speaker: str) -> float | None:
         return None
     conf = rec.get("confidence")
     return float(conf) if isinstance(conf, (int, float)) and not isinstance(conf, bool) else None
+
+
+def _weak_reason(rec: dict, conf: float, below: float) -> str:
+    """Why a turn firm by its reason is flagged: its confidence, and whom part of it sounds like."""
+    like = rec.get("sounds_like")
+    also = f"; part of it sounds more like {like}" if isinstance(like, str) and like else ""
+    return f"weak evidence: confidence {conf:.4f} under the fitted {below:.4f}{also}"
 
 
 def _flag_below() -> float:
@@ -406,6 +413,6 @@ def format_doubtful(d: dict) -> str:
     """'turn 12  joost  (their field …): "It is, and it's the thing …"'."""
     conf = d.get("confidence")
     sure = (
-        f" [confidence {conf:.2f}]" if isinstance(conf, float) and d["speaker"] != "unknown" else ""
+        f" [confidence {conf:.3f}]" if isinstance(conf, float) and d["speaker"] != "unknown" else ""
     )
     return f'turn {d["turn"]:>3}  {d["speaker"]}  ({d["why"]}){sure}: "{d["first_words"]} …"'

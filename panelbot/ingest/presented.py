@@ -77,6 +77,11 @@ class Presented:
         out[ranked[0]] = self.scale * max(lead - self.floor, 0.0)
         return out
 
+    def closest_other(self, text: str, speaker: str, candidates: list[str]) -> str:
+        """The candidate other than ``speaker`` whose presentation the text is closest to ("" if none)."""
+        sims = {p: v for p, v in self.similarities(text, candidates).items() if p != speaker}
+        return max(sims, key=lambda p: sims[p]) if sims else ""
+
     def margin(self, text: str, speaker: str, candidates: list[str]) -> float | None:
         """How much closer the text is to ``speaker``'s presentation than to the closest other candidate's
         (negative: it sounds like someone else); None when meaning cannot say."""

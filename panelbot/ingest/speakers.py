@@ -133,6 +133,7 @@ class SpeakerTurn(Timed):
     # the turns merged into this one after the first: (its first word's index in text.split(), its why)
     parts: list[tuple[int, str]] = field(default_factory=list)
     confidence: float = 1.0  # the fitted chance the speaker is right (``confidence.py``)
+    sounds_like: str = ""  # the panelist part of the turn sounds more like, by meaning ("" if none)
 
     def reasons(self) -> list[tuple[int, str]]:
         """(first word, why) of each part of the turn, the first one's first."""
