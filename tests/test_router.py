@@ -749,7 +749,7 @@ def test_no_weak_trailing_quote_that_says_none_of_the_question(router):
 
 def test_a_quote_saying_the_questions_words_is_kept_at_the_weak_share(router, shipped_panel):
     from panelbot.retrieval.results import ScoredQuote
-    from panelbot.retrieval.router import UNSAID_SHARE, WEAK_SHARE
+    from panelbot.retrieval.speaker_choice import UNSAID_SHARE, WEAK_SHARE
 
     share = (
         WEAK_SHARE + UNSAID_SHARE
@@ -758,11 +758,11 @@ def test_a_quote_saying_the_questions_words_is_kept_at_the_weak_share(router, sh
     best = ScoredQuote(shipped_panel.quote("dan-26"), 80.0)
     says = ScoredQuote(shipped_panel.quote("dan-25"), share * 80.0)  # "we underutilize our GPUs"
     silent = ScoredQuote(shipped_panel.quote("dan-04"), share * 80.0)  # how the partnership began
-    kept = router._answer_quotes([best, says, silent], {}, query.terms, query)
+    kept = router.choice.answer_quotes([best, says, silent], {}, query.terms, query)
     assert [sq.quote.id for sq in kept] == ["dan-26", "dan-25"]
     louder = ScoredQuote(shipped_panel.quote("dan-04"), UNSAID_SHARE * 80.0)
     assert [
-        sq.quote.id for sq in router._answer_quotes([best, louder], {}, query.terms, query)
+        sq.quote.id for sq in router.choice.answer_quotes([best, louder], {}, query.terms, query)
     ] == ["dan-26", "dan-04"]
 
 

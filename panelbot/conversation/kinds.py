@@ -312,7 +312,7 @@ def personal_use_elsewhere(
 ) -> bool:
     """A follow-up that asks about the user's own case ("my website", "for me") with words the talk never
     says with the subject's own words: the panel's words in the user's sense, not more on the subject."""
-    from panelbot.retrieval.router import PERSONAL_TASK
+    from panelbot.retrieval.query import PERSONAL_TASK
 
     if not PERSONAL_TASK.search(message):
         return False

@@ -18,10 +18,16 @@ instead (or, asked of both, only the one who did), and the result's ``note`` say
 panelist's best quotes, stated expertise and organisation; both only when the second really answered it too.
 
 Scope (answer or abstain) is decided separately from the match scores, which on a small bank always find
-*something*: the question must carry evidence that it is about the panel's subject (see ``Router.scope``),
+*something*: the question must carry evidence that it is about the panel's subject (see ``ScopeJudge``),
 with panel words used in another sense discounted. A question asking for a specific the talk never gave (a
 price, a context length: ``panelbot/data/specifics.txt``) is declined with what was said nearby. Suggestions
 offered with a decline are curated ``asks`` checked to be answered by their own quote.
+
+``Router`` is the facade; each decision lives in its own module: what a question says in the panel's terms
+(``panelbot.retrieval.query``), whether it is in scope (``panelbot.retrieval.scope``), who answers with which
+quotes (``panelbot.retrieval.speaker_choice``), the questions offered (``panelbot.retrieval.suggestions``);
+how well each quote matches and why (``panelbot.retrieval.scoring``); what each quote says, cached, is
+``panelbot.retrieval.quote_words``. The router builds them for a panel and puts the steps of a route together.
 """
 
 from __future__ import annotations
@@ -29,193 +35,30 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
-import re
-import zlib
-from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from panelbot.config import RetrievalSettings
 from panelbot.panel import Panel, Quote
 from panelbot.retrieval.encoder import shipped_model
-from panelbot.retrieval.facets import Facet, model_names, specific_facets
+from panelbot.retrieval.facets import Facet, specific_facets
 from panelbot.retrieval.framing import Framing, FramingReader
 from panelbot.retrieval.index import QuoteIndex
 from panelbot.retrieval.lexicon import (
     common_stems,
-    common_words,
-    english_words,
-    specificity,
-    stem,
-    stopwords,
 )
-from panelbot.retrieval.meaning import MAX_QUOTES, QuoteMeanings, background_similarity
+from panelbot.retrieval.meaning import QuoteMeanings
+from panelbot.retrieval.query import Query, QueryReader
+from panelbot.retrieval.quote_words import QuoteWords
 from panelbot.retrieval.results import RouteResult, ScoredQuote
+from panelbot.retrieval.scope import PERSONAL_FACTOR, ScopeJudge
+from panelbot.retrieval.scoring import RERANK_SURFACE, QuoteScorer
+from panelbot.retrieval.speaker_choice import ORG_BONUS, SpeakerChoice
+from panelbot.retrieval.suggestions import Suggestions
 from panelbot.retrieval.tuning import ScopeSignals, Tuning, tuning
 from panelbot.retrieval.vocabulary import Normalizer
-from panelbot.text import (
-    GuardedPattern,
-    LazyPattern,
-    and_list,
-    cased_like,
-    fold,
-    normalize_for_match,
-    words,
-)
 
-GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
-EVERYDAY_MIN = 3
-MIN_COVERAGE = (
-    0.6  # below this share of panel evidence, the question is mostly about something else
-)
-
-# "How do I fix my router?": a personal how-to, not a question about the panelists' work
-PERSONAL_TASK = LazyPattern(
-    r"\b(?:how (?:do|can|should|would) i|should i|can i|do i need|i need to|i want to|my|help me|for me)\b",
-    re.IGNORECASE,
-)
-PERSONAL_FACTOR = 0.6
-# ... unless what it asks is what the model can do ("Could the model drive my desktop apps?"): a capability
-CAPABILITY = LazyPattern(
-    r"\b(?:can|could|will|would|does|do|is|are)\s+(?:the|your|this|their|these|a|an)\s+(?:\w+\s+)?models?\b",
-    re.IGNORECASE,
-)
-
-
-def _personal(question: str) -> bool:
-    """A personal how-to ("how do I fix my router?"), not a question of what the model can do."""
-    return bool(PERSONAL_TASK.search(question)) and not CAPABILITY.search(question)
-
-
-BOTH_WORDS = LazyPattern(
-    r"\b(?:both(?: of you)?|each of you|you two|the two of you|all of you|everyone on the panel|the whole panel|"
-    r"ask both|both panelists|either of you|yourselves|you both|you each|you guys|the panelists|the speakers|"
-    r"each (?:panelist|speaker|guest|side|of them)|both sides|"
-    r"your (?:(?:two|respective|different|own) )?(?:roles|jobs|backgrounds|titles|companies|teams|views|takes))\b",
-    re.IGNORECASE,
-)
-# a matched word that no other word of the question is ever said with ("flush the DNS *cache*") is probably
-# meant in another sense: it counts this much
-OTHER_SENSE = 0.35
-# words said verbatim together in a quote ("day zero", "catch up") add this to its 0-100 score, at most twice
-SURFACE_PAIR_BONUS = 15.0
-NAME_RUN = LazyPattern(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
-COOCCUR_SCAN = (
-    200  # quotes holding both terms checked for saying both in their own words (bounds the cost)
-)
 FACET_SCAN = 1000  # characters of a question searched for a specific it asks for
-RERANK_SURFACE = 60  # best candidates checked for the question's verbatim word pairs
-NEAR_PREFIX = (
-    5  # a suggestion is near a question sharing a word's first this many letters ("racing"/"race")
-)
-NEAR_PREFIX_WEIGHT = 0.5  # ... counted at this share of a shared word
-NEAR_MIN = (
-    0.6  # ... and shares at least this much (one word less frequent than the ~165th commonest)
-)
-SCAN_LIMIT = (
-    2000  # quotes looked through for suggested questions (all of a talk's; a sample of a huge bank)
-)
-# a quote that cannot stand alone: it continues the sentence before it
-DANGLING = LazyPattern(
-    r"^\s*(?:but|and|or|because|which|also|then|so that|that's why)\b", re.IGNORECASE
-)
-PARTICLES = frozenset({"up", "down", "out", "off", "over", "back", "on"})
-# words after which an organisation's everyday-word name is the organisation ("partnership with together")
-ORG_LEADS = frozenset(
-    {
-        "at",
-        "from",
-        "with",
-        "to",
-        "for",
-        "about",
-        "by",
-        "of",
-        "on",
-        "and",
-        "does",
-        "did",
-        "is",
-        "was",
-        "using",
-        "via",
-        "than",
-        "like",
-        "vs",
-        "versus",
-    }
-)
-# a named panelist "spoke to" a question when their best quote reaches this share of the best overall
-SPOKE_RATIO = 0.3
-# the organisation a panelist speaks for: questions about it (or its product) lean to them
-ORG_BONUS = 15.0
-# a quote one of whose ``asks`` (questions in a user's words it answers) says the whole question gains up to
-# this much: the paraphrase a curator foresaw outranks a quote that matches its words scattered across fields
-ASK_WEIGHT = 40.0
-# ... counting also the words that say what kind of answer is wanted (a person, a place, a time, what came
-# before or after), which are stopwords to BM25: a "who ...?" ask for a "who ...?" question. Each weighs as
-# one ordinary term ("why" and "how" ask nearly everything: not cues).
-ASK_CUES = frozenset({"who", "where", "when", "before", "after"})
-CUE_WEIGHT = 1.0
-# a second panelist joins only when their own words cover this share of what the first's cover
-BOTH_COVERAGE = 0.8
-BOTH_SAID_RATIO = 0.7
-BOTH_ALL_RATIO = (
-    0.35  # ... when they say it in their own words, their best may score a little lower
-)
-BOTH_MIN = 20.0  # ... and only on a real match: weak scores on both sides are not two answers
-# a quote shown after the answer's best must reach this share of its score (or continue a kept quote)
-WEAK_SHARE = 0.45
-UNSAID_SHARE = 0.5  # ... or this share when the quote says none of the question's words itself
-# each of the question's terms in a panelist's stated expertise adds this to their fit, up to the cap: a
-# tie-breaker, not a verdict (a question on coding agents' serving is Dan's though "agents" is Olive's word)
-EXPERTISE_TERM, EXPERTISE_CAP = 5.0, 10.0
-
-
-@dataclasses.dataclass
-class _Query:
-    """A question read against the panel's vocabulary: its terms, matched or not, and its phrases."""
-
-    terms: list[str]  # stemmed terms to score with, word pairs ("kv_cach") included
-    matched: list[str]  # the question's content terms the panel uses
-    unmatched: list[str]  # ... and those it never uses
-    phrases: dict[str, float]  # terms from a multi-word vocabulary phrase -> their share of it
-    corrected: set[str] = dataclasses.field(
-        default_factory=set
-    )  # terms reached only by correcting a typo
-    seq: list[str] = dataclasses.field(
-        default_factory=list
-    )  # the question's terms in order (matched or not)
-    neutral: set[str] = dataclasses.field(
-        default_factory=set
-    )  # model names and versions: neither for nor against
-    surface: list[str] = dataclasses.field(
-        default_factory=list
-    )  # the question's verbatim word pairs ("day zero")
-    vocab: dict[str, float] = dataclasses.field(
-        default_factory=dict
-    )  # terms reached by one word of the panel's vocabulary
-    runs: dict[str, int] = dataclasses.field(
-        default_factory=dict
-    )  # terms of a multi-word name -> the name's length
-    unit: dict[str, str] = dataclasses.field(
-        default_factory=dict
-    )  # term -> the first term of the word it came from
-    named: set[str] = dataclasses.field(
-        default_factory=set
-    )  # terms of a panelist's organisation named as such ("Together")
-    mentioned: list[str] = dataclasses.field(
-        default_factory=list
-    )  # panelists named in the possessive ("Dan's team")
-    cues: set[str] = dataclasses.field(
-        default_factory=set
-    )  # what kind of answer it asks for ("?who", "?before")
-    personal: bool = False  # a personal how-to ("how do I ...", "my website"): PERSONAL_TASK
-    # the one panelist whose organisation's own view or work is asked ("Together's take")
-    org_view: str | None = None
-    sims: list[float] | None = (
-        None  # the question's similarity in meaning to each quote (None: unused)
-    )
 
 
 def _panel_files_digest(panel: Panel) -> str | None:
@@ -226,6 +69,30 @@ def _panel_files_digest(panel: Panel) -> str | None:
     from panelbot.retrieval.cache import panel_hash  # the saved index's own key for the same files
 
     return panel_hash(Path(directory))
+
+
+def _curated_terms(panel: Panel, norm: Normalizer, index: QuoteIndex) -> frozenset[str]:
+    """The panel's curated subject vocabulary: persona keywords/covers, quote keywords/topics, panel topics,
+    vocabulary."""
+    curated: set[str] = set(norm.canonical_terms)
+    for p in panel.panelists.values():
+        for kw in (*p.keywords, *p.covers):
+            curated.update(norm.unigrams(norm.normalise(kw)))
+    curated.update(index.keyword_terms)
+    for t in panel.topics:
+        curated.update(norm.unigrams(norm.normalise(t)))
+    return frozenset(curated)
+
+
+def _expertise_terms(panel: Panel, norm: Normalizer) -> dict[str, frozenset[str]]:
+    """Each panelist's stated expertise (their keywords and covers) as terms."""
+    expertise: dict[str, frozenset[str]] = {}
+    for pid, p in panel.panelists.items():
+        terms: set[str] = set()
+        for kw in (*p.keywords, *p.covers):
+            terms.update(norm.terms(kw))
+        expertise[pid] = frozenset(terms)
+    return expertise
 
 
 class Router:
@@ -244,510 +111,80 @@ class Router:
         self.index = index if index is not None else QuoteIndex(panel, Normalizer(panel.vocabulary))
         self.norm = self.index.norm
         self._common = common_stems()
-        # curated subject vocabulary: persona keywords/covers, quote keywords/topics, panel topics, vocabulary
-        curated: set[str] = set(self.norm.canonical_terms)
-        for p in panel.panelists.values():
-            for kw in (*p.keywords, *p.covers):
-                curated.update(self.norm.unigrams(self.norm.normalise(kw)))
-        curated.update(self.index.keyword_terms)
-        for t in panel.topics:
-            curated.update(self.norm.unigrams(self.norm.normalise(t)))
-        self.curated = frozenset(curated)
-        # per-speaker expertise terms
-        self.expertise: dict[str, frozenset[str]] = {}
-        for pid, p in panel.panelists.items():
-            terms: set[str] = set()
-            for kw in (*p.keywords, *p.covers):
-                terms.update(self.norm.terms(kw))
-            self.expertise[pid] = frozenset(terms)
-        # every word the panel uses, for correcting typos before vocabulary mapping
-        lexicon: Counter[str] = Counter(self.index.lexicon)
-        texts: list[str] = [q.text for q in panel.questions]
-        texts += [k for p in panel.panelists.values() for k in (*p.keywords, *p.covers)]
-        texts += [f"{c} {' '.join(v)}" for c, v in panel.vocabulary.items()] + list(panel.topics)
-        for t in texts:
-            lexicon.update(w for w in words(t) if len(w) >= 4 and w.isalpha())
-        self.lexicon = lexicon
-        self._lex_by_initial: dict[str, list[str]] = defaultdict(list)
-        for w in lexicon:
-            self._lex_by_initial[w[0]].append(w)
-        self._name_words = {fold(p.name) for p in panel.panelists.values()} | set(panel.panelists)
-        self._name_stems = {stem(fold(p.name)) for p in panel.panelists.values()} | {
-            stem(pid) for pid in panel.panelists
-        }
-        # single words of the panel's own vocabulary ("job" -> role, "m3" -> minimax): curated evidence
-        self._vocab_words: dict[str, list[str]] = {}
-        for canonical, variants in panel.vocabulary.items():
-            canon_terms = self.norm.unigrams(self.norm.normalise(canonical))
-            for v in (canonical, *variants):
-                vw = words(v)
-                if len(vw) == 1 and canon_terms:
-                    self._vocab_words.setdefault(vw[0], canon_terms)
-        self._models = model_names()
-        self._docsets: dict[str, frozenset[int]] = {}
-        self._together: dict[tuple[str, str], bool] = {}
-        self._pos: dict[str, int] | None = None  # quote id -> position, made only when needed
-        self._quote_terms: dict[int, frozenset[str]] = {}
-        self._surface_cache: dict[int, str] = {}
-        self._host_cache: dict[str, frozenset[str]] = {}
-        self._near_common: dict[str, bool] = {}
-        self._common_sorted: list[str] | None = None
-        self._asks_cache: dict[int, list[frozenset[str]]] = {}
-        self._org_terms: dict[str, frozenset[str]] = {}
-        self._org_names: dict[str, frozenset[str]] = {}
-        for pid, p in panel.panelists.items():
-            if p.organisation:
-                org = set(self.norm.unigrams(self.norm.normalise(p.organisation)))
-                self._org_names[pid] = frozenset(org)
-                self._org_terms[pid] = frozenset(org - {"ai"})  # "AI" alone names no organisation
-        # an organisation named with its capital ("at Together", "MiniMax's") is that organisation, not the
-        # everyday word; a panelist named in the possessive ("Dan's team") is about the panel
-        self._org_res = {
-            pid: GuardedPattern(rf"(?<!^)(?<![.?!:] )\b{re.escape(org)}\b", 0, (org,))
-            for pid, p in panel.panelists.items()
-            if p.organisation and pid in self._org_terms
-            for org in (p.organisation.split()[0],)
-        }
-        # an organisation in the possessive ("Together's take", "MiniMax's new model"): its panelist's to say
-        self._org_possessive_res = {
-            pid: GuardedPattern(rf"\b{re.escape(org)}['\u2019]s\b", re.IGNORECASE, (org,))
-            for pid, p in panel.panelists.items()
-            if p.organisation and pid in self._org_terms
-            for org in (p.organisation.split()[0],)
-        }
-        # an organisation whose name is an everyday word ("Together") written in lower case is that word
-        # ("trained together"), unless said as a name: "together ai", "together's", "at together"
-        everyday = common_words()
-        self._everyday_org_res = [
-            GuardedPattern(
-                rf"(?<![\w@'\u2019]){re.escape(first)}(?!['\u2019]s\b)(?!\s+ai\b)(?![\w'\u2019])",
-                0,
-                (first,),
-            )
-            for p in panel.panelists.values()
-            if p.organisation
-            and (first := fold(p.organisation.split()[0])) in everyday
-            and first.isalpha()
-        ]
-        # a panelist's names as a folded question spells them: full name, id, and first name when no other
-        # panelist shares it ("Rafał Nowicki", "rafal", "Rafał" -> "rafal")
-        firsts = Counter(
-            fold(p.name).split()[0] for p in panel.panelists.values() if p.name.split()
-        )
-        spellings: dict[str, tuple[str, ...]] = {}
-        for pid, p in panel.panelists.items():
-            first = fold(p.name).split()[:1]
-            unique = [f for f in first if firsts[f] == 1]
-            spellings[pid] = tuple(dict.fromkeys(n for n in (fold(p.name), pid, *unique) if n))
-        self._possessive_res = {
-            pid: GuardedPattern(
-                rf"(?<![\w@])(?:{'|'.join(map(re.escape, names))})'s\b", re.IGNORECASE, names
-            )
-            for pid, names in spellings.items()
-        }
-        self._suggestion_pool: list[tuple[str, str | None]] | None = None
+        self.reader = QueryReader(panel, self.norm, self.index, self.settings)
+        self.lexicon = self.reader.lexicon
+        self._name_stems = self.reader.name_stems
+        self._org_terms = self.reader.org_terms
+        self._org_names = self.reader.org_names
+        self.curated = _curated_terms(panel, self.norm, self.index)
+        self.expertise = _expertise_terms(panel, self.norm)
         self._meanings: QuoteMeanings | None = None
         self._framing: FramingReader | None = None
-        self.tune: Tuning = (
-            tuning()
-        )  # the thresholds that decide by meaning (scripts/fit_tuning.py)
-        self._suggestion_words: list[frozenset[str]] | None = None
-        self._verified: dict[str, bool] = {}
-        self._name_res = {
-            pid: GuardedPattern(
-                rf"(?:@{re.escape(pid)}\b|(?<![\w@])(?:{'|'.join(map(re.escape, names))})(?![\w']))",
-                re.IGNORECASE,
-                names,
-            )
-            for pid, names in spellings.items()
-        }
+        tune = tuning()  # the thresholds that decide by meaning (scripts/fit_tuning.py)
+        self.words = QuoteWords(panel, self.index)
+        self.scorer = QuoteScorer(panel, self.index, self.words, tune)
+        self.offers = Suggestions(
+            panel, self.norm, lambda ask: self._route(ask, "auto", suggest=False)
+        )
+        self.judge = ScopeJudge(
+            index=self.index,
+            words=self.words,
+            curated=self.curated,
+            common=self._common,
+            panelists=list(panel.panelists),
+            settings=self.settings,
+            tune=tune,
+            meanings=self.meanings,
+        )
+        self.choice = SpeakerChoice(
+            panel=panel,
+            settings=self.settings,
+            words=self.words,
+            common=self._common,
+            expertise=self.expertise,
+            org_terms=self._org_terms,
+            org_names=self._org_names,
+            why=self.scorer.why,
+        )
+
+    @property
+    def tune(self) -> Tuning:
+        """The thresholds that decide by meaning (``panelbot.retrieval.tuning``); set, they decide scope
+        and scores alike (``scripts/fit_tuning.py`` tries candidates so)."""
+        return self.judge.tune
+
+    @tune.setter
+    def tune(self, value: Tuning) -> None:
+        self.judge.tune = value
+        self.scorer.tune = value
 
     # ------------------------------------------------------------------------------------------- parts
 
     def addressed(self, question: str) -> tuple[list[str], bool]:
         """Panelists named in the question (in order of mention), and whether it asks for both/all."""
-        folded = fold(question)
-        hits: list[tuple[int, str]] = []
-        for pid, rx in self._name_res.items():
-            m = rx.search(folded)
-            if m and self._is_address(folded, m):
-                hits.append((m.start(), pid))
-        hits.sort()
-        return [pid for _, pid in hits], bool(BOTH_WORDS.search(question))
+        return self.reader.addressed(question)
 
     def possessive(self, question: str) -> list[str]:
         """The panelists named in the possessive ("Olive's background", "Rafał's view"), in order of mention."""
-        folded = fold(question)
-        hits = sorted(
-            (m.start(), pid) for pid, rx in self._possessive_res.items() if (m := rx.search(folded))
-        )
-        return [pid for _, pid in hits]
-
-    @staticmethod
-    def _is_address(folded: str, m: re.Match[str]) -> bool:
-        """'Olive, ...', '@olive', 'ask Olive', 'what does Olive think' -- not 'olive oil'."""
-        if m.group(0).startswith("@"):
-            return True
-        after = folded[m.end() : m.end() + 12]
-        return not re.match(
-            r"\s+(?:oil|oils|tree|trees|green|garden|branch|pizza|tapenade)\b", after
-        )
-
-    def _everyday_word(self, m: re.Match[str]) -> str:
-        """The lower-case name of an organisation that is an everyday word, dropped unless said as a name
-        ("at together", "with together") or in a phrase of the vocabulary ("work together")."""
-        before = m.string[: m.start()].split()
-        prev = fold(before[-1]) if before else ""
-        if prev in ORG_LEADS:
-            return m.group(0)
-        if prev.isalpha() and m.group(0) not in self.norm.unigrams(
-            self.norm.normalise(f"{prev} {m.group(0)}")
-        ):
-            return m.group(0)  # part of a phrase ("work together" reads as partnership)
-        return " "
+        return self.reader.possessive(question)
 
     def corrections(self, question: str) -> dict[str, str]:
-        """Misspelt words -> the panel word they most likely mean ("reinforcment" -> "reinforcement").
+        """Misspelt words -> the panel word they most likely mean ("reinforcment" -> "reinforcement")."""
+        return self.reader.corrections(question)
 
-        Only words the panel never uses and that are not real English are corrected, within one edit (two
-        for words of 9+ letters, when still ``typo_ratio`` similar), keeping the first letter."""
-        sw, known = stopwords(), english_words()
-        fixes: dict[str, str] = {}
-        for w in set(words(question)):
-            if len(w) < 4 or not w.isalpha() or w in self.lexicon or w in sw or w in known:
-                continue
-            cands = self._lex_by_initial.get(w[0])
-            if not cands:
-                continue
-            # imported here: most questions have no unknown word, and rapidfuzz is ~15 ms of a start
-            from rapidfuzz import fuzz, process
-            from rapidfuzz.distance import OSA
-
-            max_edits = 1 if len(w) <= 8 else 2
-            hits = process.extract(w, cands, scorer=OSA.distance, score_cutoff=max_edits, limit=5)
-            hits = [h for h in hits if h[1] <= 1 or fuzz.ratio(w, h[0]) >= self.settings.typo_ratio]
-            if hits:
-                best = min(hits, key=lambda h: (h[1], -self.lexicon[h[0]], h[0]))
-                fixes[w] = best[0]
-        return fixes
-
-    def query_terms(self, question: str) -> _Query:
+    def query_terms(self, question: str) -> Query:
         """Terms (typos corrected, word pairs added); also the content words matched and unmatched."""
-        for rx in self._everyday_org_res:
-            question = rx.sub(
-                self._everyday_word, question
-            )  # "trained together": the everyday word
-        phrases: dict[str, float] = {}
-        fixes = self.corrections(question)
-        normalised = self.norm.normalise(question, fixes, phrases)
-        corrected = {t for w in fixes.values() for t in self.norm.unigrams(self.norm.normalise(w))}
+        return self.reader.read(question)
 
-        toks = [fixes.get(w, w) for w in words(question)]
-        vocab: dict[str, float] = {}
-        unit: dict[
-            str, str
-        ] = {}  # terms that came from one word ("together" -> together, ai) are one unit
-        for w in toks:  # a single word of the panel's own vocabulary is curated evidence
-            mapped = self._vocab_words.get(w, ())
-            for t in mapped:
-                vocab.setdefault(t, 1.0 / len(mapped))
-                unit.setdefault(t, mapped[0])
-        neutral = {
-            t
-            for w in toks
-            if w in self._models or (any(c.isdigit() for c in w) and any(c.isalpha() for c in w))
-            for t in self.norm.unigrams(self.norm.normalise(w))
-            if t not in self.index.postings
-        }
-        uni = [u for u in self.norm.unigrams(normalised) if u not in self._name_stems]
-        terms = [u for u in uni if u in self.index.postings]
-        matched = list(terms)
-        unmatched = [u for u in uni if u not in self.index.postings]
-        terms += [
-            f"{a}_{b}"
-            for a, b in zip(uni, uni[1:], strict=False)
-            if a in self.index.postings and b in self.index.postings
-        ]
-        sw = stopwords()
-        pair_terms = set(terms)
-
-        def scored_already(
-            a: str, b: str
-        ) -> bool:  # an indexed word pair ("kv cache") is scored by BM25
-            ta, tb = (
-                self.norm.unigrams(self.norm.normalise(a)),
-                self.norm.unigrams(self.norm.normalise(b)),
-            )
-            return len(ta) == 1 and len(tb) == 1 and f"{ta[0]}_{tb[0]}" in pair_terms
-
-        surface = [
-            f"{a} {b}"
-            for a, b in zip(toks, toks[1:], strict=False)
-            if a not in sw
-            and (b not in sw or b in PARTICLES)
-            and a.isalpha()
-            and b.isalpha()
-            and len(a) + len(b) >= 6
-            and a not in self._name_words
-            and b not in self._name_words
-            and not scored_already(a, b)
-        ]
-        runs: dict[str, int] = {}
-        for m in NAME_RUN.finditer(question):
-            if m.start() == 0 or question[: m.start()].rstrip()[-1:] in ".?!:":
-                continue  # a capital at the start of a sentence says nothing
-            run = [
-                t
-                for t in self.norm.unigrams(self.norm.normalise(m.group(0)))
-                if t not in phrases and t not in vocab
-            ]
-            for t in run if len(run) > 1 else []:
-                runs[t] = len(run)
-        named = {
-            t
-            for pid, rx in self._org_res.items()
-            if rx.search(question)
-            for t in self._org_terms[pid]
-        }
-        mentioned = self.possessive(question)
-        viewed = [pid for pid, rx in self._org_possessive_res.items() if rx.search(question)]
-        if viewed and any(
-            self._org_terms[pid] & set(uni) for pid in self._org_terms if pid not in viewed
-        ):
-            viewed = []  # the other organisation is named too ("How did Together host MiniMax's model?")
-        cues = {f"?{w}" for w in toks if w in ASK_CUES}
-        return _Query(
-            terms,
-            matched,
-            unmatched,
-            phrases,
-            corrected,
-            uni,
-            neutral,
-            surface,
-            vocab,
-            runs,
-            unit,
-            named,
-            mentioned,
-            cues,
-            _personal(question),
-            viewed[0] if len(viewed) == 1 else None,
-        )
-
-    def scope(self, query: _Query, addressed: list[str], *, senses: bool = True) -> float:
-        """Evidence that the question is about the panel's subject (see module doc).
-
-        Matched words count by how much they belong to the panel: a vocabulary phrase 1.0, a word of the
-        panel's own vocabulary 1.0; other words that are not ordinary English 1.0 when curated, 0.6
-        otherwise; ordinary English words 0.5 when curated, 0.2 otherwise, and together at most GENERIC_CAP
-        (halved when nothing else matched); a panelist addressed by name adds 0.6. A single word that no
-        other word of the question is ever said with in the talk is probably meant in another sense ("flush
-        the DNS cache") and counts OTHER_SENSE of that; a run of unknown-to-English panel words ("Las
-        Vegas") is one name. Words the panel never used dilute the evidence: when they outweigh the matched
-        ones (distinctive words 1.0, ordinary 0.3, model names and numbers 0), it shrinks in proportion."""
-        specific = 0.0  # panel-specific terms: phrases, and words that are not ordinary English
-        generic = 0.0  # ordinary English words the panel also uses ("change", "time", "model")
-        phrases, matched, unmatched = query.phrases, query.matched, query.unmatched
-        addressed = addressed or query.mentioned
-        other_sense = set() if addressed or not senses else self._other_sense(query)
-        if query.named and other_sense:
-            # an organisation named as such ("at Together") is itself when the question's other words are
-            # what its quotes are about (in any field): then neither it nor they are meant in another sense
-            vouched = {
-                t
-                for t in other_sense - query.named
-                if not any(query.unit.get(t, t) == query.unit.get(u, u) for u in query.named)
-                and any(self._docs(t) & self._docs(u) for u in query.named)
-            }
-            if vouched:
-                other_sense = {
-                    t
-                    for t in other_sense - vouched
-                    if not any(query.unit.get(t, t) == query.unit.get(u, u) for u in query.named)
-                }
-        runs = query.runs
-        for t in set(matched):
-            guess = (
-                0.5 if t in query.corrected and t not in phrases else 1.0
-            )  # a typo guess is weaker
-            sense = OTHER_SENSE if t in other_sense else 1.0
-            if t in phrases:  # a multi-word term of the panel's or the general vocabulary
-                specific += phrases[t]
-            elif t in query.named and sense == 1.0:
-                specific += (
-                    1.0  # an organisation named as such ("Together's mission") names the panel
-                )
-            elif t in query.vocab:
-                specific += query.vocab[t] * sense
-            elif t not in self._common:
-                specific += (1.0 if t in self.curated else 0.6) * guess * sense / runs.get(t, 1)
-            else:
-                generic += (0.5 if t in self.curated else 0.2) * guess * sense
-        evidence = specific + min(generic, GENERIC_CAP)
-        n_generic = sum(1 for t in set(matched) if t in self._common and t not in phrases)
-        if not specific and not addressed and n_generic < EVERYDAY_MIN:
-            evidence *= 0.5  # only a couple of everyday words matched
-        if addressed:
-            evidence += 0.6
-        against = sum(
-            0.0 if t.isdigit() or t in query.neutral else 0.3 if self._everyday(t) else 1.0
-            for t in set(unmatched)
-        )
-        if evidence and against:
-            coverage = evidence / (evidence + against)
-            if coverage < MIN_COVERAGE:
-                evidence *= (coverage / MIN_COVERAGE) ** 2
-        return evidence
-
-    def _everyday(self, term: str) -> bool:
-        """An everyday word, or one edit from one (a misspelling: "handel" for handle), of six letters or
-        more: it weighs as little against the panel's words as an everyday word does."""
-        if term in self._common:
-            return True
-        if len(term) < 6 or not term.isalpha():
-            return False
-        got = self._near_common.get(term)
-        if got is None:
-            from rapidfuzz import process  # only for a question's unknown, unusual words
-            from rapidfuzz.distance import OSA
-
-            got = (
-                process.extractOne(term, self._common_list(), scorer=OSA.distance, score_cutoff=1)
-                is not None
-            )
-            if len(self._near_common) > 4096:
-                self._near_common.clear()
-            self._near_common[term] = got
-        return got
-
-    def _common_list(self) -> list[str]:
-        if self._common_sorted is None:
-            self._common_sorted = sorted(t for t in self._common if len(t) >= 4)
-        return self._common_sorted
-
-    def _docs(self, term: str) -> frozenset[int]:
-        """The quotes whose index entry holds ``term`` (any field); cached per term."""
-        got = self._docsets.get(term)
-        if got is None:
-            plist = self.index.postings.get(term)
-            got = frozenset(plist[0]) if plist else frozenset()
-            if len(self._docsets) > 512:
-                self._docsets.clear()
-            self._docsets[term] = got
-        return got
-
-    def _said_together(self, t: str, u: str) -> bool:
-        """Some quote says both terms in its own words (not only in curated fields), or the host question it
-        answers does: the talk's own words settle the sense ("context" and "memory" of the KV cache)."""
-        key = (t, u) if t < u else (u, t)
-        got = self._together.get(key)
-        if got is None:
-            both = self._docs(t) & self._docs(u)
-            got = any(
-                (t in (tt := self._text_terms(i)) and u in tt)
-                or (t in (ht := self._host_terms(i)) and u in ht)
-                for i in sorted(both)[:COOCCUR_SCAN]
-            )
-            if len(self._together) > 8192:
-                self._together.clear()
-            self._together[key] = got
-        return got
-
-    def _host_terms(self, i: int) -> frozenset[str]:
-        """The terms of the host question quote i answers (the talk's own words too), cached per question."""
-        qid = self.index.quotes[i].question
-        if qid is None:
-            return frozenset()
-        got = self._host_cache.get(qid)
-        if got is None:
-            hq = self.panel.question(qid)
-            got = frozenset(self.norm.unigrams(self.norm.normalise(hq.text))) if hq else frozenset()
-            if len(self._host_cache) > 8192:
-                self._host_cache.clear()
-            self._host_cache[qid] = got
-        return got
-
-    def _text_terms(self, i: int) -> frozenset[str]:
-        got = self._quote_terms.get(i)
-        if got is None:
-            got = frozenset(self.norm.unigrams(self.norm.normalise(self.index.quotes[i].text)))
-            if len(self._quote_terms) > 8192:
-                self._quote_terms.clear()
-            self._quote_terms[i] = got
-        return got
-
-    def _other_sense(self, query: _Query) -> set[str]:
-        """Matched single words that none of the question's other matched words is ever said with in one
-        quote, in a question that also has words the panel never used: "cache" in "flush the DNS cache on
-        my laptop". Phrases are never ambiguous, and a multi-word term of the panel's own vocabulary settles
-        the sense of the whole question."""
-        if any(t in self.norm.canonical_terms for t in query.phrases):
-            return (
-                set()
-            )  # a multi-word term of the panel's own vocabulary ("KV cache") anchors the sense
-        content = [
-            t for t in dict.fromkeys(query.seq) if t not in query.neutral and not t.isdigit()
-        ]
-        matched = [t for t in content if t in self.index.postings]
-        if len(content) < 2 or not matched or (len(matched) == len(content) and not query.personal):
-            return (
-                set()
-            )  # every word is the panel's: nothing says another sense is meant (unless it asks
-            # about the user's own case: "cache the photos on my blog" is not the panel's cache)
-        supporters = matched
-        runs = query.runs
-        out = set()
-        for t in matched:
-            if t in query.phrases:
-                continue
-            if not any(
-                u != t
-                and query.unit.get(u, u) != query.unit.get(t, t)
-                and not (runs.get(t) and runs.get(u) and self._same_run(query, t, u))
-                and self._said_together(t, u)
-                for u in supporters
-            ):
-                out.add(t)
-        return out
-
-    @staticmethod
-    def _same_run(query: _Query, a: str, b: str) -> bool:
-        seq = query.seq
-        return any({seq[i], seq[i + 1]} == {a, b} for i in range(len(seq) - 1))
+    def scope(self, query: Query, addressed: list[str], *, senses: bool = True) -> float:
+        """Evidence that the question is about the panel's subject (``ScopeJudge.evidence``)."""
+        return self.judge.evidence(query, addressed, senses=senses)
 
     # ------------------------------------------------------------------------------------------- API
 
     def search(self, query: str, k: int = 5, speakers: set[str] | None = None) -> list[ScoredQuote]:
         """The k best quotes for a query: no routing, no abstention."""
-        return self._top(self.query_terms(query), k, speakers)
-
-    def _scores(self, query: _Query, speakers: set[str] | None) -> dict[int, float]:
-        """0-100 scores: BM25 normalised by its upper bound, plus SURFACE_PAIR_BONUS for each of the
-        question's word pairs the quote says verbatim ("day zero", "catch up"), at most two, plus the
-        quote's closeness in meaning to the question (``tuning.lifts``) when the query carries it."""
-        terms = query.terms
-        raw = self.index.score(terms, speakers) if terms else {}
-        top = self.index.max_score(terms) or 1.0 if terms else 1.0
-        scores = {i: 100.0 * s / top for i, s in raw.items()}
-        if query.sims is not None:
-            self._add_meaning(scores, query.sims, speakers)
-        if not scores:
-            return {}
-        if query.surface:
-            for i in heapq.nlargest(RERANK_SURFACE, scores, key=scores.__getitem__):
-                hits = self._surface_hits(query, i)
-                if hits:
-                    scores[i] += SURFACE_PAIR_BONUS * min(hits, 2)
-        return {i: min(100.0, s) for i, s in scores.items()}
-
-    def _add_meaning(
-        self, scores: dict[int, float], sims: list[float], speakers: set[str] | None
-    ) -> None:
-        speaker_of = self.index.speaker_of
-        for i, lift in enumerate(self.tune.lifts(sims)):
-            if lift > 0.0 and (speakers is None or speaker_of[i] in speakers):
-                scores[i] = scores.get(i, 0.0) + lift
+        return self.scorer.top(self.query_terms(query), k, speakers)
 
     def meanings(self) -> QuoteMeanings:
         """The bank's rows for meaning (built on first use)."""
@@ -779,140 +216,12 @@ class Router:
         """What the scope decision weighs for a question (``panelbot.retrieval.tuning``)."""
         query = self.query_terms(question.strip())
         addressed, both = self.addressed(question)
-        return self._scope_signals(question.strip(), query, addressed, both)
-
-    def _scope_signals(
-        self, question: str, query: _Query, addressed: list[str], both: bool
-    ) -> ScopeSignals:
-        evidence = self.scope(query, addressed or (list(self.panel.panelists) if both else []))
-        if query.personal and not addressed:
-            evidence *= PERSONAL_FACTOR
-        if len(self.index.quotes) > MAX_QUOTES:  # lexical only (see meaning.MAX_QUOTES)
-            return ScopeSignals(evidence, 0.0, 0.0)
-        vector = shipped_model().embed(question)
-        query.sims = self.meanings().similarities(vector)
-        return ScopeSignals(evidence, max(query.sims, default=0.0), background_similarity(vector))
-
-    def _in_scope(self, signals: ScopeSignals, query: _Query) -> bool:
-        """The scope decision: the fitted model on words and meaning; on a bank too large for the semantic
-        step, the lexical floor (``retrieval.scope_floor``)."""
-        if query.sims is None:
-            return bool(query.terms) and signals.evidence >= self.settings.scope_floor
-        # a question with no word the model or the panel knows ("", "?") has no meaning to weigh
-        return (bool(query.terms) or bool(query.seq)) and self.tune.scope.in_scope(signals)
+        return self.judge.signals(question.strip(), query, addressed, both)
 
     def similarities(self, question: str) -> list[float]:
         """The question's similarity in meaning to each quote of the bank, in index order."""
         meanings = self.meanings()
         return meanings.similarities(shipped_model().embed(question))
-
-    def _ask_matches(self, query: _Query, best: list[tuple[int, float]]) -> list[tuple[int, float]]:
-        """The best candidates (quote, score) with how much of the question (by idf, and its ASK_CUES) one of
-        their ``asks`` says added, best first: a quote written to answer that very question outranks one
-        matching its words across fields. (Only the best can gain, so only they can rise to the top.)"""
-        wanted = {t: self.index.idf.get(t, 0.0) for t in dict.fromkeys(query.matched)}
-        wanted.update({c: CUE_WEIGHT for c in query.cues})
-        total = sum(wanted.values())
-        if not total or not ASK_WEIGHT:
-            return best
-        out = []
-        for i, sc in best:
-            said = max(
-                (sum(w for t, w in wanted.items() if t in a) for a in self._ask_terms(i)),
-                default=0.0,
-            )
-            out.append((i, min(100.0, sc + ASK_WEIGHT * said / total)))
-        return sorted(out, key=lambda kv: (-kv[1], kv[0]))
-
-    def _ask_terms(self, i: int) -> list[frozenset[str]]:
-        got = self._asks_cache.get(i)
-        if got is None:
-            got = [
-                frozenset(self.norm.unigrams(self.norm.normalise(a)))
-                | {f"?{w}" for w in words(a) if w in ASK_CUES}
-                for a in self.index.quotes[i].asks
-            ]
-            if len(self._asks_cache) > 8192:
-                self._asks_cache.clear()
-            self._asks_cache[i] = got
-        return got
-
-    def _surface_hits(self, query: _Query, i: int) -> int:
-        """How many of the question's word runs ("day zero", "open weight models") quote i says verbatim;
-        overlapping pairs of one run count once."""
-        said = self._surface_text(i)
-        hits, prev_end = 0, ""
-        for pair in query.surface:
-            if f" {pair} " in said:
-                first = pair.split(" ", 1)[0]
-                if first != prev_end:
-                    hits += 1
-                prev_end = pair.rsplit(" ", 1)[-1]
-            else:
-                prev_end = ""
-        return hits
-
-    def _surface_text(self, i: int) -> str:
-        got = self._surface_cache.get(i)
-        if got is None:
-            got = f" {normalize_for_match(self.index.quotes[i].text)} "
-            if len(self._surface_cache) > 8192:
-                self._surface_cache.clear()
-            self._surface_cache[i] = got
-        return got
-
-    def _top(self, query: _Query, k: int, speakers: set[str] | None) -> list[ScoredQuote]:
-        scores = self._scores(query, speakers)
-        ranked = heapq.nsmallest(k, scores.items(), key=lambda kv: (-kv[1], kv[0]))
-        return [
-            ScoredQuote(self.index.quotes[i], s, self._why(self.index.quotes[i], query.terms))
-            for i, s in ranked
-        ]
-
-    def _why(self, q: Quote, terms: list[str]) -> str:
-        """Why a quote was chosen, in the quote's own words: 'says "KV cache", "growing"; about memory;
-        answers the host's "With concurrent requests that are 500 thousand…"'."""
-        wanted = {t for t in terms if "_" not in t}
-        said: list[str] = []
-        toks = words(q.text)
-        for i, w in enumerate(toks):
-            term = self.norm.unigrams(self.norm.normalise(w))
-            if term and term[0] in wanted:
-                phrase = w
-                if i + 1 < len(toks):  # show a matched pair as one phrase ("kv cache")
-                    nxt = self.norm.unigrams(self.norm.normalise(toks[i + 1]))
-                    if nxt and nxt[0] in wanted:
-                        phrase = f"{w} {toks[i + 1]}"
-                if not any(phrase in s or s in phrase for s in said):
-                    said.append(phrase)
-        keywords = [
-            k
-            for k in (*q.topics, *q.keywords)
-            if set(self.norm.unigrams(self.norm.normalise(k))) & wanted
-            and not any(k.lower() in s.lower() or s.lower() in k.lower() for s in said)
-        ]
-        parts = []
-        if said:
-            parts.append(
-                "says " + ", ".join(f"\u201c{cased_like(w, q.text)}\u201d" for w in said[:4])
-            )
-        hq = self.panel.question(q.question)
-        if (
-            keywords
-        ):  # as the quote or its host question writes them ("KV cache", not the stored "kv cache")
-            parts.append(
-                "about "
-                + ", ".join(
-                    dict.fromkeys(
-                        cased_like(k, q.text, hq.text if hq else "") for k in keywords[:3]
-                    )
-                )
-            )
-        if hq:
-            text = " ".join(hq.text.split())
-            short = text if len(text) <= 60 else text[:59].rsplit(" ", 1)[0] + "\u2026"
-            parts.append(f"answers the host's \u201c{short}\u201d")
-        return "; ".join(parts) or "closest available"
 
     def route(self, question: str, target: str = "auto") -> RouteResult:
         """Decide who answers and with which quotes; abstain when the panel never touched the subject,
@@ -928,104 +237,90 @@ class Router:
         def offer() -> list[str]:
             return self.suggestions(question=question) if suggest else []
 
-        ids = list(self.panel.panelists)
-        k = self.settings.top_k
         query = self.query_terms(question)
-        terms, matched = query.terms, query.matched
         addressed, both = self.addressed(question)
         target = (target or "auto").lower()
-        if target not in ("auto", "both") and target not in ids:
+        if target not in ("auto", "both") and target not in self.panel.panelists:
             raise ValueError(f"unknown target {target!r}")
-        signals = self._scope_signals(question, query, addressed, both)
-        evidence = signals.evidence
-        in_scope = self._in_scope(signals, query)
+        signals = self.judge.signals(question, query, addressed, both)
+        in_scope = self.judge.in_scope(signals, query)
         facet = self.asked_facet(question)
-        if not in_scope and facet is not None and terms:
-            # a specific (a price, which GPUs) about the panel's subject: say the talk never gave it
+        if not in_scope:
+            return self._decline(question, query, addressed, both, signals, facet, offer)
+        lean = self._organisation_lean(query, facet)
+        asked = _Asked(target, addressed, both)
+        return self._answer(question, query, asked, lean, signals.evidence, offer)
+
+    def _decline(
+        self,
+        question: str,
+        query: Query,
+        addressed: list[str],
+        both: bool,
+        signals: ScopeSignals,
+        facet: Facet | None,
+        offer: Callable[[], list[str]],
+    ) -> RouteResult:
+        """The panel declines a question out of scope: off-topic, or -- when it asks for a specific (a
+        price, which GPUs) about the panel's subject -- because the talk never gave it."""
+        evidence = signals.evidence
+        if facet is not None and query.terms:
+            ids = list(self.panel.panelists)
             lenient = self.scope(query, addressed or (ids if both else []), senses=False)
             if query.personal and not addressed:
                 lenient *= PERSONAL_FACTOR
-            if self._in_scope(dataclasses.replace(signals, evidence=lenient), query):
-                near = self._top(query, 1, None)
-                return RouteResult(
-                    question,
-                    [],
-                    True,
-                    [],
-                    f"the talk never gave {facet.label}",
-                    addressed,
-                    offer(),
-                    evidence,
-                    off_topic=False,
-                    unstated=facet.label,
-                    nearby=near,
-                )
-        if not in_scope:
-            reason = (
-                "off-topic: the question shares nothing with what the panel discussed"
-                if not matched
-                else "off-topic: too little of the question is about what the panel discussed"
-            )
-            return RouteResult(question, [], True, [], reason, addressed, offer(), evidence)
-        # per-speaker retrieval
-        # a panelist's fit and their quotes count the asks' match; whether they spoke to it at all (hand-over,
-        # both) is decided on the plain match scores, which a curator's wording cannot inflate
+            if self.judge.in_scope(dataclasses.replace(signals, evidence=lenient), query):
+                near = self.scorer.top(query, 1, None)
+                return _never_gave(question, facet, addressed, offer(), evidence, near)
+        reason = (
+            "off-topic: the question shares nothing with what the panel discussed"
+            if not query.matched
+            else "off-topic: too little of the question is about what the panel discussed"
+        )
+        return RouteResult(question, [], True, [], reason, addressed, offer(), evidence)
+
+    def _organisation_lean(self, query: Query, facet: Facet | None) -> str | None:
+        """The panelist whose organisation the question names as where its subject happens ("What happens
+        when a model goes live on Together?"): the organisation says who, the rest says what -- its name
+        would rank its panelist's self-introductions above the answer, so its terms leave ``query.terms``
+        (not when it asks for a specific of the organisation: "How many GPUs does Together have?")."""
         owner = [pid for pid, org in self._org_terms.items() if org and org & query.named]
         subject = [
             t
-            for t in dict.fromkeys(matched)
+            for t in dict.fromkeys(query.matched)
             if t not in query.named
             and t not in self._name_stems
             and t not in query.neutral
             and (t not in self._common or t in query.phrases or t in query.vocab)
         ]
-        lean: str | None = None
-        if len(owner) == 1 and len(subject) >= 2 and facet is None:
-            # "What happens when a model goes live on Together?": the organisation says who, the rest says
-            # what -- its name would rank its panelist's self-introductions above the answer (not when it asks
-            # for a specific of the organisation: "How many GPUs does Together have?")
-            lean = owner[0]
-            org = {t for t in query.named}
-            query.terms = [t for t in query.terms if not any(part in org for part in t.split("_"))]
-            terms = query.terms
-        scores = {pid: self._scores(query, {pid}) for pid in ids}
-        per: dict[str, list[ScoredQuote]] = {}
-        fit: dict[str, list[ScoredQuote]] = {}
-        n = max(k, 3)
-        for pid in ids:
-            best = heapq.nsmallest(
-                max(n, RERANK_SURFACE), scores[pid].items(), key=lambda kv: (-kv[1], kv[0])
-            )
-            fit[pid] = [
-                ScoredQuote(self.index.quotes[i], sc, "") for i, sc in best[:n]
-            ]  # never shown
-            per[pid] = [
-                ScoredQuote(self.index.quotes[i], sc, self._why(self.index.quotes[i], terms))
-                for i, sc in self._ask_matches(query, best)[:n]
-            ]
+        if not (len(owner) == 1 and len(subject) >= 2 and facet is None):
+            return None
+        org = {t for t in query.named}
+        query.terms = [t for t in query.terms if not any(part in org for part in t.split("_"))]
+        return owner[0]
+
+    def _answer(
+        self,
+        question: str,
+        query: Query,
+        asked: _Asked,
+        lean: str | None,
+        evidence: float,
+        offer: Callable[[], list[str]],
+    ) -> RouteResult:
+        """Who answers a question in scope, with which quotes (or a decline when none matches, or when it
+        asks for a specific none of them states)."""
+        # a panelist's fit and their quotes count the asks' match; whether they spoke to it at all (hand-over,
+        # both) is decided on the plain match scores, which a curator's wording cannot inflate
+        ids = list(self.panel.panelists)
+        scores = {pid: self.scorer.scores(query, {pid}) for pid in ids}
+        fit, per = self._candidates(query, scores)
         strength = {
-            pid: self._strength(pid, per[pid], query) + (ORG_BONUS if pid == lean else 0.0)
+            pid: self.choice.strength(pid, per[pid], query) + (ORG_BONUS if pid == lean else 0.0)
             for pid in ids
         }
-        # "What's Together's take on ...?" asks the panelist who speaks for Together, as if by name; so does
-        # "What's Olive's background?" ask Olive (the one panelist named in the possessive, when nobody is
-        # addressed): a panelist's own background, role or view is theirs to give
-        unaddressed = not addressed and not both and target == "auto"
-        via_org = unaddressed and query.org_view is not None
-        about = (
-            query.mentioned[0]
-            if unaddressed and len(query.mentioned) == 1 and not via_org
-            else None
-        )
-        asked = [query.org_view] if via_org and query.org_view else [about] if about else addressed
-        speakers, reason, note = self._who_answers(
-            query, target, asked, both, fit, strength, via_org=via_org, about=about
-        )
-        speakers = [p for p in speakers if per.get(p)]
-        if (
-            len(speakers) > 1 and len(addressed) < 2
-        ):  # not named in an order of the user's ("Olive and Dan")
-            speakers = self._lead_first(query, speakers, per)
+        speakers, reason, note = self._speakers(query, asked, fit, per, strength)
+        addressed = asked.addressed
         if not speakers:
             return RouteResult(
                 question,
@@ -1037,177 +332,70 @@ class Router:
                 offer(),
                 evidence,
             )
+        k = self.settings.top_k
         quotes: list[ScoredQuote] = []
         each = k if len(speakers) == 1 else max(1, math.ceil(k / len(speakers)))
         for p in speakers:
-            quotes += self._answer_quotes(per[p][:each], scores[p], terms, query)
+            quotes += self.choice.answer_quotes(per[p][:each], scores[p], query.terms, query)
         quotes.sort(key=lambda sq: -sq.score)
         facet = self._unstated(question, quotes)
         if facet is not None:
-            return RouteResult(
-                question,
-                [],
-                True,
-                [],
-                f"the talk never gave {facet.label}",
-                addressed,
-                offer(),
-                evidence,
-                off_topic=False,
-                unstated=facet.label,
-                nearby=quotes[:1],
-            )
+            return _never_gave(question, facet, addressed, offer(), evidence, quotes[:1])
         return RouteResult(
             question, speakers, False, quotes, reason, addressed, [], evidence, note=note
         )
 
-    def _who_answers(
+    def _candidates(
+        self, query: Query, scores: dict[str, dict[int, float]]
+    ) -> tuple[dict[str, list[ScoredQuote]], dict[str, list[ScoredQuote]]]:
+        """(fit, per): each panelist's best quotes on the plain match scores (never shown), and on the
+        scores with their ``asks``' match added, with the reason each was chosen."""
+        per: dict[str, list[ScoredQuote]] = {}
+        fit: dict[str, list[ScoredQuote]] = {}
+        n = max(self.settings.top_k, 3)
+        for pid, pid_scores in scores.items():
+            best = heapq.nsmallest(
+                max(n, RERANK_SURFACE), pid_scores.items(), key=lambda kv: (-kv[1], kv[0])
+            )
+            fit[pid] = [ScoredQuote(self.index.quotes[i], sc, "") for i, sc in best[:n]]
+            per[pid] = [
+                ScoredQuote(
+                    self.index.quotes[i], sc, self.scorer.why(self.index.quotes[i], query.terms)
+                )
+                for i, sc in self.scorer.ask_matches(query, best)[:n]
+            ]
+        return fit, per
+
+    def _speakers(
         self,
-        query: _Query,
-        target: str,
-        addressed: list[str],
-        both: bool,
+        query: Query,
+        asked: _Asked,
+        fit: dict[str, list[ScoredQuote]],
         per: dict[str, list[ScoredQuote]],
         strength: dict[str, float],
-        *,
-        via_org: bool = False,
-        about: str | None = None,
     ) -> tuple[list[str], str, str]:
-        """(speakers, reason, note): whoever was asked (by name, ``target``) unless they never spoke to it
-        -- then the one who did, and ``note`` says so -- else the best fit, and a second who answered too."""
-        ids = list(self.panel.panelists)
-        ranked = sorted(ids, key=lambda p: -strength[p])
-        best_any = max((per[p][0].score for p in ids if per[p]), default=0.0)
-        floor = max(self.settings.min_quote_score, SPOKE_RATIO * best_any)
-        spoke = {p: bool(per[p]) and per[p][0].score >= floor for p in ids}
-        explicit: list[str] = []  # who was asked (by name, --to or the selector); [] = auto
-        how = ""
-        if target == "both" or (target == "auto" and (both or len(addressed) > 1)):
-            if (
-                len(addressed) > 1
-            ):  # named in the question: in the order named ("Olive and Dan, ...")
-                explicit = addressed + [
-                    p for p in ranked if p not in addressed and (target == "both" or both)
-                ]
-            else:
-                explicit = list(ranked)
-            how = "asked of both panelists" if target == "both" or both else "addressed by name"
-        elif target != "auto":
-            explicit, how = [target], f"asked of {self.panel.display_name(target)} (target)"
-        elif addressed:
-            explicit, how = (
-                addressed[:1],
-                f"addressed to {self.panel.display_name(addressed[0])} by name",
-            )
-            if via_org:
-                org = self.panel.panelists[addressed[0]].organisation
-                how = (
-                    f"asked for {org}'s view: {self.panel.display_name(addressed[0])} speaks for it"
-                )
-            elif about:
-                name = self.panel.display_name(about)
-                how = f"asked about {name} ({name}'s own work or view): {name} answers"
-        if not explicit:
-            first = ranked[0]
-            if len(ranked) > 1 and self._both_answered(query, per, first, ranked[1]):
-                return [first, ranked[1]], "both panelists spoke to this", ""
-            return [first], f"{self.panel.display_name(first)} spoke to this most on the panel", ""
-        org_subject = self._org_subject(query)
-        if len(explicit) > 1 and org_subject in explicit and per[org_subject]:
-            # asked of both about one panelist's organisation: theirs to say, not a pun on its name --
-            # unless another's answer matches the question better than theirs does
-            lead = per[org_subject][0].score
-            spoke = {p: p == org_subject or (spoke[p] and per[p][0].score > lead) for p in ids}
-        speakers = [p for p in explicit if spoke[p]]
-        silent = [p for p in explicit if not spoke[p]]
-        names = and_list([self.panel.display_name(p) for p in silent])
-        if speakers and silent:
-            note = f"{names} didn't speak to this on the panel"
-            return speakers, f"{how}; {note}", note
-        if speakers:
-            return speakers, how, ""
-        others = [p for p in ranked if spoke[p] and p not in explicit]
+        """(speakers, reason, note) in the order the answer shows them (``SpeakerChoice.who_answers``)."""
+        target, addressed, both = asked.target, asked.addressed, asked.both
+        # "What's Together's take on ...?" asks the panelist who speaks for Together, as if by name; so does
+        # "What's Olive's background?" ask Olive (the one panelist named in the possessive, when nobody is
+        # addressed): a panelist's own background, role or view is theirs to give
+        unaddressed = not addressed and not both and target == "auto"
+        via_org = unaddressed and query.org_view is not None
+        about = (
+            query.mentioned[0]
+            if unaddressed and len(query.mentioned) == 1 and not via_org
+            else None
+        )
+        named = [query.org_view] if via_org and query.org_view else [about] if about else addressed
+        speakers, reason, note = self.choice.who_answers(
+            query, target, named, both, fit, strength, via_org=via_org, about=about
+        )
+        speakers = [p for p in speakers if per.get(p)]
         if (
-            others and via_org
-        ):  # nobody was named: the one who spoke to it answers, with no hand-over note
-            return (
-                others[:1],
-                f"{self.panel.display_name(others[0])} spoke to this most on the panel",
-                "",
-            )
-        if others:  # hand over to the one who did speak to it, and say so
-            note = f"{names} didn't speak to this on the panel; {self.panel.display_name(others[0])} did"
-            return others[:1], note, note
-        return (
-            [p for p in explicit if per[p]][:1],
-            how,
-            "",
-        )  # nobody really did: the one asked, what they have
-
-    def _lead_first(
-        self, query: _Query, speakers: list[str], per: dict[str, list[ScoredQuote]]
-    ) -> list[str]:
-        """Two panelists answering, in the order the answer shows them: first the one whose organisation
-        (or its product: "M3" -> minimax) the question names, when it names one panelist's only; else the
-        one whose best quote matches the question best (ties keep the order of fit)."""
-        about = set(query.matched) | query.named
-        owners = [p for p in speakers if self._org_terms.get(p) and self._org_terms[p] & about]
-        if len(owners) == 1:
-            return owners + [p for p in speakers if p != owners[0]]
-        return sorted(speakers, key=lambda p: -(per[p][0].score if per.get(p) else 0.0))
-
-    def _answer_quotes(
-        self,
-        top: list[ScoredQuote],
-        scores: dict[int, float],
-        terms: list[str],
-        query: _Query | None = None,
-    ) -> list[ScoredQuote]:
-        """One panelist's quotes for an answer: the best, the others that score at least WEAK_SHARE of it
-        or continue a kept quote, and the sentence before a kept quote that cannot stand alone ("But ...",
-        "And ...") when that one matches the question too. A quote kept on its score alone that says none of
-        the question's words itself (matched only through its topics, keywords or the host's question) must
-        score at least UNSAID_SHARE of the best: "the secret to good post-training" is answered by the quote
-        about the data, not also by ones merely labelled "post-training"."""
-        if not top:
-            return []
-        best = top[0].score
-        floor = max(self.settings.min_quote_score, 0.3 * best)
-        kept = [top[0]]
-        for sq in top[1:]:
-            if (
-                sq.score >= max(floor, WEAK_SHARE * best)
-                and (
-                    sq.score >= UNSAID_SHARE * best or query is None or self._said(query, sq.quote)
-                )
-                or (sq.score >= floor and any(self._adjacent(q.quote, sq.quote) for q in kept))
-            ):
-                kept.append(sq)
-        ids = {sq.quote.id for sq in kept}
-        for sq in list(kept):
-            if not DANGLING.match(sq.quote.text):
-                continue
-            i = self.position(sq.quote.id)
-            prev = self.index.quotes[i - 1] if i else None
-            lead = scores.get(i - 1, 0.0) if i else 0.0
-            if (
-                prev is not None
-                and prev.id not in ids
-                and self._adjacent(prev, sq.quote)
-                and lead >= self.settings.min_quote_score
-            ):
-                kept.append(
-                    ScoredQuote(prev, lead, self._why(prev, terms) + "; leads in to " + sq.quote.id)
-                )
-                ids.add(prev.id)
-        return kept
-
-    @staticmethod
-    def _adjacent(a: Quote, b: Quote) -> bool:
-        """Quote a ends where quote b starts, in the same turn."""
-        if a.turn is None or a.turn != b.turn or not a.sentences or not b.sentences:
-            return False
-        return a.sentences[1] == b.sentences[0] or b.sentences[1] == a.sentences[0]
+            len(speakers) > 1 and len(addressed) < 2
+        ):  # not named in an order of the user's ("Olive and Dan")
+            speakers = self.choice.lead_first(query, speakers, per)
+        return speakers, reason, note
 
     @staticmethod
     def asked_facet(question: str) -> Facet | None:
@@ -1224,284 +412,65 @@ class Router:
             return None
         return facet
 
-    def _strength(self, pid: str, quotes: list[ScoredQuote], query: _Query) -> float:
-        """How well a panelist fits: their best quotes, their stated expertise, and their organisation
-        when that is what the question is about (it or its product: "What is M3?", not "Does quantization
-        matter for M3?")."""
-        if not quotes:
-            return 0.0
-        s = quotes[0].score + 0.3 * (quotes[1].score if len(quotes) > 1 else 0.0)
-        exp = self.expertise.get(pid, frozenset())
-        bonus = sum(
-            EXPERTISE_TERM * (0.5 if t in self._common else 1.0) for t in query.terms if t in exp
-        )
-        s += min(bonus, EXPERTISE_CAP)
-        if self._org_subject(query) == pid:
-            s += ORG_BONUS  # the organisation (or its product) is what the question is about
-        return s
-
-    def _org_subject(self, query: _Query) -> str | None:
-        """The panelist whose organisation (or its product: "M3" -> minimax) is all the question is about
-        ("What is MiniMax?", "Together AI"; not "Does quantization matter for M3?")."""
-        about = set(query.matched)
-        subject = {t for t in about if t not in self._common or t in query.phrases}
-        hits = [pid for pid, org in self._org_terms.items() if org and org <= about]
-        if len(hits) == 1 and subject <= self._org_names[hits[0]]:
-            return hits[0]
-        return None
-
-    def _both_answered(
-        self, query: _Query, per: dict[str, list[ScoredQuote]], a: str, b: str
-    ) -> bool:
-        """The second panelist joins only when they really answered it too: their best quote scores nearly
-        as well (``both_ratio``) and answers the same host question as the first's best, or it scores at
-        least BOTH_SAID_RATIO as well and says, in their own words, most of what the first's best says of
-        the question (sharing a distinctive part of it)."""
-        if not per[a] or not per[b]:
-            return False
-        top_a, top_b = per[a][0], per[b][0]
-        if top_b.score < BOTH_MIN:
-            return False
-        if top_b.score < BOTH_SAID_RATIO * top_a.score:
-            # however much longer or shorter the quotes, both saying every word of the question that either
-            # says (at least three) is two answers
-            said_a, said_b = self._said(query, top_a.quote), self._said(query, top_b.quote)
-            terms_a = {t for t in said_a if " " not in t}
-            terms_b = {t for t in said_b if " " not in t}
-            return (
-                top_b.score >= BOTH_ALL_RATIO * top_a.score
-                and len(terms_a) >= 3
-                and terms_a == terms_b
-                and (set(query.matched) - query.neutral) <= terms_a
-            )
-        if top_b.score >= self.settings.both_ratio * top_a.score and (
-            self._both_spoke(per, a, b) or self._both_spoke(per, b, a)
-        ):
-            return True
-        said_a, said_b = self._said(query, top_a.quote), self._said(query, top_b.quote)
-        orgs = set().union(*self._org_terms.values()) if self._org_terms else set()
-        shared = said_a & said_b
-        distinctive = {
-            t
-            for t in shared
-            if (" " in t or t not in self._common or t in query.phrases) and t not in orgs
-        }
-        return len(shared) >= 2 and bool(distinctive) and len(said_b) >= BOTH_COVERAGE * len(said_a)
-
     def position(self, quote_id: str) -> int | None:
-        """A quote's position in the index. A saved index decodes quotes one by one and knows where each
-        one it handed out is; only otherwise are all quotes' ids read (once), which for a large saved bank
-        would decode every quote (seconds at 100,000)."""
-        finder = getattr(self.index.quotes, "position", None)
-        if finder is not None:
-            i = finder(quote_id)
-            if i is not None:
-                return i
-        if self._pos is None:
-            self._pos = {q.id: i for i, q in enumerate(self.index.quotes)}
-        return self._pos.get(quote_id)
-
-    def _said(self, query: _Query, quote: Quote) -> set[str]:
-        """The question's terms and verbatim word pairs that a quote says in its own words."""
-        i = self.position(quote.id)
-        if i is None:
-            raise KeyError(quote.id)
-        said = (set(query.matched) - query.neutral) & self._text_terms(i)
-        text = self._surface_text(i)
-        return said | {pair for pair in query.surface if f" {pair} " in text}
-
-    def _both_spoke(self, per: dict[str, list[ScoredQuote]], a: str, b: str) -> bool:
-        """The second panelist answered the same host question as the first's best quote, and that
-        answer matches nearly as well (the both-panelists questions of the talk, e.g. open source)."""
-        top = per[a][0]
-        if top.quote.question is None:
-            return False
-        return any(
-            sq.quote.question == top.quote.question
-            and sq.score >= self.settings.both_ratio * top.score
-            for sq in per[b][:3]
-        )
-
-    def suggestions(self, n: int = 3, question: str = "") -> list[str]:
-        """Two or three questions in a user's words (the curated ``asks``; the host's questions for a panel
-        without them) that this router answers with the quote they were written for: offered when
-        declining. The ones nearest to the question's own words come first ("a Redis cache for my site"
-        offers the KV cache questions, :meth:`_near`); the rest alternate between panelists, and which ones
-        depends on the question, so repeated declines do not repeat the same three."""
-        pool = self._pool()
-        if not pool:
-            return []
-        out: list[str] = []
-        start = zlib.crc32(question.encode("utf-8", "replace")) % len(pool)
-        rotation = [(start + j) % len(pool) for j in range(len(pool))]
-        for j in [*self._near(question, pool, rotation), *rotation]:
-            ask, qid = pool[j]
-            if ask not in out and self._answers(ask, qid):
-                out.append(ask)
-                if len(out) == n:
-                    break
-        return out
-
-    def _near(
-        self, question: str, pool: list[tuple[str, str | None]], order: list[int]
-    ) -> list[int]:
-        """The pool's questions that share a word with ``question`` (the same stem, or the same first
-        ``NEAR_PREFIX`` letters: "racing"/"race"): a word of its subject (the topics and keywords of the quote
-        it is written for) or of its own; each shared word weighs as much as it is specific in English
-        (``lexicon.specificity``: "cache" 1, "games" ~0.7, "year" ~0.6), and a question sharing less than
-        ``NEAR_MIN`` is not near ("the best pizza" shares only "best"); the nearest first, ties in ``order``.
-        Empty when nothing is near -- the offer then rotates as before."""
-        if not question.strip():
-            return []
-        bags = self._suggestion_bags(pool)
-        mine: dict[
-            str, float
-        ] = {}  # the question's terms, each weighing as specific as its word is
-        for w in words(question):
-            for t in self.norm.terms_of_words([w], pairs=False):
-                mine[t] = max(mine.get(t, 0.0), specificity(w))
-        mine = {t: s for t, s in mine.items() if s > 0 and t not in stopwords()}
-        if not mine:
-            return []
-        heads: dict[str, float] = {}
-        for t, s in mine.items():
-            if len(t) >= NEAR_PREFIX:
-                heads[t[:NEAR_PREFIX]] = max(heads.get(t[:NEAR_PREFIX], 0.0), s)
-        scored = []
-        for rank, j in enumerate(order):
-            bag = bags[j]
-            score = sum(mine[t] for t in bag if t in mine)
-            score += NEAR_PREFIX_WEIGHT * sum(
-                heads.get(t[:NEAR_PREFIX], 0.0)
-                for t in bag
-                if t not in mine and len(t) >= NEAR_PREFIX
-            )
-            if score >= NEAR_MIN:
-                scored.append((-score, rank, j))
-        scored.sort()
-        return [j for _, _, j in scored]
-
-    def _suggestion_bags(self, pool: list[tuple[str, str | None]]) -> list[frozenset[str]]:
-        """Each pool question's words with those of its subject (the topics and keywords of the quote it is
-        written for), worked out once."""
-        if self._suggestion_words is None:
-            bags = []
-            for ask, qid in pool:
-                q = self.panel.quote(qid) if qid else None
-                text = " ".join([ask, *(q.topics if q else ()), *(q.keywords if q else ())])
-                bags.append(
-                    frozenset(
-                        t
-                        for t in self.norm.terms_of_words(words(text), pairs=False)
-                        if t not in stopwords()
-                    )
-                )
-            self._suggestion_words = bags
-        return self._suggestion_words
+        """A quote's position in the index (``QuoteWords.position``)."""
+        return self.words.position(quote_id)
 
     # ------------------------------------------------------------------ for the conversation layer
     # (``panelbot.conversation.router_view.FollowUpRouter``: what the resolver may use, nothing private)
 
     def is_name_word(self, word: str) -> bool:
         """The word is a panelist's name or id (accents folded): never corrected as a typo."""
-        return fold(word) in self._name_words
+        return self.reader.is_name_word(word)
 
     def said_together(self, term: str, other: str) -> bool:
         """Some quote (or the host question it answers) says both terms: the talk's own words settle a sense."""
-        return self._said_together(term, other)
+        return self.judge.said_together(term, other)
 
     def match_reason(self, quote: Quote, terms: Sequence[str]) -> str:
         """Why a quote matches these terms, in the quote's own words (as a route's quotes say)."""
-        return self._why(quote, list(terms))
+        return self.scorer.why(quote, list(terms))
+
+    def suggestions(self, n: int = 3, question: str = "") -> list[str]:
+        """Two or three questions in a user's words that this router answers with the quote they were
+        written for, nearest to ``question`` first: offered when declining (``Suggestions.offer``)."""
+        return self.offers.offer(n, question)
 
     def example_questions(self, limit: int = 20) -> list[str]:
-        """One question in a user's words per host question of the talk, in the order they were asked, each
-        known to be answered by its own quote (the host's question itself when no ``asks`` fit); at most
-        ``limit`` (each is checked by answering it)."""
-        by_question: dict[str, list[Quote]] = defaultdict(list)
-        for q in self._scanned_quotes():
-            if q.question is not None:
-                by_question[q.question].append(q)
-        out: list[str] = []
-        for hq in self.panel.questions:
-            if len(out) >= limit:
-                break
-            if not hq.answered_by:
-                continue
-            found = next(
-                (
-                    text
-                    for q in by_question.get(hq.id, ())
-                    for ask in q.asks
-                    if 12 <= len(text := _as_question(ask)) <= 70 and self._answers(text, q.id)
-                ),
-                None,
-            )
-            if found is None:
-                text = _as_question(hq.text)
-                found = text if self._answers(text, None) else None
-            if found and found not in out:
-                out.append(found)
-        return out
-
-    def _scanned_quotes(self) -> Sequence[Quote]:
-        """The quotes suggestions and examples are drawn from: every quote of a talk; of a bank larger
-        than ``SCAN_LIMIT``, an evenly spaced sample of that many (a saved index decodes quotes one by one,
-        and offering three questions must not decode 100,000 of them)."""
-        quotes = self.panel.quotes
-        step = -(-len(quotes) // SCAN_LIMIT)
-        if step <= 1:
-            return quotes
-        return [quotes[i] for i in range(0, len(quotes), step)]
-
-    def _pool(self) -> list[tuple[str, str | None]]:
-        """(question, the quote id it must find) candidates, interleaved across panelists."""
-        if self._suggestion_pool is None:
-            by_speaker: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
-            for q in self._scanned_quotes():
-                for ask in q.asks:
-                    text = _as_question(ask)
-                    if 12 <= len(text) <= 70:
-                        by_speaker[q.speaker].append((text, q.id))
-            if (
-                not by_speaker
-            ):  # a draft panel: the host's questions, first sentence with a question mark
-                for hq in self.panel.questions:
-                    if hq.answered_by:
-                        text = _as_question(hq.text)
-                        if 12 <= len(text) <= 90:
-                            by_speaker[hq.answered_by[0]].append((text, None))
-            lists = [by_speaker[p] for p in self.panel.panelists if by_speaker.get(p)]
-            self._suggestion_pool = [
-                lst[i]
-                for i in range(max(map(len, lists), default=0))
-                for lst in lists
-                if i < len(lst)
-            ]
-        return self._suggestion_pool
-
-    def _answers(self, ask: str, quote_id: str | None) -> bool:
-        got = self._verified.get(ask)
-        if got is None:
-            res = self._route(ask, "auto", suggest=False)
-            ids = [sq.quote.id for sq in res.quotes]
-            got = not res.abstained and (quote_id is None or quote_id in ids)
-            self._verified[ask] = got
-        return got
+        """One question in a user's words per host question of the talk, in the order they were asked,
+        each known to be answered by its own quote; at most ``limit`` (``Suggestions.examples``)."""
+        return self.offers.examples(limit)
 
 
-def _as_question(text: str) -> str:
-    """A suggestion as a user would type it: one question, capitalised, with its question mark; the host's
-    hand-overs ("Maybe Dan if you can go first.") dropped."""
-    sentences = re.split(r"(?<=[?.!])\s+", " ".join(text.split()))
-    asked = [p for p in sentences if p.endswith("?")]
-    text = (asked[0] if asked else sentences[0]).strip()
-    if text and text[-1] not in "?.!":
-        text += "?" if QUESTION_START.match(text) else "."
-    return text[:1].upper() + text[1:]
+@dataclasses.dataclass(frozen=True)
+class _Asked:
+    """Whom a question asks: ``target`` ("auto", "both" or a panelist), the panelists named in it, and
+    whether it asks both/all."""
+
+    target: str
+    addressed: list[str]
+    both: bool
 
 
-QUESTION_START = LazyPattern(
-    r"(?:what|why|how|who|where|when|which|is|are|do|does|did|can|could|should|would|will)\b",
-    re.IGNORECASE,
-)
+def _never_gave(
+    question: str,
+    facet: Facet,
+    addressed: list[str],
+    suggestions: list[str],
+    evidence: float,
+    nearby: list[ScoredQuote],
+) -> RouteResult:
+    """A decline on the panel's subject: the question asks for a specific the talk never gave."""
+    return RouteResult(
+        question,
+        [],
+        True,
+        [],
+        f"the talk never gave {facet.label}",
+        addressed,
+        suggestions,
+        evidence,
+        off_topic=False,
+        unstated=facet.label,
+        nearby=nearby,
+    )
