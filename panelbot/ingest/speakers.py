@@ -16,18 +16,24 @@ Then the structure of a moderated panel, in two passes:
    same speaker; ``>>`` after an answer means someone else (with two panelists: the other one); in a round
    (the host asks everyone) each answers in turn, so the last one left is named; a turn that speaks *to*
    a panelist by name is not theirs; a short comment on an answer ("That sounds terrifying.") and running the
-   session ("Let's take a question …") are the host's; with one guest, a short turn after their answer is the
-   host's; a few opening words, a ``>>`` and a long statement are one answer;
+   session ("Let's take a question …") are the host's, and so is a short prompt between two answers that
+   speaks to someone ("There must be a cost to you, though."); with one guest, a short turn after their
+   answer is the host's; a few opening words, a ``>>`` and a long statement are one answer; a question after
+   a sentence presenting several guests is put to none of them;
 2. the field: profiles are built from the turns the first pass attributed firmly (their introductions
    weighing most, and what the host says about each of them), and an unaddressed question goes to the
    panelist whose field the question and its answer are in, when one clearly leads (what the whole talk is
-   about is nobody's field; a question picking up one panelist's earlier words is theirs). A follow-up
+   about is nobody's field; a question picking up one panelist's earlier words is theirs). The field also
+   weighs the answer's meaning against how each panelist was presented -- their own introduction, or what
+   the host said they do ("With me are Dr. Ana Ruiz, a marine biologist …") -- with the shipped sentence
+   encoder (``presented.py``; weight fitted by scripts/fit_attribution.py). A follow-up
    ("pulling on this thread") leans to whoever answered last. A round's open answers go to distinct panelists:
    by the field when it speaks for each answer, else in the order the panelists were introduced
    (``rounds.py``).
 
 What neither settles is ``unknown``, with the reason kept in ``why`` (written to turns.yaml): never a silent
-guess. Short back-channel turns ("Yeah.", "Mhm.", "[laughter]") are dropped so they cannot split one answer
+guess. Every turn gets a confidence from its evidence (``confidence.py``); the health report flags the turns
+under the fitted threshold besides those resting only on order or field. Short back-channel turns ("Yeah.", "Mhm.", "[laughter]") are dropped so they cannot split one answer
 in two, and the turns around them are merged when they are the same speaker's.
 """
 
