@@ -214,6 +214,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"model: bias {bias:.3f}, {shown}")
     print(f"flag_below {below}: {json.dumps(report)}")
     print(f"order/field rule alone: {json.dumps(_flag_report(rows, confs, 0.0))}")
+    # for comparison: flagging by the confidence alone, at the lowest threshold that flags every wrong turn
+    alone = [(name, t, ok, f, False) for name, t, ok, f, _ in rows]
+    every = max((c for (_, _, ok, _, _), c in zip(rows, confs, strict=True) if not ok), default=0.0)
+    print(
+        f"confidence alone under {every + 1e-4:.4f}: {json.dumps(_flag_report(alone, confs, every + 1e-4))}"
+    )
     firm = sorted(
         round(c, 3) for (_, _, ok, _, d), c in zip(rows, confs, strict=True) if ok and not d
     )
