@@ -990,7 +990,7 @@ def _presentation_texts(
 # how the host says what a guest does, after the name: "a peatland ecologist …", "who farms …", "is the
 # director …", "runs the team …" (not "let's start with the evidence", "thank you")
 _DESCRIBES_RE = re.compile(
-    r"(?:who|whose|a|an|the|our|head|founder|is|was|(?!thanks\b)[a-z]{3,}s)\b", re.IGNORECASE
+    r"\A(?:who|whose|a|an|the|our|head|founder|is|was|(?!thanks\b)[a-z]{3,}s)\b", re.IGNORECASE
 )
 
 
