@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -142,7 +143,7 @@ def test_the_map_lists_subjects_both_spoke_to_each_leading_back(
         assert shown & {tuple(sorted(p.ids)) for p in e.points}, e.subject
         d = entry_discussion(router, e)
         assert {i for p in e.points for i in p.ids} == set(d.quote_ids())
-    assert any(p.ids == ("dan-02", "olive-03") for e in entries for p in e.points)
+    assert any(e.framing_id == "q03" for e in entries)  # the host's open-source question
     text = map_text(router.panel, entries)
     assert text.startswith(f"Subjects Dan and Olive both spoke to ({len(entries)}):")
 
@@ -204,18 +205,23 @@ def test_followups_answer_from_the_points_never_inventing_one(
     from panelbot.discussion.followups import read_followup
 
     panel = router.panel
-    d = discuss(router, "open source", pairing)
+    shipped = read_followup(panel, discuss(router, "open source", pairing), "Where do they agree?")
+    assert shipped is not None and shipped.kind == "agreement"
+    if not shipped.quotes:  # the shipped verdict model claims no agreement here: none is made up
+        assert shipped.text.startswith("No agreement is measured")
+    # a verdict model that reads every pair it pairs as agreeing: the follow-ups cite those points
+    agreeing = Pairing(router, replace(discussion_tuning(), agree_threshold=0.0))
+    d = discuss(router, "open source", agreeing)
     agree = read_followup(panel, d, "Where do they agree?")
     assert agree is not None and agree.kind == "agreement"
-    assert "[dan-02]" in agree.text and "[olive-03]" in agree.text
+    a, b = d.points[0].ids
+    assert f"[{a}]" in agree.text and f"[{b}]" in agree.text
     why = read_followup(panel, d, "why do they disagree?")
     assert why is not None and why.kind == "difference" and why.quotes == ()
     assert why.text.startswith("No difference is measured on this")
     olive = read_followup(panel, d, "Olive, respond to that")
     assert olive is not None and olive.speaker == "olive"
-    assert (
-        "[olive-02]" in olive.text and "Agreement: Dan [dan-02] and Olive [olive-03]" in olive.text
-    )
+    assert "[olive-02]" in olive.text and f"Agreement: Dan [{a}] and Olive [{b}]" in olive.text
     assert read_followup(panel, d, "what is a KV cache?") is None
     only = discuss(router, "kv cache", pairing)
     olive = read_followup(panel, only, "Olive, what do you say to that?")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,11 @@ from panelbot.retrieval.router import Router
 
 ROOT = Path(__file__).resolve().parent.parent
 PANEL = ROOT / "persona_data" / "minimax-m3"
+
+
+MEASURED = re.compile(
+    r"Dan \[dan-\d+\] and Olive \[olive-\d+\]"
+)  # a measured point: a quote of each
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +118,9 @@ def test_the_resolver_stages_a_discussion(router: Router) -> None:
     assert res.kind == DISCUSSION and res.discussion is not None
     assert res.route.speakers == ["dan", "olive"] and not res.route.abstained
     assert res.context is not None and res.context["kind"] == "discussion"
-    assert res.context["points"][0]["ids"] == ["dan-02", "olive-03"]
+    shown = {sq.quote.id for sq in res.route.quotes}
+    a, b = res.context["points"][0]["ids"]  # one quote of each, both among the quotes shown
+    assert a.startswith("dan-") and b.startswith("olive-") and {a, b} <= shown
 
 
 def test_a_request_naming_no_subject_discusses_the_conversation_s(router: Router) -> None:
@@ -176,7 +184,7 @@ def test_the_pipeline_answers_and_records_a_discussion(router: Router, tmp_path:
     assert kinds[:2] == ["Resolved", "Discussed"] and kinds[-1] == "Recorded"
     discussed = next(e for e in events if isinstance(e, Discussed))
     assert discussed.head.startswith("Discussion: open source")
-    assert "Agreement: Dan [dan-02] and Olive [olive-03]" in discussed.tail
+    assert MEASURED.search(discussed.tail)
     assert [e.speaker for e in events if isinstance(e, SpeakerDone)] == ["dan", "olive"]
     cid = events[-1].conversation_id
     store.close()
@@ -245,7 +253,7 @@ def test_discuss_is_saved_and_followed_up_with_ask_c(isolated_env: dict[str, str
     code, out, err = _cli("history", "show", "1")
     assert code == 0, err
     assert "You: open source" in out and "Discussion:" in out and "Dan:" in out and "Olive:" in out
-    assert "Agreement: Dan [dan-02] and Olive [olive-03]" in out
+    assert MEASURED.search(out)
     code, out, err = _cli("ask", "-c", "--json", "why do they disagree?")
     obj = json.loads(out)
     assert code == 0 and obj["conversation"] == 1

@@ -357,8 +357,10 @@ HARD = {
     "volcano_interview.vtt": (14, 0),
     "museum_panel.srt": (11, 6),
     "games_panel_captions.txt": (11, 0),
-    "wages_panel.vtt": (7, 3),
-    "lake_talk.srt": (4, 3),
+    # with the evidence by meaning of how each guest was presented (scripts/fit_attribution.py) wages gets one
+    # more right and two of its 'unknown' become wrong guesses (flagged by the health report); lake two more right
+    "wages_panel.vtt": (8, 5),
+    "lake_talk.srt": (6, 3),
     # written after all of that, first contact 7 of 11 (the host who runs the summit taken for a panelist)
     "coffee_panel.json3": (9, 1),
 }

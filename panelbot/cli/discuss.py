@@ -1,6 +1,7 @@
 """``panelbot discuss "SUBJECT"``: the panel discusses a subject in their quoted words, with the points where
 they agree or differ measured (``panelbot.discussion``); ``--map`` lists the subjects both spoke to, ``--llm``
-voices the exchange through a model (each turn verified; a turn that fails falls back to the quotes).
+voices the exchange through a model (each turn verified; a turn that fails falls back to the quotes);
+``--all`` stages it on every installed talk whose panel spoke to it.
 
 A discussion is a turn of a conversation like any ``ask``: through the one turn pipeline
 (:class:`panelbot.conversation.pipeline.Session`), saved to the history (``--no-log``: not), so
@@ -43,6 +44,11 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         metavar="N",
         help="list the subjects both panelists spoke to (with N: discuss the Nth)",
     )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="discuss SUBJECT on every installed talk whose panel spoke to it",
+    )
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.add_argument(
         "--llm",
@@ -78,6 +84,8 @@ def cmd_discuss(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError("give a SUBJECT or --map, not both")
     if args.map is None and not args.subject:
         raise UsageError("give a SUBJECT to discuss (or --map for the subjects both spoke to)")
+    if args.all:
+        return discuss_all(args, out, err)
     cfg, opened = load_config_and_index(args)
     panel = opened.panel
     router = Router(panel, cfg.retrieval, index=opened.index)
@@ -121,6 +129,62 @@ def cmd_discuss(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         out.write(discussion_text(panel, d, width) + "\n")
     _not_saved(why, out, err)
+    return EXIT_OK
+
+
+def discuss_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``--all``: SUBJECT staged on every installed talk whose panel spoke to it (the turn pipeline's
+    :meth:`TalksSession.discuss`), each under its talk's title, then which talks it was staged on and why;
+    declined when no talk's panel spoke to it. Offline, like ``ask --all``; not saved to the history."""
+    import sys
+
+    from panelbot.answer.compose import terminal_width
+    from panelbot.cli.across import _library
+    from panelbot.conversation.pipeline import Declined, TalkDiscussed, TalksDiscussed, TalksSession
+    from panelbot.discussion.render import discussion_text
+    from panelbot.text import fill_text, strip_control
+
+    if args.map is not None:
+        raise UsageError("--map lists one talk's subjects: use it with --panel NAME, not --all")
+    if args.llm or args.base_url or args.model:
+        raise UsageError(
+            "--all discusses in the talks' own words: it cannot be combined with --llm, "
+            "--base-url or --model"
+        )
+    _, library = _library(args, err)
+    subject = next(read_questions(args.subject, sys.stdin))
+    width = terminal_width()
+    staged: list[dict[str, Any]] = []
+    summary: TalksDiscussed | None = None
+    declined = ""
+    for event in TalksSession(library).discuss(subject):
+        if isinstance(event, TalksDiscussed):
+            summary = event
+        elif isinstance(event, Declined):
+            declined = event.text
+        elif isinstance(event, TalkDiscussed):
+            p, d = event.panel, event.discussion
+            staged.append({"panel": p.name, "title": p.title, **d.to_dict()})
+            if not args.json:
+                title = strip_control(p.title, keep_newlines=False)
+                out.write(("\n" if len(staged) > 1 else "") + f"== {title} [{p.name}]\n")
+                out.write(discussion_text(p, d, width) + "\n")
+    reason = summary.reason if summary is not None else ""
+    if args.json:
+        print_json(
+            {
+                "subject": subject,
+                "declined": bool(declined),
+                "reason": reason or declined,
+                "talks": staged,
+                "silent": list(summary.silent) if summary is not None else [],
+            },
+            out,
+        )
+    elif declined:
+        out.write(fill_text(declined, width) + "\n")
+    else:
+        out.write("\n" + fill_text(f"({strip_control(reason, keep_newlines=False)})", width) + "\n")
     return EXIT_OK
 
 

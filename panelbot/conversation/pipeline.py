@@ -47,6 +47,8 @@ __all__ = [
     "Session",
     "SpeakerDone",
     "TalkAnswered",
+    "TalkDiscussed",
+    "TalksDiscussed",
     "TalksRouted",
     "TalksSession",
     "TextDelta",
@@ -108,6 +110,42 @@ class TalkAnswered:
 
 
 @dataclass(frozen=True)
+class TalkDiscussed:
+    """Every talk at once: one talk's discussion (or a follow-up to it), its own turn of the pipeline: the
+    host's lines (``discussed``) and each speaking panelist's turn in their verbatim quotes (``dones``)."""
+
+    panel: Panel
+    resolution: Resolution
+    discussed: Discussed
+    dones: tuple[SpeakerDone, ...]
+
+    @property
+    def discussion(self) -> Any:
+        """The :class:`panelbot.discussion.stage.Discussion` staged."""
+        return self.discussed.reply.discussion
+
+
+@dataclass(frozen=True)
+class TalksDiscussed:
+    """Every talk at once: a discussion of ``subject`` is staged on the talks whose panel spoke to it
+    (``talks``, in the library's order); the panels of ``silent`` did not."""
+
+    subject: str
+    talks: tuple[str, ...]
+    silent: tuple[str, ...]
+
+    @property
+    def reason(self) -> str:
+        staged = ", ".join(self.talks)
+        n = len(self.talks)
+        said = f"discussed on the {'talk' if n == 1 else f'{n} talks'} whose panel spoke to it: {staged}"
+        if self.silent:
+            theirs = "panel of" if len(self.silent) == 1 else "panels of"
+            said += f"; the {theirs} {', '.join(self.silent)} did not speak to it"
+        return said
+
+
+@dataclass(frozen=True)
 class TalksRouted:
     """Every talk at once: how the question was routed across the talks (a
     :class:`panelbot.retrieval.library.LibraryAnswer`: which talks answer, why, or suggestions)."""
@@ -146,6 +184,8 @@ TurnEvent = (
     | SpeakerDone
     | TalksRouted
     | TalkAnswered
+    | TalksDiscussed
+    | TalkDiscussed
     | Recorded
     | NotSaved
 )
@@ -391,6 +431,11 @@ class TalksSession:
     own words. A follow-up ("tell me more") goes on with the talk the last answer came from, read by the
     resolver against that talk's turns; after an answer from several talks it says which to pick from.
 
+    A request for a discussion ("discuss open weights", :meth:`discuss` for ``discuss --all`` and the app's
+    /discuss) is staged on every talk whose panel spoke to the subject, each as that talk's own discussion
+    (a talk's real router reads and stages it); declined when no talk's panel did. A follow-up to it ("why do
+    they disagree?") goes on with the talk it was staged on, as any follow-up.
+
     ``log`` is where the turns are written (the app's conversation; none for the shell)."""
 
     def __init__(self, library: Any, log: ConversationLog | None = None) -> None:
@@ -435,15 +480,105 @@ class TalksSession:
         self.talk_turns, self.last_talks = {}, []
 
     def ask(self, question: str, target: str = "auto") -> Iterator[TurnEvent]:
-        """A follow-up of the last answer's talk, small talk, or a question routed across every talk."""
-        events = self._followup(question, target) or self._small_talk(question)
+        """A follow-up of the last answer's talk, small talk, a discussion request staged on the talks whose
+        panel spoke to it, or a question routed across every talk."""
+        events = (
+            self._followup(question, target)
+            or self._small_talk(question)
+            or self._discussions(question, target)
+        )
         if events is None:
             events = self._across(question, target if target in ("auto", "both") else "auto")
+        return self._turn(question, target, events)
+
+    def discuss(self, subject: str, question: str | None = None) -> Iterator[TurnEvent]:
+        """``subject`` discussed on every talk whose panel spoke to it (``question``: what the user typed,
+        ``/discuss SUBJECT``; the subject by default); declined when none did."""
+        from panelbot.discussion.turn import staged
+
+        asked = question or subject
+        readings = [(r, staged(r, subject, asked)) for r in self._discussing_routers()]
+        return self._turn(asked, "both", self._staged(asked, subject, readings))
+
+    def _turn(self, question: str, target: str, events: Sequence[TurnEvent]) -> Iterator[TurnEvent]:
         rows: list[tuple[str, str, str, Sequence[str], dict[str, Any] | None]] = []
         for event in events:
             rows += self._rows(event)
             yield event
         yield self._write(question, target, rows)
+
+    def _discussing_routers(self) -> list[Any]:
+        """The talks' routers that can stage a discussion (a real router measures its quotes' pairs)."""
+        from panelbot.retrieval.router import Router
+
+        return [r for r in self.library.routers if isinstance(r, Router)]
+
+    def _discussions(self, question: str, target: str) -> list[TurnEvent] | None:
+        """A request for a discussion, read by each talk (None when no talk reads it as one), staged on each
+        talk whose panel spoke to its subject."""
+        from panelbot.conversation.kind_bank import discussion_request
+        from panelbot.discussion.turn import discussion_reading
+
+        if target not in ("auto", "both"):
+            return None
+        readings = []
+        subject = ""
+        for router in self._discussing_routers():
+            try:
+                reading = discussion_reading(router, [], question, target)
+            except Exception:
+                continue
+            if reading is not None:
+                readings.append((router, reading))
+                subject = subject or (
+                    reading.discussion.subject
+                    if reading.discussion is not None
+                    else discussion_request(router, question) or ""
+                )
+        if not readings:
+            return None
+        return self._staged(question, subject or question, readings)
+
+    def _staged(
+        self, question: str, subject: str, readings: Sequence[tuple[Any, Resolution]]
+    ) -> list[TurnEvent]:
+        """The discussion on each talk whose reading staged one; the talks' decline when none did."""
+        from panelbot.text import strip_control
+
+        spoke = [(r, res) for r, res in readings if res.discussion is not None]
+        silent = tuple(r.panel.name for r, res in readings if res.discussion is None)
+        if not spoke:
+            topics = ", ".join(
+                strip_control(t, keep_newlines=False) for t in self.library.suggestions()[:8]
+            )
+            text = (
+                f"No talk's panel spoke to {strip_control(subject, keep_newlines=False)}, so there is "
+                "nothing of theirs to discuss." + (f" They covered: {topics}." if topics else "")
+            )
+            reason = "a discussion no talk's panel spoke to"
+            return [Declined("panel", text, reason=reason, meta={"across": True})]
+        staged = tuple(r.panel.name for r, _ in spoke)
+        events: list[TurnEvent] = [TalksDiscussed(subject, staged, silent)]
+        events += [self._talk_discussion(question, r, res) for r, res in spoke]
+        self.last_talks = list(staged)
+        return events
+
+    def _talk_discussion(self, question: str, router: Any, resolution: Resolution) -> TalkDiscussed:
+        """One talk's discussion, through that talk's own turn of the pipeline (its quotes, offline; the
+        turn across the talks is what is written), remembered for a follow-up on that talk."""
+        session = Session(router.panel, router, None, None)
+        discussed: Discussed | None = None
+        dones: list[SpeakerDone] = []
+        for event in session.ask_now(question, "both", reading=resolution):
+            if isinstance(event, Discussed):
+                discussed = event
+            elif isinstance(event, SpeakerDone):
+                dones.append(event)
+        reply = resolution.discussion
+        if discussed is None:  # the pipeline always says it; kept total for a reading without one
+            discussed = Discussed(reply, reply.head(router.panel), reply.tail(router.panel))
+        self.talk_turns.setdefault(router.panel.name, []).extend(session.turns)
+        return TalkDiscussed(router.panel, resolution, discussed, tuple(dones))
 
     def _followup(self, question: str, target: str) -> list[TurnEvent] | None:
         """The events of a follow-up of the last answer (answered or declined by the talk it came from, or
@@ -463,8 +598,10 @@ class TalksSession:
                 resolution = resolve(router, self.talk_turns.get(name, []), question, talk_target)
             except Exception:
                 continue
-            if resolution.kind != STANDALONE:
-                readings.append((router.panel, resolution, talk_target))
+            if resolution.kind != STANDALONE and not _fresh_discussion(
+                router, resolution, question
+            ):
+                readings.append((router, resolution, talk_target))
         if not readings:
             return None
         if len(self.last_talks) > 1:
@@ -475,11 +612,14 @@ class TalksSession:
                 f"switch to it (Ctrl+P \u2192 Panel: {self.last_talks[0]}) and ask there."
             )
             return [Declined("panel", text, reason="follow-up after an answer from several talks")]
-        panel, resolution, talk_target = readings[0]
+        router, resolution, talk_target = readings[0]
+        panel = router.panel
         route = resolution.route
         events: list[TurnEvent] = [Resolved(question, talk_target, resolution)]
         if not route.abstained:
             self.last_talks = [panel.name]
+            if resolution.discussion is not None:
+                return [*events, self._talk_discussion(question, router, resolution)]
             return [*events, self._answered(question, panel, route, talk_target)]
         self.talk_turns.setdefault(panel.name, []).append(
             ConversationTurn(question, [], [], talk_target)
@@ -538,6 +678,8 @@ class TalksSession:
 
     def _rows(self, event: TurnEvent) -> list[tuple[str, str, str, Sequence[str], dict[str, Any]]]:
         """What the history keeps of one event (labelled so that a reopened conversation shows it so)."""
+        if isinstance(event, TalkDiscussed):
+            return _discussion_rows(event)
         if isinstance(event, TalkAnswered):
             p = event.panel
             return [
@@ -582,13 +724,55 @@ class TalksSession:
         if log is None:
             return Recorded(None, turn)
         log.said.append(("user", question))
-        log.said += [(r[1], r[2]) for r in rows]
+        log.said += [
+            (r[1], r[2]) for r in rows if r[0] != "search"
+        ]  # what was said, not the host's lines
         why = log.write_rows(question, [("user", "", question, (), {"target": target}), *rows])
         return (
             Recorded(log.conversation_id, turn)
             if why is None
             else NotSaved(why, turn, log.conversation_id)
         )
+
+
+def _fresh_discussion(router: Any, resolution: Resolution, question: str) -> bool:
+    """A request for a new discussion that names its subject ("discuss open weights"): asked of every talk,
+    not a follow-up of the last answer's talk."""
+    from panelbot.conversation.kind_bank import discussion_request
+    from panelbot.conversation.turns import DISCUSSION
+
+    reply = resolution.discussion
+    if resolution.kind != DISCUSSION or (reply is not None and reply.followup is not None):
+        return False
+    return bool(discussion_request(router, question))
+
+
+def _discussion_rows(
+    event: TalkDiscussed,
+) -> list[tuple[str, str, str, Sequence[str], dict[str, Any]]]:
+    """A talk's discussion in the history: its host's lines around its panelists' turns, named by the talk."""
+    p = event.panel
+    meta: dict[str, Any] = {"panel": p.name, "all_talks": True, "status": talk_status(p.name)}
+    points = {**meta, "discussion": event.resolution.context}
+    route = event.resolution.route
+    rows: list[tuple[str, str, str, Sequence[str], dict[str, Any]]] = []
+    if event.discussed.head:
+        rows.append(("search", "", event.discussed.head, (), points))
+    for d in event.dones:
+        ids = [sq.quote.id for sq in (d.quotes or route.quotes_for(d.speaker))]
+        rows.append(
+            (
+                "assistant",
+                d.speaker,
+                d.text,
+                ids,
+                {**meta, "label": talk_answer_label(p, d.speaker)},
+            )
+        )
+    if event.discussed.tail:
+        ids = [] if event.dones else [sq.quote.id for sq in route.quotes]
+        rows.append(("search", "", event.discussed.tail, ids, points))
+    return rows
 
 
 def talk_answer_label(panel: Panel, speaker: str) -> str:

@@ -6,22 +6,33 @@ Both are measured, not guessed from a talk's words:
   bank, the questions a curator wrote for it, ``asks``). Ask the router one quote's questions of the other
   panelist's quotes: when the other quote scores well (the router's 0-100 blend of its words and its meaning
   in the shipped static sentence model), the two answer the same questions. The weaker direction, the
-  stronger one, how near the top of the other's quotes it ranks and whether both answer the very same host
-  question are weighed by a logistic model fitted on labelled pairs (``scripts/fit_discussion.py``).
+  stronger one, how near the top of the other's quotes it ranks, whether both answer the very same host
+  question and how close the two quotes' own words are in meaning (a word shared in two senses finds the
+  other quote by its words, not by what it means) are weighed by a logistic model fitted on labelled pairs
+  (``scripts/fit_discussion.py``).
 * **agree or differ** -- the same, with each quote's own *words* as the question (and the cosine of the
   two quotes' words): two answers that find each
   other by what they say make the same point; two answers to one question that do not, answer it differently.
   General English cues weigh in: agreement ("agree", "right", "same") and contrast ("but", "not", "instead").
 
 The thresholds and weights live in ``panelbot/data/tuning.json`` (section ``discussion``).
+
+A pair's features do not depend on them: they are measured once and kept in the cache directory
+(``pairs-KEY.json``), keyed by the panel's files, its quotes, the retrieval settings and the code and data
+that measure them, so the whole-talk map on a warm cache judges every pair without a search.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from contextlib import suppress
+from dataclasses import astuple, dataclass
+from pathlib import Path
 
+from panelbot import paths
 from panelbot.panel import Quote
 from panelbot.retrieval.encoder import shipped_model
 from panelbot.retrieval.meaning import embedded
@@ -97,6 +108,7 @@ class PairFeatures:
             math.log1p(self.asked_high),
             self.asked_rank,
             self.same_question,
+            self.meaning,
         )
 
     def verdict(self) -> tuple[float, ...]:
@@ -144,6 +156,11 @@ class Pairing:
         self.tune = tune or discussion_tuning()
         self._hits: dict[tuple[str, str], dict[str, tuple[float, int]]] = {}
         self._vectors: dict[str, Vector] = {}
+        # the measured pairs, read from the cache on first use, and what was worked out from them
+        self._measured: dict[tuple[str, str], PairFeatures] | None = None
+        self._results: dict[str, object] = {}
+        self._unsaved = False
+        self._cache_path: Path | None = None
 
     def questions_of(self, quote: Quote) -> list[str]:
         """What a quote answers: the curator's asks and the host's question; its own words when neither."""
@@ -171,6 +188,50 @@ class Pairing:
         return score, rank
 
     def features(self, a: Quote, b: Quote) -> PairFeatures:
+        """The pair's features: measured once (kept in the cache directory by :meth:`save`)."""
+        if b.id < a.id:  # the features are symmetric: one measurement for either order
+            a, b = b, a
+        measured = self._saved_features()
+        got = measured.get((a.id, b.id))
+        if got is None:
+            got = measured[(a.id, b.id)] = self.measure(a, b)
+            self._unsaved = True
+        return got
+
+    def _saved_features(self) -> dict[tuple[str, str], PairFeatures]:
+        if self._measured is None:
+            self._cache_path = _cache_path(self.router)
+            self._measured, self._results = (
+                _read_saved(self._cache_path) if self._cache_path else ({}, {})
+            )
+        return self._measured
+
+    def _tune_key(self, name: str) -> str:
+        return f"{name}:{hashlib.sha256(repr(astuple(self.tune)).encode()).hexdigest()[:16]}"
+
+    def remembered(self, name: str) -> object | None:
+        """What was worked out from the pairs under this tuning and kept with them (``remember``), or None."""
+        self._saved_features()
+        return self._results.get(self._tune_key(name))
+
+    def remember(self, name: str, value: object) -> None:
+        """Keep ``value`` (JSON-ready, worked out from the pairs under this tuning) with them."""
+        self._saved_features()
+        self._results[self._tune_key(name)] = value
+        self._unsaved = True
+
+    def save(self) -> None:
+        """Keep the features measured so far in the cache directory (atomically; a read-only or full cache
+        directory only costs the next map its time)."""
+        if not self._unsaved or self._cache_path is None or self._measured is None:
+            return
+        rows = {f"{a}\x00{b}": list(astuple(f)) for (a, b), f in self._measured.items()}
+        saved = {"features": rows, "results": self._results}
+        paths.write_cache_text(self._cache_path, json.dumps(saved))
+        self._unsaved = False
+
+    def measure(self, a: Quote, b: Quote) -> PairFeatures:
+        """The pair's features, measured through the router (no cache)."""
         s_ab, r_ab = self._found(self.questions_of(a), b)
         s_ba, r_ba = self._found(self.questions_of(b), a)
         t_ab, _ = self._found([a.text], b)
@@ -215,3 +276,60 @@ class Pairing:
         else:
             verdict = "both"
         return PairVerdict(a, b, f, same, agree, paired, verdict)
+
+
+# ------------------------------------------------------------------------------- the measured pairs, cached
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+# what measures a pair: the retrieval code and data, this module and the text helpers it uses
+_MEASURING = ("retrieval", "data", "discussion/pairing.py", "text.py")
+MAX_CACHED_BYTES = 1 << 26  # a larger file is not ours
+
+
+def _code_print() -> bytes:
+    """The measuring code and data as installed: each file's name, size and modification time."""
+    h = hashlib.sha256()
+    for part in _MEASURING:
+        root = _PACKAGE / part
+        files = sorted(root.rglob("*")) if root.is_dir() else [root]
+        for f in files:
+            with suppress(OSError):
+                st = f.stat()
+                if f.is_file() and f.suffix != ".pyc":
+                    h.update(
+                        f"{f.relative_to(_PACKAGE)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode()
+                    )
+    return h.digest()
+
+
+def _cache_path(router: Router) -> Path | None:
+    """Where a panel's measured pairs are kept: None for a panel not read from a directory."""
+    from panelbot.retrieval.cache import panel_hash
+
+    directory = getattr(router.panel, "path", None)
+    if directory is None or not (Path(directory) / "quotes.yaml").is_file():
+        return None
+    h = hashlib.sha256(_code_print())
+    h.update(panel_hash(Path(directory)).encode())
+    h.update(repr(router.settings).encode("utf-8", "surrogatepass"))
+    for q in router.index.quotes:  # a panel changed in memory after loading is not its files
+        h.update(
+            repr((q.id, q.speaker, q.text, q.question, q.asks)).encode("utf-8", "surrogatepass")
+        )
+    return paths.index_cache_dir() / f"pairs-{h.hexdigest()[:32]}.json"
+
+
+def _read_saved(path: Path) -> tuple[dict[tuple[str, str], PairFeatures], dict[str, object]]:
+    """The saved features and results, or none when the file is missing, too large or not as written."""
+    try:
+        if path.stat().st_size > MAX_CACHED_BYTES:
+            return {}, {}
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        out = {}
+        for key, values in saved["features"].items():
+            a, _, b = key.partition("\x00")
+            out[(a, b)] = PairFeatures(*(float(v) for v in values))
+        results = saved.get("results") or {}
+        return out, dict(results) if isinstance(results, dict) else {}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}, {}

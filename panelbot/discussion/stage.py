@@ -269,6 +269,9 @@ def discussion_map(router: Router, pairing: Pairing | None = None) -> list[MapEn
     paired pairs of quotes, grouped by the host questions they answer, each group named by a subject whose
     own discussion shows one of its pairs (a group no such name leads back to is left off)."""
     pairing = pairing or Pairing(router)
+    kept = _kept_map(router, pairing.remembered("map"))
+    if kept is not None:
+        return kept
     panel = router.panel
     ids = list(panel.panelists)
     verdicts = [
@@ -289,6 +292,36 @@ def discussion_map(router: Router, pairing: Pairing | None = None) -> list[MapEn
         seen.add(name)
         points = tuple(choose_points(group))
         entries.append(MapEntry(name, _verdict_of(points), points, d.framing_id))
+    # every pair measured and the map worked out from them: the next map (a fresh process) reads them back
+    pairing.remember("map", [_entry_row(e) for e in entries])
+    pairing.save()
+    return entries
+
+
+def _entry_row(e: MapEntry) -> list[object]:
+    points = [[p.verdict, p.a.id, p.b.id, p.same, p.agree] for p in e.points]
+    return [e.subject, e.verdict, points, e.framing_id]
+
+
+def _kept_map(router: Router, rows: object) -> list[MapEntry] | None:
+    """The map kept with the measured pairs, its quotes the panel's; None when there is none, or it names a
+    quote the panel lacks."""
+    if not isinstance(rows, list):
+        return None
+    panel = router.panel
+    try:
+        entries = []
+        for subject, verdict, points, framing_id in rows:
+            kept = []
+            for v, a, b, same, agree in points:
+                qa, qb = panel.quote(a), panel.quote(b)
+                if qa is None or qb is None:
+                    return None
+                kept.append(Point(str(v), qa, qb, float(same), float(agree)))
+            framing = str(framing_id) if framing_id is not None else None
+            entries.append(MapEntry(str(subject), str(verdict), tuple(kept), framing))
+    except (TypeError, ValueError):
+        return None
     return entries
 
 

@@ -36,6 +36,7 @@ _BASIS: tuple[tuple[str, str], ...] = (
     ("continues the sentence the '>>' cut", "text"),
     ("leads into the host's next question", "order"),
     ("a short remark on the answer before", "order"),
+    ("a short prompt to the answer after", "order"),
     ("a remark between the guest's answers", "order"),
     ("continues after a back-channel", "order"),
     ("goes on", "order"),

@@ -495,6 +495,8 @@ def apply_overrides(
         t = turns[number - 1]
         t.speaker, t.why, t.parts = pid, why, []
         t.is_question = t.is_question and pid == HOST
+        if why == BY_HAND:
+            t.confidence = 1.0
 
 
 def _questions_and_quotes(
@@ -1131,7 +1133,12 @@ def write_draft(draft: Draft, captions: str, out: Path, *, force: bool = False) 
     manifest: dict = {"files": {f: _sha(t) for f, t in files.items()}}
     # what each turn's speaker rests on (the reason of each merged part): the health report flags the doubtful
     manifest["turns"] = [
-        {"speaker": t.speaker, "reasons": [[at, why] for at, why in t.reasons()]}
+        {
+            "speaker": t.speaker,
+            "reasons": [[at, why] for at, why in t.reasons()],
+            "confidence": t.confidence,
+            **({"sounds_like": t.sounds_like} if t.sounds_like else {}),
+        }
         for t in draft.turns
     ]
     if draft.options:  # how to derive it again (panelbot check --fix)

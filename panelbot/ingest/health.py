@@ -198,7 +198,7 @@ def _warnings(h: Health, panel: Panel) -> list[str]:
     if guessed:
         w.append(
             f"{len(guessed)} turn(s) have a speaker that rests only on their order or field, not on a "
-            f"name, a hand-over or a label (listed above): check them with panelbot check {where} --fix, "
+            f"name, a hand-over or a label, or on weak evidence (listed above): check them with panelbot check {where} --fix, "
             f"or set one with panelbot check {where} --speaker TURN=NAME"
         )
     if h.unknown_turns:
@@ -269,10 +269,16 @@ def doubtful_turns(panel: Panel, manifest: dict | None = None) -> list[dict]:
     if not isinstance(recorded, list) or len(recorded) != len(panel.turns):
         recorded = [None] * len(panel.turns)
     out = []
+    below = _flag_below()
     for i, (t, rec) in enumerate(zip(panel.turns, recorded, strict=True)):
         part = _doubtful_recorded(rec, t.speaker)
         if t.speaker == "unknown":
             part = part or (0, "no speaker found")
+        conf = _recorded_confidence(rec, t.speaker)
+        if part is None and conf is not None and conf < below:
+            # firm by its reason, but the evidence is weak or contradicts it (its meaning sounds like
+            # someone else's): the fitted threshold says such turns are often wrong
+            part = (0, _weak_reason(rec, conf, below))
         if part is None:
             continue
         at, why = part
@@ -282,6 +288,7 @@ def doubtful_turns(panel: Panel, manifest: dict | None = None) -> list[dict]:
                 "turn": i + 1,
                 "index": i,
                 "speaker": t.speaker,
+                "confidence": conf,
                 "why": strip_control(why, keep_newlines=False),
                 "first_words": strip_control(" ".join(shown), keep_newlines=False),
             }
@@ -302,6 +309,28 @@ def _doubtful_recorded(rec: object, speaker: str) -> tuple[int, str] | None:
         if isinstance(r, list) and len(r) == 2 and isinstance(r[0], int) and isinstance(r[1], str)
     ]
     return doubtful_part(parts)
+
+
+def _recorded_confidence(rec: object, speaker: str) -> float | None:
+    """The confidence ingest recorded for a turn (None when unrecorded, or its speaker changed since)."""
+    if not isinstance(rec, dict) or rec.get("speaker") != speaker:
+        return None
+    conf = rec.get("confidence")
+    return float(conf) if isinstance(conf, (int, float)) and not isinstance(conf, bool) else None
+
+
+def _weak_reason(rec: dict, conf: float, below: float) -> str:
+    """Why a turn firm by its reason is flagged: its confidence, and whom part of it sounds like."""
+    like = rec.get("sounds_like")
+    also = f"; part of it sounds more like {like}" if isinstance(like, str) and like else ""
+    return f"weak evidence: confidence {conf:.4f} under the fitted {below:.4f}{also}"
+
+
+def _flag_below() -> float:
+    """The fitted confidence under which a turn is flagged (``tuning.json``, section ``attribution``)."""
+    from panelbot.retrieval.tuning import attribution_tuning
+
+    return float(attribution_tuning()["flag_below"])
 
 
 _GUESSED = ("introduces themselves", "asks the questions", "no name found")
@@ -382,4 +411,8 @@ def format_health(h: Health) -> str:
 
 def format_doubtful(d: dict) -> str:
     """'turn 12  joost  (their field …): "It is, and it's the thing …"'."""
-    return f'turn {d["turn"]:>3}  {d["speaker"]}  ({d["why"]}): "{d["first_words"]} …"'
+    conf = d.get("confidence")
+    sure = (
+        f" [confidence {conf:.3f}]" if isinstance(conf, float) and d["speaker"] != "unknown" else ""
+    )
+    return f'turn {d["turn"]:>3}  {d["speaker"]}  ({d["why"]}){sure}: "{d["first_words"]} …"'

@@ -525,7 +525,7 @@ def _presented_names(text: str, opening: bool, candidates: list[str], presented:
         if _GUESTS_RE.search(sent):
             candidates += [
                 m.group(1)
-                for m in re.finditer(rf"(?<!\w)({NAME_TOKEN})(?=\s+({NAME_TOKEN}))", sent)
+                for m in re.finditer(rf"(?<![\w'\u2019-])({NAME_TOKEN})(?=\s+({NAME_TOKEN}))", sent)
                 if is_name(m.group(1)) and m.group(2)[:1].isupper()
             ]
             described = _described_guests(sent)
@@ -544,7 +544,15 @@ def _opening_full_names(sent: str) -> list[str]:
         and m.group(2)[:1].isupper()
         and re.match(r",\s+(?:a|an|who)\s", sent[m.end(2) :])
         and not _after_a_name(sent[: m.start()])
+        and not _AFTER_PREPOSITION_RE.search(sent[: m.start()])
     ]
+
+
+# "welcome to Cooler Streets, a conversation …": a name after a preposition is a place or an event's name,
+# not a person presented
+_AFTER_PREPOSITION_RE = re.compile(
+    r"\b(?:to|at|from|of|in|on|for|by|about|into|called|named)\s+$", re.IGNORECASE
+)
 
 
 def _described_guests(sent: str) -> list[str]:
@@ -701,7 +709,7 @@ _GUESTS_AHEAD_RE = re.compile(
 
 # a guest named and then described: "Kofi, a battery chemist at Voltaic", "Mirela, who runs a plant"
 _PRESENTED_RE = re.compile(
-    rf"(?<!\w)(?=({NAME_TOKEN})(?:\s+({NAME_TOKEN}))?,\s+(?:who|a|an|the|our|head|founder)\s)"
+    rf"(?<![\w'\u2019-])(?=({NAME_TOKEN})(?:\s+({NAME_TOKEN}))?,\s+(?:who|a|an|the|our|head|founder)\s)"
 )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from functools import cache
 
 from panelbot.retrieval.lexicon import common_stems, stem, stopwords
@@ -139,6 +140,8 @@ class Profiles:
         self.docs = 0
         self.names: set[str] = set()  # terms of the panelists' names: never evidence of a field
         self.topic: set[str] = set()  # terms of what the whole talk is about: nobody's own field
+        # evidence by meaning (text, candidates) -> per candidate: how the panelists were presented
+        self.meaning: Callable[[str, list[str]], dict[str, float]] | None = None
         self.own: dict[
             int, tuple[str, Counter[str]]
         ] = {}  # raw turn -> what it added (to leave it out)

@@ -16,18 +16,24 @@ Then the structure of a moderated panel, in two passes:
    same speaker; ``>>`` after an answer means someone else (with two panelists: the other one); in a round
    (the host asks everyone) each answers in turn, so the last one left is named; a turn that speaks *to*
    a panelist by name is not theirs; a short comment on an answer ("That sounds terrifying.") and running the
-   session ("Let's take a question …") are the host's; with one guest, a short turn after their answer is the
-   host's; a few opening words, a ``>>`` and a long statement are one answer;
+   session ("Let's take a question …") are the host's, and so is a short prompt between two answers that
+   speaks to someone ("There must be a cost to you, though."); with one guest, a short turn after their
+   answer is the host's; a few opening words, a ``>>`` and a long statement are one answer; a question after
+   a sentence presenting several guests is put to none of them;
 2. the field: profiles are built from the turns the first pass attributed firmly (their introductions
    weighing most, and what the host says about each of them), and an unaddressed question goes to the
    panelist whose field the question and its answer are in, when one clearly leads (what the whole talk is
-   about is nobody's field; a question picking up one panelist's earlier words is theirs). A follow-up
+   about is nobody's field; a question picking up one panelist's earlier words is theirs). The field also
+   weighs the answer's meaning against how each panelist was presented -- their own introduction, or what
+   the host said they do ("With me are Dr. Ana Ruiz, a marine biologist …") -- with the shipped sentence
+   encoder (``presented.py``; weight fitted by scripts/fit_attribution.py). A follow-up
    ("pulling on this thread") leans to whoever answered last. A round's open answers go to distinct panelists:
    by the field when it speaks for each answer, else in the order the panelists were introduced
    (``rounds.py``).
 
 What neither settles is ``unknown``, with the reason kept in ``why`` (written to turns.yaml): never a silent
-guess. Short back-channel turns ("Yeah.", "Mhm.", "[laughter]") are dropped so they cannot split one answer
+guess. Every turn gets a confidence from its evidence (``confidence.py``); the health report flags the turns
+under the fitted threshold besides those resting only on order or field. Short back-channel turns ("Yeah.", "Mhm.", "[laughter]") are dropped so they cannot split one answer
 in two, and the turns around them are merged when they are the same speaker's.
 """
 
@@ -38,6 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from panelbot.ingest.captions import RawTurn, Timed
+from panelbot.ingest.confidence import set_confidences
 from panelbot.ingest.cues import (
     ADDS_RE,
     CLOSING_RE,
@@ -67,6 +74,7 @@ from panelbot.ingest.names import (
     presentations,
     speaker_labels,
 )
+from panelbot.ingest.presented import Presented, without_names
 from panelbot.ingest.profiles import Profiles, clear_lead, generic_words, terms
 from panelbot.ingest.rounds import settle_rounds
 from panelbot.ingest.segments import split_unmarked
@@ -130,6 +138,8 @@ class SpeakerTurn(Timed):
     in_round: bool = False  # answers a question the host put to everyone
     # the turns merged into this one after the first: (its first word's index in text.split(), its why)
     parts: list[tuple[int, str]] = field(default_factory=list)
+    confidence: float = 1.0  # the fitted chance the speaker is right (``confidence.py``)
+    sounds_like: str = ""  # the panelist part of the turn sounds more like, by meaning ("" if none)
 
     def reasons(self) -> list[tuple[int, str]]:
         """(first word, why) of each part of the turn, the first one's first."""
@@ -267,13 +277,46 @@ def _host_reason(
         and not after_interjection
         and j + 1 < len(kept)
         and not questions[j + 1]
-        and is_remark(text)
+        and (is_remark(text) or (n <= 10 and is_remark(sentences(text)[-1])))
     ):
-        # "That must be hard to hear." between two answers: the host's comment, not a panelist's answer
+        # "That must be hard to hear." between two answers (after an echo of the answer: "Twice the
+        # forests. That's startling."): the host's comment, not a panelist's answer
         return "a short remark on the answer before"
+    if len(ids) >= 2 and _prompts(text, prev, kept, j, questions):
+        return "a short prompt to the answer after"
     if len(ids) >= 2 and n <= 30 and _runs_the_session(text):
         return 'runs the session ("Let\'s take a question …")'
     return ""
+
+
+def _prompts(
+    text: str,
+    prev: SpeakerTurn | None,
+    kept: list[tuple[RawTurn, bool]],
+    j: int,
+    questions: list[bool],
+) -> bool:
+    """A short turn between two answers that speaks to someone and not in its own voice ("There must be a
+    cost to you, though. Less grass, fewer cattle."), a long statement after it: the host prompting, a
+    question without its question mark."""
+    return (
+        prev is not None
+        and prev.speaker not in (HOST, UNKNOWN)
+        and not kept[j][1]
+        and len(text.split()) <= _PROMPT_WORDS
+        and bool(_TO_YOU_RE.search(text))
+        and not _OWN_VOICE_RE.search(text)
+        and j + 1 < len(kept)
+        and not questions[j + 1]
+        and len(kept[j + 1][0].text.split()) >= 2 * _PROMPT_WORDS
+    )
+
+
+_PROMPT_WORDS = 12
+_TO_YOU_RE = re.compile(r"\b(?:you|your|yours|you're|you've)\b", re.IGNORECASE)
+_OWN_VOICE_RE = re.compile(
+    r"\b(?:i|i'm|i'd|i've|i'll|me|my|mine|we|we're|we've|our|us)\b", re.IGNORECASE
+)
 
 
 def _runs_the_session(text: str) -> bool:
@@ -456,10 +499,11 @@ def _addressing(
             # "Mirela, Kofi mentioned cracking earlier, do you see that?": spoken to one, about another
             return called, False, ""
         return [], True, ""
-    is_round = (cue and len(set(named)) != 1) or (
-        len(set(named)) >= 2 and len(set(named)) == len(ids)
-    )
-    return named[-1:], is_round, ""
+    if len(set(named)) >= 2:
+        # names only before the closing sentences (the host presenting the guests, then asking): put to
+        # no one in particular, unless it says everyone answers
+        return [], cue, ""
+    return named[-1:], cue and len(set(named)) != 1, ""
 
 
 def _follows_up(st: SpeakerTurn, tail: str, named: list[str], state: _State) -> bool:
@@ -693,7 +737,10 @@ def _field_scores(
         ew = _ECHO_SAID if FOLLOW_UP_RE.search(state.question) else _ECHO
         q = {p: whole[p] + 2 * asking[p] + ew * echo[p] for p in everyone}
     a = profiles.scores(st.text, everyone, st.sources)
-    return {p: a.get(p, 0.0) + _QUESTION_WEIGHT * q.get(p, 0.0) for p in everyone}
+    meant = profiles.meaning(st.text, everyone) if profiles.meaning else {}
+    return {
+        p: a.get(p, 0.0) + _QUESTION_WEIGHT * q.get(p, 0.0) + meant.get(p, 0.0) for p in everyone
+    }
 
 
 def identify_speakers(
@@ -724,7 +771,9 @@ def identify_speakers(
 
     # 3. firm evidence only
     firm = _attribute(kept, ids, ctx, None, forced)
+    presented = Presented(_presentation_texts(firm, ids, finder)) if len(ids) >= 2 else None
     if len(ids) < 2 or all(t.speaker != UNKNOWN for t in firm):
+        set_confidences(firm, ids, presented)
         return firm, names
 
     # 4. profiles from the firm turns, then again with the field deciding what stayed open; the field's
@@ -737,8 +786,11 @@ def identify_speakers(
         surnames=_surnames(names, finder.all_text),
         topic=_talk_topic(title, firm, finder),
         self_introduced={t.speaker for t in firm if t.why == "introduces themselves"},
+        presented=presented,
     )
-    return _attribute_by_field(kept, ids, ctx, evidence, forced, firm), names
+    turns = _attribute_by_field(kept, ids, ctx, evidence, forced, firm)
+    set_confidences(turns, ids, presented)
+    return turns, names
 
 
 def _speaker_names(
@@ -877,6 +929,7 @@ def _calls_on(text: str, m: re.Match[str], short: bool) -> bool:
     return bool(
         re.match(r"[\s.?!,]*$", text[m.end() :])
         or re.match(r",\s+you\b", text[m.end() :])
+        or _speaks_to_last(text, m)
         or (short and m.start() == 0 and re.match(r",\s", text[m.end() :]))
         or re.search(
             r"\b(?:hear from|over to|turn to|go to|come to|start with|begin with)\s+$",
@@ -884,6 +937,19 @@ def _calls_on(text: str, m: re.Match[str], short: bool) -> bool:
             re.IGNORECASE,
         )
     )
+
+
+def _speaks_to_last(text: str, m: re.Match[str]) -> bool:
+    """The name opens the turn's last sentence, set off by a comma, and that short sentence speaks to
+    them ("So it's indoors. Joost, that sounds like your territory."): the host handing the floor over."""
+    if not re.search(r"(?:^|[.!?]\s+)$", text[: m.start()]) or not re.match(
+        r",\s", text[m.end() :]
+    ):
+        return False
+    rest = text[m.end() :]
+    if re.search(r"[.!?]\s+\S", rest):
+        return False  # not the last sentence
+    return len(rest.split()) <= 10 and bool(re.search(r"\byou(?:r|rs|'re|'ve)?\b", rest, re.I))
 
 
 def _surnames(names: list[str], all_text: str) -> list[str]:
@@ -897,6 +963,43 @@ def _surnames(names: list[str], all_text: str) -> list[str]:
         )
         if all(w[:1].isupper() for w in m.group(1).split())
     ]
+
+
+def _presentation_texts(
+    firm: list[SpeakerTurn], ids: list[str], finder: _NameFinder
+) -> dict[str, str]:
+    """Each panelist as presented, names left out: their own introduction, and what the host says of them
+    before the first answer ("… Dr. Ana Ruiz, a marine biologist …"; not a question put to them)."""
+    texts: dict[str, list[str]] = {p: [] for p in ids}
+    for t in firm:
+        if t.speaker in ids and t.why == "introduces themselves":
+            texts[t.speaker].append(t.text)
+        elif t.speaker in ids:
+            break  # the answers have begun
+        elif t.speaker == HOST:
+            for sent in sentences(t.text):
+                if sent.rstrip().endswith("?"):
+                    continue
+                for pid, piece in presentations(sent, finder.name_re, finder.by_name):
+                    does = _what_they_do(piece, finder.name_re)
+                    if _DESCRIBES_RE.match(does):
+                        texts[pid].append(does)
+    return {p: " ".join(x) for p, x in texts.items()}
+
+
+# how the host says what a guest does, after the name: "a peatland ecologist …", "who farms …", "is the
+# director …", "runs the team …" (not "let's start with the evidence", "thank you")
+_DESCRIBES_RE = re.compile(
+    r"\A(?:who|whose|a|an|the|our|head|founder|is|was|(?!thanks\b)[a-z]{3,}s)\b", re.IGNORECASE
+)
+
+
+def _what_they_do(piece: str, name_re: re.Pattern[str] | None) -> str:
+    """A presentation without the name, a title before it and the surname after it: what the guest does."""
+    toks = without_names(piece, name_re).split()
+    while toks and (toks[0].strip(",;")[:1].isupper() or not toks[0].strip(",;")):
+        toks.pop(0)  # "Dr.", "Ó Briain,", a lone comma
+    return " ".join(toks).strip(" ,;")
 
 
 def _talk_topic(title: str, firm: list[SpeakerTurn], finder: _NameFinder) -> set[str]:
@@ -923,6 +1026,7 @@ class _FieldEvidence:
     surnames: list[str]
     topic: set[str]
     self_introduced: set[str]
+    presented: Presented | None = None  # how each panelist was presented, by meaning
 
     def profiles(self, turns: list[SpeakerTurn]) -> Profiles:
         """The panelists' field profiles from ``turns``: what each panelist says (their introductions
@@ -933,6 +1037,7 @@ class _FieldEvidence:
             terms(" ".join(every + [ascii_fold(n) for n in every] + self.surnames))
         )
         profiles.topic = self.topic
+        profiles.meaning = self.presented.scores if self.presented else None
         for t, _ in self.kept:
             profiles.observe(t.text)
         for t in turns:

@@ -153,3 +153,21 @@ def discussion_tuning() -> DiscussionTuning:
 def tuning() -> Tuning:
     """The shipped record (read once per process)."""
     return from_data(_record())
+
+
+# what ingest uses before scripts/fit_attribution.py has written its section: no evidence by meaning, every
+# attributed turn as sure as its basis allows (nothing flagged beyond the order/field turns)
+_ATTRIBUTION_DEFAULTS: dict = {
+    "meaning_scale": 0.0,
+    "meaning_floor": 0.0,
+    "bias": 0.0,
+    "weights": {},
+    "flag_below": 0.0,
+}
+
+
+@cache
+def attribution_tuning() -> dict:
+    """The shipped ``attribution`` section (ingest's evidence by meaning, its per-turn confidence model and
+    the health report's flag threshold), read once per process."""
+    return {**_ATTRIBUTION_DEFAULTS, **_record().get("attribution", {})}

@@ -16,6 +16,8 @@ from panelbot.conversation.pipeline import (
     Recorded,
     Resolved,
     TalkAnswered,
+    TalkDiscussed,
+    TalksDiscussed,
     TalksSession,
     talk_answer_label,
     talk_status,
@@ -89,16 +91,28 @@ class AllTalks(AppMixin):
         """The router of an installed talk opened for all-talks mode, by name; None when it is not open."""
         return TalksSession(self._library).router(name) if self._library is not None else None
 
-    def _answer_all_talks(self, question: str, target: str = "auto") -> None:
+    def _answer_all_talks(
+        self, question: str, target: str = "auto", *, discuss: str | None = None
+    ) -> None:
         """The pipeline's turn across every talk (a follow-up goes on with the last answer's talk), shown:
-        each answering talk's panelists in their own words, labelled with the talk."""
+        each answering talk's panelists in their own words, labelled with the talk; a discussion (typed,
+        or /discuss: ``discuss`` is its subject) staged on each talk whose panel spoke to it."""
         talks = TalksSession(self._library, self._session().log)
         talks.talk_turns, talks.last_talks = self._talk_turns, self._last_talks
         self._start(talks.log, question)
-        answered: list[TalkAnswered] = []
+        answered: list[TalkAnswered | TalkDiscussed] = []
+        events = talks.discuss(discuss, question) if discuss else talks.ask(question, target)
         try:
-            for event in talks.ask(question, target):
-                if isinstance(event, Resolved) and not event.route.abstained:
+            for event in events:
+                if isinstance(event, TalksDiscussed):
+                    self.query_one(ChatLog).add_notice(
+                        Text("\u21aa " + safe(event.reason, one_line=True), style="italic"),
+                        "context",
+                    )
+                elif isinstance(event, TalkDiscussed):
+                    answered.append(event)
+                    self._show_talk_discussion(event)
+                elif isinstance(event, Resolved) and not event.route.abstained:
                     self.query_one(ChatLog).add_notice(
                         Text("\u21aa " + safe(event.route.reason, one_line=True), style="italic"),
                         "context",
@@ -116,11 +130,28 @@ class AllTalks(AppMixin):
         self._last_talks = talks.last_talks
         if answered:
             best = answered[0]
-            self.last_quotes = list(best.route.quotes)
+            route = best.route if isinstance(best, TalkAnswered) else best.resolution.route
+            self.last_quotes = list(route.quotes)
             self.query_one(SourcesList).show(
-                best.panel, best.route.quotes, f"Sources: {safe(best.panel.name, one_line=True)}"
+                best.panel, route.quotes, f"Sources: {safe(best.panel.name, one_line=True)}"
             )
         self.query_one(ChatLog).scroll_end(animate=False)
+
+    def _show_talk_discussion(self, event: TalkDiscussed) -> None:
+        """One talk's discussion: its host's lines (the talk named) around its panelists' turns, each
+        labelled with the talk, as plain text (the chat pane wraps it)."""
+        chat = self.query_one(ChatLog)
+        panel, route = event.panel, event.resolution.route
+        reply = event.discussed.reply
+        head = reply.head(panel, None)
+        if head:
+            self.show_host_lines(f"{panel.title} [{panel.name}]\n{head}")
+        for done in event.dones:
+            quotes = done.quotes or route.quotes_for(done.speaker)
+            label = talk_answer_label(panel, done.speaker)
+            block = chat.add_answer(panel, done.speaker, quotes=quotes, label=label)
+            block.finish(done.text, quotes, talk_status(panel.name))
+        self.show_host_lines(reply.tail(panel, None))
 
     def _show_talk_answer(self, event: TalkAnswered) -> None:
         chat = self.query_one(ChatLog)

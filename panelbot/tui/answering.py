@@ -43,10 +43,16 @@ class Answering(AppMixin):
         return self._answer_worker is not None and self._answer_worker.is_running
 
     def ask(
-        self, question: str, target: str | None = None, *, reading: Resolution | None = None
+        self,
+        question: str,
+        target: str | None = None,
+        *,
+        reading: Resolution | None = None,
+        discuss: str | None = None,
     ) -> bool:
-        """Route and answer a question (``reading``: already read, as /discuss reads its subject). False
-        (and the text stays in the input) when it can't be asked."""
+        """Route and answer a question (``reading``: already read, as /discuss reads its subject; in
+        all-talks mode ``discuss`` is the subject /discuss stages on every talk). False (and the text stays
+        in the input) when it can't be asked."""
         too_long = question_too_long(question.strip())
         if too_long:
             self.notify(too_long[0].upper() + too_long[1:] + ".", severity="warning", markup=False)
@@ -75,7 +81,7 @@ class Answering(AppMixin):
         chat.add_user(question)
         target = target or self.target
         if self.all_talks:
-            self._answer_all_talks(question, target)
+            self._answer_all_talks(question, target, discuss=discuss)
             return True
         session = self._session()
         try:  # read against the conversation so far: "tell me more", "what does Olive think?"

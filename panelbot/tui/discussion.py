@@ -7,6 +7,8 @@ shows it, as plain text, never markup."""
 
 from __future__ import annotations
 
+import re
+import textwrap
 from typing import Any
 
 from rich.text import Text
@@ -14,7 +16,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.screen import ModalScreen
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -24,6 +30,42 @@ from panelbot.panel import Panel
 from panelbot.text import and_list, count_of
 from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import plain, safe
+
+_BULLET = re.compile(r"\s*(?:- )?")
+
+
+class HangingLines(Visual):
+    """Plain lines wrapped to the width they are drawn at, a bullet's continuation lines under its text
+    (after "- "), not at the edge; ``plain`` is the text as given (one line per point). Never markup."""
+
+    def __init__(self, text: str) -> None:
+        self.plain = safe(text)
+
+    def _wrapped(self, width: int) -> Content:
+        out: list[str] = []
+        for line in self.plain.splitlines():
+            lead = _BULLET.match(line)
+            prefix = lead.group(0) if lead else ""
+            body = textwrap.wrap(
+                line[len(prefix) :],
+                max(8, width - len(prefix)),
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            out.append(prefix + (body[0] if body else ""))
+            out += [" " * len(prefix) + rest for rest in body[1:]]
+        return Content("\n".join(out))
+
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        return self._wrapped(width).render_strips(width, height, style, options)
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return Content(self.plain).get_optimal_width(rules, container_width)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return self._wrapped(width).get_height(rules, width)
 
 
 class DiscussionMapScreen(ModalScreen["MapEntry | None"]):
@@ -113,6 +155,9 @@ class DiscussionActions(AppMixin):
             self.action_discussion_map()
             return
         subject = arg.strip()
+        if self.all_talks:  # staged on every talk whose panel spoke to it
+            self.ask(f"/discuss {subject}", "both", discuss=subject)
+            return
         self.run_worker(
             lambda: self._discuss_in_thread(subject),
             thread=True,
@@ -134,7 +179,9 @@ class DiscussionActions(AppMixin):
 
         if not text.strip():
             return None
-        return self.query_one(ChatLog).add_notice(plain(text), "search")
+        notice = self.query_one(ChatLog).add_notice(plain(text), "search")
+        notice.update(HangingLines(text))  # a point's wrapped lines hang under its "- "
+        return notice
 
     def action_discussion_map(self) -> None:
         if self.panel is None:

@@ -4,6 +4,8 @@ where they meet -- and a follow-up in the request's conversation is read against
 
 from __future__ import annotations
 
+import re
+
 import openai
 
 KV = "How do you deal with a KV cache that keeps growing?"
@@ -21,7 +23,7 @@ def test_a_discussion_request_is_staged(offline_server) -> None:  # noqa: ANN001
     extra = r.model_extra["panelbot"]
     assert text.startswith("Discussion: open source")
     assert "Dan (VP of Kernels, Together AI):" in text and "Olive (" in text
-    assert "Agreement: Dan [dan-02] and Olive [olive-03]" in text
+    assert re.search(r"Dan \[dan-\d+\] and Olive \[olive-\d+\]", text)  # a measured point
     assert extra["speakers"] == ["dan", "olive"]
 
 
