@@ -27,3 +27,29 @@ def test_history_show_never_puts_a_decline_in_the_hosts_mouth(
     host = shipped_panel.host.name
     assert f"{host} (declined)" not in shown, shown
     assert "panelbot (declined):" in shown, shown
+
+
+# ------------------------------------------------------------------ ingest: a role cut before "and who"
+
+
+@pytest.mark.parametrize(
+    ("presented", "role"),
+    [
+        (
+            "Mara Lindqvist, who is a soil chemist in Uppsala and who once told me that she has never "
+            "met a worm she didn't like",
+            "Soil chemist",
+        ),
+        ("Tom Reyes, an archivist and who keeps the city's maps", "Archivist"),
+        ("Ana Ruiz, a glaciologist in Quito but who grew up by the sea", "Glaciologist"),
+    ],
+)
+def test_a_presented_role_never_ends_on_the_and_of_the_next_clause(
+    presented: str, role: str
+) -> None:
+    """The host's "X, who is a dairy microbiologist in Copenhagen and who told me ..." gave the role
+    "Dairy microbiologist in Copenhagen and" (the app shows it beside every answer of theirs): the role
+    stops before a relative clause joined by "and"/"but" as it does before one on its own."""
+    from panelbot.ingest.draft import _role_from_presentation
+
+    assert _role_from_presentation(presented)[0] == role
