@@ -53,3 +53,41 @@ def test_a_presented_role_never_ends_on_the_and_of_the_next_clause(
     from panelbot.ingest.draft import _role_from_presentation
 
     assert _role_from_presentation(presented)[0] == role
+
+
+# ------------------------------------------------------------------ discuss: wrapped items hang
+
+
+def test_a_wrapped_point_of_a_discussion_hangs_under_its_text(
+    isolated_env, capsys, monkeypatch
+) -> None:  # noqa: ANN001
+    """ "  - Both spoke to it: ... whether they agree" went on at the dash's column ("  is not
+    measured."), reading as a new paragraph: a point's later lines start under its first word."""
+    monkeypatch.setenv("COLUMNS", "80")
+    out = _run(capsys, "discuss", "--no-log", "open source")
+    lines = out.splitlines()
+    start = lines.index("Where they meet:")
+    points = [line for line in lines[start + 1 :] if line.strip()]
+    assert points and points[0].startswith("  - "), out
+    assert len(points) > 1, out  # a point this long wraps at 80 columns
+    for line in points[1:]:
+        assert line.startswith("  - ") or line.startswith("    "), out
+
+
+def test_a_wrapped_subject_of_the_map_hangs_under_its_text(
+    isolated_env, capsys, monkeypatch
+) -> None:  # noqa: ANN001
+    """ "   1. MiniMax M3 is your strongest model yet. Why open source it? ..." went on at the number's
+    column: an entry's later lines start under its text, not under its number."""
+    monkeypatch.setenv("COLUMNS", "80")
+    out = _run(capsys, "discuss", "--map")
+    entries = out.splitlines()[1:-1]
+    wrapped = False
+    for line in entries:
+        head = line.lstrip()
+        if head[:1].isdigit() and ". " in head[:4]:
+            hang = len(line) - len(head) + head.index(". ") + 2
+            continue
+        wrapped = True
+        assert line.startswith(" " * hang) and not line[hang].isspace(), out
+    assert wrapped, out
