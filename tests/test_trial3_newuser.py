@@ -58,13 +58,17 @@ def test_a_presented_role_never_ends_on_the_and_of_the_next_clause(
 # ------------------------------------------------------------------ discuss: wrapped items hang
 
 
+@pytest.mark.parametrize(
+    "argv", [("discuss", "--no-log", "open source"), ("ask", "--no-log", "discuss open source")]
+)
 def test_a_wrapped_point_of_a_discussion_hangs_under_its_text(
-    isolated_env, capsys, monkeypatch
+    argv: tuple[str, ...], isolated_env, capsys, monkeypatch
 ) -> None:  # noqa: ANN001
     """ "  - Both spoke to it: ... whether they agree" went on at the dash's column ("  is not
-    measured."), reading as a new paragraph: a point's later lines start under its first word."""
+    measured."), reading as a new paragraph: a point's later lines start under its first word (in
+    ``discuss`` and in ``ask "discuss ..."``, which lays the host's lines out on its own)."""
     monkeypatch.setenv("COLUMNS", "80")
-    out = _run(capsys, "discuss", "--no-log", "open source")
+    out = _run(capsys, *argv)
     lines = out.splitlines()
     start = lines.index("Where they meet:")
     points = [line for line in lines[start + 1 :] if line.strip()]
