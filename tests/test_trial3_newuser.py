@@ -95,3 +95,34 @@ def test_a_wrapped_subject_of_the_map_hangs_under_its_text(
         wrapped = True
         assert line.startswith(" " * hang) and not line[hang].isspace(), out
     assert wrapped, out
+
+
+# ------------------------------------------------------------------ a discussion saved: whole lines
+
+
+def test_a_saved_discussion_keeps_its_host_lines_whole_and_history_show_hangs_them(
+    isolated_env, capsys, monkeypatch
+) -> None:  # noqa: ANN001
+    """The host's lines of a discussion were saved filled at 100 columns, so the app, resumed in 80,
+    broke "... What's the idea" / "behind that ..." mid-line, and ``history show`` filled the filled
+    lines again ("whether they" / "agree" / "is not measured."): they are saved whole, as the app
+    shows them live, and each front end wraps them."""
+    from panelbot import paths
+    from panelbot.conversation.store import ConversationStore
+
+    monkeypatch.setenv("COLUMNS", "100")
+    _run(capsys, "discuss", "open source")
+    store = ConversationStore(paths.history_db_path())
+    try:
+        saved = [m.text for m in store.messages(1) if m.role == "search"]
+    finally:
+        store.close()
+    lines = [line for text in saved for line in text.splitlines()]
+    asked = [line for line in lines if line.startswith("The host asked")]
+    assert asked and asked[0].endswith("\u201d"), saved
+    assert "Where they meet:" in lines, saved
+    shown = _run(capsys, "history", "show", "1").splitlines()
+    start = shown.index("  Where they meet:")
+    points = [line for line in shown[start + 1 :] if line.strip()][:2]
+    assert points[0].startswith("    - "), shown
+    assert points[1].startswith("      ") and points[1].strip(), shown  # under the point's text

@@ -190,7 +190,10 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         }.get(m.role, who)
         out.write(f"{_clean(label)}:\n")
         for para in m.text.split("\n" if discussion else "\n\n"):
-            out.write(fill_text(_clean(para), 100, "  ") + "\n")
+            point = discussion and para.lstrip().startswith("- ")  # "  - Both spoke to it: ..."
+            indent = "  " + para[: len(para) - len(para.lstrip())] if point else "  "
+            text = _clean(para.strip() if point else para)
+            out.write(fill_text(text, 100, indent, indent + "  " if point else None) + "\n")
         if m.role == "assistant":
             for line in _shown_lines(m, talks, who):
                 out.write(line + "\n")
