@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import type_and_send
+from .conftest import settle, type_and_send
 from .test_discussion_tui import WIDE, discussing, real
 
 pytestmark = pytest.mark.asyncio
@@ -23,3 +23,35 @@ async def test_an_exported_discussion_is_headed_discussion_not_quote_search(
     assert "Where they meet:" in exported, exported
     assert "### Quote search" not in exported, exported
     assert "### Discussion" in exported, exported
+
+
+async def test_a_resumed_discussions_points_hang_under_their_bullet_as_live(make_app) -> None:  # noqa: ANN001
+    """Live, a point's wrapped lines hang under its text after "- "; resumed (``panelbot --resume``) at
+    80x24 they went on at the pane's edge: the saved host lines are drawn the same way."""
+    from panelbot.config import Config
+    from panelbot.tui import engine
+    from panelbot.tui.widgets.chat import Notice
+
+    from .test_discussion_tui import SMALL, chat_visual
+
+    app = real(make_app)
+    async with app.run_test(size=SMALL) as pilot:
+        await discussing("/discuss open source")(pilot)
+    again = make_app(
+        "minimax-m3",
+        router_factory=engine.make_router,
+        config=Config(panel="minimax-m3"),
+        resume=True,
+    )
+    again.animation_level = "none"
+    async with again.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        (meet,) = [n for n in again.query(Notice) if "Where they meet:" in chat_visual(n)]
+        drawn = [meet.render_line(y).text.rstrip() for y in range(meet.size.height)]
+    bullets = [i for i, line in enumerate(drawn) if line.lstrip().startswith("- ")]
+    assert bullets, drawn
+    indent = drawn[bullets[0]].index("- ") + 2
+    continued = [line for i, line in enumerate(drawn) if line.strip() and i > bullets[0]]
+    continued = [line for i, line in enumerate(continued) if not line.lstrip().startswith("- ")]
+    assert continued, drawn  # at 80 columns a point takes more than one line
+    assert all(line[:indent].strip() == "" and line[indent] != " " for line in continued), drawn

@@ -225,7 +225,11 @@ class ChatLog(VerticalScroll):
                 if quotes:
                     last = quotes
             else:
-                self.add_notice(plain(m.text), "error" if m.role == "error" else "search")
+                notice = self.add_notice(plain(m.text), "error" if m.role == "error" else "search")
+                if m.role == "search" and "discussion" in m.meta:
+                    from panelbot.tui.discussion import HangingLines
+
+                    notice.update(HangingLines(m.text))  # a discussion's points, as shown live
         return last
 
     async def clear(self) -> None:
