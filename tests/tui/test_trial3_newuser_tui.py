@@ -55,3 +55,24 @@ async def test_a_resumed_discussions_points_hang_under_their_bullet_as_live(make
     continued = [line for i, line in enumerate(continued) if not line.lstrip().startswith("- ")]
     assert continued, drawn  # at 80 columns a point takes more than one line
     assert all(line[:indent].strip() == "" and line[indent] != " " for line in continued), drawn
+
+
+async def test_a_conversation_begun_with_quote_is_titled_by_the_search_and_counted_right(
+    make_app, isolated_env
+) -> None:  # noqa: ANN001
+    """/quote as the first thing asked titled the conversation with the results' text ("Quotes matching
+    sparse attention [dan-19] Dan: “Yeah, so there there's definitel"), and Ctrl+O listed it as
+    "1 messages": it is titled by what was typed, and one message is "1 message"."""
+    from panelbot.tui.screens.conversations import ConversationsScreen
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "/quote kernels")
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ConversationsScreen)
+        listing = screen.query_one("#conversations-list")
+        head, detail = str(listing.get_option_at_index(0).prompt).split("\n")[:2]
+    assert head.startswith("/quote kernels"), head
+    assert "1 message " in detail + " " and "1 messages" not in detail, detail
