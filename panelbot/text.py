@@ -214,11 +214,12 @@ def split_sentences(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def fill_text(text: str, width: int | None, indent: str = "") -> str:
-    """``text`` filled to ``width`` columns, every line starting with ``indent``, for plain-text output. A
-    hyphenated word is never broken at its hyphen ("post-" at one line's end, "training" at the next) and a
-    long word (a URL) is never cut in two: it overflows the line instead. ``width`` None: one line, for a
-    front end that wraps to its own width (the app)."""
+def fill_text(text: str, width: int | None, indent: str = "", hang: str | None = None) -> str:
+    """``text`` filled to ``width`` columns, every line starting with ``indent`` (the lines after the first
+    with ``hang`` when given: "  - a point" goes on under "a"), for plain-text output. A hyphenated word is
+    never broken at its hyphen ("post-" at one line's end, "training" at the next) and a long word (a URL)
+    is never cut in two: it overflows the line instead. ``width`` None: one line, for a front end that wraps
+    to its own width (the app)."""
     if width is None:
         return indent + " ".join(text.split())
     import textwrap
@@ -227,7 +228,7 @@ def fill_text(text: str, width: int | None, indent: str = "") -> str:
         text,
         width,
         initial_indent=indent,
-        subsequent_indent=indent,
+        subsequent_indent=indent if hang is None else hang,
         break_on_hyphens=False,
         break_long_words=False,
     )

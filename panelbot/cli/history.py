@@ -124,7 +124,7 @@ def _missing(conv_id: int) -> UsageError:
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot.conversation.store import short_time
+    from panelbot.conversation.store import NARRATOR_LABEL, short_time
 
     store = _open()
     if store is None:
@@ -177,6 +177,8 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 )
             continue
         who = names.get(m.speaker, m.speaker) if m.speaker else m.role
+        if m.role == "decline" and m.speaker == talks.host_id():
+            who = NARRATOR_LABEL  # panelbot's own voice, as the app and its export label it: not the host
         small_talk = isinstance(m.meta, dict) and m.meta.get(
             "small_talk"
         )  # a reply to "hi", not a decline
@@ -188,7 +190,10 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         }.get(m.role, who)
         out.write(f"{_clean(label)}:\n")
         for para in m.text.split("\n" if discussion else "\n\n"):
-            out.write(fill_text(_clean(para), 100, "  ") + "\n")
+            point = discussion and para.lstrip().startswith("- ")  # "  - Both spoke to it: ..."
+            indent = "  " + para[: len(para) - len(para.lstrip())] if point else "  "
+            text = _clean(para.strip() if point else para)
+            out.write(fill_text(text, 100, indent, indent + "  " if point else None) + "\n")
         if m.role == "assistant":
             for line in _shown_lines(m, talks, who):
                 out.write(line + "\n")
@@ -253,6 +258,11 @@ class _Talks:
         if panel is None:
             return []
         return [q for i in m.quote_ids if isinstance(i, str) and (q := panel.quote(i)) is not None]
+
+    def host_id(self) -> str | None:
+        """The id of the talk's host (a decline is stored in the host's name), None without one."""
+        panel = self.panel()
+        return panel.host.id if panel is not None and panel.host is not None else None
 
     def names(self) -> dict[str, str]:
         """Panelist and host ids -> names, when the panel can be loaded (ids otherwise)."""

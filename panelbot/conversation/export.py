@@ -46,7 +46,7 @@ class NotARegularFile(OSError):
 
 @dataclass(frozen=True)
 class ExportMessage:
-    role: str  # "user", "assistant", "decline", "reply" (to small talk), "search", "error"
+    role: str  # "user", "assistant", "decline", "reply" (to small talk), "search", "discussion", "error"
     speaker: str  # display name ("" for the user)
     text: str
     quote_ids: list[str] = field(default_factory=list)
@@ -91,9 +91,12 @@ def conversation_markdown(
             out += ["## You", "", text, ""]
             continue
         who = _clean(msg.speaker) or "Panel"
-        label = {"decline": f"{who} (declines)", "search": "Quote search", "error": "Error"}.get(
-            msg.role, who
-        )
+        label = {
+            "decline": f"{who} (declines)",
+            "search": "Quote search",
+            "discussion": "Discussion",
+            "error": "Error",
+        }.get(msg.role, who)
         note = _clean(msg.note)
         shown = msg.shown
         status = _clean(shown.status_line("", "")) if shown is not None else ""

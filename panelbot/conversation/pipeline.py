@@ -402,7 +402,8 @@ class Session:
         }
         if reply.followup is not None:
             meta["context"] = resolution.context
-        head, tail = reply.head(self.panel), reply.tail(self.panel)
+        # saved whole, each line as the app shows it live: every front end wraps it to its own width
+        head, tail = reply.head(self.panel, None), reply.tail(self.panel, None)
         points = {"discussion": resolution.context}
         ids = [q.quote.id for q in route.quotes] if not answers else []
         return self.log.record_or_why_not(
@@ -756,8 +757,10 @@ def _discussion_rows(
     points = {**meta, "discussion": event.resolution.context}
     route = event.resolution.route
     rows: list[tuple[str, str, str, Sequence[str], dict[str, Any]]] = []
-    if event.discussed.head:
-        rows.append(("search", "", event.discussed.head, (), points))
+    reply = event.discussed.reply  # its host's lines saved whole, as for one talk
+    head, tail = reply.head(p, None), reply.tail(p, None)
+    if head:
+        rows.append(("search", "", head, (), points))
     for d in event.dones:
         ids = [sq.quote.id for sq in (d.quotes or route.quotes_for(d.speaker))]
         rows.append(
@@ -769,9 +772,9 @@ def _discussion_rows(
                 {**meta, "label": talk_answer_label(p, d.speaker)},
             )
         )
-    if event.discussed.tail:
+    if tail:
         ids = [] if event.dones else [sq.quote.id for sq in route.quotes]
-        rows.append(("search", "", event.discussed.tail, ids, points))
+        rows.append(("search", "", tail, ids, points))
     return rows
 
 

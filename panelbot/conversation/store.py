@@ -75,6 +75,11 @@ SEARCHABLE_ROLES = (
 )  # questions and answers (not errors or /quote lookups)
 
 
+# who a decline (or a reply to small talk) stored in the host's name is shown as: panelbot's own voice, not
+# the talk's host (a real person on an ingested talk)
+NARRATOR_LABEL = "panelbot"
+
+
 class StoreError(PanelbotError):
     """The history database cannot be opened or is from a newer panelbot."""
 

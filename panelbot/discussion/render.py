@@ -60,7 +60,7 @@ def discussion_text(
     lines.append("")
     if d.points:
         lines.append("Where they meet:")
-        lines += [fill_text(f"- {point_line(panel, p)}", width, "  ") for p in d.points]
+        lines += [fill_text(f"- {point_line(panel, p)}", width, "  ", "    ") for p in d.points]
     if d.note:
         lines.append(fill_text(_clean(d.note), width))
     return "\n".join(lines)
@@ -90,7 +90,8 @@ def map_text(panel: Panel, entries: Sequence[MapEntry], width: int = 100) -> str
     names = " and ".join(panel.display_name(p) for p in panel.panelists)
     lines = [f"Subjects {names} both spoke to ({len(entries)}):"]
     lines += [
-        fill_text(f"{i}. {map_line(panel, e)}", width, "   ") for i, e in enumerate(entries, 1)
+        fill_text(f"{i}. {map_line(panel, e)}", width, "   ", " " * (5 + len(str(i))))
+        for i, e in enumerate(entries, 1)
     ]
     lines.append(
         fill_text('Discuss one: panelbot discuss "SUBJECT" (or its number: --map N).', width)

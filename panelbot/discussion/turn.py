@@ -116,7 +116,7 @@ class DiscussionReply:
         lines = []
         if points:
             lines.append("Where they meet:")
-            lines += [fill_text(f"- {point_line(panel, p)}", width, "  ") for p in points]
+            lines += [fill_text(f"- {point_line(panel, p)}", width, "  ", "    ") for p in points]
         if d.note and self.followup is None:
             lines.append(fill_text(_clean(d.note), width))
         return "\n".join(lines)

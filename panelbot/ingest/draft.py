@@ -968,7 +968,8 @@ def _role_from_presentation(text: str) -> tuple[str, str]:
         does = re.split(r"(?<!\s)\s+in\s+(?=[^\W\d_])", does)[0]
         return (f"{mv.group(1).title()} {does}", org) if len(does.split()) <= 6 else ("", "")
     m = re.match(
-        r"[^,]+,\s+(?:who is\s+|who's\s+)?(?:a|an|the)\s+([^,;]+?)(?=\s+(?:who|which|that|where)\b|[,;]|$)",
+        r"[^,]+,\s+(?:who is\s+|who's\s+)?(?:a|an|the)\s+([^,;]+?)"
+        r"(?=\s+(?:(?:and|but)\s+)?(?:who|which|that|where)\b|[,;]|$)",  # "... in Copenhagen and who ..."
         text,
     )
     if not m:

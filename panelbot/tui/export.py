@@ -64,6 +64,8 @@ class ExportActions(AppMixin):
             role = (
                 "reply" if m.role == "decline" and m.meta.get("small_talk") else m.role
             )  # a reply to "hi"
+            if role == "search" and "discussion" in m.meta:
+                role = "discussion"  # a discussion's host lines, stored as a search is
             who = stored_label(m.meta, m.speaker) or (
                 NARRATOR_LABEL  # the app's own voice, as the chat labels it
                 if is_narration(talk, m.speaker, role)

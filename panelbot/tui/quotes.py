@@ -41,7 +41,15 @@ class QuoteActions(AppMixin):
         self.query_one(SourcesList).show(
             self.panel, hits, f"Search: {safe(query, one_line=True)[:30]}"
         )
-        self._save("search", "", text.plain, [sq.quote.id for sq in hits], {"query": query})
+        self._save(
+            "search",
+            "",
+            text.plain,
+            [sq.quote.id for sq in hits],
+            {"query": query},
+            # a conversation begun with it is titled by what was typed, not by the results
+            title=f"/quote {query}"[:80],
+        )
 
     def open_source(self, quote_id: str, panel: Panel | None = None) -> None:
         """Show a quote in context; ``panel``: its talk when not this one (sources from all talks). In

@@ -21,6 +21,7 @@ from panelbot.conversation.store import (
     listed_titles,
     short_time,
 )
+from panelbot.text import count_of
 from panelbot.tui.render import safe
 
 
@@ -130,7 +131,8 @@ class ConversationsScreen(ModalScreen[int | None]):
                 head += "  (open now)"
             line = Content(safe(head, one_line=True)).stylize("bold")
             detail = (
-                f"\n  #{s.id} \u00b7 {s.message_count} messages \u00b7 {short_time(s.updated_at)}"
+                f"\n  #{s.id} \u00b7 {count_of(s.message_count, 'message')} \u00b7 "
+                f"{short_time(s.updated_at)}"
             )
             detail += f" \u00b7 {s.panel} \u00b7 {'shell' if s.source == 'cli' else 'app'}"
             if s.id in snippets:
@@ -222,6 +224,8 @@ class ConversationsScreen(ModalScreen[int | None]):
 
         title = safe(summary.title, one_line=True)
         self.app.push_screen(
-            ConfirmScreen(f"Delete \u201c{title}\u201d ({summary.message_count} messages)?"),
+            ConfirmScreen(
+                f"Delete \u201c{title}\u201d ({count_of(summary.message_count, 'message')})?"
+            ),
             answered,
         )

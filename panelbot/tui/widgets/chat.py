@@ -13,14 +13,12 @@ from textual.widgets import Static
 
 from panelbot.answer.present import Shown, saved_answer, verbatim
 from panelbot.conversation.pipeline import ALL_TALKS_LABEL, talk_status
+from panelbot.conversation.store import NARRATOR_LABEL
 from panelbot.panel import Panel
 from panelbot.retrieval.results import ScoredQuote
 from panelbot.tui.render import answer_body, plain, safe, speaker_colour
 from panelbot.tui.widgets.suggestions import DeclineChoices
 
-NARRATOR_LABEL = (
-    "panelbot"  # the app's own voice (a decline, a reply to small talk): not the talk's host
-)
 TRY_LINE = re.compile(r"\u201c([^\u201d]{1,300})\u201d")  # a stored decline's "Try: “…” · “…”"
 
 
@@ -227,7 +225,11 @@ class ChatLog(VerticalScroll):
                 if quotes:
                     last = quotes
             else:
-                self.add_notice(plain(m.text), "error" if m.role == "error" else "search")
+                notice = self.add_notice(plain(m.text), "error" if m.role == "error" else "search")
+                if m.role == "search" and "discussion" in m.meta:
+                    from panelbot.tui.discussion import HangingLines
+
+                    notice.update(HangingLines(m.text))  # a discussion's points, as shown live
         return last
 
     async def clear(self) -> None:
