@@ -32,6 +32,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "unseen"))
 
+from fit_tuning import fit_logistic  # noqa: E402  (scripts/, beside this)
+
 import panelbot.retrieval.tuning as tuning_module  # noqa: E402
 from panelbot.ingest.basis import doubtful_part  # noqa: E402
 from panelbot.ingest.confidence import FEATURES, features  # noqa: E402
@@ -136,27 +138,6 @@ def _install_spy() -> None:
     speakers.set_confidences = spy  # type: ignore[assignment]
 
 
-def _fit_logistic(
-    xs: list[list[float]], ys: list[int], l2: float = 1.0
-) -> tuple[float, list[float]]:
-    import numpy as np
-
-    x = np.hstack([np.ones((len(xs), 1)), np.asarray(xs, dtype=float)])
-    y = np.asarray(ys, dtype=float)
-    w = np.zeros(x.shape[1])
-    reg = l2 * np.eye(x.shape[1])
-    reg[0, 0] = 1e-6
-    for _ in range(50):
-        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -30, 30)))
-        grad = x.T @ (p - y) + reg @ w
-        hess = x.T @ (x * (p * (1 - p))[:, None]) + reg
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    return float(w[0]), [float(v) for v in w[1:]]
-
-
 def _threshold(rows: list, confs: list[float]) -> tuple[float, dict]:
     """The flag threshold and what it gets on dev (see the module docstring)."""
     firm = [(c, ok) for (_, _, ok, _, doubtful), c in zip(rows, confs, strict=True) if not doubtful]
@@ -203,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     _, n, rows = _run(talks, scale, floor)
     xs = [[f[k] for k in FEATURES] for _, _, _, f, _ in rows]
     ys = [int(ok) for _, _, ok, _, _ in rows]
-    bias, weights = _fit_logistic(xs, ys, L2)
+    bias, *weights = fit_logistic(xs, ys, L2)
     model = {"bias": bias, "weights": dict(zip(FEATURES, weights, strict=True))}
     from panelbot.ingest.confidence import confidence
 

@@ -91,41 +91,24 @@ KEEP_SLACK = 0.005
 
 
 def fit_logistic(rows: list[tuple[float, ...]], ys: list[int], ridge: float = 0.01) -> list[float]:
-    """[bias, *weights] by Newton's method on the log loss, with a small ridge penalty on the weights."""
-    xs = [(1.0, *r) for r in rows]
-    n = len(xs[0])
-    w = [0.0] * n
+    """[bias, *weights] by Newton's method on the log loss, with a small ridge penalty on the weights (not
+    on the bias). The one logistic fit of the fitting scripts (scope, relevance, discussion, attribution)."""
+    import numpy as np
+
+    x = np.hstack([np.ones((len(rows), 1)), np.asarray(rows, dtype=float)])
+    y = np.asarray(ys, dtype=float)
+    w = np.zeros(x.shape[1])
+    penalty = np.full(x.shape[1], ridge)
+    penalty[0] = 0.0
     for _ in range(100):
-        grad = [ridge * w[j] if j else 0.0 for j in range(n)]
-        hess = [[(ridge if (i == j and i) else 0.0) for j in range(n)] for i in range(n)]
-        for x, y in zip(xs, ys, strict=False):
-            z = sum(a * b for a, b in zip(w, x, strict=False))
-            p = 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
-            for i in range(n):
-                grad[i] += (p - y) * x[i]
-                for j in range(n):
-                    hess[i][j] += p * (1 - p) * x[i] * x[j]
-        step = _solve(hess, grad)
-        w = [a - b for a, b in zip(w, step, strict=False)]
-        if max(abs(b) for b in step) < 1e-9:
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -60.0, 60.0)))
+        grad = x.T @ (p - y) + penalty * w
+        hess = (x * (p * (1 - p))[:, None]).T @ x + np.diag(penalty)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-9:
             break
-    return w
-
-
-def _solve(a: list[list[float]], b: list[float]) -> list[float]:
-    """Solve a small linear system by Gaussian elimination with partial pivoting."""
-    n = len(b)
-    m = [row[:] + [v] for row, v in zip(a, b, strict=False)]
-    for c in range(n):
-        piv = max(range(c, n), key=lambda r: abs(m[r][c]))
-        m[c], m[piv] = m[piv], m[c]
-        if abs(m[c][c]) < 1e-12:
-            return [0.0] * n
-        for r in range(n):
-            if r != c:
-                f = m[r][c] / m[c][c]
-                m[r] = [x - f * y for x, y in zip(m[r], m[c], strict=False)]
-    return [m[i][n] / m[i][i] for i in range(n)]
+    return [float(v) for v in w]
 
 
 def choose_threshold(
@@ -196,21 +179,12 @@ def fit_relevance(
 ) -> tuple[RelevanceModel, RelevanceModel]:
     """The relevance models (``panelbot.retrieval.relevance``), with and without meaning: logistic
     regressions of "an expected answer" on each quote's features."""
-    import numpy as np
 
     full, lex_only, ys = _relevance_rows(groups)
-    y = np.array(ys, dtype=float)
     out = []
     for rows in (full, lex_only):
-        x = np.hstack([np.ones((len(rows), 1)), np.array(rows, dtype=float)])
-        w = np.zeros(x.shape[1])
-        ridge = np.r_[0.0, np.full(x.shape[1] - 1, 0.01)]
-        for _ in range(50):
-            p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -60, 60)))
-            grad = x.T @ (p - y) + ridge * w
-            hess = (x * (p * (1 - p))[:, None]).T @ x + np.diag(ridge)
-            w -= np.linalg.solve(hess, grad)
-        out.append(RelevanceModel(round(float(w[0]), 4), tuple(round(float(v), 4) for v in w[1:])))
+        w = fit_logistic(rows, ys)
+        out.append(RelevanceModel(round(w[0], 4), tuple(round(v, 4) for v in w[1:])))
     return out[0], out[1]
 
 

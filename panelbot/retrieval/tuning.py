@@ -79,11 +79,12 @@ class Tuning:
     scope: ScopeModel
     relevance: RelevanceModel  # words and meaning
     relevance_lexical: RelevanceModel  # words alone (a bank above meaning.MAX_QUOTES)
-    spoke_floor: float = 0.0
-    several_floor: float = 0.0
-    both_floor: float = 100.0
-    both_share: float = 1.0
-    keep_floor: float = 0.0
+    # on the relevance scale (0-100), each fitted: see the module doc
+    spoke_floor: float
+    several_floor: float
+    both_floor: float
+    both_share: float
+    keep_floor: float
     # a follow-up pointing back whose own scope probability is below this: off-topic
     followup_floor: float = 0.0
     # a message's nearest example in the bank of follow-up messages counts at this similarity or more
