@@ -324,7 +324,10 @@ def _read_saved(path: Path) -> tuple[dict[tuple[str, str], PairFeatures], dict[s
     try:
         if path.stat().st_size > MAX_CACHED_BYTES:
             return {}, {}
-        saved = json.loads(path.read_text(encoding="utf-8"))
+        data = paths.read_cache_bytes(path)  # a regular file only: never waits on a FIFO put there
+        if data is None:
+            return {}, {}
+        saved = json.loads(data)
         out = {}
         for key, values in saved["features"].items():
             a, _, b = key.partition("\x00")
