@@ -30,6 +30,7 @@ import math
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import astuple, dataclass
+from functools import cache
 from pathlib import Path
 
 from panelbot import paths
@@ -286,8 +287,10 @@ _MEASURING = ("retrieval", "data", "discussion/pairing.py", "text.py")
 MAX_CACHED_BYTES = 1 << 26  # a larger file is not ours
 
 
+@cache
 def _code_print() -> bytes:
-    """The measuring code and data as installed: each file's name, size and modification time."""
+    """The measuring code and data as installed: each file's name, size and modification time (read once
+    per process, as ``retrieval.cache`` reads its code fingerprint: not once per talk)."""
     h = hashlib.sha256()
     for part in _MEASURING:
         root = _PACKAGE / part
