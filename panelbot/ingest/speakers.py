@@ -949,7 +949,7 @@ def _speaks_to_last(text: str, m: re.Match[str]) -> bool:
     rest = text[m.end() :]
     if re.search(r"[.!?]\s+\S", rest):
         return False  # not the last sentence
-    return len(rest.split()) <= 10 and bool(re.search(r"\byou(?:r|rs|'re|'ve)?\b", rest, re.I))
+    return len(rest.split()) <= 10 and bool(_TO_YOU_RE.search(rest))
 
 
 def _surnames(names: list[str], all_text: str) -> list[str]:
