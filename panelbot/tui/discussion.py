@@ -8,7 +8,6 @@ shows it, as plain text, never markup."""
 from __future__ import annotations
 
 import re
-import textwrap
 from typing import Any
 
 from rich.text import Text
@@ -27,7 +26,7 @@ from textual.widgets.option_list import Option
 from panelbot.discussion.render import MAP_WORDS
 from panelbot.discussion.stage import MapEntry
 from panelbot.panel import Panel
-from panelbot.text import and_list, count_of
+from panelbot.text import and_list, count_of, fill_text
 from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import plain, safe
 
@@ -46,14 +45,9 @@ class HangingLines(Visual):
         for line in self.plain.splitlines():
             lead = _BULLET.match(line)
             prefix = lead.group(0) if lead else ""
-            body = textwrap.wrap(
-                line[len(prefix) :],
-                max(8, width - len(prefix)),
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-            out.append(prefix + (body[0] if body else ""))
-            out += [" " * len(prefix) + rest for rest in body[1:]]
+            body = line[len(prefix) :]
+            hang = " " * len(prefix)
+            out.append(fill_text(body, max(width, len(prefix) + 8), prefix, hang) or prefix)
         return Content("\n".join(out))
 
     def render_strips(
