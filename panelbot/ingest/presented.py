@@ -4,9 +4,9 @@ host said they do) against the turn's words, with the shipped sentence encoder
 
 Guests the host presents and who never introduce themselves ("With me are Dr. Ana Ruiz, a marine biologist …,
 and Tom Berg, who fishes for cod …") share few exact words with their answers ("the reefs are bleaching" for
-the biologist); what the sentences mean still matches. The evidence is relative: how much closer the turn is
-to one panelist's presentation than to the candidates' average, so a turn that sounds like nobody in
-particular gives no one evidence.
+the biologist); what the sentences mean still matches. The evidence is relative: how far the turn's
+similarity to the closest panelist's presentation leads the next one's (beyond a fitted floor), so a turn that
+sounds like nobody in particular gives no one evidence.
 
 When the encoder cannot be loaded the evidence is empty (the lexical field decides as before).
 """
