@@ -269,15 +269,7 @@ def _apply_file(cfg: Config, path: Path) -> Config:
     if data is None:
         return cfg
     spath = str(path)
-    if not isinstance(data, dict):
-        raise ConfigError("the config must be a mapping of settings", spath, 1)
-    for key in data:
-        if key != "__line__" and key not in _SECTIONS:
-            raise ConfigError(
-                f"unknown section {key!r} (known: {', '.join(sorted(_SECTIONS))})",
-                spath,
-                line_of(data),
-            )
+    _check_sections(data, spath)
     changes: dict[str, Any] = {}
     warnings = list(cfg.warnings)
     if "panel" in data:
@@ -287,8 +279,37 @@ def _apply_file(cfg: Config, path: Path) -> Config:
     changes["retrieval"] = _merge_section(
         data.get("retrieval"), cfg.retrieval, "retrieval", _RETRIEVAL_SPEC, spath
     )
-    backend = _merge_section(data.get("backend"), cfg.backend, "backend", _BACKEND_SPEC, spath)
-    if isinstance(data.get("backend"), dict) and data["backend"].get("api_key"):
+    changes["backend"] = _file_backend(data.get("backend"), cfg.backend, path, warnings)
+    changes["history"] = _merge_section(
+        data.get("history"), cfg.history, "history", _HISTORY_SPEC, spath
+    )
+    changes["serve"] = _merge_section(data.get("serve"), cfg.serve, "serve", _SERVE_SPEC, spath)
+    if data.get("tui") is not None:
+        changes["tui"] = _file_tui(data["tui"], cfg.tui, spath, line_of(data))
+    return replace(cfg, **changes, sources=cfg.sources + (spath,), warnings=tuple(warnings))
+
+
+def _check_sections(data: Any, spath: str) -> None:
+    """A config file is a mapping of the known sections (ConfigError naming the line otherwise)."""
+    if not isinstance(data, dict):
+        raise ConfigError("the config must be a mapping of settings", spath, 1)
+    for key in data:
+        if key != "__line__" and key not in _SECTIONS:
+            raise ConfigError(
+                f"unknown section {key!r} (known: {', '.join(sorted(_SECTIONS))})",
+                spath,
+                line_of(data),
+            )
+
+
+def _file_backend(
+    section: Any, current: BackendSettings, path: Path, warnings: list[str]
+) -> BackendSettings:
+    """The file's ``backend`` section over ``current``; a key given in the file is cleaned and its source
+    named, with a warning (added to ``warnings``) when other users can read the file."""
+    spath = str(path)
+    backend = _merge_section(section, current, "backend", _BACKEND_SPEC, spath)
+    if isinstance(section, dict) and section.get("api_key"):
         backend = replace(
             backend,
             api_key_source=f"config file {spath}",
@@ -298,50 +319,51 @@ def _apply_file(cfg: Config, path: Path) -> Config:
             warnings.append(
                 f"{spath} holds an API key and is readable by other users; run: chmod 600 {spath}"
             )
-    changes["backend"] = backend
-    changes["history"] = _merge_section(
-        data.get("history"), cfg.history, "history", _HISTORY_SPEC, spath
-    )
-    changes["serve"] = _merge_section(data.get("serve"), cfg.serve, "serve", _SERVE_SPEC, spath)
-    tui = data.get("tui")
-    if tui is not None:
-        if not isinstance(tui, dict):
-            raise ConfigError("tui must be a mapping", spath, line_of(data))
-        keys = dict(cfg.tui.keys)
-        theme = cfg.tui.theme
-        for k, v in tui.items():
-            if k == "__line__":
-                continue
-            if k == "theme":
-                if not isinstance(v, str) or not v:
-                    raise ConfigError("tui.theme must be a theme name", spath, line_of(tui))
-                theme = v
-            elif k == "keys":
-                if not isinstance(v, dict):
-                    raise ConfigError("tui.keys must map binding ids to keys", spath, line_of(tui))
-                for bid, key in v.items():
-                    if bid == "__line__":
-                        continue
-                    if bid not in DEFAULT_KEYS:
-                        raise ConfigError(
-                            f"unknown key binding id {bid!r} (known: {', '.join(DEFAULT_KEYS)})",
-                            spath,
-                            line_of(v),
-                        )
-                    if not isinstance(key, str) or not is_key_name(key.strip()):
-                        raise ConfigError(
-                            f"tui.keys.{bid} must be a key name like 'ctrl+e', 'f2' or 'enter', "
-                            f"got {key!r}",
-                            spath,
-                            line_of(v),
-                        )
-                    keys[bid] = key.strip().lower()
-            else:
-                raise ConfigError(
-                    f"unknown setting tui.{k} (known: keys, theme)", spath, line_of(tui)
-                )
-        changes["tui"] = TuiSettings(theme=theme, keys=keys)
-    return replace(cfg, **changes, sources=cfg.sources + (spath,), warnings=tuple(warnings))
+    return backend
+
+
+def _file_tui(tui: Any, current: TuiSettings, spath: str, line: int | None) -> TuiSettings:
+    """The file's ``tui`` section (``theme``, ``keys``) over ``current``."""
+    if not isinstance(tui, dict):
+        raise ConfigError("tui must be a mapping", spath, line)
+    keys = dict(current.keys)
+    theme = current.theme
+    for k, v in tui.items():
+        if k == "__line__":
+            continue
+        if k == "theme":
+            if not isinstance(v, str) or not v:
+                raise ConfigError("tui.theme must be a theme name", spath, line_of(tui))
+            theme = v
+        elif k == "keys":
+            if not isinstance(v, dict):
+                raise ConfigError("tui.keys must map binding ids to keys", spath, line_of(tui))
+            keys.update(_file_keys(v, spath))
+        else:
+            raise ConfigError(f"unknown setting tui.{k} (known: keys, theme)", spath, line_of(tui))
+    return TuiSettings(theme=theme, keys=keys)
+
+
+def _file_keys(given: dict[str, Any], spath: str) -> dict[str, str]:
+    """``tui.keys``: binding id -> key name, each id known and each key a key name (lower-cased)."""
+    keys: dict[str, str] = {}
+    for bid, key in given.items():
+        if bid == "__line__":
+            continue
+        if bid not in DEFAULT_KEYS:
+            raise ConfigError(
+                f"unknown key binding id {bid!r} (known: {', '.join(DEFAULT_KEYS)})",
+                spath,
+                line_of(given),
+            )
+        if not isinstance(key, str) or not is_key_name(key.strip()):
+            raise ConfigError(
+                f"tui.keys.{bid} must be a key name like 'ctrl+e', 'f2' or 'enter', got {key!r}",
+                spath,
+                line_of(given),
+            )
+        keys[bid] = key.strip().lower()
+    return keys
 
 
 _MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}

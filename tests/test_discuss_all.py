@@ -116,3 +116,26 @@ def test_talks_session_stages_typed_requests_and_follows_them_up(
         ("assistant", "olive"),
     ]
     assert first[1].meta["all_talks"] is True and "[dan-02]" in first[1].text
+
+
+def test_a_typed_request_no_talk_spoke_to_is_read_once_per_talk_and_declined_by_its_subject(
+    router, bread_router, monkeypatch
+) -> None:
+    """A typed request is read as one by each talk once (its subject, for the decline's text, is the one
+    that reading found -- not a second reading of the same message)."""
+    from panelbot.conversation import kind_bank
+    from panelbot.retrieval.library import Library
+
+    read: list[str] = []
+    real = kind_bank.discussion_request
+
+    def counted(r, message: str) -> str | None:
+        read.append(r.panel.name)
+        return real(r, message)
+
+    monkeypatch.setattr(kind_bank, "discussion_request", counted)
+    talks = TalksSession(Library([router, bread_router]))
+    events = list(talks.ask("discuss the best pizza in Naples"))
+    assert isinstance(events[0], Declined)
+    assert events[0].text.startswith("No talk's panel spoke to best pizza in Naples,")
+    assert sorted(read) == sorted([router.panel.name, bread_router.panel.name])

@@ -8,23 +8,8 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from panelbot.cli.common import EXIT_OK, load_config_warned, print_json, read_questions
+from panelbot.cli.common import EXIT_OK, open_all_talks, print_json, read_questions
 from panelbot.errors import UsageError
-
-
-def _library(args: argparse.Namespace, err: TextIO):  # -> tuple[Config, Library]
-    from panelbot.records import replace
-    from panelbot.retrieval.library import Library
-
-    cfg = load_config_warned(args)
-    if getattr(args, "k", None):
-        cfg = replace(cfg, retrieval=replace(cfg.retrieval, top_k=args.k))
-    library, notes = Library.open(cfg.retrieval)
-    for note in notes:
-        err.write(f"panelbot: note: {note}\n")
-    if not library.routers:
-        raise UsageError("no panels are installed (see 'panelbot panels')")
-    return cfg, library
 
 
 def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -44,7 +29,7 @@ def ask_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     target = args.target.lower()
     if target not in ("auto", "both"):
         raise UsageError(f"with --all, --to expects auto or both (got {args.target!r})")
-    _, library = _library(args, err)
+    _, library = open_all_talks(args, err)
     questions = list(read_questions(args.question, sys.stdin))
     for i, q in enumerate(questions):
         heading = ("\n" if i else "") + f"Q: {q}\n" if len(questions) > 1 else ""
@@ -100,7 +85,7 @@ def quote_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     query = " ".join(args.query).strip()
     if not query:
         raise UsageError("the query is empty")
-    _, library = _library(args, err)
+    _, library = open_all_talks(args, err)
     hits = library.search(query, args.n)
     if args.json:
         print_json([h.to_dict() for h in hits], out)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from panelbot.config import Config
     from panelbot.panel import Panel
     from panelbot.retrieval.cache import Opened
+    from panelbot.retrieval.library import Library
 
 EXIT_OK, EXIT_USAGE, EXIT_FALLBACK = 0, 2, 3
 
@@ -114,6 +115,23 @@ def open_noted(name_or_dir: str | Path) -> Opened:
     if opened.note:
         sys.stderr.write(f"panelbot: note: {opened.note}\n")
     return opened
+
+
+def open_all_talks(args: argparse.Namespace, err: TextIO) -> tuple[Config, Library]:
+    """The config (``-k`` applied) and every installed talk (``--all``), its notes (rebuilt indexes,
+    skipped panels) on ``err``; UsageError when no panel is installed."""
+    from panelbot.records import replace
+    from panelbot.retrieval.library import Library
+
+    cfg = load_config_warned(args)
+    if getattr(args, "k", None):
+        cfg = replace(cfg, retrieval=replace(cfg.retrieval, top_k=args.k))
+    library, notes = Library.open(cfg.retrieval)
+    for note in notes:
+        err.write(f"panelbot: note: {note}\n")
+    if not library.routers:
+        raise UsageError("no panels are installed (see 'panelbot panels')")
+    return cfg, library
 
 
 def read_questions(parts: list[str], stdin: TextIO) -> Iterator[str]:

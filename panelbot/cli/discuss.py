@@ -139,7 +139,7 @@ def discuss_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import sys
 
     from panelbot.answer.compose import terminal_width
-    from panelbot.cli.across import _library
+    from panelbot.cli.common import open_all_talks
     from panelbot.conversation.pipeline import Declined, TalkDiscussed, TalksDiscussed, TalksSession
     from panelbot.discussion.render import discussion_text
     from panelbot.text import fill_text, strip_control
@@ -151,7 +151,7 @@ def discuss_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "--all discusses in the talks' own words: it cannot be combined with --llm, "
             "--base-url or --model"
         )
-    _, library = _library(args, err)
+    _, library = open_all_talks(args, err)
     subject = next(read_questions(args.subject, sys.stdin))
     width = terminal_width()
     staged: list[dict[str, Any]] = []

@@ -15,7 +15,12 @@ if TYPE_CHECKING:
     from typing import Any
 
     from panelbot.answer.present import Shown
-    from panelbot.conversation.store import ConversationStore, SearchHit, StoredMessage
+    from panelbot.conversation.store import (
+        ConversationStore,
+        ConversationSummary,
+        SearchHit,
+        StoredMessage,
+    )
     from panelbot.panel import Quote
 
 
@@ -124,7 +129,7 @@ def _missing(conv_id: int) -> UsageError:
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from panelbot.conversation.store import NARRATOR_LABEL, short_time
+    from panelbot.conversation.store import short_time
 
     store = _open()
     if store is None:
@@ -140,20 +145,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         panel_to_open(summary.panel, panel_dir_of(messages))
     )  # a panel given by path too
     if getattr(args, "json", False):
-        d = summary.to_dict()
-        d["messages"] = [
-            {
-                "role": m.role,
-                "speaker": m.speaker,
-                "text": m.text,
-                "quote_ids": m.quote_ids,
-                "meta": m.meta,
-                "created_at": m.created_at,
-                **(_shown_json(m, talks) if m.role == "assistant" else {}),
-            }
-            for m in messages
-        ]
-        print_json(d, out)
+        print_json(_conversation_json(summary, messages, talks), out)
         return EXIT_OK
     names = talks.names()
     out.write(_clean(f"#{summary.id} {summary.title}") + "\n")
@@ -166,34 +158,12 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     for n, m in enumerate(messages):
         if m.role == "user":
-            out.write("\n" + fill_text(_clean(f"You: {m.text}"), 100) + "\n")
-            context = m.meta.get("context") if isinstance(m.meta, dict) else None
-            if isinstance(context, dict):
-                kind = str(context.get("kind") or "follow-up").replace("_", " ")
-                subject = context.get("subject") or ""
-                out.write(
-                    _clean(f"  (read as {kind}: a follow-up to your question about {subject})")
-                    + "\n"
-                )
+            _write_question(m, out)
             continue
-        who = names.get(m.speaker, m.speaker) if m.speaker else m.role
-        if m.role == "decline" and m.speaker == talks.host_id():
-            who = NARRATOR_LABEL  # panelbot's own voice, as the app and its export label it: not the host
-        small_talk = isinstance(m.meta, dict) and m.meta.get(
-            "small_talk"
-        )  # a reply to "hi", not a decline
+        who = _speaker_label(m, names, talks)
         discussion = isinstance(m.meta, dict) and "discussion" in m.meta  # the host's lines of one
-        label = {
-            "decline": who if small_talk else f"{who} (declined)",
-            "search": "Discussion" if discussion else "Search",
-            "error": "Error",
-        }.get(m.role, who)
-        out.write(f"{_clean(label)}:\n")
-        for para in m.text.split("\n" if discussion else "\n\n"):
-            point = discussion and para.lstrip().startswith("- ")  # "  - Both spoke to it: ..."
-            indent = "  " + para[: len(para) - len(para.lstrip())] if point else "  "
-            text = _clean(para.strip() if point else para)
-            out.write(fill_text(text, 100, indent, indent + "  " if point else None) + "\n")
+        out.write(f"{_clean(_message_label(m, who, discussion))}:\n")
+        _write_body(m.text, discussion, out)
         if m.role == "assistant":
             for line in _shown_lines(m, talks, who):
                 out.write(line + "\n")
@@ -201,6 +171,70 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if note:
             out.write("\n" + fill_text(_clean(note), 100) + "\n")
     return EXIT_OK
+
+
+def _conversation_json(
+    summary: ConversationSummary, messages: list[StoredMessage], talks: _Talks
+) -> dict[str, Any]:
+    """``history show --json``: the conversation's summary with its messages (an answer's quotes shown)."""
+    d = summary.to_dict()
+    d["messages"] = [
+        {
+            "role": m.role,
+            "speaker": m.speaker,
+            "text": m.text,
+            "quote_ids": m.quote_ids,
+            "meta": m.meta,
+            "created_at": m.created_at,
+            **(_shown_json(m, talks) if m.role == "assistant" else {}),
+        }
+        for m in messages
+    ]
+    return d
+
+
+def _write_question(m: StoredMessage, out: TextIO) -> None:
+    """The user's line, and how a follow-up was read ("read as ...: a follow-up to ...")."""
+    out.write("\n" + fill_text(_clean(f"You: {m.text}"), 100) + "\n")
+    context = m.meta.get("context") if isinstance(m.meta, dict) else None
+    if isinstance(context, dict):
+        kind = str(context.get("kind") or "follow-up").replace("_", " ")
+        subject = context.get("subject") or ""
+        out.write(
+            _clean(f"  (read as {kind}: a follow-up to your question about {subject})") + "\n"
+        )
+
+
+def _speaker_label(m: StoredMessage, names: dict[str, str], talks: _Talks) -> str:
+    """Who said a stored reply: the panelist's name; panelbot's own voice for a decline in the host's
+    name (as the app and its export label it: not the host); the role when nobody is named."""
+    from panelbot.conversation.store import NARRATOR_LABEL
+
+    who = names.get(m.speaker, m.speaker) if m.speaker else m.role
+    if m.role == "decline" and m.speaker == talks.host_id():
+        return NARRATOR_LABEL
+    return who
+
+
+def _message_label(m: StoredMessage, who: str, discussion: bool) -> str:
+    """The heading over a stored reply: "Dan", "Dan (declined)" (a reply to "hi" is not declined),
+    "Discussion" or "Search" for the host's lines, "Error"."""
+    small_talk = isinstance(m.meta, dict) and m.meta.get("small_talk")
+    return {
+        "decline": who if small_talk else f"{who} (declined)",
+        "search": "Discussion" if discussion else "Search",
+        "error": "Error",
+    }.get(m.role, who)
+
+
+def _write_body(text: str, discussion: bool, out: TextIO) -> None:
+    """A reply's text wrapped at 100 columns: paragraphs; a discussion's lines one by one, its points
+    ("  - Both spoke to it: ...") with a hanging indent."""
+    for para in text.split("\n" if discussion else "\n\n"):
+        point = discussion and para.lstrip().startswith("- ")
+        indent = "  " + para[: len(para) - len(para.lstrip())] if point else "  "
+        body = _clean(para.strip() if point else para)
+        out.write(fill_text(body, 100, indent, indent + "  " if point else None) + "\n")
 
 
 def _turn_note(messages: list[StoredMessage], n: int) -> str:

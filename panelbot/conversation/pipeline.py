@@ -517,7 +517,6 @@ class TalksSession:
     def _discussions(self, question: str, target: str) -> list[TurnEvent] | None:
         """A request for a discussion, read by each talk (None when no talk reads it as one), staged on each
         talk whose panel spoke to its subject."""
-        from panelbot.conversation.kind_bank import discussion_request
         from panelbot.discussion.turn import discussion_reading
 
         if target not in ("auto", "both"):
@@ -534,7 +533,7 @@ class TalksSession:
                 subject = subject or (
                     reading.discussion.subject
                     if reading.discussion is not None
-                    else discussion_request(router, question) or ""
+                    else reading.requested_subject or ""
                 )
         if not readings:
             return None

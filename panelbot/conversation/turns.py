@@ -52,6 +52,9 @@ class Resolution:
     kind: str = STANDALONE
     # a discussion to stage, or a follow-up to one (``panelbot.discussion.turn.DiscussionReply``)
     discussion: Any = None
+    # the subject a request for a discussion named, as read from the message ("" when it named none;
+    # None when the message was not such a request): kept for a decline, which stages no discussion
+    requested_subject: str | None = None
 
 
 def turns_from_messages(messages: Sequence[Any]) -> list[ConversationTurn]:

@@ -312,6 +312,7 @@ def discussion_reading(
     subject both spoke to. Only a real router stages a discussion (the pairing measures its quotes), and only
     when no one panelist was asked (``target`` auto or both, and no one name alone in the message)."""
     from panelbot.conversation.kind_bank import discussion_request
+    from panelbot.records import replace
     from panelbot.retrieval.router import Router
 
     if not isinstance(router, Router) or target not in ("auto", "both"):
@@ -322,10 +323,11 @@ def discussion_reading(
     addressed, _ = router.addressed(message)
     if len(addressed) == 1:
         return None  # "Olive, do you agree?" asks one panelist, not the panel
-    subject = discussion_request(router, message)
-    if subject is None:
+    requested = discussion_request(router, message)
+    if requested is None:
         return None
+    subject = requested
     if not subject:
         opened = conversation_subject() if conversation_subject is not None and history else None
         subject = opened.question if opened is not None else WHOLE_TALK
-    return staged(router, subject, message)
+    return replace(staged(router, subject, message), requested_subject=requested)

@@ -130,22 +130,43 @@ def _speaker_of_heading(panel: Panel, name: str) -> str | None:
 
 
 def read_answer(panel: Panel, text: str, extra: Any = None) -> tuple[list[str], list[str]]:
-    """Who answered and which quote ids an earlier assistant message showed."""
-    if isinstance(extra, dict):
-        listed = [
-            v if isinstance(v, list) else [] for v in (extra.get("speakers"), extra.get("quotes"))
-        ]
-        speakers = [s for s in listed[0] if isinstance(s, str) and s in panel.panelists]
-        ids = [q.get("id") for q in listed[1] if isinstance(q, dict)]
-        ids = [i for i in ids if isinstance(i, str) and panel.quote(i) is not None]
-        if speakers or ids:
-            return speakers, ids
+    """Who answered and which quote ids an earlier assistant message showed: from panelbot's own record
+    passed back with it (``extra``) when that names any, else read from the text."""
+    recorded = _recorded_answer(panel, extra)
+    if recorded is not None:
+        return recorded
+    ids = _quote_ids_in(panel, text)
+    return _speakers_in(panel, text, ids), ids
+
+
+def _recorded_answer(panel: Panel, extra: Any) -> tuple[list[str], list[str]] | None:
+    """(speakers, quote ids) named by an answer's record (``{"speakers": [...], "quotes": [{"id": ...}]}``),
+    only those this panel knows; None when the record names none."""
+    if not isinstance(extra, dict):
+        return None
+    listed = [
+        v if isinstance(v, list) else [] for v in (extra.get("speakers"), extra.get("quotes"))
+    ]
+    speakers = [s for s in listed[0] if isinstance(s, str) and s in panel.panelists]
+    ids = [q.get("id") for q in listed[1] if isinstance(q, dict)]
+    ids = [i for i in ids if isinstance(i, str) and panel.quote(i) is not None]
+    return (speakers, ids) if speakers or ids else None
+
+
+def _quote_ids_in(panel: Panel, text: str) -> list[str]:
+    """The panel's quote ids an answer's text cites ("[id: a, b]"), first mention first, once each."""
     ids: list[str] = []
     for m in _ID_RE.finditer(text):
         for tok in re.split(r"[,;\s]+", m.group(1)):
             tok = tok.strip(":#*'\"`")
             if tok and panel.quote(tok) is not None and tok not in ids:
                 ids.append(tok)
+    return ids
+
+
+def _speakers_in(panel: Panel, text: str, ids: list[str]) -> list[str]:
+    """Who an answer's text gives words to: its speaker headings in order, then the speakers of the
+    quotes it cites (``ids``) that no heading named."""
     speakers: list[str] = []
     for _, _, name in headings(text):
         sid = _speaker_of_heading(panel, name)
@@ -155,7 +176,7 @@ def read_answer(panel: Panel, text: str, extra: Any = None) -> tuple[list[str], 
         q = panel.quote(qid)
         if q is not None and q.speaker not in speakers and q.speaker in panel.panelists:
             speakers.append(q.speaker)
-    return speakers, ids
+    return speakers
 
 
 # panelbot's own lines about an answer (the graded verdict, the sentences not supported, misquotes, a quote

@@ -173,9 +173,7 @@ class DiscussionActions(AppMixin):
 
         if not text.strip():
             return None
-        notice = self.query_one(ChatLog).add_notice(plain(text), "search")
-        notice.update(HangingLines(text))  # a point's wrapped lines hang under its "- "
-        return notice
+        return self.query_one(ChatLog).add_host_lines(text)
 
     def action_discussion_map(self) -> None:
         if self.panel is None:

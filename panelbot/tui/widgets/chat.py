@@ -177,6 +177,15 @@ class ChatLog(VerticalScroll):
     def add_notice(self, text: str | Text, kind: str = "info") -> Notice:
         return self._add(Notice(text, kind))  # type: ignore[return-value]
 
+    def add_host_lines(self, text: str) -> Notice:
+        """A discussion's host lines (the subject framed; where the quotes meet), plain text, a point's
+        wrapped lines hanging under its "- ": live and resumed alike."""
+        from panelbot.tui.discussion import HangingLines
+
+        notice = self.add_notice(plain(text), "search")
+        notice.update(HangingLines(text))
+        return notice
+
     def add_answer(self, panel: Panel | None, speaker: str, **kwargs: object) -> AnswerBlock:
         return self._add(AnswerBlock(panel, speaker, **kwargs))  # type: ignore[arg-type,return-value]
 
@@ -224,12 +233,10 @@ class ChatLog(VerticalScroll):
                     block.finish(text, quotes, status)
                 if quotes:
                     last = quotes
+            elif m.role == "search" and "discussion" in m.meta:
+                self.add_host_lines(m.text)  # a discussion's points, as shown live
             else:
-                notice = self.add_notice(plain(m.text), "error" if m.role == "error" else "search")
-                if m.role == "search" and "discussion" in m.meta:
-                    from panelbot.tui.discussion import HangingLines
-
-                    notice.update(HangingLines(m.text))  # a discussion's points, as shown live
+                self.add_notice(plain(m.text), "error" if m.role == "error" else "search")
         return last
 
     async def clear(self) -> None:
