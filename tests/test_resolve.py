@@ -798,3 +798,14 @@ def test_a_panelist_asked_about_after_the_framing_names_the_subject(router):
     )
     assert last.route.speakers == ["olive"]
     assert "Dan" not in last.route.reason and "Olive's role" in last.route.reason
+
+
+def test_a_panelist_described_by_organisation_is_asked_for_their_view(router):
+    """ "the MiniMax person" asks Olive, as "and Olive?" would: her view of the subject so far, or that she
+    did not speak to it -- never a new question about "minimax person"."""
+    first, other = talk(router, KV, "what does the MiniMax person think?")
+    assert first.route.speakers == ["dan"]
+    assert other.context is not None and other.context["kind"] == "other_panelist"
+    assert other.route.speakers == [] and "Olive didn't speak to" in other.route.reason
+    first, other = talk(router, "How do you design RL environments?", "and the Together side?")
+    assert other.context["kind"] == "other_panelist" and "Dan didn't speak to" in other.route.reason

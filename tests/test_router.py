@@ -796,3 +796,29 @@ def test_a_noun_for_the_verb_the_talk_used_finds_the_same_answer(
     """ "growth" and "growing" are one word to the router (panelbot/data/thesaurus.txt), as plurals and -ing
     forms are by stemming: the question about the KV cache's growth is the host's "...keeps growing"."""
     assert router.route(question).quotes[0].quote.id == "dan-22"
+
+
+@pytest.mark.parametrize(
+    "question, speakers",
+    [
+        ("what does the MiniMax person think about models writing kernels?", ["olive"]),
+        ("Does the guest from Together agree?", ["dan"]),
+        ("what did the kernels guy say about it?", ["dan"]),  # a subject word of his title only
+        ("What did the RL lead say?", ["olive"]),
+        ("Together's engineer, any view?", ["dan"]),
+        # named by name: the description is what the question is about, not whom it asks
+        ("Dan, what did the MiniMax folks tell you in Vegas?", ["dan"]),
+        ("what does minimax think about open source?", []),  # the organisation, not a person of it
+    ],
+)
+def test_a_panelist_described_as_a_person_is_addressed(
+    router: Router, question: str, speakers: list[str]
+) -> None:
+    assert router.addressed(question) == (speakers, False)
+
+
+def test_descriptions_come_from_each_panel_s_own_roles(bread_router: Router) -> None:
+    """A draft of another talk: its guests' titles say who "the miller" side is (no organisation given)."""
+    assert bread_router.addressed("what does the sourdough person make of it?") == (["zoe"], False)
+    assert bread_router.addressed("and the miller guy?") == (["rafal"], False)
+    assert bread_router.without_descriptions("and the miller guy?").split() == ["and", "?"]

@@ -261,3 +261,15 @@ def test_embedding_a_question_needs_no_torch_tokenizers_or_model2vec() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_a_long_quote_is_also_read_in_overlapping_passages() -> None:
+    from panelbot.retrieval.meaning import passages
+
+    text = " ".join(f"w{i}" for i in range(50))
+    got = passages(text, 24)
+    assert [p.split()[0] for p in got] == ["w0", "w12", "w24", "w36"]
+    assert got[-1].split()[-1] == "w49"  # the end is read too
+    assert all(len(p.split()) <= 24 for p in got)
+    assert passages(" ".join(["w"] * 36), 24) == []  # one and a half runs or less: the whole quote only
+    assert passages(text, 0) == []

@@ -97,6 +97,8 @@ class _Words:
 
 
 def _words(router: FollowUpRouter, message: str) -> _Words:
+    # "what does the MiniMax person think?": the words that describe whom it asks are not its subject
+    message = router.without_descriptions(message)
     terms, evidence, matched, _ = own_terms(router, message)
     rest, _, _, unmatched = own_terms(router, without_cues(message))
     identity = identity_terms(router, list(router.panel.panelists))

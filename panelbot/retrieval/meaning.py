@@ -34,6 +34,7 @@ from panelbot.panel import Quote
 from panelbot.retrieval.encoder import SentenceEncoder, shipped_model
 from panelbot.retrieval.lexicon import DATA_DIR
 from panelbot.retrieval.semantic import Vector, VectorTable
+from panelbot.retrieval.tuning import passage_words
 
 MAX_CACHED_BYTES = 1 << 31  # a larger file is not ours
 # rows embedded ahead of time for what every install has (scripts/seed_vectors.py writes them)
@@ -135,6 +136,19 @@ def embedded(texts: Sequence[str], model: SentenceEncoder | None = None) -> Vect
     return table
 
 
+def passages(text: str, size: int) -> list[str]:
+    """Overlapping runs of ``size`` words, half a run apart, of a text longer than one and a half runs.
+
+    A sentence model pools a whole text into one vector, so a question about one thing a quote says is only
+    as close to it as that thing weighs in the whole; a passage says it nearly alone. (The run length is
+    fitted: ``passage_words`` in panelbot/data/tuning.json.)"""
+    words = text.split()
+    step = size // 2
+    if size < 2 or len(words) <= size + step:
+        return []
+    return [" ".join(words[k : k + size]) for k in range(0, len(words) - step, step)]
+
+
 class QuoteMeanings:
     """The rows of every quote of a bank, and the question -> quote similarities they give."""
 
@@ -158,7 +172,8 @@ class QuoteMeanings:
         ends = [(q.id, q.text) for q in (quotes[:1] if quotes else [])] + [(quotes[-1].id,)] * bool(
             quotes
         )
-        seed = _model_print(model) + repr((digest, len(quotes), ends)).encode(
+        # ... and the passage length: rows read in other passages are other rows
+        seed = _model_print(model) + repr((digest, len(quotes), ends, passage_words())).encode(
             "utf-8", "surrogatepass"
         )
         key = hashlib.sha256(seed).hexdigest()[:32]
@@ -176,11 +191,13 @@ class QuoteMeanings:
         host_question: Callable[[str], str | None],
         model: SentenceEncoder | None = None,
     ) -> QuoteMeanings:
-        """Rows for each quote: its text, its host question's text, its ``asks``."""
+        """Rows for each quote: its text, its passages (:func:`passages`), its host question's text, its
+        ``asks``."""
+        size = passage_words()
         texts: list[str] = []
         owners: list[int] = []
         for i, q in enumerate(quotes):
-            rows = [q.text, *q.asks]
+            rows = [q.text, *passages(q.text, size), *q.asks]
             if q.question:
                 host = host_question(q.question)
                 if host:

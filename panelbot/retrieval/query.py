@@ -44,6 +44,48 @@ BOTH_WORDS = LazyPattern(
     r"your (?:(?:two|respective|different|own) )?(?:roles|jobs|backgrounds|titles|companies|teams|views|takes))\b",
     re.IGNORECASE,
 )
+# a panelist spoken of by what they are rather than by name: "the MiniMax person", "the guest from Together",
+# "the kernels guy" -- the nouns for a person (or their side) that such a description ends or starts with
+PERSON_NOUNS = (
+    "person|guy|gal|man|woman|lady|one|side|rep|representative|researcher|engineer|scientist|speaker|"
+    "guest|panelist|panellist|expert|folks|folk|people|team|lead|fellow"
+)
+# words of a job title that say its rank, not its subject ("VP of Kernels" is about kernels)
+TITLE_WORDS = frozenset(
+    [
+        "vp",
+        "vice",
+        "president",
+        "head",
+        "lead",
+        "leader",
+        "chief",
+        "director",
+        "senior",
+        "principal",
+        "staff",
+        "manager",
+        "research",
+        "researcher",
+        "engineer",
+        "engineering",
+        "scientist",
+        "founder",
+        "cofounder",
+        "co",
+        "officer",
+        "member",
+        "of",
+        "the",
+        "and",
+        "for",
+        "at",
+        "in",
+        "ceo",
+        "cto",
+        "coo",
+    ]
+)
 NAME_RUN = LazyPattern(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
 PARTICLES = frozenset({"up", "down", "out", "off", "over", "back", "on"})
 # words after which an organisation's everyday-word name is the organisation ("partnership with together")
@@ -146,6 +188,42 @@ def _name_spellings(panel: Panel) -> dict[str, tuple[str, ...]]:
     return spellings
 
 
+def _descriptions(panel: Panel) -> dict[str, GuardedPattern]:
+    """Each panelist's descriptions as a person ("the MiniMax person", "the guest from Together", "the
+    kernels guy"): their organisation's first word, or a subject word of their job title that no other
+    panelist's title has, beside a noun for a person (``PERSON_NOUNS``)."""
+    sw = stopwords()
+    subjects: dict[str, set[str]] = {}
+    for pid, p in panel.panelists.items():
+        subjects[pid] = {
+            w
+            for w in words(fold(p.role or ""))
+            if w not in TITLE_WORDS and w not in sw and len(w) > 1
+        }
+    out = {}
+    for pid, p in panel.panelists.items():
+        others = set().union(*(v for k, v in subjects.items() if k != pid))
+        marks = sorted(subjects[pid] - others)
+        org = fold(p.organisation.split()[0]) if p.organisation and p.organisation.split() else ""
+        if org and not any(
+            o.organisation and fold(o.organisation.split()[0]) == org
+            for k, o in panel.panelists.items()
+            if k != pid
+        ):
+            marks.append(org)
+        if not marks:
+            continue
+        said = "|".join(re.escape(m) for m in marks)
+        out[pid] = GuardedPattern(
+            rf"\b(?:the|your|their|that|this)\s+(?:{said})(?:\s+ai)?\s+(?:{PERSON_NOUNS})s?\b"
+            rf"|\b(?:{PERSON_NOUNS})s?\s+(?:from|at|of)\s+(?:{said})\b"
+            rf"|\b(?:{said})['\u2019]s\s+(?:{PERSON_NOUNS})s?\b",
+            re.IGNORECASE,
+            tuple(marks),
+        )
+    return out
+
+
 class QueryReader:
     """Reads questions against one panel's names, organisations and vocabulary. Build once per panel."""
 
@@ -181,6 +259,7 @@ class QueryReader:
             )
             for pid, names in spellings.items()
         }
+        self._described_res = _descriptions(panel)
 
     def _single_vocabulary_words(self, panel: Panel) -> dict[str, list[str]]:
         """Single words of the panel's own vocabulary ("job" -> role, "m3" -> minimax): curated evidence."""
@@ -237,15 +316,27 @@ class QueryReader:
         return fold(word) in self.name_words
 
     def addressed(self, question: str) -> tuple[list[str], bool]:
-        """Panelists named in the question (in order of mention), and whether it asks for both/all."""
+        """Panelists named in the question (in order of mention) -- or, when none is, described ("the
+        MiniMax person": ``_descriptions``) -- and whether it asks for both/all."""
         folded = fold(question)
         hits: list[tuple[int, str]] = []
         for pid, rx in self._name_res.items():
             m = rx.search(folded)
             if m and self._is_address(folded, m):
                 hits.append((m.start(), pid))
+        if not hits:  # "Dan, what did the MiniMax folks tell you?" is asked of Dan
+            for pid, rx in self._described_res.items():
+                if m := rx.search(folded):
+                    hits.append((m.start(), pid))
         hits.sort()
         return [pid for _, pid in hits], bool(BOTH_WORDS.search(question))
+
+    def without_descriptions(self, question: str) -> str:
+        """The question with its descriptions of panelists (``_descriptions``) blanked out."""
+        for rx in self._described_res.values():
+            if rx.search(question) is not None:
+                question = rx.compiled.sub(" ", question)
+        return question
 
     def possessive(self, question: str) -> list[str]:
         """The panelists named in the possessive ("Olive's background", "Rafał's view"), in order of mention."""

@@ -159,6 +159,10 @@ class Router:
         """The panelists named in the possessive ("Olive's background", "Rafał's view"), in order of mention."""
         return self.reader.possessive(question)
 
+    def without_descriptions(self, question: str) -> str:
+        """The question less the words that describe a panelist ("the MiniMax person"): not its subject."""
+        return self.reader.without_descriptions(question)
+
     def corrections(self, question: str) -> dict[str, str]:
         """Misspelt words -> the panel word they most likely mean ("reinforcment" -> "reinforcement")."""
         return self.reader.corrections(question)

@@ -17,6 +17,8 @@ How each is used:
 * ``scope``: a logistic model of "the talk covered this" on the lexical evidence (``Router.scope``), the best
   similarity to any quote, and how much closer that is than the nearest everyday question on another subject
   (``panelbot.retrieval.meaning``); a question is answered when its probability is at least ``scope.threshold``.
+* ``passage_words``: a quote is also read in overlapping passages of this many words
+  (``panelbot.retrieval.meaning.passages``), chosen by ``scripts/compare_passages.py``.
 * ``followup_floor``: a follow-up that points back ("is that expensive?") is read as off-topic when its own
   margin in meaning (closest quote row less nearest everyday question) is below this.
 * ``discussion`` (written by ``scripts/fit_discussion.py`` from ``eval/discuss_pairs.yaml``): two logistic
@@ -165,6 +167,12 @@ _ATTRIBUTION_DEFAULTS: dict = {
     "weights": {},
     "flag_below": 0.0,
 }
+
+
+@cache
+def passage_words() -> int:
+    """The length of the passages a quote's meaning is also read in (``meaning.passages``); 0: none."""
+    return int(_record().get("passage_words", 0))
 
 
 @cache
