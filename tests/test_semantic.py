@@ -271,5 +271,7 @@ def test_a_long_quote_is_also_read_in_overlapping_passages() -> None:
     assert [p.split()[0] for p in got] == ["w0", "w12", "w24", "w36"]
     assert got[-1].split()[-1] == "w49"  # the end is read too
     assert all(len(p.split()) <= 24 for p in got)
-    assert passages(" ".join(["w"] * 36), 24) == []  # one and a half runs or less: the whole quote only
+    assert (
+        passages(" ".join(["w"] * 36), 24) == []
+    )  # one and a half runs or less: the whole quote only
     assert passages(text, 0) == []
