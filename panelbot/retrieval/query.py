@@ -200,17 +200,19 @@ def _descriptions(panel: Panel) -> dict[str, GuardedPattern]:
             for w in words(fold(p.role or ""))
             if w not in TITLE_WORDS and w not in sw and len(w) > 1
         }
+    # an organisation's first word names a panelist only when no other panelist is of it
+    orgs = {
+        pid: fold(p.organisation.split()[0])
+        for pid, p in panel.panelists.items()
+        if p.organisation and p.organisation.split()
+    }
+    shared = {o for o, n in Counter(orgs.values()).items() if n > 1}
     out = {}
-    for pid, p in panel.panelists.items():
+    for pid in panel.panelists:
         others = set().union(*(v for k, v in subjects.items() if k != pid))
         marks = sorted(subjects[pid] - others)
-        org = fold(p.organisation.split()[0]) if p.organisation and p.organisation.split() else ""
-        if org and not any(
-            o.organisation and fold(o.organisation.split()[0]) == org
-            for k, o in panel.panelists.items()
-            if k != pid
-        ):
-            marks.append(org)
+        if pid in orgs and orgs[pid] not in shared:
+            marks.append(orgs[pid])
         if not marks:
             continue
         said = "|".join(re.escape(m) for m in marks)
