@@ -822,3 +822,8 @@ def test_descriptions_come_from_each_panel_s_own_roles(bread_router: Router) -> 
     assert bread_router.addressed("what does the sourdough person make of it?") == (["zoe"], False)
     assert bread_router.addressed("and the miller guy?") == (["rafal"], False)
     assert bread_router.without_descriptions("and the miller guy?").split() == ["and", "?"]
+
+
+def test_a_described_panelist_s_role_question_is_their_introduction(router: Router) -> None:
+    res = router.route("the Together guest, what does he do?")
+    assert res.speakers == ["dan"] and [sq.quote.id for sq in res.quotes][:1] == ["dan-01"]

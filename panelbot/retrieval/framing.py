@@ -313,6 +313,9 @@ class FramingReader:
             if len(who) > 1:
                 return Framing(PANEL, [p for p in ids if p in who], signals)
             return Framing(PERSON, who, signals)
+        if kind == PANEL and len(named) == 1:
+            # "the Together guest, what does he do?" reads like "who are the guests?" but asks one of them
+            return Framing(PERSON, named, signals)
         return Framing(kind, ids, signals)
 
     # ------------------------------------------------------------------------------- answering
