@@ -78,6 +78,15 @@ def test_addressed_detection(router: Router) -> None:
     assert router.addressed("Olive and Dan") == (["olive", "dan"], False)
     assert router.addressed("is olive oil healthy?") == ([], False)
     assert router.addressed("what about olive trees") == ([], False)
+    # a name that is an English word, followed by a word the panel never uses, is the word (no list of
+    # what may follow it): groves and pits were never written down anywhere
+    assert router.addressed("how old are olive groves?") == ([], False)
+    assert router.addressed("olive pits in the compost") == ([], False)
+    # followed by a function word, a verb, a panel word, or after an address lead, it is the person
+    assert router.addressed("what does olive think") == (["olive"], False)
+    assert router.addressed("olive reward hacking?") == (["olive"], False)
+    assert router.addressed("dan kv cache") == (["dan"], False)
+    assert router.addressed("ask olive groves questions") == (["olive"], False)
     assert router.addressed("Danger zone") == ([], False)  # a name inside a word is not a name
 
 

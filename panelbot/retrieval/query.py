@@ -113,6 +113,32 @@ ORG_LEADS = frozenset(
         "versus",
     }
 )
+# words that put the name after them in the place of a person addressed or asked about: "ask olive ...",
+# "does dan ...", "for olive: ..." (general English, written for no talk)
+ADDRESS_LEADS = frozenset(
+    [
+        "ask",
+        "asks",
+        "asked",
+        "tell",
+        "told",
+        "does",
+        "did",
+        "do",
+        "would",
+        "will",
+        "could",
+        "can",
+        "should",
+        "has",
+        "have",
+        "had",
+        "for",
+        "to",
+        "hey",
+        "hi",
+    ]
+)
 # the words that say what kind of answer is wanted (a person, a place, a time, what came before or after),
 # which are stopwords to BM25: a "who ...?" ask for a "who ...?" question ("why" and "how" ask nearly
 # everything: not cues)
@@ -348,15 +374,32 @@ class QueryReader:
         )
         return [pid for _, pid in hits]
 
-    @staticmethod
-    def _is_address(folded: str, m: re.Match[str]) -> bool:
-        """'Olive, ...', '@olive', 'ask Olive', 'what does Olive think' -- not 'olive oil'."""
+    def _is_address(self, folded: str, m: re.Match[str]) -> bool:
+        """'Olive, ...', '@olive', 'ask Olive', 'what does Olive think' -- not 'olive oil'.
+
+        A name that is also an English word is that word, not the person, when it is followed directly by
+        a content word the panel never uses ("olive oil", "rose garden"): a name is followed by a verb or
+        a function word ("Olive thinks", "Olive, why", "Olive on RL"), a word in its everyday sense by
+        the noun it qualifies. A name after an address lead ("ask olive", "does olive ...") is the person."""
         if m.group(0).startswith("@"):
             return True
-        after = folded[m.end() : m.end() + 12]
-        return not re.match(
-            r"\s+(?:oil|oils|tree|trees|green|garden|branch|pizza|tapenade)\b", after
-        )
+        name = m.group(0)
+        if name not in english_words():
+            return True
+        before = folded[: m.start()].split()
+        if before and before[-1] in ADDRESS_LEADS:
+            return True
+        after = re.match(r"\s+([a-z]+)\b", folded[m.end() :])
+        if after is None:  # the end, or punctuation ("Olive, ...", "olive's", "olive?")
+            return True
+        following = after.group(1)
+        return following in stopwords() or self._panel_says(following)
+
+    def _panel_says(self, word: str) -> bool:
+        """Whether the panel uses the word (in a quote, its keywords or a host question), in any form."""
+        if word in self.lexicon:
+            return True
+        return any(len(self.index.postings_of(t)[0]) for t in self.norm.terms(word))
 
     def _everyday_word(self, m: re.Match[str]) -> str:
         """The lower-case name of an organisation that is an everyday word, dropped unless said as a name
