@@ -3,9 +3,11 @@ tests/fixtures/unseen (each ``NAME.yaml`` holds the true turns; its captions are
 
     python scripts/fixture_talks.py [-v] [DIR]
 
-Each captions file is ingested as a user would (the real CLI, into a temporary directory; a labelled talk
-also with the ``mapping`` its truth file gives). The draft's turns are aligned word by word with the true
-turns; a true turn is attributed to the draft speaker holding most of its words. Counted:
+Each captions file (the truth's ``file``, else named by its ``format``) is ingested as a user would (the real
+CLI, into a temporary directory; a labelled talk also with the ``mapping`` its truth file gives); an ingest
+that fails is a row "ingest failed: <its last line>" and the other talks are still scored. The draft's turns
+are aligned word by word with the true turns; a true turn is attributed to the draft speaker holding most of
+its words. Counted:
 
 * answers: the panelists' true turns of 4+ words, right / unknown / wrong;
 * wrong turns: any true turn (host's too) given to another person, and how many of them the health report
@@ -89,12 +91,20 @@ def flagged_turns(panel) -> set[int]:  # noqa: ANN001
     return {d["index"] for d in doubtful}
 
 
+class IngestFailed(Exception):
+    """``panelbot ingest`` refused a talk; the message is the last line it printed."""
+
+
 def ingest(src: Path, out: Path, extra: list[str]) -> None:
     sink = io.StringIO()
     with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-        code = cli(["ingest", str(src), "--out", str(out), *extra])
+        try:
+            code = cli(["ingest", str(src), "--out", str(out), *extra])
+        except SystemExit as e:  # argparse and some errors exit instead of returning
+            code = e.code if isinstance(e.code, int) else 1
     if code:
-        raise SystemExit(f"ingest {src.name} failed ({code}): {sink.getvalue()}")
+        lines = [ln.strip() for ln in sink.getvalue().splitlines() if ln.strip()]
+        raise IngestFailed(lines[-1] if lines else f"exit code {code}")
 
 
 def routing(panel, ev: Path, ids: dict[str, str], tmp: Path) -> float:  # noqa: ANN001
@@ -117,7 +127,7 @@ def routing(panel, ev: Path, ids: dict[str, str], tmp: Path) -> float:  # noqa: 
 
 def score_talk(src: Path, talk: dict, extra: list[str], verbose: bool) -> dict:
     truth = [(row[0], row[1].replace(" | ", " ")) for row in talk["turns"]]
-    caps = src.with_name(src.stem + OUTPUT[talk["format"]])
+    caps = src.with_name(talk.get("file") or src.stem + OUTPUT[talk["format"]])
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / src.stem
         ingest(caps, out, extra)
@@ -167,7 +177,12 @@ def main() -> None:
         talk = yaml.safe_load(src.read_text(encoding="utf-8"))
         runs = [[]] + ([talk["mapping"]] if talk.get("mapping") else [])
         for extra in runs:
-            r = score_talk(src, talk, extra, verbose)
+            try:
+                r = score_talk(src, talk, extra, verbose)
+            except IngestFailed as e:  # a row of the report; the other talks are still scored
+                name = talk.get("file") or src.stem + OUTPUT[talk["format"]]
+                print(f"{name + (' (mapped)' if extra else ''):<30} ingest failed: {e}")
+                continue
             route = "-" if r["routing"] is None else f"{r['routing']}%"
             print(
                 f"{r['file']:<30} {r['answers']:>7} {r['right']:>5} {r['unknown']:>5} {r['wrong']:>5}  "
