@@ -343,3 +343,73 @@ def test_the_printed_commands_work_from_another_directory(tmp_path: Path) -> Non
     assert "calfskin" in answered.stdout
     check = shlex.split(tried.split("; ")[1].removesuffix(" to see this again)"))
     assert run(check[1:], elsewhere).returncode in (0, 1)
+
+
+def test_anonymous_labels_take_the_names_the_host_hands_over_to(tmp_path: Path) -> None:
+    """No one introduces themselves under SPEAKER_00/01, but the host presents both guests and hands the
+    floor to each by name: those names are proposed, and flagged as a guess to confirm."""
+    lines = [
+        (
+            "SPEAKER_02",
+            "Welcome to the Harbour Lights podcast. Today I'm joined by Priya Raman, who "
+            "restores lighthouses, and by Tomás Ortega, who keeps the coastal charts.",
+        ),
+        ("SPEAKER_02", "Priya, what does a lighthouse need most after a winter of storms?"),
+        (
+            "SPEAKER_00",
+            "Mostly new glazing, the salt eats the putty and the panes work loose long "
+            "before the lamp fails.",
+        ),
+        ("SPEAKER_02", "Tomas, how do the charts change when a light is moved?"),
+        (
+            "SPEAKER_01",
+            "Every sector line has to be redrawn and the notices to mariners go out weeks "
+            "ahead of the move.",
+        ),
+        ("SPEAKER_02", "Back to you, Priya. Who pays for the repairs these days?"),
+        (
+            "SPEAKER_00",
+            "Mostly charitable trusts now, the harbour boards stopped funding the small "
+            "lights years ago.",
+        ),
+        ("SPEAKER_02", "And do sailors still rely on the lights at all, Tomás?"),
+        (
+            "SPEAKER_01",
+            "Less than they did, but when the satellite signal drops a light is still the "
+            "thing you trust.",
+        ),
+    ]
+    segs = [
+        {"start": 4.0 * i, "end": 4.0 * i + 3.5, "text": text, "speaker": who}
+        for i, (who, text) in enumerate(lines)
+    ]
+    src = tmp_path / "harbour.json"
+    src.write_text(json.dumps({"segments": segs}), encoding="utf-8")
+    code, out, err = ingest(str(src), "--out", str(tmp_path / "panel"))
+    assert code == 0, err
+    quotes = load(tmp_path / "panel", "quotes.yaml")
+    said = {(q["speaker"], w) for q in quotes for w in ("glazing", "sector line") if w in q["text"]}
+    assert said == {("priya", "glazing"), ("tomas", "sector line")}
+    assert "SPEAKER_00 taken as Priya (named in the host's hand-overs" in out
+    assert "SPEAKER_01 taken as Tomás (named in the host's hand-overs" in out
+    assert "--speaker SPEAKER_00=NAME" in out  # a guess: the report says how to correct it
+
+
+def test_a_hand_over_to_two_people_names_no_one(tmp_path: Path) -> None:
+    lines = [
+        ("SPEAKER_02", "Welcome. With me are Priya Raman and Tomás Ortega."),
+        ("SPEAKER_02", "Priya and Tomás, what do lighthouses need most?"),
+        ("SPEAKER_00", "Mostly new glazing, the salt eats the putty and the panes work loose."),
+        ("SPEAKER_02", "What else should we know about the charts and the lights?"),
+        ("SPEAKER_01", "Every sector line has to be redrawn when a light is moved, weeks ahead."),
+    ]
+    segs = [
+        {"start": 4.0 * i, "end": 4.0 * i + 3.5, "text": text, "speaker": who}
+        for i, (who, text) in enumerate(lines)
+    ]
+    src = tmp_path / "two.json"
+    src.write_text(json.dumps({"segments": segs}), encoding="utf-8")
+    code, out, err = ingest(str(src), "--out", str(tmp_path / "panel"))
+    assert code == 0, err
+    assert "named in the host's hand-overs" not in out
+    assert "SPEAKER_00 taken as Speaker 0 (no name found" in out

@@ -26,6 +26,7 @@ from panelbot.ingest.align import align_turn
 from panelbot.ingest.basis import BY_HAND, MODEL_WHY
 from panelbot.ingest.captions import clean_quote_text, split_turns
 from panelbot.ingest.formats import Captions, parse_captions
+from panelbot.ingest.handovers import people_of_labels
 from panelbot.ingest.names import (
     HOST,
     NAME_TOKEN,
@@ -36,7 +37,6 @@ from panelbot.ingest.names import (
     find_intro_names,
     full_intro_name,
     is_name,
-    label_people,
     name_pattern,
     panelist_ids,
     presentations,
@@ -104,7 +104,7 @@ def speaker_label_preview(caps: Captions) -> list[LabelName]:
     """The captions' speaker labels as ingest would take them with no mapping given, each with its first
     words (for asking the user who they are, and for checking a --speaker mapping)."""
     raw, labels = speaker_labels(split_turns(caps.words, rolling=caps.rolling))
-    return label_people([(t, False) for t in raw], labels)[2] if labels else []
+    return people_of_labels([(t, False) for t in raw], labels, caps.title)[2] if labels else []
 
 
 def _is_filler(sentence: str) -> bool:

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from panelbot.ingest.basis import doubtful_part
+from panelbot.ingest.names import ASKS, HANDED, INTRODUCED, PROVISIONAL
 from panelbot.ingest.profiles import generic_words
 from panelbot.panel import Panel
 from panelbot.retrieval.lexicon import common_words, stopwords
@@ -333,7 +334,7 @@ def _flag_below() -> float:
     return float(attribution_tuning()["flag_below"])
 
 
-_GUESSED = ("introduces themselves", "asks the questions", "no name found")
+_GUESSED = (INTRODUCED, ASKS, HANDED, PROVISIONAL)
 
 
 def _manifest(panel: Panel) -> dict:

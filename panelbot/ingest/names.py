@@ -778,14 +778,14 @@ class LabelName:
 
     label: str  # as the captions spell it: "SPEAKER_00", "Speaker 2", "DAN"
     name: str  # the display name, or HOST
-    how: str  # GIVEN, NAMED, INTRODUCED, ASKS or PROVISIONAL
+    how: str  # GIVEN, NAMED, INTRODUCED, ASKS, HANDED or PROVISIONAL
     first_words: str  # how the label's first turn starts (to recognise the voice)
     turns: int
 
     @property
     def doubtful(self) -> bool:
         """Was the label's person guessed (from an introduction, from asking, or not at all)?"""
-        return self.how in (INTRODUCED, ASKS, PROVISIONAL)
+        return self.how in (INTRODUCED, ASKS, PROVISIONAL, HANDED)
 
     def to_dict(self) -> dict:
         return {
@@ -802,6 +802,7 @@ NAMED = "named in the captions"  # the label is a name ("DAN", "Olive Song")
 INTRODUCED = "introduces themselves"  # an anonymous label, named after its own introduction
 ASKS = "asks the questions"  # taken for the host because its turns mostly ask
 PROVISIONAL = "no name found"  # an anonymous label kept as the name
+HANDED = "named in the host's hand-overs"  # an anonymous label the host hands over to by name (handovers.py)
 
 
 def label_people(

@@ -60,15 +60,14 @@ from panelbot.ingest.cues import (
     looks_like_question,
     sentences,
 )
+from panelbot.ingest.handovers import people_of_labels
 from panelbot.ingest.names import (
     HOST,
     UNKNOWN,
     LabelName,
     ascii_fold,
-    discover_names,
     find_intro_names,
     fold_id,
-    label_people,
     name_pattern,
     panelist_ids,
     presentations,
@@ -802,10 +801,9 @@ def _speaker_names(
 ) -> tuple[dict[str, str], list[str], dict[str, str]]:
     """(label -> person, panelist display names, alias -> name): the people the captions' speaker labels
     name (how each label was taken goes to ``resolved``), then the names found in the words."""
-    people, names, how = label_people(kept, labels, given) if labels else ({}, [], [])
+    people, names, how, found, aliases = people_of_labels(kept, labels, title, given)
     if resolved is not None:
         resolved[:] = how
-    found, aliases = discover_names(kept, title)
     known = {ascii_fold(n).lower() for n in names}
     if not labels or any(t.index not in labels for t, _ in kept):
         # names found in the words join the labels' people, unless a label says who spoke every turn
