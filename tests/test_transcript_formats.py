@@ -345,6 +345,17 @@ def test_the_printed_commands_work_from_another_directory(tmp_path: Path) -> Non
     assert run(check[1:], elsewhere).returncode in (0, 1)
 
 
+def ingest_segments(tmp_path: Path, lines: list[tuple[str, str]]) -> tuple[int, str, str]:
+    """Ingest a whisperX JSON of (label, text) segments, 4 s apart, into tmp_path/panel."""
+    segs = [
+        {"start": 4.0 * i, "end": 4.0 * i + 3.5, "text": text, "speaker": who}
+        for i, (who, text) in enumerate(lines)
+    ]
+    src = tmp_path / "segments.json"
+    src.write_text(json.dumps({"segments": segs}), encoding="utf-8")
+    return ingest(str(src), "--out", str(tmp_path / "panel"))
+
+
 def test_anonymous_labels_take_the_names_the_host_hands_over_to(tmp_path: Path) -> None:
     """No one introduces themselves under SPEAKER_00/01, but the host presents both guests and hands the
     floor to each by name: those names are proposed, and flagged as a guess to confirm."""
@@ -379,13 +390,7 @@ def test_anonymous_labels_take_the_names_the_host_hands_over_to(tmp_path: Path) 
             "thing you trust.",
         ),
     ]
-    segs = [
-        {"start": 4.0 * i, "end": 4.0 * i + 3.5, "text": text, "speaker": who}
-        for i, (who, text) in enumerate(lines)
-    ]
-    src = tmp_path / "harbour.json"
-    src.write_text(json.dumps({"segments": segs}), encoding="utf-8")
-    code, out, err = ingest(str(src), "--out", str(tmp_path / "panel"))
+    code, out, err = ingest_segments(tmp_path, lines)
     assert code == 0, err
     quotes = load(tmp_path / "panel", "quotes.yaml")
     said = {(q["speaker"], w) for q in quotes for w in ("glazing", "sector line") if w in q["text"]}
@@ -403,13 +408,7 @@ def test_a_hand_over_to_two_people_names_no_one(tmp_path: Path) -> None:
         ("SPEAKER_02", "What else should we know about the charts and the lights?"),
         ("SPEAKER_01", "Every sector line has to be redrawn when a light is moved, weeks ahead."),
     ]
-    segs = [
-        {"start": 4.0 * i, "end": 4.0 * i + 3.5, "text": text, "speaker": who}
-        for i, (who, text) in enumerate(lines)
-    ]
-    src = tmp_path / "two.json"
-    src.write_text(json.dumps({"segments": segs}), encoding="utf-8")
-    code, out, err = ingest(str(src), "--out", str(tmp_path / "panel"))
+    code, out, err = ingest_segments(tmp_path, lines)
     assert code == 0, err
     assert "named in the host's hand-overs" not in out
     assert "SPEAKER_00 taken as Speaker 0 (no name found" in out
