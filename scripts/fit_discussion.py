@@ -7,7 +7,8 @@ Two logistic models of ``panelbot.discussion.pairing``'s features: "about the sa
 against unrelated) and "they say the same" (agree against differ, on the dev pairs that are paired). The
 pairing threshold is the lowest at which the dev pairing precision is at least ``--precision`` (recall as high
 as that allows); the verdict thresholds are where dev agree (differ) claims are at least ``--precision``
-right, so a pair between them is shown without a verdict.
+right *among the pairs the pairing claims* (where a verdict is ever shown, and where a verdict on a pair
+that is not about the same thing is a wrong claim), so a pair between them is shown without a verdict.
 
 The thresholds are chosen on *cross-validated* probabilities: each dev set's pairs scored by the models fitted
 on the other sets (leave one set out), so a threshold is one that held on pairs its model had not seen. Chosen
@@ -46,6 +47,7 @@ DEV = [
     "eval/discuss_pairs_refit.yaml",
     "eval/discuss_pairs_nuclear.yaml",
     "eval/heldout/discuss_pairs_2.yaml",
+    "eval/discuss_pairs_5.yaml",
 ]
 # blind: scored, never fitted on (first run eval/heldout/FIRST_RUN_4.md)
 HELDOUT = ["eval/heldout/discuss_pairs_3.yaml"]
@@ -103,36 +105,58 @@ def cv_threshold(
     return (t, got, recall, claims) if claims else (NEVER, 1.0, 0.0, 0)
 
 
-def fit(args: argparse.Namespace) -> dict:
-    rows_pair: list[tuple[float, ...]] = []
-    ys_pair: list[int] = []
-    groups_pair: list[str] = []
-    rows_verdict: list[tuple[float, ...]] = []
-    ys_verdict: list[int] = []
-    groups_verdict: list[str] = []
+def _dev_features(dev: list[str]) -> list[tuple[str, str, tuple[float, ...], tuple[float, ...]]]:
+    """(dev set, label, pairing features, verdict features) of every dev pair."""
+    out = []
     with tempfile.TemporaryDirectory() as tmp:
-        for path in args.dev:
+        for path in dev:
             ps = load_pairs(ROOT / path)
             pairing = pairing_for(ps, Path(tmp), NEUTRAL)
+            quote = pairing.router.panel.quote
             for p in ps.pairs:
-                f = pairing.features(
-                    pairing.router.panel.quote(p.a), pairing.router.panel.quote(p.b)
-                )
-                rows_pair.append(f.pairing())
-                ys_pair.append(int(p.paired))
-                groups_pair.append(path)
-                if p.paired:
-                    rows_verdict.append(f.verdict())
-                    ys_verdict.append(int(p.label == "agree"))
-                    groups_verdict.append(path)
+                f = pairing.features(quote(p.a), quote(p.b))
+                out.append((path, p.label if p.paired else "unrelated", f.pairing(), f.verdict()))
+    return out
+
+
+def out_of_fold_on(
+    train: list[int], rows: list[tuple[float, ...]], ys: list[int], groups: list[str], ridge: float
+) -> list[float]:
+    """Every row's probability under the model fitted on the ``train`` rows of the other groups."""
+    probs = [0.0] * len(rows)
+    for g in dict.fromkeys(groups):
+        fold = [i for i in train if groups[i] != g]
+        if not fold or len({ys[i] for i in fold}) < 2:
+            fold = train
+        w = fit_logistic([rows[i] for i in fold], [ys[i] for i in fold], ridge)
+        for i, h in enumerate(groups):
+            if h == g:
+                probs[i] = _logistic(w[0], w[1:], rows[i])
+    return probs
+
+
+def fit(args: argparse.Namespace) -> dict:
+    dev = _dev_features(args.dev)
+    groups = [g for g, _, _, _ in dev]
+    labels = [label for _, label, _, _ in dev]
+    rows_pair = [r for _, _, r, _ in dev]
+    rows_verdict = [r for _, _, _, r in dev]
+    ys_pair = [int(label != "unrelated") for label in labels]
+    ys_agree = [int(label == "agree") for label in labels]
+    paired = [i for i, y in enumerate(ys_pair) if y]
     pw = fit_logistic(rows_pair, ys_pair, args.ridge)
-    vw = fit_logistic(rows_verdict, ys_verdict, args.ridge)
-    pp = out_of_fold(rows_pair, ys_pair, groups_pair, args.ridge)
+    vw = fit_logistic([rows_verdict[i] for i in paired], [ys_agree[i] for i in paired], args.ridge)
+    pp = out_of_fold(rows_pair, ys_pair, groups, args.ridge)
     pt, pprec, prec_recall, pn = cv_threshold(pp, ys_pair, args.precision)
-    vp = out_of_fold(rows_verdict, ys_verdict, groups_verdict, args.ridge)
-    at, aprec, arec, an = cv_threshold(vp, ys_verdict, args.precision)
+    # a verdict is only ever claimed of a pair the pairing claims: its thresholds are chosen there, where
+    # a claim on a pair that is not about the same thing at all counts as a wrong claim
+    vp = out_of_fold_on(paired, rows_verdict, ys_agree, groups, args.ridge)
+    claimed = [i for i in range(len(dev)) if pp[i] >= pt]
+    at, aprec, arec, an = cv_threshold(
+        [vp[i] for i in claimed], [ys_agree[i] for i in claimed], args.precision
+    )
     dt_neg, dprec, drec, dn = cv_threshold(
-        [1 - p for p in vp], [1 - y for y in ys_verdict], args.precision
+        [1 - vp[i] for i in claimed], [int(labels[i] == "differ") for i in claimed], args.precision
     )
     differ_t = 1 - dt_neg if dn else 1 - NEVER
     print("thresholds from out-of-fold (leave one dev set out) probabilities:")

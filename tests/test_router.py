@@ -87,6 +87,9 @@ def test_addressed_detection(router: Router) -> None:
     assert router.addressed("olive reward hacking?") == (["olive"], False)
     assert router.addressed("dan kv cache") == (["dan"], False)
     assert router.addressed("ask olive groves questions") == (["olive"], False)
+    # next to another panelist, or capitalised inside a sentence, it is the person whatever follows
+    assert router.addressed("where do dan and olive disagree?") == (["dan", "olive"], False)
+    assert router.addressed("Is Olive right about rewards?") == (["olive"], False)
     assert router.addressed("Danger zone") == ([], False)  # a name inside a word is not a name
 
 

@@ -252,6 +252,18 @@ def _descriptions(panel: Panel) -> dict[str, GuardedPattern]:
     return out
 
 
+def _capitalised_inside(question: str, name: str) -> bool:
+    """The name is written capitalised after the first word of a sentence: a name, not an everyday word."""
+    prev = ""
+    for tok in question.split():
+        bare = tok.strip("\"'()[]{}:;,.!?\u201c\u201d\u2018\u2019")
+        inside = prev and not prev.endswith((".", "!", "?", ":"))
+        if inside and bare[:1].isupper() and fold(bare) == name:
+            return True
+        prev = tok
+    return False
+
+
 class QueryReader:
     """Reads questions against one panel's names, organisations and vocabulary. Build once per panel."""
 
@@ -350,7 +362,7 @@ class QueryReader:
         hits: list[tuple[int, str]] = []
         for pid, rx in self._name_res.items():
             m = rx.search(folded)
-            if m and self._is_address(folded, m):
+            if m and self._is_address(question, folded, m):
                 hits.append((m.start(), pid))
         if not hits:  # "Dan, what did the MiniMax folks tell you?" is asked of Dan
             for pid, rx in self._described_res.items():
@@ -374,20 +386,23 @@ class QueryReader:
         )
         return [pid for _, pid in hits]
 
-    def _is_address(self, folded: str, m: re.Match[str]) -> bool:
+    def _is_address(self, question: str, folded: str, m: re.Match[str]) -> bool:
         """'Olive, ...', '@olive', 'ask Olive', 'what does Olive think' -- not 'olive oil'.
 
         A name that is also an English word is that word, not the person, when it is followed directly by
         a content word the panel never uses ("olive oil", "rose garden"): a name is followed by a verb or
         a function word ("Olive thinks", "Olive, why", "Olive on RL"), a word in its everyday sense by
-        the noun it qualifies. A name after an address lead ("ask olive", "does olive ...") is the person."""
-        if m.group(0).startswith("@"):
-            return True
-        name = m.group(0)
-        if name not in english_words():
+        the noun it qualifies. It is the person after an address lead ("ask olive", "does olive ..."),
+        next to another panelist ("Dan and olive"), or capitalised inside a sentence ("do Dan and Olive
+        disagree", where a word in its everyday sense is lower case)."""
+        if m.group(0).startswith("@") or m.group(0) not in english_words():
             return True
         before = folded[: m.start()].split()
         if before and before[-1] in ADDRESS_LEADS:
+            return True
+        if len(before) >= 2 and before[-1] in ("and", "or", "&") and before[-2] in self.name_words:
+            return True
+        if _capitalised_inside(question, m.group(0)):
             return True
         after = re.match(r"\s+([a-z]+)\b", folded[m.end() :])
         if after is None:  # the end, or punctuation ("Olive, ...", "olive's", "olive?")
