@@ -412,3 +412,27 @@ def test_a_hand_over_to_two_people_names_no_one(tmp_path: Path) -> None:
     assert code == 0, err
     assert "named in the host's hand-overs" not in out
     assert "SPEAKER_00 taken as Speaker 0 (no name found" in out
+
+
+def test_a_label_that_slipped_is_flagged_where_the_turn_addresses_its_own_speaker(
+    tmp_path: Path,
+) -> None:
+    """The diarizer ran the host's question into Priya's label: a turn given to Priya that hands over to
+    Priya by name is flagged as doubtful, though it rests on a label."""
+    lines = [
+        ("SPEAKER_02", "Welcome to Harbour Lights. I'm joined by Priya Raman and Tomás Ortega."),
+        ("SPEAKER_02", "Priya, what does a lighthouse need most after a winter of storms?"),
+        ("SPEAKER_00", "Mostly new glazing, the salt eats the putty and the panes work loose."),
+        ("SPEAKER_02", "Tomás, how do the charts change when a light is moved?"),
+        ("SPEAKER_01", "Every sector line has to be redrawn weeks ahead of the move."),
+        ("SPEAKER_00", "Back to you, Priya. Who pays for the repairs these days?"),  # the slip
+        ("SPEAKER_00", "Charitable trusts now, the harbour boards stopped funding small lights."),
+    ]
+    code, out, err = ingest_segments(tmp_path, lines)
+    assert code == 0, err
+    check = io.StringIO()
+    with contextlib.redirect_stdout(check):
+        main(["check", str(tmp_path / "panel")])
+    report = check.getvalue()
+    assert "addresses Priya by name" in report and "Back to you, Priya" in report
+    assert report.count("addresses") == 1  # the turns that are hers are not flagged

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from panelbot.ingest.basis import doubtful_part
 from panelbot.ingest.names import ASKS, HANDED, INTRODUCED, PROVISIONAL
 from panelbot.ingest.profiles import generic_words
+from panelbot.ingest.self_address import self_addressed
 from panelbot.panel import Panel
 from panelbot.retrieval.lexicon import common_words, stopwords
 from panelbot.text import normalize_for_match, split_sentences, strip_control, words
@@ -271,10 +272,13 @@ def doubtful_turns(panel: Panel, manifest: dict | None = None) -> list[dict]:
         recorded = [None] * len(panel.turns)
     out = []
     below = _flag_below()
+    slipped = self_addressed(panel)
     for i, (t, rec) in enumerate(zip(panel.turns, recorded, strict=True)):
         part = _doubtful_recorded(rec, t.speaker)
         if t.speaker == "unknown":
             part = part or (0, "no speaker found")
+        if part is None and i in slipped:
+            part = (0, slipped[i])
         conf = _recorded_confidence(rec, t.speaker)
         if part is None and conf is not None and conf < below:
             # firm by its reason, but the evidence is weak or contradicts it (its meaning sounds like
