@@ -110,7 +110,7 @@ def _nearby(panel: Panel, sq: ScoredQuote) -> str:
     about = q.topics[0] if q.topics else " ".join(q.text.split()[:8]) + "\u2026"
     return (
         f"{strip_control(panel.display_name(q.speaker), keep_newlines=False)} talked about "
-        f"{strip_control(about, keep_newlines=False)} [{q.id}]"
+        f"{strip_control(panel.names_as_written(about), keep_newlines=False)} [{q.id}]"
     )
 
 
