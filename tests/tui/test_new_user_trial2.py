@@ -111,6 +111,39 @@ async def test_f1_names_the_users_config_file(make_app, tmp_path) -> None:
         assert "in config.yaml" not in screen
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_f1_and_the_welcome_say_how_to_turn_the_model_on_offline(make_app, size) -> None:
+    """Offline, F1 says how a model answers instead (PANELBOT_BACKEND=openai) and that the config sets it,
+    still fitting 80x24 without scrolling; the welcome points there."""
+    from panelbot.tui.screens.help import HelpScreen
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        assert "F1 for keys, commands and turning a model on" in chat_text(app)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        body = app.screen.query_one("#help-body")
+        assert body.max_scroll_y == 0
+        screen = app.export_screenshot().replace("&#160;", " ")
+        assert "PANELBOT_BACKEND=openai panelbot" in screen and "the model (backend:)" in screen
+        assert "F1 or Esc to close" in screen
+
+
+async def test_f1_names_the_model_that_answers(make_app) -> None:
+    from .fakes import SlowBackend
+
+    app = make_app(backend=SlowBackend())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "turning a model on" not in chat_text(app)
+        await pilot.press("f1")
+        await pilot.pause()
+        screen = app.export_screenshot().replace("&#160;", " ")
+        assert "Answers from test-model-7b" in screen and "PANELBOT_BACKEND=openai" not in screen
+
+
 async def test_the_palette_says_how_to_turn_the_model_on(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
