@@ -66,6 +66,34 @@ async def test_a_resumed_decline_offers_its_questions_to_pick(make_app) -> None:
         await _pick_first_with_ctrl_g(pilot, choices)
 
 
+def _toasts(app) -> str:
+    return " ".join(str(n.message) for n in app._notifications)
+
+
+async def test_ctrl_r_offline_says_what_it_did_once(make_app) -> None:
+    """Offline, Ctrl+R shows the same quotes again: one notice says so and how a model rewrites them
+    (without it nothing on screen changes); after a decline it says why there is nothing to redo."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert "ask a question first" in _toasts(app)
+        app.clear_notifications()
+        await type_and_send(pilot, "how do you make kernels fast")
+        before = len(app.query(AnswerBlock))
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        toasts = _toasts(app)
+        assert toasts.count("Offline, the same quotes are shown again") == 1, toasts
+        assert "PANELBOT_BACKEND=openai" in toasts and len(app.query(AnswerBlock)) == before
+        app.clear_notifications()
+        await type_and_send(pilot, OFF_TOPIC)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        toasts = _toasts(app)
+        assert "the last question was declined" in toasts and "ask a question first" not in toasts
+
+
 async def test_the_apps_own_voice_is_not_labelled_as_the_talks_host(make_app, tmp_path) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
