@@ -22,6 +22,7 @@ from panelbot.conversation.pipeline import (
     talk_answer_label,
     talk_status,
 )
+from panelbot.conversation.store import NARRATOR_LABEL
 from panelbot.panel import Panel
 from panelbot.tui import engine
 from panelbot.tui.mixin import AppMixin
@@ -174,8 +175,7 @@ class AllTalks(AppMixin):
                 self.query_one(SourcesList).show(self.panel, [], "Sources: none (declined)")
                 self.last_quotes = []
             return
-        host = panel.host
-        label = f"{host.name if host else 'The panel'} \u00b7 {panel.title}"
+        label = f"{NARRATOR_LABEL} \u00b7 {panel.title}"  # the app's own voice for that talk
         block = chat.add_answer(panel, event.speaker, label=label, kind=kind)
         block.finish(event.text, [], talk_status(panel.name))
         nearby = event.route.nearby if event.route is not None else []

@@ -106,6 +106,32 @@ async def test_the_apps_own_voice_is_not_labelled_as_the_talks_host(make_app, tm
         assert NARRATOR_LABEL in exported and app.panel.host.name not in exported
 
 
+async def test_in_all_talks_mode_a_talks_decline_is_the_apps_voice_everywhere(
+    make_app, talks_installed, tmp_path
+) -> None:
+    """A follow-up one talk declines (all-talks mode) is labelled "panelbot · <talk>" in the chat, when
+    reopened and in the export -- never in that talk's host's name ("Rita · ...")."""
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await palette(pilot, "Ask: all talks")
+        await type_and_send(pilot, "Do bees need water in a small garden?")
+        await type_and_send(pilot, "and Sam?")  # declined by the gardens talk itself
+        (decline,) = [
+            b for b in app.query(AnswerBlock) if b.panel.name == "gardens" and b.kind == "decline"
+        ]
+        host = decline.panel.host.name
+        assert decline.label == f"{NARRATOR_LABEL} \u00b7 {decline.panel.title}"
+        await type_and_send(pilot, f"/export {tmp_path / 'out.md'}")
+        exported = (tmp_path / "out.md").read_text(encoding="utf-8")
+        assert f"### {decline.label} (declines)" in exported and host not in exported
+        cid = app.conversation_id
+        await type_and_send(pilot, "/clear")
+        assert app.open_conversation(cid)
+        await settle(pilot)
+        labels = [b.label for b in app.query(AnswerBlock) if b.kind == "decline"]
+        assert decline.label in labels and not any(host in label for label in labels)
+
+
 async def test_switching_panel_says_the_last_conversation_is_kept(
     make_app, talks_installed
 ) -> None:
