@@ -49,6 +49,29 @@ async def test_ctrl_g_takes_the_latest_offer_when_an_answer_follows_a_decline(ma
             assert isinstance(app.focused, FollowUps)
 
 
+async def test_ctrl_g_picks_a_talks_questions_in_all_talks_mode(make_app, talks_installed) -> None:
+    """In all-talks mode a talk's decline offers its "Try:" questions to pick, not as text with Ctrl+G
+    saying "No follow-ups to pick right now"; reopened, the same."""
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await palette(pilot, "Ask: all talks")
+        await type_and_send(pilot, "Do bees need water in a small garden?")
+        await type_and_send(
+            pilot, "and Sam?"
+        )  # declined by the gardens talk, with a question to try
+        decline = [b for b in app.query(AnswerBlock) if b.kind == "decline"][-1]
+        assert "Try:" not in decline.text
+        (choices,) = app.query(DeclineChoices)
+        offered = choices.questions
+        cid = app.conversation_id
+        await _pick_first_with_ctrl_g(pilot, choices)
+        assert "No follow-ups" not in " ".join(str(n.message) for n in app._notifications)
+        await type_and_send(pilot, "/clear")
+        assert app.open_conversation(cid)
+        await settle(pilot)
+        assert [c.questions for c in app.query(DeclineChoices)][0] == offered
+
+
 async def test_a_resumed_decline_offers_its_questions_to_pick(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
