@@ -178,6 +178,20 @@ async def test_switching_panel_before_asking_anything_claims_nothing_kept(
         assert "kept in history" not in chat_text(app)
 
 
+async def test_clear_says_kept_in_history_only_when_something_was(make_app) -> None:
+    """/clear, like /panel, claims the last conversation is kept only when there was one to keep."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "/clear")
+        await settle(pilot)
+        assert "New conversation started." in chat_text(app)
+        assert "kept in history" not in chat_text(app)
+        await type_and_send(pilot, "how do you make kernels fast")
+        await type_and_send(pilot, "/clear")
+        await settle(pilot)
+        assert "the last one is kept in history" in chat_text(app)
+
+
 async def test_f1_names_the_users_config_file(make_app, tmp_path) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
