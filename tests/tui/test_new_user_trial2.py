@@ -36,6 +36,33 @@ async def test_ctrl_g_picks_the_questions_a_decline_offers(make_app) -> None:
         assert "No follow-ups" not in " ".join(str(n.message) for n in app._notifications)
 
 
+@pytest.mark.parametrize("question", [OFF_TOPIC, "how do you make kernels fast"])
+async def test_typing_after_ctrl_g_goes_on_in_the_input(make_app, question: str) -> None:
+    """After Ctrl+G into a decline's questions (or an answer's follow-ups), typing goes to the input and
+    Esc goes back to it: "/panel x" typed there is not lost, and Enter then does not ask the highlighted
+    question instead."""
+    from panelbot.tui.widgets.followups import FollowUps
+    from panelbot.tui.widgets.prompt import Prompt
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, question)
+        offered = app.query(DeclineChoices) or app.query(FollowUps)
+        assert offered
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert app.focused is offered.last()
+        await pilot.press("slash", "x")
+        await pilot.pause()
+        prompt = app.query_one(Prompt)
+        assert prompt.has_focus and prompt.text == "/x"
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert prompt.has_focus
+
+
 async def test_ctrl_g_takes_the_latest_offer_when_an_answer_follows_a_decline(make_app) -> None:
     from panelbot.tui.widgets.followups import FollowUps
 
