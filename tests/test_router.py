@@ -847,3 +847,7 @@ def test_what_was_said_nearby_writes_the_panelists_names_as_the_panel_does(
         "Together's view on Dan's kernels"
     )
     assert shipped_panel.names_as_written("Kernels at together AI") == "Kernels at Together AI"
+    # and an acronym as the quote writes it: "GPU underutilization", not "gpu underutilization"
+    gpus = next(q for q in shipped_panel.quotes if q.topics and q.topics[0].startswith("gpu "))
+    res.nearby = [ScoredQuote(gpus, 1.0, "")]
+    assert f"talked about GPU {gpus.topics[0][4:]} [{gpus.id}]" in decline_text(shipped_panel, res)
