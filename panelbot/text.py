@@ -257,4 +257,6 @@ def cased_like(label: str, *texts: str) -> str:
                 len(word) > 1 and word.isupper()
             ):  # "KV", "MiniMax", "M3"
                 forms.setdefault(word.lower(), word)
+                if len(word) > 2 and word[-1] == "s" and word[:-1].isupper():  # "GPUs": "GPU" too
+                    forms.setdefault(word[:-1].lower(), word[:-1])
     return " ".join(forms.get(w.lower(), w) if w == w.lower() else w for w in label.split(" "))

@@ -328,3 +328,20 @@ def test_fix_walks_the_doubtful_turns_on_a_terminal(isolated_env, lake: Path) ->
     assert f"turn {first['turn']}, taken as {first['speaker']}" in out
     assert f"turn {first['turn']} -> host" in out
     assert load_panel(lake).turns[first["index"]].speaker == "host"
+
+
+def test_the_health_table_says_one_turn_not_one_turns() -> None:
+    """A count of one reads "1 turn" (a panelist who spoke once, one unknown turn), the columns aligned."""
+    from panelbot.ingest.health import Health, SpeakerHealth, format_health
+
+    speakers = [SpeakerHealth("ada", "Ada", 1, 1, 1), SpeakerHealth("ben", "Ben", 12, 340, 5)]
+    test = dict.fromkeys(
+        ("routed_right", "questions", "quote_in_top3", "traps", "declined_right"), 1
+    )
+    test.update(routed_share=1.0, quote_share=1.0, declined_share=1.0)
+    text = format_health(Health("p", "P", speakers, 1, 1, 1, 1, [], test))
+    ada, ben, unknown = text.splitlines()[1:4]
+    assert "1 turn " in ada and "1 word " in ada and ada.endswith("1 quote")
+    assert not any(f" 1 {n}s" in line for n in ("turn", "word", "quote") for line in (ada, unknown))
+    assert "12 turns" in ben and ben.index("turns") == ada.index("turn ")
+    assert "1 turn " in unknown

@@ -427,6 +427,40 @@ def test_another_installs_index_is_judged_by_that_install(
     assert entry["state"] == "orphaned"
 
 
+def test_another_installs_index_is_called_that_not_stale(
+    run_cli, panel_dir: Path, tmp_path: Path
+) -> None:
+    """An index another install built (and whose code changed since) is not this install's to call
+    "stale": ``cache info`` says whose it is and what it is for that install, and opening the panel here
+    says it was another install's, not that the panel or panelbot changed."""
+    import sqlite3
+
+    cache_dir = tmp_path / "cli-cache"
+    env = {"PANELBOT_CACHE_DIR": str(cache_dir)}
+    _ask(run_cli, panel_dir, cache_dir)
+    (path,) = _files(cache_dir)
+    other = tmp_path / "other-install" / "panelbot"
+    (other / "retrieval").mkdir(
+        parents=True
+    )  # its code: not this one's, so its key is not this one's
+    con = sqlite3.connect(path)
+    con.execute("UPDATE saved SET value = ? WHERE name = 'root'", (json.dumps(str(other)),))
+    con.execute("UPDATE saved SET value = ? WHERE name = 'key'", (json.dumps("0" * 64),))
+    con.commit()
+    con.close()
+    (entry,) = json.loads(run_cli("cache", "info", "--json", env=env).stdout)["indexes"]
+    assert entry["state"] == "stale" and entry["this_install"] is False
+    text = run_cli("cache", "info", env=env).stdout
+    (line,) = [x for x in text.splitlines() if "gardens" in x]
+    assert " elsewhere " in line and "stale" not in line
+    assert f"built by another install of panelbot ({other}; stale for it)" in text
+    r = _ask(run_cli, panel_dir, cache_dir)
+    assert f"was built by another install of panelbot ({other}); rebuilt it" in r.stderr
+    assert "stale" not in r.stderr
+    (entry,) = json.loads(run_cli("cache", "info", "--json", env=env).stdout)["indexes"]
+    assert entry["state"] == "current" and entry["this_install"] is True
+
+
 def test_concurrent_starts_build_once_and_agree(
     panel_dir: Path, tmp_path: Path, isolated_env
 ) -> None:

@@ -118,7 +118,7 @@ def test_suggestions_after_a_declined_and_olive_are_answered_as_asked(
 def test_nothing_more_names_the_other_panelist_and_the_question_that_asks_them(
     isolated_env, capsys
 ) -> None:  # noqa: ANN001
-    """ "Dan had nothing more to say on ... Olive spoke to this too — ask “and Olive?”": the panel's
+    """ "Dan had nothing more to say about ... Olive spoke to this too — ask “and Olive?”": the panel's
     display name, no "they" for one person, and the question it names is answered by her."""
     _run(capsys, "ask", "How did the partnership between Together and MiniMax start?")
     out = ""

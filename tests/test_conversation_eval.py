@@ -121,3 +121,9 @@ def test_unknown_suggest_ids_are_refused(tmp_path: Path, shipped_panel) -> None:
     text = '- turns:\n    - {question: "pizza?", speaker: none, kind: offtopic, suggest: [nobody-99]}\n'
     with pytest.raises(DataError, match="nobody-99"):
         load_conversations(_write(tmp_path, text), shipped_panel)
+
+
+def test_a_one_turn_report_says_one_turn(tmp_path: Path, shipped_panel, router) -> None:
+    text = '- turns:\n    - {question: "Who won the football last night?", speaker: none, kind: offtopic}\n'
+    rep = evaluate_conversations(router, load_conversations(_write(tmp_path, text), shipped_panel))
+    assert "conversations: 1 (1 turn)" in format_conversation_report(rep)

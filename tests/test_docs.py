@@ -92,3 +92,14 @@ def test_readme_is_short_and_its_commands_are_the_ones_ci_runs() -> None:
     assert run in readme.splitlines() and test in readme.splitlines()
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test.replace("pip install -e", "pip install -q -e") in ci.splitlines()
+
+
+def test_the_readme_quotes_no_self_test_figure_that_can_drift() -> None:
+    """``panelbot check`` prints the self-test's figures itself, and they move with the code and with the
+    meaning model installed or not (a trial read "7/8 traps" in the README while check printed 8/8): the
+    README says what check prints, not a count."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert not re.search(r"\d+/\d+ (?:off-topic traps|host questions)", readme)
+    assert "panelbot check minimax-m3" in readme

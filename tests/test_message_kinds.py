@@ -140,3 +140,20 @@ def test_a_follow_up_after_a_declined_question_about_the_talk_finds_its_subject(
     # an off-topic first question leaves nothing to follow up on
     _, bare = talk(router, "Is it expensive to buy a gaming PC?", "tell me more")
     assert bare.route.abstained and "nothing to follow up on" in bare.route.reason
+
+
+def test_nothing_more_to_say_reads_naturally_for_any_subject_label(router, monkeypatch):
+    """A subject is named by a quote's topic, which in an ingested talk may be one bare word ("change"):
+    the decline says "nothing more to say about change", never "on change" (read as a place or a verb);
+    a topic of more words reads the same way ("about long context infrastructure")."""
+    from panelbot.conversation import subject as subject_mod
+
+    def label(router, subject):
+        return "change"
+
+    monkeypatch.setattr(subject_mod, "subject_label", label)
+    asked = ["How do you handle million-token contexts?", *["tell me more"] * 5]
+    declined = [r for r in talk(router, *asked) if r.route.abstained]
+    assert declined, "the continuation never ran out"
+    reason = declined[0].route.reason
+    assert "had nothing more to say about change than" in reason and " on change" not in reason

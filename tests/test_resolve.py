@@ -696,8 +696,8 @@ def test_cased_takes_acronyms_and_mixed_case_never_a_sentence_capital():
         == "MiniMax sparse attention"
     )
     assert (
-        _cased("gpu kernels", "Kernels matter. GPUs too.") == "gpu kernels"
-    )  # "GPUs" is not "gpu"
+        _cased("gpu kernels", "Kernels matter. GPUs too.") == "GPU kernels"
+    )  # an acronym's plural writes it too: "GPUs" is "GPU" (a reader saw "talked about gpu underutilization")
     assert _cased("post-training data", "Post-training is hard.") == "post-training data"
     assert _cased("m3 launch", "So, for M3, for example") == "M3 launch"
 

@@ -839,3 +839,27 @@ def test_descriptions_come_from_each_panel_s_own_roles(bread_router: Router) -> 
 def test_a_described_panelist_s_role_question_is_their_introduction(router: Router) -> None:
     res = router.route("the Together guest, what does he do?")
     assert res.speakers == ["dan"] and [sq.quote.id for sq in res.quotes][:1] == ["dan-01"]
+
+
+def test_what_was_said_nearby_writes_the_panelists_names_as_the_panel_does(
+    shipped_panel, router: Router
+) -> None:
+    """A quote's topic written in lower case ("dan's role") names the panelist as the panel does: "Dan
+    talked about Dan's role", never "dan's role"."""
+    from panelbot.answer.compose import decline_text
+    from panelbot.retrieval.results import ScoredQuote
+
+    res = router.route("What's the context length of M3?")
+    intro = shipped_panel.quote("dan-01")
+    assert intro is not None and any(t.islower() and "dan" in t for t in intro.topics)
+    res.nearby = [ScoredQuote(intro, 1.0, "")]
+    text = decline_text(shipped_panel, res)
+    assert "nearby, Dan talked about Dan's" in text and "dan's" not in text
+    assert shipped_panel.names_as_written("together's view on dan's kernels") == (
+        "Together's view on Dan's kernels"
+    )
+    assert shipped_panel.names_as_written("Kernels at together AI") == "Kernels at Together AI"
+    # and an acronym as the quote writes it: "GPU underutilization", not "gpu underutilization"
+    gpus = next(q for q in shipped_panel.quotes if q.topics and q.topics[0].startswith("gpu "))
+    res.nearby = [ScoredQuote(gpus, 1.0, "")]
+    assert f"talked about GPU {gpus.topics[0][4:]} [{gpus.id}]" in decline_text(shipped_panel, res)

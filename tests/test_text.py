@@ -205,3 +205,13 @@ def test_a_count_agrees_with_its_noun() -> None:
     assert count_of(2, "host question") == "2 host questions"
     assert count_of(1200, "quote") == "1,200 quotes"
     assert count_of(3, "person", "people") == "3 people"
+
+
+def test_cased_like_takes_an_acronym_from_its_plural() -> None:
+    """A lower-case topic ("gpu underutilization") takes the acronym as the quote writes its plural
+    ("our GPUs"): "GPU underutilization"; an ordinary capitalised word is left alone."""
+    from panelbot.text import cased_like
+
+    assert cased_like("gpu underutilization", "we underutilize our GPUs") == "GPU underutilization"
+    assert cased_like("llms and gpus", "LLMs on GPUs") == "LLMs and GPUs"
+    assert cased_like("bees", "Bees nest there") == "bees"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from panelbot.panel import Panel, Quote
 from panelbot.records import record
 from panelbot.retrieval.results import RouteResult, ScoredQuote
-from panelbot.text import and_list, fill_text, strip_control, terminal_columns
+from panelbot.text import and_list, cased_like, fill_text, strip_control, terminal_columns
 
 
 @record(frozen=True)
@@ -108,6 +108,8 @@ def _topics(panel: Panel, per_speaker: int = 2) -> list[tuple[str, list[str]]]:
 def _nearby(panel: Panel, sq: ScoredQuote) -> str:
     q = sq.quote
     about = q.topics[0] if q.topics else " ".join(q.text.split()[:8]) + "\u2026"
+    # a topic written in lower case, with the quote's own acronyms ("GPU") and the panel's names ("Dan's")
+    about = panel.names_as_written(cased_like(about, q.text))
     return (
         f"{strip_control(panel.display_name(q.speaker), keep_newlines=False)} talked about "
         f"{strip_control(about, keep_newlines=False)} [{q.id}]"

@@ -69,6 +69,7 @@ def cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         "created": e.created,
                         "state": e.state,
                         "install": e.install,
+                        "this_install": not e.elsewhere,
                     }
                     for e in found
                 ],
@@ -87,11 +88,20 @@ def cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     for e in found:
         built = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.created)) if e.created else "?"
+        state = "elsewhere" if e.elsewhere and e.state in ("current", "stale") else e.state
         line = (
-            f"  {e.panel:<20} {e.state:<9} {e.quotes:>7} quotes {_size(e.size):>9}  built {built}  "
+            f"  {e.panel:<20} {state:<9} {e.quotes:>7} quotes {_size(e.size):>9}  built {built}  "
             f"{e.directory}"
         )
         out.write(strip_control(line, keep_newlines=False) + "\n")
+        if (
+            state != e.state
+        ):  # another install's: not used here, replaced by this one's when next opened
+            note = (
+                f"    built by another install of panelbot ({e.install}; {e.state} for it): this one "
+                "builds its own when it next opens the panel"
+            )
+            out.write(strip_control(note, keep_newlines=False) + "\n")
     out.write(
         strip_control(
             f"Remembered config parses: {paths.parsed_cache_dir()} ({len(parses)} file"

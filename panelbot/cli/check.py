@@ -150,7 +150,10 @@ def _fixed(panel, overrides: dict[int, str], *, force: bool, out: TextIO):  # no
 
     draft, _ = rederive(panel.path, overrides, force=force)
     shown = ", ".join(f"turn {n} -> {who}" for n, who in sorted(overrides.items()))
+    from panelbot.text import count_of
+
     out.write(
-        f"Derived {panel.path} again ({shown}; {len(draft.turns)} turns, {len(draft.quotes)} quotes).\n"
+        f"Derived {panel.path} again ({shown}; {count_of(len(draft.turns), 'turn')}, "
+        f"{count_of(len(draft.quotes), 'quote')}).\n"
     )
     return load_panel(panel.path)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 from panelbot.cli.ask import conversation_id
 from panelbot.cli.common import EXIT_OK, Parser, print_json
 from panelbot.errors import UsageError
-from panelbot.text import fill_text
+from panelbot.text import count_of, fill_text
 
 if TYPE_CHECKING:
     from typing import Any
@@ -152,7 +152,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(
         _clean(
             f"panel {summary.panel}; started {short_time(summary.started_at)} ({summary.source}); "
-            f"{len(messages)} messages"
+            f"{count_of(len(messages), 'message')}"
         )
         + "\n"
     )

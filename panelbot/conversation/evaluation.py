@@ -36,6 +36,7 @@ from panelbot.panel.yaml_lines import line_of
 from panelbot.retrieval.evaluation import EvalItem, hit, parse_item, read_eval_file
 from panelbot.retrieval.results import RouteResult
 from panelbot.retrieval.router import Router
+from panelbot.text import count_of
 
 # after_decline: a follow-up asked right after a declined turn (its subject is the question that was declined)
 FOLLOW_UP_KINDS = ("continuation", "reason", "elaboration", "other", "after_decline")
@@ -267,7 +268,7 @@ def format_conversation_report(rep: ConversationReport, *, verbose: bool = False
 
     fu = d["follow_ups"]
     lines = [
-        f"conversations: {rep.conversations} ({rep.turns} turns)",
+        f"conversations: {rep.conversations} ({count_of(rep.turns, 'turn')})",
         f"turn accuracy         {f(d['turn_accuracy'])}",
         f"follow-up accuracy    {f(d['follow_up_accuracy'])}  ({fu['ok']}/{fu['total']}: continuation, "
         f"reason, elaboration, other panelist; each asked on its own: {f(d['follow_up_accuracy_alone'])})",

@@ -704,11 +704,12 @@ class TalksSession:
             meta["small_talk"] = event.small_talk
         if event.panel is None:
             meta["label"] = ALL_TALKS_LABEL
-        else:
-            host = event.panel.host
+        else:  # the app's own voice for that talk, never its host's name
+            from panelbot.conversation.store import NARRATOR_LABEL
+
             meta.update(
                 panel=event.panel.name,
-                label=f"{host.name if host else 'The panel'} \u00b7 {event.panel.title}",
+                label=f"{NARRATOR_LABEL} \u00b7 {event.panel.title}",
                 status=talk_status(event.panel.name),
             )
         return [("decline", event.speaker, event.text, (), meta)]

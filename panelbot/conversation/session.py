@@ -211,7 +211,18 @@ class ConversationLog:
             social = (
                 {"small_talk": route.small_talk} if route.small_talk else {}
             )  # a reply, not a decline
-            rows.append(("decline", decline[0], decline[1], (), {"reason": route.reason, **social}))
+            # the questions a front end offers to pick with it (the app shows three), to offer again
+            # when the conversation is reopened; the text's "Try:" line names fewer
+            offered = {"suggestions": list(route.suggestions[:3])} if route.suggestions else {}
+            rows.append(
+                (
+                    "decline",
+                    decline[0],
+                    decline[1],
+                    (),
+                    {"reason": route.reason, **social, **offered},
+                )
+            )
         rows += after
         if failed is not None:
             rows.append(("error", "", failed, (), None))

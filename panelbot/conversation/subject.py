@@ -90,31 +90,11 @@ def subject_label(router: FollowUpRouter, subject: Subject) -> str:
             continue
         for topic in (*quote.topics, *quote.keywords):
             if set(router.norm.unigrams(router.norm.normalise(topic))) & wanted:
-                return _names_capitalised(router, cased_like(topic, subject.question, quote.text))
+                return router.panel.names_as_written(
+                    cased_like(topic, subject.question, quote.text)
+                )
     text = " ".join(subject.question.split())
     return f"\u201c{text if len(text) <= 60 else text[:57].rstrip() + '...'}\u201d"
-
-
-def _names_capitalised(router: FollowUpRouter, label: str) -> str:
-    """A panelist's name or organisation in a topic written in lower case ("dan's role", "together's view")
-    as written: "Dan's role", "Together's view"."""
-    orgs = {
-        w.lower(): w
-        for p in router.panel.panelists.values()
-        for w in (getattr(p, "organisation", "") or "").split()
-    }
-
-    def cased(word: str) -> str:
-        bare = word.removesuffix("'s")
-        if bare != bare.lower():
-            return word
-        if bare in orgs:
-            return orgs[bare] + word[len(bare) :]
-        if router.is_name_word(bare):
-            return word[:1].upper() + word[1:]
-        return word
-
-    return " ".join(cased(w) for w in label.split(" "))
 
 
 def talk_order(quote: Any, qid: str) -> tuple[int, int, str]:

@@ -366,6 +366,12 @@ def _speaker_labels(manifest: dict) -> list[dict]:
     ]
 
 
+def _counted(n: int, width: int, noun: str) -> str:
+    """A table cell "  1 turn " / " 12 turns": the count right-aligned, the noun agreeing, the cell as wide
+    either way (the columns stay aligned)."""
+    return f"{n:>{width}} {noun + ' ' if n == 1 else noun + 's'}"
+
+
 def _pad(text: str, width: int) -> str:
     """Left-justify in terminal columns (a CJK character takes two)."""
     return text + " " * max(width - _columns(text), 0)
@@ -384,10 +390,12 @@ def format_health(h: Health) -> str:
     )  # long full names keep the columns aligned
     for s in h.speakers:
         lines.append(
-            f"  {_pad(s.name, width)} {s.turns:>3} turns {s.words:>6} words {s.quotes:>4} quotes"
+            f"  {_pad(s.name, width)} {_counted(s.turns, 3, 'turn')} {_counted(s.words, 6, 'word')} "
+            f"{_counted(s.quotes, 4, 'quote')}".rstrip()
         )
     lines.append(
-        f"  {_pad('unknown', width)} {h.unknown_turns:>3} turns {h.unknown_words:>6} words"
+        f"  {_pad('unknown', width)} {_counted(h.unknown_turns, 3, 'turn')} "
+        f"{_counted(h.unknown_words, 6, 'word')}".rstrip()
     )
     t = h.self_test
     lines.append(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from panelbot.records import field, record
+from panelbot.text import fold
 
 
 @record(frozen=True)
@@ -131,6 +132,24 @@ class Panel:
     def display_name(self, speaker_id: str) -> str:
         p = self.persona(speaker_id)
         return p.name if p else speaker_id
+
+    def names_as_written(self, label: str) -> str:
+        """A label (a quote's topic, often written in lower case: "dan's role", "together's view") with the
+        panelists' names, ids and organisations as the panel writes them: "Dan's role", "Together's view".
+        A word already written with a capital is left as it is."""
+        forms: dict[str, str] = {}
+        for p in self.panelists.values():
+            for w in (*p.organisation.split(), *p.name.split()):
+                forms.setdefault(fold(w), w)
+            forms.setdefault(fold(p.id), p.name.split()[0] if p.name.split() else p.id)
+
+        def cased(word: str) -> str:
+            bare = word.removesuffix("'s").removesuffix("\u2019s")
+            if not bare or bare != bare.lower() or fold(bare) not in forms:
+                return word
+            return forms[fold(bare)] + word[len(bare) :]
+
+        return " ".join(cased(w) for w in label.split(" "))
 
     def context(self, quote_id: str) -> tuple[HostQuestion | None, Turn | None, Quote | None]:
         """The host question and the panelist's whole answer around a quote."""

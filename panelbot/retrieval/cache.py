@@ -399,6 +399,9 @@ def read_index(path: Path, key: str, directory: Path) -> Opened | None:
         if header.get("format") != FILE_FORMAT:
             raise CacheProblem("from another panelbot version")
         if header.get("key") != key:
+            root = header.get("root")
+            if root and Path(str(root)) != _ROOT:  # a checkout or environment sharing the cache
+                raise CacheProblem(f"built by another install of panelbot ({root})")
             raise CacheProblem("stale (the panel or panelbot changed)")
         if os.stat(path).st_size <= QUICK_CHECK_UP_TO:
             (verdict,) = conn.execute("PRAGMA quick_check(1)").fetchone()
@@ -524,6 +527,12 @@ class CacheEntry:
     ) -> None:
         self.path, self.size, self.panel, self.directory = path, size, panel, directory
         self.quotes, self.created, self.state, self.install = quotes, created, state, install
+
+    @property
+    def elsewhere(self) -> bool:
+        """Built by another install of panelbot (another checkout or environment sharing the cache): this
+        one does not use it, and replaces it with its own when it next opens the panel."""
+        return bool(self.install) and Path(self.install) != _ROOT
 
 
 def _state(path: Path, header: dict[str, Any]) -> str:

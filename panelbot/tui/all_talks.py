@@ -22,12 +22,14 @@ from panelbot.conversation.pipeline import (
     talk_answer_label,
     talk_status,
 )
+from panelbot.conversation.store import NARRATOR_LABEL
 from panelbot.panel import Panel
 from panelbot.tui import engine
 from panelbot.tui.mixin import AppMixin
 from panelbot.tui.render import safe
-from panelbot.tui.widgets.chat import ChatLog
+from panelbot.tui.widgets.chat import ChatLog, decline_choices
 from panelbot.tui.widgets.sources import SourcesList
+from panelbot.tui.widgets.suggestions import DeclineChoices
 
 __all__ = ["AllTalks", "talk_answer_label"]
 
@@ -162,22 +164,31 @@ class AllTalks(AppMixin):
             block = chat.add_answer(panel, speaker, quotes=quotes, label=label)
             block.finish(event.texts[speaker], quotes, talk_status(panel.name))
 
+    def _offer(self, chat: ChatLog, questions: list[str]) -> None:
+        """A decline's questions to try, selectable under it."""
+        if questions:
+            chat.mount(DeclineChoices(questions[:3], classes="decline-choices"))
+            chat.call_after_refresh(chat.scroll_end, animate=False)
+
     def _show_talks_decline(self, event: Declined) -> None:
         """A decline (or a reply to small talk): for every talk at once, or from the talk followed up."""
         chat = self.query_one(ChatLog)
         kind = "reply" if event.small_talk else "decline"
         panel = event.panel
+        # its "Try:" questions offered to pick (Ctrl+G reaches them), as in single-talk mode and resumed
+        text, choices = decline_choices(event.text, {})
         if panel is None:
             block = chat.add_answer(self.panel, "panel", label=ALL_TALKS_LABEL, kind=kind)
-            block.finish(event.text)
+            block.finish(text)
+            self._offer(chat, choices)
             if event.meta.get("across"):  # no talk got into the question
                 self.query_one(SourcesList).show(self.panel, [], "Sources: none (declined)")
                 self.last_quotes = []
             return
-        host = panel.host
-        label = f"{host.name if host else 'The panel'} \u00b7 {panel.title}"
+        label = f"{NARRATOR_LABEL} \u00b7 {panel.title}"  # the app's own voice for that talk
         block = chat.add_answer(panel, event.speaker, label=label, kind=kind)
-        block.finish(event.text, [], talk_status(panel.name))
+        block.finish(text, [], talk_status(panel.name))
+        self._offer(chat, choices)
         nearby = event.route.nearby if event.route is not None else []
         self.query_one(SourcesList).show(
             panel, nearby, "Sources: nearby" if nearby else "Sources: none (declined)"

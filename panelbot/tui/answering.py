@@ -276,7 +276,10 @@ class Answering(AppMixin):
             return
         if last is None or self.panel is None:
             self.notify(
-                "Nothing to regenerate: ask a question first (a decline is not regenerated).",
+                "Nothing to regenerate: the last question was declined (a decline is the same every "
+                "time); Ctrl+R answers an answered question again."
+                if self.turns
+                else "Nothing to regenerate: ask a question first.",
                 markup=False,
             )
             return

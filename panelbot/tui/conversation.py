@@ -89,10 +89,16 @@ class ConversationActions(AppMixin):
     def new_conversation(self) -> None:
         """/clear: stop any answer and start afresh on the same panel."""
         self.action_cancel()
+        kept = self.conversation_id is not None  # saved: it stays in history (as /panel says it)
         self._forget_conversation()
         chat = self.query_one(ChatLog)
         chat.remove_children()
-        chat.add_notice("New conversation started; the last one is kept in history.", "info")
+        chat.add_notice(
+            "New conversation started; the last one is kept in history."
+            if kept
+            else "New conversation started.",
+            "info",
+        )
         self.query_one(SourcesList).show(self.panel, [])
 
     def _resume(self, conv_id: int | None) -> None:

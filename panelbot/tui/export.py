@@ -10,7 +10,7 @@ from typing import Any
 from panelbot.errors import PanelbotError
 from panelbot.panel import Panel
 from panelbot.tui.mixin import AppMixin
-from panelbot.tui.widgets.chat import NARRATOR_LABEL, is_narration, stored_label, stored_status
+from panelbot.tui.widgets.chat import narration_label, stored_label, stored_status
 
 
 class ExportActions(AppMixin):
@@ -66,12 +66,12 @@ class ExportActions(AppMixin):
             )  # a reply to "hi"
             if role == "search" and "discussion" in m.meta:
                 role = "discussion"  # a discussion's host lines, stored as a search is
-            who = stored_label(m.meta, m.speaker) or (
-                NARRATOR_LABEL  # the app's own voice, as the chat labels it
-                if is_narration(talk, m.speaker, role)
-                else talk.display_name(m.speaker)
-                if m.speaker
-                else ""
+            label = stored_label(m.meta, m.speaker)
+            # the app's own voice, as the chat labels it (a record may hold the host's name)
+            who = (
+                narration_label(talk, m.speaker, role, label)
+                or label
+                or (talk.display_name(m.speaker) if m.speaker else "")
             )
             # a generated answer as it was shown: its verdict, its quotes, stopped or not
             shown = (

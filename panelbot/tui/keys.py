@@ -38,7 +38,8 @@ class KeyActions(AppMixin):
             return
         keys = {b.id: b.key for _, b in self._bindings if b.id}
         keys.update(self.config.tui.keys)
-        self.push_screen(HelpScreen(keys, self.panel, user_config(self.config)))
+        model = "" if is_offline(self.backend) else str(self.backend.label)
+        self.push_screen(HelpScreen(keys, self.panel, user_config(self.config), model))
 
     def action_model_help(self) -> None:
         """The palette's "Answers from a model": what answers now, and how the model is turned on."""

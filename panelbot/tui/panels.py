@@ -126,9 +126,14 @@ class PanelSwitching(AppMixin):
         names = and_list([safe(p.name, one_line=True) for p in self.panel.panelists.values()])
         text = Text()
         text.append(f"Ask {names} anything about the talk.\n", style="bold")
+        offline = self.backend is None or engine.is_offline(self.backend)
         text.append(
             "Answers are their own words, with quote ids. Pick a source to read it in context; "
-            "F1 for keys and commands."
+            + (
+                "F1 for keys, commands and turning a model on."
+                if offline
+                else "F1 for keys and commands."
+            )
         )
         self.chat_notice(text, "welcome")
 

@@ -107,3 +107,19 @@ async def test_the_toast_after_esc_is_off_the_input_at_100x30(make_app) -> None:
         (toast,) = app.screen.query(Toast)
         assert "Stopped" in str(toast._notification.message)
         assert toast.region and not toast.region.overlaps(prompt.region)
+
+
+async def test_a_reopened_decline_offers_all_it_offered_live(make_app) -> None:
+    """Live, a decline offers three questions to pick (its text names two): reopened, the same three."""
+    from panelbot.tui.widgets.suggestions import DeclineChoices
+
+    app = _shipped(make_app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "can you recommend a good vacuum cleaner?")
+        offered = app.query_one(DeclineChoices).questions
+        cid = app.conversation_id
+    assert len(offered) == 3 and cid is not None
+    again = _shipped(make_app, resume=cid)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert again.query_one(DeclineChoices).questions == offered

@@ -36,6 +36,33 @@ async def test_ctrl_g_picks_the_questions_a_decline_offers(make_app) -> None:
         assert "No follow-ups" not in " ".join(str(n.message) for n in app._notifications)
 
 
+@pytest.mark.parametrize("question", [OFF_TOPIC, "how do you make kernels fast"])
+async def test_typing_after_ctrl_g_goes_on_in_the_input(make_app, question: str) -> None:
+    """After Ctrl+G into a decline's questions (or an answer's follow-ups), typing goes to the input and
+    Esc goes back to it: "/panel x" typed there is not lost, and Enter then does not ask the highlighted
+    question instead."""
+    from panelbot.tui.widgets.followups import FollowUps
+    from panelbot.tui.widgets.prompt import Prompt
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, question)
+        offered = app.query(DeclineChoices) or app.query(FollowUps)
+        assert offered
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert app.focused is offered.last()
+        await pilot.press("slash", "x")
+        await pilot.pause()
+        prompt = app.query_one(Prompt)
+        assert prompt.has_focus and prompt.text == "/x"
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert prompt.has_focus
+
+
 async def test_ctrl_g_takes_the_latest_offer_when_an_answer_follows_a_decline(make_app) -> None:
     from panelbot.tui.widgets.followups import FollowUps
 
@@ -49,11 +76,34 @@ async def test_ctrl_g_takes_the_latest_offer_when_an_answer_follows_a_decline(ma
             assert isinstance(app.focused, FollowUps)
 
 
+async def test_ctrl_g_picks_a_talks_questions_in_all_talks_mode(make_app, talks_installed) -> None:
+    """In all-talks mode a talk's decline offers its "Try:" questions to pick, not as text with Ctrl+G
+    saying "No follow-ups to pick right now"; reopened, the same."""
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await palette(pilot, "Ask: all talks")
+        await type_and_send(pilot, "Do bees need water in a small garden?")
+        await type_and_send(
+            pilot, "and Sam?"
+        )  # declined by the gardens talk, with a question to try
+        decline = [b for b in app.query(AnswerBlock) if b.kind == "decline"][-1]
+        assert "Try:" not in decline.text
+        (choices,) = app.query(DeclineChoices)
+        offered = choices.questions
+        cid = app.conversation_id
+        await _pick_first_with_ctrl_g(pilot, choices)
+        assert "No follow-ups" not in " ".join(str(n.message) for n in app._notifications)
+        await type_and_send(pilot, "/clear")
+        assert app.open_conversation(cid)
+        await settle(pilot)
+        assert [c.questions for c in app.query(DeclineChoices)][0] == offered
+
+
 async def test_a_resumed_decline_offers_its_questions_to_pick(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await type_and_send(pilot, OFF_TOPIC)
-        offered = app.query_one(DeclineChoices).questions[:2]  # the stored text names two
+        offered = app.query_one(DeclineChoices).questions  # all of them, though the text names two
         cid = app.conversation_id
     assert cid is not None
     again = make_app(resume=cid)
@@ -66,6 +116,34 @@ async def test_a_resumed_decline_offers_its_questions_to_pick(make_app) -> None:
         await _pick_first_with_ctrl_g(pilot, choices)
 
 
+def _toasts(app) -> str:
+    return " ".join(str(n.message) for n in app._notifications)
+
+
+async def test_ctrl_r_offline_says_what_it_did_once(make_app) -> None:
+    """Offline, Ctrl+R shows the same quotes again: one notice says so and how a model rewrites them
+    (without it nothing on screen changes); after a decline it says why there is nothing to redo."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert "ask a question first" in _toasts(app)
+        app.clear_notifications()
+        await type_and_send(pilot, "how do you make kernels fast")
+        before = len(app.query(AnswerBlock))
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        toasts = _toasts(app)
+        assert toasts.count("Offline, the same quotes are shown again") == 1, toasts
+        assert "PANELBOT_BACKEND=openai" in toasts and len(app.query(AnswerBlock)) == before
+        app.clear_notifications()
+        await type_and_send(pilot, OFF_TOPIC)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        toasts = _toasts(app)
+        assert "the last question was declined" in toasts and "ask a question first" not in toasts
+
+
 async def test_the_apps_own_voice_is_not_labelled_as_the_talks_host(make_app, tmp_path) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -76,6 +154,32 @@ async def test_the_apps_own_voice_is_not_labelled_as_the_talks_host(make_app, tm
         await type_and_send(pilot, f"/export {tmp_path / 'out.md'}")  # labelled the same there
         exported = (tmp_path / "out.md").read_text(encoding="utf-8")
         assert NARRATOR_LABEL in exported and app.panel.host.name not in exported
+
+
+async def test_in_all_talks_mode_a_talks_decline_is_the_apps_voice_everywhere(
+    make_app, talks_installed, tmp_path
+) -> None:
+    """A follow-up one talk declines (all-talks mode) is labelled "panelbot · <talk>" in the chat, when
+    reopened and in the export -- never in that talk's host's name ("Rita · ...")."""
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await palette(pilot, "Ask: all talks")
+        await type_and_send(pilot, "Do bees need water in a small garden?")
+        await type_and_send(pilot, "and Sam?")  # declined by the gardens talk itself
+        (decline,) = [
+            b for b in app.query(AnswerBlock) if b.panel.name == "gardens" and b.kind == "decline"
+        ]
+        host = decline.panel.host.name
+        assert decline.label == f"{NARRATOR_LABEL} \u00b7 {decline.panel.title}"
+        await type_and_send(pilot, f"/export {tmp_path / 'out.md'}")
+        exported = (tmp_path / "out.md").read_text(encoding="utf-8")
+        assert f"### {decline.label} (declines)" in exported and host not in exported
+        cid = app.conversation_id
+        await type_and_send(pilot, "/clear")
+        assert app.open_conversation(cid)
+        await settle(pilot)
+        labels = [b.label for b in app.query(AnswerBlock) if b.kind == "decline"]
+        assert decline.label in labels and not any(host in label for label in labels)
 
 
 async def test_switching_panel_says_the_last_conversation_is_kept(
@@ -101,6 +205,20 @@ async def test_switching_panel_before_asking_anything_claims_nothing_kept(
         assert "kept in history" not in chat_text(app)
 
 
+async def test_clear_says_kept_in_history_only_when_something_was(make_app) -> None:
+    """/clear, like /panel, claims the last conversation is kept only when there was one to keep."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "/clear")
+        await settle(pilot)
+        assert "New conversation started." in chat_text(app)
+        assert "kept in history" not in chat_text(app)
+        await type_and_send(pilot, "how do you make kernels fast")
+        await type_and_send(pilot, "/clear")
+        await settle(pilot)
+        assert "the last one is kept in history" in chat_text(app)
+
+
 async def test_f1_names_the_users_config_file(make_app, tmp_path) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
@@ -109,6 +227,39 @@ async def test_f1_names_the_users_config_file(make_app, tmp_path) -> None:
         screen = app.export_screenshot().replace("&#160;", " ")
         assert "no-user-config.yaml" in screen  # PANELBOT_CONFIG, set by the fixtures
         assert "in config.yaml" not in screen
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_f1_and_the_welcome_say_how_to_turn_the_model_on_offline(make_app, size) -> None:
+    """Offline, F1 says how a model answers instead (PANELBOT_BACKEND=openai) and that the config sets it,
+    still fitting 80x24 without scrolling; the welcome points there."""
+    from panelbot.tui.screens.help import HelpScreen
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        assert "F1 for keys, commands and turning a model on" in chat_text(app)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        body = app.screen.query_one("#help-body")
+        assert body.max_scroll_y == 0
+        screen = app.export_screenshot().replace("&#160;", " ")
+        assert "PANELBOT_BACKEND=openai panelbot" in screen and "the model (backend:)" in screen
+        assert "F1 or Esc to close" in screen
+
+
+async def test_f1_names_the_model_that_answers(make_app) -> None:
+    from .fakes import SlowBackend
+
+    app = make_app(backend=SlowBackend())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "turning a model on" not in chat_text(app)
+        await pilot.press("f1")
+        await pilot.pause()
+        screen = app.export_screenshot().replace("&#160;", " ")
+        assert "Answers from test-model-7b" in screen and "PANELBOT_BACKEND=openai" not in screen
 
 
 async def test_the_palette_says_how_to_turn_the_model_on(make_app) -> None:

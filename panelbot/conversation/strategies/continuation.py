@@ -109,7 +109,7 @@ def continuation(f: FollowUp, reading: Reading, *, on_subject: bool = False) -> 
         spoke = [p for p in others_who_would_answer(f) if p not in speakers]
         said = f.shown_ids_note(speakers, f.on_subject(scores, top))
         return f.decline(
-            f"{f.names(speakers)} had nothing more to say on {f.subject.label} than what you've "
+            f"{f.names(speakers)} had nothing more to say about {f.subject.label} than what you've "
             f"already seen{said}.{f.spoke_too(spoke)}",
             reading.addressed,
             off_topic=False,

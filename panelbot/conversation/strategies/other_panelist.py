@@ -116,7 +116,7 @@ def other_panelist(f: FollowUp, reading: Reading) -> RouteResult:
                 if p not in speakers and p in f.not_yet_shown(per, top, [p], parallel)[0]
             ]
             return f.decline(
-                f"{f.names(said_all)} had nothing more to say on {f.subject.label} than what's "
+                f"{f.names(said_all)} had nothing more to say about {f.subject.label} than what's "
                 f"already been shown in this conversation{said}.{f.spoke_too(others)}",
                 reading.addressed,
                 off_topic=False,

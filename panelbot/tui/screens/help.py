@@ -30,9 +30,8 @@ KEY_HELP = (
     ("export", "export the conversation to Markdown", "export"),
     ("toggle_sidebar", "show or hide the side panes", ""),
     ("command_palette", "commands; the discussion map", "discuss"),
-    ("help", "this help", "help"),
     ("quit", "quit", ""),
-)
+)  # this help's own key (and /help) is named on its frame, to leave a line for how the model is turned on
 
 
 # how the model is turned on: only the settings do it (the app has no flag); the palette's "Answers from
@@ -47,19 +46,24 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,f1", "dismiss", "Close")]
 
     def __init__(
-        self, keys: dict[str, str], panel: Panel | None = None, config_file: str = "config.yaml"
+        self,
+        keys: dict[str, str],
+        panel: Panel | None = None,
+        config_file: str = "config.yaml",
+        model: str = "",
     ) -> None:
         super().__init__()
         self.keys = keys
         self.panel = panel  # whose panelist ids /ask takes
         self.config_file = config_file  # the user's, named where to remap keys and set the model
+        self.model = model  # what answers: a model's name, or "" offline
 
     def compose(self) -> ComposeResult:
         usage = {c.name: command_usage(c.name, self.panel) for c in COMMANDS}
         keys = Table.grid(padding=(0, 2))
         keys.add_column(style="bold")
         keys.add_column()
-        with_keys = set()
+        with_keys = {"help"}  # named on the frame, with its key
         for bid, what, command in KEY_HELP:
             name = bid[1:] if bid.startswith("=") else key_label(self.keys.get(bid, ""))
             line = Text(what)
@@ -75,7 +79,9 @@ class HelpScreen(ModalScreen[None]):
                 cmds.add_row(Text(safe(usage[c.name])), Text(c.help))
         with VerticalScroll(id="help-body") as body:
             body.border_title = "Keys"
-            body.border_subtitle = "Esc to close"
+            body.border_subtitle = (
+                f"{key_label(self.keys.get('help', 'f1'))} or Esc to close (/help)"
+            )
             yield Static(keys)
             yield Static(
                 Text(
@@ -84,8 +90,16 @@ class HelpScreen(ModalScreen[None]):
                 )
             )
             yield Static(cmds)
+            now = (
+                f"Answers from {safe(self.model, one_line=True)[:40]}; quotes only: PANELBOT_BACKEND=offline"
+                if self.model
+                else "Offline: quotes. A model answers with PANELBOT_BACKEND=openai panelbot"
+            )
+            yield Static(Text(now, style="dim"))
             # one line, whatever the path's length (the whole help fits 80x24): a long one keeps its end
             path = safe(self.config_file, one_line=True)
-            if len(path) > 40:  # its folder and name
-                path = "\u2026/" + "/".join(path.replace("\\", "/").split("/")[-2:])[-60:]
-            yield Static(Text(f"Keys are remapped under tui.keys in {path}", style="dim"))
+            if len(path) > 26:  # its folder and name
+                path = "\u2026/" + "/".join(path.replace("\\", "/").split("/")[-2:])[-40:]
+            yield Static(
+                Text(f"Keys (tui.keys) and the model (backend:) are set in {path}", style="dim")
+            )

@@ -57,6 +57,15 @@ def is_narration(panel: Panel | None, speaker: str, kind: str) -> bool:
     return kind in ("decline", "reply") and host is not None and speaker == host.id
 
 
+def narration_label(panel: Panel | None, speaker: str, kind: str, label: str | None) -> str | None:
+    """The label the app's own voice is shown with: ``label`` when it already is the app's ("panelbot ·
+    <talk>" in all-talks mode), else plain "panelbot" (a record kept the host's name); None when the
+    message is no narration (the given label stands)."""
+    if not is_narration(panel, speaker, kind):
+        return None
+    return label if label and label.startswith(NARRATOR_LABEL) else NARRATOR_LABEL
+
+
 def shown_text(text: str, shown: Shown, name: str, status: str = "") -> tuple[str, str]:
     """An answer block's text and status line, from the answer and what goes with it: the verdict (the
     sentences not supported, the notes on the quotes it cites) under it, and the speaker's own words after
@@ -108,8 +117,7 @@ class AnswerBlock(Static):
         self.quotes: list[ScoredQuote] = list(quotes or [])
         self.status = ""
         self.colour = speaker_colour(panel, speaker)
-        if is_narration(panel, speaker, kind):
-            label = NARRATOR_LABEL
+        label = narration_label(panel, speaker, kind, label) or label
         self.label = safe(
             label or (panel.display_name(speaker) if panel else speaker), one_line=True
         )

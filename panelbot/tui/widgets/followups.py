@@ -10,9 +10,10 @@ from textual.widgets.option_list import Option
 
 from panelbot.conversation.followups import FollowUp
 from panelbot.tui.render import safe
+from panelbot.tui.widgets.sidepane import TypeThrough
 
 
-class FollowUps(OptionList):
+class FollowUps(TypeThrough, OptionList):  # typing goes on in the input, Esc goes back to it
     DEFAULT_CSS = """
     FollowUps {
         height: auto;

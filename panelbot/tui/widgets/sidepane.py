@@ -1,4 +1,5 @@
-"""What the side panes share: the keyboard never gets stuck in them.
+"""What the side panes (and the questions offered in the chat, reached with Ctrl+G) share: the keyboard
+never gets stuck in them.
 
 Typing a character while a side pane has the focus puts it in the question input (and moves the focus there),
 and Esc goes back to the input. The pane keeps its own keys (arrows, Enter, Space, Tab).

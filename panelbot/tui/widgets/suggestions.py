@@ -50,8 +50,9 @@ class SuggestionsList(TypeThrough, OptionList):
             self.post_message(self.Ask(self.questions[int(event.option_id[4:])]))
 
 
-class DeclineChoices(OptionList):
-    """The questions offered with a decline, in the conversation: pick one to ask it."""
+class DeclineChoices(TypeThrough, OptionList):
+    """The questions offered with a decline, in the conversation: pick one to ask it (typing goes on in
+    the input, and Esc goes back to it, as from a side pane)."""
 
     def __init__(self, questions: list[str], **kwargs: object) -> None:
         self.questions = [safe(q, one_line=True) for q in questions]
