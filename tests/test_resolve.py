@@ -82,6 +82,20 @@ def test_other_panelist_who_never_spoke_to_it_is_not_given_a_random_quote(router
     assert "Olive didn't speak to" in other.route.reason and "Dan did" in other.route.reason
 
 
+def test_other_panelist_after_a_specific_the_talk_never_gave_says_so_not_who_did(router):
+    """The first question was declined because the talk never gave a context length: asking Olive next
+    does not claim that Dan spoke to it (he only spoke nearby), with an off-topic turn between."""
+    first, _, other = talk(
+        router,
+        "What's the context length of M3?",
+        "what's the best pizza in town?",
+        "what does Olive think?",
+    )
+    assert first.route.unstated == "a context length"
+    assert other.route.abstained and not other.route.quotes
+    assert other.route.reason == "The talk never gave a context length; Olive didn't speak to it"
+
+
 def test_other_panelist_who_spoke_to_it_answers(router):
     first = resolve(router, [], "Dan, why does Together care about open source?")
     assert first.route.speakers == ["dan"]

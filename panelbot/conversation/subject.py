@@ -48,6 +48,9 @@ class Subject:
     framing: bool = (
         False  # opened by a framing question ("who is Dan?", "what is this talk about?")
     )
+    # opened by a question declined because the talk never gave what it asked for ("a context length"):
+    # no one answered it, though the words of one panelist's quotes are nearest
+    unstated: str = ""
 
 
 def share_about_subject(router: FollowUpRouter, subject: Subject, terms: dict[str, float]) -> float:
@@ -123,18 +126,20 @@ def _answered_by(router: FollowUpRouter, turn: ConversationTurn) -> tuple[list[s
 
 def _declined_yet_about_the_talk(
     router: FollowUpRouter, question: str
-) -> tuple[list[str], list[str]]:
+) -> tuple[tuple[list[str], list[str]], str]:
     """A declined first question that was about the talk -- it asked for a specific the talk never gave
     ("how many GPUs did they train M3 on?") -- still opens its subject: the panelist(s) whose quotes best
-    match its words, with no answer shown. ([], []) for a question declined as off-topic."""
-    if not router.route(question).unstated:
-        return [], []
+    match its words, with no answer shown, and what the talk never gave. (([], []), "") for a question
+    declined as off-topic."""
+    unstated = router.route(question).unstated
+    if not unstated:
+        return ([], []), ""
     terms = own_terms(router, question)[0]
     scores, _ = weighted_scores(router, terms, None)
     best = ranked(scores, 1)
     if not best:
-        return [], []
-    return [], [router.index.quotes[best[0][0]].speaker]
+        return ([], []), ""
+    return ([], [router.index.quotes[best[0][0]].speaker]), unstated
 
 
 def _opened(
@@ -168,6 +173,8 @@ def _carried(
 ) -> None:
     """A follow-up's answer moves the subject on: its words join the subject's, its answer is the last."""
     quote_ids, speakers = answer
+    if quote_ids:
+        subject.unstated = ""  # answered since: what was said is the subject now
     if reading.kind == OTHER_PANELIST and not set(speakers) & set(subject.speakers):
         # another panelist took the question: what named the first one is no longer the subject
         gone = identity_terms(router, subject.speakers)
@@ -203,13 +210,15 @@ def current_subject(
     for n, turn in enumerate(history[start:], start):
         question = str(turn.question or "").strip()
         answer = _answered_by(router, turn)
+        unstated = ""
         if question and not answer[1] and subject is None:
-            answer = _declined_yet_about_the_talk(router, question)
+            answer, unstated = _declined_yet_about_the_talk(router, question)
         if not question or not answer[1]:
             continue
         reading = read(router, subject, question)
         if reading.kind == STANDALONE or subject is None:
             subject = _opened(router, question, reading, answer, n)
+            subject.unstated = unstated
         else:
             _carried(router, subject, reading, answer)
     return subject, shown

@@ -95,6 +95,12 @@ class FollowUp:
         self, asked: list[str], spoke: list[str], addressed: list[str]
     ) -> RouteResult:
         """ "Olive didn't speak to <subject> on the panel (Dan did)": declined, naming who did."""
+        if self.subject.unstated:  # no one answered it: the talk never gave what it asked for
+            return self.decline(
+                f"The talk never gave {self.subject.unstated}; {self.names(asked)} didn't speak to it",
+                addressed,
+                off_topic=False,
+            )
         did = [p for p in spoke if p not in asked]
         who = f" ({self.names(did)} did)" if did else ""
         return self.decline(
