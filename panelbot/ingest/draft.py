@@ -35,6 +35,7 @@ from panelbot.ingest.names import (
     ascii_fold,
     find_intro_names,
     full_intro_name,
+    full_presented_name,
     is_name,
     label_people,
     name_pattern,
@@ -911,20 +912,9 @@ def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> di
 
 
 def _presented_name(presented: str, name: str) -> str:
-    """The full name the host presents a guest by ("Henrike Vogel restores …", "Zoë Achterberg, who …"), else
-    ``name``."""
-    m = re.match(
-        rf"(?:(?:Dr|Professor|Prof)\.?\s+)?{re.escape(name)}((?:\s+{NAME_TOKEN}){{1,2}})", presented
-    )
-    if not m:
-        return name
-    rest = [t for t in m.group(1).split()]
-    keep = []
-    for t in rest:
-        if not t[:1].isupper():
-            break
-        keep.append(t)
-    return " ".join([name, *keep])
+    """The full name the host presents a guest by ("Henrike Vogel restores …", "Zoë Achterberg, who …",
+    "Councillor Joaquín de la Torre, who …"), else ``name``."""
+    return full_presented_name(presented, name)
 
 
 def _leading_org(text: str) -> str:

@@ -171,9 +171,69 @@ _NAME_STOP = {
 
 NAME_TOKEN = r"[^\W\d_](?:[^\W\d_]|['\u2019\-](?=[^\W\d_]))*"
 
+# a person's title before their name: not a name word ("Councillor Joaquín de la Torre", "Dr. Ana Ruiz")
+TITLES = frozenset(
+    [
+        "Dr",
+        "Doctor",
+        "Prof",
+        "Professor",
+        "Mr",
+        "Mrs",
+        "Ms",
+        "Miss",
+        "Mx",
+        "Sir",
+        "Dame",
+        "Lord",
+        "Lady",
+        "Councillor",
+        "Councilor",
+        "Councilwoman",
+        "Councilman",
+        "Alderman",
+        "Mayor",
+        "Senator",
+        "Representative",
+        "Congresswoman",
+        "Congressman",
+        "Governor",
+        "Minister",
+        "Secretary",
+        "Commissioner",
+        "Ambassador",
+        "Judge",
+        "Justice",
+        "Chief",
+        "Inspector",
+        "Detective",
+        "Sergeant",
+        "Officer",
+        "Captain",
+        "Colonel",
+        "General",
+        "Major",
+        "Lieutenant",
+        "Admiral",
+        "Reverend",
+        "Rev",
+        "Father",
+        "Sister",
+        "Brother",
+        "Rabbi",
+        "Imam",
+        "Pastor",
+        "Bishop",
+        "Chef",
+        "Coach",
+        "Nurse",
+    ]
+)
+_TITLE_RE = rf"(?:(?:{'|'.join(sorted(TITLES, key=len, reverse=True))})\.?\s+)"
+
 _INTRO_RE = re.compile(
     rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Mm]y name's|I'm called|[Cc]all me|I go by)\s+"
-    rf"(?:(?:Dr|Doctor|Professor|Prof)\.?\s+)?|"
+    rf"{_TITLE_RE}?|"
     rf"(?:^|[.!?]\s+)(?:[Hh]i|[Hh]ey|[Hh]ello)(?:\s+(?:everyone|everybody|all|folks|there))?,?\s+"
     rf"(?:this is|it's)\s+)"
     rf"({NAME_TOKEN}(?:\s+{NAME_TOKEN}){{0,4}})"
@@ -271,7 +331,7 @@ def ascii_fold(name: str) -> str:
 
 def is_name(tok: str) -> bool:
     """A capitalised word (or one from a script without case) that is not a common sentence opener."""
-    if not tok or tok in _NAME_STOP or tok.lower() in stopwords():
+    if not tok or tok in _NAME_STOP or tok.rstrip(".") in TITLES or tok.lower() in stopwords():
         return False
     first = tok[0]
     caseless = first.lower() == first.upper()
@@ -418,7 +478,11 @@ def _after_a_name(before: str) -> bool:
     """Does a name end right here ("Kofi " before "Mensah, the head of …": a surname, not a first name)?"""
     # the end of the text only (no name is longer): searching all of it, once per name found in a
     # sentence, grew with the sentence times its names
-    m = re.search(rf"(?<![^\W\d_])({NAME_TOKEN})\.?\s+$", before[-_LONGEST_NAME:])
+    # a particle before it belongs to the surname: "Ferreira da " before "Costa" is still after a name
+    particles = "|".join(sorted(SURNAME_PARTICLES, key=len, reverse=True))
+    m = re.search(
+        rf"(?<![^\W\d_])({NAME_TOKEN})\.?\s+(?:(?i:{particles})\s+)*$", before[-_LONGEST_NAME:]
+    )
     return bool(m) and is_name(m.group(1))
 
 
@@ -496,6 +560,8 @@ def _name_candidates(kept: list[tuple[RawTurn, bool]]) -> tuple[list[str], set[s
     candidates: list[str] = []
     presented: set[str] = set()
     for k, (t, _) in enumerate(kept):
+        # the opening turn, and a turn that asks (the host presenting guests, then asking), may present
+        # someone by full name and what they are ("And on the end, Maëlle Le Goff, who is an acoustician")
         _presented_names(t.text, k == 0, candidates, presented)
         if looks_like_question(t.text) or len(t.text.split()) <= 8:
             candidates += [
@@ -563,6 +629,7 @@ def _described_guests(sent: str) -> list[str]:
         if is_name(m.group(1))
         and (m.group(2) is None or m.group(2)[:1].isupper())
         and not _after_a_name(sent[: m.start()])
+        and not _AFTER_PREPOSITION_RE.search(sent[: m.start()])  # "from Groningen, who …": a place
     ]
 
 
@@ -645,7 +712,9 @@ def _presented_full_names(sentence: str) -> list[str]:
             i += 1
             continue
         run, j = _full_name_at(toks, i)
-        if 2 <= len(run) <= 3 and _described_after(toks, j, run):
+        if 2 <= sum(t not in SURNAME_PARTICLES for t in run) <= 3 and _described_after(
+            toks, j, run
+        ):
             out.append(run[0])
             i = j
         else:
@@ -657,12 +726,18 @@ def _full_name_at(toks: list[str], i: int) -> tuple[list[str], int]:
     """(the words of the name starting at token ``i``, after a "Dr."/"Professor"; the token after it): up to
     three words, a comma ending the name."""
     j = i
-    if re.fullmatch(r"(?:Dr|Doctor|Professor|Prof)\.?", toks[j]) and j + 1 < len(toks):
+    while (
+        j + 1 < len(toks) and toks[j].rstrip(".") in TITLES
+    ):  # "Councillor", "Dr.", "Professor Sir"
         j += 1
     run: list[str] = []
-    while j < len(toks) and len(run) < 3:
+    while j < len(toks) and sum(t not in SURNAME_PARTICLES for t in run) < 3:
         tok = toks[j]
         bare = tok.rstrip(",;:")
+        if run and bare in SURNAME_PARTICLES and _in_surname(toks[j - 1 :], 1):
+            run.append(bare)  # "da Costa", "de la Torre", "van den Berg": the surname goes on
+            j += 1
+            continue
         if not _name_word(bare, first=not run):
             break
         run.append(bare)
@@ -670,6 +745,20 @@ def _full_name_at(toks: list[str], i: int) -> tuple[list[str], int]:
         if bare != tok:  # "Varga," ends the name
             break
     return run, j
+
+
+def full_presented_name(text: str, name: str) -> str:
+    """The whole name ``text`` starts with when it starts with ``name`` (after a title): "Beatriz Ferreira
+    da Costa, who …" and "Beatriz" -> "Beatriz Ferreira da Costa"; else ``name``."""
+    toks = text.split()
+    if not toks:
+        return name
+    run, _ = _full_name_at(toks, 0)
+    if not run or ascii_fold(run[0]) != ascii_fold(name.split()[0]):
+        return name
+    while run and run[-1].lower() in SURNAME_PARTICLES:
+        run.pop()
+    return " ".join([name, *run[len(name.split()) :]])
 
 
 def _name_word(bare: str, *, first: bool) -> bool:
@@ -708,8 +797,10 @@ _GUESTS_AHEAD_RE = re.compile(
 )
 
 # a guest named and then described: "Kofi, a battery chemist at Voltaic", "Mirela, who runs a plant"
+_PARTICLES_RE = "|".join(sorted(SURNAME_PARTICLES, key=len, reverse=True))
 _PRESENTED_RE = re.compile(
-    rf"(?<![\w'\u2019-])(?=({NAME_TOKEN})(?:\s+({NAME_TOKEN}))?,\s+(?:who|a|an|the|our|head|founder)\s)"
+    rf"(?<![\w'\u2019-])(?=({NAME_TOKEN})(?:\s+(?:(?i:{_PARTICLES_RE})\s+)*({NAME_TOKEN}))?,\s+"
+    r"(?:who|a|an|the|our|head|founder)\s)"
 )
 
 
