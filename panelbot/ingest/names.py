@@ -229,7 +229,8 @@ TITLES = frozenset(
         "Nurse",
     ]
 )
-_TITLE_RE = rf"(?:(?:{'|'.join(sorted(TITLES, key=len, reverse=True))})\.?\s+)"
+TITLE_WORDS_RE = "|".join(sorted(TITLES, key=len, reverse=True))
+_TITLE_RE = rf"(?:(?:{TITLE_WORDS_RE})\.?\s+)"
 
 _INTRO_RE = re.compile(
     rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Mm]y name's|I'm called|[Cc]all me|I go by)\s+"
@@ -562,7 +563,7 @@ def _name_candidates(kept: list[tuple[RawTurn, bool]]) -> tuple[list[str], set[s
     for k, (t, _) in enumerate(kept):
         # the opening turn, and a turn that asks (the host presenting guests, then asking), may present
         # someone by full name and what they are ("And on the end, Maëlle Le Goff, who is an acoustician")
-        _presented_names(t.text, k == 0, candidates, presented)
+        _presented_names(t.text, k == 0 or looks_like_question(t.text), candidates, presented)
         if looks_like_question(t.text) or len(t.text.split()) <= 8:
             candidates += [
                 m.group(1) or m.group(2) or m.group(3) or m.group(4)
