@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cache
 
 from panelbot.ingest.captions import RawTurn
 from panelbot.ingest.cues import looks_like_question, sentences
 from panelbot.ingest.formats import is_anonymous_label, speaker_label
-from panelbot.retrieval.lexicon import stopwords
+from panelbot.retrieval.lexicon import DATA_DIR, stopwords
 
 HOST = "host"
 
@@ -233,7 +234,7 @@ TITLE_WORDS_RE = "|".join(sorted(TITLES, key=len, reverse=True))
 _TITLE_RE = rf"(?:(?:{TITLE_WORDS_RE})\.?\s+)"
 
 _INTRO_RE = re.compile(
-    rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Mm]y name's|I'm called|[Cc]all me|I go by)\s+"
+    rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Mm]y name's|I'm called|[Cc]alls? me|I go by)\s+"
     rf"{_TITLE_RE}?|"
     rf"(?:^|[.!?]\s+)(?:[Hh]i|[Hh]ey|[Hh]ello)(?:\s+(?:everyone|everybody|all|folks|there))?,?\s+"
     rf"(?:this is|it's)\s+)"
@@ -494,6 +495,7 @@ def discover_names(
     themselves in the same introduction ("I'm 王芳, most people call me Wang Fang") is an alias."""
     all_text = " ".join(t.text for t, _ in kept)
     names, aliases = _self_introduced(kept, all_text)
+    own = set(names)  # the names people give themselves: never someone else's short form
     candidates, presented = _name_candidates(kept)
     title_names = _title_names(title)
     for n in candidates:
@@ -511,7 +513,66 @@ def discover_names(
         for n in names
     }
     names.sort(key=lambda n: first[n])
+    _merge_short_forms(names, aliases, all_text, presented | own)
     return names, aliases
+
+
+@cache
+def _short_forms() -> dict[str, frozenset[str]]:
+    """Full given name -> the common English short forms of it (panelbot/data/diminutives.txt)."""
+    out: dict[str, frozenset[str]] = {}
+    for line in (DATA_DIR / "diminutives.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            full, *short = line.split()
+            out[full] = frozenset(short)
+    return out
+
+
+_PET_ENDINGS = ("ie", "y", "i", "o", "e")
+
+
+def is_short_form(short: str, full: str) -> bool:
+    """Is ``short`` a short form of the given name ``full``: its start ("Pru" of Prudence), its start with a
+    pet ending ("Bernie" of Bernadette, "Joe" of Joaquín), its end ("Segun" of Olusegun) or a common
+    English short form ("Bill" of William)? Accents and case aside."""
+    a, b = ascii_fold(short).lower(), ascii_fold(full).lower()
+    if not a.isalpha() or len(a) >= len(b) or len(a) < 2:
+        return False
+    if a in _short_forms().get(b, ()):
+        return True
+    if len(a) >= 3 and (b.startswith(a) or (len(a) >= 4 and b.endswith(a))):
+        return True
+    return any(
+        a.endswith(e) and len(a) - len(e) >= 2 and b.startswith(a[: -len(e)]) for e in _PET_ENDINGS
+    )
+
+
+# a word spoken to or of someone: "Bernie, why …", "Please, Segun is fine.", "Segun and Siddharth, …"
+_ADDRESSED_RE = re.compile(
+    rf"(?:^|[,.!?]\s+|\b(?:and|thanks|to|with)\s+)({NAME_TOKEN})(?![\w'\u2019-])"
+    r"(?=\s*[,.?!]|\s+(?:and|is|was|what|how|do|does|you)\b)"
+)
+
+
+def _merge_short_forms(
+    names: list[str], aliases: dict[str, str], all_text: str, presented: set[str]
+) -> None:
+    """A short form of one panelist's given name that the talk uses for someone ("Bernie, why …" for
+    Bernadette) is that panelist's alias, not another panelist: one already taken for a name (unless it
+    was presented as a guest of its own or someone gave it as their own, both in ``presented``) leaves
+    ``names``."""
+    for short in list(names):
+        fulls = [n for n in names if n != short and is_short_form(short, n.split()[0])]
+        if len(fulls) == 1 and short not in presented:
+            names.remove(short)
+            aliases[short] = fulls[0]
+    for m in _ADDRESSED_RE.finditer(all_text):
+        short = m.group(1)
+        if not is_name(short) or _known(short, names, aliases):
+            continue
+        fulls = [n for n in names if is_short_form(short, n.split()[0])]
+        if len(fulls) == 1:
+            aliases[short] = fulls[0]
 
 
 def _known(n: str, names: list[str], aliases: dict[str, str]) -> bool:
