@@ -52,3 +52,15 @@ def test_naming_someone_inside_ones_own_answer_is_no_new_speaker() -> None:
     turns, _ = identify_speakers(raw)
     assert _speaker_of(turns, "The electrodes") == "kofi"
     assert not any(t.text.startswith("As Mirela") for t in turns)
+
+
+def test_a_remark_in_the_hosts_own_voice_then_giving_the_floor_is_the_hosts() -> None:
+    raw = split_turns(
+        _OPENING
+        + "Kofi, why do batteries lose capacity? >> The electrodes crack as lithium moves in and out, "
+        "a little more on every charge, until after a few thousand cycles the cell holds less. >> A little "
+        "more on every charge. I love that. We've got time for a question or two. Yes, at the back. >> "
+        "Hi, thanks. Is it safe to charge my phone overnight?"
+    )
+    turns, _ = identify_speakers(raw)
+    assert _speaker_of(turns, "A little more on every charge") == "host"

@@ -337,9 +337,12 @@ _OWN_VOICE_RE = re.compile(
 
 def _runs_the_session(text: str) -> bool:
     """ "Let's take a question from the floor.", "Over there.": the moderator's words, not an answer."""
+    floor = FLOOR_RE.search(text)
+    # "A seed bank for bacteria. I love that. We've got time for a question or two.": the host's remark,
+    # then the floor given; no one's own voice from the floor on
     return bool(
         MODERATING_RE.match(text)
-        or (FLOOR_RE.search(text) and not _FIRST_PERSON_SINGULAR_RE.search(text))
+        or (floor and not _FIRST_PERSON_SINGULAR_RE.search(text[floor.start() :]))
     )
 
 
