@@ -806,7 +806,7 @@ def identify_speakers(
     presented = Presented(_presentation_texts(firm, ids, finder)) if len(ids) >= 2 else None
     if len(ids) < 2 or all(t.speaker != UNKNOWN for t in firm):
         set_confidences(firm, ids, presented)
-        return firm, names
+        return _flag_trailing_questions(firm, ids, finder, bool(labels)), names
 
     # 4. profiles from the firm turns, then again with the field deciding what stayed open; the field's
     # clear decisions join the profiles and the pass repeats until nothing changes (twice at most)
@@ -822,7 +822,33 @@ def identify_speakers(
     )
     turns = _attribute_by_field(kept, ids, ctx, evidence, forced, firm)
     set_confidences(turns, ids, presented)
-    return turns, names
+    return _flag_trailing_questions(turns, ids, finder, bool(labels)), names
+
+
+TRAILING_QUESTION = "ends with a question that may be the host's (no '>>' before it)"
+
+
+def _flag_trailing_questions(
+    turns: list[SpeakerTurn], ids: list[str], finder: _NameFinder, labelled: bool
+) -> list[SpeakerTurn]:
+    """A panelist's turn of several sentences that ends with a question naming no one, answered by
+    another panelist next ("… takes a kilometre to stop. Seven hundred metres. Is that long, by European
+    standards?"), may hold the host's question where the captions missed a '>>': its last sentence is
+    marked doubtful (for the health report; who speaks stays as it is)."""
+    if labelled:
+        return turns
+    for t, nxt in zip(turns, turns[1:], strict=False):
+        sents = sentences(t.text)
+        last = sents[-1] if sents else ""
+        if (
+            t.speaker in ids
+            and nxt.speaker not in (HOST, t.speaker)
+            and len(sents) >= 3
+            and last.rstrip().endswith("?")
+            and not finder.mentioned(last)
+        ):
+            t.parts.append((len(t.text.split()) - len(last.split()), TRAILING_QUESTION))
+    return turns
 
 
 def _speaker_names(
