@@ -590,8 +590,12 @@ def _self_introduced(
     names: list[str] = []
     aliases: dict[str, str] = {}
     for k, (t, _) in enumerate(kept):
-        if k == 0 and (looks_like_question(t.text) or _HOSTING_RE.search(t.text)):
-            continue  # "Hi, I'm Sam and I'll be your moderator. … Can you introduce yourselves?"
+        if k == 0 and (
+            looks_like_question(t.text) or _HOSTING_RE.search(t.text) or _presents_guests(t.text)
+        ):
+            # "Hi, I'm Sam and I'll be your moderator. … Can you introduce yourselves?"; "I'm Nell Frost …
+            # Joining me are …": who introduces themselves and then the others is the host
+            continue
         if k > 0 and looks_like_question(t.text) and _AUDIENCE_RE.search(t.text):
             continue  # "Hi, I'm Dave, a student. My question is for Mirela. …?": the audience asking
         found = [n for n in find_intro_names(t.text, all_text) if not _known(n, names, aliases)]
@@ -721,8 +725,16 @@ _AUDIENCE_RE = re.compile(
     re.IGNORECASE,
 )
 
+
+def _presents_guests(text: str) -> bool:
+    """Does the turn go on to present the guests ("Joining me are …", "Let me introduce tonight's
+    guests.", "With me are Léa Fontaine, who …")?"""
+    return any(_GUESTS_RE.search(sent) or _opening_full_names(sent) for sent in sentences(text)[1:])
+
+
 _GUESTS_RE = re.compile(
-    r"\b(?:joining (?:me|us)|with (?:me|us)(?: (?:today|tonight|here|now|on stage|on the panel))? (?:are|is)\b|"
+    r"\b(?:(?:introduce|meet) (?:\w+'s |\w+\u2019s |the |our |my |you to )?(?:guests?|panel(?:ists?)?|speakers?)|"
+    r"joining (?:me|us)|with (?:me|us)(?: (?:today|tonight|here|now|on stage|on the panel))? (?:are|is)\b|"
     r"with (?:me|us) (?:today|tonight|here|on stage)|please welcome|I(?:'ve| have) (?:got )?(?:here|with me)|"
     r"our (?:guests?|panelists?|speakers?)|I'm (?:joined|here) (?:by|with)|we(?:'re| are) joined by|"
     r"we have (?:here|with us)|(?:talking|speaking|chatting|sitting down) (?:with|to)|"
