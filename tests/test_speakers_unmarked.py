@@ -64,3 +64,15 @@ def test_a_remark_in_the_hosts_own_voice_then_giving_the_floor_is_the_hosts() ->
     )
     turns, _ = identify_speakers(raw)
     assert _speaker_of(turns, "A little more on every charge") == "host"
+
+
+def test_someone_asking_to_say_something_inside_a_turn_is_someone_else() -> None:
+    raw = split_turns(
+        _OPENING
+        + "Kofi, why do batteries lose capacity? >> The electrodes crack as lithium moves in and out, "
+        "a little more on every charge, until after a few thousand cycles the cell holds less than it did. "
+        "And can I say, the packs we take in at the plant mostly failed in the electronics, not the cells."
+    )
+    turns, _ = identify_speakers(raw)
+    assert _speaker_of(turns, "The electrodes") == "kofi"
+    assert _speaker_of(turns, "And can I say") not in ("kofi", "host")

@@ -144,7 +144,7 @@ def _reply_start(sents: list[str], mentioned: Callable[[str], list[str]]) -> int
 # someone breaking in: "Sorry, can I jump in there, because …", "Can I just come in on that?"
 _BREAKS_IN_RE = re.compile(
     r"^\W*(?:(?:sorry|sorry to interrupt|but|and|oh|well)[,.]?\s+)*(?:(?:can|could|may) I (?:just )?"
-    r"(?:jump in|come in|add something|add to that|add one thing|cut in|chime in)|"
+    r"(?:say|jump in|come in|add something|add to that|add one thing|cut in|chime in)|"
     r"if I (?:can|could|may) (?:just )?(?:jump|come|cut|chime) in)\b",
     re.IGNORECASE,
 )
