@@ -36,6 +36,7 @@ from panelbot.ingest.names import (
     ascii_fold,
     find_intro_names,
     full_intro_name,
+    full_presented_name,
     is_name,
     name_pattern,
     panelist_ids,
@@ -376,16 +377,57 @@ _INTRO_TITLE_RE = re.compile(
 )
 
 
+# what the host says the talk is about: "this evening's panel on housing in the valley", "today's
+# conversation about rail freight"
+_TOPIC_TITLE_RE = re.compile(
+    r"\b(?:panel|talk|conversation|discussion|session|debate|forum|evening|episode|event|town hall)"
+    r" (?:on|about) ((?:[\w'\u2019-]+)(?:\s+[\w'\u2019-]+){0,7})"
+)
+# the talk's name said outright: "this session is called Why isn't more freight on rail."
+_CALLED_RE = re.compile(
+    r"\b(?:session|panel|talk|event|episode|show|podcast|evening|series|lecture|discussion|debate)"
+    r" (?:is |was |we've )?(?:called|titled|entitled|named) ([A-Z\u201c\"][^.!?;]{2,80})"
+)
+# words that end the topic: "housing in the valley and I'm …", "rail freight tonight"
+_TOPIC_ENDS = {
+    "and",
+    "with",
+    "tonight",
+    "today",
+    "here",
+    "now",
+    "so",
+    "which",
+    "where",
+    "because",
+    "but",
+}
+
+
 def title_from_intro(turns: list[SpeakerTurn]) -> str:
     """The talk's title from the host's opening ("Good evening and welcome to Cooler Streets, a
-    conversation …" -> "Cooler Streets"), or ""."""
+    conversation …" -> "Cooler Streets"; else what the talk is about: "… this evening's panel on housing
+    in the valley." -> "Housing in the valley"), or ""."""
     opening = next((t.text for t in turns[:3] if t.speaker == HOST), "")
-    for m in _INTRO_TITLE_RE.finditer(" ".join(split_sentences(opening)[:4])):
+    head = " ".join(split_sentences(opening)[:4])
+    named = _CALLED_RE.search(head)
+    if named:  # "this session is called Why isn't more freight on rail."
+        return named.group(1).strip()
+    for m in _INTRO_TITLE_RE.finditer(head):
         toks = m.group(1).split()
         while toks and toks[-1][:1].islower():  # "Cooler Streets and" -> "Cooler Streets"
             toks.pop()
         if toks and not (len(toks) == 1 and toks[0] in ("I", "It", "We", "A")):
             return " ".join(toks)
+    for m in _TOPIC_TITLE_RE.finditer(head):
+        toks = m.group(1).split()
+        cut = next((k for k, w in enumerate(toks) if w.lower() in _TOPIC_ENDS), len(toks))
+        toks = toks[:cut]
+        while toks and toks[-1].lower() in stopwords():  # "housing in the" -> "housing"
+            toks.pop()
+        if len(toks) >= 1 and toks[0].lower() not in stopwords():
+            topic = " ".join(toks)
+            return topic[:1].upper() + topic[1:]
     return ""
 
 
@@ -911,20 +953,9 @@ def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> di
 
 
 def _presented_name(presented: str, name: str) -> str:
-    """The full name the host presents a guest by ("Henrike Vogel restores …", "Zoë Achterberg, who …"), else
-    ``name``."""
-    m = re.match(
-        rf"(?:(?:Dr|Professor|Prof)\.?\s+)?{re.escape(name)}((?:\s+{NAME_TOKEN}){{1,2}})", presented
-    )
-    if not m:
-        return name
-    rest = [t for t in m.group(1).split()]
-    keep = []
-    for t in rest:
-        if not t[:1].isupper():
-            break
-        keep.append(t)
-    return " ".join([name, *keep])
+    """The full name the host presents a guest by ("Henrike Vogel restores …", "Zoë Achterberg, who …",
+    "Councillor Joaquín de la Torre, who …"), else ``name``."""
+    return full_presented_name(presented, name)
 
 
 def _leading_org(text: str) -> str:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cache
 
 from panelbot.ingest.captions import RawTurn
 from panelbot.ingest.cues import looks_like_question, sentences
 from panelbot.ingest.formats import is_anonymous_label, speaker_label
-from panelbot.retrieval.lexicon import stopwords
+from panelbot.retrieval.lexicon import DATA_DIR, stopwords
 
 HOST = "host"
 
@@ -171,9 +172,70 @@ _NAME_STOP = {
 
 NAME_TOKEN = r"[^\W\d_](?:[^\W\d_]|['\u2019\-](?=[^\W\d_]))*"
 
+# a person's title before their name: not a name word ("Councillor Joaquín de la Torre", "Dr. Ana Ruiz")
+TITLES = frozenset(
+    [
+        "Dr",
+        "Doctor",
+        "Prof",
+        "Professor",
+        "Mr",
+        "Mrs",
+        "Ms",
+        "Miss",
+        "Mx",
+        "Sir",
+        "Dame",
+        "Lord",
+        "Lady",
+        "Councillor",
+        "Councilor",
+        "Councilwoman",
+        "Councilman",
+        "Alderman",
+        "Mayor",
+        "Senator",
+        "Representative",
+        "Congresswoman",
+        "Congressman",
+        "Governor",
+        "Minister",
+        "Secretary",
+        "Commissioner",
+        "Ambassador",
+        "Judge",
+        "Justice",
+        "Chief",
+        "Inspector",
+        "Detective",
+        "Sergeant",
+        "Officer",
+        "Captain",
+        "Colonel",
+        "General",
+        "Major",
+        "Lieutenant",
+        "Admiral",
+        "Reverend",
+        "Rev",
+        "Father",
+        "Sister",
+        "Brother",
+        "Rabbi",
+        "Imam",
+        "Pastor",
+        "Bishop",
+        "Chef",
+        "Coach",
+        "Nurse",
+    ]
+)
+TITLE_WORDS_RE = "|".join(sorted(TITLES, key=len, reverse=True))
+_TITLE_RE = rf"(?:(?:{TITLE_WORDS_RE})\.?\s+)"
+
 _INTRO_RE = re.compile(
-    rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Mm]y name's|I'm called|[Cc]all me|I go by)\s+"
-    rf"(?:(?:Dr|Doctor|Professor|Prof)\.?\s+)?|"
+    rf"(?:\b(?:I'm|I\u2019m|I am|[Mm]y name is|[Mm]y name's|I'm called|[Cc]alls? me|I go by)\s+"
+    rf"{_TITLE_RE}?|"
     rf"(?:^|[.!?]\s+)(?:[Hh]i|[Hh]ey|[Hh]ello)(?:\s+(?:everyone|everybody|all|folks|there))?,?\s+"
     rf"(?:this is|it's)\s+)"
     rf"({NAME_TOKEN}(?:\s+{NAME_TOKEN}){{0,4}})"
@@ -271,7 +333,7 @@ def ascii_fold(name: str) -> str:
 
 def is_name(tok: str) -> bool:
     """A capitalised word (or one from a script without case) that is not a common sentence opener."""
-    if not tok or tok in _NAME_STOP or tok.lower() in stopwords():
+    if not tok or tok in _NAME_STOP or tok.rstrip(".") in TITLES or tok.lower() in stopwords():
         return False
     first = tok[0]
     caseless = first.lower() == first.upper()
@@ -418,7 +480,11 @@ def _after_a_name(before: str) -> bool:
     """Does a name end right here ("Kofi " before "Mensah, the head of …": a surname, not a first name)?"""
     # the end of the text only (no name is longer): searching all of it, once per name found in a
     # sentence, grew with the sentence times its names
-    m = re.search(rf"(?<![^\W\d_])({NAME_TOKEN})\.?\s+$", before[-_LONGEST_NAME:])
+    # a particle before it belongs to the surname: "Ferreira da " before "Costa" is still after a name
+    particles = "|".join(sorted(SURNAME_PARTICLES, key=len, reverse=True))
+    m = re.search(
+        rf"(?<![^\W\d_])({NAME_TOKEN})\.?\s+(?:(?i:{particles})\s+)*$", before[-_LONGEST_NAME:]
+    )
     return bool(m) and is_name(m.group(1))
 
 
@@ -429,6 +495,7 @@ def discover_names(
     themselves in the same introduction ("I'm 王芳, most people call me Wang Fang") is an alias."""
     all_text = " ".join(t.text for t, _ in kept)
     names, aliases = _self_introduced(kept, all_text)
+    own = set(names)  # the names people give themselves: never someone else's short form
     candidates, presented = _name_candidates(kept)
     title_names = _title_names(title)
     for n in candidates:
@@ -446,7 +513,66 @@ def discover_names(
         for n in names
     }
     names.sort(key=lambda n: first[n])
+    _merge_short_forms(names, aliases, all_text, presented | own)
     return names, aliases
+
+
+@cache
+def _short_forms() -> dict[str, frozenset[str]]:
+    """Full given name -> the common English short forms of it (panelbot/data/diminutives.txt)."""
+    out: dict[str, frozenset[str]] = {}
+    for line in (DATA_DIR / "diminutives.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            full, *short = line.split()
+            out[full] = frozenset(short)
+    return out
+
+
+_PET_ENDINGS = ("ie", "y", "i", "o", "e")
+
+
+def is_short_form(short: str, full: str) -> bool:
+    """Is ``short`` a short form of the given name ``full``: its start ("Pru" of Prudence), its start with a
+    pet ending ("Bernie" of Bernadette, "Joe" of Joaquín), its end ("Segun" of Olusegun) or a common
+    English short form ("Bill" of William)? Accents and case aside."""
+    a, b = ascii_fold(short).lower(), ascii_fold(full).lower()
+    if not a.isalpha() or len(a) >= len(b) or len(a) < 2:
+        return False
+    if a in _short_forms().get(b, ()):
+        return True
+    if len(a) >= 3 and (b.startswith(a) or (len(a) >= 4 and b.endswith(a))):
+        return True
+    return any(
+        a.endswith(e) and len(a) - len(e) >= 2 and b.startswith(a[: -len(e)]) for e in _PET_ENDINGS
+    )
+
+
+# a word spoken to or of someone: "Bernie, why …", "Please, Segun is fine.", "Segun and Siddharth, …"
+_ADDRESSED_RE = re.compile(
+    rf"(?:^|[,.!?]\s+|\b(?:and|thanks|to|with)\s+)({NAME_TOKEN})(?![\w'\u2019-])"
+    r"(?=\s*[,.?!]|\s+(?:and|is|was|what|how|do|does|you)\b)"
+)
+
+
+def _merge_short_forms(
+    names: list[str], aliases: dict[str, str], all_text: str, presented: set[str]
+) -> None:
+    """A short form of one panelist's given name that the talk uses for someone ("Bernie, why …" for
+    Bernadette) is that panelist's alias, not another panelist: one already taken for a name (unless it
+    was presented as a guest of its own or someone gave it as their own, both in ``presented``) leaves
+    ``names``."""
+    for short in list(names):
+        fulls = [n for n in names if n != short and is_short_form(short, n.split()[0])]
+        if len(fulls) == 1 and short not in presented:
+            names.remove(short)
+            aliases[short] = fulls[0]
+    for m in _ADDRESSED_RE.finditer(all_text):
+        short = m.group(1)
+        if not is_name(short) or _known(short, names, aliases):
+            continue
+        fulls = [n for n in names if is_short_form(short, n.split()[0])]
+        if len(fulls) == 1:
+            aliases[short] = fulls[0]
 
 
 def _known(n: str, names: list[str], aliases: dict[str, str]) -> bool:
@@ -464,8 +590,12 @@ def _self_introduced(
     names: list[str] = []
     aliases: dict[str, str] = {}
     for k, (t, _) in enumerate(kept):
-        if k == 0 and (looks_like_question(t.text) or _HOSTING_RE.search(t.text)):
-            continue  # "Hi, I'm Sam and I'll be your moderator. … Can you introduce yourselves?"
+        if k == 0 and (
+            looks_like_question(t.text) or _HOSTING_RE.search(t.text) or _presents_guests(t.text)
+        ):
+            # "Hi, I'm Sam and I'll be your moderator. … Can you introduce yourselves?"; "I'm Nell Frost …
+            # Joining me are …": who introduces themselves and then the others is the host
+            continue
         if k > 0 and looks_like_question(t.text) and _AUDIENCE_RE.search(t.text):
             continue  # "Hi, I'm Dave, a student. My question is for Mirela. …?": the audience asking
         found = [n for n in find_intro_names(t.text, all_text) if not _known(n, names, aliases)]
@@ -496,7 +626,9 @@ def _name_candidates(kept: list[tuple[RawTurn, bool]]) -> tuple[list[str], set[s
     candidates: list[str] = []
     presented: set[str] = set()
     for k, (t, _) in enumerate(kept):
-        _presented_names(t.text, k == 0, candidates, presented)
+        # the opening turn, and a turn that asks (the host presenting guests, then asking), may present
+        # someone by full name and what they are ("And on the end, Maëlle Le Goff, who is an acoustician")
+        _presented_names(t.text, k == 0 or looks_like_question(t.text), candidates, presented)
         if looks_like_question(t.text) or len(t.text.split()) <= 8:
             candidates += [
                 m.group(1) or m.group(2) or m.group(3) or m.group(4)
@@ -563,6 +695,7 @@ def _described_guests(sent: str) -> list[str]:
         if is_name(m.group(1))
         and (m.group(2) is None or m.group(2)[:1].isupper())
         and not _after_a_name(sent[: m.start()])
+        and not _AFTER_PREPOSITION_RE.search(sent[: m.start()])  # "from Groningen, who …": a place
     ]
 
 
@@ -592,8 +725,16 @@ _AUDIENCE_RE = re.compile(
     re.IGNORECASE,
 )
 
+
+def _presents_guests(text: str) -> bool:
+    """Does the turn go on to present the guests ("Joining me are …", "Let me introduce tonight's
+    guests.", "With me are Léa Fontaine, who …")?"""
+    return any(_GUESTS_RE.search(sent) or _opening_full_names(sent) for sent in sentences(text)[1:])
+
+
 _GUESTS_RE = re.compile(
-    r"\b(?:joining (?:me|us)|with (?:me|us)(?: (?:today|tonight|here|now|on stage|on the panel))? (?:are|is)\b|"
+    r"\b(?:(?:introduce|meet) (?:\w+'s |\w+\u2019s |the |our |my |you to )?(?:guests?|panel(?:ists?)?|speakers?)|"
+    r"joining (?:me|us)|with (?:me|us)(?: (?:today|tonight|here|now|on stage|on the panel))? (?:are|is)\b|"
     r"with (?:me|us) (?:today|tonight|here|on stage)|please welcome|I(?:'ve| have) (?:got )?(?:here|with me)|"
     r"our (?:guests?|panelists?|speakers?)|I'm (?:joined|here) (?:by|with)|we(?:'re| are) joined by|"
     r"we have (?:here|with us)|(?:talking|speaking|chatting|sitting down) (?:with|to)|"
@@ -645,7 +786,9 @@ def _presented_full_names(sentence: str) -> list[str]:
             i += 1
             continue
         run, j = _full_name_at(toks, i)
-        if 2 <= len(run) <= 3 and _described_after(toks, j, run):
+        if 2 <= sum(t not in SURNAME_PARTICLES for t in run) <= 3 and _described_after(
+            toks, j, run
+        ):
             out.append(run[0])
             i = j
         else:
@@ -657,12 +800,18 @@ def _full_name_at(toks: list[str], i: int) -> tuple[list[str], int]:
     """(the words of the name starting at token ``i``, after a "Dr."/"Professor"; the token after it): up to
     three words, a comma ending the name."""
     j = i
-    if re.fullmatch(r"(?:Dr|Doctor|Professor|Prof)\.?", toks[j]) and j + 1 < len(toks):
+    while (
+        j + 1 < len(toks) and toks[j].rstrip(".") in TITLES
+    ):  # "Councillor", "Dr.", "Professor Sir"
         j += 1
     run: list[str] = []
-    while j < len(toks) and len(run) < 3:
+    while j < len(toks) and sum(t not in SURNAME_PARTICLES for t in run) < 3:
         tok = toks[j]
         bare = tok.rstrip(",;:")
+        if run and bare in SURNAME_PARTICLES and _in_surname(toks[j - 1 :], 1):
+            run.append(bare)  # "da Costa", "de la Torre", "van den Berg": the surname goes on
+            j += 1
+            continue
         if not _name_word(bare, first=not run):
             break
         run.append(bare)
@@ -670,6 +819,20 @@ def _full_name_at(toks: list[str], i: int) -> tuple[list[str], int]:
         if bare != tok:  # "Varga," ends the name
             break
     return run, j
+
+
+def full_presented_name(text: str, name: str) -> str:
+    """The whole name ``text`` starts with when it starts with ``name`` (after a title): "Beatriz Ferreira
+    da Costa, who …" and "Beatriz" -> "Beatriz Ferreira da Costa"; else ``name``."""
+    toks = text.split()
+    if not toks:
+        return name
+    run, _ = _full_name_at(toks, 0)
+    if not run or ascii_fold(run[0]) != ascii_fold(name.split()[0]):
+        return name
+    while run and run[-1].lower() in SURNAME_PARTICLES:
+        run.pop()
+    return " ".join([name, *run[len(name.split()) :]])
 
 
 def _name_word(bare: str, *, first: bool) -> bool:
@@ -708,8 +871,10 @@ _GUESTS_AHEAD_RE = re.compile(
 )
 
 # a guest named and then described: "Kofi, a battery chemist at Voltaic", "Mirela, who runs a plant"
+_PARTICLES_RE = "|".join(sorted(SURNAME_PARTICLES, key=len, reverse=True))
 _PRESENTED_RE = re.compile(
-    rf"(?<![\w'\u2019-])(?=({NAME_TOKEN})(?:\s+({NAME_TOKEN}))?,\s+(?:who|a|an|the|our|head|founder)\s)"
+    rf"(?<![\w'\u2019-])(?=({NAME_TOKEN})(?:\s+(?:(?i:{_PARTICLES_RE})\s+)*({NAME_TOKEN}))?,\s+"
+    r"(?:who|a|an|the|our|head|founder)\s)"
 )
 
 

@@ -6,7 +6,11 @@ Auto-captions drop the ``>>`` often. Two cuts rest on the words themselves:
 * a self-introduction after the turn's first sentence ("… top floors of social housing. Hi, and I'm
   Amelia Tran. I'm a doctor …"): the introduced speaker starts there;
 * a question put to a panelist by name, then a long stretch that is not a question and does not name them
-  ("Joaquín, are trees the answer? They are part of it, but …"): the answer starts after the question.
+  ("Joaquín, are trees the answer? They are part of it, but …"): the answer starts after the question;
+* a sentence that opens by replying to a panelist by name, after a long stretch that does not name them
+  ("… the passenger trains get priority. And that's exactly it, Renate. I mean …", "… Thanks, Kofi. …",
+  "… I'd add to what Kwame said …"), or that asks to break in ("… Sorry, can I jump in there, …"): someone
+  else speaks from there.
 """
 
 from __future__ import annotations
@@ -46,7 +50,12 @@ def _cut(
     sents = sentences(t.text)
     if len(sents) < 2:
         return [t]
-    at = _intro_start(sents, introduced) or _answer_start(sents, called, mentioned)
+    at = (
+        _intro_start(sents, introduced)
+        or _answer_start(sents, called, mentioned)
+        or _reply_start(sents, mentioned)
+        or _break_in_start(sents)
+    )
     if not at:
         return [t]
     k = len(" ".join(sents[:at]).split())
@@ -95,4 +104,55 @@ def _answer_start(
             and not asked & set(mentioned(rest))
         ):
             return k + 1
+    return 0
+
+
+# a sentence opening as a reply to someone named in its first words: "And that's exactly it, Renate.",
+# "Thanks, Kofi.", "Sorry, Maëlle, can I …", "I'd add to what Kwame said", "Renate's right"
+_REPLY_OPENING_RE = re.compile(
+    r"^\W*(?:(?:and|but|so|well|yes|yeah|oh|okay|no)[,.]?\s+)*(?:"
+    r"(?:that's|that is) (?:exactly |just |so |absolutely )?(?:it|right|true|fair|the point|my point)|"
+    r"thanks|thank you|exactly|absolutely|agreed|i agree with|sorry|good point|"
+    r"(?:i'd|i would|just to|to|let me) (?:just )?(?:add to|build on|come back to|pick up on|follow up on) "
+    r"what|building on what|i'd (?:push|pull) back on what|i'm with)\b",
+    re.IGNORECASE,
+)
+_RIGHT_RE = re.compile(
+    r"^(?:(?:and|but|so|well|yes|yeah)[,.]?\s+)*[^\W\d_]+(?:'s| is) (?:right|correct)\b"
+)
+_REPLY_NAME_WORDS = 8  # the name must come within the reply's first words
+
+
+def _reply_start(sents: list[str], mentioned: Callable[[str], list[str]]) -> int:
+    """The index of a sentence (after a long stretch) that opens by replying to a panelist the stretch
+    before does not name, or 0."""
+    for k in range(1, len(sents)):
+        before = " ".join(sents[:k])
+        if len(before.split()) < MIN_ANSWER_WORDS:
+            continue
+        head = " ".join(sents[k].split()[:_REPLY_NAME_WORDS])
+        named = set(mentioned(head))
+        if not named or named & set(mentioned(before)):
+            continue
+        if re.match(r"^\W*thanks? (?:to|for)\b", sents[k], re.IGNORECASE):
+            continue  # "thanks to the regulator's report …": no reply
+        if _REPLY_OPENING_RE.match(sents[k]) or _RIGHT_RE.match(sents[k]):
+            return k
+    return 0
+
+
+# someone breaking in: "Sorry, can I jump in there, because …", "Can I just come in on that?"
+_BREAKS_IN_RE = re.compile(
+    r"^\W*(?:(?:sorry|sorry to interrupt|but|and|oh|well)[,.]?\s+)*(?:(?:can|could|may) I (?:just )?"
+    r"(?:say|jump in|come in|add something|add to that|add one thing|cut in|chime in)|"
+    r"if I (?:can|could|may) (?:just )?(?:jump|come|cut|chime) in)\b",
+    re.IGNORECASE,
+)
+
+
+def _break_in_start(sents: list[str]) -> int:
+    """The index of a sentence (after a long stretch) where someone asks to break in, or 0."""
+    for k in range(1, len(sents)):
+        if len(" ".join(sents[:k]).split()) >= MIN_ANSWER_WORDS and _BREAKS_IN_RE.match(sents[k]):
+            return k
     return 0

@@ -63,6 +63,7 @@ from panelbot.ingest.cues import (
 from panelbot.ingest.handovers import people_of_labels
 from panelbot.ingest.names import (
     HOST,
+    TITLE_WORDS_RE,
     UNKNOWN,
     LabelName,
     ascii_fold,
@@ -267,6 +268,8 @@ def _host_reason(
         return "closes the talk"
     if c.sets_up_question:
         return "leads into the host's next question"
+    if _calls_a_round(text, len(ids), j + 1 < len(kept)):
+        return "opens a round"
     if c.sets_up_intro:
         return "hands over to the next introduction"
     if (
@@ -286,6 +289,19 @@ def _host_reason(
     if len(ids) >= 2 and n <= 30 and _runs_the_session(text):
         return 'runs the session ("Let\'s take a question …")'
     return ""
+
+
+def _calls_a_round(text: str, panelists: int, answered: bool) -> bool:
+    """ "There you go. Last one, a quick round, and anyone can go first. One piece of advice …": the host
+    putting a question to everyone without a question mark (short, not in anyone's own voice, with
+    ``panelists`` to answer and a turn after it, ``answered``)."""
+    return (
+        panelists >= 2
+        and answered
+        and len(text.split()) <= 40
+        and bool(ROUND_RE.search(text))
+        and not _FIRST_PERSON_SINGULAR_RE.search(text)
+    )
 
 
 def _prompts(
@@ -320,9 +336,12 @@ _OWN_VOICE_RE = re.compile(
 
 def _runs_the_session(text: str) -> bool:
     """ "Let's take a question from the floor.", "Over there.": the moderator's words, not an answer."""
+    floor = FLOOR_RE.search(text)
+    # "A seed bank for bacteria. I love that. We've got time for a question or two.": the host's remark,
+    # then the floor given; no one's own voice from the floor on
     return bool(
         MODERATING_RE.match(text)
-        or (FLOOR_RE.search(text) and not _FIRST_PERSON_SINGULAR_RE.search(text))
+        or (floor and not _FIRST_PERSON_SINGULAR_RE.search(text[floor.start() :]))
     )
 
 
@@ -438,6 +457,8 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     """The host's turn sets the question: who it is put to (``st.addressed``), whether it is a round and
     who opens it, whether it follows up the last answer, and the words that ask it."""
     named = [p for p in names.mentioned(st.text) if p in ids]
+    if _only_replied_to(st.text, named, names):
+        named = []  # "You're not, Ingrid, I've been. Okay, the room. … Does the room matter?": to no one
     state.last_answerer = _last_answerer(state, ids)
     tail = " ".join(sentences(st.text)[-2:])
     tail_named = _named_in_closing(st.text, tail, names, ids)
@@ -446,6 +467,17 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     state.answered = []
     state.follow_up = _follows_up(st, tail, named, state)
     state.question = _asking_words(st.text, names)
+
+
+def _only_replied_to(text: str, named: list[str], names: _Names) -> bool:
+    """The host's turn names panelists only in its first sentence, a remark spoken to them ("You're not,
+    Ingrid, I've been.", "That's lovely, Ingrid."), then asks in two or more sentences that name no one:
+    the name replies to the answer before, and the question is not put to them."""
+    sents = sentences(text)
+    if not named or len(sents) < 3 or looks_like_question(sents[0]):
+        return False
+    spoken = set(names.called(sents[0], opening=False))
+    return set(named) <= spoken and not names.mentioned(" ".join(sents[1:]))
 
 
 def _last_answerer(state: _State, ids: list[str]) -> str:
@@ -773,7 +805,7 @@ def identify_speakers(
     presented = Presented(_presentation_texts(firm, ids, finder)) if len(ids) >= 2 else None
     if len(ids) < 2 or all(t.speaker != UNKNOWN for t in firm):
         set_confidences(firm, ids, presented)
-        return firm, names
+        return _flag_trailing_questions(firm, ids, finder, bool(labels)), names
 
     # 4. profiles from the firm turns, then again with the field deciding what stayed open; the field's
     # clear decisions join the profiles and the pass repeats until nothing changes (twice at most)
@@ -789,7 +821,33 @@ def identify_speakers(
     )
     turns = _attribute_by_field(kept, ids, ctx, evidence, forced, firm)
     set_confidences(turns, ids, presented)
-    return turns, names
+    return _flag_trailing_questions(turns, ids, finder, bool(labels)), names
+
+
+TRAILING_QUESTION = "ends with a question that may be the host's (no '>>' before it)"
+
+
+def _flag_trailing_questions(
+    turns: list[SpeakerTurn], ids: list[str], finder: _NameFinder, labelled: bool
+) -> list[SpeakerTurn]:
+    """A panelist's turn of several sentences that ends with a question naming no one, answered by
+    another panelist next ("… takes a kilometre to stop. Seven hundred metres. Is that long, by European
+    standards?"), may hold the host's question where the captions missed a '>>': its last sentence is
+    marked doubtful (for the health report; who speaks stays as it is)."""
+    if labelled:
+        return turns
+    for t, nxt in zip(turns, turns[1:], strict=False):
+        sents = sentences(t.text)
+        last = sents[-1] if sents else ""
+        if (
+            t.speaker in ids
+            and nxt.speaker not in (HOST, t.speaker)
+            and len(sents) >= 3
+            and last.rstrip().endswith("?")
+            and not finder.mentioned(last)
+        ):
+            t.parts.append((len(t.text.split()) - len(last.split()), TRAILING_QUESTION))
+    return turns
 
 
 def _speaker_names(
@@ -877,12 +935,22 @@ class _NameFinder:
         for a, n in aliases.items():
             self.by_name[a] = self.by_name[ascii_fold(a)] = self.by_name[n]
         self.all_text = all_text
+        self.title_re, self.by_title = _title_address(names, ids, all_text)
 
     def mentioned(self, text: str) -> list[str]:
-        """Every panelist the text names, in order (with repeats)."""
+        """Every panelist the text names, in order (with repeats); a title the host presented only one
+        panelist with counts where it speaks to them or of them as 'the doctor' ("So, doctor, is she
+        right?", "this is for the doctor")."""
         if not self.name_re:
             return []
-        return [self.by_name[m.group(1)] for m in self.name_re.finditer(text)]
+        found = [(m.start(), self.by_name[m.group(1)]) for m in self.name_re.finditer(text)]
+        if self.title_re:
+            found += [
+                (m.start(1), self.by_title[t])
+                for m in self.title_re.finditer(text)
+                if (t := _SPOKEN_TITLE.get(m.group(1).lower(), m.group(1).lower())) in self.by_title
+            ]
+        return [pid for _, pid in sorted(found)]
 
     def introduced(self, text: str) -> list[str]:
         """Ids of the names a turn's speaker gives themselves ("I'm Mary Jane Okafor" -> mary-jane)."""
@@ -918,6 +986,30 @@ class _NameFinder:
         """Panelists the first two sentences speak to after a phrase: "That's fair, Kofi, …", "Thanks, Kofi."
         (a turn opening with a name is more often a hand-over)."""
         return self.called(" ".join(sentences(text)[:2]), opening=False)
+
+
+# how a title is said to its holder: "Dr. Kwame Asante" is "doctor"
+_SPOKEN_TITLE = {"dr": "doctor", "prof": "professor"}
+# a title said to someone or of them: ", doctor,", "So, doctor, is …", "for the doctor"
+_TITLE_SAID_RE = re.compile(
+    rf"(?:^|[,.!?]\s+|\b(?:for|to|ask|asking) the\s+)(?i:({TITLE_WORDS_RE}))"
+    r"(?=\s*[,.!?]|\s+(?:is|what|do|does|can|could|would|how)\b)"
+)
+
+
+def _title_address(
+    names: list[str], ids: list[str], all_text: str
+) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    """(a pattern for a title said to or of its one holder, title -> panelist id): the titles the talk
+    puts before exactly one panelist's name ("Dr. Kwame …", "Councillor Joaquín …"), matched where they
+    address that person (", doctor,", "So, doctor, …", "for the doctor"), not "see your doctor"."""
+    holders: dict[str, set[str]] = {}
+    for n, pid in zip(names, ids, strict=True):
+        for m in re.finditer(rf"(?<!\w)({TITLE_WORDS_RE})\.?\s+{re.escape(n)}(?!\w)", all_text):
+            title = m.group(1).lower()
+            holders.setdefault(_SPOKEN_TITLE.get(title, title), set()).add(pid)
+    by_title = {t: next(iter(p)) for t, p in holders.items() if len(p) == 1}
+    return (_TITLE_SAID_RE if by_title else None), by_title
 
 
 def _calls_on(text: str, m: re.Match[str], short: bool) -> bool:
