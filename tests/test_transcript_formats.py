@@ -436,3 +436,26 @@ def test_a_label_that_slipped_is_flagged_where_the_turn_addresses_its_own_speake
     report = check.getvalue()
     assert "addresses Priya by name" in report and "Back to you, Priya" in report
     assert report.count("addresses") == 1  # the turns that are hers are not flagged
+
+
+def test_a_title_in_a_speaker_label_is_not_the_name(tmp_path: Path) -> None:
+    """Podcasting 2.0 JSON whose speaker field carries a title: the panelist is Marisol, not 'Dr.'."""
+    body = [
+        ("Host Ann", "Welcome to The Living Jar. Marisol, what does salt do in a ferment?"),
+        (
+            "Dr. Marisol Echeverría",
+            "Salt holds back the spoilers while the lactic bacteria get going.",
+        ),
+        ("Host Ann", "And Søren, how long do you wait before tasting?"),
+        ("Søren Lund", "A week at room temperature, then I taste every other day until it sings."),
+    ]
+    segs = [
+        {"speaker": who, "startTime": 5.0 * i, "endTime": 5.0 * i + 4.5, "body": text}
+        for i, (who, text) in enumerate(body)
+    ]
+    src = tmp_path / "jar.json"
+    src.write_text(json.dumps({"version": "1.0.0", "segments": segs}), encoding="utf-8")
+    code, out, err = ingest(str(src), "--out", str(tmp_path / "panel"), "--host", "Host Ann")
+    assert code == 0, err
+    ids = [p["id"] for p in load(tmp_path / "panel", "panel.yaml")["panelists"]]
+    assert ids[0].startswith("marisol") and "dr" not in ids

@@ -1027,7 +1027,9 @@ def _label_display(lab: str, spelt: str, texts: list[str]) -> tuple[str, str]:
             return intro, INTRODUCED
         number = re.sub(r"\D", "", lab)
         return f"Speaker {int(number)}" if number else spelt, PROVISIONAL
-    raw = spelt.split()[0]
+    # a title is not the name: "Dr. Marisol Echeverría" is Marisol (as a title in the words is)
+    untitled = [t for t in spelt.split() if t.rstrip(".").title() not in TITLES] or spelt.split()
+    raw = untitled[0]
     display = raw.title() if raw.isupper() else raw
     if intro and ascii_fold(intro).lower().startswith(ascii_fold(raw).lower()):
         display = intro  # "MARY: I'm Mary Jane" -> Mary Jane
