@@ -254,7 +254,7 @@ def _host_reason(
     prev: SpeakerTurn | None,
 ) -> str:
     """Why this turn is the host's ("asks a question", …), or "" when nothing says so."""
-    text, after_interjection = kept[j][0].text, kept[j][1]
+    text = kept[j][0].text
     n = len(text.split())
     if j == 0 and ids:
         return "opens the talk"
@@ -272,9 +272,22 @@ def _host_reason(
         return "opens a round"
     if c.sets_up_intro:
         return "hands over to the next introduction"
+    return _between_answers_reason(kept, j, questions, ids, prev) if len(ids) >= 2 else ""
+
+
+def _between_answers_reason(
+    kept: list[tuple[RawTurn, bool]],
+    j: int,
+    questions: list[bool],
+    ids: list[str],
+    prev: SpeakerTurn | None,
+) -> str:
+    """Why a turn between the panelists' answers is the host's (a remark, a prompt, running the session),
+    or "" when nothing says so."""
+    text, after_interjection = kept[j][0].text, kept[j][1]
+    n = len(text.split())
     if (
-        len(ids) >= 2
-        and prev is not None
+        prev is not None
         and prev.speaker in ids
         and not after_interjection
         and j + 1 < len(kept)
@@ -284,9 +297,9 @@ def _host_reason(
         # "That must be hard to hear." between two answers (after an echo of the answer: "Twice the
         # forests. That's startling."): the host's comment, not a panelist's answer
         return "a short remark on the answer before"
-    if len(ids) >= 2 and _prompts(text, prev, kept, j, questions):
+    if _prompts(text, prev, kept, j, questions):
         return "a short prompt to the answer after"
-    if len(ids) >= 2 and n <= 30 and _runs_the_session(text):
+    if n <= 30 and _runs_the_session(text):
         return 'runs the session ("Let\'s take a question …")'
     return ""
 
