@@ -138,6 +138,21 @@ def test_a_request_naming_no_subject_discusses_the_conversation_s(router: Router
     assert "No difference between them is measured" in alone.discussion.discussion.note
 
 
+def test_after_a_question_about_the_talk_itself_a_discussion_is_of_the_whole_talk(
+    router: Router,
+) -> None:
+    """'what is this talk about?' opens no subject two panelists could meet on: 'where do Dan and Olive
+    disagree?' after it discusses everything they both spoke to, not their introductions."""
+    first = resolve(router, [], "what is this talk about?")
+    turn = ConversationTurn(
+        "what is this talk about?",
+        list(first.route.speakers),
+        [sq.quote.id for sq in first.route.quotes],
+    )
+    res = resolve(router, [turn], "where do Dan and Olive disagree?")
+    assert res.kind == DISCUSSION and res.discussion.subject == WHOLE_TALK
+
+
 def test_a_subject_neither_spoke_to_is_declined(router: Router) -> None:
     res = resolve(router, [], "discuss sourdough bread recipes")
     assert res.route.abstained and res.discussion is None

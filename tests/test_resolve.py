@@ -96,6 +96,16 @@ def test_other_panelist_after_a_specific_the_talk_never_gave_says_so_not_who_did
     assert other.route.reason == "The talk never gave a context length; Olive didn't speak to it"
 
 
+def test_after_an_introduction_a_question_about_her_in_new_words_is_put_to_her(router):
+    """'who is Olive?' then 'why would her lab give the model away?': nothing more on her introduction
+    answers it, so it is a new question to Olive (her quote on open source), not 'Olive didn't speak to
+    that (Dan did)'."""
+    _, then = talk(router, "who is Olive?", "so why would her lab give the model away?")
+    assert not then.route.abstained and then.route.speakers == ["olive"]
+    assert ids(then)[0] == "olive-02"
+    assert then.route.reason == "a new question to Olive, just introduced"
+
+
 def test_other_panelist_who_spoke_to_it_answers(router):
     first = resolve(router, [], "Dan, why does Together care about open source?")
     assert first.route.speakers == ["dan"]

@@ -39,6 +39,7 @@ from panelbot.conversation.turns import (
     ConversationTurn,
     Resolution,
 )
+from panelbot.records import replace
 from panelbot.retrieval.results import RouteResult
 from panelbot.text import LazyPattern
 
@@ -101,6 +102,29 @@ def _new_after_framing(
     if PERSON_BACK.search(alone.question):
         return False  # "how does she keep the model from cheating?": about the one just introduced
     return bool(route.quotes) and route.quotes[0].quote.id == alone.quotes[0].quote.id
+
+
+def _the_introduced_asked_anew(
+    router: FollowUpRouter,
+    subject: Subject,
+    reading: Reading,
+    route: RouteResult,
+    message: str,
+    target: str,
+) -> RouteResult | None:
+    """After an introduction ("who is Olive?"), a question about the one introduced that finds nothing more
+    on the introduction ("why would her lab give the model away?") is a new question put to them: asked
+    of them on its own, or None when that is declined too (or the message is about no one in particular)."""
+    if not (subject.framing and reading.kind == ELABORATION and route.abstained):
+        return None
+    if target != "auto" or len(subject.speakers) != 1 or not PERSON_BACK.search(message):
+        return None
+    who = subject.speakers[0]
+    anew = router.route(message, who)
+    if anew.abstained:
+        return None
+    reason = f"a new question to {router.panel.display_name(who)}, just introduced"
+    return replace(anew, reason=reason)
 
 
 def _declined_off_topic(router: FollowUpRouter, message: str, like: RouteResult) -> RouteResult:
@@ -196,7 +220,10 @@ def _discussion(
     from panelbot.discussion.turn import discussion_reading
 
     def opened() -> Subject | None:
-        return current_subject(router, history, read_message)[0]
+        subject = current_subject(router, history, read_message)[0]
+        # a conversation on the talk itself ("what is this talk about?", "who is Olive?") names no subject
+        # the panelists could meet on: a discussion then is of the whole talk
+        return None if subject is not None and subject.framing else subject
 
     return discussion_reading(router, history, message, target, opened)
 
@@ -254,6 +281,9 @@ def resolve_message(
     route = _answered(FollowUp(router, subject, shown, message, target), reading, history)
     if _new_after_framing(subject, reading, route, alone):
         return Resolution(alone, None, STANDALONE)
+    anew = _the_introduced_asked_anew(router, subject, reading, route, message, target)
+    if anew is not None:
+        return Resolution(anew, None, STANDALONE)
     one = route.speakers[0] if len(route.speakers) == 1 else None
     carried = one if reading.kind != OTHER_PANELIST and one in subject.speakers else None
     context = {
