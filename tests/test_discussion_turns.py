@@ -123,13 +123,16 @@ def test_the_resolver_stages_a_discussion(router: Router) -> None:
     assert a.startswith("dan-") and b.startswith("olive-") and {a, b} <= shown
 
 
-def test_a_request_naming_no_subject_discusses_the_conversation_s(router: Router) -> None:
-    first = resolve(router, [], "Why open source the model?")
-    turn = ConversationTurn(
-        "Why open source the model?",
-        list(first.route.speakers),
-        [sq.quote.id for sq in first.route.quotes],
+def _asked(router: Router, question: str) -> ConversationTurn:
+    """The turn a first question makes in the history."""
+    first = resolve(router, [], question)
+    return ConversationTurn(
+        question, list(first.route.speakers), [sq.quote.id for sq in first.route.quotes]
     )
+
+
+def test_a_request_naming_no_subject_discusses_the_conversation_s(router: Router) -> None:
+    turn = _asked(router, "Why open source the model?")
     res = resolve(router, [turn], "where do they disagree?")
     assert res.kind == DISCUSSION and res.discussion.subject == "Why open source the model?"
     # ... and with nothing before it, everything they both spoke to (no difference is claimed)
@@ -143,12 +146,7 @@ def test_after_a_question_about_the_talk_itself_a_discussion_is_of_the_whole_tal
 ) -> None:
     """'what is this talk about?' opens no subject two panelists could meet on: 'where do Dan and Olive
     disagree?' after it discusses everything they both spoke to, not their introductions."""
-    first = resolve(router, [], "what is this talk about?")
-    turn = ConversationTurn(
-        "what is this talk about?",
-        list(first.route.speakers),
-        [sq.quote.id for sq in first.route.quotes],
-    )
+    turn = _asked(router, "what is this talk about?")
     res = resolve(router, [turn], "where do Dan and Olive disagree?")
     assert res.kind == DISCUSSION and res.discussion.subject == WHOLE_TALK
 
