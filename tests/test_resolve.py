@@ -104,6 +104,12 @@ def test_after_an_introduction_a_question_about_her_in_new_words_is_put_to_her(r
     assert not then.route.abstained and then.route.speakers == ["olive"]
     assert ids(then)[0] == "olive-02"
     assert then.route.reason == "a new question to Olive, just introduced"
+    # ... and one the introduction's context gave to someone else ("his" is Dan's)
+    _, his = talk(router, "who is Dan?", "and what is his company's goal?")
+    assert his.route.speakers == ["dan"] and ids(his)[0] == "dan-03"
+    # ... while one about something the panel never discussed stays declined
+    _, off = talk(router, "who is Dan?", "does he like pizza?")
+    assert off.route.abstained and off.route.off_topic
 
 
 def test_other_panelist_who_spoke_to_it_answers(router):

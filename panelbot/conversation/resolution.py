@@ -104,6 +104,21 @@ def _new_after_framing(
     return bool(route.quotes) and route.quotes[0].quote.id == alone.quotes[0].quote.id
 
 
+def _asked_afresh(
+    router: FollowUpRouter,
+    subject: Subject,
+    reading: Reading,
+    route: RouteResult,
+    alone: RouteResult,
+    target: str,
+) -> RouteResult | None:
+    """After an introduction, the answer to a message read as more on it when it is a new question after all
+    (``_new_after_framing``, ``_the_introduced_asked_anew``); None when it is more on it."""
+    if _new_after_framing(subject, reading, route, alone):
+        return alone
+    return _the_introduced_asked_anew(router, subject, reading, route, alone.question, target)
+
+
 def _the_introduced_asked_anew(
     router: FollowUpRouter,
     subject: Subject,
@@ -113,18 +128,25 @@ def _the_introduced_asked_anew(
     target: str,
 ) -> RouteResult | None:
     """After an introduction ("who is Olive?"), a question about the one introduced that finds nothing more
-    on the introduction ("why would her lab give the model away?") is a new question put to them: asked
-    of them on its own, or None when that is declined too (or the message is about no one in particular)."""
-    if not (subject.framing and reading.kind == ELABORATION and route.abstained):
+    on the introduction, or finds someone else ("why would her lab give the model away?", "and what is
+    his company's goal?"), is a new question put to them: asked of them on its own (the router says when
+    they never spoke to it, and who did), or None when that is declined too or the message is about no
+    one in particular."""
+    if not (subject.framing and reading.kind == ELABORATION) or target != "auto":
         return None
-    if target != "auto" or len(subject.speakers) != 1 or not PERSON_BACK.search(message):
+    if len(subject.speakers) != 1 or not PERSON_BACK.search(message):
         return None
     who = subject.speakers[0]
+    if not route.abstained and route.speakers == [who]:
+        return None  # more from the one introduced: an elaboration after all
     anew = router.route(message, who)
     if anew.abstained:
         return None
-    reason = f"a new question to {router.panel.display_name(who)}, just introduced"
-    return replace(anew, reason=reason)
+    if anew.speakers != [who]:
+        return anew
+    return replace(
+        anew, reason=f"a new question to {router.panel.display_name(who)}, just introduced"
+    )
 
 
 def _declined_off_topic(router: FollowUpRouter, message: str, like: RouteResult) -> RouteResult:
@@ -279,11 +301,9 @@ def resolve_message(
         # never says with the subject -- declined, never answered from context
         return Resolution(_declined_off_topic(router, message, alone), None, STANDALONE)
     route = _answered(FollowUp(router, subject, shown, message, target), reading, history)
-    if _new_after_framing(subject, reading, route, alone):
-        return Resolution(alone, None, STANDALONE)
-    anew = _the_introduced_asked_anew(router, subject, reading, route, message, target)
-    if anew is not None:
-        return Resolution(anew, None, STANDALONE)
+    fresh = _asked_afresh(router, subject, reading, route, alone, target)
+    if fresh is not None:
+        return Resolution(fresh, None, STANDALONE)
     one = route.speakers[0] if len(route.speakers) == 1 else None
     carried = one if reading.kind != OTHER_PANELIST and one in subject.speakers else None
     context = {
