@@ -390,7 +390,6 @@ _CALLED_RE = re.compile(
 )
 # words that end the topic: "housing in the valley and I'm …", "rail freight tonight"
 _TOPIC_ENDS = {
-    "and",
     "with",
     "tonight",
     "today",
@@ -402,6 +401,52 @@ _TOPIC_ENDS = {
     "because",
     "but",
 }
+
+
+# after "and", the speaker going on about themselves or the evening, not more of the topic ("housing in the
+# valley and I'm …"; but "climate models and the computers that run them")
+_AND_GOES_ON = {
+    "i",
+    "i'm",
+    "i'll",
+    "i've",
+    "we",
+    "we're",
+    "we'll",
+    "we've",
+    "you",
+    "let's",
+    "my",
+    "our",
+}
+
+
+# words a topic cut at eight words cannot end on ("housing in the"; a pronoun can: "... that run them")
+_DANGLING = {
+    "the",
+    "a",
+    "an",
+    "of",
+    "in",
+    "on",
+    "for",
+    "to",
+    "at",
+    "by",
+    "from",
+    "or",
+    "and",
+    "its",
+    "their",
+}
+
+
+def _ends_topic(toks: list[str], k: int) -> bool:
+    """Whether the topic a host names ends before its k-th word."""
+    w = toks[k].lower()
+    if w == "and":
+        return k + 1 >= len(toks) or toks[k + 1].lower().replace("\u2019", "'") in _AND_GOES_ON
+    return w in _TOPIC_ENDS
 
 
 def title_from_intro(turns: list[SpeakerTurn]) -> str:
@@ -421,9 +466,9 @@ def title_from_intro(turns: list[SpeakerTurn]) -> str:
             return " ".join(toks)
     for m in _TOPIC_TITLE_RE.finditer(head):
         toks = m.group(1).split()
-        cut = next((k for k, w in enumerate(toks) if w.lower() in _TOPIC_ENDS), len(toks))
+        cut = next((k for k, w in enumerate(toks) if _ends_topic(toks, k)), len(toks))
         toks = toks[:cut]
-        while toks and toks[-1].lower() in stopwords():  # "housing in the" -> "housing"
+        while toks and toks[-1].lower() in _DANGLING:  # "housing in the" -> "housing"
             toks.pop()
         if len(toks) >= 1 and toks[0].lower() not in stopwords():
             topic = " ".join(toks)
