@@ -82,17 +82,7 @@ def out_of_fold(
 ) -> list[float]:
     """Each row's probability under the model fitted on the rows of the other groups (leave one group out;
     a group no other group can stand in for, when there is one group, is scored in sample)."""
-    probs = [0.0] * len(rows)
-    for g in dict.fromkeys(groups):
-        train = [i for i, h in enumerate(groups) if h != g]
-        if train and len({ys[i] for i in train}) == 2:
-            w = fit_logistic([rows[i] for i in train], [ys[i] for i in train], ridge)
-        else:
-            w = fit_logistic(rows, ys, ridge)
-        for i, h in enumerate(groups):
-            if h == g:
-                probs[i] = _logistic(w[0], w[1:], rows[i])
-    return probs
+    return out_of_fold_on(list(range(len(rows))), rows, ys, groups, ridge)
 
 
 def cv_threshold(

@@ -176,7 +176,9 @@ class AllTalks(AppMixin):
         kind = "reply" if event.small_talk else "decline"
         panel = event.panel
         # its "Try:" questions offered to pick (Ctrl+G reaches them), as in single-talk mode and resumed
-        text, choices = decline_choices(event.text, {})
+        route = event.route
+        offered = {"suggestions": list(route.suggestions)} if route and route.suggestions else {}
+        text, choices = decline_choices(event.text, offered)
         if panel is None:
             block = chat.add_answer(self.panel, "panel", label=ALL_TALKS_LABEL, kind=kind)
             block.finish(text)

@@ -79,7 +79,7 @@ class HelpScreen(ModalScreen[None]):
                 cmds.add_row(Text(safe(usage[c.name])), Text(c.help))
         with VerticalScroll(id="help-body") as body:
             body.border_title = "Keys"
-            body.border_subtitle = (
+            body.border_subtitle = Text(  # a Text: a remapped key is never read as markup
                 f"{key_label(self.keys.get('help', 'f1'))} or Esc to close (/help)"
             )
             yield Static(keys)
