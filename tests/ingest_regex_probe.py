@@ -38,6 +38,7 @@ RECORD_ON = [
     "volcano_interview.vtt",
     "transcripts/whisperx_diarized.json",
     "transcripts/podcast_labelled.srt",
+    "lowered/choir_panel_lc.vtt",  # no capitals or punctuation: ingest.restore's expressions
 ]
 LABELLED_SRT = "".join(
     f"{i}\n00:00:{2 * i:02d},000 --> 00:00:{2 * i + 1:02d},500\n{line}\n\n"

@@ -142,18 +142,16 @@ def _unpunctuated(size: int, *, capitals: bool, seed: int = 7) -> str:
 @pytest.mark.parametrize("size", [4_000, 40_000])
 @pytest.mark.parametrize("capitals", [False, True], ids=["lowercase", "capitalised"])
 def test_unpunctuated_captions_finish(tmp_path: Path, size: int, capitals: bool) -> None:
-    """4 KB of unpunctuated captions took 147 s (a cubic sentence counter); now either a draft or one line."""
+    """4 KB of unpunctuated captions took 147 s (a cubic sentence counter); now a draft in seconds. With no
+    capital letters the names are told from how the words are used (ingest.restore): "i'm olive" is a
+    name, "i'm dan" alone is not (a common word in one kind of place only)."""
     src = tmp_path / "talk.txt"
     src.write_text(_unpunctuated(size, capitals=capitals), encoding="utf-8")
     proc = run_ingest(str(src), "--out", str(tmp_path / "panel"))
     assert "Traceback" not in proc.stderr
-    if capitals:
-        assert proc.returncode == 0, proc.stderr
-        assert (tmp_path / "panel" / "quotes.yaml").is_file()
-    else:  # no capital letters: names cannot be told from words, said in one line
-        assert proc.returncode == 2
-        assert proc.stderr.count("\n") == 1 and "no capital letters or punctuation" in proc.stderr
-        assert not (tmp_path / "panel").exists()
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "panel" / "quotes.yaml").is_file()
+    assert "Olive" in proc.stdout.splitlines()[0]
 
 
 def test_an_srt_that_falls_back_to_text_finishes(tmp_path: Path) -> None:

@@ -44,6 +44,7 @@ from panelbot.ingest.names import (
     speaker_for,
     speaker_labels,
 )
+from panelbot.ingest.restore import restore, unpunctuated
 from panelbot.ingest.speakers import SpeakerTurn, identify_speakers
 from panelbot.retrieval.lexicon import common_words, content_words, english_words, stopwords
 from panelbot.text import split_sentences, strip_control, words
@@ -93,11 +94,14 @@ def segment(
     how each label was taken."""
     caps = parse(captions) if isinstance(captions, str) else captions
     raw = split_turns(caps.words, rolling=caps.rolling)
+    told = None
+    if unpunctuated(raw):
+        raw, told = restore(raw)
     given = {
         lab: HOST if name.strip().lower() == HOST else name
         for lab, name in (speakers or {}).items()
     }
-    turns, names = identify_speakers(raw, caps.title, given=given, resolved=resolved)
+    turns, names = identify_speakers(raw, caps.title, given=given, resolved=resolved, told=told)
     return caps.title, turns, names
 
 

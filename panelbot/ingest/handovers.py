@@ -19,6 +19,7 @@ from panelbot.ingest.names import (
     HOST,
     PROVISIONAL,
     LabelName,
+    ToldNames,
     ascii_fold,
     discover_names,
     label_people,
@@ -33,12 +34,13 @@ def people_of_labels(
     labels: dict[int, str],
     title: str,
     given: dict[str, str] | None = None,
+    told: ToldNames | None = None,
 ) -> tuple[dict[str, str], list[str], list[LabelName], list[str], dict[str, str]]:
     """Who the captions' speaker labels are (``names.label_people``), with an anonymous label the host
     hands over to by name proposed as that person: (label -> person, display names, how each label was
-    taken, the names the talk presents, alias -> name)."""
+    taken, the names the talk presents, alias -> name). ``told``: see ``names.discover_names``."""
     people, names, resolved = label_people(kept, labels, given) if labels else ({}, [], [])
-    found, aliases = discover_names(kept, title)
+    found, aliases = discover_names(kept, title, told)
     if labels:
         apply_handovers(handed_over(kept, labels, resolved, found), people, names, resolved)
     return people, names, resolved, found, aliases

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from panelbot.ingest.captions import RawTurn
@@ -488,15 +488,35 @@ def _after_a_name(before: str) -> bool:
     return bool(m) and is_name(m.group(1))
 
 
+@dataclass(frozen=True)
+class ToldNames:
+    """People's names told from the words of captions with no capital letters (``ingest.restore``): the
+    first names of the guests, the other names some go by (alias -> first name), and who introduced
+    themselves in the opening turn before presenting them (the host)."""
+
+    people: tuple[str, ...] = ()
+    aliases: dict[str, str] = field(default_factory=dict)
+    opener: str | None = None
+
+
 def discover_names(
-    kept: list[tuple[RawTurn, bool]], title: str
+    kept: list[tuple[RawTurn, bool]], title: str, told: ToldNames | None = None
 ) -> tuple[list[str], dict[str, str]]:
     """(display names in order of appearance, alias -> display name). A second name someone gives
-    themselves in the same introduction ("I'm 王芳, most people call me Wang Fang") is an alias."""
+    themselves in the same introduction ("I'm 王芳, most people call me Wang Fang") is an alias.
+    ``told``: the names captions with no capitals give (:class:`ToldNames`)."""
     all_text = " ".join(t.text for t, _ in kept)
     names, aliases = _self_introduced(kept, all_text)
-    own = set(names)  # the names people give themselves: never someone else's short form
     candidates, presented = _name_candidates(kept)
+    if told:
+        for alias, first in told.aliases.items():  # "… everyone calls me Kasia": Katarzyna's
+            if alias in names:
+                names[names.index(alias)] = first
+            aliases[alias] = first
+        names = list(dict.fromkeys(n for n in names if n != told.opener or not told.people))
+        candidates = [*told.people, *candidates]
+        presented.update(told.people)
+    own = set(names)  # the names people give themselves: never someone else's short form
     title_names = _title_names(title)
     for n in candidates:
         if not n or not is_name(n) or _known(n, names, aliases):
@@ -513,8 +533,19 @@ def discover_names(
         for n in names
     }
     names.sort(key=lambda n: first[n])
+    names = [n for n in names if n in own or not _second_given_name(n, names, all_text)]
     _merge_short_forms(names, aliases, all_text, presented | own)
     return names, aliases
+
+
+def _second_given_name(n: str, names: list[str], all_text: str) -> bool:
+    """Is ``n`` only ever said right after another of the ``names`` ("Lars Erik Holm", "Lars Erik, do you
+    agree?"): the second word of that person's name, not a person of its own?"""
+    said = list(re.finditer(rf"(?<!\w){re.escape(n)}(?!\w)", all_text))
+    others = {o for o in names if o != n}
+    return bool(said) and all(
+        (before := all_text[: m.start()].split()) and before[-1] in others for m in said
+    )
 
 
 @cache

@@ -66,6 +66,7 @@ from panelbot.ingest.names import (
     TITLE_WORDS_RE,
     UNKNOWN,
     LabelName,
+    ToldNames,
     ascii_fold,
     find_intro_names,
     fold_id,
@@ -793,17 +794,19 @@ def identify_speakers(
     *,
     given: dict[str, str] | None = None,
     resolved: list[LabelName] | None = None,
+    told: ToldNames | None = None,
 ) -> tuple[list[SpeakerTurn], list[str]]:
     """Attribute each turn. Returns (turns, panelist display names in order of appearance).
 
     Speaker labels in the captions decide their turns; ``given`` maps labels to people (a name, or HOST),
-    and ``resolved``, when passed, receives how each label was taken."""
+    and ``resolved``, when passed, receives how each label was taken. ``told``: the names captions with
+    no capitals give (``names.ToldNames``)."""
     raw, labels = speaker_labels(raw)
     # 1. drop back-channel and fragment turns; remember where they were
     kept = _without_backchannels(raw)
 
     # 2. names: speaker labels in the captions, self-introductions, then names the host hands over to
-    people, names, aliases = _speaker_names(kept, labels, title, given, resolved)
+    people, names, aliases = _speaker_names(kept, labels, title, given, resolved, told)
     ids = panelist_ids(names)
     finder = _NameFinder(names, ids, aliases, " ".join(t.text for t, _ in kept))
     ctx = _Names(
@@ -869,10 +872,11 @@ def _speaker_names(
     title: str,
     given: dict[str, str] | None,
     resolved: list[LabelName] | None,
+    told: ToldNames | None = None,
 ) -> tuple[dict[str, str], list[str], dict[str, str]]:
     """(label -> person, panelist display names, alias -> name): the people the captions' speaker labels
     name (how each label was taken goes to ``resolved``), then the names found in the words."""
-    people, names, how, found, aliases = people_of_labels(kept, labels, title, given)
+    people, names, how, found, aliases = people_of_labels(kept, labels, title, given, told)
     if resolved is not None:
         resolved[:] = how
     known = {ascii_fold(n).lower() for n in names}
