@@ -64,7 +64,7 @@ def test_the_turns_get_names_commas_and_closing_marks_with_word_counts_kept() ->
     assert [len(t.text.split()) for t in out] == [len(t.text.split()) for t in raw]
     texts = [t.text for t in out]
     assert texts[0].startswith("Okay good evening everyone I'm Sally Pennington")
-    assert "Beatriz Ferreira da Costa who" in texts[0]
+    assert "Beatriz Ferreira da Costa, who" in texts[0]
     assert texts[0].endswith("in a cave?")
     assert texts[1].endswith("comes from.")  # "that's where …" inside a statement does not ask
     assert texts[2] == "Thank you, Henrik. Beatriz, why a cave and not a fridge?"
@@ -89,13 +89,16 @@ def test_a_lowercase_talk_ingests_with_its_guests(tmp_path: Path, capsys) -> Non
     src = tmp_path / "cheese.txt"
     src.write_text(" >> ".join(TALK) + "\n", encoding="utf-8")
     assert cli(["ingest", str(src), "--out", str(tmp_path / "cheese")]) == 0
+    out = capsys.readouterr()
+    # the report names them as the panel does, in full
+    assert "panelists: Beatriz Ferreira da Costa, Henrik Østergaard;" in out.out.splitlines()[0]
     panel = load_panel(tmp_path / "cheese")
     assert sorted(panel.panelists) == ["beatriz", "henrik"]
     by_text = {t.text.split()[0]: t.speaker for t in panel.turns}
     assert by_text["Because"] == "beatriz"  # "Beatriz, why a cave …?"
     assert by_text["Maybe"] == "beatriz"  # "Bea, do you ever …?": the name she goes by
     assert by_text["Okay"] == by_text["Thank"] == "host"
-    assert "no capital letters" not in capsys.readouterr().err
+    assert "no capital letters" not in out.err
 
 
 def test_a_lowercase_talk_with_no_names_still_says_why_in_one_line(tmp_path: Path, capsys) -> None:  # noqa: ANN001

@@ -267,10 +267,13 @@ def _report_written(draft, outdir, written: int, out: TextIO) -> None:  # noqa: 
     from panelbot.text import count_of
 
     unknown = sum(1 for t in draft.turns if t.speaker == "unknown")
+    names = ", ".join(
+        p["name"] for p in draft.panel["panelists"]
+    )  # as the panel shows them: full names
     out.write(
         f"Wrote draft panel {outdir} ({count_of(len(draft.turns), 'turn')}, "
         f"{count_of(len(draft.questions), 'host question')}, "
-        f"{count_of(len(draft.quotes), 'quote')}; panelists: {', '.join(draft.names)}; captions: {draft.format}).\n"
+        f"{count_of(len(draft.quotes), 'quote')}; panelists: {names}; captions: {draft.format}).\n"
     )
     if unknown:
         out.write(

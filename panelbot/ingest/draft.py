@@ -790,12 +790,7 @@ def _panelists(people: _People) -> list[dict]:
         out.append(
             {
                 "id": pid,
-                "name": people.label_names.get(disp)
-                or (
-                    full_intro_name(intro, disp)
-                    if intro
-                    else _presented_name(people.presented[pid], disp)
-                ),
+                "name": people.label_names.get(disp) or _full_name(people, pid, disp),
                 "role": role,
                 "organisation": org,
                 "colour": _PALETTE[k % len(_PALETTE)],
@@ -999,6 +994,14 @@ def _presented(turns: list[SpeakerTurn], names: list[str], ids: list[str]) -> di
                 ):
                     out[pid] = clean_quote_text(piece)
     return out
+
+
+def _full_name(people: _People, pid: str, name: str) -> str:
+    """The panelist's whole name: as they introduce themselves, else (an introduction that gives no more
+    than ``name``: "everyone calls me Bea") as the host presents them."""
+    intro = people.intros[pid]
+    full = full_intro_name(intro, name) if intro else name
+    return full if full != name else _presented_name(people.presented[pid], name)
 
 
 def _presented_name(presented: str, name: str) -> str:

@@ -324,6 +324,8 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
         for i, w in enumerate(lower):
             if w in firsts:
                 _set_off(words, lower, i, set(names.words) - firsts)
+            elif w in names.words and lower[i + 1 : i + 2] in (["who"], ["whose"]):
+                words[i] += ","  # "… Beatriz Ferreira da Costa, who ages cheese …": a presentation
         _end_sentence(words, len(words))
         out.append(replace(t, text=" ".join(words)))
     return out, names.told
