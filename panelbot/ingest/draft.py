@@ -29,6 +29,7 @@ from panelbot.ingest.formats import Captions, parse_captions
 from panelbot.ingest.handovers import people_of_labels
 from panelbot.ingest.names import (
     HOST,
+    LABELLED,
     NAME_TOKEN,
     NAMED,
     UNKNOWN,
@@ -822,7 +823,7 @@ def _labelled_intro(turns: list[SpeakerTurn], pid: str) -> str:
     """A labelled speaker's first turn when it introduces them ("Hello. I'm Anneke de Vries, a
     hydrologist …"): what their role and full name are read from."""
     first = next((t for t in turns if t.speaker == pid), None)
-    if first is None or first.why != "labelled in the captions":
+    if first is None or first.why != LABELLED:
         return ""
     return first.text if find_intro_names(first.text) else ""
 

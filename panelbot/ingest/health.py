@@ -15,9 +15,9 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from panelbot.ingest.basis import doubtful_part
-from panelbot.ingest.names import ASKS, HANDED, INTRODUCED, PROVISIONAL
+from panelbot.ingest.names import ASKS, HANDED, INTRODUCED, LABELLED, PROVISIONAL
 from panelbot.ingest.profiles import generic_words
-from panelbot.ingest.self_address import self_addressed
+from panelbot.ingest.self_address import label_slips, self_addressed
 from panelbot.panel import Panel
 from panelbot.retrieval.lexicon import common_words, stopwords
 from panelbot.text import normalize_for_match, split_sentences, strip_control, words
@@ -200,7 +200,8 @@ def _warnings(h: Health, panel: Panel) -> list[str]:
     if guessed:
         w.append(
             f"{len(guessed)} turn(s) have a speaker that rests only on their order or field, not on a "
-            f"name, a hand-over or a label, or on weak evidence (listed above): check them with panelbot check {where} --fix, "
+            f"name, a hand-over or a label, or on weak evidence, or a label that may have slipped (listed "
+            f"above): check them with panelbot check {where} --fix, "
             f"or set one with panelbot check {where} --speaker TURN=NAME"
         )
     if h.unknown_turns:
@@ -272,7 +273,12 @@ def doubtful_turns(panel: Panel, manifest: dict | None = None) -> list[dict]:
         recorded = [None] * len(panel.turns)
     out = []
     below = _flag_below()
-    slipped = self_addressed(panel)
+    slipped = {
+        **label_slips(
+            panel, [_labelled(rec, t.speaker) for t, rec in zip(panel.turns, recorded, strict=True)]
+        ),
+        **self_addressed(panel),
+    }
     for i, (t, rec) in enumerate(zip(panel.turns, recorded, strict=True)):
         part = _doubtful_recorded(rec, t.speaker)
         if t.speaker == "unknown":
@@ -299,6 +305,16 @@ def doubtful_turns(panel: Panel, manifest: dict | None = None) -> list[dict]:
             }
         )
     return out
+
+
+def _labelled(rec: object, speaker: str) -> bool:
+    """Did ingest take the turn's speaker from a label in the file (and no one changed it since)?"""
+    if not isinstance(rec, dict) or rec.get("speaker") != speaker:
+        return False
+    reasons = rec.get("reasons")
+    return isinstance(reasons, list) and any(
+        isinstance(r, list) and len(r) == 2 and r[1] == LABELLED for r in reasons
+    )
 
 
 def _doubtful_recorded(rec: object, speaker: str) -> tuple[int, str] | None:
@@ -411,7 +427,8 @@ def format_health(h: Health) -> str:
         lines.append(f"  speaker label {lab['label']}: {lab['name']} ({lab['how']})")
     if h.doubtful:
         lines.append(
-            f"  {len(h.doubtful)} doubtful turn(s) (speaker not from a name, hand-over or label):"
+            f"  {len(h.doubtful)} doubtful turn(s) (speaker not from a name, hand-over or label, or a "
+            "label that may have slipped):"
         )
         lines.extend(f"    {format_doubtful(d)}" for d in h.doubtful)
     if h.warnings:

@@ -998,6 +998,8 @@ NAMED = "named in the captions"  # the label is a name ("DAN", "Olive Song")
 INTRODUCED = "introduces themselves"  # an anonymous label, named after its own introduction
 ASKS = "asks the questions"  # taken for the host because its turns mostly ask
 PROVISIONAL = "no name found"  # an anonymous label kept as the name
+# why a turn is whose it is when a label in the file says so
+LABELLED = "labelled in the captions"
 HANDED = "named in the host's hand-overs"  # an anonymous label the host hands over to by name (handovers.py)
 
 

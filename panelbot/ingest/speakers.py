@@ -63,6 +63,7 @@ from panelbot.ingest.cues import (
 from panelbot.ingest.handovers import people_of_labels
 from panelbot.ingest.names import (
     HOST,
+    LABELLED,
     TITLE_WORDS_RE,
     UNKNOWN,
     LabelName,
@@ -220,7 +221,7 @@ def _cues(
         and next_intro
         and len(text.split()) <= 12
         and prev is not None
-        and prev.why in ("introduces themselves", "labelled in the captions")
+        and prev.why in ("introduces themselves", LABELLED)
     )
     # "Mostly the electrodes crack … Mirela, is that what you see?" straight after the host's question:
     # an answer that ends by asking another panelist (the host does not ask twice in a row)
@@ -376,7 +377,7 @@ def _attribute(
         passes_on = False  # the turn ends by asking another panelist, who answers next
         host_reason = "" if c.intro else _host_reason(c, kept, j, questions, ids, prev)
         if forced and t.index in forced:
-            st.speaker, st.why = forced[t.index], "labelled in the captions"
+            st.speaker, st.why = forced[t.index], LABELLED
             st.is_question = st.speaker == HOST and questions[j]
         elif c.intro:
             st.speaker, st.why = c.intro[0], "introduces themselves"
