@@ -78,6 +78,7 @@ from panelbot.ingest.presented import Presented, without_names
 from panelbot.ingest.profiles import Profiles, clear_lead, generic_words, terms
 from panelbot.ingest.rounds import settle_rounds
 from panelbot.ingest.segments import split_unmarked
+from panelbot.ingest.unmarked import conversation_turns
 
 __all__ = [
     "HOST",
@@ -799,6 +800,8 @@ def identify_speakers(
     Speaker labels in the captions decide their turns; ``given`` maps labels to people (a name, or HOST),
     and ``resolved``, when passed, receives how each label was taken."""
     raw, labels = speaker_labels(raw)
+    if not labels and len(raw) == 1:  # no change of speaker marked anywhere: cut where the talk reads so
+        raw = conversation_turns(raw[0])
     # 1. drop back-channel and fragment turns; remember where they were
     kept = _without_backchannels(raw)
 

@@ -1,0 +1,222 @@
+"""Where speakers change in a transcript that marks no speaker at all (plain Whisper SRT/VTT/TXT: no ``>>``,
+no ``NAME:`` labels), from the kinds and lengths of its sentences.
+
+A moderated talk reads as a conversation even unmarked: the host asks, a long stretch that asks nothing
+answers, the host reacts in a few short words and asks again. :func:`conversation_turns` cuts the one raw
+turn such a transcript gives into turns there:
+
+* after a real question (not a tag "…, isn't it?", not a panelist asking to break in: "Can I add something
+  on automation?") when a long stretch that asks nothing follows: the answer starts after it;
+* the host's turn starts at the run of short sentences before the question ("Crystals, not salt. I did not
+  know that. But why a cave?"), sentences that run the session ("Let's take one from the floor. Yes, at the
+  back.") and a question's own set-up between two of its questions;
+* at a self-introduction after someone else's words ("… so let's just go down the line. Hi, morning. I'm
+  Siddharth …"), its greeting ("Hi, morning.", "Yeah, sure. Thanks, Tom.") with it.
+
+The cuts rest on sentence kinds and lengths and on the names the talk itself gives, never on who speaks:
+attribution (``speakers.py``) decides that as for any captions, and a turn whose speaker rests only on its
+order or field is flagged by the health report as for any other. :func:`exchanges` counts the question-and-
+answer exchanges, so that unmarked text that reads as a conversation is accepted (``sniff.py``) and a
+monologue is not.
+"""
+
+from __future__ import annotations
+
+import re
+
+from panelbot.ingest.captions import RawTurn
+from panelbot.ingest.cues import (
+    ADDS_RE,
+    FLOOR_RE,
+    MODERATING_RE,
+    ROUND_RE,
+    THANKS_ALL_RE,
+    is_remark,
+    looks_like_question,
+    sentences,
+)
+from panelbot.ingest.names import find_intro_names, is_name
+
+# Thresholds of the cuts (declared here; set on the dev talks of tests/fixtures/lowered, *_nm):
+ANSWER_WORDS = 15  # a stretch asking nothing this long after a question is someone's answer
+LEAD_WORDS = 6  # a sentence this short before the host's question is the host's (a reaction, a name)
+SETUP_WORDS = 25  # a statement this short between two of the host's questions is the host's set-up
+HANDOVER_WORDS = 12  # a sentence this short speaking to someone by name hands the floor over
+GREETING_WORDS = 4  # a greeting this short before a self-introduction is the one introducing themselves
+MIN_EXCHANGES = 2  # unmarked text with this many questions answered at length reads as a conversation
+
+_GREETING_RE = re.compile(
+    r"^\W*(?:(?:yeah|yes|sure|okay|ok|right|so|um|uh|and|well)[,.!]?\s+)*"
+    r"(?:hi|hello|hey|morning|good (?:morning|afternoon|evening)|thanks|thank you|evening|sure|yeah|yes)\b",
+    re.IGNORECASE,
+)
+_VOCATIVE_RE = re.compile(
+    r"^\W*(?:(?:so|and|now|okay|ok|right|well)[,]?\s+)?([^\W\d_][\w'\u2019-]*),\s", re.IGNORECASE
+)
+_YOU_RE = re.compile(r"\b(?:you|your|you're|you've|yours)\b", re.IGNORECASE)
+_SELF_RE = re.compile(r"\b(?:I'm|I\u2019m|I am|my name|calls? me)\b", re.IGNORECASE)
+_END_QUOTE = "\"'\u201d\u2019)"
+
+
+def _n(sents: list[str]) -> int:
+    return sum(len(s.split()) for s in sents)
+
+
+def _ends_asking(sent: str) -> bool:
+    return sent.rstrip().rstrip(_END_QUOTE).endswith("?")
+
+
+def _asks(sent: str) -> bool:
+    """A sentence putting a real question (the host's): not a tag question, not asking to break in."""
+    return looks_like_question(sent) and _ends_asking(sent) and not ADDS_RE.match(sent)
+
+
+def _calls_by_name(sent: str, all_text: str) -> bool:
+    """The sentence opens by speaking to someone by a name the talk uses again ("Kasia, I want to bring
+    you in, …", "So, Joost, …")."""
+    m = _VOCATIVE_RE.match(sent)
+    return bool(
+        m
+        and is_name(m.group(1))
+        and len(re.findall(rf"(?<!\w){re.escape(m.group(1))}(?!\w)", all_text)) >= 2
+    )
+
+
+def _hands_over(sent: str, all_text: str) -> bool:
+    """A short sentence handing the floor to someone by name without a question mark ("Joost, that
+    sounds like your territory.", "Joaquín, you were nodding.")."""
+    return (
+        len(sent.split()) <= HANDOVER_WORDS
+        and "?" not in sent
+        and bool(_YOU_RE.search(sent))
+        and bool(_VOCATIVE_RE.match(sent) and not re.match(r"^\W*and\b", sent, re.IGNORECASE))
+        and _calls_by_name(sent, all_text)
+    )
+
+
+def _puts(sent: str, all_text: str) -> bool:
+    """The host putting a question or handing over by name."""
+    return _asks(sent) or _hands_over(sent, all_text)
+
+
+def _host_like(sent: str, all_text: str) -> bool:
+    """A sentence of the host's before a question: short, a remark, running the session, thanking,
+    speaking to someone by name."""
+    return (
+        len(sent.split()) <= LEAD_WORDS
+        or (len(sent.split()) <= SETUP_WORDS and _calls_by_name(sent, all_text))
+        or is_remark(sent)
+        or bool(MODERATING_RE.match(sent) or FLOOR_RE.search(sent) or THANKS_ALL_RE.match(sent))
+        or (len(sent.split()) <= SETUP_WORDS and bool(ROUND_RE.search(sent)))
+    )
+
+
+def _lead_start(sents: list[str], q: int, floor: int, all_text: str) -> int:
+    """The first sentence of the host's turn that asks at ``q``: back over the host's short sentences,
+    questions and a question's set-up between two questions, never before ``floor``."""
+    j = q
+    while j > floor:
+        prev = sents[j - 1]
+        if _ends_asking(prev) or _host_like(prev, all_text):
+            j -= 1
+        elif j - 2 >= floor and _ends_asking(sents[j - 2]) and len(prev.split()) <= SETUP_WORDS:
+            j -= 1  # "Because that's the big argument, isn't it? In some countries … sixty days. Is …?"
+        else:
+            break
+    return j
+
+
+def _closing_questions(sents: list[str], all_text: str) -> list[int]:
+    """The sentences where the host's question ends and an answer follows: a real question followed by a
+    stretch of ``ANSWER_WORDS`` or more that asks nothing (the next question's lead-in not counted)."""
+    asking = [k for k, s in enumerate(sents) if _puts(s, all_text)]
+    out = []
+    for q, nxt in zip(asking, [*asking[1:], len(sents)], strict=True):
+        end = _lead_start(sents, nxt, q + 1, all_text) if nxt < len(sents) else nxt
+        if _n(sents[q + 1 : end]) >= ANSWER_WORDS:
+            out.append(q)
+    return out
+
+
+def _intro_starts(sents: list[str], all_text: str) -> list[tuple[int, int]]:
+    """(first sentence, introducing sentence) where someone introduces themselves after another's words,
+    the greeting before it included: not the talk's first introduction when nothing has been asked before
+    it (the host's own), nor one that asks (someone from the audience)."""
+    out = []
+    asked = seen = False
+    for k, s in enumerate(sents):
+        asked = asked or _puts(s, all_text)
+        if not (_SELF_RE.search(s) and find_intro_names(s, all_text)):
+            continue
+        if not seen and not asked:
+            seen = True
+            continue
+        seen = True
+        j = k
+        while j > 0 and _is_greeting(sents[j - 1]):
+            j -= 1
+        if j > 0 and not any(_asks(x) for x in sents[k : k + 2]):
+            out.append((j, k))
+    return out
+
+
+def _is_greeting(sent: str) -> bool:
+    return len(sent.split()) <= GREETING_WORDS and bool(_GREETING_RE.match(sent)) and "?" not in sent
+
+
+def cut_points(text: str) -> list[int]:
+    """The sentence indices (of ``cues.sentences(text)``) where a new speaker starts."""
+    sents = sentences(text)
+    intros = _intro_starts(sents, text)
+    starts: set[int] = set()
+    floor = 0
+    for q in _closing_questions(sents, text):
+        lead = _lead_start(sents, q, floor, text)
+        if floor > 0 or any(j <= lead for j, _ in intros):
+            starts.add(lead)  # not the opening: the host's turn starts after someone else's words
+        starts.add(q + 1)
+        floor = min(q + 1 + _first_words(sents[q + 1 :], ANSWER_WORDS), len(sents))
+    for j, k in intros:  # the greeting before an introduction is the one introducing themselves
+        starts = {x for x in starts if not j < x <= k} | {j}
+    return sorted(k for k in starts if 0 < k < len(sents))
+
+
+def _first_words(sents: list[str], words: int) -> int:
+    """How many of ``sents`` it takes to hold ``words`` words."""
+    total = 0
+    for k, s in enumerate(sents):
+        total += len(s.split())
+        if total >= words:
+            return k + 1
+    return len(sents)
+
+
+def exchanges(text: str) -> int:
+    """How many questions the text puts and has answered at length (0 for a monologue)."""
+    return len(_closing_questions(sentences(text), text))
+
+
+def reads_as_conversation(text: str) -> bool:
+    """Whether unmarked text reads as a conversation: ``MIN_EXCHANGES`` questions answered at length."""
+    return exchanges(text) >= MIN_EXCHANGES
+
+
+def conversation_turns(turn: RawTurn) -> list[RawTurn]:
+    """An unmarked talk's one raw turn cut where speakers change (each piece numbered as its own raw turn,
+    as if the captions had marked it); the turn itself when it does not read as a conversation."""
+    if not reads_as_conversation(turn.text):
+        return [turn]
+    sents = sentences(turn.text)
+    bounds = [0]
+    for k in cut_points(turn.text):
+        bounds.append(_n(sents[:k]))
+    words = turn.text.split()
+    bounds.append(len(words))
+    timed = len(turn.times) == len(words)
+    out = []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        if b > a:
+            out.append(
+                RawTurn(" ".join(words[a:b]), len(out), turn.times[a:b] if timed else [], turn.label)
+            )
+    return out
