@@ -31,17 +31,21 @@ from panelbot.ingest.cues import (
     MODERATING_RE,
     ROUND_RE,
     THANKS_ALL_RE,
+    is_backchannel,
     is_remark,
     looks_like_question,
     sentences,
 )
 from panelbot.ingest.names import find_intro_names, is_name
+from panelbot.ingest.segments import BREAKS_IN_RE
+from panelbot.retrieval.lexicon import content_words
 
 # Thresholds of the cuts (declared here; set on the dev talks of tests/fixtures/lowered, *_nm):
 ANSWER_WORDS = 15  # a stretch asking nothing this long after a question is someone's answer
 LEAD_WORDS = 6  # a sentence this short before the host's question is the host's (a reaction, a name)
 SETUP_WORDS = 25  # a statement this short between two of the host's questions is the host's set-up
 HANDOVER_WORDS = 12  # a sentence this short speaking to someone by name hands the floor over
+HOST_WORDS = 100  # the host's turn reaches back at most this far from its question to an echo or a thanks
 GREETING_WORDS = 4  # a greeting this short before a self-introduction is the one introducing themselves
 MIN_EXCHANGES = 2  # unmarked text with this many questions answered at length reads as a conversation
 
@@ -54,6 +58,14 @@ _VOCATIVE_RE = re.compile(
     r"^\W*(?:(?:so|and|now|okay|ok|right|well)[,]?\s+)?([^\W\d_][\w'\u2019-]*),\s", re.IGNORECASE
 )
 _YOU_RE = re.compile(r"\b(?:you|your|you're|you've|yours)\b", re.IGNORECASE)
+_INTRO_REQUEST_RE = re.compile(
+    r"\b(?:introduce (?:yourself|yourselves|themselves)|who you are|tell us (?:a (?:little|bit) )?about "
+    r"yourself)\b",
+    re.IGNORECASE,
+)
+# the host turning to something new: "Now, there's a question I've been sent …", "Okay, the room."
+_TOPIC_TURN_RE = re.compile(r"^\W*(?:now|okay|ok|alright|all right|right),\s", re.IGNORECASE)
+_THANKS_RE = re.compile(r"^\W*(?:thank you|thanks)(?:,\s*[^\W\d_]+)?[.!]?$", re.IGNORECASE)
 _SELF_RE = re.compile(r"\b(?:I'm|I\u2019m|I am|my name|calls? me)\b", re.IGNORECASE)
 _END_QUOTE = "\"'\u201d\u2019)"
 
@@ -68,7 +80,12 @@ def _ends_asking(sent: str) -> bool:
 
 def _asks(sent: str) -> bool:
     """A sentence putting a real question (the host's): not a tag question, not asking to break in."""
-    return looks_like_question(sent) and _ends_asking(sent) and not ADDS_RE.match(sent)
+    return looks_like_question(sent) and _ends_asking(sent) and not _breaks_in(sent)
+
+
+def _breaks_in(sent: str) -> bool:
+    """A panelist asking to break in or adding to what was said ("Can I just add to that?")."""
+    return bool(ADDS_RE.match(sent) or BREAKS_IN_RE.match(sent))
 
 
 def _calls_by_name(sent: str, all_text: str) -> bool:
@@ -107,7 +124,10 @@ def _host_like(sent: str, all_text: str) -> bool:
         or (len(sent.split()) <= SETUP_WORDS and _calls_by_name(sent, all_text))
         or is_remark(sent)
         or bool(MODERATING_RE.match(sent) or FLOOR_RE.search(sent) or THANKS_ALL_RE.match(sent))
-        or (len(sent.split()) <= SETUP_WORDS and bool(ROUND_RE.search(sent)))
+        or (
+            len(sent.split()) <= SETUP_WORDS
+            and bool(ROUND_RE.search(sent) or _TOPIC_TURN_RE.match(sent))
+        )
     )
 
 
@@ -126,6 +146,32 @@ def _lead_start(sents: list[str], q: int, floor: int, all_text: str) -> int:
     return j
 
 
+def _host_start(sents: list[str], q: int, floor: int, all_text: str) -> int:
+    """Where the host's turn that asks at ``q`` starts: its lead-in (:func:`_lead_start`), or further back
+    where the host marks taking the floor within ``HOST_WORDS`` of the question: echoing the answer's last
+    words ("Nobody auditions, I like that.") or a bare thanks ("Thank you.")."""
+    lead = _lead_start(sents, q, floor, all_text)
+    for m in range(lead - 1, floor, -1):
+        if _n(sents[m:q]) > HOST_WORDS:
+            break
+        if _takes_floor(sents, m):
+            return m
+    return lead
+
+
+def _takes_floor(sents: list[str], m: int) -> bool:
+    sent = sents[m]
+    if MODERATING_RE.match(sent) or FLOOR_RE.search(sent):
+        return True  # "Let's take one from the audience. Yes, the gentleman with the scarf. Hi, …"
+    if len(sent.split()) > LEAD_WORDS or _ends_asking(sent):
+        return False
+    if _THANKS_RE.match(sent):
+        return True
+    own = content_words(sent)
+    before = {w.lower() for w in content_words(" ".join(sents[max(0, m - 2) : m]))}
+    return bool(own) and all(w.lower() in before for w in own)
+
+
 def _closing_questions(sents: list[str], all_text: str) -> list[int]:
     """The sentences where the host's question ends and an answer follows: a real question followed by a
     stretch of ``ANSWER_WORDS`` or more that asks nothing (the next question's lead-in not counted)."""
@@ -138,26 +184,25 @@ def _closing_questions(sents: list[str], all_text: str) -> list[int]:
     return out
 
 
-def _intro_starts(sents: list[str], all_text: str) -> list[tuple[int, int]]:
-    """(first sentence, introducing sentence) where someone introduces themselves after another's words,
-    the greeting before it included: not the talk's first introduction when nothing has been asked before
-    it (the host's own), nor one that asks (someone from the audience)."""
+def _intro_starts(sents: list[str], all_text: str) -> tuple[int, list[tuple[int, int]]]:
+    """(where the host's opening ends, [(first sentence, introducing sentence)] where someone introduces
+    themselves after another's words, the greeting before it included). The talk's first introduction is
+    the host's own unless the host asked for introductions before it; an introduction that asks is
+    someone from the audience."""
     out = []
-    asked = seen = False
+    opening = 0
     for k, s in enumerate(sents):
-        asked = asked or _puts(s, all_text)
         if not (_SELF_RE.search(s) and find_intro_names(s, all_text)):
             continue
-        if not seen and not asked:
-            seen = True
+        if not out and not opening and not any(_INTRO_REQUEST_RE.search(x) for x in sents[:k]):
+            opening = k + 1
             continue
-        seen = True
         j = k
         while j > 0 and _is_greeting(sents[j - 1]):
             j -= 1
         if j > 0 and not any(_asks(x) for x in sents[k : k + 2]):
             out.append((j, k))
-    return out
+    return opening, out
 
 
 def _is_greeting(sent: str) -> bool:
@@ -167,18 +212,49 @@ def _is_greeting(sent: str) -> bool:
 def cut_points(text: str) -> list[int]:
     """The sentence indices (of ``cues.sentences(text)``) where a new speaker starts."""
     sents = sentences(text)
-    intros = _intro_starts(sents, text)
+    opening, intros = _intro_starts(sents, text)
     starts: set[int] = set()
-    floor = 0
+    floor = opening
     for q in _closing_questions(sents, text):
-        lead = _lead_start(sents, q, floor, text)
-        if floor > 0 or any(j <= lead for j, _ in intros):
+        if q < opening:
+            continue  # "Hi everyone, can you hear me at the back? … I'm Tom …": the host's opening
+        lead = _host_start(sents, q, floor, text)
+        if floor > opening or any(j <= lead for j, _ in intros):
             starts.add(lead)  # not the opening: the host's turn starts after someone else's words
         starts.add(q + 1)
         floor = min(q + 1 + _first_words(sents[q + 1 :], ANSWER_WORDS), len(sents))
     for j, k in intros:  # the greeting before an introduction is the one introducing themselves
         starts = {x for x in starts if not j < x <= k} | {j}
+    starts |= _asides(sents, starts)
     return sorted(k for k in starts if 0 < k < len(sents))
+
+
+def _asides(sents: list[str], starts: set[int]) -> set[int]:
+    """Cuts inside a long stretch: a panelist breaking in (with the host's short remark before it: "Heart
+    rates together. That's quite something. Can I just add to that?"), a listener's back-channel sentence
+    ("Mm-hm.") between two parts of one answer."""
+    out: set[int] = set()
+    last = 0
+    for k, sent in enumerate(sents):
+        if k in starts:
+            last = k
+            continue
+        if _n(sents[last:k]) < ANSWER_WORDS:
+            continue
+        if _breaks_in(sent):
+            j = k
+            while j - 1 > last and len(sents[j - 1].split()) <= LEAD_WORDS and not _ends_asking(
+                sents[j - 1]
+            ):
+                j -= 1
+            if j < k and _n(sents[last:j]) >= ANSWER_WORDS:
+                out.add(j)
+            out.add(k)
+            last = k
+        elif is_backchannel(sent) and _n(sents[k + 1 :]) >= ANSWER_WORDS:
+            out |= {k, k + 1}
+            last = k + 1
+    return out
 
 
 def _first_words(sents: list[str], words: int) -> int:
