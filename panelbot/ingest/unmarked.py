@@ -45,6 +45,7 @@ ANSWER_WORDS = 15  # a stretch asking nothing this long after a question is some
 LEAD_WORDS = 6  # a sentence this short before the host's question is the host's (a reaction, a name)
 SETUP_WORDS = 25  # a statement this short between two of the host's questions is the host's set-up
 HANDOVER_WORDS = 12  # a sentence this short speaking to someone by name hands the floor over
+ECHO_SHARE = 0.6  # of a short sentence's content words found in the answer's last sentences: an echo
 HOST_WORDS = 100  # the host's turn reaches back at most this far from its question to an echo or a thanks
 GREETING_WORDS = 4  # a greeting this short before a self-introduction is the one introducing themselves
 MIN_EXCHANGES = 2  # unmarked text with this many questions answered at length reads as a conversation
@@ -57,6 +58,7 @@ _GREETING_RE = re.compile(
 _VOCATIVE_RE = re.compile(
     r"^\W*(?:(?:so|and|now|okay|ok|right|well)[,]?\s+)?([^\W\d_][\w'\u2019-]*),\s", re.IGNORECASE
 )
+_OWN_VOICE_RE = re.compile(r"\b(?:I|I'm|I'll|I'd|I've|me|my|we|we're|our|us)\b", re.IGNORECASE)
 _YOU_RE = re.compile(r"\b(?:you|your|you're|you've|yours)\b", re.IGNORECASE)
 _INTRO_REQUEST_RE = re.compile(
     r"\b(?:introduce (?:yourself|yourselves|themselves)|who you are|tell us (?:a (?:little|bit) )?about "
@@ -64,7 +66,12 @@ _INTRO_REQUEST_RE = re.compile(
     re.IGNORECASE,
 )
 # the host turning to something new: "Now, there's a question I've been sent …", "Okay, the room."
-_TOPIC_TURN_RE = re.compile(r"^\W*(?:now|okay|ok|alright|all right|right),\s", re.IGNORECASE)
+_TOPIC_TURN_RE = re.compile(
+    r"^\W*(?:(?:now|okay|ok|alright|all right|right),\s|(?:(?:so|and|now|okay|ok)[,]?\s+)?let's "
+    r"(?:talk about|turn to|move on|come to|get to|go to|stay with)\b)",
+    re.IGNORECASE,
+)
+_LINKING_RE = re.compile(r"^\W*(?:so|and|um|uh|like|go|ahead|oh|ah)\W*$", re.IGNORECASE)
 _THANKS_RE = re.compile(r"^\W*(?:thank you|thanks)(?:,\s*[^\W\d_]+)?[.!]?$", re.IGNORECASE)
 _SELF_RE = re.compile(r"\b(?:I'm|I\u2019m|I am|my name|calls? me)\b", re.IGNORECASE)
 _END_QUOTE = "\"'\u201d\u2019)"
@@ -106,6 +113,7 @@ def _hands_over(sent: str, all_text: str) -> bool:
         len(sent.split()) <= HANDOVER_WORDS
         and "?" not in sent
         and bool(_YOU_RE.search(sent))
+        and not _OWN_VOICE_RE.search(sent)
         and bool(_VOCATIVE_RE.match(sent) and not re.match(r"^\W*and\b", sent, re.IGNORECASE))
         and _calls_by_name(sent, all_text)
     )
@@ -167,9 +175,9 @@ def _takes_floor(sents: list[str], m: int) -> bool:
         return False
     if _THANKS_RE.match(sent):
         return True
-    own = content_words(sent)
-    before = {w.lower() for w in content_words(" ".join(sents[max(0, m - 2) : m]))}
-    return bool(own) and all(w.lower() in before for w in own)
+    own = {w.lower() for w in content_words(sent)}
+    before = {w.lower() for w in content_words(" ".join(sents[max(0, m - 3) : m]))}
+    return bool(own) and len(own & before) >= ECHO_SHARE * len(own)
 
 
 def _closing_questions(sents: list[str], all_text: str) -> list[int]:
@@ -229,6 +237,10 @@ def cut_points(text: str) -> list[int]:
     return sorted(k for k in starts if 0 < k < len(sents))
 
 
+def _next_asking(sents: list[str], k: int) -> int:
+    return next((i for i in range(k, len(sents)) if _ends_asking(sents[i])), len(sents))
+
+
 def _asides(sents: list[str], starts: set[int]) -> set[int]:
     """Cuts inside a long stretch: a panelist breaking in (with the host's short remark before it: "Heart
     rates together. That's quite something. Can I just add to that?"), a listener's back-channel sentence
@@ -251,7 +263,11 @@ def _asides(sents: list[str], starts: set[int]) -> set[int]:
                 out.add(j)
             out.add(k)
             last = k
-        elif is_backchannel(sent) and _n(sents[k + 1 :]) >= ANSWER_WORDS:
+        elif (
+            is_backchannel(sent)
+            and not _LINKING_RE.match(sent)
+            and _n(sents[k + 1 : _next_asking(sents, k + 1)]) >= ANSWER_WORDS
+        ):
             out |= {k, k + 1}
             last = k + 1
     return out
