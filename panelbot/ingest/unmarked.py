@@ -27,6 +27,7 @@ import re
 from panelbot.ingest.captions import RawTurn
 from panelbot.ingest.cues import (
     ADDS_RE,
+    CLOSING_RE,
     FLOOR_RE,
     MODERATING_RE,
     ROUND_RE,
@@ -173,8 +174,14 @@ def _takes_floor(sents: list[str], m: int) -> bool:
         return True  # "Let's take one from the audience. Yes, the gentleman with the scarf. Hi, …"
     if len(sent.split()) > LEAD_WORDS or _ends_asking(sent):
         return False
-    if _THANKS_RE.match(sent):
-        return True
+    return bool(_THANKS_RE.match(sent)) or _echoes(sents, m)
+
+
+def _echoes(sents: list[str], m: int) -> bool:
+    """A short sentence most of whose words the answer's last sentences said ("Crystals, not salt.")."""
+    sent = sents[m]
+    if len(sent.split()) > LEAD_WORDS:
+        return False
     own = {w.lower() for w in content_words(sent)}
     before = {w.lower() for w in content_words(" ".join(sents[max(0, m - 3) : m]))}
     return bool(own) and len(own & before) >= ECHO_SHARE * len(own)
@@ -233,8 +240,24 @@ def cut_points(text: str) -> list[int]:
         floor = min(q + 1 + _first_words(sents[q + 1 :], ANSWER_WORDS), len(sents))
     for j, k in intros:  # the greeting before an introduction is the one introducing themselves
         starts = {x for x in starts if not j < x <= k} | {j}
+    starts |= _closing(sents, starts)
     starts |= _asides(sents, starts)
     return sorted(k for k in starts if 0 < k < len(sents))
+
+
+def _closing(sents: list[str], starts: set[int]) -> set[int]:
+    """The host's closing words after the last answer ("A very clear answer to end on. Niamh, Lars-Erik,
+    thank you both."): from the short sentences before the thanks to everyone near the talk's end."""
+    last = max(starts, default=0)
+    for c in range(len(sents) - 1, last, -1):
+        if _n(sents[c:]) > HOST_WORDS:
+            break
+        if CLOSING_RE.search(sents[c]) or THANKS_ALL_RE.match(sents[c]):
+            j = c
+            while j - 1 > last and len(sents[j - 1].split()) <= LEAD_WORDS:
+                j -= 1
+            return {j} if _n(sents[last:j]) >= ANSWER_WORDS else set()
+    return set()
 
 
 def _next_asking(sents: list[str], k: int) -> int:
@@ -253,7 +276,18 @@ def _asides(sents: list[str], starts: set[int]) -> set[int]:
             continue
         if _n(sents[last:k]) < ANSWER_WORDS:
             continue
-        if _breaks_in(sent):
+        if _echoes(sents, k) and not _ends_asking(sent):
+            # "Twice the forests. That's startling. It is. The catch is …": the host's remark, then
+            # the answer goes on (a question after it keeps the remark in the host's turn)
+            j = k + 1
+            while j < len(sents) and (is_remark(sents[j]) or _echoes(sents, j)):
+                j += 1
+            if _n(sents[j : _next_asking(sents, j)]) >= ANSWER_WORDS and not any(
+                k < x <= _next_asking(sents, j) for x in starts
+            ):
+                out |= {k, j}
+                last = j
+        elif _breaks_in(sent):
             j = k
             while j - 1 > last and len(sents[j - 1].split()) <= LEAD_WORDS and not _ends_asking(
                 sents[j - 1]
