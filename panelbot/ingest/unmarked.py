@@ -160,8 +160,8 @@ def _host_start(sents: list[str], q: int, floor: int, all_text: str) -> int:
     where the host marks taking the floor within ``HOST_WORDS`` of the question: echoing the answer's last
     words ("Nobody auditions, I like that.") or a bare thanks ("Thank you.")."""
     lead = _lead_start(sents, q, floor, all_text)
-    for m in range(lead - 1, floor, -1):
-        if _n(sents[m:q]) > HOST_WORDS:
+    for m in range(lead - 1, floor - 1, -1):
+        if _n(sents[m:q]) > HOST_WORDS or _breaks_in(sents[m]):
             break
         if _takes_floor(sents, m):
             return m
@@ -233,11 +233,12 @@ def cut_points(text: str) -> list[int]:
     for q in _closing_questions(sents, text):
         if q < opening:
             continue  # "Hi everyone, can you hear me at the back? … I'm Tom …": the host's opening
-        lead = _host_start(sents, q, floor, text)
+        floor = max([floor, *(_past(sents, k) for _, k in intros if k < q)])
+        lead = _host_start(sents, q, min(floor, q), text)
         if floor > opening or any(j <= lead for j, _ in intros):
             starts.add(lead)  # not the opening: the host's turn starts after someone else's words
         starts.add(q + 1)
-        floor = min(q + 1 + _first_words(sents[q + 1 :], ANSWER_WORDS), len(sents))
+        floor = _past(sents, q)
     for j, k in intros:  # the greeting before an introduction is the one introducing themselves
         starts = {x for x in starts if not j < x <= k} | {j}
     starts |= _closing(sents, starts)
@@ -305,6 +306,12 @@ def _asides(sents: list[str], starts: set[int]) -> set[int]:
             out |= {k, k + 1}
             last = k + 1
     return out
+
+
+def _past(sents: list[str], k: int) -> int:
+    """The first sentence after ``k`` and the ``ANSWER_WORDS`` words that follow it (the one who starts
+    speaking at k + 1 says at least that much)."""
+    return min(k + 1 + _first_words(sents[k + 1 :], ANSWER_WORDS), len(sents))
 
 
 def _first_words(sents: list[str], words: int) -> int:
