@@ -800,7 +800,8 @@ def identify_speakers(
     Speaker labels in the captions decide their turns; ``given`` maps labels to people (a name, or HOST),
     and ``resolved``, when passed, receives how each label was taken."""
     raw, labels = speaker_labels(raw)
-    if not labels and len(raw) == 1:  # no change of speaker marked anywhere: cut where the talk reads so
+    if not labels and len(raw) == 1:
+        # no change of speaker marked anywhere: cut where the talk reads as a conversation
         raw = conversation_turns(raw[0])
     # 1. drop back-channel and fragment turns; remember where they were
     kept = _without_backchannels(raw)

@@ -23,6 +23,8 @@ monologue is not.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from functools import lru_cache
 
 from panelbot.ingest.captions import RawTurn
 from panelbot.ingest.cues import (
@@ -43,13 +45,23 @@ from panelbot.retrieval.lexicon import content_words
 
 # Thresholds of the cuts (declared here; set on the dev talks of tests/fixtures/lowered, *_nm):
 ANSWER_WORDS = 15  # a stretch asking nothing this long after a question is someone's answer
-LEAD_WORDS = 6  # a sentence this short before the host's question is the host's (a reaction, a name)
+LEAD_WORDS = (
+    6  # a sentence this short before the host's question is the host's (a reaction, a name)
+)
 SETUP_WORDS = 25  # a statement this short between two of the host's questions is the host's set-up
 HANDOVER_WORDS = 12  # a sentence this short speaking to someone by name hands the floor over
-ECHO_SHARE = 0.6  # of a short sentence's content words found in the answer's last sentences: an echo
-HOST_WORDS = 100  # the host's turn reaches back at most this far from its question to an echo or a thanks
-GREETING_WORDS = 4  # a greeting this short before a self-introduction is the one introducing themselves
-MIN_EXCHANGES = 2  # unmarked text with this many questions answered at length reads as a conversation
+ECHO_SHARE = (
+    0.6  # of a short sentence's content words found in the answer's last sentences: an echo
+)
+HOST_WORDS = (
+    100  # the host's turn reaches back at most this far from its question to an echo or a thanks
+)
+GREETING_WORDS = (
+    4  # a greeting this short before a self-introduction is the one introducing themselves
+)
+MIN_EXCHANGES = (
+    2  # unmarked text with this many questions answered at length reads as a conversation
+)
 
 _GREETING_RE = re.compile(
     r"^\W*(?:(?:yeah|yes|sure|okay|ok|right|so|um|uh|and|well)[,.!]?\s+)*"
@@ -60,6 +72,9 @@ _VOCATIVE_RE = re.compile(
     r"^\W*(?:(?:so|and|now|okay|ok|right|well)[,]?\s+)?([^\W\d_][\w'\u2019-]*),\s", re.IGNORECASE
 )
 _OWN_VOICE_RE = re.compile(r"\b(?:I|I'm|I'll|I'd|I've|me|my|we|we're|our|us)\b", re.IGNORECASE)
+_AND_RE = re.compile(
+    r"^\W*and\b", re.IGNORECASE
+)  # "And Maëlle, that's …": a reply, not a hand-over
 _YOU_RE = re.compile(r"\b(?:you|your|you're|you've|yours)\b", re.IGNORECASE)
 _INTRO_REQUEST_RE = re.compile(
     r"\b(?:introduce (?:yourself|yourselves|themselves)|who you are|tell us (?:a (?:little|bit) )?about "
@@ -75,6 +90,7 @@ _TOPIC_TURN_RE = re.compile(
 _LINKING_RE = re.compile(r"^\W*(?:so|and|um|uh|like|go|ahead|oh|ah)\W*$", re.IGNORECASE)
 _THANKS_RE = re.compile(r"^\W*(?:thank you|thanks)(?:,\s*[^\W\d_]+)?[.!]?$", re.IGNORECASE)
 _SELF_RE = re.compile(r"\b(?:I'm|I\u2019m|I am|my name|calls? me)\b", re.IGNORECASE)
+_PUNCT = ".,;:!?\"'()[]\u201c\u201d\u2018\u2019"
 _END_QUOTE = "\"'\u201d\u2019)"
 
 
@@ -100,11 +116,13 @@ def _calls_by_name(sent: str, all_text: str) -> bool:
     """The sentence opens by speaking to someone by a name the talk uses again ("Kasia, I want to bring
     you in, …", "So, Joost, …")."""
     m = _VOCATIVE_RE.match(sent)
-    return bool(
-        m
-        and is_name(m.group(1))
-        and len(re.findall(rf"(?<!\w){re.escape(m.group(1))}(?!\w)", all_text)) >= 2
-    )
+    return bool(m and is_name(m.group(1)) and _tokens(all_text)[m.group(1)] >= 2)
+
+
+@lru_cache(maxsize=4)
+def _tokens(text: str) -> Counter[str]:
+    """How often each word occurs in the text (punctuation around it stripped)."""
+    return Counter(w.strip(_PUNCT) for w in text.split())
 
 
 def _hands_over(sent: str, all_text: str) -> bool:
@@ -115,7 +133,7 @@ def _hands_over(sent: str, all_text: str) -> bool:
         and "?" not in sent
         and bool(_YOU_RE.search(sent))
         and not _OWN_VOICE_RE.search(sent)
-        and bool(_VOCATIVE_RE.match(sent) and not re.match(r"^\W*and\b", sent, re.IGNORECASE))
+        and bool(_VOCATIVE_RE.match(sent) and not _AND_RE.match(sent))
         and _calls_by_name(sent, all_text)
     )
 
@@ -192,7 +210,7 @@ def _closing_questions(sents: list[str], all_text: str) -> list[int]:
     stretch of ``ANSWER_WORDS`` or more that asks nothing (the next question's lead-in not counted)."""
     asking = [k for k, s in enumerate(sents) if _puts(s, all_text)]
     out = []
-    for q, nxt in zip(asking, [*asking[1:], len(sents)], strict=True):
+    for q, nxt in zip(asking, [*asking[1:], len(sents)], strict=False):
         end = _lead_start(sents, nxt, q + 1, all_text) if nxt < len(sents) else nxt
         if _n(sents[q + 1 : end]) >= ANSWER_WORDS:
             out.append(q)
@@ -221,7 +239,9 @@ def _intro_starts(sents: list[str], all_text: str) -> tuple[int, list[tuple[int,
 
 
 def _is_greeting(sent: str) -> bool:
-    return len(sent.split()) <= GREETING_WORDS and bool(_GREETING_RE.match(sent)) and "?" not in sent
+    return (
+        len(sent.split()) <= GREETING_WORDS and bool(_GREETING_RE.match(sent)) and "?" not in sent
+    )
 
 
 def cut_points(text: str) -> list[int]:
@@ -290,8 +310,10 @@ def _asides(sents: list[str], starts: set[int]) -> set[int]:
                 last = j
         elif _breaks_in(sent):
             j = k
-            while j - 1 > last and len(sents[j - 1].split()) <= LEAD_WORDS and not _ends_asking(
-                sents[j - 1]
+            while (
+                j - 1 > last
+                and len(sents[j - 1].split()) <= LEAD_WORDS
+                and not _ends_asking(sents[j - 1])
             ):
                 j -= 1
             if j < k and _n(sents[last:j]) >= ANSWER_WORDS:
@@ -350,6 +372,8 @@ def conversation_turns(turn: RawTurn) -> list[RawTurn]:
     for a, b in zip(bounds, bounds[1:], strict=False):
         if b > a:
             out.append(
-                RawTurn(" ".join(words[a:b]), len(out), turn.times[a:b] if timed else [], turn.label)
+                RawTurn(
+                    " ".join(words[a:b]), len(out), turn.times[a:b] if timed else [], turn.label
+                )
             )
     return out
