@@ -220,8 +220,8 @@ def _closing_questions(sents: list[str], all_text: str) -> list[int]:
 def _intro_starts(sents: list[str], all_text: str) -> tuple[int, list[tuple[int, int]]]:
     """(where the host's opening ends, [(first sentence, introducing sentence)] where someone introduces
     themselves after another's words, the greeting before it included). The talk's first introduction is
-    the host's own unless the host asked for introductions before it; an introduction that asks is
-    someone from the audience."""
+    the host's own unless the host asked for introductions before it; an introduction that soon asks is
+    someone from the audience ("Hi, I'm Dave, a student. My question is for Mirela. …?")."""
     out = []
     opening = 0
     for k, s in enumerate(sents):
@@ -233,7 +233,7 @@ def _intro_starts(sents: list[str], all_text: str) -> tuple[int, list[tuple[int,
         j = k
         while j > 0 and _is_greeting(sents[j - 1]):
             j -= 1
-        if j > 0 and not any(_asks(x) for x in sents[k : k + 2]):
+        if j > 0 and _n(sents[k : _next_asking(sents, k)]) >= ANSWER_WORDS:
             out.append((j, k))
     return opening, out
 
