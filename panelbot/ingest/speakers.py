@@ -78,7 +78,7 @@ from panelbot.ingest.presented import Presented, without_names
 from panelbot.ingest.profiles import Profiles, clear_lead, generic_words, terms
 from panelbot.ingest.rounds import settle_rounds
 from panelbot.ingest.segments import split_unmarked
-from panelbot.ingest.unmarked import conversation_turns
+from panelbot.ingest.unmarked import conversation_turns, split_rounds
 
 __all__ = [
     "HOST",
@@ -800,7 +800,8 @@ def identify_speakers(
     Speaker labels in the captions decide their turns; ``given`` maps labels to people (a name, or HOST),
     and ``resolved``, when passed, receives how each label was taken."""
     raw, labels = speaker_labels(raw)
-    if not labels and len(raw) == 1:
+    unmarked = not labels and len(raw) == 1
+    if unmarked:
         # no change of speaker marked anywhere: cut where the talk reads as a conversation
         raw = conversation_turns(raw[0])
     # 1. drop back-channel and fragment turns; remember where they were
@@ -815,6 +816,8 @@ def identify_speakers(
     )
     if not labels:  # where the captions missed a '>>', two speakers' words are cut apart
         kept = split_unmarked(kept, finder.introduced, finder.called, finder.mentioned)
+    if unmarked and len(ids) >= 2:  # a round's answers, one after another with nothing between them
+        kept = split_rounds(kept, len(ids))
     forced = _forced_by_labels(labels, people, names, ids)
 
     # 3. firm evidence only

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
+from itertools import combinations
 
 from panelbot.ingest.captions import RawTurn
 from panelbot.ingest.cues import (
@@ -303,9 +304,8 @@ def _asides(sents: list[str], starts: set[int]) -> set[int]:
             j = k + 1
             while j < len(sents) and (is_remark(sents[j]) or _echoes(sents, j)):
                 j += 1
-            if _n(sents[j : _next_asking(sents, j)]) >= ANSWER_WORDS and not any(
-                k < x <= _next_asking(sents, j) for x in starts
-            ):
+            until = min([_next_asking(sents, j), *(x for x in starts if x > k)])
+            if _n(sents[j:until]) >= ANSWER_WORDS:
                 out |= {k, j}
                 last = j
         elif _breaks_in(sent):
@@ -377,3 +377,66 @@ def conversation_turns(turn: RawTurn) -> list[RawTurn]:
                 )
             )
     return out
+
+
+# A round's answers, unmarked: how the stretch after a question put to everyone is shared out
+ROUND_OPENER_BONUS = 0.5  # an answer opening with a fragment ("Shutters.", "Paths.") or "And I'll say"
+OPENER_WORDS = 3  # a fragment this short opens an answer in a round
+_BOTH_RE = re.compile(r"\b(?:both of you|you both|the two of you)\b", re.IGNORECASE)
+_ROUND_OPENING_RE = re.compile(
+    r"^\W*(?:and |well,? |so,? )?(?:I'd say|I'll say|I would say|for me|mine|me,|I'll go|I'd go)\b",
+    re.IGNORECASE,
+)
+MAX_ROUND_SENTENCES = 16  # a longer stretch after a round's question is not shared out
+
+
+def split_rounds(
+    kept: list[tuple[RawTurn, bool]], panelists: int
+) -> list[tuple[RawTurn, bool]]:
+    """Each stretch that answers a question put to everyone ("Quick round, whoever wants to start. …?",
+    "I want both of you on this.") shared out into one answer per panelist (two for "both of you"), cut
+    where the answers open ("Shutters.", "And I'll say …") and into parts of like length. Who speaks each
+    one is left to attribution (a round's order or field: doubtful, flagged). ``kept`` is (turn, after a
+    back-channel); the pieces are numbered anew."""
+    out: list[tuple[RawTurn, bool]] = []
+    for k, (t, after) in enumerate(kept):
+        before = kept[k - 1][0].text if k else ""
+        tail = " ".join(sentences(before)[-2:])
+        n = 2 if _BOTH_RE.search(tail) else panelists
+        if k and ROUND_RE.search(tail) and looks_like_question(before) and n >= 2:
+            pieces = _shared_out(t, n)
+            out += [(pieces[0], after), *((p, False) for p in pieces[1:])]
+        else:
+            out.append((t, after))
+    return [
+        (RawTurn(t.text, i, t.times, t.label) if t.index != i else t, after)
+        for i, (t, after) in enumerate(out)
+    ]
+
+
+def _shared_out(t: RawTurn, n: int) -> list[RawTurn]:
+    sents = sentences(t.text)
+    if not n <= len(sents) <= MAX_ROUND_SENTENCES:
+        return [t]
+    sizes = [len(s.split()) for s in sents]
+    mean = sum(sizes) / n
+    best: tuple[float, tuple[int, ...]] | None = None
+    for cut in combinations(range(1, len(sents)), n - 1):
+        bounds = [0, *cut, len(sents)]
+        parts = [sum(sizes[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+        score = -sum(abs(p - mean) for p in parts) / (mean * n) + ROUND_OPENER_BONUS * sum(
+            _opens_answer(sents[c]) for c in cut
+        )
+        if best is None or score > best[0]:
+            best = (score, cut)
+    words = t.text.split()
+    timed = len(t.times) == len(words)
+    bounds = [0, *(_n(sents[:c]) for c in best[1]), len(words)] if best else [0, len(words)]
+    return [
+        RawTurn(" ".join(words[a:b]), t.index, t.times[a:b] if timed else [], t.label)
+        for a, b in zip(bounds, bounds[1:], strict=False)
+    ]
+
+
+def _opens_answer(sent: str) -> bool:
+    return len(sent.split()) <= OPENER_WORDS or bool(_ROUND_OPENING_RE.match(sent))
