@@ -89,6 +89,12 @@ _TOPIC_TURN_RE = re.compile(
     re.IGNORECASE,
 )
 _LINKING_RE = re.compile(r"^\W*(?:so|and|um|uh|like|go|ahead|oh|ah)\W*$", re.IGNORECASE)
+# the one who answered confirming the host's remark before going on: "It is.", "Yes, exactly."
+_CONFIRMS_RE = re.compile(
+    r"^\W*(?:it (?:is|does|really is|was)|yes|yeah|exactly|absolutely|indeed|true|right|it's true)"
+    r"(?:[,.!]\s*(?:yes|yeah|exactly|absolutely|indeed|really)?)*[.!]?$",
+    re.IGNORECASE,
+)
 _THANKS_RE = re.compile(r"^\W*(?:thank you|thanks)(?:,\s*[^\W\d_]+)?[.!]?$", re.IGNORECASE)
 _SELF_RE = re.compile(r"\b(?:I'm|I\u2019m|I am|my name|calls? me)\b", re.IGNORECASE)
 _PUNCT = ".,;:!?\"'()[]\u201c\u201d\u2018\u2019"
@@ -263,7 +269,7 @@ def cut_points(text: str) -> list[int]:
     for j, k in intros:  # the greeting before an introduction is the one introducing themselves
         starts = {x for x in starts if not j < x <= k} | {j}
     starts |= _closing(sents, starts)
-    starts |= _asides(sents, starts)
+    starts |= _asides(sents, starts, text)
     return sorted(k for k in starts if 0 < k < len(sents))
 
 
@@ -286,48 +292,69 @@ def _next_asking(sents: list[str], k: int) -> int:
     return next((i for i in range(k, len(sents)) if _ends_asking(sents[i])), len(sents))
 
 
-def _asides(sents: list[str], starts: set[int]) -> set[int]:
-    """Cuts inside a long stretch: a panelist breaking in (with the host's short remark before it: "Heart
-    rates together. That's quite something. Can I just add to that?"), a listener's back-channel sentence
-    ("Mm-hm.") between two parts of one answer."""
+def _asides(sents: list[str], starts: set[int], all_text: str) -> set[int]:
+    """Cuts inside a long stretch: the host's remark on an answer that goes on ("Twice the forests. That's
+    startling."), a panelist breaking in (with the host's short remark before it: "Heart rates together.
+    That's quite something. Can I just add to that?"), a listener's back-channel sentence ("Mm-hm.")
+    between two parts of one answer."""
     out: set[int] = set()
     last = 0
     for k, sent in enumerate(sents):
-        if k in starts:
+        long_before = _n(sents[last:k]) >= ANSWER_WORDS
+        echo = (k in starts or long_before) and _echoes(sents, k) and not _ends_asking(sent)
+        cuts = _remark(sents, k, starts, all_text) if echo else set()
+        if cuts:
+            out |= cuts
+            last = max(cuts)
+        elif k in starts:
             last = k
-            continue
-        if _n(sents[last:k]) < ANSWER_WORDS:
-            continue
-        if _echoes(sents, k) and not _ends_asking(sent):
-            # "Twice the forests. That's startling. It is. The catch is …": the host's remark, then
-            # the answer goes on (a question after it keeps the remark in the host's turn)
-            j = k + 1
-            while j < len(sents) and (is_remark(sents[j]) or _echoes(sents, j)):
-                j += 1
-            until = min([_next_asking(sents, j), *(x for x in starts if x > k)])
-            if _n(sents[j:until]) >= ANSWER_WORDS:
-                out |= {k, j}
-                last = j
-        elif _breaks_in(sent):
-            j = k
-            while (
-                j - 1 > last
-                and len(sents[j - 1].split()) <= LEAD_WORDS
-                and not _ends_asking(sents[j - 1])
-            ):
-                j -= 1
-            if j < k and _n(sents[last:j]) >= ANSWER_WORDS:
-                out.add(j)
-            out.add(k)
+        elif long_before and _breaks_in(sent):
+            out |= _break_in(sents, k, last)
             last = k
         elif (
-            is_backchannel(sent)
+            long_before
+            and is_backchannel(sent)
             and not _LINKING_RE.match(sent)
             and _n(sents[k + 1 : _next_asking(sents, k + 1)]) >= ANSWER_WORDS
         ):
             out |= {k, k + 1}
             last = k + 1
     return out
+
+
+def _remark(sents: list[str], k: int, starts: set[int], all_text: str) -> set[int]:
+    """The host's remark at ``k`` ("Twice the forests. That's startling."), then the answer going on: cut
+    at both ends when the answer goes on at length (and where the host's next question starts, when the
+    remark was taken for its lead-in); nothing when a question follows the remark closely."""
+    j = k + 1
+    while (
+        j < len(sents)
+        and (is_remark(sents[j]) or _echoes(sents, j))
+        and not _CONFIRMS_RE.match(sents[j])
+    ):
+        j += 1
+    if k in starts and not (j < len(sents) and _CONFIRMS_RE.match(sents[j])):
+        return (
+            set()
+        )  # the host's remark leading to the host's next words, not to the answer going on
+    asking = _next_asking(sents, j)
+    until = min([asking, *(x for x in starts if x > k)])
+    if _n(sents[j:until]) < ANSWER_WORDS:
+        return set()
+    cuts = {k, j}
+    if until == asking < len(sents) and k in starts:
+        cuts.add(max(_lead_start(sents, asking, j, all_text), j + 1))
+    return cuts
+
+
+def _break_in(sents: list[str], k: int, last: int) -> set[int]:
+    """A panelist breaking in at ``k``, with the host's short sentences before it when there are any."""
+    j = k
+    while (
+        j - 1 > last and len(sents[j - 1].split()) <= LEAD_WORDS and not _ends_asking(sents[j - 1])
+    ):
+        j -= 1
+    return {j, k} if j < k and _n(sents[last:j]) >= ANSWER_WORDS else {k}
 
 
 def _past(sents: list[str], k: int) -> int:
@@ -380,7 +407,9 @@ def conversation_turns(turn: RawTurn) -> list[RawTurn]:
 
 
 # A round's answers, unmarked: how the stretch after a question put to everyone is shared out
-ROUND_OPENER_BONUS = 0.5  # an answer opening with a fragment ("Shutters.", "Paths.") or "And I'll say"
+ROUND_OPENER_BONUS = (
+    0.5  # an answer opening with a fragment ("Shutters.", "Paths.") or "And I'll say"
+)
 OPENER_WORDS = 3  # a fragment this short opens an answer in a round
 _BOTH_RE = re.compile(r"\b(?:both of you|you both|the two of you)\b", re.IGNORECASE)
 _ROUND_OPENING_RE = re.compile(
@@ -390,9 +419,7 @@ _ROUND_OPENING_RE = re.compile(
 MAX_ROUND_SENTENCES = 16  # a longer stretch after a round's question is not shared out
 
 
-def split_rounds(
-    kept: list[tuple[RawTurn, bool]], panelists: int
-) -> list[tuple[RawTurn, bool]]:
+def split_rounds(kept: list[tuple[RawTurn, bool]], panelists: int) -> list[tuple[RawTurn, bool]]:
     """Each stretch that answers a question put to everyone ("Quick round, whoever wants to start. …?",
     "I want both of you on this.") shared out into one answer per panelist (two for "both of you"), cut
     where the answers open ("Shutters.", "And I'll say …") and into parts of like length. Who speaks each
