@@ -241,8 +241,25 @@ def _intro_starts(sents: list[str], all_text: str) -> tuple[int, list[tuple[int,
         while j > 0 and _is_greeting(sents[j - 1]):
             j -= 1
         if j > 0 and _n(sents[k : _next_asking(sents, k)]) >= ANSWER_WORDS:
+            if out and _hands_on(sents, j - 1, all_text) and j - 1 > out[-1][1]:
+                out.append(
+                    (j - 1, j - 1)
+                )  # "And next to Joaquín.": the host between two introductions
             out.append((j, k))
     return opening, out
+
+
+def _hands_on(sents: list[str], m: int, all_text: str) -> bool:
+    """A short sentence naming someone of the talk, between one introduction and the next ("And next to
+    Joaquín.")."""
+    sent = sents[m]
+    names = [w.strip(_PUNCT) for w in sent.split()[1:]]
+    return (
+        len(sent.split()) <= LEAD_WORDS
+        and not _ends_asking(sent)
+        and not _SELF_RE.search(sent)
+        and any(is_name(w) and _tokens(all_text)[w] >= 2 for w in names)
+    )
 
 
 def _is_greeting(sent: str) -> bool:
