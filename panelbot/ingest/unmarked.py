@@ -73,6 +73,7 @@ _VOCATIVE_RE = re.compile(
     r"^\W*(?:(?:so|and|now|okay|ok|right|well)[,]?\s+)?([^\W\d_][\w'\u2019-]*),\s", re.IGNORECASE
 )
 _OWN_VOICE_RE = re.compile(r"\b(?:I|I'm|I'll|I'd|I've|me|my|we|we're|our|us)\b", re.IGNORECASE)
+_MID_VOCATIVE_RE = re.compile(r"\w,\s+([^\W\d_][\w'\u2019-]*)[,.!]")
 _AND_RE = re.compile(
     r"^\W*and\b", re.IGNORECASE
 )  # "And Maëlle, that's …": a reply, not a hand-over
@@ -132,6 +133,14 @@ def _tokens(text: str) -> Counter[str]:
     return Counter(w.strip(_PUNCT) for w in text.split())
 
 
+def _replies_by_name(sent: str, all_text: str) -> bool:
+    """A short sentence speaking to someone by name in its middle ("You're not, Ingrid, I've been.")."""
+    return len(sent.split()) <= LEAD_WORDS and any(
+        is_name(m.group(1)) and _tokens(all_text)[m.group(1)] >= 2
+        for m in _MID_VOCATIVE_RE.finditer(sent)
+    )
+
+
 def _hands_over(sent: str, all_text: str) -> bool:
     """A short sentence handing the floor to someone by name without a question mark ("Joost, that
     sounds like your territory.", "Joaquín, you were nodding.")."""
@@ -167,14 +176,23 @@ def _host_like(sent: str, all_text: str) -> bool:
 
 def _lead_start(sents: list[str], q: int, floor: int, all_text: str) -> int:
     """The first sentence of the host's turn that asks at ``q``: back over the host's short sentences,
-    questions and a question's set-up between two questions, never before ``floor``."""
+    questions and a question's set-up after a question or a turn to a new topic, never before
+    ``floor``."""
     j = q
     while j > floor:
         prev = sents[j - 1]
+        if _replies_by_name(prev, all_text):
+            return j - 1  # "You're not, Ingrid, I've been.": the host answering the one who spoke
         if _ends_asking(prev) or _host_like(prev, all_text):
             j -= 1
-        elif j - 2 >= floor and _ends_asking(sents[j - 2]) and len(prev.split()) <= SETUP_WORDS:
-            j -= 1  # "Because that's the big argument, isn't it? In some countries … sixty days. Is …?"
+        elif (
+            j - 2 >= floor
+            and (_ends_asking(sents[j - 2]) or _TOPIC_TURN_RE.match(sents[j - 2]))
+            and len(prev.split()) <= SETUP_WORDS
+        ):
+            # "Because that's the big argument, isn't it? In some countries … sixty days. Is …?",
+            # "Okay, the room. Because a lot of community choirs rehearse in … Does the room matter?"
+            j -= 1
         else:
             break
     return j
