@@ -148,3 +148,29 @@ def test_self_introductions_after_the_hosts_own_are_new_speakers() -> None:
     assert pieces[1].startswith("Hi, morning. I'm Arjun")  # the greeting goes with the introduction
     assert pieces[2].startswith("Hello. I'm Greta")
     assert pieces[3].startswith("Arjun, why are the buses")
+
+
+def test_ingest_takes_an_unmarked_conversation_and_refuses_a_monologue(
+    run_cli, tmp_path: Path
+) -> None:
+    talk = tmp_path / "harbour.txt"
+    talk.write_text(HARBOUR, encoding="utf-8")
+    done = run_cli("ingest", str(talk), "--out", str(tmp_path / "harbour"))
+    assert done.returncode == 0, done.stderr
+    assert "mark no change of speaker" in done.stderr
+    lecture = tmp_path / "bridges.txt"
+    lecture.write_text(LECTURE, encoding="utf-8")
+    refused = run_cli("ingest", str(lecture), "--out", str(tmp_path / "bridges"))
+    assert refused.returncode != 0
+    errors = [ln for ln in refused.stderr.splitlines() if "error" in ln]
+    assert len(errors) == 1 and "no change of speaker anywhere" in errors[0]
+
+
+def test_someone_from_the_audience_introducing_themselves_is_no_panelist() -> None:
+    audience = HARBOUR.replace(
+        "Hi, thanks. Should we", "Hi, I'm Sam, I teach at the primary school. Should we"
+    )
+    _, turns, names = segment(audience)
+    assert names == ["Tomasz", "Leila"]
+    asking = next(t for t in turns if "I'm Sam" in t.text)
+    assert asking.speaker == "host" and asking.text.startswith("We have time")

@@ -207,13 +207,21 @@ def _host_start(sents: list[str], q: int, floor: int, all_text: str) -> int:
         if _n(sents[m:q]) > HOST_WORDS or _breaks_in(sents[m]):
             break
         if _takes_floor(sents, m):
+            while m > floor and _takes_floor(sents, m - 1):
+                m -= (
+                    1  # "We have time for one question. Yes, at the front.": from the first of them
+                )
             return m
     return lead
 
 
+def _floor(sent: str) -> bool:
+    return bool(MODERATING_RE.match(sent) or FLOOR_RE.search(sent))
+
+
 def _takes_floor(sents: list[str], m: int) -> bool:
     sent = sents[m]
-    if MODERATING_RE.match(sent) or FLOOR_RE.search(sent):
+    if _floor(sent):
         return True  # "Let's take one from the audience. Yes, the gentleman with the scarf. Hi, …"
     if len(sent.split()) > LEAD_WORDS or _ends_asking(sent):
         return False
