@@ -1,23 +1,31 @@
 """Where speakers change in a transcript that marks no speaker at all (plain Whisper SRT/VTT/TXT: no ``>>``,
-no ``NAME:`` labels), from the kinds and lengths of its sentences.
+no ``NAME:`` labels), from the kinds and lengths of its sentences (issue 21).
 
 A moderated talk reads as a conversation even unmarked: the host asks, a long stretch that asks nothing
 answers, the host reacts in a few short words and asks again. :func:`conversation_turns` cuts the one raw
 turn such a transcript gives into turns there:
 
 * after a real question (not a tag "…, isn't it?", not a panelist asking to break in: "Can I add something
-  on automation?") when a long stretch that asks nothing follows: the answer starts after it;
+  on automation?"), or a short hand-over by name ("Joost, that sounds like your territory."), when a long
+  stretch that asks nothing follows: the answer starts after it;
 * the host's turn starts at the run of short sentences before the question ("Crystals, not salt. I did not
-  know that. But why a cave?"), sentences that run the session ("Let's take one from the floor. Yes, at the
-  back.") and a question's own set-up between two of its questions;
+  know that. But why a cave?"), a question's set-up after a question or a turn of topic ("Okay, the room.
+  Because …"), a short reply by name ("You're not, Ingrid, I've been."), and further back at an echo of the
+  answer's last words ("Nobody auditions, I like that."), a bare thanks, or the floor being given ("We've got
+  time for a question or two. Yes, in the blue jumper.");
 * at a self-introduction after someone else's words ("… so let's just go down the line. Hi, morning. I'm
-  Siddharth …"), its greeting ("Hi, morning.", "Yeah, sure. Thanks, Tom.") with it.
+  Siddharth …"), its greeting ("Hi, morning.", "Yeah, sure. Thanks, Tom.") with it; the talk's first one is
+  the host's own unless the host asked for introductions before it;
+* inside a long stretch: the host's remark that the answerer confirms and goes on from ("Twice the forests.
+  That's startling. It is. The catch is …"), a panelist breaking in ("Sorry, can I jump in there"), a
+  listener's back-channel sentence ("Mm-hm."), and the host's closing thanks after the last answer.
 
-The cuts rest on sentence kinds and lengths and on the names the talk itself gives, never on who speaks:
-attribution (``speakers.py``) decides that as for any captions, and a turn whose speaker rests only on its
-order or field is flagged by the health report as for any other. :func:`exchanges` counts the question-and-
-answer exchanges, so that unmarked text that reads as a conversation is accepted (``sniff.py``) and a
-monologue is not.
+After the names are known, :func:`split_rounds` shares the stretch answering a question put to everyone out
+into one answer per panelist. The cuts rest on sentence kinds and lengths and on the names the talk itself
+gives, never on who speaks: attribution (``speakers.py``) decides that as for any captions, so a turn whose
+speaker rests only on its order or field (a round's order, the field, "the other panelist") is flagged by the
+health report as for any other. :func:`exchanges` counts the question-and-answer exchanges, so that unmarked
+text that reads as a conversation is accepted (``sniff.py``) and a monologue is not.
 """
 
 from __future__ import annotations
