@@ -54,23 +54,18 @@ from panelbot.retrieval.lexicon import content_words
 
 # Thresholds of the cuts (declared here; set on the dev talks of tests/fixtures/lowered, *_nm):
 ANSWER_WORDS = 15  # a stretch asking nothing this long after a question is someone's answer
-LEAD_WORDS = (
-    6  # a sentence this short before the host's question is the host's (a reaction, a name)
-)
+# a sentence this short before the host's question is the host's (a reaction, a name)
+LEAD_WORDS = 6
 SETUP_WORDS = 25  # a statement this short between two of the host's questions is the host's set-up
 HANDOVER_WORDS = 12  # a sentence this short speaking to someone by name hands the floor over
-ECHO_SHARE = (
-    0.6  # of a short sentence's content words found in the answer's last sentences: an echo
-)
-HOST_WORDS = (
-    100  # the host's turn reaches back at most this far from its question to an echo or a thanks
-)
-GREETING_WORDS = (
-    4  # a greeting this short before a self-introduction is the one introducing themselves
-)
-MIN_EXCHANGES = (
-    2  # unmarked text with this many questions answered at length reads as a conversation
-)
+# of a short sentence's content words found in the answer's last sentences: an echo
+ECHO_SHARE = 0.6
+# the host's turn reaches back at most this far from its question to an echo or a thanks
+HOST_WORDS = 100
+# a greeting this short before a self-introduction is the one introducing themselves
+GREETING_WORDS = 4
+# unmarked text with this many questions answered at length reads as a conversation
+MIN_EXCHANGES = 2
 
 _GREETING_RE = re.compile(
     r"^\W*(?:(?:yeah|yes|sure|okay|ok|right|so|um|uh|and|well)[,.!]?\s+)*"
@@ -82,9 +77,8 @@ _VOCATIVE_RE = re.compile(
 )
 _OWN_VOICE_RE = re.compile(r"\b(?:I|I'm|I'll|I'd|I've|me|my|we|we're|our|us)\b", re.IGNORECASE)
 _MID_VOCATIVE_RE = re.compile(r"\w,\s+([^\W\d_][\w'\u2019-]*)[,.!]")
-_AND_RE = re.compile(
-    r"^\W*and\b", re.IGNORECASE
-)  # "And Maëlle, that's …": a reply, not a hand-over
+# "And Maëlle, that's …": a reply, not a hand-over
+_AND_RE = re.compile(r"^\W*and\b", re.IGNORECASE)
 _YOU_RE = re.compile(r"\b(?:you|your|you're|you've|yours)\b", re.IGNORECASE)
 _INTRO_REQUEST_RE = re.compile(
     r"\b(?:introduce (?:yourself|yourselves|themselves)|who you are|tell us (?:a (?:little|bit) )?about "
@@ -458,9 +452,8 @@ def conversation_turns(turn: RawTurn) -> list[RawTurn]:
 
 
 # A round's answers, unmarked: how the stretch after a question put to everyone is shared out
-ROUND_OPENER_BONUS = (
-    0.5  # an answer opening with a fragment ("Shutters.", "Paths.") or "And I'll say"
-)
+# an answer opening with a fragment ("Shutters.", "Paths.") or "And I'll say"
+ROUND_OPENER_BONUS = 0.5
 OPENER_WORDS = 3  # a fragment this short opens an answer in a round
 _BOTH_RE = re.compile(r"\b(?:both of you|you both|the two of you)\b", re.IGNORECASE)
 _ROUND_OPENING_RE = re.compile(
