@@ -203,6 +203,12 @@ def _read_checked(args: argparse.Namespace, err: TextIO):  # noqa: ANN202 - (str
         raise DataError(
             f"{args.captions}: {refused}; expected WebVTT, SRT, json3 or a talk's plain captions"
         )
+    if not any(w.text == ">>" for w in caps.words):
+        err.write(
+            f"panelbot: warning: {args.captions}: the captions mark no change of speaker: turns are cut "
+            "where the talk reads as a conversation (a question, then a long answer), so check them "
+            "(`panelbot check` lists the turns whose speaker rests only on their order or field)\n"
+        )
     title_guessed = not caps.title
     if title_guessed:
         caps.title = title_from_filename(args.captions)

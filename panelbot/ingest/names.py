@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from panelbot.ingest.captions import RawTurn
-from panelbot.ingest.cues import looks_like_question, sentences
+from panelbot.ingest.cues import FLOOR_RE, looks_like_question, sentences
 from panelbot.ingest.formats import is_anonymous_label, speaker_label
 from panelbot.retrieval.lexicon import DATA_DIR, stopwords
 
@@ -629,6 +629,8 @@ def _self_introduced(
             continue
         if k > 0 and looks_like_question(t.text) and _AUDIENCE_RE.search(t.text):
             continue  # "Hi, I'm Dave, a student. My question is for Mirela. …?": the audience asking
+        if k > 0 and looks_like_question(t.text) and FLOOR_RE.search(t.text):
+            continue  # "One more question. Yes, at the back. Hi, I'm Dave. …?": the floor given, then asking
         found = [n for n in find_intro_names(t.text, all_text) if not _known(n, names, aliases)]
         primary = next((x for x in find_intro_names(t.text, all_text) if x in names), None)
         for n in found:

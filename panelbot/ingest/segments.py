@@ -142,7 +142,7 @@ def _reply_start(sents: list[str], mentioned: Callable[[str], list[str]]) -> int
 
 
 # someone breaking in: "Sorry, can I jump in there, because …", "Can I just come in on that?"
-_BREAKS_IN_RE = re.compile(
+BREAKS_IN_RE = re.compile(
     r"^\W*(?:(?:sorry|sorry to interrupt|but|and|oh|well)[,.]?\s+)*(?:(?:can|could|may) I (?:just )?"
     r"(?:say|jump in|come in|add something|add to that|add one thing|cut in|chime in)|"
     r"if I (?:can|could|may) (?:just )?(?:jump|come|cut|chime) in)\b",
@@ -153,6 +153,6 @@ _BREAKS_IN_RE = re.compile(
 def _break_in_start(sents: list[str]) -> int:
     """The index of a sentence (after a long stretch) where someone asks to break in, or 0."""
     for k in range(1, len(sents)):
-        if len(" ".join(sents[:k]).split()) >= MIN_ANSWER_WORDS and _BREAKS_IN_RE.match(sents[k]):
+        if len(" ".join(sents[:k]).split()) >= MIN_ANSWER_WORDS and BREAKS_IN_RE.match(sents[k]):
             return k
     return 0

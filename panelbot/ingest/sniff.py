@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 
+from panelbot.ingest.captions import dedupe_text
 from panelbot.ingest.formats import SPEAKER_MARK, Captions, speaker_label, split_title
+from panelbot.ingest.unmarked import reads_as_conversation
 
 # A line of Markdown: a heading, a list item, a numbered item, a fence, a table row, a quote (not ">>"), a rule.
 # Or inline Markdown anywhere in it: `code`, [a link](url), **bold** (a link's text holds no "[": from
@@ -71,7 +73,9 @@ def not_captions(caps: Captions, text: str) -> str | None:
             f"too little speech for a talk ({len(spoken)} words, {sentences} sentences): "
             "expected the captions of a whole talk"
         )
-    if not any(w.text == SPEAKER_MARK for w in caps.words):
+    if not any(w.text == SPEAKER_MARK for w in caps.words) and not reads_as_conversation(
+        dedupe_text(" ".join(spoken)) if caps.rolling else " ".join(spoken)
+    ):
         return (
             "no change of speaker anywhere: a talk's captions mark each new speaker with '>>' "
             "(or a 'NAME:' label at the start of a line)"

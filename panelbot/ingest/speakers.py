@@ -80,6 +80,7 @@ from panelbot.ingest.presented import Presented, without_names
 from panelbot.ingest.profiles import Profiles, clear_lead, generic_words, terms
 from panelbot.ingest.rounds import settle_rounds
 from panelbot.ingest.segments import split_unmarked
+from panelbot.ingest.unmarked import conversation_turns, split_rounds
 
 __all__ = [
     "HOST",
@@ -803,6 +804,10 @@ def identify_speakers(
     and ``resolved``, when passed, receives how each label was taken. ``told``: the names captions with
     no capitals give (``names.ToldNames``)."""
     raw, labels = speaker_labels(raw)
+    unmarked = not labels and len(raw) == 1
+    if unmarked:
+        # no change of speaker marked anywhere: cut where the talk reads as a conversation
+        raw = conversation_turns(raw[0])
     # 1. drop back-channel and fragment turns; remember where they were
     kept = _without_backchannels(raw)
 
@@ -815,6 +820,8 @@ def identify_speakers(
     )
     if not labels:  # where the captions missed a '>>', two speakers' words are cut apart
         kept = split_unmarked(kept, finder.introduced, finder.called, finder.mentioned)
+    if unmarked and len(ids) >= 2:  # a round's answers, one after another with nothing between them
+        kept = split_rounds(kept, len(ids))
     forced = _forced_by_labels(labels, people, names, ids)
 
     # 3. firm evidence only

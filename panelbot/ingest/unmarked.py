@@ -1,0 +1,513 @@
+"""Where speakers change in a transcript that marks no speaker at all (plain Whisper SRT/VTT/TXT: no ``>>``,
+no ``NAME:`` labels), from the kinds and lengths of its sentences (issue 21).
+
+A moderated talk reads as a conversation even unmarked: the host asks, a long stretch that asks nothing
+answers, the host reacts in a few short words and asks again. :func:`conversation_turns` cuts the one raw
+turn such a transcript gives into turns there:
+
+* after a real question (not a tag "…, isn't it?", not a panelist asking to break in: "Can I add something
+  on automation?"), or a short hand-over by name ("Joost, that sounds like your territory."), when a long
+  stretch that asks nothing follows: the answer starts after it;
+* the host's turn starts at the run of short sentences before the question ("Crystals, not salt. I did not
+  know that. But why a cave?"), a question's set-up after a question or a turn of topic ("Okay, the room.
+  Because …"), a short reply by name ("You're not, Ingrid, I've been."), and further back at an echo of the
+  answer's last words ("Nobody auditions, I like that."), a bare thanks, or the floor being given ("We've got
+  time for a question or two. Yes, in the blue jumper.");
+* at a self-introduction after someone else's words ("… so let's just go down the line. Hi, morning. I'm
+  Siddharth …"), its greeting ("Hi, morning.", "Yeah, sure. Thanks, Tom.") with it; the talk's first one is
+  the host's own unless the host asked for introductions before it;
+* inside a long stretch: the host's remark that the answerer confirms and goes on from ("Twice the forests.
+  That's startling. It is. The catch is …"), a panelist breaking in ("Sorry, can I jump in there"), a
+  listener's back-channel sentence ("Mm-hm."), and the host's closing thanks after the last answer.
+
+After the names are known, :func:`split_rounds` shares the stretch answering a question put to everyone out
+into one answer per panelist. The cuts rest on sentence kinds and lengths and on the names the talk itself
+gives, never on who speaks: attribution (``speakers.py``) decides that as for any captions, so a turn whose
+speaker rests only on its order or field (a round's order, the field, "the other panelist") is flagged by the
+health report as for any other. :func:`exchanges` counts the question-and-answer exchanges, so that unmarked
+text that reads as a conversation is accepted (``sniff.py``) and a monologue is not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import lru_cache
+from itertools import combinations
+
+from panelbot.ingest.captions import RawTurn
+from panelbot.ingest.cues import (
+    ADDS_RE,
+    CLOSING_RE,
+    FLOOR_RE,
+    MODERATING_RE,
+    ROUND_RE,
+    THANKS_ALL_RE,
+    is_backchannel,
+    is_remark,
+    looks_like_question,
+    sentences,
+)
+from panelbot.ingest.names import find_intro_names, is_name
+from panelbot.ingest.segments import BREAKS_IN_RE
+from panelbot.retrieval.lexicon import content_words
+
+# Thresholds of the cuts (declared here; set on the dev talks of tests/fixtures/lowered, *_nm):
+ANSWER_WORDS = 15  # a stretch asking nothing this long after a question is someone's answer
+# a sentence this short before the host's question is the host's (a reaction, a name)
+LEAD_WORDS = 6
+SETUP_WORDS = 25  # a statement this short between two of the host's questions is the host's set-up
+HANDOVER_WORDS = 12  # a sentence this short speaking to someone by name hands the floor over
+# of a short sentence's content words found in the answer's last sentences: an echo
+ECHO_SHARE = 0.6
+# the host's turn reaches back at most this far from its question to an echo or a thanks
+HOST_WORDS = 100
+# a greeting this short before a self-introduction is the one introducing themselves
+GREETING_WORDS = 4
+# unmarked text with this many questions answered at length reads as a conversation
+MIN_EXCHANGES = 2
+
+_GREETING_RE = re.compile(
+    r"^\W*(?:(?:yeah|yes|sure|okay|ok|right|so|um|uh|and|well)[,.!]?\s+)*"
+    r"(?:hi|hello|hey|morning|good (?:morning|afternoon|evening)|thanks|thank you|evening|sure|yeah|yes)\b",
+    re.IGNORECASE,
+)
+_VOCATIVE_RE = re.compile(
+    r"^\W*(?:(?:so|and|now|okay|ok|right|well)[,]?\s+)?([^\W\d_][\w'\u2019-]*),\s", re.IGNORECASE
+)
+_OWN_VOICE_RE = re.compile(r"\b(?:I|I'm|I'll|I'd|I've|me|my|we|we're|our|us)\b", re.IGNORECASE)
+_MID_VOCATIVE_RE = re.compile(r"\w,\s+([^\W\d_][\w'\u2019-]*)[,.!]")
+# "And Maëlle, that's …": a reply, not a hand-over
+_AND_RE = re.compile(r"^\W*and\b", re.IGNORECASE)
+_YOU_RE = re.compile(r"\b(?:you|your|you're|you've|yours)\b", re.IGNORECASE)
+_INTRO_REQUEST_RE = re.compile(
+    r"\b(?:introduce (?:yourself|yourselves|themselves)|who you are|tell us (?:a (?:little|bit) )?about "
+    r"yourself)\b",
+    re.IGNORECASE,
+)
+# the host turning to something new: "Now, there's a question I've been sent …", "Okay, the room."
+_TOPIC_TURN_RE = re.compile(
+    r"^\W*(?:(?:now|okay|ok|alright|all right|right),\s|(?:(?:so|and|now|okay|ok)[,]?\s+)?let's "
+    r"(?:talk about|turn to|move on|come to|get to|go to|stay with)\b)",
+    re.IGNORECASE,
+)
+_LINKING_RE = re.compile(r"^\W*(?:so|and|um|uh|like|go|ahead|oh|ah)\W*$", re.IGNORECASE)
+# the one who answered confirming the host's remark before going on: "It is.", "Yes, exactly."
+_CONFIRMS_RE = re.compile(
+    r"^\W*(?:it (?:is|does|really is|was)|yes|yeah|exactly|absolutely|indeed|true|right|it's true)"
+    r"(?:[,.!]\s*(?:yes|yeah|exactly|absolutely|indeed|really)?)*[.!]?$",
+    re.IGNORECASE,
+)
+_THANKS_RE = re.compile(r"^\W*(?:thank you|thanks)(?:,\s*[^\W\d_]+)?[.!]?$", re.IGNORECASE)
+_SELF_RE = re.compile(r"\b(?:I'm|I\u2019m|I am|my name|calls? me)\b", re.IGNORECASE)
+_PUNCT = ".,;:!?\"'()[]\u201c\u201d\u2018\u2019"
+_END_QUOTE = "\"'\u201d\u2019)"
+
+
+def _n(sents: list[str]) -> int:
+    return sum(len(s.split()) for s in sents)
+
+
+def _ends_asking(sent: str) -> bool:
+    return sent.rstrip().rstrip(_END_QUOTE).endswith("?")
+
+
+def _asks(sent: str) -> bool:
+    """A sentence putting a real question (the host's): not a tag question, not asking to break in."""
+    return looks_like_question(sent) and _ends_asking(sent) and not _breaks_in(sent)
+
+
+def _breaks_in(sent: str) -> bool:
+    """A panelist asking to break in or adding to what was said ("Can I just add to that?")."""
+    return bool(ADDS_RE.match(sent) or BREAKS_IN_RE.match(sent))
+
+
+def _calls_by_name(sent: str, all_text: str) -> bool:
+    """The sentence opens by speaking to someone by a name the talk uses again ("Kasia, I want to bring
+    you in, …", "So, Joost, …")."""
+    m = _VOCATIVE_RE.match(sent)
+    return bool(m and is_name(m.group(1)) and _tokens(all_text)[m.group(1)] >= 2)
+
+
+@lru_cache(maxsize=4)
+def _tokens(text: str) -> Counter[str]:
+    """How often each word occurs in the text (punctuation around it stripped)."""
+    return Counter(w.strip(_PUNCT) for w in text.split())
+
+
+def _replies_by_name(sent: str, all_text: str) -> bool:
+    """A short sentence speaking to someone by name in its middle ("You're not, Ingrid, I've been.")."""
+    return len(sent.split()) <= LEAD_WORDS and any(
+        is_name(m.group(1)) and _tokens(all_text)[m.group(1)] >= 2
+        for m in _MID_VOCATIVE_RE.finditer(sent)
+    )
+
+
+def _hands_over(sent: str, all_text: str) -> bool:
+    """A short sentence handing the floor to someone by name without a question mark ("Joost, that
+    sounds like your territory.", "Joaquín, you were nodding.")."""
+    return (
+        len(sent.split()) <= HANDOVER_WORDS
+        and "?" not in sent
+        and bool(_YOU_RE.search(sent))
+        and not _OWN_VOICE_RE.search(sent)
+        and bool(_VOCATIVE_RE.match(sent) and not _AND_RE.match(sent))
+        and _calls_by_name(sent, all_text)
+    )
+
+
+def _puts(sent: str, all_text: str) -> bool:
+    """The host putting a question or handing over by name."""
+    return _asks(sent) or _hands_over(sent, all_text)
+
+
+def _host_like(sent: str, all_text: str) -> bool:
+    """A sentence of the host's before a question: short, a remark, running the session, thanking,
+    speaking to someone by name."""
+    return (
+        len(sent.split()) <= LEAD_WORDS
+        or (len(sent.split()) <= SETUP_WORDS and _calls_by_name(sent, all_text))
+        or is_remark(sent)
+        or bool(MODERATING_RE.match(sent) or FLOOR_RE.search(sent) or THANKS_ALL_RE.match(sent))
+        or (
+            len(sent.split()) <= SETUP_WORDS
+            and bool(ROUND_RE.search(sent) or _TOPIC_TURN_RE.match(sent))
+        )
+    )
+
+
+def _lead_start(sents: list[str], q: int, floor: int, all_text: str) -> int:
+    """The first sentence of the host's turn that asks at ``q``: back over the host's short sentences,
+    questions and a question's set-up after a question or a turn to a new topic, never before
+    ``floor``."""
+    j = q
+    while j > floor:
+        prev = sents[j - 1]
+        if _replies_by_name(prev, all_text):
+            return j - 1  # "You're not, Ingrid, I've been.": the host answering the one who spoke
+        if _ends_asking(prev) or _host_like(prev, all_text):
+            j -= 1
+        elif (
+            j - 2 >= floor
+            and (_ends_asking(sents[j - 2]) or _TOPIC_TURN_RE.match(sents[j - 2]))
+            and len(prev.split()) <= SETUP_WORDS
+        ):
+            # "Because that's the big argument, isn't it? In some countries … sixty days. Is …?",
+            # "Okay, the room. Because a lot of community choirs rehearse in … Does the room matter?"
+            j -= 1
+        else:
+            break
+    return j
+
+
+def _host_start(sents: list[str], q: int, floor: int, all_text: str) -> int:
+    """Where the host's turn that asks at ``q`` starts: its lead-in (:func:`_lead_start`), or further back
+    where the host marks taking the floor within ``HOST_WORDS`` of the question: echoing the answer's last
+    words ("Nobody auditions, I like that.") or a bare thanks ("Thank you.")."""
+    lead = _lead_start(sents, q, floor, all_text)
+    for m in range(lead - 1, floor - 1, -1):
+        if _n(sents[m:q]) > HOST_WORDS or _breaks_in(sents[m]):
+            break
+        if _takes_floor(sents, m):
+            while m > floor and _takes_floor(sents, m - 1):
+                m -= (
+                    1  # "We have time for one question. Yes, at the front.": from the first of them
+                )
+            return m
+    return lead
+
+
+def _floor(sent: str) -> bool:
+    return bool(MODERATING_RE.match(sent) or FLOOR_RE.search(sent))
+
+
+def _takes_floor(sents: list[str], m: int) -> bool:
+    sent = sents[m]
+    if _floor(sent):
+        return True  # "Let's take one from the audience. Yes, the gentleman with the scarf. Hi, …"
+    if len(sent.split()) > LEAD_WORDS or _ends_asking(sent):
+        return False
+    return bool(_THANKS_RE.match(sent)) or _echoes(sents, m)
+
+
+def _echoes(sents: list[str], m: int) -> bool:
+    """A short sentence most of whose words the answer's last sentences said ("Crystals, not salt.")."""
+    sent = sents[m]
+    if len(sent.split()) > LEAD_WORDS:
+        return False
+    own = {w.lower() for w in content_words(sent)}
+    before = {w.lower() for w in content_words(" ".join(sents[max(0, m - 3) : m]))}
+    return bool(own) and len(own & before) >= ECHO_SHARE * len(own)
+
+
+def _closing_questions(sents: list[str], all_text: str) -> list[int]:
+    """The sentences where the host's question ends and an answer follows: a real question followed by a
+    stretch of ``ANSWER_WORDS`` or more that asks nothing (the next question's lead-in not counted)."""
+    asking = [k for k, s in enumerate(sents) if _puts(s, all_text)]
+    out = []
+    for q, nxt in zip(asking, [*asking[1:], len(sents)], strict=False):
+        end = _lead_start(sents, nxt, q + 1, all_text) if nxt < len(sents) else nxt
+        if _n(sents[q + 1 : end]) >= ANSWER_WORDS:
+            out.append(q)
+    return out
+
+
+def _intro_starts(sents: list[str], all_text: str) -> tuple[int, list[tuple[int, int]]]:
+    """(where the host's opening ends, [(first sentence, introducing sentence)] where someone introduces
+    themselves after another's words, the greeting before it included). The talk's first introduction is
+    the host's own unless the host asked for introductions before it; an introduction that soon asks is
+    someone from the audience ("Hi, I'm Dave, a student. My question is for Mirela. …?")."""
+    out = []
+    opening = 0
+    for k, s in enumerate(sents):
+        if not (_SELF_RE.search(s) and find_intro_names(s, all_text)):
+            continue
+        if not out and not opening and not any(_INTRO_REQUEST_RE.search(x) for x in sents[:k]):
+            opening = k + 1
+            continue
+        j = k
+        while j > 0 and _is_greeting(sents[j - 1]):
+            j -= 1
+        if j > 0 and _n(sents[k : _next_asking(sents, k)]) >= ANSWER_WORDS:
+            if out and _hands_on(sents, j - 1, all_text) and j - 1 > out[-1][1]:
+                out.append(
+                    (j - 1, j - 1)
+                )  # "And next to Joaquín.": the host between two introductions
+            out.append((j, k))
+    return opening, out
+
+
+def _hands_on(sents: list[str], m: int, all_text: str) -> bool:
+    """A short sentence naming someone of the talk, between one introduction and the next ("And next to
+    Joaquín.")."""
+    sent = sents[m]
+    names = [w.strip(_PUNCT) for w in sent.split()[1:]]
+    return (
+        len(sent.split()) <= LEAD_WORDS
+        and not _ends_asking(sent)
+        and not _SELF_RE.search(sent)
+        and any(is_name(w) and _tokens(all_text)[w] >= 2 for w in names)
+    )
+
+
+def _is_greeting(sent: str) -> bool:
+    return (
+        len(sent.split()) <= GREETING_WORDS and bool(_GREETING_RE.match(sent)) and "?" not in sent
+    )
+
+
+def cut_points(text: str) -> list[int]:
+    """The sentence indices (of ``cues.sentences(text)``) where a new speaker starts."""
+    sents = sentences(text)
+    opening, intros = _intro_starts(sents, text)
+    starts: set[int] = set()
+    floor = opening
+    for q in _closing_questions(sents, text):
+        if q < opening:
+            continue  # "Hi everyone, can you hear me at the back? … I'm Tom …": the host's opening
+        floor = max([floor, *(_past(sents, k) for _, k in intros if k < q)])
+        lead = _host_start(sents, q, min(floor, q), text)
+        if floor > opening or any(j <= lead for j, _ in intros):
+            starts.add(lead)  # not the opening: the host's turn starts after someone else's words
+        starts.add(q + 1)
+        floor = _past(sents, q)
+    for j, k in intros:  # the greeting before an introduction is the one introducing themselves
+        starts = {x for x in starts if not j < x <= k} | {j}
+    starts |= _closing(sents, starts)
+    starts |= _asides(sents, starts, text)
+    return sorted(k for k in starts if 0 < k < len(sents))
+
+
+def _closing(sents: list[str], starts: set[int]) -> set[int]:
+    """The host's closing words after the last answer ("A very clear answer to end on. Niamh, Lars-Erik,
+    thank you both."): from the short sentences before the thanks to everyone near the talk's end."""
+    last = max(starts, default=0)
+    for c in range(len(sents) - 1, last, -1):
+        if _n(sents[c:]) > HOST_WORDS:
+            break
+        if CLOSING_RE.search(sents[c]) or THANKS_ALL_RE.match(sents[c]):
+            j = c
+            while j - 1 > last and len(sents[j - 1].split()) <= LEAD_WORDS:
+                j -= 1
+            return {j} if _n(sents[last:j]) >= ANSWER_WORDS else set()
+    return set()
+
+
+def _next_asking(sents: list[str], k: int) -> int:
+    return next((i for i in range(k, len(sents)) if _ends_asking(sents[i])), len(sents))
+
+
+def _asides(sents: list[str], starts: set[int], all_text: str) -> set[int]:
+    """Cuts inside a long stretch: the host's remark on an answer that goes on ("Twice the forests. That's
+    startling."), a panelist breaking in (with the host's short remark before it: "Heart rates together.
+    That's quite something. Can I just add to that?"), a listener's back-channel sentence ("Mm-hm.")
+    between two parts of one answer."""
+    out: set[int] = set()
+    last = 0
+    for k, sent in enumerate(sents):
+        long_before = _n(sents[last:k]) >= ANSWER_WORDS
+        echo = (k in starts or long_before) and _echoes(sents, k) and not _ends_asking(sent)
+        cuts = _remark(sents, k, starts, all_text) if echo else set()
+        if cuts:
+            out |= cuts
+            last = max(cuts)
+        elif k in starts:
+            last = k
+        elif long_before and _breaks_in(sent):
+            out |= _break_in(sents, k, last)
+            last = k
+        elif (
+            long_before
+            and is_backchannel(sent)
+            and not _LINKING_RE.match(sent)
+            and _n(sents[k + 1 : _next_asking(sents, k + 1)]) >= ANSWER_WORDS
+        ):
+            out |= {k, k + 1}
+            last = k + 1
+    return out
+
+
+def _remark(sents: list[str], k: int, starts: set[int], all_text: str) -> set[int]:
+    """The host's remark at ``k`` ("Twice the forests. That's startling."), then the answer going on: cut
+    at both ends when the answer goes on at length (and where the host's next question starts, when the
+    remark was taken for its lead-in); nothing when a question follows the remark closely."""
+    j = k + 1
+    while (
+        j < len(sents)
+        and (is_remark(sents[j]) or _echoes(sents, j))
+        and not _CONFIRMS_RE.match(sents[j])
+    ):
+        j += 1
+    if k in starts and not (j < len(sents) and _CONFIRMS_RE.match(sents[j])):
+        return (
+            set()
+        )  # the host's remark leading to the host's next words, not to the answer going on
+    asking = _next_asking(sents, j)
+    until = min([asking, *(x for x in starts if x > k)])
+    if _n(sents[j:until]) < ANSWER_WORDS:
+        return set()
+    cuts = {k, j}
+    if until == asking < len(sents) and k in starts:
+        cuts.add(max(_lead_start(sents, asking, j, all_text), j + 1))
+    return cuts
+
+
+def _break_in(sents: list[str], k: int, last: int) -> set[int]:
+    """A panelist breaking in at ``k``, with the host's short sentences before it when there are any."""
+    j = k
+    while (
+        j - 1 > last and len(sents[j - 1].split()) <= LEAD_WORDS and not _ends_asking(sents[j - 1])
+    ):
+        j -= 1
+    return {j, k} if j < k and _n(sents[last:j]) >= ANSWER_WORDS else {k}
+
+
+def _past(sents: list[str], k: int) -> int:
+    """The first sentence after ``k`` and the ``ANSWER_WORDS`` words that follow it (the one who starts
+    speaking at k + 1 says at least that much)."""
+    return min(k + 1 + _first_words(sents[k + 1 :], ANSWER_WORDS), len(sents))
+
+
+def _first_words(sents: list[str], words: int) -> int:
+    """How many of ``sents`` it takes to hold ``words`` words."""
+    total = 0
+    for k, s in enumerate(sents):
+        total += len(s.split())
+        if total >= words:
+            return k + 1
+    return len(sents)
+
+
+def exchanges(text: str) -> int:
+    """How many questions the text puts and has answered at length (0 for a monologue)."""
+    return len(_closing_questions(sentences(text), text))
+
+
+def reads_as_conversation(text: str) -> bool:
+    """Whether unmarked text reads as a conversation: ``MIN_EXCHANGES`` questions answered at length."""
+    return exchanges(text) >= MIN_EXCHANGES
+
+
+def conversation_turns(turn: RawTurn) -> list[RawTurn]:
+    """An unmarked talk's one raw turn cut where speakers change (each piece numbered as its own raw turn,
+    as if the captions had marked it); the turn itself when it does not read as a conversation."""
+    if not reads_as_conversation(turn.text):
+        return [turn]
+    sents = sentences(turn.text)
+    bounds = [0]
+    for k in cut_points(turn.text):
+        bounds.append(_n(sents[:k]))
+    words = turn.text.split()
+    bounds.append(len(words))
+    timed = len(turn.times) == len(words)
+    out = []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        if b > a:
+            out.append(
+                RawTurn(
+                    " ".join(words[a:b]), len(out), turn.times[a:b] if timed else [], turn.label
+                )
+            )
+    return out
+
+
+# A round's answers, unmarked: how the stretch after a question put to everyone is shared out
+# an answer opening with a fragment ("Shutters.", "Paths.") or "And I'll say"
+ROUND_OPENER_BONUS = 0.5
+OPENER_WORDS = 3  # a fragment this short opens an answer in a round
+_BOTH_RE = re.compile(r"\b(?:both of you|you both|the two of you)\b", re.IGNORECASE)
+_ROUND_OPENING_RE = re.compile(
+    r"^\W*(?:and |well,? |so,? )?(?:I'd say|I'll say|I would say|for me|mine|me,|I'll go|I'd go)\b",
+    re.IGNORECASE,
+)
+MAX_ROUND_SENTENCES = 16  # a longer stretch after a round's question is not shared out
+
+
+def split_rounds(kept: list[tuple[RawTurn, bool]], panelists: int) -> list[tuple[RawTurn, bool]]:
+    """Each stretch that answers a question put to everyone ("Quick round, whoever wants to start. …?",
+    "I want both of you on this.") shared out into one answer per panelist (two for "both of you"), cut
+    where the answers open ("Shutters.", "And I'll say …") and into parts of like length. Who speaks each
+    one is left to attribution (a round's order or field: doubtful, flagged). ``kept`` is (turn, after a
+    back-channel); the pieces are numbered anew."""
+    out: list[tuple[RawTurn, bool]] = []
+    for k, (t, after) in enumerate(kept):
+        before = kept[k - 1][0].text if k else ""
+        tail = " ".join(sentences(before)[-2:])
+        n = 2 if _BOTH_RE.search(tail) else panelists
+        if k and ROUND_RE.search(tail) and looks_like_question(before) and n >= 2:
+            pieces = _shared_out(t, n)
+            out += [(pieces[0], after), *((p, False) for p in pieces[1:])]
+        else:
+            out.append((t, after))
+    return [
+        (RawTurn(t.text, i, t.times, t.label) if t.index != i else t, after)
+        for i, (t, after) in enumerate(out)
+    ]
+
+
+def _shared_out(t: RawTurn, n: int) -> list[RawTurn]:
+    sents = sentences(t.text)
+    if not n <= len(sents) <= MAX_ROUND_SENTENCES:
+        return [t]
+    sizes = [len(s.split()) for s in sents]
+    mean = sum(sizes) / n
+    best: tuple[float, tuple[int, ...]] | None = None
+    for cut in combinations(range(1, len(sents)), n - 1):
+        bounds = [0, *cut, len(sents)]
+        parts = [sum(sizes[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+        score = -sum(abs(p - mean) for p in parts) / (mean * n) + ROUND_OPENER_BONUS * sum(
+            _opens_answer(sents[c]) for c in cut
+        )
+        if best is None or score > best[0]:
+            best = (score, cut)
+    words = t.text.split()
+    timed = len(t.times) == len(words)
+    bounds = [0, *(_n(sents[:c]) for c in best[1]), len(words)] if best else [0, len(words)]
+    return [
+        RawTurn(" ".join(words[a:b]), t.index, t.times[a:b] if timed else [], t.label)
+        for a, b in zip(bounds, bounds[1:], strict=False)
+    ]
+
+
+def _opens_answer(sent: str) -> bool:
+    return len(sent.split()) <= OPENER_WORDS or bool(_ROUND_OPENING_RE.match(sent))
