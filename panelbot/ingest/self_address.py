@@ -87,6 +87,6 @@ def _unasked_between(panel: Panel, i: int) -> bool:
         return False
     if before.text.rstrip().endswith("?") or "?" in t.text:
         return False
-    folded = ascii_fold(t.text).lower()
-    names = [ascii_fold(p.name.split()[0]).lower() for p in panel.panelists.values() if p.name]
-    return not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", folded) for n in names)
+    said = set(re.findall(r"[\w'-]+", ascii_fold(t.text).lower()))
+    names = {ascii_fold(p.name.split()[0]).lower() for p in panel.panelists.values() if p.name}
+    return not said & names
