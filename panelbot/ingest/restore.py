@@ -299,7 +299,11 @@ def _asks(words: list[str]) -> bool:
     or an asking phrase among its closing words?"""
     opening = words[1:] if words and words[0].endswith(",") else words
     return bool(
-        _OPENS_ASKING_RE.match(" ".join(opening[:6]).lower())
+        # only a sentence short enough to be one question: "can i come in on that because …" goes on
+        (
+            len(opening) <= 2 * QUESTION_WINDOW
+            and _OPENS_ASKING_RE.match(" ".join(opening[:6]).lower())
+        )
         or _ASKING_RE.search(" ".join(words[-QUESTION_WINDOW:]).lower())
     )
 
