@@ -1,6 +1,6 @@
 """The sentence encoder (panelbot/retrieval/encoder.py): its costs and the quality of meaning alone.
 
-Speed: numpy's import, the first use (weights extracted into an empty cache directory), a load from the
+Speed: numpy's import, the first use (weights widened from the shipped float16 file into an empty cache directory), a load from the
 cache (the header of the memory-mapped weights), embedding one question, and embedding the shipped bank's rows
 (each quote's text, asks and host question, batched). Quality, per eval file: recall@3 of retrieval by meaning
 alone over the shipped quote bank (in-scope items), each quote scoring its best row, with the rows of
@@ -64,7 +64,7 @@ def speed() -> None:
             check=True,
             env=first,
         )
-        print(f"first use (extract)     {time.perf_counter() - started:7.2f} s")
+        print(f"first use (widen)       {time.perf_counter() - started:7.2f} s")
     load = "from panelbot.retrieval.encoder import shipped_model as m; m().weights"
     print(f"load from the cache     {1000 * (_fresh(load, env) - base):7.1f} ms (with numpy)")
     model = shipped_model()

