@@ -47,6 +47,7 @@ from panelbot.ingest.names import (
 )
 from panelbot.ingest.restore import restore, unpunctuated
 from panelbot.ingest.speakers import SpeakerTurn, identify_speakers
+from panelbot.ingest.unmarked import cut_inside, flag_cuts
 from panelbot.retrieval.lexicon import common_words, content_words, english_words, stopwords
 from panelbot.text import split_sentences, strip_control, words
 
@@ -96,14 +97,17 @@ def segment(
     caps = parse(captions) if isinstance(captions, str) else captions
     raw = split_turns(caps.words, rolling=caps.rolling)
     told = None
+    cuts: set[int] = set()
     if unpunctuated(raw):
         raw, told = restore(raw)
+        # where a '>>' is missed, the sentences restore gives are cut as in unmarked text
+        raw, cuts = cut_inside(raw) if len(raw) > 1 else (raw, set())
     given = {
         lab: HOST if name.strip().lower() == HOST else name
         for lab, name in (speakers or {}).items()
     }
     turns, names = identify_speakers(raw, caps.title, given=given, resolved=resolved, told=told)
-    return caps.title, turns, names
+    return caps.title, flag_cuts(turns, cuts), names
 
 
 def speaker_label_preview(caps: Captions) -> list[LabelName]:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
 from panelbot.ingest.captions import RawTurn
+from panelbot.ingest.clauses import sentence_starts
 from panelbot.ingest.names import SURNAME_PARTICLES, TITLES, ToldNames, is_short_form
 from panelbot.retrieval.lexicon import common_words, stopwords
 
@@ -145,6 +146,7 @@ _ASKING_RE = re.compile(
     r"\b(?:(?:what|how|why)(?: actually| exactly| really| else)?(?:'s| is| are| was| were| do| does| did| can| could| would| will| should| has|"
     r" have| happens| happened| makes| kind| sort| about| if)|"
     r"(?:where|who|which|when) (?:do|does|did|can|could|would|should) (?:you|we|they|i)|"
+    r"how (?:many|much|long|often|far|big|old)|"
     r"(?:do|does|did|is|are|was|were|can|could|would|will|should|have|has|isn't|aren't|don't|doesn't)"
     r" (?:you|we|they|it|that|this|there|he|she|i|anyone|anybody|any|some|people|your|these|those))\b(?!')"
 )
@@ -325,6 +327,8 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
         for i, w in enumerate(lower[:-1]):
             if w in _TITLES and lower[i + 1] in names.words:  # "dr kwame" -> "Dr Kwame"
                 words[i] = w.capitalize()
+        for i in sentence_starts(lower):  # "crystals not salt | i did not know that | but why …"
+            _end_sentence(words, i)
         for i, w in enumerate(lower):
             if w in firsts:
                 _set_off(words, lower, i, set(names.words) - firsts)
