@@ -15,6 +15,7 @@ import os
 import re
 import tempfile
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -97,11 +98,12 @@ def segment(
     caps = parse(captions) if isinstance(captions, str) else captions
     raw = split_turns(caps.words, rolling=caps.rolling)
     told = None
-    cuts: set[int] = set()
+    cuts: Collection[int] = ()
     if unpunctuated(raw):
         raw, told = restore(raw)
-        # where a '>>' is missed, the sentences restore gives are cut as in unmarked text
-        raw, cuts = cut_inside(raw) if len(raw) > 1 else (raw, set())
+        # where a '>>' is missed, the sentences restore gives are cut as in unmarked text; with no '>>'
+        # at all, every turn ingest finds starts at such a cut
+        raw, cuts = cut_inside(raw) if len(raw) > 1 else (raw, range(1, len(raw[0].text.split())))
     given = {
         lab: HOST if name.strip().lower() == HOST else name
         for lab, name in (speakers or {}).items()

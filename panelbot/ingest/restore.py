@@ -328,7 +328,8 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
             if w in _TITLES and lower[i + 1] in names.words:  # "dr kwame" -> "Dr Kwame"
                 words[i] = w.capitalize()
         for i in sentence_starts(lower):  # "crystals not salt | i did not know that | but why …"
-            _end_sentence(words, i)
+            if lower[i - 1] not in firsts:  # "beatriz why …": the name said to her starts it
+                _end_sentence(words, i)
         for i, w in enumerate(lower):
             if w in firsts:
                 _set_off(words, lower, i, set(names.words) - firsts)

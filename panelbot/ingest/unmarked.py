@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Collection
 from functools import lru_cache
 from itertools import combinations
 from typing import TYPE_CHECKING
@@ -558,7 +559,7 @@ def cut_inside(raw: list[RawTurn]) -> tuple[list[RawTurn], set[int]]:
 _FIRM_CUT = ("name", "hand-over", "label")
 
 
-def flag_cuts(turns: list[SpeakerTurn], cuts: set[int]) -> list[SpeakerTurn]:
+def flag_cuts(turns: list[SpeakerTurn], cuts: Collection[int]) -> list[SpeakerTurn]:
     """Each turn that starts at one of ``cuts`` (raw turn indices: cut by sentence kinds, no mark in the
     captions) with a speaker resting on no name, hand-over or label: marked doubtful (for the health
     report), who speaks staying as it is."""
