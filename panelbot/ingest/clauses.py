@@ -76,6 +76,22 @@ _AUX = frozenset(
         "has",
     ]
 )
+_MODALS = frozenset(
+    [
+        "can",
+        "could",
+        "would",
+        "will",
+        "should",
+        "might",
+        "must",
+        "need",
+        "have",
+        "don't",
+        "can't",
+        "won't",
+    ]
+)
 _AUX_SUBJECTS = frozenset(["i", "you", "we", "they", "he", "she", "it", "that", "this", "there"])
 _LINKS = frozenset(["and", "but", "so", "or", "because", "well", "now", "okay", "oh", "um", "uh"])
 _JOINS = frozenset(["and", "or", "because"])
@@ -121,7 +137,17 @@ def _opens(toks: list[str], i: int) -> bool:
     if w in _LINKS and nxt:
         # "and i …", "because we …" join a clause to the sentence; "and can i …" asks anew
         return (nxt in _SUBJECTS and w not in _JOINS) or _asks_at(toks, i + 1)
-    return w in _SUBJECTS or _asks_at(toks, i)
+    return w in _SUBJECTS or _subject_verb(w, nxt) or _asks_at(toks, i)
+
+
+def _subject_verb(w: str, nxt: str) -> bool:
+    """ "it means", "it can", "you can", "you'd": a pronoun that may be an object ("cut it off", "thank
+    you") is a subject before an auxiliary, or ("it") before a verb's -s form."""
+    if w == "it":
+        return (
+            nxt in _AUX or nxt in _MODALS or (len(nxt) > 3 and nxt.endswith("s") and nxt != "its")
+        )
+    return w == "you" and nxt in _MODALS
 
 
 def _asks_at(toks: list[str], i: int) -> bool:
@@ -133,6 +159,8 @@ def _asks_at(toks: list[str], i: int) -> bool:
         if i and _verb_form(toks[i - 1]):
             return False  # "measuring how hot …", "wondered why …": a question inside a sentence
         return bool(nxt) and (nxt not in _NO_END or nxt in _AUX or nxt in ("a", "an", "the", "not"))
+    if w == "what" and nxt in _AUX:
+        return True  # "what is actually happening", "what do you" (not "what makes it")
     if w in _WH:
         return (nxt in _AUX and then in _AUX_SUBJECTS) or nxt in _WHAT_NEXT
     return w in _AUX and nxt in _AUX_SUBJECTS

@@ -44,7 +44,8 @@ QUESTION_WINDOW = 14
 _SPOKEN_TO = (
     r"(?:over to you|what do you|what would you|what's your|what about|do you|did you|can you|could you|"
     r"would you|will you|are you|have you|how do you|how would you|where do you|why do you|is there|if you can|"
-    r"you've|you're|you were|you mentioned|you said|you work|you run|that's|what|how|why|where|when|which)\b"
+    r"you've|you're|you were|you mentioned|you said|you work|you run|that's|what|how|why|where|when|which|"
+    r"let's start with you|let me start with you|i want to bring you in)\b"
 )
 _SPOKEN_TO_RE = re.compile(_SPOKEN_TO)
 _THANKS = frozenset(["thanks", "thank", "you", "cheers", "hi", "hello"])  # "thank you kwame"
@@ -72,9 +73,7 @@ _SLOT_RES = (
     ),
     (
         "called",
-        re.compile(
-            rf"{_N}\s+(?:{_SPOKEN_TO}|let's start with you|i want to bring you in|same question)"
-        ),
+        re.compile(rf"{_N}\s+(?:{_SPOKEN_TO}|same question)"),
     ),
 )
 # a presentation that names the guest before saying who they are: "… and henrik østergaard who is a …"
@@ -342,7 +341,7 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
 
 def _set_off(words: list[str], lower: list[str], i: int, surnames: Collection[str]) -> None:
     """Punctuate the name at ``i`` where it is said to its holder (see :func:`restore`)."""
-    if _SPOKEN_TO_RE.match(" ".join(lower[i + 1 : i + 4])):
+    if _SPOKEN_TO_RE.match(" ".join(lower[i + 1 : i + 6])):
         if i > 0:
             _end_sentence(words, i)
         words[i] += ","
