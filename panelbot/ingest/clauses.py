@@ -40,7 +40,7 @@ _AUX_SUBJECTS = _words("i you we they he she it that this there")
 _LINKS = _words("and but so or because well now okay oh um uh")
 _JOINS = _words("and or because")  # "and i …" goes on the sentence
 # a lone word of assent or acknowledgement closing its own short sentence ("mostly yes | the rind …")
-_ASSENT = _words("yes yeah right okay ok sure exactly absolutely great indeed")
+_ASSENT = _words("yes yeah right okay ok sure exactly absolutely great indeed mm hm mhm")
 # what an assent word runs on into ("right now", "sure enough")
 _RUNS_ON = _words("now there here away enough of to that")
 # verbs of saying and thinking, which take a clause after them
@@ -134,6 +134,8 @@ def _may_end(toks: list[str], i: int) -> bool:
     prev = toks[i - 1]
     if prev == "that":  # "did not know that | but why …": no clause follows a "that" before "but"
         return i < 2 or toks[i - 2] not in _THAT_JOINS or toks[i] in _LINKS
+    if prev == "no":  # "not so much no | i'd agree …": "no" as a determiner comes before no pronoun
+        return toks[i] in _SUBJECTS
     return prev not in _NO_END
 
 
