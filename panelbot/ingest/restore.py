@@ -65,6 +65,8 @@ _SLOT_RES = (
             rf"please welcome|(?:guests?|panel(?:ists?)?|speakers?)(?: (?:are|is|tonight|today|here))?)\s+{_N}"
         ),
     ),
+    # "… and dr bartholomew kowalczyk reid, a coastal engineer": a title before a name
+    ("titled", re.compile(rf"\b(?:dr|prof|professor)\s+{_N}")),
     (
         "handover",
         re.compile(
@@ -82,7 +84,7 @@ _DESCRIBED_RES = (
     # "olusegun adeyemi runs the terminal" -- and "bagged peat compost is a …": needs a second kind
     ("does", re.compile(r"\b(?:is an?|runs|leads|heads|works at|works for)\b")),
 )
-_SURNAME_KINDS = {"intro", "presentation", "greeting"}
+_SURNAME_KINDS = {"intro", "presentation", "greeting", "titled"}
 # a name found only where any word could stand before "do you" or after "over to you" needs a second kind
 # or a second time
 _WEAK_KINDS = {"called", "handover", "does"}
@@ -196,7 +198,9 @@ def talk_names(texts: list[str]) -> TalkNames:
     words.update(aliases)
     # "please segun is fine": a short form of a first name ("olusegun"), where no common word is one
     vocabulary = {w for t in texts for w in t.split()} - words - found.common - found.stop
-    words.update(w for w in vocabulary for f in firsts if is_short_form(w, f))
+    short = {w: f for w in vocabulary for f in firsts if is_short_form(w, f)}
+    words.update(short)
+    aliases.update({w: f for w, f in short.items() if w not in firsts})
     order: dict[str, int] = {}
     for i, w in enumerate(" ".join(texts).split()):
         order.setdefault(w, i)
@@ -322,7 +326,7 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
         if not lower:
             out.append(t)
             continue
-        words = [names.words.get(w) or _I_FORMS.get(w) or w for w in lower]
+        words = [_capitalised(w, names.words) for w in lower]
         for i, w in enumerate(lower[:-1]):
             if w in _TITLES and lower[i + 1] in names.words:  # "dr kwame" -> "Dr Kwame"
                 words[i] = w.capitalize()
@@ -337,6 +341,13 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
         _end_sentence(words, len(words))
         out.append(replace(t, text=" ".join(words)))
     return out, names.told
+
+
+def _capitalised(w: str, names: dict[str, str]) -> str:
+    """A word as restored: a name capitalised, its possessive too ("Beatriz's rinds"), "i" as "I"."""
+    if w.endswith("'s") and w[:-2] in names:
+        return names[w[:-2]] + "'s"
+    return names.get(w) or _I_FORMS.get(w) or w
 
 
 def _set_off(words: list[str], lower: list[str], i: int, surnames: Collection[str]) -> None:
