@@ -102,8 +102,8 @@ def segment(
     if unpunctuated(raw):
         raw, told = restore(raw)
         # where a '>>' is missed, the sentences restore gives are cut as in unmarked text; with no '>>'
-        # at all, every turn ingest finds starts at such a cut
-        raw, cuts = cut_inside(raw) if len(raw) > 1 else (raw, range(1, len(raw[0].text.split())))
+        # at all, every turn ingest finds starts or (the first) ends at such a cut
+        raw, cuts = cut_inside(raw) if len(raw) > 1 else (raw, range(len(raw[0].text.split())))
     given = {
         lab: HOST if name.strip().lower() == HOST else name
         for lab, name in (speakers or {}).items()

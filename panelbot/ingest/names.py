@@ -518,9 +518,8 @@ def discover_names(
         presented.update(told.people)
     own = set(names)  # the names people give themselves: never someone else's short form
     title_names = _title_names(title)
-    host = (
-        told.opener if told and told.people else None
-    )  # who opened the talk presenting the others
+    # who opened the talk presenting the others is the host, even when thanked by name
+    host = told.opener if told and told.people else None
     for n in candidates:
         if not n or n == host or not is_name(n) or _known(n, names, aliases):
             continue

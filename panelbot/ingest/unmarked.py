@@ -522,6 +522,7 @@ def _opens_answer(sent: str) -> bool:
 # Lowercase auto-captions with ">>" marks: the marks cut the talk, and where one is missed (a host's remark
 # and the answer after it, a panelist breaking in) the talk read as one unmarked text cuts it too
 SENTENCE_CUT = "starts where no '>>' marks a new speaker: cut by the kinds of its sentences"
+OPENING_CUT = "ends where no '>>' marks a new speaker: cut by the kinds of its sentences"
 # a '>>' turn this long (words) may hold two speakers' words
 CUT_TURN_WORDS = 2 * ANSWER_WORDS
 
@@ -561,9 +562,9 @@ _FIRM_CUT = ("name", "hand-over", "label")
 
 def flag_cuts(turns: list[SpeakerTurn], cuts: Collection[int]) -> list[SpeakerTurn]:
     """Each turn that starts at one of ``cuts`` (raw turn indices: cut by sentence kinds, no mark in the
-    captions) with a speaker resting on no name, hand-over or label: marked doubtful (for the health
-    report), who speaks staying as it is."""
+    captions; 0 when the opening turn itself ends at such a cut) with a speaker resting on no name,
+    hand-over or label: marked doubtful (for the health report), who speaks staying as it is."""
     for t in turns:
         if t.sources and t.sources[0] in cuts and attribution_basis(t.why) not in _FIRM_CUT:
-            t.parts.append((0, SENTENCE_CUT))
+            t.parts.append((0, SENTENCE_CUT if t.sources[0] else OPENING_CUT))
     return turns
