@@ -16,8 +16,10 @@ opening turn is the host.
 
 A sentence ends with "?" when it opens by asking ("does the bog …", "Beatriz, why …") or its closing words
 hold an asking phrase ("what happens", "do you …"), else with "." -- the captions' ">>" separates the
-turns; a sentence ends inside a turn only before a name said to its holder ("… feel so good? Kwame, is
-there …"). Word counts never change, so the words' timings still fit.
+turns; a sentence ends inside a turn before a name said to its holder ("… feel so good? Kwame, is
+there …") and where a clause or a question opens after a word that can end one (``clauses.py``: "Crystals
+not salt. I did not know that. But why a cave?"). Word counts never change, so the words' timings still
+fit.
 """
 
 from __future__ import annotations

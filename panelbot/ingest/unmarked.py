@@ -26,6 +26,12 @@ gives, never on who speaks: attribution (``speakers.py``) decides that as for an
 speaker rests only on its order or field (a round's order, the field, "the other panelist") is flagged by the
 health report as for any other. :func:`exchanges` counts the question-and-answer exchanges, so that unmarked
 text that reads as a conversation is accepted (``sniff.py``) and a monologue is not.
+
+Lowercase auto-captions get the same cuts once ``restore`` has given them sentences: where their ``>>``
+marks miss a change of speaker, :func:`cut_inside` cuts each long marked turn where :func:`cut_points` cuts
+the whole talk read as one text, and with no ``>>`` at all the one turn goes through
+:func:`conversation_turns`. Every turn such a cut makes whose speaker rests on no name, hand-over or label
+is marked doubtful (:func:`flag_cuts`), so the health report points at it.
 """
 
 from __future__ import annotations
@@ -566,5 +572,5 @@ def flag_cuts(turns: list[SpeakerTurn], cuts: Collection[int]) -> list[SpeakerTu
     hand-over or label: marked doubtful (for the health report), who speaks staying as it is."""
     for t in turns:
         if t.sources and t.sources[0] in cuts and attribution_basis(t.why) not in _FIRM_CUT:
-            t.parts.append((0, SENTENCE_CUT if t.sources[0] else OPENING_CUT))
+            t.parts.insert(0, (0, SENTENCE_CUT if t.sources[0] else OPENING_CUT))
     return turns
