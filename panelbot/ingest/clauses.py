@@ -33,6 +33,7 @@ _WH = _words("what where when who which")
 _OPEN_WH = _words("why how")
 # what after "what" asks: "what about", "what then", "what if", "what else"
 _WHAT_NEXT = _words("about then if else")
+_ASKING_ADVERBS = _words("actually exactly really")
 # an auxiliary opens a question before its subject ("is that safe", "could i age", "do you lose")
 _AUX = _words("is are was were do does did can could would will should have has")
 _MODALS = _words("can could would will should might must need have don't can't won't")
@@ -101,8 +102,8 @@ def _asks_at(toks: list[str], i: int) -> bool:
         if i and _verb_form(toks[i - 1]):
             return False  # "measuring how hot …", "wondered why …": a question inside a sentence
         return bool(nxt) and (nxt not in _NO_END or nxt in _AUX or nxt in ("a", "an", "the", "not"))
-    if w == "what" and nxt in _AUX:
-        return True  # "what is actually happening", "what do you" (not "what makes it")
+    if w == "what" and (nxt in _AUX or nxt in _ASKING_ADVERBS):
+        return True  # "what is happening", "what actually counts" (not "what makes it")
     if w in _WH:
         return (nxt in _AUX and then in _AUX_SUBJECTS) or nxt in _WHAT_NEXT
     return w in _AUX and nxt in _AUX_SUBJECTS

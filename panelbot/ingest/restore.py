@@ -156,7 +156,7 @@ _ASKING_RE = re.compile(
 # a sentence that opens by asking: "does the bog come back …", "is that the real problem …"
 _OPENS_ASKING_RE = re.compile(
     r"^(?:(?:and|so|but|okay|now|well|um|uh)\s+)*(?:do|does|did|is|are|was|were|can|could|would|will|should|"
-    r"has|have|isn't|aren't|don't|doesn't|why|how)\s"
+    r"has|have|isn't|aren't|don't|doesn't|why|how|what (?:actually|exactly|really))\s"
 )
 
 _I_FORMS = {"i": "I", "i'm": "I'm", "i've": "I've", "i'd": "I'd", "i'll": "I'll"}
