@@ -198,11 +198,9 @@ def talk_names(texts: list[str]) -> TalkNames:
         {a: f for a in firsts - set(aliases) for f in firsts if a != f and is_short_form(a, f)}
     )
     words.update(aliases)
-    # "please segun is fine": a short form of a first name ("olusegun"), where no common word is one
-    vocabulary = {w for t in texts for w in t.split()} - words - found.common - found.stop
-    short = {w: f for w in vocabulary for f in firsts if is_short_form(w, f)}
+    short = _short_forms(texts, words, firsts, found)
     words.update(short)
-    aliases.update({w: f for w, f in short.items() if w not in firsts})
+    aliases.update(short)
     order: dict[str, int] = {}
     for i, w in enumerate(" ".join(texts).split()):
         order.setdefault(w, i)
@@ -218,6 +216,15 @@ def talk_names(texts: list[str]) -> TalkNames:
             opener.capitalize() or None,
         ),
     )
+
+
+def _short_forms(
+    texts: list[str], words: set[str], firsts: set[str], found: _Found
+) -> dict[str, str]:
+    """ "please segun is fine", "just bart please": a word of the talk that is a short form of a first
+    name ("olusegun", "bartholomew") -> that name, where no common word is one."""
+    vocabulary = {w for t in texts for w in t.split()} - words - found.common - found.stop
+    return {w: f for w in vocabulary - firsts for f in firsts if is_short_form(w, f)}
 
 
 class _Found:
