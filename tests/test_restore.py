@@ -63,7 +63,7 @@ def test_the_turns_get_names_commas_and_closing_marks_with_word_counts_kept() ->
     out, told = restore(raw)
     assert [len(t.text.split()) for t in out] == [len(t.text.split()) for t in raw]
     texts = [t.text for t in out]
-    assert texts[0].startswith("Okay good evening everyone I'm Sally Pennington")
+    assert texts[0].startswith("Okay. Good evening everyone. I'm Sally Pennington. I run")
     assert "Beatriz Ferreira da Costa, who" in texts[0]
     assert texts[0].endswith("in a cave?")
     assert texts[1].endswith("comes from.")  # "that's where …" inside a statement does not ask
@@ -94,7 +94,7 @@ def test_a_lowercase_talk_ingests_with_its_guests(tmp_path: Path, capsys) -> Non
     assert "panelists: Beatriz Ferreira da Costa, Henrik Østergaard;" in out.out.splitlines()[0]
     panel = load_panel(tmp_path / "cheese")
     assert sorted(panel.panelists) == ["beatriz", "henrik"]
-    by_text = {t.text.split()[0]: t.speaker for t in panel.turns}
+    by_text = {t.text.split()[0].strip(".,?"): t.speaker for t in panel.turns}
     assert by_text["Because"] == "beatriz"  # "Beatriz, why a cave …?"
     assert by_text["Maybe"] == "beatriz"  # "Bea, do you ever …?": the name she goes by
     assert by_text["Okay"] == by_text["Thank"] == "host"
@@ -109,3 +109,41 @@ def test_a_lowercase_talk_with_no_names_still_says_why_in_one_line(tmp_path: Pat
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "found no panelists" in err[0]
     assert not (tmp_path / "anon").exists()
+
+
+def test_a_titled_name_its_short_form_and_its_possessive_are_names() -> None:
+    """ "and dr bartholomew kowalczyk reid a coastal engineer": a title before a name presents it; "just
+    bart please" is his short form; "fionnuala's describing" is her name too."""
+    talk = [
+        "good evening i'm ewan drummond and my guests are fionnuala doyle who is the harbourmaster and dr "
+        "bartholomew kowalczyk reid a coastal engineer from the university",
+        "thanks ewan and just bart please the full name takes up most of the evening",
+        "fionnuala let's start with you what does a harbourmaster do all day",
+        "a bit of everything honestly and that's the thing fionnuala's describing with the drains",
+    ]
+    out, told = restore(turns(talk))
+    assert told.people == ("Fionnuala", "Bartholomew")
+    assert told.aliases == {"Bart": "Bartholomew"}
+    assert told.opener == "Ewan"
+    assert "Dr Bartholomew Kowalczyk Reid" in out[0].text
+    assert "Fionnuala's describing" in out[3].text
+
+
+def test_the_host_who_opened_the_talk_is_no_panelist_when_thanked(tmp_path: Path) -> None:
+    src = tmp_path / "harbour.txt"
+    talk = [
+        "good evening i'm ewan drummond and my guests are fionnuala doyle who is the harbourmaster and dr "
+        "bartholomew reid a coastal engineer",
+        "thanks ewan and just bart please",
+        "fionnuala let's start with you what does a harbourmaster actually do all day",
+        "a bit of everything honestly i decide who berths where i collect the dues and i walk the pontoons "
+        "at two in the morning when there's a gale coming",
+        "bart what have you been measuring out there on the breakwater",
+        "we put pressure sensors on the seaward face and counted how often the waves go over the top of "
+        "the wall in the big storm two winters ago",
+        "thank you both very much",
+    ]
+    src.write_text(" >> ".join(talk) + "\n", encoding="utf-8")
+    assert cli(["ingest", str(src), "--out", str(tmp_path / "harbour")]) == 0
+    panel = load_panel(tmp_path / "harbour")
+    assert sorted(panel.panelists) == ["bartholomew", "fionnuala"]

@@ -15,6 +15,7 @@ import os
 import re
 import tempfile
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -47,6 +48,7 @@ from panelbot.ingest.names import (
 )
 from panelbot.ingest.restore import restore, unpunctuated
 from panelbot.ingest.speakers import SpeakerTurn, identify_speakers
+from panelbot.ingest.unmarked import cut_inside, flag_cuts
 from panelbot.retrieval.lexicon import common_words, content_words, english_words, stopwords
 from panelbot.text import split_sentences, strip_control, words
 
@@ -96,14 +98,18 @@ def segment(
     caps = parse(captions) if isinstance(captions, str) else captions
     raw = split_turns(caps.words, rolling=caps.rolling)
     told = None
+    cuts: Collection[int] = ()
     if unpunctuated(raw):
         raw, told = restore(raw)
+        # where a '>>' is missed, the sentences restore gives are cut as in unmarked text; with no '>>'
+        # at all, every turn ingest finds starts or (the first) ends at such a cut
+        raw, cuts = cut_inside(raw) if len(raw) > 1 else (raw, range(len(raw[0].text.split())))
     given = {
         lab: HOST if name.strip().lower() == HOST else name
         for lab, name in (speakers or {}).items()
     }
     turns, names = identify_speakers(raw, caps.title, given=given, resolved=resolved, told=told)
-    return caps.title, turns, names
+    return caps.title, flag_cuts(turns, cuts), names
 
 
 def speaker_label_preview(caps: Captions) -> list[LabelName]:

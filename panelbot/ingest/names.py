@@ -518,8 +518,10 @@ def discover_names(
         presented.update(told.people)
     own = set(names)  # the names people give themselves: never someone else's short form
     title_names = _title_names(title)
+    # who opened the talk presenting the others is the host, even when thanked by name
+    host = told.opener if told and told.people else None
     for n in candidates:
-        if not n or not is_name(n) or _known(n, names, aliases):
+        if not n or n == host or not is_name(n) or _known(n, names, aliases):
             continue
         if _confirmed_name(n, presented, title_names, all_text):
             names.append(n)
@@ -533,7 +535,9 @@ def discover_names(
         for n in names
     }
     names.sort(key=lambda n: first[n])
-    names = [n for n in names if n in own or not _second_given_name(n, names, all_text)]
+    # "… Bartholomew Kowalczyk Reid … Bart Kowalczyk Reid": said only after a name or a name it goes by
+    said = [*names, *aliases]
+    names = [n for n in names if n in own or not _second_given_name(n, said, all_text)]
     _merge_short_forms(names, aliases, all_text, presented | own)
     return names, aliases
 

@@ -16,8 +16,10 @@ opening turn is the host.
 
 A sentence ends with "?" when it opens by asking ("does the bog …", "Beatriz, why …") or its closing words
 hold an asking phrase ("what happens", "do you …"), else with "." -- the captions' ">>" separates the
-turns; a sentence ends inside a turn only before a name said to its holder ("… feel so good? Kwame, is
-there …"). Word counts never change, so the words' timings still fit.
+turns; a sentence ends inside a turn before a name said to its holder ("… feel so good? Kwame, is
+there …") and where a clause or a question opens after a word that can end one (``clauses.py``: "Crystals
+not salt. I did not know that. But why a cave?"). Word counts never change, so the words' timings still
+fit.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
 from panelbot.ingest.captions import RawTurn
+from panelbot.ingest.clauses import sentence_starts
 from panelbot.ingest.names import SURNAME_PARTICLES, TITLES, ToldNames, is_short_form
 from panelbot.retrieval.lexicon import common_words, stopwords
 
@@ -43,7 +46,8 @@ QUESTION_WINDOW = 14
 _SPOKEN_TO = (
     r"(?:over to you|what do you|what would you|what's your|what about|do you|did you|can you|could you|"
     r"would you|will you|are you|have you|how do you|how would you|where do you|why do you|is there|if you can|"
-    r"you've|you're|you were|you mentioned|you said|you work|you run|that's|what|how|why|where|when|which)\b"
+    r"you've|you're|you were|you mentioned|you said|you work|you run|that's|what|how|why|where|when|which|"
+    r"let's start with you|let me start with you|i want to bring you in)\b"
 )
 _SPOKEN_TO_RE = re.compile(_SPOKEN_TO)
 _THANKS = frozenset(["thanks", "thank", "you", "cheers", "hi", "hello"])  # "thank you kwame"
@@ -63,6 +67,8 @@ _SLOT_RES = (
             rf"please welcome|(?:guests?|panel(?:ists?)?|speakers?)(?: (?:are|is|tonight|today|here))?)\s+{_N}"
         ),
     ),
+    # "… and dr bartholomew kowalczyk reid, a coastal engineer": a title before a name
+    ("titled", re.compile(rf"\b(?:dr|prof|professor)\s+{_N}")),
     (
         "handover",
         re.compile(
@@ -71,9 +77,7 @@ _SLOT_RES = (
     ),
     (
         "called",
-        re.compile(
-            rf"{_N}\s+(?:{_SPOKEN_TO}|let's start with you|i want to bring you in|same question)"
-        ),
+        re.compile(rf"{_N}\s+(?:{_SPOKEN_TO}|same question)"),
     ),
 )
 # a presentation that names the guest before saying who they are: "… and henrik østergaard who is a …"
@@ -82,7 +86,7 @@ _DESCRIBED_RES = (
     # "olusegun adeyemi runs the terminal" -- and "bagged peat compost is a …": needs a second kind
     ("does", re.compile(r"\b(?:is an?|runs|leads|heads|works at|works for)\b")),
 )
-_SURNAME_KINDS = {"intro", "presentation", "greeting"}
+_SURNAME_KINDS = {"intro", "presentation", "greeting", "titled"}
 # a name found only where any word could stand before "do you" or after "over to you" needs a second kind
 # or a second time
 _WEAK_KINDS = {"called", "handover", "does"}
@@ -145,13 +149,14 @@ _ASKING_RE = re.compile(
     r"\b(?:(?:what|how|why)(?: actually| exactly| really| else)?(?:'s| is| are| was| were| do| does| did| can| could| would| will| should| has|"
     r" have| happens| happened| makes| kind| sort| about| if)|"
     r"(?:where|who|which|when) (?:do|does|did|can|could|would|should) (?:you|we|they|i)|"
+    r"how (?:many|much|long|often|far|big|old)|what then|why not|"
     r"(?:do|does|did|is|are|was|were|can|could|would|will|should|have|has|isn't|aren't|don't|doesn't)"
     r" (?:you|we|they|it|that|this|there|he|she|i|anyone|anybody|any|some|people|your|these|those))\b(?!')"
 )
 # a sentence that opens by asking: "does the bog come back …", "is that the real problem …"
 _OPENS_ASKING_RE = re.compile(
     r"^(?:(?:and|so|but|okay|now|well|um|uh)\s+)*(?:do|does|did|is|are|was|were|can|could|would|will|should|"
-    r"has|have|isn't|aren't|don't|doesn't|why|how)\s"
+    r"has|have|isn't|aren't|don't|doesn't|why|how|what (?:actually|exactly|really))\s"
 )
 
 _I_FORMS = {"i": "I", "i'm": "I'm", "i've": "I've", "i'd": "I'd", "i'll": "I'll"}
@@ -193,9 +198,9 @@ def talk_names(texts: list[str]) -> TalkNames:
         {a: f for a in firsts - set(aliases) for f in firsts if a != f and is_short_form(a, f)}
     )
     words.update(aliases)
-    # "please segun is fine": a short form of a first name ("olusegun"), where no common word is one
-    vocabulary = {w for t in texts for w in t.split()} - words - found.common - found.stop
-    words.update(w for w in vocabulary for f in firsts if is_short_form(w, f))
+    short = _short_forms(texts, words, firsts, found)
+    words.update(short)
+    aliases.update(short)
     order: dict[str, int] = {}
     for i, w in enumerate(" ".join(texts).split()):
         order.setdefault(w, i)
@@ -211,6 +216,15 @@ def talk_names(texts: list[str]) -> TalkNames:
             opener.capitalize() or None,
         ),
     )
+
+
+def _short_forms(
+    texts: list[str], words: set[str], firsts: set[str], found: _Found
+) -> dict[str, str]:
+    """ "please segun is fine", "just bart please": a word of the talk that is a short form of a first
+    name ("olusegun", "bartholomew") -> that name, where no common word is one."""
+    vocabulary = {w for t in texts for w in t.split()} - words - found.common - found.stop
+    return {w: f for w in vocabulary - firsts for f in firsts if is_short_form(w, f)}
 
 
 class _Found:
@@ -321,10 +335,13 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
         if not lower:
             out.append(t)
             continue
-        words = [names.words.get(w) or _I_FORMS.get(w) or w for w in lower]
+        words = [_capitalised(w, names.words) for w in lower]
         for i, w in enumerate(lower[:-1]):
             if w in _TITLES and lower[i + 1] in names.words:  # "dr kwame" -> "Dr Kwame"
                 words[i] = w.capitalize()
+        for i in sentence_starts(lower):  # "crystals not salt | i did not know that | but why …"
+            if lower[i - 1] not in firsts:  # "beatriz why …": the name said to her starts it
+                _end_sentence(words, i)
         for i, w in enumerate(lower):
             if w in firsts:
                 _set_off(words, lower, i, set(names.words) - firsts)
@@ -335,9 +352,16 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
     return out, names.told
 
 
+def _capitalised(w: str, names: dict[str, str]) -> str:
+    """A word as restored: a name capitalised, its possessive too ("Beatriz's rinds"), "i" as "I"."""
+    if w.endswith("'s") and w[:-2] in names:
+        return names[w[:-2]] + "'s"
+    return names.get(w) or _I_FORMS.get(w) or w
+
+
 def _set_off(words: list[str], lower: list[str], i: int, surnames: Collection[str]) -> None:
     """Punctuate the name at ``i`` where it is said to its holder (see :func:`restore`)."""
-    if _SPOKEN_TO_RE.match(" ".join(lower[i + 1 : i + 4])):
+    if _SPOKEN_TO_RE.match(" ".join(lower[i + 1 : i + 6])):
         if i > 0:
             _end_sentence(words, i)
         words[i] += ","

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 
-from panelbot.ingest.captions import dedupe_text
+from panelbot.ingest.captions import RawTurn, dedupe_text
 from panelbot.ingest.formats import SPEAKER_MARK, Captions, speaker_label, split_title
+from panelbot.ingest.restore import restore, unpunctuated
 from panelbot.ingest.unmarked import reads_as_conversation
 
 # A line of Markdown: a heading, a list item, a numbered item, a fence, a table row, a quote (not ">>"), a rule.
@@ -38,6 +39,12 @@ def _sentences(text: str) -> int:
     without punctuation (4 KB of unpunctuated captions took minutes)."""
     pieces = _STOP_RE.split(text)[:-1]  # the last piece ends no sentence
     return sum(1 for piece in pieces if len(_WORD_CHAR_RE.findall(piece)) >= 2)
+
+
+def _sentenced(text: str) -> str:
+    """The text, its sentences restored when it has no capitals or punctuation (``restore``)."""
+    one = [RawTurn(text, 0)]
+    return restore(one)[0][0].text if unpunctuated(one) else text
 
 
 def not_captions(caps: Captions, text: str) -> str | None:
@@ -73,8 +80,9 @@ def not_captions(caps: Captions, text: str) -> str | None:
             f"too little speech for a talk ({len(spoken)} words, {sentences} sentences): "
             "expected the captions of a whole talk"
         )
+    said = dedupe_text(" ".join(spoken)) if caps.rolling else " ".join(spoken)
     if not any(w.text == SPEAKER_MARK for w in caps.words) and not reads_as_conversation(
-        dedupe_text(" ".join(spoken)) if caps.rolling else " ".join(spoken)
+        _sentenced(said)
     ):
         return (
             "no change of speaker anywhere: a talk's captions mark each new speaker with '>>' "

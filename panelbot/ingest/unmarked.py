@@ -26,15 +26,24 @@ gives, never on who speaks: attribution (``speakers.py``) decides that as for an
 speaker rests only on its order or field (a round's order, the field, "the other panelist") is flagged by the
 health report as for any other. :func:`exchanges` counts the question-and-answer exchanges, so that unmarked
 text that reads as a conversation is accepted (``sniff.py``) and a monologue is not.
+
+Lowercase auto-captions get the same cuts once ``restore`` has given them sentences: where their ``>>``
+marks miss a change of speaker, :func:`cut_inside` cuts each long marked turn where :func:`cut_points` cuts
+the whole talk read as one text, and with no ``>>`` at all the one turn goes through
+:func:`conversation_turns`. Every turn such a cut makes whose speaker rests on no name, hand-over or label
+is marked doubtful (:func:`flag_cuts`), so the health report points at it.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Collection
 from functools import lru_cache
 from itertools import combinations
+from typing import TYPE_CHECKING
 
+from panelbot.ingest.basis import attribution_basis
 from panelbot.ingest.captions import RawTurn
 from panelbot.ingest.cues import (
     ADDS_RE,
@@ -51,6 +60,9 @@ from panelbot.ingest.cues import (
 from panelbot.ingest.names import find_intro_names, is_name
 from panelbot.ingest.segments import BREAKS_IN_RE
 from panelbot.retrieval.lexicon import content_words
+
+if TYPE_CHECKING:
+    from panelbot.ingest.speakers import SpeakerTurn
 
 # Thresholds of the cuts (declared here; set on the dev talks of tests/fixtures/lowered, *_nm):
 ANSWER_WORDS = 15  # a stretch asking nothing this long after a question is someone's answer
@@ -511,3 +523,54 @@ def _shared_out(t: RawTurn, n: int) -> list[RawTurn]:
 
 def _opens_answer(sent: str) -> bool:
     return len(sent.split()) <= OPENER_WORDS or bool(_ROUND_OPENING_RE.match(sent))
+
+
+# Lowercase auto-captions with ">>" marks: the marks cut the talk, and where one is missed (a host's remark
+# and the answer after it, a panelist breaking in) the talk read as one unmarked text cuts it too
+SENTENCE_CUT = "starts where no '>>' marks a new speaker: cut by the kinds of its sentences"
+OPENING_CUT = "ends where no '>>' marks a new speaker: cut by the kinds of its sentences"
+# a '>>' turn this long (words) may hold two speakers' words
+CUT_TURN_WORDS = 2 * ANSWER_WORDS
+
+
+def cut_inside(raw: list[RawTurn]) -> tuple[list[RawTurn], set[int]]:
+    """(``raw`` with each long turn cut where :func:`cut_points` cuts the whole talk read as one unmarked
+    text, the pieces numbered anew; the indices of the pieces that start at such a cut). The sentences
+    are those the turns' punctuation gives (``restore``); the '>>' marks stay cuts."""
+    text = " ".join(t.text for t in raw)
+    sents = sentences(text)
+    starts = {0}
+    for t in raw[:-1]:
+        starts.add(max(starts) + len(t.text.split()))
+    marks = sorted(starts)
+    firsts = {_n(sents[:k]) for k in cut_points(text)}
+    out: list[RawTurn] = []
+    cuts: set[int] = set()
+    for t, a in zip(raw, marks, strict=True):
+        words = t.text.split()
+        inner = (
+            sorted(k - a for k in firsts if a < k < a + len(words))
+            if len(words) >= CUT_TURN_WORDS
+            else []
+        )
+        timed = len(t.times) == len(words)
+        for j, (x, y) in enumerate(zip([0, *inner], [*inner, len(words)], strict=True)):
+            if j:
+                cuts.add(len(out))
+            out.append(
+                RawTurn(" ".join(words[x:y]), len(out), t.times[x:y] if timed else [], t.label)
+            )
+    return out, cuts
+
+
+_FIRM_CUT = ("name", "hand-over", "label")
+
+
+def flag_cuts(turns: list[SpeakerTurn], cuts: Collection[int]) -> list[SpeakerTurn]:
+    """Each turn that starts at one of ``cuts`` (raw turn indices: cut by sentence kinds, no mark in the
+    captions; 0 when the opening turn itself ends at such a cut) with a speaker resting on no name,
+    hand-over or label: marked doubtful (for the health report), who speaks staying as it is."""
+    for t in turns:
+        if t.sources and t.sources[0] in cuts and attribution_basis(t.why) not in _FIRM_CUT:
+            t.parts.insert(0, (0, SENTENCE_CUT if t.sources[0] else OPENING_CUT))
+    return turns
