@@ -86,9 +86,7 @@ def test_readme_is_short_and_its_commands_are_the_ones_ci_runs() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= 200
     run = "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/panelbot"
-    test = (
-        "python3 -m venv .venv && .venv/bin/pip install -e '.[dev]' && .venv/bin/python -m pytest"
-    )
+    test = "python3 -m venv .venv && .venv/bin/pip install -e '.[dev]' && .venv/bin/python -m pytest -n auto"
     assert run in readme.splitlines() and test in readme.splitlines()
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test.replace("pip install -e", "pip install -q -e") in ci.splitlines()
