@@ -578,28 +578,30 @@ def flag_cuts(turns: list[SpeakerTurn], cuts: Collection[int]) -> list[SpeakerTu
 
 # Unmarked text: every cut is a guess, so a turn's speaker is firm only where the evidence sits at its cut
 NAME_NOT_AT_CUT = (
-    "starts where nothing marks a new speaker, and the name it rests on is not a hand-over to them just "
-    "before: cut by the kinds of its sentences"
+    "starts where nothing marks a new speaker, and the name it rests on is not a hand-over to them alone "
+    "just before: cut by the kinds of its sentences"
 )
 HOST_INSIDE = (
     "may hold the host's words ({}): nothing marks a new speaker, cut by the kinds of its sentences"
 )
 HOST_REPLY = (
-    "opens with a reply by name that a panelist may have said: nothing marks a new speaker, cut by the "
+    "opens by agreeing, which the one who spoke before may have said: nothing marks a new speaker, cut by the "
     "kinds of its sentences"
 )
-SHORT_RUN_WORDS = (
-    2  # two sentences this short inside an answer may be the host's reaction ("Five days. Wow.")
-)
+# the hand-over a turn's speaker rests on is this many sentences before its cut at most ("Kasia, I want to
+# bring you in, … What's the actual job like?")
+HANDOVER_SENTENCES = 2
+# two sentences this short inside an answer may be the host's reaction ("Five days. That's, wow.")
+SHORT_RUN_WORDS = 2
 _LISTENERS_RE = re.compile(
     r"\b(?:(?:from|for) (?:our |the )?(?:listeners|viewers)|here's one\b|a (?:question|message|email) from)",
     re.IGNORECASE,
 )
-# "Yes, exactly, Zoë.": agreeing with someone by name
-_AGREES_RE = re.compile(
-    r"^\W*(?:yes|yeah|exactly|absolutely|right|true|indeed)\b(?:[,!]?\s*(?:yes|yeah|exactly|absolutely))*,\s*"
-    r"([^\W\d_][\w'\u2019-]*)[.!]",
-    re.IGNORECASE,
+# "Yes, exactly, Zoë.", "Yes, the permafrost.": agreeing with the one who spoke, more often the next speaker
+_AGREES_RE = re.compile(r"^\W*(?:yes|yeah|exactly|absolutely|indeed)\b", re.IGNORECASE)
+HOST_GOES_ON = (
+    "may hold the words of the one who spoke before (it goes on with 'and …' after a short reaction): "
+    "nothing marks a new speaker, cut by the kinds of its sentences"
 )
 
 
@@ -626,15 +628,37 @@ def _host_inside(sents: list[str], k: int) -> str:
     return ""
 
 
+def _host_reply(sents: list[str], mentioned: Callable[[str], list[str]]) -> tuple[int, str] | None:
+    """Where a host's turn of several sentences may hold the words of the one who spoke before: opening
+    by agreeing ("Yes, exactly, Zoë. The ash is the flux. … Are glazes safe, though?"), or going on with
+    "and …" after a short reaction ("Two pumps. Wow. And now we need a licence …"), not where it presents
+    someone ("And then next to Ingrid we have …")."""
+    if len(sents) < 2:
+        return None
+    if _AGREES_RE.match(sents[0]) and len(sents[0].split()) <= LEAD_WORDS:
+        return 0, HOST_REPLY
+    for k in range(1, len(sents) - 1):
+        sent = sents[k]
+        if (
+            _AND_RE.match(sent)
+            and len(sent.split()) > LEAD_WORDS
+            and not _ends_asking(sent)
+            and len(sents[k - 1].split()) <= LEAD_WORDS
+            and not mentioned(" ".join(sents[k : k + 2]))
+        ):
+            return _n(sents[:k]), HOST_GOES_ON
+    return None
+
+
 def _name_at_cut(
     t: SpeakerTurn, before: SpeakerTurn | None, mentioned: Callable[[str], list[str]]
 ) -> bool:
     """A panelist's turn whose speaker rests on their own introduction, or on a hand-over naming exactly
-    them in the sentence just before the cut."""
+    them (no one else) in the last ``HANDOVER_SENTENCES`` sentences before the cut."""
     if t.why.startswith("introduces themselves"):
         return True
-    last = sentences(before.text)[-1:] if before else []
-    return bool(last) and set(mentioned(last[0])) == {t.speaker}
+    last = sentences(before.text)[-HANDOVER_SENTENCES:] if before else []
+    return bool(last) and set(mentioned(" ".join(last))) == {t.speaker}
 
 
 def flag_unmarked(
@@ -657,8 +681,8 @@ def flag_unmarked(
             )
             if inside:
                 found.append((_n(sents[: inside[0]]), HOST_INSIDE.format(inside[1])))
-        elif i and sents and len(sents) > 1 and _AGREES_RE.match(sents[0]):
-            found.append((0, HOST_REPLY))
+        elif i and (reply := _host_reply(sents, mentioned)):
+            found.append(reply)
         if found:
             t.parts = sorted([*t.parts, *found], key=lambda p: p[0])
     return turns
