@@ -32,6 +32,11 @@ marks miss a change of speaker, :func:`cut_inside` cuts each long marked turn wh
 the whole talk read as one text, and with no ``>>`` at all the one turn goes through
 :func:`conversation_turns`. Every turn such a cut makes whose speaker rests on no name, hand-over or label
 is marked doubtful (:func:`flag_cuts`), so the health report points at it.
+
+In a talk that marks no speaker at all every cut is a guess, so :func:`flag_unmarked` holds a name firm only
+where it sits at the cut (a hand-over to exactly that panelist just before, or their own introduction) and
+flags the turns that read as holding another speaker's words where a cut was missed: the host's echo, bare
+reactions or the floor given inside an answer, a host's turn opening by agreeing ("Yes, exactly, Zoë.").
 """
 
 from __future__ import annotations
