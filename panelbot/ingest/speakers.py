@@ -80,7 +80,7 @@ from panelbot.ingest.presented import Presented, without_names
 from panelbot.ingest.profiles import Profiles, clear_lead, generic_words, terms
 from panelbot.ingest.rounds import settle_rounds
 from panelbot.ingest.segments import split_unmarked
-from panelbot.ingest.unmarked import conversation_turns, split_rounds
+from panelbot.ingest.unmarked import conversation_turns, flag_unmarked, split_rounds
 
 __all__ = [
     "HOST",
@@ -829,7 +829,8 @@ def identify_speakers(
     presented = Presented(_presentation_texts(firm, ids, finder)) if len(ids) >= 2 else None
     if len(ids) < 2 or all(t.speaker != UNKNOWN for t in firm):
         set_confidences(firm, ids, presented)
-        return _flag_trailing_questions(firm, ids, finder, bool(labels)), names
+        firm = _flag_trailing_questions(firm, ids, finder, bool(labels))
+        return (flag_unmarked(firm, ids, finder.mentioned) if unmarked else firm), names
 
     # 4. profiles from the firm turns, then again with the field deciding what stayed open; the field's
     # clear decisions join the profiles and the pass repeats until nothing changes (twice at most)
@@ -845,7 +846,8 @@ def identify_speakers(
     )
     turns = _attribute_by_field(kept, ids, ctx, evidence, forced, firm)
     set_confidences(turns, ids, presented)
-    return _flag_trailing_questions(turns, ids, finder, bool(labels)), names
+    turns = _flag_trailing_questions(turns, ids, finder, bool(labels))
+    return (flag_unmarked(turns, ids, finder.mentioned) if unmarked else turns), names
 
 
 TRAILING_QUESTION = "ends with a question that may be the host's (no '>>' before it)"

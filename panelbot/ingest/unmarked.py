@@ -32,13 +32,18 @@ marks miss a change of speaker, :func:`cut_inside` cuts each long marked turn wh
 the whole talk read as one text, and with no ``>>`` at all the one turn goes through
 :func:`conversation_turns`. Every turn such a cut makes whose speaker rests on no name, hand-over or label
 is marked doubtful (:func:`flag_cuts`), so the health report points at it.
+
+In a talk that marks no speaker at all every cut is a guess, so :func:`flag_unmarked` holds a name firm only
+where it sits at the cut (a hand-over to exactly that panelist just before, or their own introduction) and
+flags the turns that read as holding another speaker's words where a cut was missed: the host's echo, bare
+reactions or the floor given inside an answer, a host's turn opening by agreeing ("Yes, exactly, Zoë.").
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from functools import lru_cache
 from itertools import combinations
 from typing import TYPE_CHECKING
@@ -573,4 +578,116 @@ def flag_cuts(turns: list[SpeakerTurn], cuts: Collection[int]) -> list[SpeakerTu
     for t in turns:
         if t.sources and t.sources[0] in cuts and attribution_basis(t.why) not in _FIRM_CUT:
             t.parts.insert(0, (0, SENTENCE_CUT if t.sources[0] else OPENING_CUT))
+    return turns
+
+
+# Unmarked text: every cut is a guess, so a turn's speaker is firm only where the evidence sits at its cut
+NAME_NOT_AT_CUT = (
+    "starts where nothing marks a new speaker, and the name it rests on is not a hand-over to them alone "
+    "just before: cut by the kinds of its sentences"
+)
+HOST_INSIDE = (
+    "may hold the host's words ({}): nothing marks a new speaker, cut by the kinds of its sentences"
+)
+HOST_REPLY = (
+    "opens by agreeing, which the one who spoke before may have said: nothing marks a new speaker, cut by the "
+    "kinds of its sentences"
+)
+# the hand-over a turn's speaker rests on is this many sentences before its cut at most ("Kasia, I want to
+# bring you in, … What's the actual job like?")
+HANDOVER_SENTENCES = 2
+# two sentences this short inside an answer may be the host's reaction ("Five days. That's, wow.")
+SHORT_RUN_WORDS = 2
+_LISTENERS_RE = re.compile(
+    r"\b(?:(?:from|for) (?:our |the )?(?:listeners|viewers)|here's one\b|a (?:question|message|email) from)",
+    re.IGNORECASE,
+)
+# "Yes, exactly, Zoë.", "Yes, the permafrost.": agreeing with the one who spoke, more often the next speaker
+_AGREES_RE = re.compile(r"^\W*(?:yes|yeah|exactly|absolutely|indeed)\b", re.IGNORECASE)
+HOST_GOES_ON = (
+    "may hold the words of the one who spoke before (it goes on with 'and …' after a short reaction): "
+    "nothing marks a new speaker, cut by the kinds of its sentences"
+)
+
+
+def _host_inside(sents: list[str], k: int) -> str:
+    """Why sentence ``k`` (not the first) of a panelist's turn reads as the host's where a cut was missed:
+    the floor or the listeners given, an echo of the sentence before ("… holding it together. The ice was
+    holding the mountain together."), a run of two bare reactions ("Five days. That's, wow."); "" if not."""
+    sent = sents[k]
+    size = len(sent.split())
+    if _floor(sent) or _LISTENERS_RE.search(sent):
+        return "it gives the floor"
+    if (
+        k + 1 < len(sents)
+        and size <= SHORT_RUN_WORDS
+        and len(sents[k + 1].split()) <= SHORT_RUN_WORDS
+        and len(sents[k - 1].split()) > LEAD_WORDS
+    ):
+        return "a run of bare reactions"
+    own = {w.lower() for w in content_words(sent)}
+    before = {w.lower() for w in content_words(sents[k - 1])}
+    echo = len(own) >= 3 and len(own & before) >= ECHO_SHARE * len(own)
+    if echo and size <= HANDOVER_WORDS and not _ends_asking(sent):
+        return "it echoes the sentence before"
+    return ""
+
+
+def _host_reply(sents: list[str], mentioned: Callable[[str], list[str]]) -> tuple[int, str] | None:
+    """Where a host's turn of several sentences may hold the words of the one who spoke before: opening
+    by agreeing ("Yes, exactly, Zoë. The ash is the flux. … Are glazes safe, though?"), or going on with
+    "and …" after a short reaction ("Two pumps. Wow. And now we need a licence …"), not where it presents
+    someone ("And then next to Ingrid we have …")."""
+    if len(sents) < 2:
+        return None
+    if _AGREES_RE.match(sents[0]) and len(sents[0].split()) <= LEAD_WORDS:
+        return 0, HOST_REPLY
+    for k in range(1, len(sents) - 1):
+        sent = sents[k]
+        if (
+            _AND_RE.match(sent)
+            and len(sent.split()) > LEAD_WORDS
+            and not _ends_asking(sent)
+            and len(sents[k - 1].split()) <= LEAD_WORDS
+            and not mentioned(" ".join(sents[k : k + 2]))
+        ):
+            return _n(sents[:k]), HOST_GOES_ON
+    return None
+
+
+def _name_at_cut(
+    t: SpeakerTurn, before: SpeakerTurn | None, mentioned: Callable[[str], list[str]]
+) -> bool:
+    """A panelist's turn whose speaker rests on their own introduction, or on a hand-over naming exactly
+    them (no one else) in the last ``HANDOVER_SENTENCES`` sentences before the cut."""
+    if t.why.startswith("introduces themselves"):
+        return True
+    last = sentences(before.text)[-HANDOVER_SENTENCES:] if before else []
+    return bool(last) and set(mentioned(" ".join(last))) == {t.speaker}
+
+
+def flag_unmarked(
+    turns: list[SpeakerTurn], ids: Collection[str], mentioned: Callable[[str], list[str]]
+) -> list[SpeakerTurn]:
+    """A talk that marks no speaker at all, cut by :func:`conversation_turns`: each cut is a guess, so the
+    health report points at a panelist's turn whose name is not at its cut (:func:`_name_at_cut`), a
+    panelist's turn holding a sentence that reads as the host's (:func:`_host_inside`), and a host's turn
+    opening with a reply by name ("Yes, exactly, Zoë."); who speaks stays as it is."""
+    for i, t in enumerate(turns):
+        sents = sentences(t.text)
+        found: list[tuple[int, str]] = []
+        if t.speaker in ids:
+            if attribution_basis(t.why) in _FIRM_CUT and not _name_at_cut(
+                t, turns[i - 1] if i else None, mentioned
+            ):
+                found.append((0, NAME_NOT_AT_CUT))
+            inside = next(
+                ((k, why) for k in range(1, len(sents)) if (why := _host_inside(sents, k))), None
+            )
+            if inside:
+                found.append((_n(sents[: inside[0]]), HOST_INSIDE.format(inside[1])))
+        elif i and (reply := _host_reply(sents, mentioned)):
+            found.append(reply)
+        if found:
+            t.parts = sorted([*t.parts, *found], key=lambda p: p[0])
     return turns
