@@ -839,3 +839,21 @@ def test_a_panelist_described_by_organisation_is_asked_for_their_view(router):
     assert other.route.speakers == [] and "Olive didn't speak to" in other.route.reason
     first, other = talk(router, "How do you design RL environments?", "and the Together side?")
     assert other.context["kind"] == "other_panelist" and "Dan didn't speak to" in other.route.reason
+
+
+def test_does_she_agree_with_him_asks_the_other_panelist_even_with_a_subject_of_its_own(router):
+    """Seen in the app: after Dan's answer, 'and does she agree with him about open models?' was read as
+    more from Dan. Asking someone else to agree is their view, on the words it names."""
+    first, then = talk(
+        router,
+        "so what does the guy from together do all day?",
+        "and does she agree with him about open models?",
+    )
+    assert first.route.speakers == ["dan"]
+    assert then.kind == "other_panelist" and then.route.speakers == ["olive"]
+    assert "olive-02" in ids(then)
+    # ... while a question that only names its own subject stays with whoever answers it best
+    _, own = talk(
+        router, "so what does the guy from together do all day?", "and what about open models?"
+    )
+    assert own.kind != "other_panelist"

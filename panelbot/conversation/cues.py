@@ -71,6 +71,13 @@ OTHER = LazyPattern(
     re.IGNORECASE,
 )
 
+# the other side asked to agree or not, even with a subject of its own ("does she agree with him about open
+# models?"): someone else's view of what was just said, not more from the one who said it
+ASKS_ANOTHER_TO_AGREE = LazyPattern(
+    r"\b(?:(?:do|does|did|would|will) (?:he|she|they) (?:dis)?agree|(?:dis)?agrees? with (?:him|her|them))\b",
+    re.IGNORECASE,
+)
+
 # reactions and back-channel words in front of a follow-up ("Interesting. Why's that?", "ok so, ...")
 FILLER = LazyPattern(
     r"^(?:\W*(?:ok(?:ay)?|so|well|hm+|interesting|cool|great|nice|wow|right|i see|got it|thanks|thank you|"

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from panelbot.conversation import kind_bank
 from panelbot.conversation.cues import (
+    ASKS_ANOTHER_TO_AGREE,
     CONTINUE,
     NAME_LEAD,
     OTHER,
@@ -183,7 +184,9 @@ def _read_against(
         return Reading(STANDALONE, w.terms, w.evidence, addressed, both)
     if not w.stands and not addressed and not both:
         addressed = panelist_by_organisation(router, message)
-    asks_other = not w.stands and bool(addressed or both or OTHER.search(message))
+    asks_other = (not w.stands and bool(addressed or both or OTHER.search(message))) or bool(
+        not addressed and not both and ASKS_ANOTHER_TO_AGREE.search(message)
+    )
     if possessive and OTHER.search(message) and not w.new_words():
         asks_other = True  # "what is Olive's view on that?": her view of the subject, nothing new
     if asks_other:
