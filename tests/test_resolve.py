@@ -857,3 +857,19 @@ def test_does_she_agree_with_him_asks_the_other_panelist_even_with_a_subject_of_
         router, "so what does the guy from together do all day?", "and what about open models?"
     )
     assert own.kind != "other_panelist"
+
+
+def test_after_an_introduction_an_answer_on_something_else_moves_the_subject(router):
+    """Seen in the app: 'who is Olive?', 'how does she stop the model from cheating?' (olive-13), then
+    'does he agree with her?' gave Dan's introduction -- the subject had stayed her role. Answered by none
+    of the introduction's quotes, the conversation is on reward hacking now."""
+    _, cheating, agree = talk(
+        router,
+        "who is Olive?",
+        "how does she stop the model from cheating?",
+        "does he agree with her?",
+    )
+    assert cheating.route.speakers == ["olive"] and "olive-01" not in ids(cheating)
+    assert agree.kind == "other_panelist" and agree.route.abstained
+    assert "dan-01" not in ids(agree)
+    assert agree.route.reason == "Dan didn't speak to reward hacking on the panel (Olive did)"

@@ -183,6 +183,18 @@ def _carried(
         subject.terms = merged(reading.terms, subject.terms, SUBJECT_WEIGHT)
     elif reading.terms:
         subject.terms = merged(reading.terms, subject.terms, 1.0)
+    if (
+        subject.framing
+        and reading.kind == ELABORATION
+        and quote_ids
+        and not set(quote_ids) & set(subject.opening_quotes)
+    ):
+        # "who is Olive?", then "how does she stop the model from cheating?": answered by none of the
+        # introduction's quotes, the conversation is on what that answer is about now, not on her role
+        subject.framing = False
+        subject.terms = with_host_question(router, subject.terms, quote_ids)
+        subject.opening_quotes = list(quote_ids)
+        subject.label = subject_label(router, subject)
     if subject.framing and quote_ids and set(speakers) != set(subject.speakers):
         # "who is Olive?" after the talk's framing: the subject is now her introduction, named by it
         subject.opening_quotes = list(quote_ids)
