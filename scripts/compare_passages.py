@@ -24,11 +24,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import fit_tuning as ft  # noqa: E402  (scripts/, beside this)
 
-from panelbot import records  # noqa: E402
 from panelbot.panel import load_panel  # noqa: E402
 from panelbot.retrieval import meaning  # noqa: E402
 from panelbot.retrieval.evaluation import evaluate, load_eval_set  # noqa: E402
-from panelbot.retrieval.router import Router  # noqa: E402
 
 # lengths whose means are this close (in points) to the best count as equal: the longest of them is chosen
 # (fewer rows to embed and to compare)
@@ -40,17 +38,8 @@ def measure(size: int, tmp: Path) -> tuple[float, str]:
     panel = load_panel(ROOT / "persona_data" / "minimax-m3")
     dev = [it for f in ft.DEV_SETS for it in load_eval_set(str(ROOT / f), panel)]
     in_dev = [it for it in dev if it.speakers]
-    curated = Router(panel)
-    bare = Router(
-        records.replace(
-            panel, path=None, quotes=[records.replace(q, asks=()) for q in panel.quotes]
-        )
-    )
-    groups = [(curated, in_dev), (bare, in_dev)]
-    for captions, eval_file in ft.DEV_DRAFTS:
-        draft = ft._draft(ROOT / captions, tmp / f"{size}")
-        items = load_eval_set(str(ROOT / eval_file), draft)
-        groups.append((Router(draft), [it for it in items if it.speakers]))
+    groups = ft.relevance_groups(panel, in_dev, tmp / f"{size}")
+    curated, bare = groups[0][0], groups[1][0]
     full, lexical = ft.fit_relevance(groups)
     tune = dataclasses.replace(curated.tune, relevance=full, relevance_lexical=lexical)
     rates = []

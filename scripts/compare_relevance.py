@@ -35,7 +35,6 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import fit_tuning as ft  # noqa: E402  (scripts/, beside this)
 
-from panelbot import records  # noqa: E402
 from panelbot.panel import load_panel  # noqa: E402
 from panelbot.retrieval import relevance  # noqa: E402
 from panelbot.retrieval.evaluation import EvalItem, evaluate, load_eval_set  # noqa: E402
@@ -88,17 +87,8 @@ def groups(tmp: Path) -> tuple[list[tuple[Router, list[EvalItem]]], dict[str, li
     panel = load_panel(ROOT / "persona_data" / "minimax-m3")
     dev = [it for f in ft.DEV_SETS for it in load_eval_set(str(ROOT / f), panel)]
     in_dev = [it for it in dev if it.speakers]
-    router = Router(panel)
-    bare = Router(
-        records.replace(
-            panel, path=None, quotes=[records.replace(q, asks=()) for q in panel.quotes]
-        )
-    )
-    out = [(router, in_dev), (bare, in_dev)]
-    for captions, eval_file in ft.DEV_DRAFTS:
-        draft = ft._draft(ROOT / captions, tmp)
-        items = load_eval_set(str(ROOT / eval_file), draft)
-        out.append((Router(draft), [it for it in items if it.speakers]))
+    out = ft.relevance_groups(panel, in_dev, tmp)
+    router, bare = out[0][0], out[1][0]
     checks = {}
     for f in CHECKS:
         items = load_eval_set(str(ROOT / f), panel)

@@ -260,6 +260,31 @@ def fit_several_floor(
     return best
 
 
+def without_asks(panel: Panel) -> Router:
+    """The same panel with its curated asks left out: the dev questions' asks were written beside them, so on
+    the curated panel a question in other words looks easier than it is; without them it is the uncurated
+    case (a question in words no one wrote down for it), on the same gold answers (path None: not the files'
+    saved index or rows, which hold the asks)."""
+    return Router(
+        records.replace(
+            panel, path=None, quotes=[records.replace(q, asks=()) for q in panel.quotes]
+        )
+    )
+
+
+def relevance_groups(
+    panel: Panel, in_dev: list[EvalItem], tmp: Path
+) -> list[tuple[Router, list[EvalItem]]]:
+    """The groups the relevance model is fitted on: the curated panel and the same without asks on the dev
+    questions, and each uncurated draft of DEV_DRAFTS (written under ``tmp``) on its own questions."""
+    groups = [(Router(panel), in_dev), (without_asks(panel), in_dev)]
+    for captions, eval_file in DEV_DRAFTS:
+        draft = _draft(ROOT / captions, tmp)
+        items = load_eval_set(str(ROOT / eval_file), draft)
+        groups.append((Router(draft), [it for it in items if it.speakers]))
+    return groups
+
+
 def _draft(captions: Path, tmp: Path) -> Panel:
     text = captions.read_text(encoding="utf-8")
     out = tmp / captions.stem
@@ -298,15 +323,7 @@ def main() -> int:
     dev = [it for f in args.dev for it in load_eval_set(str(ROOT / f), panel)]
     checks = {f: load_eval_set(str(ROOT / f), panel) for f in args.check}
     router = Router(panel)
-    # the same panel with its curated asks left out: the dev questions' asks were written beside them, so on
-    # the curated panel a question in other words looks easier than it is; without them it is the uncurated
-    # case (a question in words no one wrote down for it), on the same gold answers
-    # (path None: not the files' saved index or rows, which hold the asks)
-    bare = Router(
-        records.replace(
-            panel, path=None, quotes=[records.replace(q, asks=()) for q in panel.quotes]
-        )
-    )
+    bare = without_asks(panel)
 
     # 1. scope
     # a question asking for a specific the talk never gave (a price, a date) is declined by that check
