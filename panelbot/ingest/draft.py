@@ -98,12 +98,12 @@ def segment(
     caps = parse(captions) if isinstance(captions, str) else captions
     raw = split_turns(caps.words, rolling=caps.rolling)
     told = None
-    cuts: Collection[int] = ()
+    cuts: Collection[int] | None = ()
     if unpunctuated(raw):
         raw, told = restore(raw)
         # where a '>>' is missed, the sentences restore gives are cut as in unmarked text; with no '>>'
-        # at all, every turn ingest finds starts or (the first) ends at such a cut
-        raw, cuts = cut_inside(raw) if len(raw) > 1 else (raw, range(len(raw[0].text.split())))
+        # at all, every turn ingest finds starts or (the first) ends at such a cut (None: every turn)
+        raw, cuts = cut_inside(raw) if len(raw) > 1 else (raw, None)
     given = {
         lab: HOST if name.strip().lower() == HOST else name
         for lab, name in (speakers or {}).items()

@@ -571,12 +571,14 @@ def cut_inside(raw: list[RawTurn]) -> tuple[list[RawTurn], set[int]]:
 _FIRM_CUT = ("name", "hand-over", "label")
 
 
-def flag_cuts(turns: list[SpeakerTurn], cuts: Collection[int]) -> list[SpeakerTurn]:
+def flag_cuts(turns: list[SpeakerTurn], cuts: Collection[int] | None) -> list[SpeakerTurn]:
     """Each turn that starts at one of ``cuts`` (raw turn indices: cut by sentence kinds, no mark in the
-    captions; 0 when the opening turn itself ends at such a cut) with a speaker resting on no name,
-    hand-over or label: marked doubtful (for the health report), who speaks staying as it is."""
+    captions; 0 when the opening turn itself ends at such a cut; None: every turn, when nothing in the
+    captions marked a speaker) with a speaker resting on no name, hand-over or label: marked doubtful (for
+    the health report), who speaks staying as it is."""
     for t in turns:
-        if t.sources and t.sources[0] in cuts and attribution_basis(t.why) not in _FIRM_CUT:
+        at_cut = bool(t.sources) and (cuts is None or t.sources[0] in cuts)
+        if at_cut and attribution_basis(t.why) not in _FIRM_CUT:
             t.parts.insert(0, (0, SENTENCE_CUT if t.sources[0] else OPENING_CUT))
     return turns
 
