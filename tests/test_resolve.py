@@ -873,3 +873,29 @@ def test_after_an_introduction_an_answer_on_something_else_moves_the_subject(rou
     assert agree.kind == "other_panelist" and agree.route.abstained
     assert "dan-01" not in ids(agree)
     assert agree.route.reason == "Dan didn't speak to reward hacking on the panel (Olive did)"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "why would a company give its model away?",
+        "why do labs open source their models?",
+        "what makes a model good at its job as an agent?",
+    ],
+)
+def test_a_possessive_the_question_binds_itself_does_not_point_back(router, question):
+    """After "who is Dan?", a question whose "its"/"their" refers to a noun it brought in itself ("a
+    company ... its model") is a question of its own, answered as if asked first."""
+    _, res = talk(router, "who is Dan?", question)
+    alone = router.route(question)
+    assert res.kind == "standalone" and res.context is None
+    assert res.route.speakers == alone.speakers and ids(res) == [sq.quote.id for sq in alone.quotes]
+
+
+@pytest.mark.parametrize(
+    "message", ["can you say a bit about its design?", "what do they think?", "and their weights?"]
+)
+def test_a_pronoun_with_nothing_in_the_message_to_refer_to_still_points_back(message):
+    from panelbot.conversation.cues import points_back
+
+    assert points_back(message)

@@ -113,10 +113,40 @@ ELLIPSIS = LazyPattern(
 )
 
 
+# a noun phrase that brings in someone or something new: "a company", "some labs", a bare plural right after
+# the question's verb ("why do labs ..."), "people"; the possessive or "they" after it refers to it
+INDEFINITE = LazyPattern(
+    r"\b(?:(?P<det>a|an|each|every|any|another)\s+(?P<one>[^\W\d_][\w-]*)"
+    r"|(?:some|many|most|all|other|few|several)\s+(?P<many>[^\W\d_][\w-]*)"
+    r"|(?:do|did|would|should|can|could|will|might|must)\s+(?P<bare>[^\W\d_][\w-]*s)"
+    r"|(?P<who>someone|somebody|anyone|anybody|everyone|everybody|people|nobody))\b",
+    re.IGNORECASE,
+)
+BINDABLE = frozenset(
+    {"its", "their", "they"}
+)  # not "it", "them": in its own clause it would be "itself"
+# "a bit", "a lot": measures, not things
+MEASURES = frozenset(
+    {"bit", "lot", "little", "few", "while", "moment", "sec", "second", "minute", "couple"}
+)
+
+
+def _introduced_before(message: str, end: int) -> bool:
+    """A new referent is brought in before ``end`` (``INDEFINITE``), so a pronoun there can refer to it."""
+    for m in INDEFINITE.finditer(message, 0, end):
+        noun = next(g for g in (m["one"], m["many"], m["bare"], m["who"]) if g).lower()
+        if m["who"] or (noun not in stopwords() and noun not in MEASURES):
+            return True
+    return False
+
+
 def points_back(message: str) -> bool:
-    """A pronoun or a demonstrative pointing at what was said before ("does that ...", "those")."""
-    if REFERENCE.search(message):
-        return True
+    """A pronoun or a demonstrative pointing at what was said before ("does that ...", "those"); not a
+    possessive or "they" whose referent the message itself brought in ("why would a company give its model
+    away?")."""
+    for m in REFERENCE.finditer(message):
+        if m.group(0).lower() not in BINDABLE or not _introduced_before(message, m.start()):
+            return True
     for m in THAT.finditer(message):
         before = (m.group(1) or "").lower()
         if not before or before in stopwords() or before in ("mean", "explain", "about"):
