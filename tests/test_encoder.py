@@ -129,3 +129,17 @@ def test_a_broken_shipped_model_is_one_clear_error(
     (broken / encoder.SHIPPED_WEIGHTS).unlink()
     with pytest.raises(ModelError, match="cannot read the sentence model"):
         encoder._widened_dir(broken)
+
+
+def test_the_compact_tokenizer_reads_as_tokenizer_json(tmp_path: Path) -> None:
+    shipped = encoder.SHIPPED_DIR / encoder.TOKENIZER
+    (tmp_path / encoder.TOKENIZER).write_bytes(shipped.read_bytes())
+    full = encoder._load_tokenizer(tmp_path)  # from tokenizer.json, the compact copy written
+    assert (tmp_path / encoder.COMPACT_TOKENIZER).is_file()
+    compact = encoder._load_tokenizer(tmp_path)
+    assert compact.vocab == full.vocab and compact.settings == full.settings
+    text = "Ünïcode [MASK] tokenisation of KV-caches, naïvely 東京"
+    assert compact.encode(text) == full.encode(text)
+    (tmp_path / encoder.COMPACT_TOKENIZER).write_text('{"settings": {}', encoding="utf-8")
+    # a broken copy: tokenizer.json again
+    assert encoder._load_tokenizer(tmp_path).vocab == full.vocab

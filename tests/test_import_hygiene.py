@@ -186,6 +186,26 @@ def test_importtime_of_ask_offline(isolated_env) -> None:
     assert "rapidfuzz" in _imported_by_ask(isolated_env, "reinforcment lerning environments")
 
 
+def test_a_question_asking_for_no_discussion_imports_no_staging(isolated_env) -> None:
+    """Every message is read as a possible discussion request first; only a request stages one, so a plain
+    question loads none of the staging modules (panelbot/discussion/turn.py imports them where used)."""
+    _imported_by_ask(isolated_env)  # the first start: the index built and saved
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "panelbot", "ask", "--offline", "kv cache"],
+        capture_output=True,
+        text=True,
+        env=isolated_env,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    assert "panelbot.discussion.turn" in loaded
+    staging = {
+        f"panelbot.discussion.{m}" for m in ("stage", "pairing", "followups", "render", "voices")
+    }
+    assert not loaded & staging
+
+
 def test_documented_plugin_import_path_still_works() -> None:
     """docs/generative-answers.md's "Your own backend": ``from panelbot.backends.base import ...`` must keep working."""
     from panelbot.answer.backends import base as real

@@ -191,6 +191,8 @@ def discussion_request(router: FollowUpRouter, message: str) -> str | None:
         return None  # "what does the other panelist think?": one panelist asked after another, not the panel
     kinds = message_kinds(router)
     frame, subject = kinds.framed(message)
+    # the message itself is embedded next (its scope and ranking): both in one forward pass, ~8 ms less than two
+    shipped_model().embed_many([frame, message])
     hit = kinds.nearest(frame, discussions=True)
     floor = max(router.tune.message_kind_floor, router.tune.discussion_floor)
     if hit.at_least(floor) != DISCUSS:

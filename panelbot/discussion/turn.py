@@ -17,16 +17,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from panelbot.discussion.followups import FollowUpAnswer, read_followup
-from panelbot.discussion.render import point_line
-from panelbot.discussion.stage import Discussion, MapEntry, Turn, discuss, entry_discussion
-from panelbot.discussion.voices import turn_question
 from panelbot.retrieval.results import RouteResult, ScoredQuote
 from panelbot.text import fill_text, strip_control
 
+# The staging modules (stage, pairing, followups, render, voices) are imported where a discussion is staged
+# or followed up: every message is read here first, and one that asks for no discussion needs none of them
+# (~9 ms of a warm ``ask``).
 if TYPE_CHECKING:
     from panelbot.conversation.turns import ConversationTurn, Resolution
+    from panelbot.discussion.followups import FollowUpAnswer
     from panelbot.discussion.pairing import Pairing
+    from panelbot.discussion.stage import Discussion, Turn
     from panelbot.panel import Panel
     from panelbot.retrieval.router import Router
 
@@ -76,6 +77,8 @@ class DiscussionReply:
     def requests(self, panel: Panel, question: str) -> list[tuple[str, RouteResult]]:
         """What each speaking panelist is asked in turn (what the host asks them, the route of only their
         own quotes)."""
+        from panelbot.discussion.voices import turn_question
+
         out = []
         for n, turn in enumerate(self.turns()):
             asked = (
@@ -115,6 +118,8 @@ class DiscussionReply:
             points = [p for p in points if self.followup.speaker in (p.a.speaker, p.b.speaker)]
         lines = []
         if points:
+            from panelbot.discussion.render import point_line
+
             lines.append("Where they meet:")
             lines += [fill_text(f"- {point_line(panel, p)}", width, "  ", "    ") for p in points]
         if d.note and self.followup is None:
@@ -186,7 +191,7 @@ def pairing_of(router: Router) -> Pairing:
 def whole_talk(router: Router) -> Discussion:
     """Every subject of the map at once: each panelist's quotes where they meet, and every measured point
     (what "where do they disagree?" is answered with when nothing was asked before)."""
-    from panelbot.discussion.stage import discussion_map
+    from panelbot.discussion.stage import MapEntry, discussion_map, entry_discussion
 
     tools = _tools(router)
     if tools.whole is None:
@@ -214,6 +219,8 @@ def discussion_of(router: Router, subject: str) -> Discussion:
     """The discussion of ``subject`` (the whole talk for :data:`WHOLE_TALK`); the same for the same subject."""
     if subject == WHOLE_TALK:
         return whole_talk(router)
+    from panelbot.discussion.stage import discuss
+
     tools = _tools(router)
     found = tools.staged.get(subject)
     if found is None:
@@ -290,6 +297,8 @@ def follow_up(
         subject = _asked_for(router, history)
     if subject is None:
         return None
+    from panelbot.discussion.followups import read_followup
+
     d = discussion_of(router, subject)
     got = read_followup(router.panel, d, message)
     if got is None:
