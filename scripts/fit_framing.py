@@ -1,6 +1,6 @@
 """Fit the framing threshold (``threshold:`` in ``panelbot/data/framing_questions.yaml``) on a labelled dev set.
 
-    python scripts/fit_framing.py [--dev eval/framing_dev.yaml] [--dry-run]
+    python scripts/fit_framing.py [--dev eval/framing_dev.yaml] [--dry-run | --check]
 
 For every question of the dev set (framing questions of each kind and look-alike content questions, on the
 shipped panel and on uncurated fixture drafts built by ingest's own code) it computes the signals
@@ -27,7 +27,7 @@ import yaml  # noqa: E402
 
 from panelbot.ingest.draft import build_draft, write_draft  # noqa: E402
 from panelbot.panel import Panel, load_panel  # noqa: E402
-from panelbot.retrieval.framing import PERSON, FramingReader, FramingSignals  # noqa: E402
+from panelbot.retrieval.framing import PERSON, FramingReader, FramingSignals, framing_bank  # noqa: E402
 from panelbot.retrieval.router import Router  # noqa: E402
 
 BANK = ROOT / "panelbot" / "data" / "framing_questions.yaml"
@@ -100,6 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--dev", type=Path, default=DEV)
     ap.add_argument("--dry-run", action="store_true", help="print the fit, write nothing")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="no fit: score the set at the bank's threshold as shipped (a held-out set), write nothing",
+    )
     args = ap.parse_args(argv)
     dev = yaml.safe_load(args.dev.read_text(encoding="utf-8"))
     rows: list[Row] = []
@@ -114,7 +119,10 @@ def main(argv: list[str] | None = None) -> int:
                     (signals, kind is not None, reader.reading(question, signals) is not None)
                 )
                 details.append((panel.name, question, kind, expected, reader, signals))
-    threshold, low, high = best_threshold(rows)
+    if args.check:
+        threshold = low = high = framing_bank().threshold
+    else:
+        threshold, low, high = best_threshold(rows)
     _, tp, fp, fn = scores(rows, threshold)
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0
@@ -123,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(rows)} questions ({framing_n} framing, {len(rows) - framing_n} content) "
         f"from {args.dev.relative_to(ROOT) if args.dev.is_relative_to(ROOT) else args.dev}"
     )
-    print(f"best F1 for thresholds {low:.4f} .. {high:.4f}; chosen: the middle")
+    if not args.check:
+        print(f"best F1 for thresholds {low:.4f} .. {high:.4f}; chosen: the middle")
     print(
         f"threshold {threshold:.4f}: precision {precision:.3f} ({tp}/{tp + fp}), "
         f"recall {recall:.3f} ({tp}/{tp + fn})"
@@ -146,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"rest {signals.rest!r} about the talk={signals.rest_in_scope}"
             )
     print(f"framing questions taken with the right kind and panelists: {right_kind}/{tp}")
-    if args.dry_run:
+    if args.dry_run or args.check:
         return 0
     text = BANK.read_text(encoding="utf-8")
     new, n = THRESHOLD_LINE.subn(f"threshold: {threshold:.4f}", text, count=1)

@@ -216,6 +216,37 @@ def test_a_framing_question_mid_conversation_is_standalone(router):
     assert res.context is not None and res.kind != STANDALONE
 
 
+@pytest.mark.parametrize(
+    "question", ["who is the host?", "who moderated the panel?", "who asks the questions?"]
+)
+def test_host_questions_say_who_hosts_and_how_they_open(router, question):
+    """The shipped talk never names its host: said so, with the host's opening, and the panelists the host
+    asks (their introductions) -- not the panel's introductions passed off as the answer."""
+    route = router.route(question)
+    assert not route.abstained and route.framing
+    assert intro_ids(route) == SHIPPED_INTROS
+    assert route.reason.startswith("the host: not named in the talk; the host opens: \u201cThis is")
+    assert route.note and route.note in route.reason
+
+
+def test_a_named_host_is_given_by_name(router):
+    from panelbot.records import replace
+
+    panel = router.panel
+    named = replace(
+        panel, host=replace(panel.host, name="Ana Ruiz", role="", organisation="Example Events")
+    )
+    route = Router(named).route("who is the host?")
+    assert route.reason.startswith("the host: Ana Ruiz (Example Events); the host opens:")
+
+
+@pytest.mark.parametrize(
+    "question", ["who hosts open models like M3?", "how do you moderate what an agent does?"]
+)
+def test_host_look_alikes_are_content_questions(router, question):
+    assert not router.route(question).framing
+
+
 # ------------------------------------------------------------------------ the bank
 
 

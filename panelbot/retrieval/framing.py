@@ -46,10 +46,10 @@ if TYPE_CHECKING:
 
 BANK_FILE = "framing_questions.yaml"
 BANK_PATH = Path(__file__).resolve().parent.parent / "data" / BANK_FILE
-TALK, PANEL, PERSON = "talk", "panel", "person"
+TALK, PANEL, PERSON, HOST = "talk", "panel", "person", "host"
 INTRODUCTION = "introduction"
 CONTRAST = "contrast"
-KINDS = (TALK, PANEL, PERSON)
+KINDS = (TALK, PANEL, PERSON, HOST)
 SLOTS = ("name", "role", "organisation")
 TOPICS_SHOWN = 8  # the talk's framing lists at most this many of its topics
 OPENING_CHARS = 220  # ... and this much of the host's opening
@@ -70,6 +70,7 @@ class FramingBank:
     talk: tuple[str, ...]
     panel: tuple[str, ...]
     person: tuple[str, ...]
+    host: tuple[str, ...]
     introduction: tuple[str, ...]
     contrast: tuple[str, ...] = ()
 
@@ -147,11 +148,12 @@ def fill(panel: Panel, kind: str, templates: Sequence[str]) -> list[Example]:
 
 
 def filled_examples(panel: Panel, bank: FramingBank) -> list[Example]:
-    """The bank's talk and panel examples, and its person templates filled for every panelist."""
+    """The bank's talk, panel and host examples, and its person templates filled for every panelist."""
     return (
         fill(panel, TALK, bank.talk)
         + fill(panel, PANEL, bank.panel)
         + fill(panel, PERSON, bank.person)
+        + fill(panel, HOST, bank.host)
     )
 
 
@@ -387,6 +389,20 @@ class FramingReader:
             parts.append(f"the host opens: \u201c{opening}\u201d")
         return "; ".join(parts)
 
+    def host_text(self) -> str:
+        """ "Name (title); the host opens: “…”", or "not named in the talk; …" when the transcript calls
+        them only the host."""
+        host = self.panel.host
+        if host is None:
+            return "the transcript has no host"
+        named = host.name.strip().lower() not in {"", "host", host.id.lower()}
+        who = (f"{host.name} ({host.title})" if host.title else host.name) if named else ""
+        opening = self.opening()
+        parts = [who or "not named in the talk"]
+        if opening:
+            parts.append(f"the host opens: \u201c{opening}\u201d")
+        return "; ".join(parts)
+
     def answer(self, question: str, framing: Framing, target: str = "auto") -> RouteResult:
         """The framing answer: the panelists concerned (the one ``target`` picks, if any), each with their
         introduction."""
@@ -404,6 +420,9 @@ class FramingReader:
         if framing.kind == TALK:
             note = self.framing_text()
             reason = f"the talk's framing: {note}; and the panelists' introductions"
+        elif framing.kind == HOST:
+            note = self.host_text()
+            reason = f"the host: {note}; and the panelists' introductions"
         elif framing.kind == PANEL:
             reason = f"the panel's introductions: {people}"
         else:
