@@ -48,7 +48,11 @@ DEV = [
     "eval/discuss_pairs_nuclear.yaml",
     "eval/heldout/discuss_pairs_2.yaml",
     "eval/discuss_pairs_5.yaml",
+    "eval/discuss_pairs_6.yaml",
+    "eval/discuss_pairs_6_nuclear.yaml",
 ]
+# (discuss_pairs_6 and discuss_pairs_6_nuclear: unrelated pairs that share a number or a name, written for the
+# masked features of panelbot.discussion.pairing; not checked against the held-out sets, which were not read)
 # blind: scored, never fitted on (first run eval/heldout/FIRST_RUN_4.md)
 HELDOUT = ["eval/heldout/discuss_pairs_3.yaml"]
 NEVER = 1.01  # a threshold no probability reaches: the claim is never made
@@ -57,7 +61,14 @@ NEUTRAL = DiscussionTuning(0.0, (0.0,) * 5, 2.0, 0.0, (0.0,) * 4, 2.0, -1.0)  # 
 
 def pairing_for(pair_set: PairSet, tmp: Path, tune: DiscussionTuning) -> Pairing:
     talk = ROOT / pair_set.talk
-    panel = _draft(talk, tmp) if talk.is_file() else load_panel(pair_set.talk)
+    # two sets of one captions file share its draft (made once under ``tmp``)
+    drafted = tmp / talk.stem
+    if not talk.is_file():
+        panel = load_panel(pair_set.talk)
+    elif (drafted / "quotes.yaml").is_file():
+        panel = load_panel(drafted)
+    else:
+        panel = _draft(talk, tmp)
     check_ids(panel, pair_set.pairs)
     return Pairing(Router(panel), tune)
 
