@@ -56,6 +56,9 @@ DEV = [
 # blind: scored, never fitted on (first run eval/heldout/FIRST_RUN_4.md)
 HELDOUT = ["eval/heldout/discuss_pairs_3.yaml"]
 NEVER = 1.01  # a threshold no probability reaches: the claim is never made
+# a verdict threshold held by fewer out-of-fold claims than this is not a measured precision (one claim
+# right of one is "100%"): that verdict is never claimed
+MIN_VERDICT_CLAIMS = 5
 NEUTRAL = DiscussionTuning(0.0, (0.0,) * 5, 2.0, 0.0, (0.0,) * 4, 2.0, -1.0)  # features only
 
 
@@ -97,13 +100,13 @@ def out_of_fold(
 
 
 def cv_threshold(
-    probs: list[float], ys: list[int], precision: float
+    probs: list[float], ys: list[int], precision: float, min_claims: int = 1
 ) -> tuple[float, float, float, int]:
-    """(threshold, precision, recall, claims) on out-of-fold probabilities; NEVER when no claim of them
-    reaches ``precision``."""
+    """(threshold, precision, recall, claims) on out-of-fold probabilities; NEVER when fewer than
+    ``min_claims`` claims of them reach ``precision``."""
     t, got, recall = threshold_for_precision(probs, ys, precision)
     claims = sum(p >= t for p in probs)
-    return (t, got, recall, claims) if claims else (NEVER, 1.0, 0.0, 0)
+    return (t, got, recall, claims) if claims >= max(1, min_claims) else (NEVER, 1.0, 0.0, 0)
 
 
 def _dev_features(dev: list[str]) -> list[tuple[str, str, tuple[float, ...], tuple[float, ...]]]:
@@ -154,10 +157,16 @@ def fit(args: argparse.Namespace) -> dict:
     vp = out_of_fold_on(paired, rows_verdict, ys_agree, groups, args.ridge)
     claimed = [i for i in range(len(dev)) if pp[i] >= pt]
     at, aprec, arec, an = cv_threshold(
-        [vp[i] for i in claimed], [ys_agree[i] for i in claimed], args.precision
+        [vp[i] for i in claimed],
+        [ys_agree[i] for i in claimed],
+        args.precision,
+        MIN_VERDICT_CLAIMS,
     )
     dt_neg, dprec, drec, dn = cv_threshold(
-        [1 - vp[i] for i in claimed], [int(labels[i] == "differ") for i in claimed], args.precision
+        [1 - vp[i] for i in claimed],
+        [int(labels[i] == "differ") for i in claimed],
+        args.precision,
+        MIN_VERDICT_CLAIMS,
     )
     differ_t = 1 - dt_neg if dn else 1 - NEVER
     print("thresholds from out-of-fold (leave one dev set out) probabilities:")
