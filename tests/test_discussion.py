@@ -89,6 +89,16 @@ def test_the_nuclear_pairs_name_the_quotes_they_were_written_about(nuclear: Rout
         check_ids(nuclear.panel, load_pairs(REPO / path).pairs)
 
 
+def test_the_wages_pairs_name_the_quotes_they_were_written_about(tmp_path: Path) -> None:
+    text = (REPO / "tests/fixtures/wages_panel.vtt").read_text(encoding="utf-8")
+    write_draft(build_draft(text, "wages_panel"), text, tmp_path / "wages_panel")
+    panel = load_panel(tmp_path / "wages_panel")
+    check_ids(panel, load_pairs(REPO / "eval/discuss_pairs_6_wages.yaml").pairs)
+    assert panel.quote("lucia-05").text.startswith("There is some evidence")  # automation
+    assert panel.quote("bogdan-04").text.startswith("In my restaurants the tablets")
+    assert panel.quote("bogdan-05").text.startswith("Keep it with the independent commission")
+
+
 def test_names_and_numbers_are_masked_in_general_english() -> None:
     said = "We served Acme 2.5 and 2.7 for three years. Acme asked us in Vegas, and I said yes."
     assert names_and_numbers(said) == {"acme", "2.5", "2.7", "three", "vegas"}
