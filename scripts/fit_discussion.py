@@ -48,33 +48,64 @@ DEV = [
     "eval/discuss_pairs_nuclear.yaml",
     "eval/heldout/discuss_pairs_2.yaml",
     "eval/discuss_pairs_5.yaml",
+    "eval/discuss_pairs_6.yaml",
+    "eval/discuss_pairs_6_nuclear.yaml",
+    "eval/discuss_pairs_6_wages.yaml",
 ]
+# (discuss_pairs_6, _6_nuclear and _6_wages: unrelated pairs that share a number or a name, written for the
+# masked features of panelbot.discussion.pairing; not checked against the held-out sets, which were not read)
 # blind: scored, never fitted on (first run eval/heldout/FIRST_RUN_4.md)
 HELDOUT = ["eval/heldout/discuss_pairs_3.yaml"]
 NEVER = 1.01  # a threshold no probability reaches: the claim is never made
+# a verdict threshold held by fewer out-of-fold claims than this is not a measured precision (one claim
+# right of one is "100%"): that verdict is never claimed
+MIN_VERDICT_CLAIMS = 5
 NEUTRAL = DiscussionTuning(0.0, (0.0,) * 5, 2.0, 0.0, (0.0,) * 4, 2.0, -1.0)  # features only
 
 
 def pairing_for(pair_set: PairSet, tmp: Path, tune: DiscussionTuning) -> Pairing:
     talk = ROOT / pair_set.talk
-    panel = _draft(talk, tmp) if talk.is_file() else load_panel(pair_set.talk)
+    # two sets of one captions file share its draft (made once under ``tmp``)
+    drafted = tmp / talk.stem
+    if not talk.is_file():
+        panel = load_panel(pair_set.talk)
+    elif (drafted / "quotes.yaml").is_file():
+        panel = load_panel(drafted)
+    else:
+        panel = _draft(talk, tmp)
     check_ids(panel, pair_set.pairs)
     return Pairing(Router(panel), tune)
 
 
 def threshold_for_precision(
-    probs: list[float], ys: list[int], precision: float
+    probs: list[float], ys: list[int], precision: float, talks: list[str] | None = None
 ) -> tuple[float, float, float]:
     """(threshold, precision, recall): the lowest threshold whose positives are at least ``precision``
-    right; the highest probability (nothing below it claimed) when none is."""
+    right -- and, given each row's talk, the positives of every talk on their own (a talk whose pairs
+    are easy must not lower the threshold below what holds on another); the highest probability
+    (nothing below it claimed) when none is."""
     best = (max(probs) + 1e-9, 1.0, 0.0)
     positives = sum(ys) or 1
     for t in sorted(set(probs), reverse=True):
         chosen = [y for p, y in zip(probs, ys, strict=True) if p >= t]
         got = sum(chosen) / len(chosen)
-        if got >= precision:
+        if got >= precision and all(
+            got_t >= precision for got_t in _precision_by_talk(probs, ys, t, talks)
+        ):
             best = (t, got, sum(chosen) / positives)
     return best
+
+
+def _precision_by_talk(
+    probs: list[float], ys: list[int], t: float, talks: list[str] | None
+) -> list[float]:
+    """The precision at ``t`` of each talk that has a claim there (none without ``talks``)."""
+    out = []
+    for talk in dict.fromkeys(talks or ()):
+        chosen = [y for p, y, k in zip(probs, ys, talks, strict=True) if k == talk and p >= t]
+        if chosen:
+            out.append(sum(chosen) / len(chosen))
+    return out
 
 
 def out_of_fold(
@@ -86,13 +117,17 @@ def out_of_fold(
 
 
 def cv_threshold(
-    probs: list[float], ys: list[int], precision: float
+    probs: list[float],
+    ys: list[int],
+    precision: float,
+    min_claims: int = 1,
+    talks: list[str] | None = None,
 ) -> tuple[float, float, float, int]:
-    """(threshold, precision, recall, claims) on out-of-fold probabilities; NEVER when no claim of them
-    reaches ``precision``."""
-    t, got, recall = threshold_for_precision(probs, ys, precision)
+    """(threshold, precision, recall, claims) on out-of-fold probabilities; NEVER when fewer than
+    ``min_claims`` claims of them reach ``precision``."""
+    t, got, recall = threshold_for_precision(probs, ys, precision, talks)
     claims = sum(p >= t for p in probs)
-    return (t, got, recall, claims) if claims else (NEVER, 1.0, 0.0, 0)
+    return (t, got, recall, claims) if claims >= max(1, min_claims) else (NEVER, 1.0, 0.0, 0)
 
 
 def _dev_features(dev: list[str]) -> list[tuple[str, str, tuple[float, ...], tuple[float, ...]]]:
@@ -137,16 +172,25 @@ def fit(args: argparse.Namespace) -> dict:
     pw = fit_logistic(rows_pair, ys_pair, args.ridge)
     vw = fit_logistic([rows_verdict[i] for i in paired], [ys_agree[i] for i in paired], args.ridge)
     pp = out_of_fold(rows_pair, ys_pair, groups, args.ridge)
-    pt, pprec, prec_recall, pn = cv_threshold(pp, ys_pair, args.precision)
+    talk_of = {g: load_pairs(ROOT / g).talk for g in dict.fromkeys(groups)}
+    pt, pprec, prec_recall, pn = cv_threshold(
+        pp, ys_pair, args.precision, talks=[talk_of[g] for g in groups]
+    )
     # a verdict is only ever claimed of a pair the pairing claims: its thresholds are chosen there, where
     # a claim on a pair that is not about the same thing at all counts as a wrong claim
     vp = out_of_fold_on(paired, rows_verdict, ys_agree, groups, args.ridge)
     claimed = [i for i in range(len(dev)) if pp[i] >= pt]
     at, aprec, arec, an = cv_threshold(
-        [vp[i] for i in claimed], [ys_agree[i] for i in claimed], args.precision
+        [vp[i] for i in claimed],
+        [ys_agree[i] for i in claimed],
+        args.precision,
+        MIN_VERDICT_CLAIMS,
     )
     dt_neg, dprec, drec, dn = cv_threshold(
-        [1 - vp[i] for i in claimed], [int(labels[i] == "differ") for i in claimed], args.precision
+        [1 - vp[i] for i in claimed],
+        [int(labels[i] == "differ") for i in claimed],
+        args.precision,
+        MIN_VERDICT_CLAIMS,
     )
     differ_t = 1 - dt_neg if dn else 1 - NEVER
     print("thresholds from out-of-fold (leave one dev set out) probabilities:")
@@ -163,7 +207,7 @@ def fit(args: argparse.Namespace) -> dict:
         "fitted_by": "scripts/fit_discussion.py",
         "dev_sets": args.dev,
         "target_precision": args.precision,
-        "thresholds_from": "out-of-fold probabilities, leave one dev set out",
+        "thresholds_from": "out-of-fold probabilities, leave one dev set out; pairing: the target on each talk",
         "pair_bias": pw[0],
         "pair_weights": pw[1:],
         "pair_threshold": pt,

@@ -12,7 +12,7 @@ import pytest
 
 from panelbot.cli.main import main
 from panelbot.discussion.evaluation import check_ids, load_pairs, score
-from panelbot.discussion.pairing import Pairing, cue_balance
+from panelbot.discussion.pairing import Pairing, cue_balance, names_and_numbers, without_names
 from panelbot.discussion.render import discussion_text, map_text
 from panelbot.discussion.stage import discuss, discussion_map, entry_discussion
 from panelbot.ingest.draft import build_draft, write_draft
@@ -78,6 +78,43 @@ def test_the_second_talk_pairs_waste_and_never_pairs_the_radiation_answer(nuclea
     assert pairing.judge(panel.quote("sigrid-04"), panel.quote("rahul-04")).paired
     got = score(ps.pairs, lambda p: pairing.judge(panel.quote(p.a), panel.quote(p.b)).verdict)
     assert got.precision >= 0.9 and got.predicted_paired >= 1
+
+
+def test_the_nuclear_pairs_name_the_quotes_they_were_written_about(nuclear: Router) -> None:
+    # the sets were written against these quotes; an ingest that renumbers them must re-point the pairs
+    quote = nuclear.panel.quote
+    assert quote("rahul-05").text.startswith("They're supposed to")  # small modular reactors
+    assert quote("rahul-06").text.startswith("Build the cheap clean power first")  # closing
+    for path in ("eval/discuss_pairs_nuclear.yaml", "eval/discuss_pairs_6_nuclear.yaml"):
+        check_ids(nuclear.panel, load_pairs(REPO / path).pairs)
+
+
+def test_the_wages_pairs_name_the_quotes_they_were_written_about(tmp_path: Path) -> None:
+    text = (REPO / "tests/fixtures/wages_panel.vtt").read_text(encoding="utf-8")
+    write_draft(build_draft(text, "wages_panel"), text, tmp_path / "wages_panel")
+    panel = load_panel(tmp_path / "wages_panel")
+    check_ids(panel, load_pairs(REPO / "eval/discuss_pairs_6_wages.yaml").pairs)
+    assert panel.quote("lucia-05").text.startswith("There is some evidence")  # automation
+    assert panel.quote("bogdan-04").text.startswith("In my restaurants the tablets")
+    assert panel.quote("bogdan-05").text.startswith("Keep it with the independent commission")
+
+
+def test_names_and_numbers_are_masked_in_general_english() -> None:
+    said = "We served Acme 2.5 and 2.7 for three years. Acme asked us in Vegas, and I said yes."
+    assert names_and_numbers(said) == {"acme", "2.5", "2.7", "three", "vegas"}
+    assert without_names(said) == "We served and for years asked us in and I said yes"
+    assert without_names("So the model can help you") == "So the model can help you"
+
+
+def test_two_quotes_that_only_share_a_version_number_are_not_paired(
+    router: Router, pairing: Pairing
+) -> None:
+    quote = router.panel.quote
+    # Dan served MiniMax 2.7; Olive built internal evaluations at 2.7's release
+    assert not pairing.judge(quote("dan-05"), quote("olive-14")).paired
+    ps = load_pairs(REPO / "eval/discuss_pairs_6.yaml")
+    got = score(ps.pairs, lambda p: pairing.judge(quote(p.a), quote(p.b)).verdict)
+    assert got.precision >= 0.9
 
 
 def test_cues_are_general_english() -> None:

@@ -9,7 +9,9 @@ Both are measured, not guessed from a talk's words:
   stronger one, how near the top of the other's quotes it ranks, whether both answer the very same host
   question and how close the two quotes' own words are in meaning (a word shared in two senses finds the
   other quote by its words, not by what it means) are weighed by a logistic model fitted on labelled pairs
-  (``scripts/fit_discussion.py``).
+  (``scripts/fit_discussion.py``). The weaker direction and the meaning are each taken as the lower of the
+  plain measure and the same with the names and numbers masked (:func:`without_names`): two quotes that
+  only share "2.7" or a company's name find each other by it, not by what they say of it.
 * **agree or differ** -- the same, with each quote's own *words* as the question (and the cosine of the
   two quotes' words): two answers that find each
   other by what they say make the same point; two answers to one question that do not, answer it differently.
@@ -27,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import astuple, dataclass
@@ -84,6 +87,36 @@ CONTRAST_CUES = frozenset(
     ]
 )
 SEARCH_DEPTH = 50  # how many of the other panelist's quotes a question ranks
+# general English number words (a number spelt out is masked as its digits are)
+_NUMBER_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand "
+    "million billion first second third fourth fifth"
+)
+NUMBER_WORDS = frozenset(_NUMBER_WORDS.split())
+_TOKEN = re.compile(r"[^\W_]+(?:[.'\u2019][^\W_]+)*")
+_SENTENCE_OPENS = re.compile(r"(?:^|[.!?:;]\s+|[\"\u201c(\[]\s*)$")
+_NOT_NAMES = frozenset(["I", "I'm", "I'd", "I'll", "I've"])
+
+
+def names_and_numbers(text: str) -> set[str]:
+    """The words of ``text`` that name or count (lowercased): any with a digit in it ("2.7", "m3", "10%"),
+    a number word, and a capitalised word where no sentence opens ("MiniMax", "Together", "GPUs")."""
+    out = set()
+    for m in _TOKEN.finditer(text):
+        w = m.group(0)
+        low = w.lower()
+        counts = any(c.isdigit() for c in w) or low in NUMBER_WORDS
+        names = w[0].isupper() and w not in _NOT_NAMES
+        if counts or (names and not _SENTENCE_OPENS.search(text[: m.start()])):
+            out.add(low)
+    return out
+
+
+def without_names(text: str) -> str:
+    """``text``'s words less its names and numbers (:func:`names_and_numbers`), every occurrence of them."""
+    masked = names_and_numbers(text)
+    return " ".join(w for w in _TOKEN.findall(text) if w.lower() not in masked)
 
 
 @dataclass(frozen=True)
@@ -102,14 +135,16 @@ class PairFeatures:
     said_high: float
     cues: float  # agreement cues minus contrast cues, per hundred words of both quotes
     meaning: float  # cosine of the two quotes' words in the shipped static sentence model
+    masked_low: float  # asked_low with the names and numbers masked from the questions
+    masked_meaning: float  # meaning with the names and numbers masked from both quotes
 
     def pairing(self) -> tuple[float, ...]:
         return (
-            math.log1p(self.asked_low),
+            math.log1p(min(self.asked_low, self.masked_low)),
             math.log1p(self.asked_high),
             self.asked_rank,
             self.same_question,
-            self.meaning,
+            min(self.meaning, self.masked_meaning),
         )
 
     def verdict(self) -> tuple[float, ...]:
@@ -119,6 +154,11 @@ class PairFeatures:
             self.cues,
             self.meaning,
         )
+
+
+def _masked(queries: Sequence[str]) -> list[str]:
+    """The queries less their names and numbers (:func:`without_names`), those with words left."""
+    return [m for q in queries if (m := without_names(q))]
 
 
 def _logistic(bias: float, weights: Sequence[float], xs: Sequence[float]) -> float:
@@ -157,6 +197,7 @@ class Pairing:
         self.tune = tune or discussion_tuning()
         self._hits: dict[tuple[str, str], dict[str, tuple[float, int]]] = {}
         self._vectors: dict[str, Vector] = {}
+        self._masked_vectors: dict[str, Vector] = {}
         # the measured pairs, read from the cache on first use, and what was worked out from them
         self._measured: dict[tuple[str, str], PairFeatures] | None = None
         self._results: dict[str, object] = {}
@@ -237,6 +278,8 @@ class Pairing:
         s_ba, r_ba = self._found(self.questions_of(b), a)
         t_ab, _ = self._found([a.text], b)
         t_ba, _ = self._found([b.text], a)
+        m_ab, _ = self._found(_masked(self.questions_of(a)), b)
+        m_ba, _ = self._found(_masked(self.questions_of(b)), a)
         rank = ((1.0 / r_ab if r_ab else 0.0) + (1.0 / r_ba if r_ba else 0.0)) / 2.0
         same_q = 1.0 if a.question is not None and a.question == b.question else 0.0
         return PairFeatures(
@@ -248,6 +291,8 @@ class Pairing:
             max(t_ab, t_ba),
             cue_balance(a.text, b.text),
             cosine(self._vector(a), self._vector(b)),
+            min(m_ab, m_ba),
+            cosine(self._masked_vector(a), self._masked_vector(b)),
         )
 
     def _vector(self, quote: Quote) -> Vector:
@@ -260,6 +305,17 @@ class Pairing:
         got = self._vectors.get(quote.id)
         if got is None:
             got = self._vectors[quote.id] = shipped_model().embed(quote.text)
+        return got
+
+    def _masked_vector(self, quote: Quote) -> Vector:
+        """A quote's words less its names and numbers, embedded (every quote of the bank at once)."""
+        if not self._masked_vectors:
+            quotes = list(self.router.index.quotes)
+            table = embedded([without_names(q.text) for q in quotes])
+            self._masked_vectors = {q.id: table.row(i) for i, q in enumerate(quotes)}
+        got = self._masked_vectors.get(quote.id)
+        if got is None:
+            got = self._masked_vectors[quote.id] = shipped_model().embed(without_names(quote.text))
         return got
 
     def judge(self, a: Quote, b: Quote) -> PairVerdict:
