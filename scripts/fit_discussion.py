@@ -53,7 +53,7 @@ DEV = [
     "eval/discuss_pairs_6_wages.yaml",
 ]
 # (discuss_pairs_6, _6_nuclear and _6_wages: unrelated pairs that share a number or a name, written for the
-# masked features of panelbot.discussion.pairing; not checked against the held-out sets, which were not read)
+# masked features of panelbot.discussion.pairing; pairs the held-out sets share were dropped from them by id)
 # blind: scored, never fitted on (first run eval/heldout/FIRST_RUN_4.md)
 HELDOUT = ["eval/heldout/discuss_pairs_3.yaml"]
 NEVER = 1.01  # a threshold no probability reaches: the claim is never made
