@@ -12,7 +12,7 @@ from collections.abc import Callable
 from panelbot.config import RetrievalSettings
 from panelbot.retrieval.encoder import shipped_model
 from panelbot.retrieval.index import QuoteIndex
-from panelbot.retrieval.meaning import MAX_QUOTES, QuoteMeanings, background_similarity
+from panelbot.retrieval.meaning import MAX_QUOTES, QuoteMeanings, contrast
 from panelbot.retrieval.query import Query
 from panelbot.retrieval.quote_words import QuoteWords
 from panelbot.retrieval.tuning import ScopeSignals, Tuning
@@ -220,9 +220,11 @@ class ScopeJudge:
             evidence *= PERSONAL_FACTOR
         if len(self.index.quotes) > MAX_QUOTES:  # lexical only (see meaning.MAX_QUOTES)
             return ScopeSignals(evidence, 0.0, 0.0)
-        vector = shipped_model().embed(question)
-        query.sims = self.meanings().similarities(vector)
-        return ScopeSignals(evidence, max(query.sims, default=0.0), background_similarity(vector))
+        got = contrast(shipped_model().embed(question), self.meanings(), self.tune.scope.neighbours)
+        query.sims = got.sims
+        return ScopeSignals(
+            evidence, got.closest, got.background, got.local_margin, got.closer_everyday
+        )
 
     def in_scope(self, signals: ScopeSignals, query: Query) -> bool:
         """The scope decision: the fitted model on words and meaning; on a bank too large for the semantic
