@@ -234,7 +234,13 @@ class QuoteMeanings:
         """Each row's mean similarity to its ``neighbours`` nearest everyday questions (computed once)."""
         got = self._hubness.get(neighbours)
         if got is None:
-            got = _hubness(self.table.matrix() @ _background_table().matrix().T, neighbours)
+            rows = self.table.matrix()
+            got = _saved_floats(
+                hashlib.sha256(rows.tobytes()).hexdigest()[:32],
+                neighbours,
+                len(rows),
+                lambda: _hubness(rows @ _background_table().matrix().T, neighbours),
+            )
             self._hubness[neighbours] = got
         return got
 
@@ -265,15 +271,35 @@ def _hubness(sims: Any, neighbours: int) -> Any:
     return numpy.partition(sims, sims.shape[1] - k, axis=1)[:, -k:].mean(axis=1)
 
 
+def _saved_floats(key: str, neighbours: int, n: int, compute: Callable[[], Any]) -> Any:
+    """Hubness values (``n`` float32) kept in the cache directory under ``key`` (a warm start reads them:
+    computing the everyday bank's against itself costs ~20 ms)."""
+    import numpy
+
+    path = paths.index_cache_dir() / f"hubness-{key}-{neighbours}.f32"
+    with suppress(OSError, ValueError):
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode) and st.st_size == 4 * n:
+            return numpy.frombuffer(path.read_bytes(), dtype="<f4").astype(numpy.float32)
+    got = numpy.asarray(compute(), dtype=numpy.float32)
+    _write_atomically(path, [got.astype("<f4").tobytes()])
+    return got
+
+
 @cache
 def _background_hubness(neighbours: int) -> Any:
     """Each everyday question's mean similarity to its ``neighbours`` nearest other everyday questions."""
-    import numpy
 
-    m = _background_table().matrix()
-    sims = m @ m.T
-    numpy.fill_diagonal(sims, -1.0)
-    return _hubness(sims, neighbours)
+    def compute() -> Any:
+        import numpy
+
+        m = _background_table().matrix()
+        sims = m @ m.T
+        numpy.fill_diagonal(sims, -1.0)
+        return _hubness(sims, neighbours)
+
+    texts = background_questions()
+    return _saved_floats(_key(shipped_model(), texts), neighbours, len(texts), compute)
 
 
 @dataclass(frozen=True)
