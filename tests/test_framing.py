@@ -247,6 +247,37 @@ def test_host_look_alikes_are_content_questions(router, question):
     assert not router.route(question).framing
 
 
+@pytest.mark.parametrize(
+    ("question", "who"),
+    [
+        ("is Olive married?", "olive"),
+        ("does Olive have children?", "olive"),
+        ("how old is Dan?", "dan"),
+        ("what is Dan's salary?", "dan"),
+    ],
+)
+def test_a_panelists_life_outside_the_talk_is_declined_not_introduced(router, question, who):
+    """Nothing of a panelist's private life is in the talk: declined as such (not off-topic), naming them,
+    with their introduction offered -- never their introduction passed off as the answer."""
+    route = router.route(question)
+    name = router.panel.display_name(who)
+    assert route.abstained and not route.quotes and not route.off_topic
+    assert (
+        route.reason
+        == f"the panel didn't get into that about {name}: the talk has only what {name} said on stage"
+    )
+    assert route.suggestions[0] == f"Who is {name}?"
+    assert intro_ids(router.route(route.suggestions[0])) == {who: SHIPPED_INTROS[who]}
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how old is the universe?", "is the ocean married to the moon?", "what car should I buy?"],
+)
+def test_personal_look_alikes_naming_no_panelist_are_not_declined_as_personal(router, question):
+    assert "didn't get into that about" not in router.route(question).reason
+
+
 # ------------------------------------------------------------------------ the bank
 
 
@@ -274,6 +305,7 @@ def test_the_threshold_is_declared_once_in_the_bank():
         ({"talk": []}, "talk must be a non-empty list"),
         ({"person": ["Who is {nickname}?"]}, "may use only the slots"),
         ({"person": ["Who is on stage?"]}, "at least one"),
+        ({"personal": ["Is anyone married?"]}, "at least one"),
     ],
 )
 def test_a_bad_bank_is_refused_with_what_is_wrong(change, message):

@@ -49,6 +49,7 @@ BANK_PATH = Path(__file__).resolve().parent.parent / "data" / BANK_FILE
 TALK, PANEL, PERSON, HOST = "talk", "panel", "person", "host"
 INTRODUCTION = "introduction"
 CONTRAST = "contrast"
+PERSONAL = "personal"  # a panelist's life outside the talk ("is {name} married?"): declined, never introduced
 KINDS = (TALK, PANEL, PERSON, HOST)
 SLOTS = ("name", "role", "organisation")
 TOPICS_SHOWN = 8  # the talk's framing lists at most this many of its topics
@@ -70,6 +71,7 @@ class FramingBank:
     host: tuple[str, ...]
     introduction: tuple[str, ...]
     contrast: tuple[str, ...] = ()
+    personal: tuple[str, ...] = ()
 
 
 def parse_bank(data: Any, where: str = BANK_FILE) -> FramingBank:
@@ -82,21 +84,21 @@ def parse_bank(data: Any, where: str = BANK_FILE) -> FramingBank:
     if not 0.0 < float(threshold) <= 1.0:
         raise DataError(f"{where}: threshold must be in (0, 1], got {threshold}")
     lists: dict[str, tuple[str, ...]] = {}
-    for kind in (*KINDS, INTRODUCTION, CONTRAST):
+    for kind in (*KINDS, INTRODUCTION, CONTRAST, PERSONAL):
         items = data.get(kind)
         if not isinstance(items, list) or not items:
             raise DataError(f"{where}: {kind} must be a non-empty list of questions")
         if not all(isinstance(t, str) and t.strip() for t in items):
             raise DataError(f"{where}: every {kind} example must be a non-empty string")
         lists[kind] = tuple(t.strip() for t in items)
-    for kind in (PERSON, CONTRAST):
+    for kind in (PERSON, CONTRAST, PERSONAL):
         for template in lists[kind]:
             unknown = set(_SLOT_RE.findall(template)) - set(SLOTS)
-            if unknown or (kind == PERSON and not _SLOT_RE.search(template)):
+            if unknown or (kind in (PERSON, PERSONAL) and not _SLOT_RE.search(template)):
                 raise DataError(
                     f"{where}: {kind} example {template!r} may use only the slots "
                     f"{', '.join('{' + s + '}' for s in SLOTS)}"
-                    + (", at least one" if kind == PERSON else "")
+                    + (", at least one" if kind in (PERSON, PERSONAL) else "")
                 )
     return FramingBank(float(threshold), **lists)
 
@@ -165,6 +167,9 @@ class FramingSignals:
     example: Example  # the closest filled example
     rest: str  # what the question asks beyond that example ("reward hacking"), "" when nothing
     rest_in_scope: bool  # ... and whether the router would answer that on its own
+    # best similarity to a question on a panelist's life outside the talk ("is {name} married?"), and its example
+    personal_similarity: float = 0.0
+    personal_example: Example | None = None
 
     def framing(self, threshold: float) -> bool:
         return (
@@ -172,6 +177,18 @@ class FramingSignals:
             and self.similarity > self.quote_similarity
             and self.similarity > self.contrast_similarity
             and self.similarity > self.background_similarity
+            and self.similarity >= self.personal_similarity
+            and not self.rest_in_scope
+        )
+
+    def personal(self, threshold: float) -> bool:
+        """About a panelist's life outside the talk: closer to such a question than to any framing example,
+        quote or follow-up, and asking nothing the talk covers."""
+        return (
+            self.personal_similarity >= threshold
+            and self.personal_similarity > self.similarity
+            and self.personal_similarity > self.quote_similarity
+            and self.personal_similarity > self.contrast_similarity
             and not self.rest_in_scope
         )
 
@@ -200,6 +217,8 @@ class FramingReader:
         self.examples = filled_examples(self.panel, self.bank)
         self._table: VectorTable | None = None
         self._contrast: VectorTable | None = None
+        self._personal: VectorTable | None = None
+        self.personal_examples = fill(self.panel, PERSONAL, self.bank.personal)
         self._intros: dict[str, Quote] | None = None
         self._memo: dict[str, Framing | None] = {}
         identity: set[str] = set()
@@ -221,6 +240,13 @@ class FramingReader:
         return self._contrast
 
     @property
+    def personal_table(self) -> VectorTable:
+        if self._personal is None:
+            texts = [e.text for e in self.personal_examples]
+            self._personal = embedded(texts) if texts else VectorTable([], self.table.dims)
+        return self._personal
+
+    @property
     def table(self) -> VectorTable:
         if self._table is None:
             self._table = embedded([e.text for e in self.examples])
@@ -238,17 +264,30 @@ class FramingReader:
         sims = self.table.similarities(vector)
         best = max(range(len(sims)), key=sims.__getitem__)
         similarity, example = float(sims[best]), self.examples[best]
-        if not full and similarity < self.threshold:
+        personal = self.personal_table.similarities(vector)
+        near = max(range(len(personal)), key=personal.__getitem__, default=None)
+        personal_similarity = float(personal[near]) if near is not None else 0.0
+        personal_example = self.personal_examples[near] if near is not None else None
+        if not full and max(similarity, personal_similarity) < self.threshold:
             return FramingSignals(similarity, 1.0, 1.0, 1.0, example, "", False)
         quote_similarity = max(self.router.meanings().similarities(vector), default=0.0)
         contrast = max(self.contrast_table.similarities(vector), default=0.0)
         background = background_similarity(vector)
         rest = self._rest(question, example)
         in_scope = False
-        if rest and (full or similarity > max(quote_similarity, contrast, background)):
+        top = max(similarity, personal_similarity)
+        if rest and (full or top > max(quote_similarity, contrast, background)):
             in_scope = self._about_the_talk(rest)
         return FramingSignals(
-            similarity, quote_similarity, contrast, background, example, rest, in_scope
+            similarity,
+            quote_similarity,
+            contrast,
+            background,
+            example,
+            rest,
+            in_scope,
+            personal_similarity,
+            personal_example,
         )
 
     def _about_the_talk(self, rest: str) -> bool:
@@ -290,6 +329,8 @@ class FramingReader:
             signals = self._signals(question, full=False)
             if signals.framing(self.threshold):
                 found = self.reading(question, signals)
+            elif signals.personal(self.threshold):
+                found = self._personal_reading(question, signals)
         if len(self._memo) > 256:
             self._memo.clear()
         self._memo[question] = found
@@ -316,6 +357,14 @@ class FramingReader:
             # "the Together guest, what does he do?" reads like "who are the guests?" but asks one of them
             return Framing(PERSON, named, signals)
         return Framing(kind, ids, signals)
+
+    def _personal_reading(self, question: str, signals: FramingSignals) -> Framing | None:
+        """A question on a panelist's life outside the talk, about the panelist it names (None when it names
+        none as the router reads names: "is olive oil healthy?")."""
+        named = self.router.addressed(question)[0] or self.router.possessive(question)
+        if len(named) != 1:
+            return None
+        return Framing(PERSONAL, named, signals)
 
     # ------------------------------------------------------------------------------- answering
 
@@ -403,6 +452,8 @@ class FramingReader:
     def answer(self, question: str, framing: Framing, target: str = "auto") -> RouteResult:
         """The framing answer: the panelists concerned (the one ``target`` picks, if any), each with their
         introduction."""
+        if framing.kind == PERSONAL:
+            return self._personal_decline(question, framing)
         speakers = framing.speakers
         if target in self.panel.panelists:  # the panelist picked answers, as for any question
             speakers = [target]
@@ -438,6 +489,24 @@ class FramingReader:
             framing.signals.similarity,
             note=note,
             framing=True,
+        )
+
+    def _personal_decline(self, question: str, framing: Framing) -> RouteResult:
+        """Declined: the talk holds what the panelist said on stage, nothing of their life outside it; their
+        introduction is offered instead (``Who is <name>?`` is a framing question, so always answered)."""
+        pid = framing.speakers[0]
+        name = self.panel.display_name(pid)
+        offers = [f"Who is {name}?", *self.router.suggestions(2, question)]
+        return RouteResult(
+            question,
+            [],
+            True,
+            [],
+            f"the panel didn't get into that about {name}: the talk has only what {name} said on stage",
+            [pid],
+            list(dict.fromkeys(offers))[:3],
+            framing.signals.personal_similarity,
+            off_topic=False,
         )
 
     def _possessive(self, pid: str) -> str:
