@@ -8,8 +8,7 @@ recorded in eval/heldout/FIRST_RUN.md) choose every number; check sets are only 
 eval/heldout/ are never read here. Steps:
 
 1. the scope model: a logistic regression of "in scope" on log(1 + lexical evidence), the best similarity to
-   any quote, its margin over the nearest everyday question, the same margin with each side's hubness taken
-   off and the count of everyday questions closer than the best quote (``ScopeSignals``), fitted by Newton's method
+   any quote and its margin over the nearest everyday question (``ScopeSignals``), fitted by Newton's method
    with a small ridge penalty; its threshold is the highest that keeps the dev set's wrongly declined in-scope
    questions at most ``--max-declined`` (default 3%). Questions asking for a specific the talk never gave are
    left out: that check declines them whatever their scope;
@@ -80,10 +79,6 @@ OWN_KEYS = frozenset(
         "semantic_depth",
     }
 )
-# a row's hubness is its mean similarity to this many nearest everyday questions (meaning.contrast): out of
-# fold on the dev sets and drafts, 3, 5 and 10 decline the same in-scope questions at a given off-topic
-# share (within one), 20 and 50 a few more
-NEIGHBOURS = 10
 # the grids the decision thresholds are searched on (0-100 relevance scores; a share of the first's)
 SPOKE_FLOORS = (1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0)
 SEVERAL_FLOORS = (1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0)
@@ -349,12 +344,8 @@ def main() -> int:
             if it.speakers or droute.asked_facet(it.question) is None:
                 signals.append(droute.scope_signals(it.question))
                 ys.append(int(bool(it.speakers)))
-    bias, w_lex, w_sem, w_margin, w_local, w_closer = fit_logistic(
-        [sig.features() for sig in signals], ys
-    )
-    scope = tuning_mod.ScopeModel(
-        bias, w_lex, w_sem, w_margin, 0.5, w_local, w_closer, neighbours=NEIGHBOURS
-    )
+    bias, w_lex, w_sem, w_margin = fit_logistic([sig.features() for sig in signals], ys)
+    scope = tuning_mod.ScopeModel(bias, w_lex, w_sem, w_margin, 0.5)
     probs = [scope.probability(sig) for sig in signals]
     t, dec_in, dec_out = choose_threshold(
         probs, ys, args.max_declined
@@ -362,7 +353,6 @@ def main() -> int:
     scope = dataclasses.replace(scope, threshold=t)
     print(
         f"scope: bias {bias:.3f} lexical {w_lex:.3f} semantic {w_sem:.3f} margin {w_margin:.3f} "
-        f"local margin {w_local:.3f} closer everyday {w_closer:.3f} "
         f"threshold {t:.3f}: dev in-scope declined {100 * dec_in:.1f}%, "
         f"off-topic declined {100 * dec_out:.1f}%"
     )

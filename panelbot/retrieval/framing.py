@@ -57,6 +57,9 @@ OPENING_CHARS = 220  # ... and this much of the host's opening
 # a curated word of the talk counts as its subject when everyday English uses it this seldom
 # (``lexicon.specificity``: 1.0 for a word outside the common-word list): "robots", "reward", not "people"
 SUBJECT_SPECIFICITY = 0.9
+# ... and words are about the talk when the router's fitted scope model says more likely than not (its own
+# answer threshold is lower, set to decline few in-scope questions; one stray word must not count)
+REST_ABOUT_THE_TALK = 0.5
 _SLOT_RE = LazyPattern(r"\{(\w+)\}")
 
 
@@ -293,13 +296,13 @@ class FramingReader:
     def _about_the_talk(self, rest: str) -> bool:
         """Whether words are a subject of the talk: one of its curated subject terms (keywords, topics,
         vocabulary: ``Router.curated``) that everyday English seldom uses, or words the router's fitted
-        scope model would answer (its fitted threshold: one stray everyday word is not a subject)."""
+        scope model finds more likely than not about the talk."""
         router = self.router
         for w in rest.split():
             terms = router.norm.unigrams(router.norm.normalise(w))
             if set(terms) & router.curated and specificity(w) >= SUBJECT_SPECIFICITY:
                 return True
-        return router.tune.scope.in_scope(router.scope_signals(rest))
+        return router.tune.scope.probability(router.scope_signals(rest)) >= REST_ABOUT_THE_TALK
 
     def _rest(self, question: str, example: Example) -> str:
         """The question's words that no framing example uses, less stopwords and the panelists' names and

@@ -12,14 +12,6 @@ general, written for no talk): a question closer to one of them than to anything
 about something else ("How do I clear the cache in Chrome?"), however many of the talk's words it uses. The
 scope decision (:mod:`panelbot.retrieval.tuning`) weighs both.
 
-Raw cosines are not comparable from one text to another: a short or generic row (a host's "what do you think?")
-is close to many questions, an everyday question on a crowded subject is close to many others. So the scope
-decision also weighs the margin with each side's *hubness* taken off (cross-domain similarity local scaling):
-a quote row's similarity less its mean similarity to its ``neighbours`` nearest everyday questions, against an
-everyday question's similarity less its mean similarity to its nearest other everyday questions
-(:func:`contrast`); and how many everyday questions are closer to the question than the best quote row (the
-best quote's rank among them). Both are computed for any bank, curated or not, from the rows alone.
-
 Row vectors are computed once and kept in the cache directory, keyed by the model and the rows' texts, so a
 warm start embeds only the question.
 """
@@ -34,10 +26,8 @@ import struct
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from panelbot import paths
 from panelbot.panel import Quote
@@ -166,7 +156,6 @@ class QuoteMeanings:
         self.table = table
         self.owners = list(owners)  # row -> the quote (position in the bank) it stands for
         self.n_quotes = n_quotes
-        self._hubness: dict[int, Any] = {}  # neighbours -> each row's hubness (``hubness``)
 
     @classmethod
     def for_panel_files(
@@ -220,29 +209,11 @@ class QuoteMeanings:
 
     def similarities(self, query: Vector) -> list[float]:
         """One similarity per quote: the best over its rows (0.0 for a quote with none)."""
-        return self.best_per_quote(self.table.similarities(query))
-
-    def best_per_quote(self, row_sims: Sequence[float]) -> list[float]:
-        """One similarity per quote from one per row: the best over its rows (0.0 for a quote with none)."""
         best = [0.0] * self.n_quotes
-        for owner, sim in zip(self.owners, row_sims, strict=False):
+        for owner, sim in zip(self.owners, self.table.similarities(query), strict=False):
             if sim > best[owner]:
                 best[owner] = sim
         return best
-
-    def hubness(self, neighbours: int) -> Any:
-        """Each row's mean similarity to its ``neighbours`` nearest everyday questions (computed once)."""
-        got = self._hubness.get(neighbours)
-        if got is None:
-            rows = self.table.matrix()
-            got = _saved_floats(
-                hashlib.sha256(rows.tobytes()).hexdigest()[:32],
-                neighbours,
-                len(rows),
-                lambda: _hubness(rows @ _background_table().matrix().T, neighbours),
-            )
-            self._hubness[neighbours] = got
-        return got
 
 
 @cache
@@ -261,75 +232,3 @@ def _background_table() -> VectorTable:
 def background_similarity(query: Vector) -> float:
     """How close the question is to the nearest everyday question on another subject."""
     return max(_background_table().similarities(query), default=0.0)
-
-
-def _hubness(sims: Any, neighbours: int) -> Any:
-    """Per row of ``sims`` (rows x everyday questions), the mean of its ``neighbours`` largest entries."""
-    import numpy
-
-    k = max(1, min(neighbours, sims.shape[1]))
-    return numpy.partition(sims, sims.shape[1] - k, axis=1)[:, -k:].mean(axis=1)
-
-
-def _saved_floats(key: str, neighbours: int, n: int, compute: Callable[[], Any]) -> Any:
-    """Hubness values (``n`` float32) kept in the cache directory under ``key`` (a warm start reads them:
-    computing the everyday bank's against itself costs ~20 ms)."""
-    import numpy
-
-    path = paths.index_cache_dir() / f"hubness-{key}-{neighbours}.f32"
-    with suppress(OSError, ValueError):
-        st = os.stat(path)
-        if stat.S_ISREG(st.st_mode) and st.st_size == 4 * n:
-            return numpy.frombuffer(path.read_bytes(), dtype="<f4").astype(numpy.float32)
-    got = numpy.asarray(compute(), dtype=numpy.float32)
-    _write_atomically(path, [got.astype("<f4").tobytes()])
-    return got
-
-
-@cache
-def _background_hubness(neighbours: int) -> Any:
-    """Each everyday question's mean similarity to its ``neighbours`` nearest other everyday questions."""
-
-    def compute() -> Any:
-        import numpy
-
-        m = _background_table().matrix()
-        sims = m @ m.T
-        numpy.fill_diagonal(sims, -1.0)
-        return _hubness(sims, neighbours)
-
-    texts = background_questions()
-    return _saved_floats(_key(shipped_model(), texts), neighbours, len(texts), compute)
-
-
-@dataclass(frozen=True)
-class Contrast:
-    """A question against a bank and the everyday questions (module doc)."""
-
-    sims: list[float]  # per quote: the best similarity over its rows
-    closest: float  # the best similarity to any quote row
-    background: float  # ... and to any everyday question
-    local_margin: float  # the same margin with each side's hubness taken off
-    closer_everyday: int  # everyday questions closer to the question than the best quote row
-
-
-def contrast(query: Vector, meanings: QuoteMeanings, neighbours: int) -> Contrast:
-    """The question's similarities to the bank's quotes and to the everyday questions (``Contrast``)."""
-    import numpy
-
-    rows = meanings.table.raw_similarities(query)
-    everyday = _background_table().raw_similarities(query)
-    closest = float(rows.max()) if len(rows) else 0.0
-    background = float(everyday.max()) if len(everyday) else 0.0
-    local = 0.0
-    if len(rows) and len(everyday):
-        local = float((rows - meanings.hubness(neighbours)).max()) - float(
-            (everyday - _background_hubness(neighbours)).max()
-        )
-    return Contrast(
-        meanings.best_per_quote(rows.tolist()),
-        closest,
-        background,
-        local,
-        int(numpy.count_nonzero(everyday > closest)),
-    )

@@ -12,12 +12,14 @@ from collections.abc import Callable
 from panelbot.config import RetrievalSettings
 from panelbot.retrieval.encoder import shipped_model
 from panelbot.retrieval.index import QuoteIndex
-from panelbot.retrieval.meaning import MAX_QUOTES, QuoteMeanings, contrast
+from panelbot.retrieval.meaning import MAX_QUOTES, QuoteMeanings, background_similarity
 from panelbot.retrieval.query import Query
 from panelbot.retrieval.quote_words import QuoteWords
 from panelbot.retrieval.tuning import ScopeSignals, Tuning
 from panelbot.retrieval.vocabulary import Normalizer
 
+GENERIC_CAP = 1.5  # everyday words add up to at most this much evidence
+EVERYDAY_MIN = 3
 MIN_COVERAGE = (
     0.6  # below this share of panel evidence, the question is mostly about something else
 )
@@ -55,20 +57,23 @@ class ScopeJudge:
 
         Matched words count by how much they belong to the panel: a vocabulary phrase 1.0, a word of the
         panel's own vocabulary 1.0; other words that are not ordinary English 1.0 when curated, 0.6
-        otherwise; ordinary English words 0.5 when curated, 0.2 otherwise; a panelist addressed by name adds
-        0.6. (How far a question of a few everyday words is about the panel is for the signals by meaning to
-        say: a cap on the everyday words' sum and halving a question with fewer than three of them were
-        removed, losing nothing out of fold; docs/quality.md.) A single word that no other word of the
-        question is ever said with in the talk is probably meant in another sense ("flush the DNS cache")
-        and counts OTHER_SENSE of that; a run of unknown-to-English panel words ("Las Vegas") is one name.
-        Words the panel never used dilute the evidence: when they outweigh the matched ones (distinctive
-        words 1.0, ordinary 0.3, model names and numbers 0), it shrinks in proportion."""
+        otherwise; ordinary English words 0.5 when curated, 0.2 otherwise, and together at most GENERIC_CAP
+        (halved when nothing else matched); a panelist addressed by name adds 0.6. A single word that no
+        other word of the question is ever said with in the talk is probably meant in another sense ("flush
+        the DNS cache") and counts OTHER_SENSE of that; a run of unknown-to-English panel words ("Las
+        Vegas") is one name. Words the panel never used dilute the evidence: when they outweigh the matched
+        ones (distinctive words 1.0, ordinary 0.3, model names and numbers 0), it shrinks in proportion."""
         addressed = addressed or query.mentioned
         other_sense = set() if addressed or not senses else self._other_sense(query)
         if query.named and other_sense:
             other_sense = self._unvouched(query, other_sense)
         specific, generic = self._matched_evidence(query, other_sense)
-        evidence = specific + generic
+        evidence = specific + min(generic, GENERIC_CAP)
+        n_generic = sum(
+            1 for t in set(query.matched) if t in self.common and t not in query.phrases
+        )
+        if not specific and not addressed and n_generic < EVERYDAY_MIN:
+            evidence *= 0.5  # only a couple of everyday words matched
         if addressed:
             evidence += 0.6
         against = sum(
@@ -215,11 +220,9 @@ class ScopeJudge:
             evidence *= PERSONAL_FACTOR
         if len(self.index.quotes) > MAX_QUOTES:  # lexical only (see meaning.MAX_QUOTES)
             return ScopeSignals(evidence, 0.0, 0.0)
-        got = contrast(shipped_model().embed(question), self.meanings(), self.tune.scope.neighbours)
-        query.sims = got.sims
-        return ScopeSignals(
-            evidence, got.closest, got.background, got.local_margin, got.closer_everyday
-        )
+        vector = shipped_model().embed(question)
+        query.sims = self.meanings().similarities(vector)
+        return ScopeSignals(evidence, max(query.sims, default=0.0), background_similarity(vector))
 
     def in_scope(self, signals: ScopeSignals, query: Query) -> bool:
         """The scope decision: the fitted model on words and meaning; on a bank too large for the semantic

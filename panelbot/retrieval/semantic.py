@@ -422,14 +422,6 @@ class VectorTable:
         """The cosine of the query with each row, in row order."""
         return self._sims(query).tolist()
 
-    def raw_similarities(self, query: Vector) -> Any:
-        """The cosine of the query with each row, in row order, as a numpy array."""
-        return self._sims(query)
-
-    def matrix(self) -> Any:
-        """The rows as one (rows x dims) float32 numpy array (not a copy: do not change it)."""
-        return self._matrix
-
     def top(self, query: Vector, k: int) -> list[tuple[int, float]]:
         """The k rows most similar to the query, best first, as (row index, cosine)."""
         if k <= 0 or not len(self):

@@ -15,10 +15,8 @@ How each is used:
   this much; ``several_floor`` when several were asked), ``both_floor`` and ``both_share`` (a second panelist answers too when their best scores that much
   and that share of the first's), ``keep_floor`` (an answer shows a further quote of the panelist's from this).
 * ``scope``: a logistic model of "the talk covered this" on the lexical evidence (``Router.scope``), the best
-  similarity to any quote, how much closer that is than the nearest everyday question on another subject, the
-  same margin with each side's hubness taken off, and how many everyday questions are closer than the best
-  quote (``panelbot.retrieval.meaning.contrast``); a question is answered when its probability is at least
-  ``scope.threshold``.
+  similarity to any quote, and how much closer that is than the nearest everyday question on another subject
+  (``panelbot.retrieval.meaning``); a question is answered when its probability is at least ``scope.threshold``.
 * ``passage_words``: a quote is also read in overlapping passages of this many words
   (``panelbot.retrieval.meaning.passages``), chosen by ``scripts/compare_passages.py``.
 * ``followup_floor``: a follow-up that points back ("is that expensive?") is read as off-topic when its own
@@ -48,52 +46,30 @@ class ScopeSignals:
     evidence: float  # lexical evidence (``Router.scope``): the panel's own words, weighed
     closest: float  # best similarity in meaning to any quote's rows
     background: float  # best similarity to an everyday question on another subject
-    # the margin with each side's hubness taken off (``meaning.contrast``)
-    local_margin: float = 0.0
-    # how many everyday questions are closer to the question than the best quote row
-    closer_everyday: int = 0
 
     @property
     def margin(self) -> float:
         """How much closer the question is to the panel than to any everyday question on another subject."""
         return self.closest - self.background
 
-    def features(self) -> tuple[float, float, float, float, float]:
-        return (
-            math.log1p(max(self.evidence, 0.0)),
-            self.closest,
-            self.closest - self.background,
-            self.local_margin,
-            math.log1p(max(self.closer_everyday, 0)),
-        )
+    def features(self) -> tuple[float, float, float]:
+        return (math.log1p(max(self.evidence, 0.0)), self.closest, self.closest - self.background)
 
 
 @dataclass(frozen=True)
 class ScopeModel:
     """A logistic model of "the talk covered this": bias + weights . (log(1 + evidence), closest,
-    closest - background, local margin, log(1 + everyday questions closer than the best quote)); a question
-    is answered when its probability is at least ``threshold``. ``neighbours``: how many nearest everyday
-    questions a row's hubness is the mean over (``meaning.contrast``)."""
+    closest - background); a question is answered when its probability is at least ``threshold``."""
 
     bias: float
     lexical: float
     semantic: float
     margin: float
     threshold: float
-    local_margin: float = 0.0
-    closer_everyday: float = 0.0
-    neighbours: int = 10
 
     def probability(self, signals: ScopeSignals) -> float:
-        a, b, c, d, e = signals.features()
-        z = (
-            self.bias
-            + self.lexical * a
-            + self.semantic * b
-            + self.margin * c
-            + self.local_margin * d
-            + self.closer_everyday * e
-        )
+        a, b, c = signals.features()
+        z = self.bias + self.lexical * a + self.semantic * b + self.margin * c
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
     def in_scope(self, signals: ScopeSignals) -> bool:
@@ -121,17 +97,11 @@ class Tuning:
     discussion_floor: float = 1.0
 
 
-def _scope_model(scope: dict) -> ScopeModel:
-    fields = ScopeModel.__dataclass_fields__
-    got = {k: float(v) for k, v in scope.items() if k in fields and k != "neighbours"}
-    return ScopeModel(**got, neighbours=int(scope.get("neighbours", 10)))
-
-
 def from_data(data: dict) -> Tuning:
     scope = data["scope"]
     rel = data["relevance"]
     return Tuning(
-        scope=_scope_model(scope),
+        scope=ScopeModel(**{k: float(scope[k]) for k in ScopeModel.__dataclass_fields__}),
         relevance=relevance_from_data(rel["model"]),
         relevance_lexical=relevance_from_data(rel["lexical_model"]),
         spoke_floor=float(rel["spoke_floor"]),
