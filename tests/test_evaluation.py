@@ -150,15 +150,15 @@ def test_cli_eval_bad_file_exit_2(run_cli, tmp_path: Path) -> None:
 EVAL_DIR = Path(__file__).resolve().parent.parent / "eval"
 
 
-# the shipped talk's question and conversation sets (the suite file and the framing set have formats of their
+# the shipped talk's question and conversation sets (the suite file and the framing sets have formats of their
 # own, read by tests/test_eval_suite.py and tests/test_framing.py; the discussion's labelled pairs by
 # tests/test_discussion.py, its labelled requests by tests/test_discussion_turns.py)
 SHIPPED_SETS = [
     p
     for p in [*sorted(EVAL_DIR.glob("*.yaml")), *sorted((EVAL_DIR / "heldout").glob("*.yaml"))]
-    if p.name not in ("suite.yaml", "framing_dev.yaml")
+    if p.name != "suite.yaml"
     and "_panel_" not in p.name
-    and not p.name.startswith(("discuss_pairs", "discussion_requests"))
+    and not p.name.startswith(("discuss_pairs", "discussion_requests", "framing_"))
 ]
 
 

@@ -291,6 +291,26 @@ def test_the_bank_holds_no_word_of_any_talk(router, storage_router):
     assert not {"minimax", "together", "kernels", "rl", "storage", "robots"} & bank_words
 
 
+@pytest.mark.parametrize(
+    "path",
+    sorted((Path(__file__).resolve().parent.parent / "eval").glob("**/framing_*.yaml")),
+    ids=lambda p: p.name,
+)
+def test_every_framing_set_names_known_kinds_and_panelists(path, router):
+    """Each labelled framing set (dev and held-out) is in the format scripts/fit_framing.py reads: kinds the
+    bank knows, and panelist ids of the shipped talk where it is the panel."""
+    from panelbot.retrieval.framing import KINDS
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert data["panels"]
+    for entry in data["panels"]:
+        framing = entry.get("framing") or {}
+        assert set(framing) <= set(KINDS), set(framing) - set(KINDS)
+        if entry["panel"] == router.panel.name and PERSON in framing:
+            assert set(framing[PERSON]) <= set(router.panel.panelists)
+        assert all(isinstance(q, str) and q.strip() for q in entry.get("content") or [])
+
+
 def test_the_threshold_is_declared_once_in_the_bank():
     data = yaml.safe_load(BANK_FILE.read_text(encoding="utf-8"))
     assert framing_bank().threshold == data["threshold"]
