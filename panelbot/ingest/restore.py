@@ -55,7 +55,7 @@ _N = r"(?<![\w'-])([^\W\d_][\w'-]*)"  # a whole word (not every tail of one: lin
 _SLOT_RES = (
     ("intro", re.compile(rf"\b(?:i'm|i am|my name is|my name's|i'm called)\s+{_N}")),
     # a second name someone goes by: "… everyone calls me kasia": theirs, not another person's
-    ("alias", re.compile(rf"\b(?:calls? me|i go by|known as)\s+{_N}")),
+    ("alias", re.compile(rf"\b(?:calls? me|called me|i go by|known as)\s+{_N}")),
     (
         "greeting",
         re.compile(rf"\b(?:thank you|thanks|thank you so much|welcome|hi|hello|cheers)\s+{_N}"),
@@ -192,6 +192,13 @@ def talk_names(texts: list[str]) -> TalkNames:
         if len(run) > 1 and (found.kinds[run[0]] - _WEAK_KINDS or run[0] in firsts):
             words.update(run)
             firsts.add(run[0])
+    # "mina what about …" and "… and wilhelmina van der sluis makes cider": a word said to someone that
+    # is the start or end of a first name said in full is that person's short form
+    for full, short in _full_names_of_short_forms(texts, firsts | set(found.kinds), found):
+        firsts.add(full)
+        words.add(full)
+        found.alias_of.setdefault(short, full)
+        firsts.add(short)
     aliases = {a: f for a, f in found.alias_of.items() if f in firsts}
     # "everyone calls me bea": a short form of another's first name is theirs
     aliases.update(
@@ -225,6 +232,39 @@ def _short_forms(
     name ("olusegun", "bartholomew") -> that name, where no common word is one."""
     vocabulary = {w for t in texts for w in t.split()} - words - found.common - found.stop
     return {w: f for w in vocabulary - firsts for f in firsts if is_short_form(w, f)}
+
+
+# a full first name is this many letters longer than its short form at least ("ports" is not "port"'s)
+_LONGER_BY = 3
+
+
+def _full_names_of_short_forms(
+    texts: list[str], said: set[str], found: _Found
+) -> list[tuple[str, str]]:
+    """(full first name, short form) for each uncommon word of the talk said before a surname ("wilhelmina
+    van der sluis") of which a word found in a name's place ("mina what about …") is a short form."""
+    out = []
+    for text in texts:
+        toks = text.split()
+        for i, w in enumerate(toks[:-1]):
+            if w in said or w in found.common or found.word_like(w):
+                continue
+            j = i + 1
+            while j < len(toks) and toks[j] in SURNAME_PARTICLES:  # "van der sluis"
+                j += 1
+            if not _surname(toks[j:], found.common, found.word_like):
+                continue
+            shorts = [
+                s
+                for s in said
+                if len(s) >= 3
+                and len(w) - len(s) >= _LONGER_BY
+                and s not in found.common
+                and is_short_form(s, w)
+            ]
+            if len(shorts) == 1:
+                out.append((w, shorts[0]))
+    return out
 
 
 class _Found:

@@ -416,7 +416,10 @@ def _answerer(
         # "I'd push back on that, Kofi, …" right after: this was Kofi
         st.speaker, st.why = replied, "the next speaker answers them by name"
     else:
-        _answer(st, prev, kept[j][1], ids, c.ment, state, profiles)
+        ment = _excluded(st.text, c.ment, names, state)
+        _answer(st, prev, kept[j][1], ids, ment, state, profiles)
+        if st.speaker in c.ment and st.speaker not in ment:
+            st.why = ASKED_THOUGH_NAMED  # doubtful: the turn may hold another's words naming them
     st.in_round = state.round
     asked = [
         p
@@ -429,6 +432,27 @@ def _answerer(
         state.question, state.follow_up = st.text, False
         return True
     return False
+
+
+ASKED_THOUGH_NAMED = (
+    "asked by the host, though the turn names them further on: it may hold another's words"
+)
+# a name past this many opening sentences of an answer is said of someone, not to the one answering
+OPENING_SENTENCES = 2
+
+
+def _excluded(text: str, ment: list[str], names: _Names, state: _State) -> list[str]:
+    """The panelists an answer turn names, who are not the one speaking it: all it names, except the one
+    the host's question was put to alone when only the turn's later sentences name them ("Fionnuala, you
+    were here that night." answered by a turn that names Fionnuala deep inside: the hand-over outweighs
+    the mention)."""
+    asked = state.addressed[0] if len(state.addressed) == 1 and not state.answered else None
+    if asked not in ment:
+        return ment
+    opening = " ".join(sentences(text)[:OPENING_SENTENCES])
+    if asked in names.mentioned(opening) or asked in names.called(text):
+        return ment
+    return [p for p in ment if p != asked]
 
 
 def _merge(
