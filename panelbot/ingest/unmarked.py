@@ -606,9 +606,26 @@ _LISTENERS_RE = re.compile(
 )
 # "Yes, exactly, Zoë.", "Yes, the permafrost.": agreeing with the one who spoke, more often the next speaker
 _AGREES_RE = re.compile(r"^\W*(?:yes|yeah|exactly|absolutely|indeed)\b", re.IGNORECASE)
+# a turn opening with the speaker's own view ("I'd agree with …", "I'd rebuild …", "I think the …")
+_OPINION_RE = re.compile(
+    r"^\W*(?:(?:and|so|well|yeah|honestly),?\s+)*(?:I'd|I\u2019d|I would|I think|I agree|I'll say)\s",
+    re.IGNORECASE,
+)
+HOST_OPINION = (
+    "opens with a view of its own, as an answer does: nothing marks a new speaker, cut by the kinds of its "
+    "sentences"
+)
 HOST_GOES_ON = (
     "may hold the words of the one who spoke before (it goes on with 'and …' after a short reaction): "
     "nothing marks a new speaker, cut by the kinds of its sentences"
+)
+
+
+# a question the host puts on after an answer's words: "And is that a good thing or a bad thing …"
+_LINKED_QUESTION_RE = re.compile(
+    r"^\W*(?:(?:so|and|but|okay|now|well),?\s+)+(?:is|are|was|were|do|does|did|can|could|would|will|"
+    r"should)\s+(?:you|it|that|this|there|they|we|he|she)\b",
+    re.IGNORECASE,
 )
 
 
@@ -627,6 +644,8 @@ def _host_inside(sents: list[str], k: int) -> str:
         and len(sents[k - 1].split()) > LEAD_WORDS
     ):
         return "a run of bare reactions"
+    if _LINKED_QUESTION_RE.match(sent) or (_ends_asking(sent) and _asks(sent)):
+        return "it asks a question"
     own = {w.lower() for w in content_words(sent)}
     before = {w.lower() for w in content_words(sents[k - 1])}
     echo = len(own) >= 3 and len(own & before) >= ECHO_SHARE * len(own)
@@ -640,6 +659,8 @@ def _host_reply(sents: list[str], mentioned: Callable[[str], list[str]]) -> tupl
     by agreeing ("Yes, exactly, Zoë. The ash is the flux. … Are glazes safe, though?"), or going on with
     "and …" after a short reaction ("Two pumps. Wow. And now we need a licence …"), not where it presents
     someone ("And then next to Ingrid we have …")."""
+    if sents and _OPINION_RE.match(sents[0]) and not _ends_asking(sents[0]):
+        return 0, HOST_OPINION  # "I'd rebuild the ice plant, because …": an answer's words
     if len(sents) < 2:
         return None
     if _AGREES_RE.match(sents[0]) and len(sents[0].split()) <= LEAD_WORDS:
