@@ -631,8 +631,27 @@ def _answer(
             st.field_scores = _field_scores(st, state, profiles, everyone)
         decided, candidates = _round_turn(state, candidates)
         if decided is None:
+            decided = _after_remark(prev, candidates, state)
+        if decided is None:
             decided = _left_or_field(st, candidates, ids, state, profiles, everyone)
     st.speaker, st.why = decided
+
+
+# the host's turn this short (words), asking nothing, is a remark the one who answered goes on after
+_REMARK_WORDS = 8
+
+
+def _after_remark(
+    prev: SpeakerTurn | None, candidates: list[str], state: _State
+) -> tuple[str, str] | None:
+    """(the one who answered, why) when the turn before is the host's short remark asking nothing ("Five
+    days. That's, wow."): they go on with their answer (order alone: doubtful)."""
+    if prev is None or prev.speaker != HOST or prev.is_question or state.round:
+        return None
+    last = state.answered[-1] if state.answered else state.last_answerer
+    if last and last in candidates and len(prev.text.split()) <= _REMARK_WORDS:
+        return last, "goes on after the host's remark"
+    return None
 
 
 def _goes_on(

@@ -452,7 +452,8 @@ def conversation_turns(turn: RawTurn) -> list[RawTurn]:
         return [turn]
     sents = sentences(turn.text)
     bounds = [0]
-    for k in cut_points(turn.text):
+    by_paragraph = paragraph_cuts(sents, turn.breaks, turn.text)
+    for k in by_paragraph or cut_points(turn.text):
         bounds.append(_n(sents[:k]))
     words = turn.text.split()
     bounds.append(len(words))
@@ -462,10 +463,88 @@ def conversation_turns(turn: RawTurn) -> list[RawTurn]:
         if b > a:
             out.append(
                 RawTurn(
-                    " ".join(words[a:b]), len(out), turn.times[a:b] if timed else [], turn.label
+                    " ".join(words[a:b]),
+                    len(out),
+                    turn.times[a:b] if timed else [],
+                    turn.label,
+                    paragraph=bool(by_paragraph),
                 )
             )
     return out
+
+
+# Plain text laid out in paragraphs (a podcast site's transcript): a paragraph is a turn, or a turn goes on
+# in the next paragraph
+MIN_PARAGRAPHS = 4  # paragraphs this many at least, to be read as turns
+# of the cuts the kinds of sentences give, this share at least falls where a paragraph starts
+PARAGRAPH_SHARE = 0.6
+
+
+def paragraph_cuts(sents: list[str], breaks: Collection[int], text: str) -> list[int]:
+    """The sentence indices where a new speaker starts in text laid out in paragraphs, when the paragraphs
+    are its turns (most of the cuts :func:`cut_points` finds fall where a paragraph starts): at each
+    paragraph, unless it goes on the answer before (:func:`_goes_on_answer`); [] when the paragraphs are
+    not its turns."""
+    at = {_n(sents[:k]): k for k in range(len(sents) + 1)}
+    starts = [at[b] for b in sorted(breaks) if b in at and 0 < at[b] < len(sents)]
+    if len(starts) < MIN_PARAGRAPHS:
+        return []
+    kinds = cut_points(text)
+    if not kinds or sum(k in set(starts) for k in kinds) < PARAGRAPH_SHARE * len(kinds):
+        return []
+    bounds = [0, *starts, len(sents)]
+    return [
+        b
+        for a, b, c in zip(bounds, bounds[1:], bounds[2:], strict=False)
+        if not _goes_on_answer(sents[a:b], sents[b:c], text)
+    ]
+
+
+def _goes_on_answer(before: list[str], para: list[str], all_text: str) -> bool:
+    """A paragraph that goes on the answer of the paragraph before: that one a long stretch asking
+    nothing, this one long too, opening with no sentence of the host's or of someone taking the floor
+    (a question, a short reaction or remark, a name spoken to, a greeting, breaking in, agreeing)."""
+    first = para[0]
+    return (
+        _n(before) >= ANSWER_WORDS
+        and _n(para) >= ANSWER_WORDS
+        and not any(_ends_asking(x) for x in before[-2:])
+        and not _puts(first, all_text)
+        and not _takes_the_floor(first, all_text)
+        and not _breaks_in(first)
+        and not _is_greeting(first)
+        and not _SELF_RE.search(first)
+        and not _AGREES_RE.match(first)
+        and not _OPINION_RE.match(first)
+        and not _SECONDS_RE.match(first)
+        and not _floor(first)
+        and not _LISTENERS_RE.search(first)
+        and not CLOSING_RE.search(" ".join(para[:2]))
+        and not _echoes([*before[-3:], first], min(3, len(before)))
+    )
+
+
+def _takes_the_floor(sent: str, all_text: str) -> bool:
+    """A sentence of the host's opening a paragraph: a remark, running the session, thanking, speaking to
+    someone by name, turning to a new topic (as :func:`_host_like`, but a short sentence opening a long
+    paragraph may be an answer's: "The hard part is the dressing.")."""
+    return (
+        (len(sent.split()) <= SETUP_WORDS and _calls_by_name(sent, all_text))
+        or is_remark(sent)
+        or bool(MODERATING_RE.match(sent) or FLOOR_RE.search(sent) or THANKS_ALL_RE.match(sent))
+        or (
+            len(sent.split()) <= SETUP_WORDS
+            and bool(ROUND_RE.search(sent) or _TOPIC_TURN_RE.match(sent))
+        )
+    )
+
+
+# "I'll second that", "Same here", "Me too": taking the floor after another's answer
+_SECONDS_RE = re.compile(
+    r"^\W*(?:(?:and|well|so|oh),?\s+)?(?:I'll second|I second|same here|me too|I agree|I'd agree|"
+    r"I disagree|I'd disagree|I'd push back|to add)\b",
+    re.IGNORECASE,
+)
 
 
 # A round's answers, unmarked: how the stretch after a question put to everyone is shared out
@@ -491,13 +570,19 @@ def split_rounds(kept: list[tuple[RawTurn, bool]], panelists: int) -> list[tuple
         before = kept[k - 1][0].text if k else ""
         tail = " ".join(sentences(before)[-2:])
         n = 2 if _BOTH_RE.search(tail) else panelists
-        if k and ROUND_RE.search(tail) and looks_like_question(before) and n >= 2:
+        if (
+            k
+            and ROUND_RE.search(tail)
+            and looks_like_question(before)
+            and n >= 2
+            and not t.paragraph
+        ):
             pieces = _shared_out(t, n)
             out += [(pieces[0], after), *((p, False) for p in pieces[1:])]
         else:
             out.append((t, after))
     return [
-        (RawTurn(t.text, i, t.times, t.label) if t.index != i else t, after)
+        (RawTurn(t.text, i, t.times, t.label, paragraph=t.paragraph) if t.index != i else t, after)
         for i, (t, after) in enumerate(out)
     ]
 
