@@ -167,6 +167,7 @@ class _State:
     question: str = ""
     last_answerer: str = ""  # who answered the question before this one
     starts: str = ""  # the one the host names to open a round ("Quick round. Keisha, you start.")
+    named: list[str] = field(default_factory=list)  # the panelists a round is put to by name, in order
 
 
 @dataclass(frozen=True)
@@ -504,6 +505,7 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     tail_named = _named_in_closing(st.text, tail, names, ids)
     st.addressed, state.round, state.starts = _put_to(tail, tail_named, named, names, ids)
     state.addressed = st.addressed
+    state.named = tail_named if state.round and len(tail_named) >= 2 else []
     state.answered = []
     state.follow_up = _follows_up(st, tail, named, state)
     state.question = _asking_words(st.text, names)
@@ -771,7 +773,9 @@ def _round_turn(state: _State, candidates: list[str]) -> tuple[tuple[str, str] |
         return None, candidates
     if state.starts in candidates and not state.answered:
         return (state.starts, "the host named them to open the round"), candidates
-    left = [p for p in candidates if p not in state.answered]
+    # "JB and Dolma, one for both of you": only the ones named answer it (in no order the naming gives)
+    named = [p for p in state.named if p in candidates]
+    left = [p for p in candidates if p not in state.answered and (p in named or not named)]
     if len(left) == 1:
         return (left[0], "the last one in the round"), candidates
     return None, left or candidates
@@ -992,6 +996,9 @@ def _without_backchannels(raw: list[RawTurn]) -> list[tuple[RawTurn, bool]]:
     return kept
 
 
+_GOES_BY_RE = re.compile(r"\b(?:[Cc]alls? me|I go by|[Jj]ust call me)\s+([^\W\d_][\w'\u2019-]*)")
+
+
 class _NameFinder:
     """Where a turn's words name the panelists (each method takes the text and returns panelist ids)."""
 
@@ -1028,7 +1035,9 @@ class _NameFinder:
             self.by_name.get(n) or self.by_name.get(ascii_fold(n), "")
             for n in find_intro_names(text, self.all_text)
         ]
-        return [p for p in out if p]
+        # "Everybody calls me JB": a name they go by that the talk gives one panelist
+        out += [self.by_name.get(m.group(1), "") for m in _GOES_BY_RE.finditer(text)]
+        return list(dict.fromkeys(p for p in out if p))
 
     def hands_over(self, text: str) -> list[str]:
         """A short turn that calls on a panelist by name: "And finally, D'Andre." / "王芳, you're next." """

@@ -135,8 +135,11 @@ def _asks(sent: str) -> bool:
 
 
 def _breaks_in(sent: str) -> bool:
-    """A panelist asking to break in or adding to what was said ("Can I just add to that?")."""
-    return bool(ADDS_RE.match(sent) or BREAKS_IN_RE.match(sent))
+    """A panelist asking to break in or adding to what was said ("Can I just add to that?", "And Ursula,
+    if I can add, …": after a name spoken to)."""
+    m = _VOCATIVE_RE.match(sent)
+    rest = sent[m.end() :] if m and is_name(m.group(1)) else ""
+    return any(bool(ADDS_RE.match(x) or BREAKS_IN_RE.match(x)) for x in (sent, rest) if x)
 
 
 def _calls_by_name(sent: str, all_text: str) -> bool:
@@ -330,9 +333,34 @@ def cut_points(text: str) -> list[int]:
         floor = _past(sents, q)
     for j, k in intros:  # the greeting before an introduction is the one introducing themselves
         starts = {x for x in starts if not j < x <= k} | {j}
+    starts |= _thanks_to_opener(sents, text, opening)
     starts |= _closing(sents, starts)
     starts |= _asides(sents, starts, text)
     return sorted(k for k in starts if 0 < k < len(sents))
+
+
+def _thanks_to_opener(sents: list[str], all_text: str, opening: int) -> set[int]:
+    """A guest thanking the host by the name the host gave in the opening ("I'm Marco Bernasconi … Thank
+    you, Marco. Everybody calls me JB.") before the host's first question: cut there, and where the host
+    goes on to ask ("JB, let's start with the basics. How fast …?")."""
+    if not opening:
+        return set()
+    host = {n.split()[0] for n in find_intro_names(sents[opening - 1], all_text)}
+    asking = _closing_questions(sents, all_text)
+    first_q = next((q for q in asking if q >= opening), None)
+    if not host or first_q is None:
+        return set()
+    for k in range(opening, first_q):
+        m = _THANKS_NAME_RE.match(sents[k])
+        if m and m.group(1) in host:
+            return {k, max(_lead_start(sents, first_q, k + 1, all_text), k + 1)}
+    return set()
+
+
+_THANKS_NAME_RE = re.compile(
+    r"^\W*(?:thank you|thanks|hi|hello|thank you so much)(?: very much)?,?\s+([^\W\d_][\w'\u2019-]*)",
+    re.IGNORECASE,
+)
 
 
 def _closing(sents: list[str], starts: set[int]) -> set[int]:
@@ -570,12 +598,15 @@ def split_rounds(kept: list[tuple[RawTurn, bool]], panelists: int) -> list[tuple
         before = kept[k - 1][0].text if k else ""
         tail = " ".join(sentences(before)[-2:])
         n = 2 if _BOTH_RE.search(tail) else panelists
+        # as many answers already cut as the round asks for ("I agree with JB. And go with a guide. …" after
+        # the first of two): the answers are apart
+        apart = 1 + _answers_after(kept, k) >= n
         if (
             k
             and ROUND_RE.search(tail)
             and looks_like_question(before)
             and n >= 2
-            and not t.paragraph
+            and not (t.paragraph or apart)
         ):
             pieces = _shared_out(t, n)
             out += [(pieces[0], after), *((p, False) for p in pieces[1:])]
@@ -585,6 +616,20 @@ def split_rounds(kept: list[tuple[RawTurn, bool]], panelists: int) -> list[tuple
         (RawTurn(t.text, i, t.times, t.label, paragraph=t.paragraph) if t.index != i else t, after)
         for i, (t, after) in enumerate(out)
     ]
+
+
+def _answers_after(kept: list[tuple[RawTurn, bool]], k: int) -> int:
+    """How many stretches of ``ANSWER_WORDS`` or more asking nothing follow ``kept[k]`` in a row."""
+    n = 0
+    for t, _ in kept[k + 1 :]:
+        if (
+            len(t.text.split()) < ANSWER_WORDS
+            or looks_like_question(t.text)
+            or CLOSING_RE.search(t.text)
+        ):
+            break  # the host's next question or closing words
+        n += 1
+    return n
 
 
 def _shared_out(t: RawTurn, n: int) -> list[RawTurn]:
