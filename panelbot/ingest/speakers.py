@@ -167,7 +167,8 @@ class _State:
     question: str = ""
     last_answerer: str = ""  # who answered the question before this one
     starts: str = ""  # the one the host names to open a round ("Quick round. Keisha, you start.")
-    named: list[str] = field(default_factory=list)  # the panelists a round is put to by name, in order
+    # the panelists a round is put to by name, in order
+    named: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
