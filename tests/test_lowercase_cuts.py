@@ -117,3 +117,32 @@ def test_lowercase_captions_with_no_mark_at_all_are_segmented_not_refused(tmp_pa
         assert doubtful_part(t.reasons()) is not None or t.why.startswith(
             ("the host asked them", "introduces themselves", "names every panelist")
         ), (t.why, t.text[:40])
+
+
+def test_an_answer_opens_inside_a_sentence_that_asked() -> None:
+    """ "is that a good thing or a bad thing | both really": a question asked, then the answer's first word."""
+    assert _starts("and is that cheaper or dearer both really the wood costs more") == [
+        "both really"
+    ]
+    assert _starts("what does a miller do all day um a bit of everything") == ["um a"]
+    assert _starts("the mill does well no matter the river") == []  # no question opened it
+
+
+def test_restore_asks_only_where_a_verb_opens_a_question() -> None:
+    out, _ = restore([RawTurn("but i'd do it in stages starting where the roof leaks", 0)])
+    assert out[0].text.endswith("leaks.")
+    out, _ = restore([RawTurn("so do you grind it every day", 0)])
+    assert out[0].text.endswith("day?")
+
+
+def test_restore_starts_a_sentence_at_thanks_by_name() -> None:
+    raw = [
+        RawTurn(
+            "i'm odile and my guests are piet who mills grain and rosa who bakes bread thanks odile and "
+            "hello everyone",
+            0,
+        ),
+        RawTurn("thank you odile piet what do you mill", 1),
+    ]
+    out, _ = restore(raw)
+    assert "bakes bread. Thanks" in out[0].text

@@ -224,3 +224,26 @@ def test_paragraphs_that_are_not_turns_are_not_cut_at() -> None:
     mid = [k for k, w in enumerate(words) if w == "river"]  # paragraphs start inside the answers
     turns = conversation_turns(RawTurn(text, 0, breaks=tuple(mid)))
     assert [t.text.split()[:2] for t in turns][:3] == [["So", "what"], ["It", "is"], ["And", "why"]]
+
+
+QUARRY = (
+    "Good evening, and welcome to Valley Talks. My name is Hanne Olsen, I run the valley museum. And "
+    "tonight I'm joined by Pierre-Jean Moreau-Vidal, a geologist, "
+    "and by Ilse Brandvold, who farms the valley. Thank you, Hanne. Everybody calls me PJ, so please do. "
+    "PJ, let's start with the rock. How old is this valley? About two million years, and the river is still "
+    "cutting it deeper every spring, a few millimetres a year, which adds up over the centuries. Ilse, what "
+    "does that mean for the fields down there? Thin soil, mostly, and stones that come up every winter, so "
+    "we clear them by hand before we plough in March. And Ilse, if I can add, the stones are the "
+    "limestone working its way up through the frost, the same rock we see in the cliffs, and it will go "
+    "on doing that for as long as there is frost. Exactly, PJ. That's why we lime so little. Thank you "
+    "both very much."
+)
+
+
+def test_a_guest_thanking_the_host_by_name_and_breaking_in_after_a_name_are_cut() -> None:
+    _, turns, names = segment(QUARRY)
+    assert names[:2] == ["Pierre-Jean", "Ilse"]
+    by_start = {" ".join(t.text.split()[:3]): t.speaker for t in turns}
+    assert by_start["Thank you, Hanne."] == "pierre-jean"  # "Everybody calls me PJ"
+    assert by_start["PJ, let's start"] == "host"
+    assert by_start["And Ilse, if"] == "pierre-jean"

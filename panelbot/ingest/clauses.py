@@ -120,7 +120,16 @@ def sentence_starts(toks: list[str]) -> list[int]:
             out.append(i)  # "mostly yes | the rind …", "right | and every wheel …"
             last = i
             continue
-        if i - last < MIN_SENTENCE or not _may_end(toks, i) or not _opens(toks, i):
+        if (
+            _answer_opens(toks, i, last)
+            and may_end(toks, i)
+            and i + 1 < len(toks)
+            and toks[i + 1] not in _RUNS_ON
+        ):
+            out.append(i)  # "what does a harbourmaster do all day | um a bit of everything"
+            last = i
+            continue
+        if i - last < MIN_SENTENCE or not may_end(toks, i) or not _opens(toks, i):
             continue
         if i + 1 >= len(toks):
             continue
@@ -129,7 +138,21 @@ def sentence_starts(toks: list[str]) -> list[int]:
     return out
 
 
-def _may_end(toks: list[str], i: int) -> bool:
+# words an answer opens with after a question that has been asked ("… or a bad thing | both really")
+_ANSWER_OPENERS = _words("um uh well yes yeah no both honestly")
+QUESTION_WORDS = 5  # a question runs this many words at least before an answer opens
+
+
+def _answer_opens(toks: list[str], i: int, last: int) -> bool:
+    """Does an answer open at ``toks[i]``, inside a sentence that opened by asking ("is that a good thing
+    or a bad thing | both really …")?"""
+    if toks[i] not in _ANSWER_OPENERS or i - last < QUESTION_WORDS:
+        return False
+    start = last + 1 if toks[last] in _LINKS else last
+    return _asks_at(toks, start)
+
+
+def may_end(toks: list[str], i: int) -> bool:
     """Can a sentence end on ``toks[i - 1]``? Not on a word that needs what follows, nor on "that" after a
     verb of saying ("said that | we …" is none; "i love that | we've got …" is one)."""
     prev = toks[i - 1]

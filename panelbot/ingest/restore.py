@@ -30,7 +30,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
 from panelbot.ingest.captions import RawTurn
-from panelbot.ingest.clauses import sentence_starts
+from panelbot.ingest.clauses import may_end, sentence_starts
 from panelbot.ingest.names import SURNAME_PARTICLES, TITLES, ToldNames, is_short_form
 from panelbot.retrieval.lexicon import common_words, stopwords
 
@@ -49,7 +49,11 @@ _SPOKEN_TO = (
     r"you've|you're|you were|you mentioned|you said|you work|you run|that's|what|how|why|where|when|which|"
     r"let's start with you|let me start with you|i want to bring you in)\b"
 )
-_SPOKEN_TO_RE = re.compile(_SPOKEN_TO)
+# a name said to its holder before a question opening on a verb: "… nine million bart is it worth it"
+_SPOKEN_TO_RE = re.compile(
+    rf"{_SPOKEN_TO}|(?:is|are|was|were|do|does|did|can|could|would|will|should|has|have)\s+"
+    r"(?:it|that|this|there|you|we|they)\b"
+)
 _THANKS = frozenset(["thanks", "thank", "you", "cheers", "hi", "hello"])  # "thank you kwame"
 _N = r"(?<![\w'-])([^\W\d_][\w'-]*)"  # a whole word (not every tail of one: linear on long words)
 _SLOT_RES = (
@@ -358,8 +362,19 @@ def _asks(words: list[str]) -> bool:
             len(opening) <= 2 * QUESTION_WINDOW
             and _OPENS_ASKING_RE.match(" ".join(opening[:6]).lower())
         )
-        or _ASKING_RE.search(" ".join(words[-QUESTION_WINDOW:]).lower())
+        or any(
+            not _STATED_RE.search(tail[: m.start()])
+            for tail in [" ".join(words[-QUESTION_WINDOW:]).lower()]
+            for m in _ASKING_RE.finditer(tail)
+        )
     )
+
+
+# a verb after its subject or a modal states, it does not ask: "but i'd do it in stages", "we can have it"
+_STATED_RE = re.compile(
+    r"(?:^|\s)(?:i|i'd|i'll|we|we'd|we'll|you'd|you'll|they|they'd|they'll|to|can|could|would|will|"
+    r"should|might|must)\s+$"
+)
 
 
 def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
@@ -369,6 +384,7 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
     the module doc). Word counts stay as they were, so the timings still fit."""
     names = talk_names([t.text for t in raw])
     firsts = {p.lower() for p in [*names.told.people, *names.told.aliases]}
+    thanked = firsts | ({names.told.opener.lower()} if names.told.opener else set())
     out = []
     for t in raw:
         lower = t.text.split()
@@ -382,6 +398,10 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
         for i in sentence_starts(lower):  # "crystals not salt | i did not know that | but why …"
             if lower[i - 1] not in firsts:  # "beatriz why …": the name said to her starts it
                 _end_sentence(words, i)
+        for i in _thanks_by_name(
+            lower, thanked
+        ):  # "… measuring our breakwater | thanks ewan and …"
+            _end_sentence(words, i)
         for i, w in enumerate(lower):
             if w in firsts:
                 _set_off(words, lower, i, set(names.words) - firsts)
@@ -390,6 +410,22 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
         _end_sentence(words, len(words))
         out.append(replace(t, text=" ".join(words)))
     return out, names.told
+
+
+def _thanks_by_name(lower: list[str], firsts: Collection[str]) -> list[int]:
+    """Where someone thanks a person by first name in mid-turn ("… our breakwater thanks ewan and just
+    bart please …"): a sentence starts at the thanks, after a word that can end one."""
+    out = []
+    for i in range(1, len(lower) - 1):
+        at = i + 2 if lower[i : i + 2] == ["thank", "you"] else i + 1
+        if (
+            lower[i] in ("thanks", "thank")
+            and at < len(lower)
+            and lower[at] in firsts
+            and may_end(lower, i)
+        ):
+            out.append(i)
+    return out
 
 
 def _capitalised(w: str, names: dict[str, str]) -> str:

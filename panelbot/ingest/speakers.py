@@ -997,7 +997,13 @@ def _without_backchannels(raw: list[RawTurn]) -> list[tuple[RawTurn, bool]]:
     return kept
 
 
-_GOES_BY_RE = re.compile(r"\b(?:[Cc]alls? me|I go by|[Jj]ust call me)\s+([^\W\d_][\w'\u2019-]*)")
+# the name someone goes by, said of themselves: "Everybody calls me JB", "just Bart, please", "please, it's
+# Mina"
+_NAME_WORD = r"([^\W\d_][\w'\u2019-]*)"
+_GOES_BY_RE = re.compile(
+    rf"\b(?:(?:[Cc]alls? me|I go by|[Jj]ust call me|[Pp]lease,? it's)\s+{_NAME_WORD}|"
+    rf"[Jj]ust {_NAME_WORD},? please\b)"
+)
 
 
 class _NameFinder:
@@ -1037,7 +1043,10 @@ class _NameFinder:
             for n in find_intro_names(text, self.all_text)
         ]
         # "Everybody calls me JB": a name they go by that the talk gives one panelist
-        out += [self.by_name.get(m.group(1), "") for m in _GOES_BY_RE.finditer(text)]
+        out += [
+            self.by_name.get(next(g for g in m.groups() if g), "")
+            for m in _GOES_BY_RE.finditer(text)
+        ]
         return list(dict.fromkeys(p for p in out if p))
 
     def hands_over(self, text: str) -> list[str]:
