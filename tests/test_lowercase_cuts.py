@@ -146,3 +146,8 @@ def test_restore_starts_a_sentence_at_thanks_by_name() -> None:
     ]
     out, _ = restore(raw)
     assert "bakes bread. Thanks" in out[0].text
+
+
+def test_a_question_opens_at_do_before_a_determiner() -> None:
+    assert _starts("with a stone floor does the room actually matter") == ["does the"]
+    assert _starts("it is what you do the most of all day") == []

@@ -247,3 +247,11 @@ def test_a_guest_thanking_the_host_by_name_and_breaking_in_after_a_name_are_cut(
     assert by_start["Thank you, Hanne."] == "pierre-jean"  # "Everybody calls me PJ"
     assert by_start["PJ, let's start"] == "host"
     assert by_start["And Ilse, if"] == "pierre-jean"
+
+
+def test_agreeing_with_another_by_name_breaks_in() -> None:
+    from panelbot.ingest.unmarked import _breaks_in
+
+    assert _breaks_in("No, I'd agree with Adaeze there actually.")
+    assert _breaks_in("And Ursula, if I can add, the timing changes too.")
+    assert not _breaks_in("I'd say the soil matters most.")

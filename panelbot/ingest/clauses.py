@@ -38,6 +38,10 @@ _ASKING_ADVERBS = _words("actually exactly really")
 _AUX = _words("is are was were do does did can could would will should have has")
 _MODALS = _words("can could would will should might must need have don't can't won't")
 _AUX_SUBJECTS = _words("i you we they he she it that this there")
+_DO = _words("do does did")
+_DETERMINERS = _words("the a an your our their all any these those")
+# who may do something: "you do the", "people do a", not a question
+_DOERS = _words("i you we they people who that which what to")
 _LINKS = _words("and but so or because well now okay oh um uh")
 _JOINS = _words("and or because")  # "and i …" goes on the sentence
 # a lone word of assent or acknowledgement closing its own short sentence ("mostly yes | the rind …")
@@ -106,6 +110,10 @@ def _asks_at(toks: list[str], i: int) -> bool:
         return True  # "what is happening", "what actually counts" (not "what makes it")
     if w in _WH:
         return (nxt in _AUX and then in _AUX_SUBJECTS) or nxt in _WHAT_NEXT
+    if (
+        w in _DO and nxt in _DETERMINERS
+    ):  # "does the room actually matter" (not "what you do the most")
+        return not i or toks[i - 1] not in _DOERS
     return w in _AUX and nxt in _AUX_SUBJECTS
 
 
@@ -131,6 +139,8 @@ def sentence_starts(toks: list[str]) -> list[int]:
             continue
         if i - last < MIN_SENTENCE or not may_end(toks, i) or not _opens(toks, i):
             continue
+        if toks[i] in _DO and _opened_asking(toks, last):
+            continue  # "what does a miller | do all day": the question's own verb
         if i + 1 >= len(toks):
             continue
         out.append(i)
@@ -143,13 +153,18 @@ _ANSWER_OPENERS = _words("um uh well yes yeah no both honestly")
 QUESTION_WORDS = 5  # a question runs this many words at least before an answer opens
 
 
+def _opened_asking(toks: list[str], last: int) -> bool:
+    """Did the sentence starting at ``toks[last]`` open by asking (after a linking word)?"""
+    start = last + 1 if toks[last] in _LINKS and last + 1 < len(toks) else last
+    return _asks_at(toks, start)
+
+
 def _answer_opens(toks: list[str], i: int, last: int) -> bool:
     """Does an answer open at ``toks[i]``, inside a sentence that opened by asking ("is that a good thing
     or a bad thing | both really …")?"""
     if toks[i] not in _ANSWER_OPENERS or i - last < QUESTION_WORDS:
         return False
-    start = last + 1 if toks[last] in _LINKS else last
-    return _asks_at(toks, start)
+    return _opened_asking(toks, last)
 
 
 def may_end(toks: list[str], i: int) -> bool:

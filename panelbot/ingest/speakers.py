@@ -1001,7 +1001,7 @@ def _without_backchannels(raw: list[RawTurn]) -> list[tuple[RawTurn, bool]]:
 # Mina"
 _NAME_WORD = r"([^\W\d_][\w'\u2019-]*)"
 _GOES_BY_RE = re.compile(
-    rf"\b(?:(?:[Cc]alls? me|I go by|[Jj]ust call me|[Pp]lease,? it's)\s+{_NAME_WORD}|"
+    rf"\b(?:(?:[Cc]alls? me|[Cc]alled me|I go by|[Jj]ust call me|[Pp]lease[,.]? [Ii]t's)\s+{_NAME_WORD}|"
     rf"[Jj]ust {_NAME_WORD},? please\b)"
 )
 

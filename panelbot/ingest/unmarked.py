@@ -139,7 +139,18 @@ def _breaks_in(sent: str) -> bool:
     if I can add, …": after a name spoken to)."""
     m = _VOCATIVE_RE.match(sent)
     rest = sent[m.end() :] if m and is_name(m.group(1)) else ""
-    return any(bool(ADDS_RE.match(x) or BREAKS_IN_RE.match(x)) for x in (sent, rest) if x)
+    return any(
+        bool(ADDS_RE.match(x) or BREAKS_IN_RE.match(x) or _WOULD_AGREE_RE.match(x))
+        for x in (sent, rest)
+        if x
+    )
+
+
+# "No, I'd agree with Adaeze there": taking up what another said
+_WOULD_AGREE_RE = re.compile(
+    r"^\W*(?:(?:no|yes|yeah|well|and|so)[,.]?\s+)*I(?:'d| would) (?:agree|disagree)\b",
+    re.IGNORECASE,
+)
 
 
 def _calls_by_name(sent: str, all_text: str) -> bool:
