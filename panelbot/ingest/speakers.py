@@ -420,7 +420,9 @@ def _answerer(
     else:
         ment = _excluded(st.text, c.ment, names, state)
         _answer(st, prev, kept[j][1], ids, ment, state, profiles)
-        if st.speaker in c.ment and st.speaker not in ment:
+        if st.speaker not in ment and st.speaker in names.mentioned(
+            _SELF_NAMED_RE.sub("", st.text)
+        ):
             st.why = ASKED_THOUGH_NAMED  # doubtful: the turn may hold another's words naming them
     st.in_round = state.round
     asked = [
@@ -451,6 +453,8 @@ def _excluded(text: str, ment: list[str], names: _Names, state: _State) -> list[
     asked = state.addressed[0] if len(state.addressed) == 1 and not state.answered else None
     if asked not in ment:
         return ment
+    # "Please, Segun is fine.": the one asked giving the name they go by
+    text = _SELF_NAMED_RE.sub("", text)
     opening = " ".join(sentences(text)[:OPENING_SENTENCES])
     if asked in names.mentioned(opening) or asked in names.called(text):
         return ment
@@ -1003,6 +1007,13 @@ _NAME_WORD = r"([^\W\d_][\w'\u2019-]*)"
 _GOES_BY_RE = re.compile(
     rf"\b(?:(?:[Cc]alls? me|[Cc]alled me|I go by|[Jj]ust call me|[Pp]lease[,.]? [Ii]t's)\s+{_NAME_WORD}|"
     rf"[Jj]ust {_NAME_WORD},? please\b)"
+)
+
+
+# the one speaking giving the name they go by, as a phrase (not a self-introduction)
+_SELF_NAMED_RE = re.compile(
+    rf"\b(?:[Pp]lease[,.]?\s+{_NAME_WORD} is fine|[Jj]ust {_NAME_WORD},? please|"
+    rf"(?:[Cc]alls?|[Cc]alled) me {_NAME_WORD})\b"
 )
 
 
