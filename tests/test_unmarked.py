@@ -255,3 +255,15 @@ def test_agreeing_with_another_by_name_breaks_in() -> None:
     assert _breaks_in("No, I'd agree with Adaeze there actually.")
     assert _breaks_in("And Ursula, if I can add, the timing changes too.")
     assert not _breaks_in("I'd say the soil matters most.")
+
+
+def test_a_blank_line_after_every_sentence_is_not_read_as_turns() -> None:
+    """Whisper text with a blank line after each segment: cut by its sentences, as with no blank lines."""
+    import re
+
+    body = MILL.split("\n\n", 1)[1]
+    sents = [x for x in re.split(r"(?<=[.?!])\s+", body) if x.strip()]
+    one_a_line = segment("The Mill Hour\n\n" + "\n\n".join(sents))[1]
+    flat = segment("The Mill Hour\n\n" + " ".join(sents))[1]
+    assert len(flat) > 3
+    assert [t.text for t in one_a_line] == [t.text for t in flat]

@@ -517,6 +517,8 @@ def conversation_turns(turn: RawTurn) -> list[RawTurn]:
 MIN_PARAGRAPHS = 4  # paragraphs this many at least, to be read as turns
 # of the cuts the kinds of sentences give, this share at least falls where a paragraph starts
 PARAGRAPH_SHARE = 0.6
+# paragraphs this many times the cuts at most (a Whisper TXT with a blank line after each segment has more)
+PARAGRAPHS_PER_CUT = 2.5
 
 
 def paragraph_cuts(sents: list[str], breaks: Collection[int], text: str) -> list[int]:
@@ -531,6 +533,8 @@ def paragraph_cuts(sents: list[str], breaks: Collection[int], text: str) -> list
     kinds = cut_points(text)
     if not kinds or sum(k in set(starts) for k in kinds) < PARAGRAPH_SHARE * len(kinds):
         return []
+    if len(starts) > PARAGRAPHS_PER_CUT * len(kinds):
+        return []  # a blank line after every caption segment: the paragraphs are no turns
     bounds = [0, *starts, len(sents)]
     return [
         b
