@@ -151,3 +151,10 @@ def test_restore_starts_a_sentence_at_thanks_by_name() -> None:
 def test_a_question_opens_at_do_before_a_determiner() -> None:
     assert _starts("with a stone floor does the room actually matter") == ["does the"]
     assert _starts("it is what you do the most of all day") == []
+
+
+def test_and_who_with_a_verb_asks() -> None:
+    assert _starts("the rock is the cheapest and who pays for that") == ["and who"]
+    assert _starts("the man who pays for that is my uncle") == []
+    out, _ = restore([RawTurn("and who pays for that", 0)])
+    assert out[0].text.endswith("that?")

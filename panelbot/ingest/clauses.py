@@ -80,8 +80,11 @@ def _opens(toks: list[str], i: int) -> bool:
     w = toks[i]
     nxt = toks[i + 1] if i + 1 < len(toks) else ""
     if w in _LINKS and nxt:
-        # "and i …", "because we …" join a clause to the sentence; "and can i …" asks anew
-        return (nxt in _SUBJECTS and w not in _JOINS) or _asks_at(toks, i + 1)
+        # "and i …", "because we …" join a clause to the sentence; "and can i …" asks anew; "and who
+        # pays for that" (no relative "who" comes after "and")
+        then = toks[i + 2] if i + 2 < len(toks) else ""
+        asks_who = nxt == "who" and w in ("and", "but", "so") and _verb_s(then)
+        return (nxt in _SUBJECTS and w not in _JOINS) or _asks_at(toks, i + 1) or asks_who
     if _asks_at(toks, i):
         return True
     return w in _SUBJECTS or _subject_verb(w, nxt)
@@ -139,7 +142,7 @@ def sentence_starts(toks: list[str]) -> list[int]:
             continue
         if i - last < MIN_SENTENCE or not may_end(toks, i) or not _opens(toks, i):
             continue
-        if toks[i] in _DO and _opened_asking(toks, last):
+        if toks[i] in _DO and toks[i + 1] in _DETERMINERS and _opened_asking(toks, last):
             continue  # "what does a miller | do all day": the question's own verb
         if i + 1 >= len(toks):
             continue
@@ -176,6 +179,11 @@ def may_end(toks: list[str], i: int) -> bool:
     if prev == "no":  # "not so much no | i'd agree …": "no" as a determiner comes before no pronoun
         return toks[i] in _SUBJECTS
     return prev not in _NO_END
+
+
+def _verb_s(w: str) -> bool:
+    """A verb's -s form, as far as its letters tell ("pays", "decides"; not "was", "is", "this")."""
+    return len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is"))
 
 
 def _verb_form(w: str) -> bool:

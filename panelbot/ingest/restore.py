@@ -153,6 +153,7 @@ _ASKING_RE = re.compile(
     r"\b(?:(?:what|how|why)(?: actually| exactly| really| else)?(?:'s| is| are| was| were| do| does| did| can| could| would| will| should| has|"
     r" have| happens| happened| makes| kind| sort| about| if)|"
     r"(?:where|who|which|when) (?:do|does|did|can|could|would|should) (?:you|we|they|i)|"
+    r"^(?:and|but|so) who \w+s\b|"
     r"how (?:many|much|long|often|far|big|old)|what then|why not|(?:do|does|did) (?:the|your|our|their|all) \w+|"
     r"(?:do|does|did|is|are|was|were|can|could|would|will|should|have|has|isn't|aren't|don't|doesn't)"
     r" (?:you|we|they|it|that|this|there|he|she|i|anyone|anybody|any|some|people|your|these|those))\b(?!')"
