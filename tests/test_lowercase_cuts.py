@@ -158,3 +158,10 @@ def test_and_who_with_a_verb_asks() -> None:
     assert _starts("the man who pays for that is my uncle") == []
     out, _ = restore([RawTurn("and who pays for that", 0)])
     assert out[0].text.endswith("that?")
+
+
+def test_a_greeting_starts_a_sentence() -> None:
+    assert _starts("we have time for the lady at the front hi thanks my question is short") == [
+        "hi thanks"
+    ]
+    assert _starts("please say hi to them from me") == []

@@ -160,3 +160,12 @@ def test_a_short_form_said_to_someone_finds_the_full_name_said_before_a_surname(
     )
     assert "Rosalinda" in names.told.people
     assert names.told.aliases.get("Linda") == "Rosalinda"
+
+
+def test_a_sentence_before_a_name_set_off_is_read_again_for_asking() -> None:
+    raw = [
+        RawTurn("with me is piet de graaf who runs the mill thank you piet", 0),
+        RawTurn("it's grants or nothing nine million piet is it worth it if the mill stops", 1),
+    ]
+    out, _ = restore(raw)
+    assert "million. Piet, is it worth it" in out[1].text and out[1].text.endswith("?")

@@ -38,6 +38,7 @@ _ASKING_ADVERBS = _words("actually exactly really")
 _AUX = _words("is are was were do does did can could would will should have has")
 _MODALS = _words("can could would will should might must need have don't can't won't")
 _AUX_SUBJECTS = _words("i you we they he she it that this there")
+_GREETINGS = _words("hi hello")
 _DO = _words("do does did")
 _DETERMINERS = _words("the a an your our their all any these those")
 # who may do something: "you do the", "people do a", not a question
@@ -87,6 +88,8 @@ def _opens(toks: list[str], i: int) -> bool:
         return (nxt in _SUBJECTS and w not in _JOINS) or _asks_at(toks, i + 1) or asks_who
     if _asks_at(toks, i):
         return True
+    if w in _GREETINGS and nxt:
+        return True  # "… yes at the front | hi thanks my dad fished here"
     return w in _SUBJECTS or _subject_verb(w, nxt)
 
 

@@ -409,6 +409,7 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
             elif w in names.words and lower[i + 1 : i + 2] in (["who"], ["whose"]):
                 words[i] += ","  # "… Beatriz Ferreira da Costa, who ages cheese …": a presentation
         _end_sentence(words, len(words))
+        _ask_again(words)
         out.append(replace(t, text=" ".join(words)))
     return out, names.told
 
@@ -448,6 +449,17 @@ def _set_off(words: list[str], lower: list[str], i: int, surnames: Collection[st
             words[i] += ","
     elif i > 0 and i == len(words) - 1:
         words[i - 1] += ","  # "… over to you, Kwame"
+
+
+def _ask_again(words: list[str]) -> None:
+    """Each sentence closed with "." before a name set off after it ("… nothing nine million. Bart, is it
+    worth it …") read again as the sentence it now is: "?" when it asks."""
+    start = 0
+    for k, w in enumerate(words):
+        if w[-1:] in ".?!":
+            if w.endswith(".") and _asks(words[start : k + 1]):
+                words[k] = w[:-1] + "?"
+            start = k + 1
 
 
 def _end_sentence(words: list[str], end: int) -> None:
