@@ -117,3 +117,51 @@ def test_lowercase_captions_with_no_mark_at_all_are_segmented_not_refused(tmp_pa
         assert doubtful_part(t.reasons()) is not None or t.why.startswith(
             ("the host asked them", "introduces themselves", "names every panelist")
         ), (t.why, t.text[:40])
+
+
+def test_an_answer_opens_inside_a_sentence_that_asked() -> None:
+    """ "is that a good thing or a bad thing | both really": a question asked, then the answer's first word."""
+    assert _starts("and is that cheaper or dearer both really the wood costs more") == [
+        "both really"
+    ]
+    assert _starts("what does a miller do all day um a bit of everything") == ["um a"]
+    assert _starts("the mill does well no matter the river") == []  # no question opened it
+
+
+def test_restore_asks_only_where_a_verb_opens_a_question() -> None:
+    out, _ = restore([RawTurn("but i'd do it in stages starting where the roof leaks", 0)])
+    assert out[0].text.endswith("leaks.")
+    out, _ = restore([RawTurn("so do you grind it every day", 0)])
+    assert out[0].text.endswith("day?")
+
+
+def test_restore_starts_a_sentence_at_thanks_by_name() -> None:
+    raw = [
+        RawTurn(
+            "i'm odile and my guests are piet who mills grain and rosa who bakes bread thanks odile and "
+            "hello everyone",
+            0,
+        ),
+        RawTurn("thank you odile piet what do you mill", 1),
+    ]
+    out, _ = restore(raw)
+    assert "bakes bread. Thanks" in out[0].text
+
+
+def test_a_question_opens_at_do_before_a_determiner() -> None:
+    assert _starts("with a stone floor does the room actually matter") == ["does the"]
+    assert _starts("it is what you do the most of all day") == []
+
+
+def test_and_who_with_a_verb_asks() -> None:
+    assert _starts("the rock is the cheapest and who pays for that") == ["and who"]
+    assert _starts("the man who pays for that is my uncle") == []
+    out, _ = restore([RawTurn("and who pays for that", 0)])
+    assert out[0].text.endswith("that?")
+
+
+def test_a_greeting_starts_a_sentence() -> None:
+    assert _starts("we have time for the lady at the front hi thanks my question is short") == [
+        "hi thanks"
+    ]
+    assert _starts("please say hi to them from me") == []

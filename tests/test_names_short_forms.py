@@ -50,3 +50,21 @@ def test_two_guests_who_give_their_own_names_stay_two() -> None:
     turns, names = identify_speakers(raw)
     assert names == ["Dan", "Daniela"]
     assert [t.speaker for t in turns][-1] == "daniela"
+
+
+def test_initials_of_a_double_given_name_are_its_short_form() -> None:
+    assert is_short_form("PJ", "Pierre-Jean")
+    assert not is_short_form("PJ", "Pierre")
+    assert not is_short_form("JP", "Pierre-Jean")
+
+
+def test_a_guest_joined_by_is_presented_and_goes_by_initials() -> None:
+    raw = split_turns(
+        "Good evening. I'm joined by Pierre-Jean Valcourt-Amsel, a geologist, and by Ilse Brandvold, a "
+        "farmer. PJ, how old is this valley? >> About two million years, and the river is still "
+        "cutting it deeper every spring. >> Ilse, what about the soil? >> Thin and stony, we add lime "
+        "every year. >> PJ, is that the rock? >> Yes, it is the limestone under it, all the way down."
+    )
+    turns, names = identify_speakers(raw)
+    assert names[:2] == ["Pierre-Jean", "Ilse"]
+    assert [t.speaker for t in turns][1] == "pierre-jean"

@@ -147,3 +147,25 @@ def test_the_host_who_opened_the_talk_is_no_panelist_when_thanked(tmp_path: Path
     assert cli(["ingest", str(src), "--out", str(tmp_path / "harbour")]) == 0
     panel = load_panel(tmp_path / "harbour")
     assert sorted(panel.panelists) == ["bartholomew", "fionnuala"]
+
+
+def test_a_short_form_said_to_someone_finds_the_full_name_said_before_a_surname() -> None:
+    names = talk_names(
+        [
+            "i'm odile and tonight my guests are here and rosalinda de wekker bakes bread in town",
+            "thank you odile",
+            "linda what about the flour",
+            "the flour is local mostly we mill it ourselves",
+        ]
+    )
+    assert "Rosalinda" in names.told.people
+    assert names.told.aliases.get("Linda") == "Rosalinda"
+
+
+def test_a_sentence_before_a_name_set_off_is_read_again_for_asking() -> None:
+    raw = [
+        RawTurn("with me is piet de graaf who runs the mill thank you piet", 0),
+        RawTurn("it's grants or nothing nine million piet is it worth it if the mill stops", 1),
+    ]
+    out, _ = restore(raw)
+    assert "million. Piet, is it worth it" in out[1].text and out[1].text.endswith("?")

@@ -174,3 +174,96 @@ def test_someone_from_the_audience_introducing_themselves_is_no_panelist() -> No
     assert names == ["Tomasz", "Leila"]
     asking = next(t for t in turns if "I'm Sam" in t.text)
     assert asking.speaker == "host" and asking.text.startswith("We have time")
+
+
+MILL = (
+    "The Mill Hour\n\n"
+    "Hello and welcome to The Mill Hour. I'm Petra Lund. This week my guests are Oskar Brandt, who restores "
+    "water mills in the north, and Ines Varga, a baker who mills her own flour. Welcome to you both.\n\n"
+    "Oskar, let's start with the wheel. How does an old mill actually turn grain into flour?\n\n"
+    "The river turns the wheel, the wheel turns a shaft, and the shaft turns the upper stone over the lower "
+    "one. The grain goes in through the middle and comes out at the edge as flour, warm and a bit damp.\n\n"
+    "The hard part is the dressing. Every few weeks the grooves in the stones have to be cut again by hand, "
+    "or the flour comes out coarse and the stones heat up.\n\n"
+    "Cut by hand. That's amazing.\n\n"
+    "And it takes a whole day for one pair of stones, with a hammer and a chisel and a lot of patience.\n\n"
+    "Ines, does the flour from a stone mill bake differently?\n\n"
+    "It does, very much. Stone-ground flour keeps the germ, so the dough drinks more water and the bread "
+    "tastes of the grain, but it goes off faster, so I mill only what I bake that week.\n\n"
+    "I'd add that the germ is the reason. Roller mills take it out because it spoils, and with it goes "
+    "most of the flavour people remember from old bread.\n\n"
+    "The germ, then. Oskar and Ines, thank you both so much. That's it for this week.\n"
+)
+
+
+def test_a_transcript_laid_out_in_paragraphs_is_cut_at_its_paragraphs() -> None:
+    """Each paragraph is a turn, unless it goes on the answer before it (a long statement after a long
+    statement, opening with nothing of the host's or of someone taking the floor)."""
+    _, turns, _ = segment(MILL)
+    starts = [t.text.split(".")[0] for t in turns]
+    assert (
+        "The hard part is the dressing" not in starts
+    )  # the answer going on in a second paragraph
+    assert "Cut by hand" in starts and "I'd add that the germ is the reason" in starts
+    by_start = {t.text.split(".")[0]: t.speaker for t in turns}
+    assert by_start["Cut by hand"] == "host"
+    assert (
+        by_start[
+            "And it takes a whole day for one pair of stones, with a hammer and a chisel and a lot of patience"
+        ]
+        == "oskar"
+    )
+    assert by_start["I'd add that the germ is the reason"] == "oskar"
+
+
+def test_paragraphs_that_are_not_turns_are_not_cut_at() -> None:
+    """Paragraphs that fall where the talk does not change speaker leave the cuts to its sentences."""
+    answer = "It is a long answer about the river and the stones and the flour we make. "
+    text = ("So what is it? " + answer * 2 + "And why is that? " + answer * 2) * 2
+    words = text.split()
+    mid = [k for k, w in enumerate(words) if w == "river"]  # paragraphs start inside the answers
+    turns = conversation_turns(RawTurn(text, 0, breaks=tuple(mid)))
+    assert [t.text.split()[:2] for t in turns][:3] == [["So", "what"], ["It", "is"], ["And", "why"]]
+
+
+QUARRY = (
+    "Good evening, and welcome to Valley Talks. My name is Hanne Olsen, I run the valley museum. And "
+    "tonight I'm joined by Pierre-Jean Moreau-Vidal, a geologist, "
+    "and by Ilse Brandvold, who farms the valley. Thank you, Hanne. Everybody calls me PJ, so please do. "
+    "PJ, let's start with the rock. How old is this valley? About two million years, and the river is still "
+    "cutting it deeper every spring, a few millimetres a year, which adds up over the centuries. Ilse, what "
+    "does that mean for the fields down there? Thin soil, mostly, and stones that come up every winter, so "
+    "we clear them by hand before we plough in March. And Ilse, if I can add, the stones are the "
+    "limestone working its way up through the frost, the same rock we see in the cliffs, and it will go "
+    "on doing that for as long as there is frost. Exactly, PJ. That's why we lime so little. Thank you "
+    "both very much."
+)
+
+
+def test_a_guest_thanking_the_host_by_name_and_breaking_in_after_a_name_are_cut() -> None:
+    _, turns, names = segment(QUARRY)
+    assert names[:2] == ["Pierre-Jean", "Ilse"]
+    by_start = {" ".join(t.text.split()[:3]): t.speaker for t in turns}
+    assert by_start["Thank you, Hanne."] == "pierre-jean"  # "Everybody calls me PJ"
+    assert by_start["PJ, let's start"] == "host"
+    assert by_start["And Ilse, if"] == "pierre-jean"
+
+
+def test_agreeing_with_another_by_name_breaks_in() -> None:
+    from panelbot.ingest.unmarked import _breaks_in
+
+    assert _breaks_in("No, I'd agree with Adaeze there actually.")
+    assert _breaks_in("And Ursula, if I can add, the timing changes too.")
+    assert not _breaks_in("I'd say the soil matters most.")
+
+
+def test_a_blank_line_after_every_sentence_is_not_read_as_turns() -> None:
+    """Whisper text with a blank line after each segment: cut by its sentences, as with no blank lines."""
+    import re
+
+    body = MILL.split("\n\n", 1)[1]
+    sents = [x for x in re.split(r"(?<=[.?!])\s+", body) if x.strip()]
+    one_a_line = segment("The Mill Hour\n\n" + "\n\n".join(sents))[1]
+    flat = segment("The Mill Hour\n\n" + " ".join(sents))[1]
+    assert len(flat) > 3
+    assert [t.text for t in one_a_line] == [t.text for t in flat]

@@ -13,8 +13,10 @@ from panelbot.ingest.health import panel_health
 from panelbot.ingest.speakers import SpeakerTurn
 from panelbot.ingest.unmarked import (
     HOST_GOES_ON,
+    HOST_OPINION,
     HOST_REPLY,
     NAME_NOT_AT_CUT,
+    _host_reply,
     flag_unmarked,
 )
 from panelbot.panel import load_panel
@@ -177,3 +179,18 @@ def test_a_run_of_bare_reactions_inside_an_answer_is_flagged() -> None:
 
 def _mentions(text: str) -> list[str]:
     return [p for p in ("tomasz", "leila") if p in text.lower()]
+
+
+def test_a_question_put_on_inside_an_answer_is_flagged() -> None:
+    text = (
+        "We moved the nets to the north wall in the spring. And is that better for the boats or worse "
+        "for them, because the swell comes round. It is better, mostly, the swell is lower there."
+    )
+    (t,) = flag_unmarked([_turn("tomasz", text, "the host asked them")], ["tomasz"], _mentions)
+    assert any("asks a question" in why and text.split()[at] == "And" for at, why in t.reasons())
+
+
+def test_a_host_turn_opening_with_a_view_of_its_own_is_flagged() -> None:
+    sents = ["I'd mend the nets first, because they are cheap.", "Thank you both very much."]
+    assert _host_reply(sents, _mentions) == (0, HOST_OPINION)
+    assert _host_reply(["I'd like to ask about the nets?", "Tomasz?"], _mentions) is None

@@ -48,6 +48,10 @@ class RawTurn(Timed):
     times: list[tuple[float | None, float | None]] = field(default_factory=list)
     # the speaker the format gives this turn (a transcript tool's JSON), not parsed from its text
     label: str | None = None
+    # the word indices where a paragraph of plain text starts inside the turn (not its first word)
+    breaks: tuple[int, ...] = ()
+    # a turn made of whole paragraphs of a transcript laid out in turns (``unmarked.paragraph_cuts``)
+    paragraph: bool = False
 
 
 def read_captions(text: str) -> tuple[str, str]:
@@ -137,7 +141,8 @@ def split_turns(body: str | list[Word], *, rolling: bool = True) -> list[RawTurn
     def flush() -> None:
         if cur:
             times = [(w.start, w.end) for w in cur]
-            turns.append(RawTurn(" ".join(w.text for w in cur), len(turns), times, label))
+            breaks = tuple(k for k, w in enumerate(cur) if k and w.para)
+            turns.append(RawTurn(" ".join(w.text for w in cur), len(turns), times, label, breaks))
 
     for i in keep:
         w = body[i]

@@ -38,6 +38,11 @@ _ASKING_ADVERBS = _words("actually exactly really")
 _AUX = _words("is are was were do does did can could would will should have has")
 _MODALS = _words("can could would will should might must need have don't can't won't")
 _AUX_SUBJECTS = _words("i you we they he she it that this there")
+_GREETINGS = _words("hi hello")
+_DO = _words("do does did")
+_DETERMINERS = _words("the a an your our their all any these those")
+# who may do something: "you do the", "people do a", not a question
+_DOERS = _words("i you we they people who that which what to")
 _LINKS = _words("and but so or because well now okay oh um uh")
 _JOINS = _words("and or because")  # "and i …" goes on the sentence
 # a lone word of assent or acknowledgement closing its own short sentence ("mostly yes | the rind …")
@@ -76,10 +81,15 @@ def _opens(toks: list[str], i: int) -> bool:
     w = toks[i]
     nxt = toks[i + 1] if i + 1 < len(toks) else ""
     if w in _LINKS and nxt:
-        # "and i …", "because we …" join a clause to the sentence; "and can i …" asks anew
-        return (nxt in _SUBJECTS and w not in _JOINS) or _asks_at(toks, i + 1)
+        # "and i …", "because we …" join a clause to the sentence; "and can i …" asks anew; "and who
+        # pays for that" (no relative "who" comes after "and")
+        then = toks[i + 2] if i + 2 < len(toks) else ""
+        asks_who = nxt == "who" and w in ("and", "but", "so") and _verb_s(then)
+        return (nxt in _SUBJECTS and w not in _JOINS) or _asks_at(toks, i + 1) or asks_who
     if _asks_at(toks, i):
         return True
+    if w in _GREETINGS and nxt:
+        return True  # "… yes at the front | hi thanks my dad fished here"
     return w in _SUBJECTS or _subject_verb(w, nxt)
 
 
@@ -106,6 +116,10 @@ def _asks_at(toks: list[str], i: int) -> bool:
         return True  # "what is happening", "what actually counts" (not "what makes it")
     if w in _WH:
         return (nxt in _AUX and then in _AUX_SUBJECTS) or nxt in _WHAT_NEXT
+    if (
+        w in _DO and nxt in _DETERMINERS
+    ):  # "does the room actually matter" (not "what you do the most")
+        return not i or toks[i - 1] not in _DOERS
     return w in _AUX and nxt in _AUX_SUBJECTS
 
 
@@ -120,8 +134,19 @@ def sentence_starts(toks: list[str]) -> list[int]:
             out.append(i)  # "mostly yes | the rind …", "right | and every wheel …"
             last = i
             continue
-        if i - last < MIN_SENTENCE or not _may_end(toks, i) or not _opens(toks, i):
+        if (
+            _answer_opens(toks, i, last)
+            and may_end(toks, i)
+            and i + 1 < len(toks)
+            and toks[i + 1] not in _RUNS_ON
+        ):
+            out.append(i)  # "what does a harbourmaster do all day | um a bit of everything"
+            last = i
             continue
+        if i - last < MIN_SENTENCE or not may_end(toks, i) or not _opens(toks, i):
+            continue
+        if toks[i] in _DO and toks[i + 1] in _DETERMINERS and _opened_asking(toks, last):
+            continue  # "what does a miller | do all day": the question's own verb
         if i + 1 >= len(toks):
             continue
         out.append(i)
@@ -129,7 +154,26 @@ def sentence_starts(toks: list[str]) -> list[int]:
     return out
 
 
-def _may_end(toks: list[str], i: int) -> bool:
+# words an answer opens with after a question that has been asked ("… or a bad thing | both really")
+_ANSWER_OPENERS = _words("um uh well yes yeah no both honestly")
+QUESTION_WORDS = 5  # a question runs this many words at least before an answer opens
+
+
+def _opened_asking(toks: list[str], last: int) -> bool:
+    """Did the sentence starting at ``toks[last]`` open by asking (after a linking word)?"""
+    start = last + 1 if toks[last] in _LINKS and last + 1 < len(toks) else last
+    return _asks_at(toks, start)
+
+
+def _answer_opens(toks: list[str], i: int, last: int) -> bool:
+    """Does an answer open at ``toks[i]``, inside a sentence that opened by asking ("is that a good thing
+    or a bad thing | both really …")?"""
+    if toks[i] not in _ANSWER_OPENERS or i - last < QUESTION_WORDS:
+        return False
+    return _opened_asking(toks, last)
+
+
+def may_end(toks: list[str], i: int) -> bool:
     """Can a sentence end on ``toks[i - 1]``? Not on a word that needs what follows, nor on "that" after a
     verb of saying ("said that | we …" is none; "i love that | we've got …" is one)."""
     prev = toks[i - 1]
@@ -138,6 +182,11 @@ def _may_end(toks: list[str], i: int) -> bool:
     if prev == "no":  # "not so much no | i'd agree …": "no" as a determiner comes before no pronoun
         return toks[i] in _SUBJECTS
     return prev not in _NO_END
+
+
+def _verb_s(w: str) -> bool:
+    """A verb's -s form, as far as its letters tell ("pays", "decides"; not "was", "is", "this")."""
+    return len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is"))
 
 
 def _verb_form(w: str) -> bool:

@@ -117,7 +117,7 @@ REPLY_RE = re.compile(
 
 FOLLOW_ON_RE = re.compile(
     r"^\W*(?:and|but|how so|why|really|wait|is that|does that|isn't (?:that|it)|doesn't (?:that|it)|"
-    r"aren't you)\b",
+    r"aren't you|(?:was|is|were|are|did|does|has|had)\s+(?:he|she|they|it|that|this))\b",
     re.IGNORECASE,
 )
 

@@ -151,6 +151,8 @@ class Word:
     end: float | None = None
     # on a change-of-speaker mark: who speaks from here, when the format says so (a JSON "speaker" field)
     speaker: str | None = None
+    # the first word of a paragraph of plain text (after a blank line): where a transcript may change speaker
+    para: bool = False
 
 
 @dataclass
@@ -247,7 +249,10 @@ def _parse_text(text: str) -> Captions:
     text = "\n".join(
         f"{SPEAKER_MARK} {ln}" if speaker_label(ln, strict=True) else ln for ln in text.split("\n")
     )
-    return Captions("text", title, [Word(w) for w in _split_marks(text)])
+    words: list[Word] = []
+    for k, block in enumerate(re.split(r"\n[ \t]*\n", text)):
+        words += [Word(w, para=bool(k) and not i) for i, w in enumerate(_split_marks(block))]
+    return Captions("text", title, words)
 
 
 # ----------------------------------------------------------------------------------------------- cues

@@ -570,6 +570,8 @@ def is_short_form(short: str, full: str) -> bool:
     """Is ``short`` a short form of the given name ``full``: its start ("Pru" of Prudence), its start with a
     pet ending ("Bernie" of Bernadette, "Joe" of Joaquín), its end ("Segun" of Olusegun) or a common
     English short form ("Bill" of William)? Accents and case aside."""
+    if _initials_of(short, full):
+        return True
     a, b = ascii_fold(short).lower(), ascii_fold(full).lower()
     if not a.isalpha() or len(a) >= len(b) or len(a) < 2:
         return False
@@ -579,6 +581,18 @@ def is_short_form(short: str, full: str) -> bool:
         return True
     return any(
         a.endswith(e) and len(a) - len(e) >= 2 and b.startswith(a[: -len(e)]) for e in _PET_ENDINGS
+    )
+
+
+def _initials_of(short: str, full: str) -> bool:
+    """Is ``short`` the initials of the parts of a given name ("JB" of Jean-Baptiste, "MJ" of
+    Mary-Jane)?"""
+    parts = [p for p in re.split(r"[-\s]", ascii_fold(full)) if p]
+    return (
+        len(parts) >= 2
+        and short.isalpha()
+        and short.isupper()
+        and short == "".join(p[0].upper() for p in parts)
     )
 
 
@@ -603,7 +617,7 @@ def _merge_short_forms(
             aliases[short] = fulls[0]
     for m in _ADDRESSED_RE.finditer(all_text):
         short = m.group(1)
-        if not is_name(short) or _known(short, names, aliases):
+        if not (is_name(short) or short.isupper()) or _known(short, names, aliases):
             continue
         fulls = [n for n in names if is_short_form(short, n.split()[0])]
         if len(fulls) == 1:
@@ -724,6 +738,12 @@ _AFTER_PREPOSITION_RE = re.compile(
 )
 
 
+# in a sentence presenting the guests, "by" presents a person ("I'm joined by Ana Ruiz, a …")
+_PLACE_PREPOSITION_RE = re.compile(
+    r"\b(?:to|at|from|of|in|on|for|about|into|called|named)\s+$", re.IGNORECASE
+)
+
+
 def _described_guests(sent: str) -> list[str]:
     """The first names a sentence presenting the guests describes ("Léa, who runs …"), not surnames."""
     return [
@@ -732,7 +752,8 @@ def _described_guests(sent: str) -> list[str]:
         if is_name(m.group(1))
         and (m.group(2) is None or m.group(2)[:1].isupper())
         and not _after_a_name(sent[: m.start()])
-        and not _AFTER_PREPOSITION_RE.search(sent[: m.start()])  # "from Groningen, who …": a place
+        # "from Groningen, who …": a place; "joined by Ana Ruiz, a …" in a sentence presenting guests
+        and not _PLACE_PREPOSITION_RE.search(sent[: m.start()])
     ]
 
 

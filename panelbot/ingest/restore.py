@@ -30,7 +30,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
 from panelbot.ingest.captions import RawTurn
-from panelbot.ingest.clauses import sentence_starts
+from panelbot.ingest.clauses import may_end, sentence_starts
 from panelbot.ingest.names import SURNAME_PARTICLES, TITLES, ToldNames, is_short_form
 from panelbot.retrieval.lexicon import common_words, stopwords
 
@@ -49,13 +49,17 @@ _SPOKEN_TO = (
     r"you've|you're|you were|you mentioned|you said|you work|you run|that's|what|how|why|where|when|which|"
     r"let's start with you|let me start with you|i want to bring you in)\b"
 )
-_SPOKEN_TO_RE = re.compile(_SPOKEN_TO)
+# a name said to its holder before a question opening on a verb: "… nine million bart is it worth it"
+_SPOKEN_TO_RE = re.compile(
+    rf"{_SPOKEN_TO}|(?:is|are|was|were|do|does|did|can|could|would|will|should|has|have)\s+"
+    r"(?:it|that|this|there|you|we|they)\b"
+)
 _THANKS = frozenset(["thanks", "thank", "you", "cheers", "hi", "hello"])  # "thank you kwame"
 _N = r"(?<![\w'-])([^\W\d_][\w'-]*)"  # a whole word (not every tail of one: linear on long words)
 _SLOT_RES = (
     ("intro", re.compile(rf"\b(?:i'm|i am|my name is|my name's|i'm called)\s+{_N}")),
     # a second name someone goes by: "… everyone calls me kasia": theirs, not another person's
-    ("alias", re.compile(rf"\b(?:calls? me|i go by|known as)\s+{_N}")),
+    ("alias", re.compile(rf"\b(?:calls? me|called me|i go by|known as)\s+{_N}")),
     (
         "greeting",
         re.compile(rf"\b(?:thank you|thanks|thank you so much|welcome|hi|hello|cheers)\s+{_N}"),
@@ -149,7 +153,8 @@ _ASKING_RE = re.compile(
     r"\b(?:(?:what|how|why)(?: actually| exactly| really| else)?(?:'s| is| are| was| were| do| does| did| can| could| would| will| should| has|"
     r" have| happens| happened| makes| kind| sort| about| if)|"
     r"(?:where|who|which|when) (?:do|does|did|can|could|would|should) (?:you|we|they|i)|"
-    r"how (?:many|much|long|often|far|big|old)|what then|why not|"
+    r"^(?:and|but|so) who \w+s\b|"
+    r"how (?:many|much|long|often|far|big|old)|what then|why not|(?:do|does|did) (?:the|your|our|their|all) \w+|"
     r"(?:do|does|did|is|are|was|were|can|could|would|will|should|have|has|isn't|aren't|don't|doesn't)"
     r" (?:you|we|they|it|that|this|there|he|she|i|anyone|anybody|any|some|people|your|these|those))\b(?!')"
 )
@@ -192,6 +197,13 @@ def talk_names(texts: list[str]) -> TalkNames:
         if len(run) > 1 and (found.kinds[run[0]] - _WEAK_KINDS or run[0] in firsts):
             words.update(run)
             firsts.add(run[0])
+    # "mina what about …" and "… and wilhelmina van der sluis makes cider": a word said to someone that
+    # is the start or end of a first name said in full is that person's short form
+    for full, short in _full_names_of_short_forms(texts, firsts | set(found.kinds), found):
+        firsts.add(full)
+        words.add(full)
+        found.alias_of.setdefault(short, full)
+        firsts.add(short)
     aliases = {a: f for a, f in found.alias_of.items() if f in firsts}
     # "everyone calls me bea": a short form of another's first name is theirs
     aliases.update(
@@ -225,6 +237,39 @@ def _short_forms(
     name ("olusegun", "bartholomew") -> that name, where no common word is one."""
     vocabulary = {w for t in texts for w in t.split()} - words - found.common - found.stop
     return {w: f for w in vocabulary - firsts for f in firsts if is_short_form(w, f)}
+
+
+# a full first name is this many letters longer than its short form at least ("ports" is not "port"'s)
+_LONGER_BY = 3
+
+
+def _full_names_of_short_forms(
+    texts: list[str], said: set[str], found: _Found
+) -> list[tuple[str, str]]:
+    """(full first name, short form) for each uncommon word of the talk said before a surname ("wilhelmina
+    van der sluis") of which a word found in a name's place ("mina what about …") is a short form."""
+    out = []
+    for text in texts:
+        toks = text.split()
+        for i, w in enumerate(toks[:-1]):
+            if w in said or w in found.common or found.word_like(w):
+                continue
+            j = i + 1
+            while j < len(toks) and toks[j] in SURNAME_PARTICLES:  # "van der sluis"
+                j += 1
+            if not _surname(toks[j:], found.common, found.word_like):
+                continue
+            shorts = [
+                s
+                for s in said
+                if len(s) >= 3
+                and len(w) - len(s) >= _LONGER_BY
+                and s not in found.common
+                and is_short_form(s, w)
+            ]
+            if len(shorts) == 1:
+                out.append((w, shorts[0]))
+    return out
 
 
 class _Found:
@@ -318,8 +363,19 @@ def _asks(words: list[str]) -> bool:
             len(opening) <= 2 * QUESTION_WINDOW
             and _OPENS_ASKING_RE.match(" ".join(opening[:6]).lower())
         )
-        or _ASKING_RE.search(" ".join(words[-QUESTION_WINDOW:]).lower())
+        or any(
+            not _STATED_RE.search(tail[: m.start()])
+            for tail in [" ".join(words[-QUESTION_WINDOW:]).lower()]
+            for m in _ASKING_RE.finditer(tail)
+        )
     )
+
+
+# a verb after its subject or a modal states, it does not ask: "but i'd do it in stages", "we can have it"
+_STATED_RE = re.compile(
+    r"(?:^|\s)(?:i|i'd|i'll|we|we'd|we'll|you'd|you'll|they|they'd|they'll|to|can|could|would|will|"
+    r"should|might|must)\s+$"
+)
 
 
 def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
@@ -329,6 +385,7 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
     the module doc). Word counts stay as they were, so the timings still fit."""
     names = talk_names([t.text for t in raw])
     firsts = {p.lower() for p in [*names.told.people, *names.told.aliases]}
+    thanked = firsts | ({names.told.opener.lower()} if names.told.opener else set())
     out = []
     for t in raw:
         lower = t.text.split()
@@ -342,14 +399,35 @@ def restore(raw: list[RawTurn]) -> tuple[list[RawTurn], ToldNames]:
         for i in sentence_starts(lower):  # "crystals not salt | i did not know that | but why …"
             if lower[i - 1] not in firsts:  # "beatriz why …": the name said to her starts it
                 _end_sentence(words, i)
+        for i in _thanks_by_name(
+            lower, thanked
+        ):  # "… measuring our breakwater | thanks ewan and …"
+            _end_sentence(words, i)
         for i, w in enumerate(lower):
             if w in firsts:
                 _set_off(words, lower, i, set(names.words) - firsts)
             elif w in names.words and lower[i + 1 : i + 2] in (["who"], ["whose"]):
                 words[i] += ","  # "… Beatriz Ferreira da Costa, who ages cheese …": a presentation
         _end_sentence(words, len(words))
+        _ask_again(words)
         out.append(replace(t, text=" ".join(words)))
     return out, names.told
+
+
+def _thanks_by_name(lower: list[str], firsts: Collection[str]) -> list[int]:
+    """Where someone thanks a person by first name in mid-turn ("… our breakwater thanks ewan and just
+    bart please …"): a sentence starts at the thanks, after a word that can end one."""
+    out = []
+    for i in range(1, len(lower) - 1):
+        at = i + 2 if lower[i : i + 2] == ["thank", "you"] else i + 1
+        if (
+            lower[i] in ("thanks", "thank")
+            and at < len(lower)
+            and lower[at] in firsts
+            and may_end(lower, i)
+        ):
+            out.append(i)
+    return out
 
 
 def _capitalised(w: str, names: dict[str, str]) -> str:
@@ -371,6 +449,17 @@ def _set_off(words: list[str], lower: list[str], i: int, surnames: Collection[st
             words[i] += ","
     elif i > 0 and i == len(words) - 1:
         words[i - 1] += ","  # "… over to you, Kwame"
+
+
+def _ask_again(words: list[str]) -> None:
+    """Each sentence closed with "." before a name set off after it ("… nothing nine million. Bart, is it
+    worth it …") read again as the sentence it now is: "?" when it asks."""
+    start = 0
+    for k, w in enumerate(words):
+        if w[-1:] in ".?!":
+            if w.endswith(".") and _asks(words[start : k + 1]):
+                words[k] = w[:-1] + "?"
+            start = k + 1
 
 
 def _end_sentence(words: list[str], end: int) -> None:

@@ -167,6 +167,8 @@ class _State:
     question: str = ""
     last_answerer: str = ""  # who answered the question before this one
     starts: str = ""  # the one the host names to open a round ("Quick round. Keisha, you start.")
+    # the panelists a round is put to by name, in order
+    named: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -416,7 +418,12 @@ def _answerer(
         # "I'd push back on that, Kofi, …" right after: this was Kofi
         st.speaker, st.why = replied, "the next speaker answers them by name"
     else:
-        _answer(st, prev, kept[j][1], ids, c.ment, state, profiles)
+        ment = _excluded(st.text, c.ment, names, state)
+        _answer(st, prev, kept[j][1], ids, ment, state, profiles)
+        if st.speaker not in ment and st.speaker in names.mentioned(
+            _SELF_NAMED_RE.sub("", st.text)
+        ):
+            st.why = ASKED_THOUGH_NAMED  # doubtful: the turn may hold another's words naming them
     st.in_round = state.round
     asked = [
         p
@@ -429,6 +436,29 @@ def _answerer(
         state.question, state.follow_up = st.text, False
         return True
     return False
+
+
+ASKED_THOUGH_NAMED = (
+    "asked by the host, though the turn names them further on: it may hold another's words"
+)
+# a name past this many opening sentences of an answer is said of someone, not to the one answering
+OPENING_SENTENCES = 2
+
+
+def _excluded(text: str, ment: list[str], names: _Names, state: _State) -> list[str]:
+    """The panelists an answer turn names, who are not the one speaking it: all it names, except the one
+    the host's question was put to alone when only the turn's later sentences name them ("Fionnuala, you
+    were here that night." answered by a turn that names Fionnuala deep inside: the hand-over outweighs
+    the mention)."""
+    asked = state.addressed[0] if len(state.addressed) == 1 and not state.answered else None
+    if asked not in ment:
+        return ment
+    # "Please, Segun is fine.": the one asked giving the name they go by
+    text = _SELF_NAMED_RE.sub("", text)
+    opening = " ".join(sentences(text)[:OPENING_SENTENCES])
+    if asked in names.mentioned(opening) or asked in names.called(text):
+        return ment
+    return [p for p in ment if p != asked]
 
 
 def _merge(
@@ -480,6 +510,7 @@ def _new_question(st: SpeakerTurn, names: _Names, ids: list[str], state: _State)
     tail_named = _named_in_closing(st.text, tail, names, ids)
     st.addressed, state.round, state.starts = _put_to(tail, tail_named, named, names, ids)
     state.addressed = st.addressed
+    state.named = tail_named if state.round and len(tail_named) >= 2 else []
     state.answered = []
     state.follow_up = _follows_up(st, tail, named, state)
     state.question = _asking_words(st.text, names)
@@ -607,8 +638,27 @@ def _answer(
             st.field_scores = _field_scores(st, state, profiles, everyone)
         decided, candidates = _round_turn(state, candidates)
         if decided is None:
+            decided = _after_remark(prev, candidates, state)
+        if decided is None:
             decided = _left_or_field(st, candidates, ids, state, profiles, everyone)
     st.speaker, st.why = decided
+
+
+# the host's turn this short (words), asking nothing, is a remark the one who answered goes on after
+_REMARK_WORDS = 8
+
+
+def _after_remark(
+    prev: SpeakerTurn | None, candidates: list[str], state: _State
+) -> tuple[str, str] | None:
+    """(the one who answered, why) when the turn before is the host's short remark asking nothing ("Five
+    days. That's, wow."): they go on with their answer (order alone: doubtful)."""
+    if prev is None or prev.speaker != HOST or prev.is_question or state.round:
+        return None
+    last = state.answered[-1] if state.answered else state.last_answerer
+    if last and last in candidates and len(prev.text.split()) <= _REMARK_WORDS:
+        return last, "goes on after the host's remark"
+    return None
 
 
 def _goes_on(
@@ -728,7 +778,9 @@ def _round_turn(state: _State, candidates: list[str]) -> tuple[tuple[str, str] |
         return None, candidates
     if state.starts in candidates and not state.answered:
         return (state.starts, "the host named them to open the round"), candidates
-    left = [p for p in candidates if p not in state.answered]
+    # "JB and Dolma, one for both of you": only the ones named answer it (in no order the naming gives)
+    named = [p for p in state.named if p in candidates]
+    left = [p for p in candidates if p not in state.answered and (p in named or not named)]
     if len(left) == 1:
         return (left[0], "the last one in the round"), candidates
     return None, left or candidates
@@ -949,6 +1001,22 @@ def _without_backchannels(raw: list[RawTurn]) -> list[tuple[RawTurn, bool]]:
     return kept
 
 
+# the name someone goes by, said of themselves: "Everybody calls me JB", "just Bart, please", "please, it's
+# Mina"
+_NAME_WORD = r"([^\W\d_][\w'\u2019-]*)"
+_GOES_BY_RE = re.compile(
+    rf"\b(?:(?:[Cc]alls? me|[Cc]alled me|I go by|[Jj]ust call me|[Pp]lease[,.]? [Ii]t's)\s+{_NAME_WORD}|"
+    rf"[Jj]ust {_NAME_WORD},? please\b)"
+)
+
+
+# the one speaking giving the name they go by, as a phrase (not a self-introduction)
+_SELF_NAMED_RE = re.compile(
+    rf"\b(?:[Pp]lease[,.]?\s+{_NAME_WORD} is fine|[Jj]ust {_NAME_WORD},? please|"
+    rf"(?:[Cc]alls?|[Cc]alled) me {_NAME_WORD})\b"
+)
+
+
 class _NameFinder:
     """Where a turn's words name the panelists (each method takes the text and returns panelist ids)."""
 
@@ -985,7 +1053,12 @@ class _NameFinder:
             self.by_name.get(n) or self.by_name.get(ascii_fold(n), "")
             for n in find_intro_names(text, self.all_text)
         ]
-        return [p for p in out if p]
+        # "Everybody calls me JB": a name they go by that the talk gives one panelist
+        out += [
+            self.by_name.get(next(g for g in m.groups() if g), "")
+            for m in _GOES_BY_RE.finditer(text)
+        ]
+        return list(dict.fromkeys(p for p in out if p))
 
     def hands_over(self, text: str) -> list[str]:
         """A short turn that calls on a panelist by name: "And finally, D'Andre." / "王芳, you're next." """

@@ -135,8 +135,22 @@ def _asks(sent: str) -> bool:
 
 
 def _breaks_in(sent: str) -> bool:
-    """A panelist asking to break in or adding to what was said ("Can I just add to that?")."""
-    return bool(ADDS_RE.match(sent) or BREAKS_IN_RE.match(sent))
+    """A panelist asking to break in or adding to what was said ("Can I just add to that?", "And Ursula,
+    if I can add, …": after a name spoken to)."""
+    m = _VOCATIVE_RE.match(sent)
+    rest = sent[m.end() :] if m and is_name(m.group(1)) else ""
+    return any(
+        bool(ADDS_RE.match(x) or BREAKS_IN_RE.match(x) or _WOULD_AGREE_RE.match(x))
+        for x in (sent, rest)
+        if x
+    )
+
+
+# "No, I'd agree with Adaeze there": taking up what another said
+_WOULD_AGREE_RE = re.compile(
+    r"^\W*(?:(?:no|yes|yeah|well|and|so)[,.]?\s+)*I(?:'d| would) (?:agree|disagree)\b",
+    re.IGNORECASE,
+)
 
 
 def _calls_by_name(sent: str, all_text: str) -> bool:
@@ -330,9 +344,34 @@ def cut_points(text: str) -> list[int]:
         floor = _past(sents, q)
     for j, k in intros:  # the greeting before an introduction is the one introducing themselves
         starts = {x for x in starts if not j < x <= k} | {j}
+    starts |= _thanks_to_opener(sents, text, opening)
     starts |= _closing(sents, starts)
     starts |= _asides(sents, starts, text)
     return sorted(k for k in starts if 0 < k < len(sents))
+
+
+def _thanks_to_opener(sents: list[str], all_text: str, opening: int) -> set[int]:
+    """A guest thanking the host by the name the host gave in the opening ("I'm Marco Bernasconi … Thank
+    you, Marco. Everybody calls me JB.") before the host's first question: cut there, and where the host
+    goes on to ask ("JB, let's start with the basics. How fast …?")."""
+    if not opening:
+        return set()
+    host = {n.split()[0] for n in find_intro_names(sents[opening - 1], all_text)}
+    asking = _closing_questions(sents, all_text)
+    first_q = next((q for q in asking if q >= opening), None)
+    if not host or first_q is None:
+        return set()
+    for k in range(opening, first_q):
+        m = _THANKS_NAME_RE.match(sents[k])
+        if m and m.group(1) in host:
+            return {k, max(_lead_start(sents, first_q, k + 1, all_text), k + 1)}
+    return set()
+
+
+_THANKS_NAME_RE = re.compile(
+    r"^\W*(?:thank you|thanks|hi|hello|thank you so much)(?: very much)?,?\s+([^\W\d_][\w'\u2019-]*)",
+    re.IGNORECASE,
+)
 
 
 def _closing(sents: list[str], starts: set[int]) -> set[int]:
@@ -452,7 +491,8 @@ def conversation_turns(turn: RawTurn) -> list[RawTurn]:
         return [turn]
     sents = sentences(turn.text)
     bounds = [0]
-    for k in cut_points(turn.text):
+    by_paragraph = paragraph_cuts(sents, turn.breaks, turn.text)
+    for k in by_paragraph or cut_points(turn.text):
         bounds.append(_n(sents[:k]))
     words = turn.text.split()
     bounds.append(len(words))
@@ -462,10 +502,92 @@ def conversation_turns(turn: RawTurn) -> list[RawTurn]:
         if b > a:
             out.append(
                 RawTurn(
-                    " ".join(words[a:b]), len(out), turn.times[a:b] if timed else [], turn.label
+                    " ".join(words[a:b]),
+                    len(out),
+                    turn.times[a:b] if timed else [],
+                    turn.label,
+                    paragraph=bool(by_paragraph),
                 )
             )
     return out
+
+
+# Plain text laid out in paragraphs (a podcast site's transcript): a paragraph is a turn, or a turn goes on
+# in the next paragraph
+MIN_PARAGRAPHS = 4  # paragraphs this many at least, to be read as turns
+# of the cuts the kinds of sentences give, this share at least falls where a paragraph starts
+PARAGRAPH_SHARE = 0.6
+# paragraphs this many times the cuts at most (a Whisper TXT with a blank line after each segment has more)
+PARAGRAPHS_PER_CUT = 2.5
+
+
+def paragraph_cuts(sents: list[str], breaks: Collection[int], text: str) -> list[int]:
+    """The sentence indices where a new speaker starts in text laid out in paragraphs, when the paragraphs
+    are its turns (most of the cuts :func:`cut_points` finds fall where a paragraph starts): at each
+    paragraph, unless it goes on the answer before (:func:`_goes_on_answer`); [] when the paragraphs are
+    not its turns."""
+    at = {_n(sents[:k]): k for k in range(len(sents) + 1)}
+    starts = [at[b] for b in sorted(breaks) if b in at and 0 < at[b] < len(sents)]
+    if len(starts) < MIN_PARAGRAPHS:
+        return []
+    kinds = cut_points(text)
+    if not kinds or sum(k in set(starts) for k in kinds) < PARAGRAPH_SHARE * len(kinds):
+        return []
+    if len(starts) > PARAGRAPHS_PER_CUT * len(kinds):
+        return []  # a blank line after every caption segment: the paragraphs are no turns
+    bounds = [0, *starts, len(sents)]
+    return [
+        b
+        for a, b, c in zip(bounds, bounds[1:], bounds[2:], strict=False)
+        if not _goes_on_answer(sents[a:b], sents[b:c], text)
+    ]
+
+
+def _goes_on_answer(before: list[str], para: list[str], all_text: str) -> bool:
+    """A paragraph that goes on the answer of the paragraph before: that one a long stretch asking
+    nothing, this one long too, opening with no sentence of the host's or of someone taking the floor
+    (a question, a short reaction or remark, a name spoken to, a greeting, breaking in, agreeing)."""
+    first = para[0]
+    return (
+        _n(before) >= ANSWER_WORDS
+        and _n(para) >= ANSWER_WORDS
+        and not any(_ends_asking(x) for x in before[-2:])
+        and not _puts(first, all_text)
+        and not _takes_the_floor(first, all_text)
+        and not _breaks_in(first)
+        and not _is_greeting(first)
+        and not _SELF_RE.search(first)
+        and not _AGREES_RE.match(first)
+        and not _OPINION_RE.match(first)
+        and not _SECONDS_RE.match(first)
+        and not _floor(first)
+        and not _LISTENERS_RE.search(first)
+        and not CLOSING_RE.search(" ".join(para[:2]))
+        and not _echoes([*before[-3:], first], min(3, len(before)))
+    )
+
+
+def _takes_the_floor(sent: str, all_text: str) -> bool:
+    """A sentence of the host's opening a paragraph: a remark, running the session, thanking, speaking to
+    someone by name, turning to a new topic (as :func:`_host_like`, but a short sentence opening a long
+    paragraph may be an answer's: "The hard part is the dressing.")."""
+    return (
+        (len(sent.split()) <= SETUP_WORDS and _calls_by_name(sent, all_text))
+        or is_remark(sent)
+        or bool(MODERATING_RE.match(sent) or FLOOR_RE.search(sent) or THANKS_ALL_RE.match(sent))
+        or (
+            len(sent.split()) <= SETUP_WORDS
+            and bool(ROUND_RE.search(sent) or _TOPIC_TURN_RE.match(sent))
+        )
+    )
+
+
+# "I'll second that", "Same here", "Me too": taking the floor after another's answer
+_SECONDS_RE = re.compile(
+    r"^\W*(?:(?:and|well|so|oh),?\s+)?(?:I'll second|I second|same here|me too|I agree|I'd agree|"
+    r"I disagree|I'd disagree|I'd push back|to add)\b",
+    re.IGNORECASE,
+)
 
 
 # A round's answers, unmarked: how the stretch after a question put to everyone is shared out
@@ -491,15 +613,38 @@ def split_rounds(kept: list[tuple[RawTurn, bool]], panelists: int) -> list[tuple
         before = kept[k - 1][0].text if k else ""
         tail = " ".join(sentences(before)[-2:])
         n = 2 if _BOTH_RE.search(tail) else panelists
-        if k and ROUND_RE.search(tail) and looks_like_question(before) and n >= 2:
+        # as many answers already cut as the round asks for ("I agree with JB. And go with a guide. …" after
+        # the first of two): the answers are apart
+        apart = 1 + _answers_after(kept, k) >= n
+        if (
+            k
+            and ROUND_RE.search(tail)
+            and looks_like_question(before)
+            and n >= 2
+            and not (t.paragraph or apart)
+        ):
             pieces = _shared_out(t, n)
             out += [(pieces[0], after), *((p, False) for p in pieces[1:])]
         else:
             out.append((t, after))
     return [
-        (RawTurn(t.text, i, t.times, t.label) if t.index != i else t, after)
+        (RawTurn(t.text, i, t.times, t.label, paragraph=t.paragraph) if t.index != i else t, after)
         for i, (t, after) in enumerate(out)
     ]
+
+
+def _answers_after(kept: list[tuple[RawTurn, bool]], k: int) -> int:
+    """How many stretches of ``ANSWER_WORDS`` or more asking nothing follow ``kept[k]`` in a row."""
+    n = 0
+    for t, _ in kept[k + 1 :]:
+        if (
+            len(t.text.split()) < ANSWER_WORDS
+            or looks_like_question(t.text)
+            or CLOSING_RE.search(t.text)
+        ):
+            break  # the host's next question or closing words
+        n += 1
+    return n
 
 
 def _shared_out(t: RawTurn, n: int) -> list[RawTurn]:
@@ -606,9 +751,26 @@ _LISTENERS_RE = re.compile(
 )
 # "Yes, exactly, Zoë.", "Yes, the permafrost.": agreeing with the one who spoke, more often the next speaker
 _AGREES_RE = re.compile(r"^\W*(?:yes|yeah|exactly|absolutely|indeed)\b", re.IGNORECASE)
+# a turn opening with the speaker's own view ("I'd agree with …", "I'd rebuild …", "I think the …")
+_OPINION_RE = re.compile(
+    r"^\W*(?:(?:and|so|well|yeah|honestly),?\s+)*(?:I'd|I\u2019d|I would|I think|I agree|I'll say)\s",
+    re.IGNORECASE,
+)
+HOST_OPINION = (
+    "opens with a view of its own, as an answer does: nothing marks a new speaker, cut by the kinds of its "
+    "sentences"
+)
 HOST_GOES_ON = (
     "may hold the words of the one who spoke before (it goes on with 'and …' after a short reaction): "
     "nothing marks a new speaker, cut by the kinds of its sentences"
+)
+
+
+# a question the host puts on after an answer's words: "And is that a good thing or a bad thing …"
+_LINKED_QUESTION_RE = re.compile(
+    r"^\W*(?:(?:so|and|but|okay|now|well),?\s+)+(?:is|are|was|were|do|does|did|can|could|would|will|"
+    r"should)\s+(?:you|it|that|this|there|they|we|he|she)\b",
+    re.IGNORECASE,
 )
 
 
@@ -627,6 +789,8 @@ def _host_inside(sents: list[str], k: int) -> str:
         and len(sents[k - 1].split()) > LEAD_WORDS
     ):
         return "a run of bare reactions"
+    if _LINKED_QUESTION_RE.match(sent) or (_ends_asking(sent) and _asks(sent)):
+        return "it asks a question"
     own = {w.lower() for w in content_words(sent)}
     before = {w.lower() for w in content_words(sents[k - 1])}
     echo = len(own) >= 3 and len(own & before) >= ECHO_SHARE * len(own)
@@ -640,6 +804,8 @@ def _host_reply(sents: list[str], mentioned: Callable[[str], list[str]]) -> tupl
     by agreeing ("Yes, exactly, Zoë. The ash is the flux. … Are glazes safe, though?"), or going on with
     "and …" after a short reaction ("Two pumps. Wow. And now we need a licence …"), not where it presents
     someone ("And then next to Ingrid we have …")."""
+    if sents and _OPINION_RE.match(sents[0]) and not _ends_asking(sents[0]):
+        return 0, HOST_OPINION  # "I'd rebuild the ice plant, because …": an answer's words
     if len(sents) < 2:
         return None
     if _AGREES_RE.match(sents[0]) and len(sents[0].split()) <= LEAD_WORDS:
