@@ -137,7 +137,7 @@ def main() -> int:
             f"{len(v)} runs)"
         )
     print(
-        f"ratios to the floor: warm {med['warm'] / med['floor']:.2f}x (aim <= 1.5x), "
+        f"ratios to the floor: warm {med['warm'] / med['floor']:.2f}x (aim <= 2x, issues 18 and 19), "
         f"warm --no-log {med['nolog'] / med['floor']:.2f}x, "
         f"cold {med['cold'] / med['floor']:.2f}x (aim <= 2.5x)"
         + (f", before ({args.before}) {med['before'] / med['floor']:.2f}x" if args.before else "")
