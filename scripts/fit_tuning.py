@@ -410,12 +410,17 @@ def main() -> int:
         "dev_conversations": args.dev_conversations,
         "figures_at_fit": figures,
     }
-    if args.dry_run:
-        print(json.dumps(record, indent=2))
+    write_record(record, dry_run=args.dry_run)
+    return 0
+
+
+def write_record(record: dict, *, dry_run: bool, shown: dict | None = None) -> None:
+    """Write the tuning record (or, dry, print ``shown``, by default all of it)."""
+    if dry_run:
+        print(json.dumps(record if shown is None else shown, indent=2))
     else:
         RECORD.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {RECORD.relative_to(ROOT)}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -229,5 +229,11 @@ class ScopeJudge:
         step, the lexical floor (``retrieval.scope_floor``)."""
         if query.sims is None:
             return bool(query.terms) and signals.evidence >= self.settings.scope_floor
-        # a question with no word the model or the panel knows ("", "?") has no meaning to weigh
-        return (bool(query.terms) or bool(query.seq)) and self.tune.scope.in_scope(signals)
+        # a question with no word the model or the panel knows ("", "?") has no meaning to weigh, and one
+        # with no word of the panel's that is near nothing known ("xyz", "asdf") reads as nothing: the
+        # scope model, fitted on real questions, would weigh it where it never saw one
+        if not (query.terms or query.seq):
+            return False
+        if not query.matched and signals.nearest_known < self.tune.nothing_floor:
+            return False
+        return self.tune.scope.in_scope(signals)

@@ -52,6 +52,11 @@ class ScopeSignals:
         """How much closer the question is to the panel than to any everyday question on another subject."""
         return self.closest - self.background
 
+    @property
+    def nearest_known(self) -> float:
+        """How close the question is to anything known: a quote's rows or an everyday question."""
+        return max(self.closest, self.background)
+
     def features(self) -> tuple[float, float, float]:
         return (math.log1p(max(self.evidence, 0.0)), self.closest, self.closest - self.background)
 
@@ -95,6 +100,10 @@ class Tuning:
     # a message's frame is a discussion request when its nearest example is one at this similarity or more
     # (scripts/fit_message_kinds.py: above every ordinary question of the dev sets); 1.0: never
     discussion_floor: float = 1.0
+    # a question matching no word of the panel's and no closer than this to anything known (a quote's rows,
+    # an everyday question) reads as nothing -- "xyz", "asdf" -- and is declined (scripts/fit_nothing.py);
+    # 0.0: never
+    nothing_floor: float = 0.0
 
 
 def from_data(data: dict) -> Tuning:
@@ -112,6 +121,7 @@ def from_data(data: dict) -> Tuning:
         followup_floor=float(data.get("followup_floor", 0.0)),
         message_kind_floor=float(data.get("message_kind_floor", 1.0)),
         discussion_floor=float(data.get("discussion_floor", 1.0)),
+        nothing_floor=float(data.get("nothing_floor", 0.0)),
     )
 
 
