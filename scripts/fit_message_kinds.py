@@ -131,7 +131,8 @@ def main() -> int:
 def _discussion_floor(bank: object, args: argparse.Namespace, panel: object, floor: float) -> float:
     """Just above the best discussion-frame similarity of every ordinary message of the dev sets (every
     single question and conversation turn, and the labelled requests' negatives): none reads as a request."""
-    # ("both" questions left out: "what do they both think of X?" may well be answered as a discussion)
+    # (questions asked of both left out, single or in a conversation: "what do they both think of X?" may
+    # well be answered as a discussion)
     messages = [
         it.question
         for f in QUESTION_SETS
@@ -141,7 +142,10 @@ def _discussion_floor(bank: object, args: argparse.Namespace, panel: object, flo
     for f in args.dev_conversations:
         if (ROOT / f).exists():
             messages += [
-                t.question for c in load_conversations(str(ROOT / f), panel) for t in c.turns
+                t.question
+                for c in load_conversations(str(ROOT / f), panel)
+                for t in c.turns
+                if len(t.speakers) < 2
             ]
     labelled = load_requests(ROOT / args.discussion_requests)
     messages += [it.message for it in labelled if not it.discussion]

@@ -185,6 +185,27 @@ def test_follow_ups_pick_up_the_discussion_s_subject(router: Router) -> None:
     assert after.discussion.subject == "How do agents change inference?"
 
 
+def test_a_panelist_asked_for_more_after_a_discussion_goes_on_with_what_they_have_not_said(
+    router: Router,
+) -> None:
+    """ "Olive, tell me more" is more of what she said, not her turn of the discussion again."""
+    res = resolve(router, [], "discuss open source")
+    d = res.discussion
+    turn = ConversationTurn(
+        d.subject, d.discussion.speakers, d.discussion.quote_ids(), "both", d.subject
+    )
+    more = resolve(router, [turn], "Olive, tell me more")
+    assert more.kind != DISCUSSION
+    assert more.route.speakers == ["olive"] and more.route.quotes
+    assert not {sq.quote.id for sq in more.route.quotes} & set(d.discussion.quote_ids())
+
+
+def test_a_whole_talk_disagreement_question_is_a_discussion_request(router: Router) -> None:
+    """Read by meaning against the discussion examples, at the floor fitted without the dev "both" turns."""
+    assert discussion_request(router, "what did they disagree about?") == ""
+    assert resolve(router, [], "what did they disagree about?").kind == DISCUSSION
+
+
 # ------------------------------------------------------------------------------ the pipeline
 
 

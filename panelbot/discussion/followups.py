@@ -57,13 +57,15 @@ def _addressed(panel: Panel, text: str) -> str | None:
 
 
 def _only_names(panel: Panel, text: str) -> bool:
-    """``text`` says nothing but a panelist's name ("and Dan?", "what about Olive?"), nor asks why."""
+    """``text`` says nothing but a panelist's name ("and Dan?", "what about Olive?"), nor asks why, nor
+    asks for more ("Olive, tell me more": more of what she said, which the usual resolver goes on with)."""
+    from panelbot.conversation.cues import CONTINUE
     from panelbot.retrieval.lexicon import stopwords
 
     names = {w for pid, p in panel.panelists.items() for w in (pid, *words(p.name or ""))}
     said = words(text)
     rest = [w for w in said if w not in names and w not in stopwords()]
-    return not rest and "why" not in said
+    return not rest and "why" not in said and not CONTINUE.search(text)
 
 
 def read_followup(panel: Panel, d: Discussion | None, text: str) -> FollowUpAnswer | None:
