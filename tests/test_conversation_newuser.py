@@ -83,3 +83,25 @@ def test_why_says_so_when_the_whole_passage_shown_is_the_reason(router):
         "the reason Dan gave is the passage already shown above [dan-15], all of it"
         in res.route.reason
     )
+
+
+def test_the_other_one_answers_from_the_host_question_that_carried_the_thread_on(router):
+    """ "What does the other one think?" after Olive on post-training for kernel tasks: Dan never spoke to
+    post-training, but the host's question next to it on stage, put to him, carried its thread on (models
+    writing kernels, the kernel benchmark): his answer to it, and the reason says so."""
+    first, other = talk(
+        router,
+        "What does it take to post-train a model for hard domains like kernels?",
+        "What does the other one think?",
+    )
+    assert first.route.speakers == ["olive"] and other.kind == OTHER_PANELIST
+    assert other.route.speakers == ["dan"]
+    assert {"dan-07", "dan-08", "dan-09"} & set(ids(other)[:3])
+    assert "on the same thread" in other.route.reason
+
+
+def test_the_other_one_is_still_declined_when_no_thread_leads_to_them(router):
+    _, other = talk(
+        router, "How do you store a KV cache that keeps growing?", "and the other panelist?"
+    )
+    assert other.route.abstained and "didn't speak to" in other.route.reason
