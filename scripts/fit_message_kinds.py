@@ -44,6 +44,7 @@ DEV = [
     "eval/conversations_holdout2.yaml",
     "eval/conversations_holdout3.yaml",
     "eval/conversations_social.yaml",
+    "eval/conversations_newuser.yaml",
     "../shared/eval/conversations.yaml",
 ]
 # single questions, none a request for a discussion

@@ -354,3 +354,96 @@ def test_panelbot_ask_answers_who_is_dan(run_cli):
     assert [q["id"] for q in d["quotes"]] == ["dan-01", "olive-01"]
     assert d["reason"].startswith("the talk's framing: \u201cAgents at Scale")
     assert d["context"] is None
+
+
+# ------------------------------------------------------------------- put to them, or about them by pronoun
+
+
+def _declined_as_personal(route, name: str) -> bool:
+    return (
+        route.abstained
+        and not route.quotes
+        and not route.off_topic
+        and route.reason
+        == f"the panel didn't get into that about {name}: the talk has only what {name} said on stage"
+        and route.suggestions[0] == f"Who is {name}?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "who"),
+    [
+        ("Olive, how old are you?", "olive"),
+        ("Dan, what's your favourite food?", "dan"),
+        ("are you married, Olive?", "olive"),
+        ("Olive, do you have any pets?", "olive"),
+    ],
+)
+def test_a_personal_question_put_to_a_panelist_is_declined_not_introduced(router, question, who):
+    """Put to the panelist by name in the second person, it reads as the same question about them ("how old
+    is Olive?"): declined as personal, never answered with their introduction."""
+    assert _declined_as_personal(router.route(question), router.panel.display_name(who))
+
+
+@pytest.mark.parametrize(
+    ("question", "who"),
+    [
+        ("is Dan on twitter?", "dan"),
+        ("How can I get in touch with Olive?", "olive"),
+        ("Is Dan on LinkedIn?", "dan"),
+        ("Olive, what's your email?", "olive"),
+    ],
+)
+def test_social_and_contact_details_are_declined_as_personal(router, question, who):
+    assert _declined_as_personal(router.route(question), router.panel.display_name(who))
+
+
+@pytest.mark.parametrize(
+    ("question", "who", "quote"),
+    [("Olive, what is your job?", "olive", "olive-01"), ("Dan, what do you do?", "dan", "dan-01")],
+)
+def test_a_framing_question_put_to_a_panelist_is_still_their_introduction(
+    router, question, who, quote
+):
+    assert intro_ids(router.route(question)) == {who: quote}
+
+
+def test_a_content_question_put_to_a_panelist_is_not_personal(router):
+    route = router.route("Dan, what do you think about sparse attention?")
+    assert route.speakers == ["dan"] and "didn't get into that" not in route.reason
+
+
+def test_a_drafts_panelists_are_read_the_same_way(storage_router):
+    """The rule is the bank's and the panel's names, nothing of one talk: a draft's panelists too."""
+    assert _declined_as_personal(storage_router.route("Priya, how old are you?"), "Priya")
+    assert _declined_as_personal(storage_router.route("is Marcus on social media?"), "Marcus")
+
+
+@pytest.mark.parametrize(
+    ("opening", "question", "who"),
+    [
+        ("who is Olive?", "how old is she?", "olive"),
+        ("who is Olive?", "is she married?", "olive"),
+        ("How do you deal with a KV cache that keeps growing?", "does he have kids?", "dan"),
+    ],
+)
+def test_a_personal_question_by_pronoun_is_about_the_conversations_panelist(
+    router, opening, question, who
+):
+    """After one panelist's answer or introduction, "how old is she?" asks about them: declined as "how old
+    is Olive?" is, their introduction offered -- not as off-topic with unrelated suggestions."""
+    first = resolve(router, [], opening).route
+    history = [ConversationTurn(opening, first.speakers, [sq.quote.id for sq in first.quotes])]
+    assert first.speakers == [who]
+    res = resolve(router, history, question)
+    assert res.kind == STANDALONE
+    assert _declined_as_personal(res.route, router.panel.display_name(who))
+
+
+def test_a_pronoun_question_on_the_talk_after_an_introduction_is_still_answered(router):
+    first = resolve(router, [], "who is Olive?").route
+    history = [
+        ConversationTurn("who is Olive?", first.speakers, [q.quote.id for q in first.quotes])
+    ]
+    route = resolve(router, history, "how does she keep the model from cheating?").route
+    assert route.speakers == ["olive"] and "didn't get into that" not in route.reason

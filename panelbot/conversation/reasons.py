@@ -98,13 +98,11 @@ def cause_sentences(
     ]
 
 
-def reason_excerpt(text: str, relevance: Callable[[str], float] | None = None) -> str:
-    """The sentence of a passage that gives the reason, from its start (with the sentence before it when it
-    leans on that one: "So, it informs ... because ..."), cut after about ``EXCERPT_WORDS`` words but never
-    before the marker and a few words after it; or "". One stating a cause before one giving grounds, then
-    the most relevant (``relevance(sentence)``), then the first. Only a marker too far into a very long
-    sentence starts the excerpt later: after the last clause break that leaves it in view, else mid-way."""
-    sentences = _SENTENCE.split(" ".join((text or "").split()))
+def _reason_sentence(
+    sentences: list[str], relevance: Callable[[str], float] | None
+) -> tuple[int, re.Match[str]] | None:
+    """The sentence giving the reason (its position, and its marker): one stating a cause before one giving
+    grounds, then the most relevant (``relevance(sentence)``), then the first; None when none gives one."""
     best: tuple[tuple[int, float, int], int, re.Match[str]] | None = None
     for n, sentence in enumerate(sentences):
         marks = list(CAUSE.finditer(sentence))
@@ -118,9 +116,35 @@ def reason_excerpt(text: str, relevance: Callable[[str], float] | None = None) -
         )
         if best is None or key < best[0]:
             best = (key, n, m)
+    return None if best is None else (best[1], best[2])
+
+
+def reason_passage(text: str, relevance: Callable[[str], float] | None = None) -> str:
+    """The whole sentences of a passage that give its reason (``reason_excerpt``'s sentence, with the one it
+    leans on), verbatim: what explains it, without the rest around it; "" when no sentence gives one or
+    those sentences are all of it."""
+    sentences = _SENTENCE.split(" ".join((text or "").split()))
+    best = _reason_sentence(sentences, relevance)
     if best is None:
         return ""
-    _, n, m = best
+    n = best[0]
+    first = _with_context(sentences, n, relevance)
+    if first == 0 and n == len(sentences) - 1:
+        return ""
+    return " ".join(sentences[first : n + 1])
+
+
+def reason_excerpt(text: str, relevance: Callable[[str], float] | None = None) -> str:
+    """The sentence of a passage that gives the reason, from its start (with the sentence before it when it
+    leans on that one: "So, it informs ... because ..."), cut after about ``EXCERPT_WORDS`` words but never
+    before the marker and a few words after it; or "". One stating a cause before one giving grounds, then
+    the most relevant (``relevance(sentence)``), then the first. Only a marker too far into a very long
+    sentence starts the excerpt later: after the last clause break that leaves it in view, else mid-way."""
+    sentences = _SENTENCE.split(" ".join((text or "").split()))
+    best = _reason_sentence(sentences, relevance)
+    if best is None:
+        return ""
+    n, m = best
     sentence = sentences[n]
     first = _with_context(sentences, n, relevance)
     before = " ".join(sentences[first:n]).split()

@@ -28,7 +28,7 @@ from panelbot.conversation.strategies.other_panelist import (
 )
 from panelbot.conversation.strategies.overview import panelist_overview
 from panelbot.conversation.strategies.reason import reason
-from panelbot.conversation.subject import Subject, current_subject
+from panelbot.conversation.subject import Subject, current_subject, label_moved_to
 from panelbot.conversation.turns import (
     CONTINUATION,
     ELABORATION,
@@ -147,6 +147,24 @@ def _the_introduced_asked_anew(
     return replace(
         anew, reason=f"a new question to {router.panel.display_name(who)}, just introduced"
     )
+
+
+def _personal_by_pronoun(
+    router: FollowUpRouter, history: Sequence[ConversationTurn], message: str, target: str
+) -> RouteResult | None:
+    """A question on the life outside the talk of the panelist the conversation is on, who is referred to
+    by pronoun ("is she married?" after Olive's answer or introduction), answered as that question about
+    them by name is (declined, their introduction offered); None when the message names a panelist, the
+    last answer was not one panelist's, or it is no such question."""
+    if not PERSON_BACK.search(message) or router.addressed(message)[0]:
+        return None
+    answered = [t for t in history if t.speakers]
+    last = list(answered[-1].speakers) if answered else []
+    if len(last) != 1 or last[0] not in router.panel.panelists:
+        return None
+    reader = router.framing_reader()
+    framing = reader.personal_about(message, last[0], put_to=False, about=True)
+    return reader.answer(message, framing, target) if framing is not None else None
 
 
 def _declined_off_topic(router: FollowUpRouter, message: str, like: RouteResult) -> RouteResult:
@@ -275,6 +293,11 @@ def resolve_message(
         return Resolution(
             nothing_to_follow(router, router.route(message, target)), None, STANDALONE
         )
+    personal = _personal_by_pronoun(router, history, message, target)
+    if personal is not None:
+        # "how old is she?" after Olive's answer: a question on her life outside the talk, declined as
+        # "is Olive married?" is, her introduction offered
+        return Resolution(personal, None, STANDALONE)
     subject, shown = current_subject(router, history, read_message)
     reading = read_message(router, subject, message)
     if (
@@ -304,14 +327,22 @@ def resolve_message(
     fresh = _asked_afresh(router, subject, reading, route, alone, target)
     if fresh is not None:
         return Resolution(fresh, None, STANDALONE)
+    return Resolution(route, _context(router, subject, reading, route), reading.kind)
+
+
+def _context(
+    router: FollowUpRouter, subject: Subject, reading: Reading, route: RouteResult
+) -> dict[str, object]:
+    """How context was used, JSON-ready: the subject (the one an elaboration moves on to: "what does he think
+    about sparse attention?" is about sparse attention), who carried it on, and the turn that opened it."""
     one = route.speakers[0] if len(route.speakers) == 1 else None
     carried = one if reading.kind != OTHER_PANELIST and one in subject.speakers else None
-    context = {
+    moved = label_moved_to(router, subject, reading, [sq.quote.id for sq in route.quotes])
+    return {
         "kind": reading.kind,
-        "subject": subject.label,
+        "subject": moved or subject.label,
         "question": subject.question,
         "speaker": carried,
         "previous_speakers": list(subject.speakers),
         "turn": subject.turn,
     }
-    return Resolution(route, context, reading.kind)

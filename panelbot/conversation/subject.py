@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from panelbot.conversation.terms import identity_terms, merged, own_terms, ranked, weighted_scores
+from panelbot.conversation.terms import (
+    identity_terms,
+    merged,
+    names_a_subject,
+    own_terms,
+    ranked,
+    weighted_scores,
+)
 from panelbot.conversation.turns import (
     CONTINUATION,
     ELABORATION,
@@ -168,10 +175,52 @@ def _opened(
     return subject
 
 
+def moves_on(
+    router: FollowUpRouter, subject: Subject, reading: Reading, quote_ids: list[str]
+) -> bool:
+    """An elaboration whose own words name a subject and would stand on their own ("what does he think about
+    sparse attention?"), answered by none of the quotes of the answer it follows nor from an answer to the same
+    host question: a new subject, reached by a pronoun (not after an introduction: ``_carried`` moves on from
+    one by its own rule)."""
+    if reading.kind != ELABORATION or subject.framing or not quote_ids:
+        return False
+    if set(quote_ids) & set(subject.quote_ids) or reading.evidence < router.settings.scope_floor:
+        return False
+    if _host_questions(router, quote_ids) & _host_questions(
+        router, [*subject.opening_quotes, *subject.quote_ids]
+    ):
+        return False  # "and what about quantization?": more of the answer given on stage to the same question
+    return any(names_a_subject(router, t) for t in reading.terms)
+
+
+def _host_questions(router: FollowUpRouter, quote_ids: list[str]) -> set[str]:
+    """The host questions these quotes answered on stage."""
+    return {q.question for qid in quote_ids if (q := router.panel.quote(qid)) and q.question}
+
+
+def label_moved_to(
+    router: FollowUpRouter, subject: Subject, reading: Reading, quote_ids: list[str]
+) -> str:
+    """What a follow-up that moves on (``moves_on``) is about ("sparse attention"), named as the subject it
+    opens will be; "" when it stays on the subject."""
+    if not moves_on(router, subject, reading, quote_ids):
+        return ""
+    terms = with_host_question(
+        router, merged(reading.terms, subject.terms, SUBJECT_WEIGHT), quote_ids
+    )
+    moved = Subject(subject.question, terms, [], list(quote_ids), subject.turn, list(quote_ids))
+    return subject_label(router, moved)
+
+
 def _carried(
-    router: FollowUpRouter, subject: Subject, reading: Reading, answer: tuple[list[str], list[str]]
+    router: FollowUpRouter,
+    subject: Subject,
+    reading: Reading,
+    answer: tuple[list[str], list[str]],
+    asked: tuple[str, int],
 ) -> None:
-    """A follow-up's answer moves the subject on: its words join the subject's, its answer is the last."""
+    """A follow-up's answer moves the subject on: its words join the subject's, its answer is the last
+    (``asked``: the follow-up and its turn, which open the subject when it moves on to new words)."""
     quote_ids, speakers = answer
     if quote_ids:
         subject.unstated = ""  # answered since: what was said is the subject now
@@ -183,6 +232,13 @@ def _carried(
         subject.terms = merged(reading.terms, subject.terms, SUBJECT_WEIGHT)
     elif reading.terms:
         subject.terms = merged(reading.terms, subject.terms, 1.0)
+    if moves_on(router, subject, reading, quote_ids):
+        # "what does he think about sparse attention?" after his answer on agentic workloads: new words that
+        # stand on their own, answered by none of the last answer's quotes -- the conversation is on them now
+        subject.terms = with_host_question(router, subject.terms, quote_ids)
+        subject.opening_quotes = list(quote_ids)
+        subject.question, subject.turn = asked
+        subject.label = subject_label(router, subject)
     if (
         subject.framing
         and reading.kind == ELABORATION
@@ -232,5 +288,5 @@ def current_subject(
             subject = _opened(router, question, reading, answer, n)
             subject.unstated = unstated
         else:
-            _carried(router, subject, reading, answer)
+            _carried(router, subject, reading, answer, (question, n))
     return subject, shown

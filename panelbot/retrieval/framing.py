@@ -23,10 +23,11 @@ the talk's first questions), else their first quote in talk order -- so uncurate
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from panelbot.errors import DataError
 from panelbot.panel import Panel, Quote
@@ -40,8 +41,6 @@ from panelbot.retrieval.semantic import VectorTable
 from panelbot.text import LazyPattern, and_list, shorten, split_sentences, words
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from panelbot.retrieval.router import Router
 
 BANK_FILE = "framing_questions.yaml"
@@ -61,6 +60,43 @@ SUBJECT_SPECIFICITY = 0.9
 # answer threshold is lower, set to decline few in-scope questions; one stray word must not count)
 REST_ABOUT_THE_TALK = 0.5
 _SLOT_RE = LazyPattern(r"\{(\w+)\}")
+# a question put to a panelist ("Olive, how old are you?") or about one by pronoun ("how old is she?") is read
+# as the same question about them by name ("how old is Olive?"): the bank's templates name the panelist
+_TO_THEM = (  # (the words, what they become: {n} the name); verbs agree with a name, the rest follow
+    (r"\b(?:are|were) you\b", lambda m: ("is" if m.group(0)[0] in "aA" else "was") + " {n}"),
+    (r"\b(?:do|have) you\b", lambda m: ("does" if m.group(0)[0] in "dD" else "has") + " {n}"),
+    (r"\byou(?:'re| are)\b", "{n} is"),
+    (r"\byou(?:'ve| have)\b", "{n} has"),
+    (r"\byou were\b", "{n} was"),
+    (r"\byours?\b", "{n}'s"),
+    (r"\b(?:you|yourself)\b", "{n}"),
+)
+_ABOUT_THEM = (
+    (r"\b(?:is|was|does|has) (?:she|he)\b", lambda m: m.group(0).rsplit(" ", 1)[0] + " {n}"),
+    (r"\b(?:his|hers)\b", "{n}'s"),
+    (r"\bher(?= [a-z])(?! (?:a|an|the|to|about|in|on|at|for|with|if|that|this)\b)", "{n}'s"),
+    (r"\b(?:she|he|her|him|herself|himself)\b", "{n}"),
+)
+
+SECOND_PERSON = LazyPattern(r"\b(?:you|your|yours|yourself|you're|you've)\b", re.IGNORECASE)
+THIRD_PERSON = LazyPattern(r"\b(?:she|he|her|him|his|hers|herself|himself)\b", re.IGNORECASE)
+
+
+def told_of(question: str, name: str, *, put_to: bool = True, about: bool = True) -> str:
+    """The question as asked about ``name`` by name: put to them ("Olive, how old are you?": ``put_to``,
+    the vocative dropped) or about them by pronoun ("how old is she?": ``about``) -- "how old is Olive?"."""
+    out = question
+    if put_to:
+        called = re.escape(name)
+        out = re.sub(rf"^\W*{called}\s*[,:]\s*|,\s*{called}(?=\W*$)", "", out, flags=re.IGNORECASE)
+    rules = (_TO_THEM if put_to else ()) + (_ABOUT_THEM if about else ())
+    for pattern, to in rules:
+
+        def said(m: re.Match[str], to: Any = to) -> str:
+            return str(to(m) if callable(to) else to).replace("{n}", name)
+
+        out = re.sub(pattern, said, out, flags=re.IGNORECASE)
+    return out
 
 
 @record(frozen=True)
@@ -232,6 +268,8 @@ class FramingReader:
         bank = self.bank
         templates = (*bank.talk, *bank.panel, *bank.person)
         self._framing_words = frozenset(_stems(" ".join(_SLOT_RE.sub(" ", t) for t in templates)))
+        personal = " ".join(_SLOT_RE.sub(" ", t) for t in bank.personal)
+        self._personal_words = self._framing_words | _stems(personal)
 
     # ------------------------------------------------------------------------------- reading
 
@@ -276,7 +314,11 @@ class FramingReader:
         quote_similarity = max(self.router.meanings().similarities(vector), default=0.0)
         contrast = max(self.contrast_table.similarities(vector), default=0.0)
         background = background_similarity(vector)
-        rest = self._rest(question, example)
+        if personal_example is not None and personal_similarity > similarity:
+            # closest to a question on their life outside the talk: what it asks beyond that one
+            rest = self._rest(question, personal_example, self._personal_words)
+        else:
+            rest = self._rest(question, example, self._framing_words)
         in_scope = False
         top = max(similarity, personal_similarity)
         if rest and (full or top > max(quote_similarity, contrast, background)):
@@ -304,13 +346,13 @@ class FramingReader:
                 return True
         return router.tune.scope.probability(router.scope_signals(rest)) >= REST_ABOUT_THE_TALK
 
-    def _rest(self, question: str, example: Example) -> str:
+    def _rest(self, question: str, example: Example, said: frozenset[str]) -> str:
         """The question's words that no framing example uses, less stopwords and the panelists' names and
         organisations: what else it asks about ("reward hacking"). The closest example's words as filled
         ("VP of Kernels") count as its own only when the question shares one of the template's own words
-        ("who is the ..."): a bare "kernels?" is no question about who."""
+        ("who is the ..."): a bare "kernels?" is no question about who. ``said``: the words of the bank's kind
+        the example is of (framing or personal)."""
         sw = stopwords()
-        said = self._framing_words
         if _stems(question) & _stems(_SLOT_RE.sub(" ", example.template)):
             said = said | _stems(example.text)
         rest = []
@@ -334,6 +376,9 @@ class FramingReader:
                 found = self.reading(question, signals)
             elif signals.personal(self.threshold):
                 found = self._personal_reading(question, signals)
+            if found is None or found.kind != PERSONAL:
+                # "Olive, how old are you?": read as asked of her by name ("how old is Olive?")
+                found = self._put_to_one(question) or found
         if len(self._memo) > 256:
             self._memo.clear()
         self._memo[question] = found
@@ -360,6 +405,27 @@ class FramingReader:
             # "the Together guest, what does he do?" reads like "who are the guests?" but asks one of them
             return Framing(PERSON, named, signals)
         return Framing(kind, ids, signals)
+
+    def _put_to_one(self, question: str) -> Framing | None:
+        """A question put to one panelist by name in the second person ("Olive, how old are you?"), read as
+        the same question about them ("how old is Olive?"): its personal reading, or None."""
+        named = self.router.addressed(question)[0]
+        if len(named) != 1 or not SECOND_PERSON.search(question):
+            return None
+        return self.personal_about(question, named[0], put_to=True, about=False)
+
+    def personal_about(
+        self, question: str, pid: str, *, put_to: bool, about: bool
+    ) -> Framing | None:
+        """The personal reading of a question on panelist ``pid`` -- put to them (``put_to``: "Olive, how old
+        are you?") or referred to by pronoun (``about``: "is she married?", once the conversation is on
+        her) -- or None when, asked about them by name, it is no such question."""
+        name = self.panel.panelists[pid].name
+        told = told_of(question, name, put_to=put_to, about=about)
+        if told == question:
+            return None
+        signals = self._signals(told, full=False)
+        return Framing(PERSONAL, [pid], signals) if signals.personal(self.threshold) else None
 
     def _personal_reading(self, question: str, signals: FramingSignals) -> Framing | None:
         """A question on a panelist's life outside the talk, about the panelist it names (None when it names

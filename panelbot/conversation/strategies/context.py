@@ -37,6 +37,9 @@ SHOWN_PENALTY = 0.6  # in an elaboration, a quote already shown in this conversa
 PARALLEL_SHARE = (
     0.5  # a host question sharing this share of words with the subject's is "the same question"
 )
+# the host's next (or previous) question, put to another panelist, carries the thread on when it says this many
+# of the question's words that name a subject
+THREAD_TERMS = 2
 PER_SPEAKER = 60  # candidates kept per panelist when ranking
 SAID_IDS = 12  # "nothing more than what's shown (olive-02, olive-03)": ids named at most
 PICK_SHARE = 0.3  # quotes picked score at least this share of the best one
@@ -294,7 +297,41 @@ class FollowUp:
                 and len(mine & theirs) >= PARALLEL_SHARE * min(len(mine), len(theirs))
             ):
                 out.add(other.id)
+        return out | self.thread_goes_on()
+
+    def thread_goes_on(self) -> set[str]:
+        """The host questions that carried the subject's thread over to other panelists (``_thread_from``)."""
+        lead = next(
+            (self.panel.quote(q) for q in self.subject.opening_quotes if self.panel.quote(q)), None
+        )
+        host = self.panel.question(lead.question) if lead is not None else None
+        return self._thread_from(host) if host is not None else set()
+
+    def _thread_from(self, host: Any) -> set[str]:
+        """The host question just before or after ``host`` on stage, put to other panelists, when it says
+        at least THREAD_TERMS of its words that name a subject: the host carried the same thread over to
+        them (a question on post-training for kernel benchmarks, then one on models writing kernels)."""
+        asked = sorted(
+            (q for q in self.panel.questions if q.turn is not None), key=lambda q: q.turn
+        )
+        at = next((n for n, q in enumerate(asked) if q.id == host.id), None)
+        if at is None:
+            return set()
+        answering = set(host.answered_by)
+        mine = self._subject_words(host.text)
+        out = set()
+        for other in asked[max(0, at - 1) : at] + asked[at + 1 : at + 2]:
+            theirs = set(other.answered_by)
+            if (
+                theirs
+                and not theirs & answering
+                and len(mine & self._subject_words(other.text)) >= THREAD_TERMS
+            ):
+                out.add(other.id)
         return out
+
+    def _subject_words(self, text: str) -> set[str]:
+        return {t for t in own_terms(self.router, text)[0] if names_a_subject(self.router, t)}
 
     @staticmethod
     def strength(ranked_quotes: list[tuple[int, float]], top: float) -> float:

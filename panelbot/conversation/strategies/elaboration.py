@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from panelbot.conversation.kinds import Reading
 from panelbot.conversation.strategies.context import FollowUp, PerSpeaker
-from panelbot.conversation.subject import SUBJECT_WEIGHT
+from panelbot.conversation.subject import SUBJECT_WEIGHT, label_moved_to
 from panelbot.conversation.terms import merged, names_a_subject, subject_weight_under_new_words
 from panelbot.retrieval.results import RouteResult
 
@@ -63,8 +63,11 @@ def elaboration(f: FollowUp, reading: Reading) -> RouteResult:
             off_topic=not did,
         )
     quotes = f.pick(per, top, answering, terms, penalise_shown=True)
+    # "what does he think about sparse attention?": a follow-up by its pronoun, about what it names
+    moved = label_moved_to(f.router, f.subject, reading, [sq.quote.id for sq in quotes])
+    about = f"follow-up about {moved}" if moved else f.about()
     if any(p in f.subject.speakers for p in answering):
-        reason = f"{f.about()}: {f.names(answering)} on that"
+        reason = f"{about}: {f.names(answering)} on that"
     else:
-        reason = f"{f.about()}: {f.names(answering)}'s best-matching quotes"
+        reason = f"{about}: {f.names(answering)}'s best-matching quotes"
     return f.answer(answering, quotes, reason, reading.addressed)

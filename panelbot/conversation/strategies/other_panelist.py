@@ -88,6 +88,19 @@ def _host_answers_first(
     return spoke
 
 
+def _on_the_thread(
+    f: FollowUp, ranked: PerSpeaker, answering: list[str], spoke: list[str]
+) -> list[str]:
+    """Those answering only with their answer to a host question that carried the thread over to them."""
+    thread = f.thread_goes_on()
+    quotes = f.router.index.quotes
+    return [
+        p
+        for p in answering
+        if p not in spoke and ranked.get(p) and quotes[ranked[p][0][0]].question in thread
+    ]
+
+
 def others_who_would_answer(f: FollowUp) -> list[str]:
     """Who would answer "what does the other one think?" here (nobody when it would be declined)."""
     route = other_panelist(f, Reading(OTHER_PANELIST, {}, 0.0, [], False))
@@ -127,6 +140,12 @@ def other_panelist(f: FollowUp, reading: Reading) -> RouteResult:
     ranked, words = _their_best(f, fresh, answering, terms)
     quotes = f.pick(ranked, top, answering, words, penalise_shown=False)
     reason = f"{f.about()}, asked of {f.names(answering)}"
+    carried = _on_the_thread(f, ranked, answering, f.who_spoke(per, top))
+    if carried:
+        reason += (
+            f" ({f.names(carried)} didn't speak to it as such: their answer to the host's question next "
+            "to it on stage, on the same thread)"
+        )
     if silent:
         reason += f" ({f.names(silent)} didn't speak to it)"
     if said_all:

@@ -15,6 +15,7 @@ from panelbot.conversation.reasons import (
     cause_sentences,
     causes,
     reason_excerpt,
+    reason_passage,
     states_cause,
 )
 from panelbot.conversation.strategies.context import (
@@ -24,7 +25,8 @@ from panelbot.conversation.strategies.context import (
     PerSpeaker,
 )
 from panelbot.conversation.terms import merged, ranked, scored_quote, weighted_scores
-from panelbot.retrieval.results import RouteResult
+from panelbot.records import replace
+from panelbot.retrieval.results import RouteResult, ScoredQuote
 
 EXCERPT_SHARE = (
     0.6  # a reason note quotes the passage only when its excerpt is under this share of it
@@ -165,15 +167,31 @@ def _no_reason(s: _Search, reading: Reading) -> RouteResult:
     )
 
 
+def _only_what_explains(
+    f: FollowUp, sq: ScoredQuote, relevance: Callable[[str], float]
+) -> ScoredQuote:
+    """A passage already shown, given as the reason: only its sentences that give it (verbatim), never the
+    same passage again; as it is when those sentences are all of it."""
+    if sq.quote.id not in f.shown:
+        return sq
+    passage = reason_passage(sq.quote.text, relevance)
+    return replace(sq, quote=replace(sq.quote, text=passage)) if passage else sq
+
+
 def _note(f: FollowUp, pid: str, i: int, relevance: Callable[[str], float]) -> str:
     """ "the reason Dan gave [dan-15]: “...”": the passage's id, and its reason when that singles out part
-    of it (the passage itself is shown with the note)."""
+    of it (the passage itself is shown with the note). One already shown is given by its sentences that
+    explain (``_only_what_explains``), so the note says where it was, and that it is all there is when the
+    whole passage is the reason."""
     q = f.router.index.quotes[i]
-    again = " (shown above)" if q.id in f.shown else ""
+    if q.id in f.shown:
+        if not reason_passage(q.text, relevance):
+            return f"the reason {f.names([pid])} gave is the passage already shown above [{q.id}], all of it"
+        return f"the reason {f.names([pid])} gave is in what was shown above [{q.id}]: the part that gives it"
     excerpt = reason_excerpt(q.text, relevance)
     short = len(excerpt.split()) < EXCERPT_SHARE * len(q.text.split())
     said = f": \u201c{excerpt}\u201d" if short else ""
-    return f"the reason {f.names([pid])} gave [{q.id}]{again}{said}"
+    return f"the reason {f.names([pid])} gave [{q.id}]{said}"
 
 
 def reason(f: FollowUp, reading: Reading) -> RouteResult:
@@ -206,7 +224,11 @@ def reason(f: FollowUp, reading: Reading) -> RouteResult:
     answering = [p for p in speakers if per.get(p)]
     if not answering:
         return _no_reason(s, reading)
-    picked = [scored_quote(f.router, i, sc, top, terms) for p in answering for i, sc in per[p]]
+    picked = [
+        _only_what_explains(f, scored_quote(f.router, i, sc, top, terms), s.relevance)
+        for p in answering
+        for i, sc in per[p]
+    ]
     notes = [_note(f, p, per[p][0][0], s.relevance) for p in answering]
     silent = [p for p in speakers if p not in answering]
     tail = f"; {f.names(silent)} gave no reason for it" if silent else ""
