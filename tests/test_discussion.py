@@ -185,6 +185,29 @@ def test_the_map_lists_subjects_both_spoke_to_each_leading_back(
     assert text.startswith(f"Subjects Dan and Olive both spoke to ({len(entries)}):")
 
 
+def test_the_map_shows_short_titles_that_name_neither_side(
+    router: Router, pairing: Pairing
+) -> None:
+    """A subject named by a host question is shown by a topic of its pairs, not the whole question, and not
+    one panelist's side of it ("<organisation>'s view on ..."); the title leads back too."""
+    entries = discussion_map(router, pairing)
+    hosts = {hq.text for hq in router.panel.questions}
+    sides = {
+        w.lower()
+        for p in router.panel.panelists.values()
+        for w in f"{p.name} {p.organisation}".split()
+    }
+    labelled_by_host = [e for e in entries if e.subject in hosts]
+    assert labelled_by_host  # the shipped talk has one (its open-source question)
+    for e in entries:
+        assert e.name not in hosts, e.name
+        assert not sides & {w.removesuffix("'s") for w in e.name.lower().split()}, e.name
+        shown = {tuple(sorted(p.ids)) for p in discuss(router, e.name, pairing).points}
+        assert shown & {tuple(sorted(p.ids)) for p in e.points}, e.name
+    assert all(e.name in map_text(router.panel, entries, 200) for e in entries)
+    assert [e.to_dict()["title"] for e in entries] == [e.name for e in entries]
+
+
 def _cli(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     import contextlib

@@ -82,10 +82,12 @@ def test_a_wrapped_subject_of_the_map_hangs_under_its_text(
     isolated_env, capsys, monkeypatch
 ) -> None:  # noqa: ANN001
     """ "   1. MiniMax M3 is your strongest model yet. Why open source it? ..." went on at the number's
-    column: an entry's later lines start under its text, not under its number."""
-    monkeypatch.setenv("COLUMNS", "80")
+    column: an entry's later lines start under its text, not under its number (a narrow terminal: the
+    subjects are short titles now)."""
+    monkeypatch.setenv("COLUMNS", "40")
     out = _run(capsys, "discuss", "--map")
-    entries = out.splitlines()[1:-1]
+    lines = out.splitlines()
+    entries = lines[1 : next(i for i, x in enumerate(lines) if x.startswith("Discuss one"))]
     wrapped = False
     for line in entries:
         head = line.lstrip()

@@ -295,6 +295,11 @@ class Pairing:
             cosine(self._masked_vector(a), self._masked_vector(b)),
         )
 
+    def fits_both(self, name: str, a: Quote, b: Quote) -> float:
+        """How well ``name`` describes both quotes: the lower of its closeness in meaning to each."""
+        v = shipped_model().embed(name)
+        return min(cosine(v, self._vector(a)), cosine(v, self._vector(b)))
+
     def _vector(self, quote: Quote) -> Vector:
         """A quote's own words embedded: every quote of the bank at once, on first use, through the saved
         rows (a cache file; the shipped panel's ship with panelbot)."""

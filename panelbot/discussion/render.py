@@ -81,7 +81,7 @@ def _voiced_lines(panel: Panel, voiced: Sequence[VoicedTurn], width: int) -> lis
 
 def map_line(panel: Panel, e: MapEntry) -> str:
     ids = "; ".join(" + ".join(p.ids) for p in e.points)
-    return f"{_clean(e.subject)} -- {MAP_WORDS.get(e.verdict, e.verdict)} [{ids}]"
+    return f"{_clean(e.name)} -- {MAP_WORDS.get(e.verdict, e.verdict)} [{ids}]"
 
 
 def map_text(panel: Panel, entries: Sequence[MapEntry], width: int = 100) -> str:

@@ -15,9 +15,10 @@ from itertools import combinations
 
 from panelbot.discussion.pairing import Pairing, PairVerdict
 from panelbot.panel import Quote
+from panelbot.retrieval.lexicon import stopwords
 from panelbot.retrieval.results import RouteResult
 from panelbot.retrieval.router import Router
-from panelbot.text import and_list
+from panelbot.text import and_list, words
 
 PER_PANELIST = 3  # at most this many quotes of each panelist in a discussion
 KEEP_RATIO = 0.5  # ... each scoring at least this share of that panelist's best for the subject
@@ -210,10 +211,19 @@ class MapEntry:
     verdict: str  # "agree", "differ", "both", or "mixed" (points of more than one kind)
     points: tuple[Point, ...]
     framing_id: str | None = None
+    title: str = (
+        ""  # a short name to show when ``subject`` is a host question ("" = the subject itself)
+    )
+
+    @property
+    def name(self) -> str:
+        """What the map shows: the short title, else the subject."""
+        return self.title or self.subject
 
     def to_dict(self) -> dict[str, object]:
         return {
             "subject": self.subject,
+            "title": self.name,
             "verdict": self.verdict,
             "points": [p.to_dict() for p in self.points],
             "question": self.framing_id,
@@ -238,6 +248,38 @@ def _verdict_of(points: Sequence[Point]) -> str:
     if not kinds:
         return "both"
     return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def _title(router: Router, group: Sequence[PairVerdict], pairing: Pairing, name: str) -> str:
+    """A short name to show for a group labelled by a host question (a whole question reads badly in a
+    list): of its surest pair's curated topics, the one that describes both quotes best in meaning (not one
+    panelist's side of it) and whose own discussion shows one of the group's pairs; "" when the label is no
+    host question or no topic leads back."""
+    if not any(hq.text == name for hq in router.panel.questions):
+        return ""
+    wanted = {tuple(sorted(p.ids)) for p in choose_points(group)}
+    surest = max(group, key=lambda v: v.same)
+    sides = {
+        w
+        for p in router.panel.panelists.values()
+        for w in _bare_words(f"{p.name or ''} {p.organisation or ''}")
+        if w not in stopwords()
+    }
+    # a topic naming one side ("together's view on ...") is that panelist's half of it: last
+    topics = dict.fromkeys(t for q in (surest.a, surest.b) for t in q.topics)
+    for topic in sorted(
+        topics,
+        key=lambda t: (bool(sides & _bare_words(t)), -pairing.fits_both(t, surest.a, surest.b)),
+    ):
+        d = discuss(router, topic, pairing)
+        if any(tuple(sorted(p.ids)) in wanted for p in d.points):
+            return topic
+    return ""
+
+
+def _bare_words(text: str) -> set[str]:
+    """Its words, a possessive's "'s" left off ("together's" -> "together")."""
+    return {w.removesuffix("'s").removesuffix("\u2019s") for w in words(text)}
 
 
 def _label(
@@ -291,7 +333,8 @@ def discussion_map(router: Router, pairing: Pairing | None = None) -> list[MapEn
             continue
         seen.add(name)
         points = tuple(choose_points(group))
-        entries.append(MapEntry(name, _verdict_of(points), points, d.framing_id))
+        title = _title(router, group, pairing, name)
+        entries.append(MapEntry(name, _verdict_of(points), points, d.framing_id, title))
     # every pair measured and the map worked out from them: the next map (a fresh process) reads them back
     pairing.remember("map", [_entry_row(e) for e in entries])
     pairing.save()
@@ -300,7 +343,7 @@ def discussion_map(router: Router, pairing: Pairing | None = None) -> list[MapEn
 
 def _entry_row(e: MapEntry) -> list[object]:
     points = [[p.verdict, p.a.id, p.b.id, p.same, p.agree] for p in e.points]
-    return [e.subject, e.verdict, points, e.framing_id]
+    return [e.subject, e.verdict, points, e.framing_id, e.title]
 
 
 def _kept_map(router: Router, rows: object) -> list[MapEntry] | None:
@@ -311,7 +354,7 @@ def _kept_map(router: Router, rows: object) -> list[MapEntry] | None:
     panel = router.panel
     try:
         entries = []
-        for subject, verdict, points, framing_id in rows:
+        for subject, verdict, points, framing_id, title in rows:
             kept = []
             for v, a, b, same, agree in points:
                 qa, qb = panel.quote(a), panel.quote(b)
@@ -319,7 +362,7 @@ def _kept_map(router: Router, rows: object) -> list[MapEntry] | None:
                     return None
                 kept.append(Point(str(v), qa, qb, float(same), float(agree)))
             framing = str(framing_id) if framing_id is not None else None
-            entries.append(MapEntry(str(subject), str(verdict), tuple(kept), framing))
+            entries.append(MapEntry(str(subject), str(verdict), tuple(kept), framing, str(title)))
     except (TypeError, ValueError):
         return None
     return entries

@@ -198,7 +198,7 @@ def whole_talk(router: Router) -> Discussion:
         entries = discussion_map(router, tools.pairing)
         points = tuple(p for e in entries for p in e.points)
         whole = entry_discussion(router, MapEntry(WHOLE_TALK, "mixed", points))
-        names = "; ".join(_clean(e.subject) for e in entries)
+        names = "; ".join(_clean(e.name) for e in entries)
         differ = any(p.verdict == "differ" for p in points)
         note = (
             ("" if differ else "No difference between them is measured on the panel. ")

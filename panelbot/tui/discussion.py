@@ -106,7 +106,7 @@ class DiscussionMapScreen(ModalScreen["MapEntry | None"]):
         status.update(plain(f"{count_of(len(entries), 'subject')} {names} both spoke to"))
         for i, e in enumerate(entries, 1):
             line = Text(f"{i}. ", style="bold")
-            line.append(safe(e.subject, one_line=True))
+            line.append(safe(e.name, one_line=True))
             line.append(f"  {MAP_WORDS.get(e.verdict, e.verdict)}", style="italic")
             ids = "; ".join(" + ".join(p.ids) for p in e.points)
             line.append(f"  [{safe(ids, one_line=True)}]", style="dim")
