@@ -28,9 +28,9 @@ def _searches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     original = Router.search
 
-    def counted(self, query, k=5, speakers=None):  # type: ignore[no-untyped-def]
+    def counted(self, query, k=5, speakers=None, **kw):  # type: ignore[no-untyped-def]
         calls.append(query)
-        return original(self, query, k, speakers)
+        return original(self, query, k, speakers, **kw)
 
     monkeypatch.setattr(Router, "search", counted)
     return calls

@@ -214,7 +214,7 @@ class Pairing:
         key = (query, speaker)
         got = self._hits.get(key)
         if got is None:
-            hits = self.router.search(query, k=SEARCH_DEPTH, speakers={speaker})
+            hits = self.router.search(query, k=SEARCH_DEPTH, speakers={speaker}, explain=False)
             got = {sq.quote.id: (sq.score, rank) for rank, sq in enumerate(hits, 1)}
             self._hits[key] = got
         return got

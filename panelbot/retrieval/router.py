@@ -177,9 +177,16 @@ class Router:
 
     # ------------------------------------------------------------------------------------------- API
 
-    def search(self, query: str, k: int = 5, speakers: set[str] | None = None) -> list[ScoredQuote]:
-        """The k best quotes for a query: no routing, no abstention."""
-        return self.scorer.top(self.query_terms(query), k, speakers)
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        speakers: set[str] | None = None,
+        *,
+        explain: bool = True,
+    ) -> list[ScoredQuote]:
+        """The k best quotes for a query: no routing, no abstention (``explain`` off: no reasons)."""
+        return self.scorer.top(self.query_terms(query), k, speakers, explain=explain)
 
     def meanings(self) -> QuoteMeanings:
         """The bank's rows for meaning (built on first use)."""

@@ -119,12 +119,16 @@ class QuoteScorer:
                 prev_end = ""
         return hits
 
-    def top(self, query: Query, k: int, speakers: set[str] | None) -> list[ScoredQuote]:
-        """The k best quotes (of ``speakers``, or all), best first, each with why it was chosen."""
+    def top(
+        self, query: Query, k: int, speakers: set[str] | None, *, explain: bool = True
+    ) -> list[ScoredQuote]:
+        """The k best quotes (of ``speakers``, or all), best first, each with why it was chosen (unless
+        ``explain`` is off: a measurement that needs only scores and ranks, where saying why costs the most)."""
         scores = self.scores(query, speakers)
         ranked = heapq.nsmallest(k, scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        quotes = self.index.quotes
         return [
-            ScoredQuote(self.index.quotes[i], s, self.why(self.index.quotes[i], query.terms))
+            ScoredQuote(quotes[i], s, self.why(quotes[i], query.terms) if explain else "")
             for i, s in ranked
         ]
 
