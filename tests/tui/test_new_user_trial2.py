@@ -229,6 +229,36 @@ async def test_f1_names_the_users_config_file(make_app, tmp_path) -> None:
         assert "in config.yaml" not in screen
 
 
+async def test_f1_names_the_default_config_file_whole_at_80_columns(
+    make_app, tmp_path, monkeypatch
+) -> None:
+    """With no PANELBOT_CONFIG, F1 names ~/.config/panelbot/config.yaml whole at 80x24 (it said
+    "…/panelbot/config.yaml", which does not say where); a path too long for the line keeps its end."""
+    from panelbot.tui.screens.help import HelpScreen
+
+    monkeypatch.delenv("PANELBOT_CONFIG")
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        screen = app.export_screenshot().replace("&#160;", " ")
+        assert "~/.config/panelbot/config.yaml" in screen
+    long = tmp_path / ("d" * 60) / "panelbot.yaml"
+    long.parent.mkdir()
+    long.write_text("", encoding="utf-8")
+    monkeypatch.setenv("PANELBOT_CONFIG", str(long))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert app.screen.query_one("#help-body").max_scroll_y == 0
+        screen = app.export_screenshot().replace("&#160;", " ")
+        assert "\u2026/panelbot.yaml" in screen
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
 async def test_f1_and_the_welcome_say_how_to_turn_the_model_on_offline(make_app, size) -> None:
     """Offline, F1 says how a model answers instead (PANELBOT_BACKEND=openai) and that the config sets it,

@@ -42,6 +42,27 @@ MODEL_HINT = (
 )
 
 
+CONFIG_LINE = "Keys (tui.keys) and the model (backend:): "
+HELP_WIDTH = 76  # the help's text at 80 columns (its box is 80 wide: border and padding take 4)
+
+
+def config_line(config_file: str) -> str:
+    """Where keys are remapped and the model is set: the user's config file, whole when it fits the line at
+    80 columns ("~/.config/panelbot/config.yaml" does), else as many of its last folders as fit before its
+    name (the help fits 80x24, this on one line)."""
+    path = safe(config_file, one_line=True)
+    room = HELP_WIDTH - len(CONFIG_LINE)
+    if len(path) <= room:
+        return CONFIG_LINE + path
+    *folders, kept = path.replace("\\", "/").split("/")
+    for folder in reversed(folders):
+        if len(folder) + len(kept) + 3 > room:  # "…/" before "folder/kept"
+            break
+        kept = f"{folder}/{kept}"
+    kept = "\u2026/" + kept
+    return CONFIG_LINE + (kept if len(kept) <= room else "\u2026" + kept[-(room - 1) :])
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,f1", "dismiss", "Close")]
 
@@ -96,10 +117,4 @@ class HelpScreen(ModalScreen[None]):
                 else "Offline: quotes. A model answers with PANELBOT_BACKEND=openai panelbot"
             )
             yield Static(Text(now, style="dim"))
-            # one line, whatever the path's length (the whole help fits 80x24): a long one keeps its end
-            path = safe(self.config_file, one_line=True)
-            if len(path) > 26:  # its folder and name
-                path = "\u2026/" + "/".join(path.replace("\\", "/").split("/")[-2:])[-40:]
-            yield Static(
-                Text(f"Keys (tui.keys) and the model (backend:) are set in {path}", style="dim")
-            )
+            yield Static(Text(config_line(self.config_file), style="dim"))
