@@ -290,6 +290,10 @@ async def test_f1_names_the_model_that_answers(make_app) -> None:
         await pilot.pause()
         screen = app.export_screenshot().replace("&#160;", " ")
         assert "Answers from test-model-7b" in screen and "PANELBOT_BACKEND=openai" not in screen
+        await pilot.press("escape")
+        await type_and_send(pilot, "/model")  # and how to go back to the quotes
+        text = chat_text(app)
+        assert "test-model-7b" in text and "PANELBOT_BACKEND=offline" in text
 
 
 async def test_the_palette_says_how_to_turn_the_model_on(make_app) -> None:
@@ -300,6 +304,23 @@ async def test_the_palette_says_how_to_turn_the_model_on(make_app) -> None:
         text = chat_text(app)
         assert "PANELBOT_BACKEND=openai" in text and "no-user-config.yaml" in text
         assert "offline" in text
+
+
+async def test_slash_model_says_how_to_turn_the_model_on(make_app) -> None:
+    """Asked for the model with none set up, the app says how: /model (named in F1, and in the list an
+    unknown command such as /llm prints) tells what answers now and how a model is turned on."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert "(/model)" in app.export_screenshot().replace("&#160;", " ")
+        await pilot.press("escape")
+        await type_and_send(pilot, "/llm")
+        assert "/model" in chat_text(app)
+        await type_and_send(pilot, "/model")
+        text = chat_text(app)
+        assert "offline" in text and "PANELBOT_BACKEND=openai" in text
+        assert "no-user-config.yaml" in text
 
 
 async def test_a_toast_does_not_cover_the_input(make_app) -> None:

@@ -34,8 +34,8 @@ KEY_HELP = (
 )  # this help's own key (and /help) is named on its frame, to leave a line for how the model is turned on
 
 
-# how the model is turned on: only the settings do it (the app has no flag); the palette's "Answers from
-# a model" says so
+# how the model is turned on: only the settings do it (the app has no flag); /model and the palette's
+# "Answers from a model" say so
 MODEL_HINT = (
     "Answers from a model: start with PANELBOT_BACKEND=openai panelbot "
     "(PANELBOT_BASE_URL, PANELBOT_MODEL), or backend: {name: openai} in the config."
@@ -84,7 +84,8 @@ class HelpScreen(ModalScreen[None]):
         keys = Table.grid(padding=(0, 2))
         keys.add_column(style="bold")
         keys.add_column()
-        with_keys = {"help"}  # named on the frame, with its key
+        # named elsewhere: /help on the frame with its key, /model on the line saying what answers
+        with_keys = {"help", "model"}
         for bid, what, command in KEY_HELP:
             name = bid[1:] if bid.startswith("=") else key_label(self.keys.get(bid, ""))
             line = Text(what)
@@ -112,9 +113,9 @@ class HelpScreen(ModalScreen[None]):
             )
             yield Static(cmds)
             now = (
-                f"Answers from {safe(self.model, one_line=True)[:40]}; quotes only: PANELBOT_BACKEND=offline"
+                f"Answers from {safe(self.model, one_line=True)[:36]} (/model: how to go offline)"
                 if self.model
-                else "Offline: quotes. A model answers with PANELBOT_BACKEND=openai panelbot"
+                else "Quotes, offline. For a model: PANELBOT_BACKEND=openai panelbot (/model)"
             )
             yield Static(Text(now, style="dim"))
             yield Static(Text(config_line(self.config_file), style="dim"))
