@@ -323,6 +323,19 @@ async def test_slash_model_says_how_to_turn_the_model_on(make_app) -> None:
         assert "no-user-config.yaml" in text
 
 
+async def test_the_model_asked_for_without_an_endpoint_says_what_to_set(make_app) -> None:
+    """PANELBOT_BACKEND=openai with no endpoint: the app answers with the quotes and says to set
+    PANELBOT_BASE_URL, not to "pass --base-url" (a flag the app does not take)."""
+    from panelbot.config import Config
+
+    app = make_app(config=Config(panel="tiny").with_backend(name="openai", base_url=""))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        text = chat_text(app)
+        assert "answering with offline quotes" in text and "PANELBOT_BASE_URL" in text
+        assert "pass --base-url" not in text
+
+
 async def test_a_toast_does_not_cover_the_input(make_app) -> None:
     from textual.widgets._toast import Toast
 
