@@ -144,6 +144,36 @@ async def test_ctrl_r_offline_says_what_it_did_once(make_app) -> None:
         assert "the last question was declined" in toasts and "ask a question first" not in toasts
 
 
+async def _ctrl_r(pilot) -> str:
+    pilot.app.clear_notifications()
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    return _toasts(pilot.app)
+
+
+async def test_ctrl_r_says_why_after_small_talk_all_talks_and_a_reopened_answer(
+    make_app, talks_installed
+) -> None:
+    """Ctrl+R with nothing to give again says why from what the last reply was: small talk, an answer
+    across all talks, an answer from before the conversation was reopened (each was called "declined")."""
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "hello")
+        assert "the last message was small talk" in await _ctrl_r(pilot)
+        await type_and_send(pilot, "how do you make kernels fast")
+        cid = app.conversation_id
+        await type_and_send(pilot, "/clear")
+        await palette(pilot, "Ask: all talks")
+        await type_and_send(pilot, "Do bees need water in a small garden?")
+        toasts = await _ctrl_r(pilot)
+        assert "across all talks" in toasts and "declined" not in toasts
+    again = make_app(resume=cid)
+    async with again.run_test(size=(130, 36)) as pilot:
+        await settle(pilot)
+        toasts = await _ctrl_r(pilot)
+        assert "before this conversation was opened" in toasts and "declined" not in toasts
+
+
 async def test_the_apps_own_voice_is_not_labelled_as_the_talks_host(make_app, tmp_path) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
