@@ -234,9 +234,14 @@ def fill_text(text: str, width: int | None, indent: str = "", hang: str | None =
     )
 
 
+def agree(n: int, noun: str, plural: str = "") -> str:
+    """``noun`` for a count of one, else its plural (``plural`` when not noun + "s"): "invalid citation"."""
+    return noun if n == 1 else plural or noun + "s"
+
+
 def count_of(n: int, noun: str, plural: str = "") -> str:
     """``1 turn``, ``2 turns``: a count with its noun agreeing (``plural`` when not noun + "s")."""
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+    return f"{n:,} {agree(n, noun, plural)}"
 
 
 def and_list(items: Sequence[str]) -> str:

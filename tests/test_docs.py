@@ -101,3 +101,18 @@ def test_the_readme_quotes_no_self_test_figure_that_can_drift() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert not re.search(r"\d+/\d+ (?:off-topic traps|host questions)", readme)
     assert "panelbot check minimax-m3" in readme
+
+
+def test_the_first_conversation_says_how_the_app_answers_with_a_model() -> None:
+    """A new user reading only "A first conversation" learns how the app answers with a model (a trial
+    found it only implied) and where the app says so itself."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = readme.split("## A first conversation", 1)[1].split("\n## ", 1)[0]
+    assert "PANELBOT_BACKEND=openai panelbot" in first and "`/model`" in first
+
+
+def test_every_slash_command_of_the_app_is_in_docs_app() -> None:
+    from panelbot.tui.engine import COMMANDS
+
+    page = (ROOT / "docs" / "app.md").read_text(encoding="utf-8")
+    assert [c.name for c in COMMANDS if f"`/{c.name}" not in page] == []

@@ -315,7 +315,7 @@ def test_three_thousand_backward_cues_are_read_in_file_order(tmp_path: Path) -> 
     src.write_text(_backward_cues(3000), encoding="utf-8")
     proc = run_ingest(str(src), "--out", str(tmp_path / "panel"))
     assert proc.returncode == 0, proc.stderr
-    assert "2999 cue(s) start earlier than the cue before: kept in file order" in proc.stderr
+    assert "2,999 cues start earlier than the cue before: kept in file order" in proc.stderr
     import yaml
 
     turns = yaml.safe_load((tmp_path / "panel" / "turns.yaml").read_text(encoding="utf-8"))

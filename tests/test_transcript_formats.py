@@ -292,8 +292,8 @@ def test_wrong_types_in_a_few_segments_are_skipped_with_a_warning(tmp_path: Path
     src.write_text(json.dumps(data), encoding="utf-8")
     code, _, err = ingest(str(src), "--out", str(tmp_path / "panel"), *BEES_MAP)
     assert code == 0
-    assert "1 segment(s) without a text were skipped" in err
-    assert "1 segment(s) had unreadable times" in err
+    assert "1 segment without a text was skipped" in err
+    assert "1 segment had unreadable times: kept its text" in err
 
 
 # ------------------------------------------------------------------------------- re-runs and the Try: line

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from panelbot.answer.events import Citation
+from panelbot.text import agree
 
 GROUNDED = "grounded"
 PARTLY = "partly grounded"
@@ -120,7 +121,7 @@ class Verdict:
         )
         if invalid or bad:
             shown = invalid or bad
-            label = "invalid citation(s)" if invalid else "misquoted source(s)"
+            label = agree(len(shown), "invalid citation" if invalid else "misquoted source")
             return f"{label}: {', '.join(shown)}"
         if not self.citations:
             return "cites none of the quotes given"
@@ -142,7 +143,8 @@ class Verdict:
             why = f" ({s.why})" if s.why else ""
             out.append(f"{label.get(s.status, s.status)}: \u201c{shorten(s.text, 90)}\u201d{why}")
         if len(failing) > limit:
-            out.append(f"... and {len(failing) - limit} more sentence(s) not supported")
+            more = len(failing) - limit
+            out.append(f"... and {more} more {agree(more, 'sentence')} not supported")
         return out
 
     def to_dict(self) -> dict[str, Any]:

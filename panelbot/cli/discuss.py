@@ -79,6 +79,7 @@ def cmd_discuss(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.discussion.render import discussion_text, map_text
     from panelbot.discussion.stage import discuss, discussion_map, entry_discussion
     from panelbot.retrieval.router import Router
+    from panelbot.text import count_of
 
     if args.map is not None and args.subject:
         raise UsageError("give a SUBJECT or --map, not both")
@@ -101,7 +102,7 @@ def cmd_discuss(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.map:
         entries = discussion_map(router, pairing)
         if args.map > len(entries):
-            raise UsageError(f"--map {args.map}: the map has {len(entries)} subject(s)")
+            raise UsageError(f"--map {args.map}: the map has {count_of(len(entries), 'subject')}")
         d = entry_discussion(router, entries[args.map - 1])
     else:
         d = discuss(router, next(read_questions(args.subject, sys.stdin)), pairing)

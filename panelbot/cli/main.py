@@ -78,9 +78,32 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+# ask's flags for a model, which the app (no command) does not take: it follows the settings
+MODEL_FLAGS = ("--llm", "--base-url", "--model")
+
+
+def _model_flag_for_the_app(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
+    """The flag of :data:`MODEL_FLAGS` given before any command (``panelbot --llm``), if one is."""
+    commands = next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for word in argv:
+        if word in commands:
+            return None
+        if word.split("=", 1)[0] in MODEL_FLAGS:
+            return word.split("=", 1)[0]
+    return None
+
+
 def parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
     """``parser.parse_args(argv)``, except that a word no option knows is reported by the command it
-    follows (so the hint points at ``panelbot ask --help``, not the top-level help)."""
+    follows (so the hint points at ``panelbot ask --help``, not the top-level help), and a model's flag
+    given to the app says how the app answers with a model."""
+    flag = _model_flag_for_the_app(parser, argv)
+    if flag:
+        parser.error(
+            f"the app takes no {flag}: start it as PANELBOT_BACKEND=openai panelbot (the endpoint in "
+            "PANELBOT_BASE_URL and PANELBOT_MODEL) or set backend: in your config; ask --llm asks one "
+            "question of a model"
+        )
     args, extra = parser.parse_known_args(argv)
     if extra:
         _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")

@@ -71,7 +71,7 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 
 def cmd_panels(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot.panel import list_panels
-    from panelbot.text import strip_control, terminal_columns
+    from panelbot.text import count_of, strip_control, terminal_columns
 
     infos = list_panels()
     if args.names or args.panelists:
@@ -104,7 +104,7 @@ def cmd_panels(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         (
             strip_control(i.name, keep_newlines=False),
             strip_control(i.status, keep_newlines=False),
-            f"{i.quotes} quotes",
+            count_of(i.quotes, "quote"),
             strip_control(", ".join(i.panelists), keep_newlines=False),
             strip_control(i.title, keep_newlines=False),
         )
@@ -226,7 +226,7 @@ def _with_model(draft, caps, name: str, options: dict, args, out: TextIO, err: T
     from panelbot.cli.common import load_config_warned
     from panelbot.ingest.draft import build_draft
     from panelbot.ingest.llm_attribution import ask_model, doubtful_numbers
-    from panelbot.text import strip_control
+    from panelbot.text import count_of, strip_control
 
     cfg = load_config_warned(args).with_endpoint(generate=True)
     if not cfg.backend.base_url:
@@ -241,9 +241,10 @@ def _with_model(draft, caps, name: str, options: dict, args, out: TextIO, err: T
     for note in result.rejected:
         err.write(f"panelbot: note: --llm: {strip_control(note, keep_newlines=False)}\n")
     out.write(
-        f"The model changed the speaker of {len(result.overrides)} of {result.asked} doubtful turn(s)"
+        f"The model changed the speaker of {len(result.overrides)} of "
+        f"{count_of(result.asked, 'doubtful turn')}"
         + (
-            f" ({len(result.rejected)} answer(s) not taken: offline kept)"
+            f" ({count_of(len(result.rejected), 'answer')} not taken: offline kept)"
             if result.rejected
             else ""
         )
@@ -290,7 +291,7 @@ def _report_written(draft, outdir, written: int, out: TextIO) -> None:  # noqa: 
     where = str(outdir.resolve())
     ref = outdir.name if _found_by_name_anywhere(outdir) else where
     out.write(
-        f'Try: panelbot ask --panel {shlex.quote(ref)} "..."   ({written} files written; '
+        f'Try: panelbot ask --panel {shlex.quote(ref)} "..."   ({count_of(written, "file")} written; '
         f"panelbot check {shlex.quote(where)} to see this again)\n"
     )
 

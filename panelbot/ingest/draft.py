@@ -50,7 +50,7 @@ from panelbot.ingest.restore import restore, unpunctuated
 from panelbot.ingest.speakers import SpeakerTurn, identify_speakers
 from panelbot.ingest.unmarked import cut_inside, flag_cuts
 from panelbot.retrieval.lexicon import common_words, content_words, english_words, stopwords
-from panelbot.text import split_sentences, strip_control, words
+from panelbot.text import count_of, split_sentences, strip_control, words
 
 MANIFEST = ".ingest.json"
 CAPTIONS_NAME = "captions.txt"
@@ -584,7 +584,9 @@ def apply_overrides(
     the panel is a usage error."""
     for number, who in overrides.items():
         if not 1 <= number <= len(turns):
-            raise UsageError(f"there is no turn {number}: the talk has {len(turns)} turns")
+            raise UsageError(
+                f"there is no turn {number}: the talk has {count_of(len(turns), 'turn')}"
+            )
         pid = speaker_for(who, ids, names)
         if pid is None:
             raise UsageError(

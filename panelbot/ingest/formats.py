@@ -20,6 +20,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from panelbot.text import agree, count_of
+
 SPEAKER_MARK = ">>"
 
 _TS = r"(?:(\d{1,3}):)?(\d{1,2}):(\d{1,2})(?:[.,](\d{1,3}))?"
@@ -328,15 +330,19 @@ class _Repairs:
         out = []
         if self.bad_timing:
             out.append(
-                f"{self.bad_timing} cue(s) had an unreadable timing line: kept their text, timed from the cues around them"
+                f"{count_of(self.bad_timing, 'cue')} had an unreadable timing line: kept "
+                f"{agree(self.bad_timing, 'its', 'their')} text, timed from the cues around "
+                f"{agree(self.bad_timing, 'it', 'them')}"
             )
         if self.reversed_timing:
             out.append(
-                f"{self.reversed_timing} cue(s) ended before they started: start and end swapped"
+                f"{count_of(self.reversed_timing, 'cue')} ended before "
+                f"{agree(self.reversed_timing, 'it', 'they')} started: start and end swapped"
             )
         if self.out_of_order:
             out.append(
-                f"{self.out_of_order} cue(s) start earlier than the cue before: kept in file order"
+                f"{count_of(self.out_of_order, 'cue')} {agree(self.out_of_order, 'starts', 'start')} "
+                "earlier than the cue before: kept in file order"
             )
         return out
 
@@ -499,6 +505,8 @@ def _parse_json3(data: object) -> Captions:
             nxt = toks[i + 1][0] if i + 1 < len(toks) else t0 + dur
             words.append(Word(w, round(ws, 3), round(max(nxt, ws), 3)))
     if skipped:
-        warnings.append(f"{skipped} json3 event(s) with unreadable times were skipped")
+        warnings.append(
+            f"{count_of(skipped, 'json3 event')} with unreadable times {agree(skipped, 'was', 'were')} skipped"
+        )
     words.sort(key=lambda w: w.start or 0.0)  # stable: same-time words keep their order
     return Captions("json3", "", words, warnings)

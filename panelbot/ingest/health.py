@@ -20,7 +20,14 @@ from panelbot.ingest.profiles import generic_words
 from panelbot.ingest.self_address import label_slips, self_addressed
 from panelbot.panel import Panel
 from panelbot.retrieval.lexicon import common_words, stopwords
-from panelbot.text import normalize_for_match, split_sentences, strip_control, words
+from panelbot.text import (
+    agree,
+    count_of,
+    normalize_for_match,
+    split_sentences,
+    strip_control,
+    words,
+)
 
 # Everyday frames: a panel word dropped into one of these means something else ("a cheap cache for my garden").
 _TRAP_FRAMES = (
@@ -199,7 +206,8 @@ def _warnings(h: Health, panel: Panel) -> list[str]:
     guessed = [t for t in h.doubtful if t["speaker"] != "unknown"]
     if guessed:
         w.append(
-            f"{len(guessed)} turn(s) have a speaker that rests only on their order or field, not on a "
+            f"{count_of(len(guessed), 'turn')} {agree(len(guessed), 'has', 'have')} a speaker that rests "
+            "only on their order or field, not on a "
             f"name, a hand-over or a label, or on weak evidence, or a label that may have slipped (listed "
             f"above): check them with panelbot check {where} --fix, "
             f"or set one with panelbot check {where} --speaker TURN=NAME"
@@ -211,13 +219,15 @@ def _warnings(h: Health, panel: Panel) -> list[str]:
             else "in turns.yaml (the reason is beside each)"
         )
         w.append(
-            f"{h.unknown_turns} answer turn(s) ({h.unknown_words} words) are 'unknown': give them a "
+            f"{count_of(h.unknown_turns, 'answer turn')} ({count_of(h.unknown_words, 'word')}) "
+            f"{agree(h.unknown_turns, 'is', 'are')} 'unknown': give {agree(h.unknown_turns, 'it', 'them')} a "
             f"speaker {how}"
         )
     for s in h.speakers:
         if s.quotes < 3:
             w.append(
-                f"{s.name} has only {s.quotes} quote(s): check turns.yaml for answers given to someone else"
+                f"{s.name} has only {count_of(s.quotes, 'quote')}: check turns.yaml for answers given to "
+                "someone else"
             )
     if test["questions"] and test["routed_share"] < 0.85:
         w.append(
@@ -233,7 +243,8 @@ def _warnings(h: Health, panel: Panel) -> list[str]:
     if mism:
         shown = ", ".join(mism[:5]) + (" ..." if len(mism) > 5 else "")
         w.append(
-            f"{len(mism)} quote(s) are not found in their turn's text ({shown}): make the two agree"
+            f"{count_of(len(mism), 'quote')} {agree(len(mism), 'is', 'are')} not found in their turn's "
+            f"text ({shown}): make the two agree"
         )
     w += _label_warnings(h, panel)
     if panel.quotes and not h.timed_quotes:
@@ -250,7 +261,7 @@ def _label_warnings(h: Health, panel: Panel) -> list[str]:
     fix = " ".join("--speaker " + shlex.quote(lab["label"] + "=NAME") for lab in guessed)
     source = shlex.quote(str(panel.path.resolve() / "captions.txt"))
     return [
-        f"{len(guessed)} speaker label(s) were not named by you: "
+        f"{count_of(len(guessed), 'speaker label')} {agree(len(guessed), 'was', 'were')} not named by you: "
         + "; ".join(
             f'{lab["label"]} taken as {lab["name"]} ({lab["how"]}: "{lab["first_words"]} …")'
             for lab in guessed
@@ -421,13 +432,13 @@ def format_health(h: Health) -> str:
     )
     lines.append(
         f"  {h.timed_quotes}/{h.quotes} quotes carry a time; "
-        f"{len(h.mismatched_quotes)} quote(s) not found in their turn"
+        f"{count_of(len(h.mismatched_quotes), 'quote')} not found in their turn"
     )
     for lab in h.speaker_labels:
         lines.append(f"  speaker label {lab['label']}: {lab['name']} ({lab['how']})")
     if h.doubtful:
         lines.append(
-            f"  {len(h.doubtful)} doubtful turn(s) (speaker not from a name, hand-over or label, or a "
+            f"  {count_of(len(h.doubtful), 'doubtful turn')} (speaker not from a name, hand-over or label, or a "
             "label that may have slipped):"
         )
         lines.extend(f"    {format_doubtful(d)}" for d in h.doubtful)

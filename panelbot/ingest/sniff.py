@@ -11,6 +11,7 @@ from panelbot.ingest.captions import RawTurn, dedupe_text
 from panelbot.ingest.formats import SPEAKER_MARK, Captions, speaker_label, split_title
 from panelbot.ingest.restore import restore, unpunctuated
 from panelbot.ingest.unmarked import reads_as_conversation
+from panelbot.text import count_of
 
 # A line of Markdown: a heading, a list item, a numbered item, a fence, a table row, a quote (not ">>"), a rule.
 # Or inline Markdown anywhere in it: `code`, [a link](url), **bold** (a link's text holds no "[": from
@@ -77,7 +78,8 @@ def not_captions(caps: Captions, text: str) -> str | None:
     punctuated = any(ch in ".?!" for w in spoken for ch in w)
     if len(spoken) < MIN_WORDS or (punctuated and sentences < MIN_SENTENCES):
         return (
-            f"too little speech for a talk ({len(spoken)} words, {sentences} sentences): "
+            f"too little speech for a talk ({count_of(len(spoken), 'word')}, "
+            f"{count_of(sentences, 'sentence')}): "
             "expected the captions of a whole talk"
         )
     said = dedupe_text(" ".join(spoken)) if caps.rolling else " ".join(spoken)

@@ -21,7 +21,7 @@ import json
 import math
 
 from panelbot.ingest.formats import SPEAKER_MARK, Captions, Word
-from panelbot.text import strip_control
+from panelbot.text import agree, count_of, strip_control
 
 FORMATS = "YouTube json3, whisperX, Podcasting 2.0 or youtube-transcript-api JSON"
 
@@ -130,9 +130,14 @@ def _parse_segments(segments: list, kind: str) -> Captions:
         b.add(html.unescape(text), start, end, _speaker(seg.get("speaker")), timed)
     warnings = []
     if skipped:
-        warnings.append(f"{skipped} segment(s) without a text were skipped")
+        warnings.append(
+            f"{count_of(skipped, 'segment')} without a text {agree(skipped, 'was', 'were')} skipped"
+        )
     if untimed:
-        warnings.append(f"{untimed} segment(s) had unreadable times: kept their text untimed")
+        warnings.append(
+            f"{count_of(untimed, 'segment')} had unreadable times: kept {agree(untimed, 'its', 'their')} "
+            "text untimed"
+        )
     if not b.words:
         what = "text" if kind == "text" else "body"
         return Captions(
@@ -140,7 +145,7 @@ def _parse_segments(segments: list, kind: str) -> Captions:
             "",
             [],
             warnings,
-            error=f"none of its {len(segments)} segment(s) has a {what} to read",
+            error=f"none of its {count_of(len(segments), 'segment')} has a {what} to read",
             rolling=False,
         )
     return Captions(fmt, "", b.words, warnings, rolling=False)
@@ -156,14 +161,18 @@ def _parse_snippets(snippets: list) -> Captions:
         start, duration = _seconds(snip.get("start")), _seconds(snip.get("duration"))
         end = start + duration if start is not None and duration is not None else start
         b.add(html.unescape(snip["text"]), start, end, None)
-    warnings = [f"{skipped} snippet(s) without a text were skipped"] if skipped else []
+    warnings = (
+        [f"{count_of(skipped, 'snippet')} without a text {agree(skipped, 'was', 'were')} skipped"]
+        if skipped
+        else []
+    )
     if not b.words:
         return Captions(
             "youtube-transcript",
             "",
             [],
             warnings,
-            error=f"none of its {len(snippets)} snippet(s) has a text to read",
+            error=f"none of its {count_of(len(snippets), 'snippet')} has a text to read",
             rolling=False,
         )
     return Captions("youtube-transcript", "", b.words, warnings, rolling=False)

@@ -24,7 +24,7 @@ from panelbot.panel.model import (
     link_at,
 )
 from panelbot.panel.yaml_lines import NOT_JSON, line_of, load_json_shaped, load_yaml, load_yaml_list
-from panelbot.text import LazyPattern
+from panelbot.text import LazyPattern, count_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -427,7 +427,10 @@ def _questions(
         node, qid, what = qc.entry(node, "question", i, seen_q)
         turn = qc.integer(node, "turn", what)
         if turn is not None and turns and turn >= len(turns):
-            qc.fail(f"{what}: turn {turn} is past the end of turns.yaml ({len(turns)} turns)", node)
+            qc.fail(
+                f"{what}: turn {turn} is past the end of turns.yaml ({count_of(len(turns), 'turn')})",
+                node,
+            )
         for key in ("asked_to", "answered_by"):
             for sp in qc.strings(node, key, what):
                 if sp not in panelists:

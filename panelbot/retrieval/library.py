@@ -177,6 +177,8 @@ class Library:
             return "no panels are installed"
         if any(not res.off_topic for _, res in results):
             return "the panelist asked for did not speak to this in any talk"
+        if len(results) == 1:
+            return "off-topic: the talk did not touch this"
         return f"off-topic: none of the {len(results)} talks touched this"
 
     def suggestions(self, per_talk: int = 2) -> list[str]:

@@ -28,6 +28,7 @@ from panelbot.panel import Panel, load_panel
 from panelbot.panel.yaml_lines import load_yaml
 from panelbot.retrieval.evaluation import evaluate, load_eval_set, read_eval_file
 from panelbot.retrieval.router import Router
+from panelbot.text import count_of
 
 
 @dataclass
@@ -127,5 +128,5 @@ def format_suite(results: list[SetResult]) -> str:
         mark = "BELOW FLOOR: " + "; ".join(r.broken) if r.broken else "ok"
         lines.append(f"{r.talk:<22} {r.file:<44} {shown}  [{mark}]")
     bad = sum(1 for r in results if r.broken)
-    lines.append(f"{len(results)} sets, {bad} below a floor")
+    lines.append(f"{count_of(len(results), 'set')}, {bad} below a floor")
     return "\n".join(lines)

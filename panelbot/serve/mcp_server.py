@@ -53,7 +53,7 @@ from panelbot.serve.mcp_schemas import (
     QuoteDetail,
     SearchResult,
 )
-from panelbot.text import strip_control
+from panelbot.text import count_of, strip_control
 
 MAX_K = 50
 MAX_SEARCH_DEPTH = 500  # search results reachable through pages (cursor)
@@ -128,7 +128,7 @@ def _profile_text(panel: Panel, pid: str) -> str:
     quotes = panel.quotes_by(pid)
     lines += [
         "",
-        f"{len(quotes)} quotes on this panel (resources panel://{panel.name}/quotes/<id>):",
+        f"{count_of(len(quotes), 'quote')} on this panel (resources panel://{panel.name}/quotes/<id>):",
     ]
     lines += [f"- [{q.id}] {q.text[:100]}{'…' if len(q.text) > 100 else ''}" for q in quotes]
     return "\n".join(lines) + "\n"

@@ -266,6 +266,21 @@ class Answering(AppMixin):
         if self.answering and self._answer_worker is not None:
             self._answer_worker.cancel()
 
+    def _why_nothing_to_regenerate(self) -> str:
+        """Why Ctrl+R has no answer to give again, from the last reply in the chat."""
+        replies = self.query_one(ChatLog).query(AnswerBlock)
+        if not replies:
+            return "ask a question first."
+        again = "Ctrl+R answers an answered question again."
+        kind = replies.last().kind
+        if kind == "decline":
+            return f"the last question was declined (a decline is the same every time); {again}"
+        if kind == "reply":
+            return f"the last message was small talk (its reply is the same every time); {again}"
+        if self.all_talks or self._last_talks:
+            return "an answer across all talks is not given again; ask the question again."
+        return "that answer was given before this conversation was opened; ask the question again."
+
     def action_regenerate(self) -> None:
         """Answer the last question again with the same quotes (a model writes a new answer)."""
         last = self._last_answer
@@ -275,18 +290,12 @@ class Answering(AppMixin):
             )
             return
         if last is None or self.panel is None:
-            self.notify(
-                "Nothing to regenerate: the last question was declined (a decline is the same every "
-                "time); Ctrl+R answers an answered question again."
-                if self.turns
-                else "Nothing to regenerate: ask a question first.",
-                markup=False,
-            )
+            self.notify("Nothing to regenerate: " + self._why_nothing_to_regenerate(), markup=False)
             return
         if is_offline(self.backend):
             self.notify(
                 "Offline, the same quotes are shown again: a model rewrites them "
-                '(PANELBOT_BACKEND=openai; the palette\'s "Answers from a model" says how).',
+                "(PANELBOT_BACKEND=openai; /model says how).",
                 markup=False,
             )
         session: Session = last["session"]

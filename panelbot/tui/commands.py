@@ -1,5 +1,5 @@
 """The slash commands typed in the input (/ask, /quote, /source, /export, /clear, /regenerate, /history, /panel,
-/help): dispatch to ``_cmd_NAME`` and each one's usage message. Each handler hands over to the concern that does
+/model, /help): dispatch to ``_cmd_NAME`` and each one's usage message. Each handler hands over to the concern that does
 the work; the command table and the parser are plain Python in ``engine`` (COMMANDS, parse_command)."""
 
 from __future__ import annotations
@@ -75,3 +75,6 @@ class SlashCommands(AppMixin):
 
     def _cmd_help(self, arg: str) -> None:
         self.action_help()
+
+    def _cmd_model(self, arg: str) -> None:
+        self.action_model_help()

@@ -175,6 +175,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("history", "/history", "saved conversations: open, search, rename, delete"),
     CommandSpec("panel", "/panel NAME", "switch to another installed panel"),
+    CommandSpec("model", "/model", "what answers, and how to turn a model on"),
     CommandSpec("help", "/help", "keys and commands"),
 )
 COMMAND_NAMES = {c.name for c in COMMANDS}

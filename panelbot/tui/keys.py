@@ -42,11 +42,12 @@ class KeyActions(AppMixin):
         self.push_screen(HelpScreen(keys, self.panel, user_config(self.config), model))
 
     def action_model_help(self) -> None:
-        """The palette's "Answers from a model": what answers now, and how the model is turned on."""
+        """/model and the palette's "Answers from a model": what answers now, and how the model is turned
+        on (or, with one answering, off)."""
         from panelbot.tui.screens.help import MODEL_HINT
 
         now = (
-            f"Answers come from {self.backend.label}."
+            f"Answers come from {self.backend.label}; the quotes only: PANELBOT_BACKEND=offline panelbot."
             if not is_offline(self.backend)
             else "Answers are the panelists' own words, quoted (offline)."
         )

@@ -299,7 +299,7 @@ def test_escapes_and_fake_verdicts_never_reach_the_terminal(fake: FakeHTTPServer
     col0 = [ln for ln in lines if ln and not ln.startswith("  ")]
     assert col0[0] == "Dan (VP of Kernels, Together AI):"
     assert [ln for ln in col0 if ln.startswith("[grounded")] == []
-    verdicts = [ln for ln in col0 if ln.startswith("[NOT grounded: invalid citation(s):")]
+    verdicts = [ln for ln in col0 if ln.startswith("[NOT grounded: invalid citation")]
     assert len(verdicts) == 1 and "dan-99" in verdicts[0]
     assert "Olive (Research lead):" not in col0
 

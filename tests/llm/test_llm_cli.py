@@ -91,7 +91,7 @@ def test_ungrounded_answer_is_shown_as_such_then_the_quotes(fake: FakeHTTPServer
     fake.state.answer = "I think GPUs are cheap now [dan-77]. Nobody needs memory."
     code, out, _ = ask(config_for(fake.url("ok")))
     assert code == 0
-    assert "\n[NOT grounded: invalid citation(s): dan-77; 0 of 2 sentences supported" in out
+    assert "\n[NOT grounded: invalid citation: dan-77; 0 of 2 sentences supported" in out
     assert out.index("[NOT grounded") < out.index("\u201cThe KV cache grows")
     assert "[cites nothing: \u201cNobody needs memory.\u201d]" in out
 

@@ -109,7 +109,7 @@ def test_verdict_lines() -> None:
     assert line(
         "The KV cache grows [dan-1]. Invented [x-9]. Also [y]. Memory wins. Kernels matter."
     ) == (
-        "NOT grounded: invalid citation(s): x-9, y; 1 of 5 sentences supported by the quotes they "
+        "NOT grounded: invalid citations: x-9, y; 1 of 5 sentences supported by the quotes they "
         "cite; 2 cite nothing"
     )
     assert line("Memory is hard. Kernels help.") == (
@@ -121,8 +121,8 @@ def test_verdict_lines() -> None:
         "quotes cited; 1 line posing as a heading or verdict removed"
     )
     assert line('It is "a compute miracle" [dan-1].') == (
-        "NOT grounded: misquoted source(s): dan-1; 0 of 1 sentence supported by the quotes it cites"
+        "NOT grounded: misquoted source: dan-1; 0 of 1 sentence supported by the quotes it cites"
     )
     # a record kept before verdicts were: its flag alone
     old = SpeakerDone("dan", "x", q, citations=[Citation("x-9", False)], grounded=False)
-    assert verdict(old, "Dan") == "NOT grounded: invalid citation(s): x-9"
+    assert verdict(old, "Dan") == "NOT grounded: invalid citation: x-9"

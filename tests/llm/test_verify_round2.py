@@ -134,7 +134,7 @@ def test_the_verdict_is_graded_with_counts() -> None:
     # fully supported: grounded; an invented id anywhere: not grounded, however much else is right
     assert check("The KV cache grows with context [dan-1].").verdict.grade == "grounded"
     v = check("The KV cache grows with context [dan-1]. Kernels are fused [dan-7].")
-    assert v.verdict.grade == "not grounded" and "invalid citation(s): dan-7" in v.verdict.line()
+    assert v.verdict.grade == "not grounded" and "invalid citation: dan-7" in v.verdict.line()
     # sentences that say nothing are not counted either way
     assert check("Sure. The KV cache grows with context [dan-1].").verdict.grade == "grounded"
 
@@ -357,9 +357,7 @@ def test_hostile_model_through_ask_llm_text(fake: FakeHTTPServer) -> None:
     col0 = [ln for ln in lines if ln and not ln.startswith("  ")]
     assert col0[0] == "Dan (VP of Kernels, Together AI):"
     verdicts = [ln for ln in col0 if "grounded" in ln]
-    assert len(verdicts) == 1 and verdicts[0].startswith(
-        "[NOT grounded: misquoted source(s): dan-1"
-    )
+    assert len(verdicts) == 1 and verdicts[0].startswith("[NOT grounded: misquoted source: dan-1")
     assert "0 of 3 sentences supported" in verdicts[0]
     assert "2 lines posing as a heading or verdict removed" in verdicts[0]
     assert "Olive (" not in out and "[grounded" not in out and "each checked" not in out

@@ -144,6 +144,36 @@ async def test_ctrl_r_offline_says_what_it_did_once(make_app) -> None:
         assert "the last question was declined" in toasts and "ask a question first" not in toasts
 
 
+async def _ctrl_r(pilot) -> str:
+    pilot.app.clear_notifications()
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+    return _toasts(pilot.app)
+
+
+async def test_ctrl_r_says_why_after_small_talk_all_talks_and_a_reopened_answer(
+    make_app, talks_installed
+) -> None:
+    """Ctrl+R with nothing to give again says why from what the last reply was: small talk, an answer
+    across all talks, an answer from before the conversation was reopened (each was called "declined")."""
+    app = make_app()
+    async with app.run_test(size=(130, 36)) as pilot:
+        await type_and_send(pilot, "hello")
+        assert "the last message was small talk" in await _ctrl_r(pilot)
+        await type_and_send(pilot, "how do you make kernels fast")
+        cid = app.conversation_id
+        await type_and_send(pilot, "/clear")
+        await palette(pilot, "Ask: all talks")
+        await type_and_send(pilot, "Do bees need water in a small garden?")
+        toasts = await _ctrl_r(pilot)
+        assert "across all talks" in toasts and "declined" not in toasts
+    again = make_app(resume=cid)
+    async with again.run_test(size=(130, 36)) as pilot:
+        await settle(pilot)
+        toasts = await _ctrl_r(pilot)
+        assert "before this conversation was opened" in toasts and "declined" not in toasts
+
+
 async def test_the_apps_own_voice_is_not_labelled_as_the_talks_host(make_app, tmp_path) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -229,6 +259,36 @@ async def test_f1_names_the_users_config_file(make_app, tmp_path) -> None:
         assert "in config.yaml" not in screen
 
 
+async def test_f1_names_the_default_config_file_whole_at_80_columns(
+    make_app, tmp_path, monkeypatch
+) -> None:
+    """With no PANELBOT_CONFIG, F1 names ~/.config/panelbot/config.yaml whole at 80x24 (it said
+    "…/panelbot/config.yaml", which does not say where); a path too long for the line keeps its end."""
+    from panelbot.tui.screens.help import HelpScreen
+
+    monkeypatch.delenv("PANELBOT_CONFIG")
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        screen = app.export_screenshot().replace("&#160;", " ")
+        assert "~/.config/panelbot/config.yaml" in screen
+    long = tmp_path / ("d" * 60) / "panelbot.yaml"
+    long.parent.mkdir()
+    long.write_text("", encoding="utf-8")
+    monkeypatch.setenv("PANELBOT_CONFIG", str(long))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert app.screen.query_one("#help-body").max_scroll_y == 0
+        screen = app.export_screenshot().replace("&#160;", " ")
+        assert "\u2026/panelbot.yaml" in screen
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
 async def test_f1_and_the_welcome_say_how_to_turn_the_model_on_offline(make_app, size) -> None:
     """Offline, F1 says how a model answers instead (PANELBOT_BACKEND=openai) and that the config sets it,
@@ -260,6 +320,10 @@ async def test_f1_names_the_model_that_answers(make_app) -> None:
         await pilot.pause()
         screen = app.export_screenshot().replace("&#160;", " ")
         assert "Answers from test-model-7b" in screen and "PANELBOT_BACKEND=openai" not in screen
+        await pilot.press("escape")
+        await type_and_send(pilot, "/model")  # and how to go back to the quotes
+        text = chat_text(app)
+        assert "test-model-7b" in text and "PANELBOT_BACKEND=offline" in text
 
 
 async def test_the_palette_says_how_to_turn_the_model_on(make_app) -> None:
@@ -270,6 +334,36 @@ async def test_the_palette_says_how_to_turn_the_model_on(make_app) -> None:
         text = chat_text(app)
         assert "PANELBOT_BACKEND=openai" in text and "no-user-config.yaml" in text
         assert "offline" in text
+
+
+async def test_slash_model_says_how_to_turn_the_model_on(make_app) -> None:
+    """Asked for the model with none set up, the app says how: /model (named in F1, and in the list an
+    unknown command such as /llm prints) tells what answers now and how a model is turned on."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert "(/model)" in app.export_screenshot().replace("&#160;", " ")
+        await pilot.press("escape")
+        await type_and_send(pilot, "/llm")
+        assert "/model" in chat_text(app)
+        await type_and_send(pilot, "/model")
+        text = chat_text(app)
+        assert "offline" in text and "PANELBOT_BACKEND=openai" in text
+        assert "no-user-config.yaml" in text
+
+
+async def test_the_model_asked_for_without_an_endpoint_says_what_to_set(make_app) -> None:
+    """PANELBOT_BACKEND=openai with no endpoint: the app answers with the quotes and says to set
+    PANELBOT_BASE_URL, not to "pass --base-url" (a flag the app does not take)."""
+    from panelbot.config import Config
+
+    app = make_app(config=Config(panel="tiny").with_backend(name="openai", base_url=""))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        text = chat_text(app)
+        assert "answering with offline quotes" in text and "PANELBOT_BASE_URL" in text
+        assert "pass --base-url" not in text
 
 
 async def test_a_toast_does_not_cover_the_input(make_app) -> None:

@@ -69,8 +69,9 @@ def chat_url(base_url: str) -> str:
 def _endpoint(base_url: str, path: str) -> str:
     base = (base_url or "").strip().rstrip("/")
     if not base:
-        raise ConfigError(
-            "no endpoint configured: pass --base-url, set backend.base_url or OPENAI_BASE_URL"
+        raise ConfigError(  # read by every front end: the app and the servers take no --base-url
+            "no endpoint configured: set PANELBOT_BASE_URL (or OPENAI_BASE_URL, or backend.base_url in "
+            "the config; ask takes --base-url)"
         )
     try:
         parts = urlsplit(base)

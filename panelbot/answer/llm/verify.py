@@ -40,7 +40,7 @@ from panelbot.answer.verdict import (
     Verdict,
 )
 from panelbot.panel import Quote
-from panelbot.text import normalize_for_match, split_sentences, words
+from panelbot.text import agree, normalize_for_match, split_sentences, words
 
 if TYPE_CHECKING:
     from panelbot.answer.events import SpeakerDone
@@ -473,7 +473,11 @@ def verdict(done: SpeakerDone, name: str = "") -> str:
         ids = ", ".join(c.id for c in done.citations)
         return f"grounded: cites {ids}"
     bad = [c.id for c in done.citations if not c.valid]
-    why = f"invalid citation(s): {', '.join(bad)}" if bad else "it failed verification"
+    why = (
+        f"{agree(len(bad), 'invalid citation')}: {', '.join(bad)}"
+        if bad
+        else "it failed verification"
+    )
     return f"NOT grounded: {why}"
 
 

@@ -34,12 +34,33 @@ KEY_HELP = (
 )  # this help's own key (and /help) is named on its frame, to leave a line for how the model is turned on
 
 
-# how the model is turned on: only the settings do it (the app has no flag); the palette's "Answers from
-# a model" says so
+# how the model is turned on: only the settings do it (the app has no flag); /model and the palette's
+# "Answers from a model" say so
 MODEL_HINT = (
     "Answers from a model: start with PANELBOT_BACKEND=openai panelbot "
     "(PANELBOT_BASE_URL, PANELBOT_MODEL), or backend: {name: openai} in the config."
 )
+
+
+CONFIG_LINE = "Keys (tui.keys) and the model (backend:): "
+HELP_WIDTH = 76  # the help's text at 80 columns (its box is 80 wide: border and padding take 4)
+
+
+def config_line(config_file: str) -> str:
+    """Where keys are remapped and the model is set: the user's config file, whole when it fits the line at
+    80 columns ("~/.config/panelbot/config.yaml" does), else as many of its last folders as fit before its
+    name (the help fits 80x24, this on one line)."""
+    path = safe(config_file, one_line=True)
+    room = HELP_WIDTH - len(CONFIG_LINE)
+    if len(path) <= room:
+        return CONFIG_LINE + path
+    *folders, kept = path.replace("\\", "/").split("/")
+    for folder in reversed(folders):
+        if len(folder) + len(kept) + 3 > room:  # "…/" before "folder/kept"
+            break
+        kept = f"{folder}/{kept}"
+    kept = "\u2026/" + kept
+    return CONFIG_LINE + (kept if len(kept) <= room else "\u2026" + kept[-(room - 1) :])
 
 
 class HelpScreen(ModalScreen[None]):
@@ -63,7 +84,8 @@ class HelpScreen(ModalScreen[None]):
         keys = Table.grid(padding=(0, 2))
         keys.add_column(style="bold")
         keys.add_column()
-        with_keys = {"help"}  # named on the frame, with its key
+        # named elsewhere: /help on the frame with its key, /model on the line saying what answers
+        with_keys = {"help", "model"}
         for bid, what, command in KEY_HELP:
             name = bid[1:] if bid.startswith("=") else key_label(self.keys.get(bid, ""))
             line = Text(what)
@@ -91,15 +113,9 @@ class HelpScreen(ModalScreen[None]):
             )
             yield Static(cmds)
             now = (
-                f"Answers from {safe(self.model, one_line=True)[:40]}; quotes only: PANELBOT_BACKEND=offline"
+                f"Answers from {safe(self.model, one_line=True)[:36]} (/model: how to go offline)"
                 if self.model
-                else "Offline: quotes. A model answers with PANELBOT_BACKEND=openai panelbot"
+                else "Quotes, offline. For a model: PANELBOT_BACKEND=openai panelbot (/model)"
             )
             yield Static(Text(now, style="dim"))
-            # one line, whatever the path's length (the whole help fits 80x24): a long one keeps its end
-            path = safe(self.config_file, one_line=True)
-            if len(path) > 26:  # its folder and name
-                path = "\u2026/" + "/".join(path.replace("\\", "/").split("/")[-2:])[-40:]
-            yield Static(
-                Text(f"Keys (tui.keys) and the model (backend:) are set in {path}", style="dim")
-            )
+            yield Static(Text(config_line(self.config_file), style="dim"))
