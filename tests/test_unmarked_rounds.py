@@ -1,0 +1,128 @@
+"""Unlabelled talks where the host goes round the panel (issue 21 §2): a guest who gives a full name and is
+then called by the first name alone stays one panelist; a guest called on by a bare name ("Tobenna?") answers
+next however briefly; the floor given to the audience starts the host's turn; a transcript's paragraph that
+ends by asking is the host's; a host's turn saying much before it asks is flagged (an answer may run on in
+it)."""
+
+from __future__ import annotations
+
+from panelbot.ingest.basis import doubtful_part
+from panelbot.ingest.captions import RawTurn
+from panelbot.ingest.cues import sentences
+from panelbot.ingest.draft import segment
+from panelbot.ingest.names import find_intro_names
+from panelbot.ingest.speakers import SpeakerTurn
+from panelbot.ingest.unmarked import conversation_turns, flag_unmarked, paragraph_cuts
+
+ROUND = (
+    "Good evening and welcome to Night Talks. I'm Gwen Tallis, and tonight it's the night sky. I'll let my "
+    "guests say who they are. I'm Marit Haugland, I'm an astronomer, and I run the public observatory on the "
+    "moor above the town. And I'm Ruth Abernethy, I'm an ecologist, and I study moths and what the lights "
+    "do to them at night. Marit, let's start with you. How much darker was the sky fifty years ago? A lot "
+    "darker. In a town this size you would see two thousand stars on a clear night, and today from the "
+    "square you would be lucky to see two hundred. A quick round now, one number each to remember. Marit? "
+    "Eighty percent. Most Europeans cannot see the Milky Way. And Ruth? A third. A third of the insects at a "
+    "street light are dead by morning. Let's take a question from the audience. The lady in the green coat, yes. "
+    "Thank you. My neighbour hates my garden light. What should I do with it? Put it on a motion sensor and "
+    "point it down, and put a warm bulb in it, so it is on for a minute when a fox walks past instead of "
+    "all night long. Marit Haugland and Ruth Abernethy, thank you both very much."
+)
+
+
+def _speaker_of(turns: list[SpeakerTurn], words: str) -> str:
+    return next(t.speaker for t in turns if t.text.startswith(words))
+
+
+def test_a_full_name_then_the_first_name_alone_is_one_guest() -> None:
+    """'I'm Marit Haugland' and the thanks 'Marit Haugland and …' say the pair twice, but 'Marit?' alone
+    says Marit is her given name, Haugland her surname: one panelist, not 'Marit Haugland' and 'Marit'."""
+    assert find_intro_names("I'm Marit Haugland, I'm an astronomer.", ROUND) == ["Marit"]
+    _, _, names = segment("Night Talks\n\n" + ROUND)
+    assert names == ["Marit", "Ruth"]
+
+
+def test_a_double_given_name_never_said_alone_is_kept() -> None:
+    text = "I'm Mary Jane Okafor. Thanks, Mary Jane. Mary Jane, what broke first?"
+    assert find_intro_names("I'm Mary Jane Okafor.", text) == ["Mary Jane"]
+
+
+def test_a_guest_called_on_by_a_bare_name_answers_next_however_briefly() -> None:
+    pieces = [p.text for p in conversation_turns(RawTurn(ROUND, 0))]
+    assert "A quick round now, one number each to remember. Marit?" in pieces
+    assert "Marit, let's start with you. How much darker was the sky fifty years ago?" in pieces
+    assert "Marit? Eighty percent." not in " ".join(pieces[:1])
+    assert any(p.startswith("Eighty percent.") for p in pieces)
+    assert "And Ruth?" in pieces  # the host's call on its own, between two short answers
+    assert any(p.startswith("A third.") for p in pieces)
+    _, turns, _ = segment("Night Talks\n\n" + ROUND)
+    assert _speaker_of(turns, "Eighty percent.") == "marit"
+    assert _speaker_of(turns, "A third.") == "ruth"
+
+
+FLOOR = (
+    "Good evening and welcome. I'm Gwen Tallis. With me are Marit Haugland, an astronomer, and Ruth Abernethy, "
+    "an ecologist. Ruth, what do street lights do to moths? A street light is a trap. A moth flies to it and "
+    "circles until it is exhausted or eaten, and a single lamp on a summer night can hold hundreds of them. "
+    "Marit, how many stars could you see in the seventies? About two thousand on a clear night, and today you "
+    "would be lucky to see two hundred from the square. Let's take a question from the audience. The lady in "
+    "the green coat, yes. Thank you. I've got a security light in my garden that my neighbour hates. What "
+    "should I do with it? Put it on a motion sensor and point it down, and put a warm bulb in it, so it is on "
+    "for a minute when a fox walks past. Marit Haugland and Ruth Abernethy, thank you both."
+)
+
+
+def test_the_floor_given_starts_the_hosts_turn_not_the_listeners_thanks() -> None:
+    pieces = [p.text for p in conversation_turns(RawTurn(FLOOR, 0))]
+    assert any(p.startswith("Let's take a question from the audience.") for p in pieces)
+    assert any(p.endswith("two hundred from the square.") for p in pieces)
+
+
+def test_a_paragraph_ending_by_asking_does_not_go_on_the_answer_before() -> None:
+    paras = [
+        "Hello, and welcome to the show. I'm Sunil. With me are a clockmaker and a curator. Would you like "
+        "to introduce yourselves?",
+        "Hello. I'm Agnes, and I mend clocks, mostly the tall ones, and a church clock now and then.",
+        "And I'm Felix. I'm a curator, I look after three thousand clocks and I may not take any apart.",
+        "So let's begin at the workbench, with the clocks that come in after years in a loft or a barn. "
+        "When a clock has not run for decades, what is usually wrong with it?",
+        "Dirt, almost always. Old oil turns to varnish and picks up dust, and the pivots wear oval.",
+        "And the clocks in a museum, do you let them run?",
+        "Some of them. A clock that runs wears out, and every repair replaces a little of the original.",
+    ]
+    text = " ".join(paras)
+    breaks, n = [], 0
+    for p in paras[:-1]:
+        n += len(p.split())
+        breaks.append(n)
+    cuts = paragraph_cuts(sentences(text), breaks, text)
+    starts = [" ".join(sentences(text)[k].split()[:3]) for k in cuts]
+    assert "So let's begin" in starts
+
+
+def test_a_host_turn_saying_much_before_it_asks_is_flagged() -> None:
+    lead = (
+        "Look at your own outside lights. If you can see the bulb from the street, it is pointing the wrong "
+        "way. Leave a corner of the garden dark and a bit untidy. That is where the moths will be."
+    )
+    turns = [
+        SpeakerTurn(
+            "host", "Same question to all of you. What can we do tonight?", why="asks a question"
+        ),
+        SpeakerTurn(
+            "marit", "Go outside, turn off every light, and wait twenty minutes.", why="order"
+        ),
+        SpeakerTurn(
+            "host",
+            lead + " Last one. Will our grandchildren see the Milky Way?",
+            why="asks a question",
+        ),
+        SpeakerTurn(
+            "host",
+            "Thirty hours. Marit, how long do your eyes take to adapt?",
+            why="asks a question",
+        ),
+    ]
+    flagged = flag_unmarked(turns, ["marit"], lambda text: [])
+    part = doubtful_part(flagged[2].reasons())
+    assert part is not None and "says much before it asks" in part[1]
+    assert doubtful_part(flagged[3].reasons()) is None  # a short lead-in: the host's
