@@ -126,3 +126,26 @@ def test_a_host_turn_saying_much_before_it_asks_is_flagged() -> None:
     part = doubtful_part(flagged[2].reasons())
     assert part is not None and "says much before it asks" in part[1]
     assert doubtful_part(flagged[3].reasons()) is None  # a short lead-in: the host's
+
+
+ALONG_THE_ROW = (
+    "Good evening and welcome to Night Talks. I'm Gwen Tallis, and I'll let the guests say who they are, so "
+    "let's go along the row. Thanks, Gwen. I'm Marit Haugland, I'm an astronomer, and I run the public "
+    "observatory up on the moor, which is also the middle of the dark sky reserve. Hi. Tobenna Eze. I'm a "
+    "lighting engineer with the city council, so I look after forty thousand street lights, which probably "
+    "makes me the villain tonight. Marit, let's start with you. How much darker was the sky fifty years ago? "
+    "A lot darker. In a town this size you would see two thousand stars on a clear night, and today from the "
+    "square you would be lucky to see two hundred. Tobenna, was the new lighting a mistake? Not a mistake, "
+    "no. We cut the electricity bill by sixty percent, and the new lamps point down instead of sideways. "
+    "Marit Haugland and Tobenna Eze, thank you both very much."
+)
+
+
+def test_a_sentence_that_is_only_a_name_then_own_words_introduces_a_new_speaker() -> None:
+    """'Hi. Tobenna Eze. I'm a lighting engineer …' after Marit's introduction starts Tobenna's turn."""
+    pieces = [p.text for p in conversation_turns(RawTurn(ALONG_THE_ROW, 0))]
+    assert any(p.startswith("Hi. Tobenna Eze.") for p in pieces)
+    _, turns, names = segment("Night Talks\n\n" + ALONG_THE_ROW)
+    assert names == ["Marit", "Tobenna"]
+    assert _speaker_of(turns, "Hi. Tobenna Eze.") == "tobenna"
+    assert _speaker_of(turns, "Thanks, Gwen.") == "marit"

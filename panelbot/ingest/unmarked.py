@@ -302,8 +302,8 @@ def _intro_starts(sents: list[str], all_text: str) -> tuple[int, list[tuple[int,
     someone from the audience ("Hi, I'm Dave, a student. My question is for Mirela. …?")."""
     out = []
     opening = 0
-    for k, s in enumerate(sents):
-        if not (_SELF_RE.search(s) and find_intro_names(s, all_text)):
+    for k in range(len(sents)):
+        if not _introduces(sents, k, all_text):
             continue
         if not out and not opening and not any(_INTRO_REQUEST_RE.search(x) for x in sents[:k]):
             opening = k + 1
@@ -318,6 +318,27 @@ def _intro_starts(sents: list[str], all_text: str) -> tuple[int, list[tuple[int,
                 )  # "And next to Joaquín.": the host between two introductions
             out.append((j, k))
     return opening, out
+
+
+# "Tobenna Eze.": a sentence that is only a name (the words around it stripped)
+_NAME_ONLY_RE = re.compile(r"^\W*([^\W\d_][\w'\u2019-]*(?:\s+[^\W\d_][\w'\u2019-]*){1,2})[.!]?$")
+_OWN_START_RE = re.compile(r"^\W*(?:I|I'm|I\u2019m|My)\b")
+
+
+def _introduces(sents: list[str], k: int, all_text: str) -> bool:
+    """Sentence ``k`` introduces its speaker by name: "I'm Marit Haugland, …", or a sentence that is only a
+    full name with the speaker's own words next ("Hi. Tobenna Eze. I'm a lighting engineer …")."""
+    s = sents[k]
+    if _SELF_RE.search(s) and find_intro_names(s, all_text):
+        return True
+    m = _NAME_ONLY_RE.match(s)
+    return bool(
+        m
+        and k + 1 < len(sents)
+        and all(is_name(w) for w in m.group(1).split())
+        and _OWN_START_RE.match(sents[k + 1])
+        and find_intro_names(f"{s} {sents[k + 1]}", all_text)
+    )
 
 
 def _hands_on(sents: list[str], m: int, all_text: str) -> bool:
