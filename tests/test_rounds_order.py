@@ -42,3 +42,21 @@ def test_the_seating_order_decides_where_the_field_prefers_nothing_else() -> Non
     settle_rounds(turns, IDS)
     assert [t.speaker for t in turns[1:]] == ["ana", "ben", "cleo"]
     assert all(t.why == "the round, in the order the panelists were introduced" for t in turns[2:])
+
+
+def test_two_field_turns_in_a_row_get_the_pair_with_most_evidence() -> None:
+    """Decided one at a time, the first field turn took the engineer, and the engineer's own break-in after
+    it went to someone else; together, the two distinct panelists with most evidence win."""
+    from panelbot.ingest.speakers import _settle_field_pairs
+
+    ask = SpeakerTurn("host", "Is warmer light better for them?", why="asks a question")
+    first = SpeakerTurn("ben", "Warmer is better, yes.", why="their field (evidence 2.3 vs 0.1)")
+    first.field_scores = {"ana": 0.1, "ben": 2.3, "cleo": 0.0}
+    second = SpeakerTurn(
+        "ana", "Can I come in there? Our lamps dim.", why="their field (evidence 0.4 vs 0.2)"
+    )
+    second.field_scores = {"ana": 0.4, "ben": 3.9, "cleo": 0.2}
+    turns = [ask, first, second, SpeakerTurn("host", "Is it safe?", why="asks a question")]
+    _settle_field_pairs(turns, IDS)
+    assert [first.speaker, second.speaker] == ["ana", "ben"]  # 0.1 + 3.9 over 2.3 + 0.4
+    assert is_doubtful(first.why) and is_doubtful(second.why)
