@@ -6,12 +6,15 @@ it)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from panelbot.ingest.basis import doubtful_part
 from panelbot.ingest.captions import RawTurn
 from panelbot.ingest.cues import sentences
 from panelbot.ingest.draft import segment
 from panelbot.ingest.names import find_intro_names
-from panelbot.ingest.speakers import SpeakerTurn
+from panelbot.ingest.speakers import SpeakerTurn, _unnamed_guests
 from panelbot.ingest.unmarked import conversation_turns, flag_unmarked, paragraph_cuts
 
 ROUND = (
@@ -149,3 +152,29 @@ def test_a_sentence_that_is_only_a_name_then_own_words_introduces_a_new_speaker(
     assert names == ["Marit", "Tobenna"]
     assert _speaker_of(turns, "Hi. Tobenna Eze.") == "tobenna"
     assert _speaker_of(turns, "Thanks, Gwen.") == "marit"
+
+
+CLOCKS = Path(__file__).parent / "fixtures" / "unseen6" / "clock_podcast.txt"
+
+
+def test_guests_the_host_describes_without_names_then_introduce_themselves_get_those_words() -> (
+    None
+):
+    """'With me are a clockmaker who …, and a historian who … Would you like to introduce yourselves?' and
+    then each introduces themselves in that order: what the host said each does is theirs, and tells the
+    answers no question names apart (a dev fixture talk: no name after the introductions)."""
+    assert _unnamed_guests(
+        "With me are a clockmaker who restores longcase clocks in a workshop, and a historian who looks "
+        "after the clocks at a museum.",
+        None,
+    ) == [
+        "a clockmaker who restores longcase clocks in a workshop",
+        "a historian who looks after the clocks at a museum",
+    ]
+    assert (
+        _unnamed_guests("With me are Agnes, a clockmaker, and Felix.", re.compile("Agnes|Felix"))
+        == []
+    )
+    _, turns, _ = segment(CLOCKS.read_text(encoding="utf-8"))
+    assert _speaker_of(turns, "Moving the clock without taking the pendulum off.") == "agnes"
+    assert _speaker_of(turns, "Listen. Tick, tock") == "agnes"

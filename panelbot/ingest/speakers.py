@@ -1203,12 +1203,17 @@ def _presentation_texts(
     """Each panelist as presented, names left out: their own introduction, and what the host says of them
     before the first answer ("… Dr. Ana Ruiz, a marine biologist …"; not a question put to them)."""
     texts: dict[str, list[str]] = {p: [] for p in ids}
+    described: list[str] = []
+    introducing: list[str] = []
     for t in firm:
         if t.speaker in ids and t.why == "introduces themselves":
             texts[t.speaker].append(t.text)
+            introducing.append(t.speaker)
         elif t.speaker in ids:
             break  # the answers have begun
         elif t.speaker == HOST:
+            if not introducing:
+                described += _unnamed_guests(t.text, finder.name_re)
             for sent in sentences(t.text):
                 if sent.rstrip().endswith("?"):
                     continue
@@ -1216,7 +1221,34 @@ def _presentation_texts(
                     does = _what_they_do(piece, finder.name_re)
                     if _DESCRIBES_RE.match(does):
                         texts[pid].append(does)
+    if described and len(described) == len(introducing) == len(set(introducing)):
+        # "With me are a clockmaker who …, and a historian who …. Would you like to introduce yourselves?"
+        # and then each introduces themselves, in the order the host described them
+        for pid, does in zip(introducing, described, strict=True):
+            texts[pid].append(does)
     return {p: " ".join(x) for p, x in texts.items()}
+
+
+# the host presenting guests by what they do, not by name: "With me are a clockmaker who …, and a historian …"
+_UNNAMED_GUESTS_RE = re.compile(
+    r"\b(?:with (?:me|us)(?: (?:today|tonight|here|now))? (?:are|is)|joining (?:me|us)(?: today| tonight)? "
+    r"(?:are|is)|I'm joined by|we're joined by|my guests (?:are|today are))\s+(?=(?:an?|two|three|four)\b)",
+    re.IGNORECASE,
+)
+_NEXT_GUEST_RE = re.compile(r"(?:,|(?<![\s,]))\s+and\s+(?=an?\s)|;\s+(?=an?\s)", re.IGNORECASE)
+
+
+def _unnamed_guests(text: str, name_re: re.Pattern[str] | None) -> list[str]:
+    """What the host says each guest does, in order, where a sentence presents them without their names
+    ("With me are a clockmaker who restores longcase clocks …, and a historian who looks after …");
+    [] where it names them."""
+    for sent in sentences(text):
+        m = _UNNAMED_GUESTS_RE.search(sent)
+        if not m or (name_re and name_re.search(sent)):
+            continue
+        parts = [p.strip(" ,.;") for p in _NEXT_GUEST_RE.split(sent[m.end() :])]
+        return [p for p in parts if len(p.split()) >= 2]
+    return []
 
 
 # how the host says what a guest does, after the name: "a peatland ecologist …", "who farms …", "is the
