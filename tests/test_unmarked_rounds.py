@@ -178,3 +178,15 @@ def test_guests_the_host_describes_without_names_then_introduce_themselves_get_t
     _, turns, _ = segment(CLOCKS.read_text(encoding="utf-8"))
     assert _speaker_of(turns, "Moving the clock without taking the pendulum off.") == "agnes"
     assert _speaker_of(turns, "Listen. Tick, tock") == "agnes"
+
+
+LIGHT = Path(__file__).parent / "fixtures" / "unseen6" / "light_panel.srt"
+
+
+def test_a_short_question_pointing_back_at_the_answer_follows_it_up() -> None:
+    """'And the moths?' answered by the ecologist, then 'Is warmer light better for them?': the one who just
+    answered answers the follow-up (their field still decides, doubtful), and the engineer's break-in after
+    it stays his (a dev fixture talk)."""
+    _, turns, _ = segment(LIGHT.read_text(encoding="utf-8"))
+    assert _speaker_of(turns, "Warmer is better, yes") == "ruth"
+    assert _speaker_of(turns, "Can I come in there?") == "tobenna"

@@ -597,9 +597,15 @@ def _follows_up(st: SpeakerTurn, tail: str, named: list[str], state: _State) -> 
         not state.round
         and state.last_answerer
         and not named
-        and FOLLOW_ON_RE.match(st.text)
+        and bool(FOLLOW_ON_RE.match(st.text) or _POINTS_BACK_RE.search(st.text))
         and len(st.text.split()) <= 12
     )
+
+
+# a short question ending on what the answer before was about: "Is warmer light better for them?"
+_POINTS_BACK_RE = re.compile(
+    r"\b(?:for|to|about|with|of|on) (?:them|those|that)\?\W*$", re.IGNORECASE
+)
 
 
 def _asking_words(text: str, names: _Names) -> str:
