@@ -356,7 +356,10 @@ HARD = {
     # ones are answers to questions put to no one, decided by fields in common words
     "volcano_interview.vtt": (14, 0),
     "museum_panel.srt": (11, 6),
-    "games_panel_captions.txt": (11, 0),
+    # a round the field settles, not the seating order, since it prefers another assignment (rounds.py,
+    # _ROUND_FIELD_PREFERRED): here the field is wrong on two answers of its last round, both flagged; on the
+    # dev dirs of scripts/fixture_talks.py the same rule gets six more right
+    "games_panel_captions.txt": (9, 2),
     # with the evidence by meaning of how each guest was presented (scripts/fit_attribution.py) wages gets one
     # more right and two of its 'unknown' become wrong guesses (flagged by the health report); lake two more right
     "wages_panel.vtt": (8, 5),

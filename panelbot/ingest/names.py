@@ -417,20 +417,17 @@ def _in_surname(toks: list[str], k: int) -> bool:
 
 def find_intro_names(text: str, all_text: str = "") -> list[str]:
     """First names a speaker gives themselves in the first sentences: "I'm Dan" -> ["Dan"]; "I'm Mary Jane
-    Watson" -> ["Mary Jane"] when ``all_text`` also addresses her as "Mary Jane"."""
+    Watson" -> ["Mary Jane"] when ``all_text`` also addresses her as "Mary Jane" and never as "Mary" alone
+    ("I'm Marit Haugland … Marit? … Marit Haugland, thank you": Marit, whose surname the thanks repeat)."""
     names = []
     for run in _intro_candidates(text):
         name = run[0]
         if len(run) >= 2 and all_text:
             pair = f"{run[0]} {run[1]}"
-            if len(re.findall(rf"(?<!\w){re.escape(pair)}(?!\w)", all_text)) >= 2 and (
-                len(run) == 2
-                or len(
-                    re.findall(
-                        rf"(?<!\w){re.escape(run[0])}(?!\w)(?! {re.escape(run[1])})", all_text
-                    )
-                )
-                == 0
+            alone = rf"(?<!\w){re.escape(run[0])}(?!\w)(?! {re.escape(run[1])})"
+            if (
+                len(re.findall(rf"(?<!\w){re.escape(pair)}(?!\w)", all_text)) >= 2
+                and re.search(alone, all_text) is None
             ):
                 name = pair
         if name not in names:

@@ -244,8 +244,20 @@ def _host_start(sents: list[str], q: int, floor: int, all_text: str) -> int:
                 m -= (
                     1  # "We have time for one question. Yes, at the front.": from the first of them
                 )
-            return m
+            return _floor_before(sents, m, q, floor)
     return lead
+
+
+def _floor_before(sents: list[str], m: int, q: int, floor: int) -> int:
+    """``m``, or the floor given further back within ``HOST_WORDS`` of the question at ``q`` ("Let's take a
+    question from the audience. The lady in the green coat, yes. Thank you. I've got …?": from the floor
+    given, not from the listener's thanks)."""
+    for j in range(m - 1, floor - 1, -1):
+        if _n(sents[j:q]) > HOST_WORDS or _breaks_in(sents[j]) or _ends_asking(sents[j]):
+            break
+        if _floor(sents[j]):
+            return j
+    return m
 
 
 def _floor(sent: str) -> bool:
@@ -290,8 +302,8 @@ def _intro_starts(sents: list[str], all_text: str) -> tuple[int, list[tuple[int,
     someone from the audience ("Hi, I'm Dave, a student. My question is for Mirela. …?")."""
     out = []
     opening = 0
-    for k, s in enumerate(sents):
-        if not (_SELF_RE.search(s) and find_intro_names(s, all_text)):
+    for k in range(len(sents)):
+        if not _introduces(sents, k, all_text):
             continue
         if not out and not opening and not any(_INTRO_REQUEST_RE.search(x) for x in sents[:k]):
             opening = k + 1
@@ -306,6 +318,27 @@ def _intro_starts(sents: list[str], all_text: str) -> tuple[int, list[tuple[int,
                 )  # "And next to Joaquín.": the host between two introductions
             out.append((j, k))
     return opening, out
+
+
+# "Tobenna Eze.": a sentence that is only a name (the words around it stripped)
+_NAME_ONLY_RE = re.compile(r"^\W*([^\W\d_][\w'\u2019-]*(?:\s+[^\W\d_][\w'\u2019-]*){1,2})[.!]?$")
+_OWN_START_RE = re.compile(r"^\W*(?:I|I'm|I\u2019m|My)\b")
+
+
+def _introduces(sents: list[str], k: int, all_text: str) -> bool:
+    """Sentence ``k`` introduces its speaker by name: "I'm Marit Haugland, …", or a sentence that is only a
+    full name with the speaker's own words next ("Hi. Tobenna Eze. I'm a lighting engineer …")."""
+    s = sents[k]
+    if _SELF_RE.search(s) and find_intro_names(s, all_text):
+        return True
+    m = _NAME_ONLY_RE.match(s)
+    return bool(
+        m
+        and k + 1 < len(sents)
+        and all(is_name(w) for w in m.group(1).split())
+        and _OWN_START_RE.match(sents[k + 1])
+        and find_intro_names(f"{s} {sents[k + 1]}", all_text)
+    )
 
 
 def _hands_on(sents: list[str], m: int, all_text: str) -> bool:
@@ -336,7 +369,9 @@ def cut_points(text: str) -> list[int]:
     for q in _closing_questions(sents, text):
         if q < opening:
             continue  # "Hi everyone, can you hear me at the back? … I'm Tom …": the host's opening
-        floor = max([floor, *(_past(sents, k) for _, k in intros if k < q)])
+        # the one introducing themselves at k says ANSWER_WORDS from there ("And I’m Ruth, I study moths. Marit,
+        # let’s start with you." leaves the hand-over to the host)
+        floor = max([floor, *(_past(sents, k - 1) for _, k in intros if k < q)])
         lead = _host_start(sents, q, min(floor, q), text)
         if floor > opening or any(j <= lead for j, _ in intros):
             starts.add(lead)  # not the opening: the host's turn starts after someone else's words
@@ -344,10 +379,41 @@ def cut_points(text: str) -> list[int]:
         floor = _past(sents, q)
     for j, k in intros:  # the greeting before an introduction is the one introducing themselves
         starts = {x for x in starts if not j < x <= k} | {j}
+    starts |= _bare_calls(sents, text)
     starts |= _thanks_to_opener(sents, text, opening)
     starts |= _closing(sents, starts)
     starts |= _asides(sents, starts, text)
     return sorted(k for k in starts if 0 < k < len(sents))
+
+
+# the host calling on someone by a bare name, as in a round: "Tobenna?", "And Ruth?", "What about Lorna?"
+_BARE_CALL_RE = re.compile(
+    r"^\W*(?:(?:and|so|now|okay|ok|then)[,]?\s+)?(?:(?:what|how) about\s+)?([^\W\d_][\w'\u2019-]*)\?$",
+    re.IGNORECASE,
+)
+
+
+def _bare_calls(sents: list[str], all_text: str) -> set[int]:
+    """Cuts around the host calling on someone by a bare name the talk uses again ("… live. Tobenna? Three
+    thousand kelvin. … And Ruth?"): the one called answers next, however briefly; the call is the host's
+    own turn unless it ends the host's question ("What's the number? Marit?")."""
+    out: set[int] = set()
+    for k, sent in enumerate(sents[:-1]):
+        m = _BARE_CALL_RE.match(sent)
+        if not (m and is_name(m.group(1)) and _tokens(all_text)[m.group(1)] >= 2):
+            continue
+        if _ends_asking(sents[k + 1]):
+            continue  # "Marit? What do you think?": the host's question goes on
+        out.add(k + 1)
+        if k and not _ends_asking(sents[k - 1]):
+            # "… Milky Way. And Ruth?"; "… two hundred. A quick round now, one number each. Marit?"
+            out.add(k - 1 if k > 1 and _host_like_call(sents[k - 1]) else k)
+    return out
+
+
+def _host_like_call(sent: str) -> bool:
+    """A sentence that leads to a bare call as the host's own words ("Same question. Ruth?")."""
+    return bool(ROUND_RE.search(sent) or MODERATING_RE.match(sent))
 
 
 def _thanks_to_opener(sents: list[str], all_text: str, opening: int) -> set[int]:
@@ -546,12 +612,15 @@ def paragraph_cuts(sents: list[str], breaks: Collection[int], text: str) -> list
 def _goes_on_answer(before: list[str], para: list[str], all_text: str) -> bool:
     """A paragraph that goes on the answer of the paragraph before: that one a long stretch asking
     nothing, this one long too, opening with no sentence of the host's or of someone taking the floor
-    (a question, a short reaction or remark, a name spoken to, a greeting, breaking in, agreeing)."""
+    (a question, a short reaction or remark, a name spoken to, a greeting, breaking in, agreeing) and not
+    ending with a question (the host's set-up and question: "So let's begin at the workbench. When a clock
+    comes in …, what's usually wrong with it?")."""
     first = para[0]
     return (
         _n(before) >= ANSWER_WORDS
         and _n(para) >= ANSWER_WORDS
         and not any(_ends_asking(x) for x in before[-2:])
+        and not _asks(para[-1])
         and not _puts(first, all_text)
         and not _takes_the_floor(first, all_text)
         and not _breaks_in(first)
@@ -746,7 +815,7 @@ HANDOVER_SENTENCES = 2
 # two sentences this short inside an answer may be the host's reaction ("Five days. That's, wow.")
 SHORT_RUN_WORDS = 2
 _LISTENERS_RE = re.compile(
-    r"\b(?:(?:from|for) (?:our |the )?(?:listeners|viewers)|here's one\b|a (?:question|message|email) from)",
+    r"\b(?:(?:from|for) (?:our |the )?(?:listeners|viewers)|here's one\b|an? (?:question|message|email) from)",
     re.IGNORECASE,
 )
 # "Yes, exactly, Zoë.", "Yes, the permafrost.": agreeing with the one who spoke, more often the next speaker
@@ -823,6 +892,28 @@ def _host_reply(sents: list[str], mentioned: Callable[[str], list[str]]) -> tupl
     return None
 
 
+HOST_LEAD = (
+    "says much before it asks, as an answer going on would: nothing marks a new speaker, cut by the kinds of "
+    "its sentences"
+)
+
+
+def _long_lead(sents: list[str]) -> tuple[int, str] | None:
+    """A host's turn saying more than ``SETUP_WORDS`` before its first question, none of it giving the
+    floor, reading out the listeners' words or closing ("Look at your own outside lights. … That's where the
+    moths will be. Last one, and anyone can go first. Will …?"): the answers before it may run on into it."""
+    q = next((k for k, s in enumerate(sents) if _asks(s)), None)
+    if q is None or _n(sents[:q]) <= SETUP_WORDS:
+        return None
+    lead = sents[:q]
+    if any(
+        _floor(x) or _LISTENERS_RE.search(x) or CLOSING_RE.search(x) or THANKS_ALL_RE.match(x)
+        for x in lead
+    ):
+        return None
+    return 0, HOST_LEAD
+
+
 def _name_at_cut(
     t: SpeakerTurn, before: SpeakerTurn | None, mentioned: Callable[[str], list[str]]
 ) -> bool:
@@ -854,7 +945,7 @@ def flag_unmarked(
             )
             if inside:
                 found.append((_n(sents[: inside[0]]), HOST_INSIDE.format(inside[1])))
-        elif i and (reply := _host_reply(sents, mentioned)):
+        elif i and (reply := _host_reply(sents, mentioned) or _long_lead(sents)):
             found.append(reply)
         if found:
             t.parts = sorted([*t.parts, *found], key=lambda p: p[0])
