@@ -10,6 +10,7 @@ import io
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -131,6 +132,15 @@ def _asked(router: Router, question: str) -> ConversationTurn:
     )
 
 
+def _discussed(router: Router, request: str) -> tuple[Any, ConversationTurn]:
+    """The discussion a first request stages, and the turn it makes in the history."""
+    d = resolve(router, [], request).discussion
+    turn = ConversationTurn(
+        d.subject, d.discussion.speakers, d.discussion.quote_ids(), "both", d.subject
+    )
+    return d, turn
+
+
 def test_a_request_naming_no_subject_discusses_the_conversation_s(router: Router) -> None:
     turn = _asked(router, "Why open source the model?")
     res = resolve(router, [turn], "where do they disagree?")
@@ -151,6 +161,33 @@ def test_after_a_question_about_the_talk_itself_a_discussion_is_of_the_whole_tal
     assert res.kind == DISCUSSION and res.discussion.subject == WHOLE_TALK
 
 
+def test_after_a_question_only_one_panelist_spoke_to_a_disagreement_is_of_the_whole_talk(
+    router: Router,
+) -> None:
+    """Seen in the app: 'where do they disagree?' after an RL-environments answer staged that question,
+    with 'Only Olive spoke to this': one panelist alone cannot disagree; it is the whole talk, saying so."""
+    turn = _asked(router, "how do you build the training worlds for reinforcement learning?")
+    assert turn.speakers == ["olive"]
+    res = resolve(router, [turn], "where do they disagree?")
+    assert res.kind == DISCUSSION and res.discussion.subject == WHOLE_TALK
+    note = res.discussion.discussion.note
+    assert note.startswith("Only Olive spoke to") and "Across the talk:" in note
+    assert len(res.discussion.discussion.turns) == 2
+
+
+def test_a_panelist_asked_about_a_new_subject_after_a_discussion_is_asked_afresh(
+    router: Router,
+) -> None:
+    """'Olive, what do you think about the KV cache?' after 'discuss open source' is a question of its own,
+    not Olive's turn of the open-source discussion again; 'Olive, respond to that' still is one."""
+    d, turn = _discussed(router, "discuss open source")
+    kv = resolve(router, [turn], "Olive, what do you think about the KV cache?")
+    assert kv.kind != DISCUSSION
+    assert not {sq.quote.id for sq in kv.route.quotes} & set(d.discussion.quote_ids())
+    respond = resolve(router, [turn], "Olive, respond to that")
+    assert respond.kind == DISCUSSION and respond.discussion.followup.kind == "respond"
+
+
 def test_a_subject_neither_spoke_to_is_declined(router: Router) -> None:
     res = resolve(router, [], "discuss sourdough bread recipes")
     assert res.route.abstained and res.discussion is None
@@ -161,11 +198,7 @@ def test_one_panelist_named_is_asked_not_the_panel(router: Router) -> None:
 
 
 def test_follow_ups_pick_up_the_discussion_s_subject(router: Router) -> None:
-    res = resolve(router, [], "discuss open source")
-    d = res.discussion
-    turn = ConversationTurn(
-        d.subject, d.discussion.speakers, d.discussion.quote_ids(), "both", d.subject
-    )
+    d, turn = _discussed(router, "discuss open source")
     why = resolve(router, [turn], "why do they disagree?")
     assert why.kind == DISCUSSION and why.discussion.followup.kind == "difference"
     assert why.route.speakers == [] and not why.route.abstained
@@ -182,18 +215,16 @@ def test_follow_ups_pick_up_the_discussion_s_subject(router: Router) -> None:
     other = ConversationTurn("How do agents change inference?", ["dan"], ["dan-15"])
     after = resolve(router, [turn, other], "why do they disagree?")
     assert after.discussion.followup is None
-    assert after.discussion.subject == "How do agents change inference?"
+    # ... which only Dan spoke to: one panelist cannot disagree, so it is where they meet across the talk
+    assert after.discussion.subject == WHOLE_TALK
+    assert after.discussion.discussion.note.startswith("Only Dan spoke to")
 
 
 def test_a_panelist_asked_for_more_after_a_discussion_goes_on_with_what_they_have_not_said(
     router: Router,
 ) -> None:
     """ "Olive, tell me more" is more of what she said, not her turn of the discussion again."""
-    res = resolve(router, [], "discuss open source")
-    d = res.discussion
-    turn = ConversationTurn(
-        d.subject, d.discussion.speakers, d.discussion.quote_ids(), "both", d.subject
-    )
+    d, turn = _discussed(router, "discuss open source")
     more = resolve(router, [turn], "Olive, tell me more")
     assert more.kind != DISCUSSION
     assert more.route.speakers == ["olive"] and more.route.quotes

@@ -68,13 +68,26 @@ def _only_names(panel: Panel, text: str) -> bool:
     return not rest and "why" not in said and not CONTINUE.search(text)
 
 
+def _asked_to_respond(panel: Panel, folded: str) -> bool:
+    """Asked to respond to what was just said ("Olive, respond to that", "Dan, what do you think?") and
+    nothing new: a subject of its own ("Olive, what do you think about the KV cache?") is a question."""
+    from panelbot.retrieval.lexicon import stopwords
+
+    if not _RESPOND.search(folded):
+        return False
+    names = {w for pid, p in panel.panelists.items() for w in (pid, *words(fold(p.name or "")))}
+    rest = words(_RESPOND.sub(" ", folded))
+    back = {"that", "this", "it", "him", "her", "them", "point", "said"}
+    return not [w for w in rest if w not in names and w not in stopwords() and w not in back]
+
+
 def read_followup(panel: Panel, d: Discussion | None, text: str) -> FollowUpAnswer | None:
     """The answer to ``text`` as a follow-up to ``d``, or None when it is not one."""
     if d is None or d.declined or not d.turns:
         return None
     folded = fold(text)
     who = _addressed(panel, text)
-    if who is not None and (_RESPOND.search(folded) or _only_names(panel, text)):
+    if who is not None and (_asked_to_respond(panel, folded) or _only_names(panel, text)):
         # "Olive, respond to that", "and Dan?": their turn, and where it meets the others' words
         return _respond(panel, d, who)
     if (who is None and _ABOUT_THEM.search(folded)) or len(d.turns) == 1:

@@ -339,4 +339,21 @@ def discussion_reading(
     if not subject:
         opened = conversation_subject() if conversation_subject is not None and history else None
         subject = opened.question if opened is not None else WHOLE_TALK
+        if subject != WHOLE_TALK:
+            return replace(_of_the_conversation(router, subject, message), requested_subject="")
     return replace(staged(router, subject, message), requested_subject=requested)
+
+
+def _of_the_conversation(router: Router, subject: str, message: str) -> Resolution:
+    """A request naming no subject ("where do they disagree?") after a question: the discussion of that
+    question -- or, when only one panelist spoke to it, where they meet across the talk, saying so (one
+    panelist alone cannot disagree, and the user asked about the two)."""
+    import dataclasses
+
+    d = discussion_of(router, subject)
+    if not d.declined and len(d.turns) > 1:
+        return reading_of(d, message)
+    whole = whole_talk(router)
+    alone = d.note or "Only one panelist spoke to that."
+    across = dataclasses.replace(whole, note=f"{alone} Across the talk: {whole.note}".strip())
+    return reading_of(across, message)
