@@ -230,6 +230,20 @@ def test_measuring_a_pair_asks_for_scores_and_ranks_only(router: Router, monkeyp
     assert all(not h.reason for h in plain) and any(h.reason for h in explained)
 
 
+def test_a_discussion_is_framed_only_by_a_host_question_two_of_its_speakers_answered(
+    router: Router, pairing: Pairing
+) -> None:
+    """From a new user's trial: '--map 3' put Dan's answer to the three-years question under the host's
+    question about replicating a paper, which Olive alone answered."""
+    for e in discussion_map(router, pairing):
+        d = entry_discussion(router, e)
+        if d.framing_id is not None and len(d.turns) > 1:
+            answered = {q.speaker for t in d.turns for q in t.quotes if q.question == d.framing_id}
+            assert len(answered) >= 2, (e.name, d.framing_id)
+    framed = entry_discussion(router, discussion_map(router, pairing)[0])
+    assert framed.framing_id is not None  # the open-source question: both answered it
+
+
 def _cli(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     import contextlib

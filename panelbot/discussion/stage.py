@@ -127,17 +127,22 @@ def _quotes_for(
 
 
 def _framing(router: Router, turns: Sequence[Turn]) -> tuple[str, str | None]:
-    """The host's question that most of the speakers' quotes answer (one answered by more of them first)."""
+    """The host's question that most of the speakers answer (earliest in their turns first); with several
+    speakers, only one that at least two of them answered: a question put to one of them would frame the
+    other's words as an answer to it."""
     panel = router.panel
-    counts: dict[str, tuple[int, int]] = {}
+    counts: dict[str, tuple[set[str], int]] = {}
     for t in turns:
         for rank, q in enumerate(t.quotes):
             if q.question and panel.question(q.question):
-                speakers, best = counts.get(q.question, (0, 1 << 30))
-                counts[q.question] = (speakers + 1, min(best, rank))
+                speakers, best = counts.setdefault(q.question, (set(), 1 << 30))
+                speakers.add(t.speaker)
+                counts[q.question] = (speakers, min(best, rank))
     if not counts:
         return "", None
-    qid = min(counts, key=lambda k: (-counts[k][0], counts[k][1], k))
+    qid = min(counts, key=lambda k: (-len(counts[k][0]), counts[k][1], k))
+    if len(turns) > 1 and len(counts[qid][0]) < 2:
+        return "", None
     hq = panel.question(qid)
     return (hq.text if hq else ""), qid
 
