@@ -167,7 +167,7 @@ class PanelbotApp(
                 (f"unknown theme {theme!r}; using textual-dark", "warning")
             )
         self._apply_layout(self.size.width)
-        self.query_one(SourcesList).show(self.panel, [])
+        self.query_one(SourcesList).show_none_yet(self.panel)
         for text, kind in self._startup_notices:
             self.chat_notice(text, kind)
         self._startup_notices.clear()

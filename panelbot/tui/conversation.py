@@ -99,7 +99,7 @@ class ConversationActions(AppMixin):
             else "New conversation started.",
             "info",
         )
-        self.query_one(SourcesList).show(self.panel, [])
+        self.query_one(SourcesList).show_none_yet(self.panel)
 
     def _resume(self, conv_id: int | None) -> None:
         """``panelbot --resume [ID]``: the given conversation, or the most recent one."""

@@ -90,7 +90,7 @@ class PanelSwitching(AppMixin):
     async def _rebuild_for_panel(self, kept: bool = False) -> None:
         await self.query_one(ChatLog).remove_children()
         await self._rebuild_sidebar()
-        self.query_one(SourcesList).show(self.panel, [])
+        self.query_one(SourcesList).show_none_yet(self.panel)
         self._refresh_header()
         if kept:
             self.chat_notice("New conversation started; the last one is kept in history.", "info")

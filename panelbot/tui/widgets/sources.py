@@ -12,6 +12,8 @@ from panelbot.retrieval.results import ScoredQuote
 from panelbot.tui.render import source_option
 from panelbot.tui.widgets.sidepane import TypeThrough
 
+NONE_YET = "The quotes behind an answer show here."
+
 
 class SourcesList(TypeThrough, OptionList):
     class Chosen(Message):
@@ -25,19 +27,30 @@ class SourcesList(TypeThrough, OptionList):
         self.quotes: list[ScoredQuote] = []
         self.border_title = "Sources"
 
-    def show(self, panel: Panel | None, quotes: list[ScoredQuote], title: str = "Sources") -> None:
+    def show(
+        self,
+        panel: Panel | None,
+        quotes: list[ScoredQuote],
+        title: str = "Sources",
+        *,
+        empty: str = "No quotes behind this answer.",
+    ) -> None:
         self.panel = panel
         self.quotes = list(quotes)
         self.border_title = Content(title)
         self.clear_options()
         if not quotes:
-            self.add_option(Option(Content("No quotes behind this answer."), disabled=True))
+            self.add_option(Option(Content(empty), disabled=True))
             return
         for i, sq in enumerate(quotes):
             if i:
                 self.add_option(None)  # separator
             self.add_option(Option(source_option(panel, sq), id=f"src-{i}"))
         self.highlighted = 0
+
+    def show_none_yet(self, panel: Panel | None) -> None:
+        """Before any answer: where its quotes will be (not "no quotes behind this answer")."""
+        self.show(panel, [], empty=NONE_YET)
 
     def highlighted_quote(self) -> ScoredQuote | None:
         if self.highlighted is None:
