@@ -105,7 +105,7 @@ def cmd_discuss(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise UsageError(f"--map {args.map}: the map has {count_of(len(entries), 'subject')}")
         d = entry_discussion(router, entries[args.map - 1])
     else:
-        d = discuss(router, next(read_questions(args.subject, sys.stdin)), pairing)
+        d = discuss(router, next(read_questions(args.subject, sys.stdin, "subject")), pairing)
     use_llm = args.llm or bool(args.base_url or args.model)
     log = _conversation(cfg, panel, no_log=args.no_log)
     try:
@@ -153,7 +153,7 @@ def discuss_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "--base-url or --model"
         )
     _, library = open_all_talks(args, err)
-    subject = next(read_questions(args.subject, sys.stdin))
+    subject = next(read_questions(args.subject, sys.stdin, "subject"))
     width = terminal_width()
     staged: list[dict[str, Any]] = []
     summary: TalksDiscussed | None = None
