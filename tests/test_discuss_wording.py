@@ -37,3 +37,23 @@ def test_no_subject_on_stdin_and_a_long_one_are_called_subjects(
 def test_ask_still_says_question(isolated_env, capsys) -> None:
     assert cli(["ask", ""]) == 2
     assert "the question is empty" in capsys.readouterr().err
+
+
+def _help(argv: list[str], capsys) -> str:
+    with pytest.raises(SystemExit):
+        cli(argv)
+    return " ".join(capsys.readouterr().out.split())
+
+
+def test_help_and_readme_claim_no_verdict_that_is_not_measured(capsys) -> None:
+    """``discuss --help`` said "where they agree and differ" and the README "(agree / differ, measured)",
+    while every point of the shipped talk reads "whether they agree is not measured"."""
+    from pathlib import Path
+
+    listing, own = _help(["--help"], capsys), _help(["discuss", "--help"], capsys)
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    for text in (listing, own, readme):
+        assert "agree and differ" not in text and "agree / differ" not in text
+    assert "whether they agree where that is measured" in listing
+    assert "whether they agree is not measured" in own
+    assert "whether they agree where that is measured" in readme
