@@ -65,6 +65,20 @@ def index_cache_dir() -> Path:
     return user_cache_dir() / "index"
 
 
+def file_size(path: Path) -> int:
+    """``path``'s size in bytes; 0 for a file gone or unreadable (another process may clear the cache)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def model_cache_dir() -> Path:
+    """The sentence model's weights widened to float32 (``panelbot.retrieval.encoder``), one directory per
+    shipped model."""
+    return user_cache_dir() / "models"
+
+
 def parsed_cache_dir() -> Path:
     """Config files' parses, kept with their text so that a start needs no YAML parser
     (``panelbot.panel.yaml_lines.load_yaml_remembered``)."""

@@ -134,12 +134,13 @@ MAX_QUESTION_CHARS = (
 )
 
 
-def question_too_long(question: str) -> str | None:
-    """Why ``question`` is refused for its length, or None when it is short enough."""
+def question_too_long(question: str, what: str = "question") -> str | None:
+    """Why ``question`` (or a discussion's subject: ``what``) is refused for its length, or None when it is
+    short enough."""
     if len(question) <= MAX_QUESTION_CHARS:
         return None
     return (
-        f"the question is {len(question):,} characters long; the limit is {MAX_QUESTION_CHARS:,}: "
+        f"the {what} is {len(question):,} characters long; the limit is {MAX_QUESTION_CHARS:,}: "
         "shorten it"
     )
 

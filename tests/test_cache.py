@@ -680,3 +680,31 @@ def test_cache_clear_removes_the_earlier_formats_files(cache_dir: Path, panel_di
     (d / "gardens-0123456789abcdef.lock").write_bytes(b"")
     assert cache.clear()[0] == 2
     assert not [p for p in d.iterdir() if not p.name.startswith("meaning-")]
+
+
+def test_cache_info_counts_the_models_widened_weights_and_clear_removes_them(
+    isolated_env, cache_dir: Path, capsys
+) -> None:
+    """A new user's trial: ``cache info`` listed 216 KB of indexes and 23 KB of parses but not the ~88 MB of
+    the sentence model's float32 weights the cache also holds (the README says it holds them)."""
+    from panelbot.cli.main import main as cli
+    from panelbot.retrieval import encoder
+
+    copy = encoder._widened_dir()  # what the first start writes
+    size = sum(f.stat().st_size for f in copy.iterdir())
+    assert copy.parent == cache_dir / "models" and size > 40_000_000
+    assert cli(["cache", "info", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["models"]["copies"] == [{"directory": str(copy), "bytes": size}]
+    assert info["bytes"] == size + info["config_parses"]["bytes"] + sum(
+        e["bytes"] for e in info["indexes"]
+    )
+    assert cli(["cache", "info"]) == 0
+    text = capsys.readouterr().out
+    assert f"{copy.name}" in text and "(1 copy, " in text
+    assert text.splitlines()[-1].startswith("Total: ") and "MB" in text.splitlines()[-1]
+    assert cli(["cache", "clear"]) == 0
+    said = capsys.readouterr().out
+    assert "Removed 1 widened copy of the sentence model's weights" in said
+    assert "next start widens them again" in said and not copy.exists()
+    assert encoder._widened_dir() == copy and (copy / encoder.WEIGHTS).is_file()  # made again

@@ -447,3 +447,38 @@ def test_a_pronoun_question_on_the_talk_after_an_introduction_is_still_answered(
     ]
     route = resolve(router, history, "how does she keep the model from cheating?").route
     assert route.speakers == ["olive"] and "didn't get into that" not in route.reason
+
+
+# ------------------------------------------------------------------------- a new user's trial (2026-12-04)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["who are these people?", "who are these two?", "hi, who are these people?"],
+)
+def test_who_are_these_people_asks_who_the_panelists_are(router, question):
+    """They got quotes of one panelist, or the off-topic decline ("hi, ..."), not the introductions."""
+    route = router.route(question)
+    assert route.speakers == ["dan", "olive"]
+    assert intro_ids(route) == SHIPPED_INTROS
+
+
+@pytest.mark.parametrize(
+    "greeting", ["hi, ", "Hello! ", "hey there, ", "good morning: ", "Hi there!! ", "hi "]
+)
+def test_a_greeting_in_front_does_not_dilute_the_question(router, greeting):
+    """The greeting is left out of what is compared by meaning: the same signals as without it (without,
+    "hi there! who's hosting this?" fell from 0.677 to 0.584, near the threshold)."""
+    reader = router.framing_reader()
+    for question in ("who's hosting this?", "who are these two?", "what is this talk about?"):
+        alone, greeted = reader.signals(question), reader.signals(greeting + question)
+        assert greeted.similarity == alone.similarity and greeted.example == alone.example
+        assert reader.read(greeting + question).kind == reader.read(question).kind
+
+
+def test_panelbot_ask_answers_hi_who_are_these_people(isolated_env, capsys):
+    from panelbot.cli.main import main as cli
+
+    assert cli(["ask", "--offline", "--no-log", "hi, who are these people?"]) == 0
+    out = capsys.readouterr().out
+    assert "[dan-01]" in out and "[olive-01]" in out and "Not something the panel" not in out

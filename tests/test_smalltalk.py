@@ -422,3 +422,30 @@ def test_the_first_look_never_turns_small_talk_away(parts: list[tuple[str, str]]
     finally:
         mod._surely_not = real
     assert small_talk(message, NAMES) == without, message
+
+
+@pytest.mark.parametrize(
+    ("message", "asked"),
+    [
+        ("hi, who are these people?", "who are these people?"),
+        ("Hi there! who is Dan?", "who is Dan?"),
+        ("hello everyone, what is this talk about?", "what is this talk about?"),
+        ("good morning, what is this talk about?", "what is this talk about?"),
+        ("hi who are these two", "who are these two"),
+        ("Hello!!! Who's hosting?", "Who's hosting?"),
+        ("hey guys, tell me about the talk", "tell me about the talk"),
+        # no greeting, only small talk, or a greeting word that is part of the question: as it is
+        ("who are these people?", "who are these people?"),
+        ("hi", "hi"),
+        ("hi there", "hi there"),
+        ("ok, who is Dan?", "ok, who is Dan?"),
+        ("morning routines of Dan?", "morning routines of Dan?"),
+        ("highly parallel kernels?", "highly parallel kernels?"),
+        ("hey Dan, what do you do?", "hey Dan, what do you do?"),  # never drops whom it is put to
+        ("yo, whats up with kernels", "whats up with kernels"),
+    ],
+)
+def test_after_greeting_is_what_a_greeted_message_asks(message, asked):
+    from panelbot.conversation.smalltalk import after_greeting
+
+    assert after_greeting(message) == asked

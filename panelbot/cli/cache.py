@@ -1,36 +1,38 @@
-"""``panelbot cache info|clear``: the saved panel indexes (``panelbot.retrieval.cache``)."""
+"""``panelbot cache info|clear``: what panelbot keeps in its cache directory and makes again when needed: the
+saved panel indexes (``panelbot.retrieval.cache``), remembered config parses and the sentence model's widened
+weights (``panelbot.retrieval.encoder``)."""
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from panelbot.cli.common import EXIT_OK, Parser, print_json
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     cache = sub.add_parser(
         "cache",
-        help="show or clear the saved panel indexes",
+        help="show or clear the cache: saved indexes, config parses, the model's weights",
         description="Saved panel indexes (and remembered parses of config files) make "
         "every start after the first immediate. They are rebuilt by themselves when a "
-        "panel, a config file or panelbot changes.",
+        "panel, a config file or panelbot changes. The sentence model's weights are kept "
+        "there too, widened once from the shipped float16 copy.",
     )
     actions = cache.add_subparsers(
         dest="action", metavar="ACTION", parser_class=Parser, required=True
     )
     info = actions.add_parser(
-        "info", help="where the saved indexes are, and whether each is current"
+        "info",
+        help="where the saved indexes are, whether each is current, and the size of everything "
+        "in the cache",
     )
     info.add_argument("--json", action="store_true")
     info.set_defaults(handler=cmd_info)
     clear = actions.add_parser(
         "clear",
-        help="delete every saved index and remembered config parse "
-        "(they are made again when needed)",
+        help="delete every saved index, remembered config parse and widened copy of the model's "
+        "weights (they are made again when needed; the next start widens the weights again)",
     )
     clear.set_defaults(handler=cmd_clear)
 
@@ -49,12 +51,17 @@ def cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot import paths
     from panelbot.panel.yaml_lines import remembered_files
     from panelbot.retrieval.cache import entries
+    from panelbot.retrieval.encoder import cached_copies
     from panelbot.text import strip_control
 
     where = paths.index_cache_dir()
     found = entries()
     parses = remembered_files()
-    parse_bytes = sum(_file_size(p) for p in parses)
+    parse_bytes = sum(paths.file_size(p) for p in parses)
+    models = cached_copies()
+    model_bytes = sum(size for _, size in models)
+    total = sum(e.size for e in found)
+    everything = total + parse_bytes + model_bytes
     if args.json:
         print_json(
             {
@@ -78,11 +85,16 @@ def cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     "files": len(parses),
                     "bytes": parse_bytes,
                 },
+                "models": {
+                    "directory": str(paths.model_cache_dir()),
+                    "copies": [{"directory": str(d), "bytes": size} for d, size in models],
+                    "bytes": model_bytes,
+                },
+                "bytes": everything,
             },
             out,
         )
         return EXIT_OK
-    total = sum(e.size for e in found)
     out.write(
         f"Saved indexes: {where} ({len(found)} file{'s' * (len(found) != 1)}, {_size(total)})\n"
     )
@@ -110,20 +122,22 @@ def cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
         + "\n"
     )
+    lines = [
+        f"Sentence model's widened weights: {paths.model_cache_dir()} ({len(models)} "
+        f"cop{'ies' if len(models) != 1 else 'y'}, {_size(model_bytes)})"
+    ]
+    lines += [f"  {d.name:<40} {_size(size):>9}" for d, size in models]
+    lines.append(f"Total: {_size(everything)}")
+    for line in lines:
+        out.write(strip_control(line, keep_newlines=False) + "\n")
     return EXIT_OK
-
-
-def _file_size(p: Path) -> int:
-    try:
-        return p.stat().st_size
-    except OSError:
-        return 0
 
 
 def cmd_clear(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from panelbot import paths
     from panelbot.panel.yaml_lines import remembered_files
     from panelbot.retrieval.cache import clear
+    from panelbot.retrieval.encoder import clear_cached
 
     n, freed = clear()
     out.write(
@@ -139,5 +153,11 @@ def cmd_clear(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if gone:
         out.write(
             f"Removed {gone} remembered config parse{'s' * (gone != 1)} from {paths.parsed_cache_dir()}.\n"
+        )
+    copies, freed = clear_cached()
+    if copies:
+        out.write(
+            f"Removed {copies} widened cop{'ies' if copies != 1 else 'y'} of the sentence model's weights "
+            f"({_size(freed)}) from {paths.model_cache_dir()}; the next start widens them again.\n"
         )
     return EXIT_OK

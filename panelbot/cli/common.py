@@ -134,8 +134,9 @@ def open_all_talks(args: argparse.Namespace, err: TextIO) -> tuple[Config, Libra
     return cfg, library
 
 
-def read_questions(parts: list[str], stdin: TextIO) -> Iterator[str]:
-    """The question from the command line, or one per non-empty line of stdin for '-'.
+def read_questions(parts: list[str], stdin: TextIO, what: str = "question") -> Iterator[str]:
+    """The question (``what``: or the subject, for ``discuss``) from the command line, or one per non-empty
+    line of stdin for '-'.
 
     Bytes that are not UTF-8 become U+FFFD (never written back raw: a lone 0x9B is an 8-bit CSI), control
     characters are dropped, and a question over the length limit is refused."""
@@ -148,18 +149,18 @@ def read_questions(parts: list[str], stdin: TextIO) -> Iterator[str]:
         for n, line in enumerate(lines, 1):
             line = strip_control(line, keep_newlines=False).strip()
             if line:
-                too_long = question_too_long(line)
+                too_long = question_too_long(line, what)
                 if too_long:
                     raise UsageError(f"line {n} of stdin: {too_long}")
                 asked = True
                 yield line
         if not asked:
-            raise UsageError("no question on stdin ('-' reads one question per non-empty line)")
+            raise UsageError(f"no {what} on stdin ('-' reads one {what} per non-empty line)")
         return
     q = strip_control(" ".join(parts), keep_newlines=False).strip()
     if not q:
-        raise UsageError("the question is empty")
-    too_long = question_too_long(q)
+        raise UsageError(f"the {what} is empty")
+    too_long = question_too_long(q, what)
     if too_long:
         raise UsageError(too_long)
     yield q

@@ -1,5 +1,5 @@
 """``panelbot discuss "SUBJECT"``: the panel discusses a subject in their quoted words, with the points where
-they agree or differ measured (``panelbot.discussion``); ``--map`` lists the subjects both spoke to, ``--llm``
+their quotes meet and, where that is measured, whether they agree (``panelbot.discussion``); ``--map`` lists the subjects both spoke to, ``--llm``
 voices the exchange through a model (each turn verified; a turn that fails falls back to the quotes);
 ``--all`` stages it on every installed talk whose panel spoke to it.
 
@@ -29,11 +29,14 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     p = sub.add_parser(
         "discuss",
         parents=[common],
-        help="the panel discusses a subject: who said what, where they agree and differ",
+        help="the panel discusses a subject: who said what, where their quotes meet, and whether "
+        "they agree where that is measured",
         description="Stage SUBJECT as the talk would have run had the host pressed on: the host's own "
         "question, each panelist who spoke to it in their quoted words, then the points where a pair of "
-        "their quotes is measured to be about the same thing (agreement, difference). A subject neither "
-        "spoke to is declined like any off-topic question.",
+        "their quotes is measured to be about the same thing. A point says whether they agree or differ "
+        "only where the panel's verdict is measured to hold; elsewhere (every point of the shipped "
+        "talk) it says that whether they agree is not measured. A subject neither spoke to is declined "
+        "like any off-topic question.",
     )
     p.add_argument("subject", nargs="*", metavar="SUBJECT")
     p.add_argument(
@@ -105,7 +108,7 @@ def cmd_discuss(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise UsageError(f"--map {args.map}: the map has {count_of(len(entries), 'subject')}")
         d = entry_discussion(router, entries[args.map - 1])
     else:
-        d = discuss(router, next(read_questions(args.subject, sys.stdin)), pairing)
+        d = discuss(router, next(read_questions(args.subject, sys.stdin, "subject")), pairing)
     use_llm = args.llm or bool(args.base_url or args.model)
     log = _conversation(cfg, panel, no_log=args.no_log)
     try:
@@ -153,7 +156,7 @@ def discuss_all(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "--base-url or --model"
         )
     _, library = open_all_talks(args, err)
-    subject = next(read_questions(args.subject, sys.stdin))
+    subject = next(read_questions(args.subject, sys.stdin, "subject"))
     width = terminal_width()
     staged: list[dict[str, Any]] = []
     summary: TalksDiscussed | None = None

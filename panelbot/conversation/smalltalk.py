@@ -46,7 +46,9 @@ _NICE = (
 _VERY = r"(?:(?:really|very|super|so|pretty|quite|truly|extremely|incredibly|most) )*"
 _THING = r"(?:answer|answers|reply|point|points|one|stuff|chat|talk|insight|insights|info|information|explanation)"
 
-_NOT_ASKING = r"(?!(?:what|how|why|who|when|where|which|can|could|would|will|do|does|did|is|are)\b)"
+_QUESTION_WORD = r"(?:what|how|why|who|when|where|which|can|could|would|will|do|does|did|is|are)\b"
+_NOT_ASKING = rf"(?!{_QUESTION_WORD})"
+_ASKING = LazyPattern(_QUESTION_WORD)
 
 _TALK = r"(?:talk|panel|chat|conversation|session|discussion|answer|answers|explanation)"
 
@@ -317,6 +319,33 @@ def small_talk(message: str, names: Iterable[str] = ()) -> str:
         k for m in piece.finditer(text) for k, v in m.groupdict().items() if v and k != "address"
     }
     return next((k for k in PRIORITY if k in found), "")
+
+
+def after_greeting(message: str) -> str:
+    """What a message asks after the greeting it opens with ("hi, who are these people?" -> "who are these
+    people?"; "hey there! ..."), for reading it by meaning: the greeting only dilutes the question. A greeting
+    ends at punctuation or before a question word ("hi who is ..."), never before other words ("morning
+    routines?", "what's up with ..."); whom it is said to goes with it, except a name ("hey Dan, what do you
+    do?" keeps "Dan, ..."). The message as it is when it opens with no greeting, or is only small talk."""
+    text = " ".join((message or "").split())
+    first = text.split(" ", 1)[0].strip(_ENDS).lower()
+    if not first or _plain(first) not in _words_known():  # most messages: no pattern compiled
+        return text
+    folded = fold(text).replace("\u2019", "'").lower()
+    if len(folded) != len(text):  # folding changed the offsets: leave it as it is
+        return text
+    _, piece = _patterns(())
+    at = cut = 0
+    greeted = False
+    while (m := piece.match(folded, at)) and m.end() > at:
+        kind = next(k for k, v in m.groupdict().items() if v)
+        if kind not in (GREETING, "address"):
+            break
+        greeted, at = greeted or kind == GREETING, m.end()
+        if greeted and (m.group(0).rstrip()[-1:] in _ENDS or _ASKING.match(folded, at)):
+            cut = at
+    rest = text[cut:].strip()
+    return rest or text
 
 
 def panel_names(*panels: Any) -> list[str]:

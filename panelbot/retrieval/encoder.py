@@ -75,7 +75,7 @@ def _widened_dir(source_dir: Path = SHIPPED_DIR) -> Path:
     the cache cannot be written (a read-only or full cache only costs time)."""
     source = source_dir / SHIPPED_WEIGHTS
     try:
-        target = paths.user_cache_dir() / "models" / f"all-MiniLM-L6-v2-{_source_key(source)}"
+        target = paths.model_cache_dir() / f"all-MiniLM-L6-v2-{_source_key(source)}"
         if (target / WEIGHTS).is_file() and (target / TOKENIZER).is_file():
             return target
         tensors = _read_safetensors(source)
@@ -113,6 +113,32 @@ def _widen(tensors: dict[str, Any], tokenizer: Path, target: Path) -> Path:
                 (tmp / name).unlink()
             tmp.rmdir()
     return target
+
+
+def cached_copies() -> list[tuple[Path, int]]:
+    """The widened copies in the cache directory (and any a killed widening left), with their bytes."""
+    where = paths.model_cache_dir()
+    if not where.is_dir():
+        return []
+    found = []
+    for d in sorted(where.iterdir()):
+        if d.is_dir():
+            found.append((d, sum(paths.file_size(f) for f in d.rglob("*") if f.is_file())))
+    return found
+
+
+def clear_cached() -> tuple[int, int]:
+    """Delete the widened copies: (copies removed, bytes freed). The next start widens the shipped weights
+    again; a process that has already read its copy keeps it (the file stays mapped until it exits)."""
+    import shutil
+
+    n = freed = 0
+    for d, size in cached_copies():
+        shutil.rmtree(d, ignore_errors=True)
+        if not d.exists():
+            n += not d.name.startswith(".")  # a killed widening's leftover is no copy
+            freed += size
+    return n, freed
 
 
 _DTYPES = {"F16": "<f2", "F32": "<f4"}

@@ -298,6 +298,11 @@ class FramingReader:
         return self._signals(question, full=True)
 
     def _signals(self, question: str, *, full: bool) -> FramingSignals:
+        from panelbot.conversation.smalltalk import after_greeting
+
+        question = after_greeting(
+            question
+        )  # "hi, who are these people?": the greeting only dilutes it
         fixes = self.router.corrections(question)  # "wat does olive thnik?" reads as "think"
         if fixes:
             question = " ".join(fixes.get(w, w) for w in words(question))
