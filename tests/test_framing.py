@@ -452,6 +452,12 @@ def test_a_pronoun_question_on_the_talk_after_an_introduction_is_still_answered(
 # ------------------------------------------------------------------------- a new user's trial (2026-12-04)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="three general 'panel' examples read them, but on their held-out first run "
+    "(eval/heldout/framing_host.yaml) 'who was asking the questions?' was read as the panel, not "
+    "the host (10/12 -> 9/12): not shipped (docs/quality.md)",
+)
 @pytest.mark.parametrize(
     "question",
     ["who are these people?", "who are these two?", "hi, who are these people?"],
@@ -470,12 +476,13 @@ def test_a_greeting_in_front_does_not_dilute_the_question(router, greeting):
     """The greeting is left out of what is compared by meaning: the same signals as without it (without,
     "hi there! who's hosting this?" fell from 0.677 to 0.584, near the threshold)."""
     reader = router.framing_reader()
-    for question in ("who's hosting this?", "who are these two?", "what is this talk about?"):
+    for question in ("who's hosting this?", "who are the panelists?", "what is this talk about?"):
         alone, greeted = reader.signals(question), reader.signals(greeting + question)
         assert greeted.similarity == alone.similarity and greeted.example == alone.example
         assert reader.read(greeting + question).kind == reader.read(question).kind
 
 
+@pytest.mark.xfail(strict=True, reason="as test_who_are_these_people_asks_who_the_panelists_are")
 def test_panelbot_ask_answers_hi_who_are_these_people(isolated_env, capsys):
     from panelbot.cli.main import main as cli
 
