@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from panelbot.conversation.reasons import WHY
 from panelbot.retrieval.lexicon import common_words, stopwords
-from panelbot.text import LazyPattern, fold
+from panelbot.text import LazyPattern, fold, split_sentences
 
 if TYPE_CHECKING:
     from panelbot.conversation.router_view import FollowUpRouter
@@ -101,7 +101,15 @@ REFERENCE = LazyPattern(
     r"the former|the latter)\b",
     re.IGNORECASE,
 )
+# ... one that points back at a person (a panelist just heard or introduced), not at what was said
+PERSON_BACK = LazyPattern(r"\b(?:she|he|her|him|his|hers|himself|herself)\b", re.IGNORECASE)
 THAT = LazyPattern(r"(?:^|(\b\w+)\W+)that\b", re.IGNORECASE)
+# "there is", "is there": existential, pointing at no place said before
+EXISTENTIAL_THERE = LazyPattern(
+    r"\b(there)(?=\s+(?:is|are|was|were|'s|be|been|will|would|might|may|could|should|has|have|had|seems?)\b)"
+    r"|\b(?:is|are|was|were)\s+(there)\b",
+    re.IGNORECASE,
+)
 
 # a name in front ("Dan, why?"): what follows is the question
 NAME_LEAD = LazyPattern(r"^\W*@?[^\W\d_][\w.'-]*(?: [^\W\d_a-z][\w.'-]*)?\s*[,:]\s*")
@@ -144,7 +152,12 @@ def points_back(message: str) -> bool:
     """A pronoun or a demonstrative pointing at what was said before ("does that ...", "those"); not a
     possessive or "they" whose referent the message itself brought in ("why would a company give its model
     away?")."""
+    existential = {
+        m.start(1) if m.group(1) else m.start(2) for m in EXISTENTIAL_THERE.finditer(message)
+    }
     for m in REFERENCE.finditer(message):
+        if m.start() in existential:
+            continue
         if m.group(0).lower() not in BINDABLE or not _introduced_before(message, m.start()):
             return True
     for m in THAT.finditer(message):
@@ -154,9 +167,20 @@ def points_back(message: str) -> bool:
     return False
 
 
+def points_at_a_person(message: str) -> bool:
+    """ "he", "she", "her" pointing back at a person heard before (a panelist): in the message's first
+    sentence, with no one the message brings in before it ("a friend of mine ... she said" is the friend)."""
+    sentences = split_sentences(message)
+    first = sentences[0] if sentences else message
+    return any(not _introduced_before(first, m.start()) for m in PERSON_BACK.finditer(first))
+
+
 def leans_on_context(message: str) -> bool:
-    """It points back or continues an ellipsis ("and for training?")."""
-    return points_back(message) or bool(ELLIPSIS.search(message))
+    """It points back or continues an ellipsis ("and for training?"). In a message of several sentences,
+    only its first can point back at the conversation: a pronoun after it has the message's own sentences
+    before it to refer to ("The model reproduced a paper. How do you train for that?", a pasted text)."""
+    sentences = split_sentences(message)
+    return points_back(sentences[0] if sentences else message) or bool(ELLIPSIS.search(message))
 
 
 def without_cues(message: str) -> str:

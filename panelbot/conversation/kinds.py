@@ -42,6 +42,7 @@ from panelbot.conversation.turns import (
 )
 from panelbot.records import record
 from panelbot.retrieval.results import RouteResult
+from panelbot.text import split_sentences
 
 if TYPE_CHECKING:
     from panelbot.conversation.router_view import FollowUpRouter
@@ -177,7 +178,9 @@ def _read_against(
         # declined when some are no English word either ("could it build me a Shopify store?") -- a
         # paraphrase's own English words ("does that help when memory keeps ballooning?") are the router's
         # to judge
-        elsewhere = w.cue and bool(outside_english(foreign))
+        elsewhere = w.cue and bool(
+            outside_english(_foreign_where_it_asks(router, message, foreign))
+        )
         return Reading(STANDALONE, w.terms, w.evidence, addressed, both, elsewhere=elsewhere)
     if both and w.stands:
         # "what do both of them think about open source?": whom it asks and what about, on its own
@@ -194,6 +197,17 @@ def _read_against(
     if _brings_unknown_words(router, w):
         return Reading(STANDALONE, w.terms, w.evidence, addressed, both, elsewhere=w.cue)
     return _read_as_same_panelists(router, subject, w, addressed, both)
+
+
+def _foreign_where_it_asks(router: FollowUpRouter, message: str, foreign: list[str]) -> list[str]:
+    """The foreign words of the sentence that asks (the last one): in a pasted text that ends in a question,
+    what comes before is the user's background ("... so what do you think about the KV cache?"), not what is
+    asked about -- a word of it the panel never used does not take the question off the panel."""
+    sentences = split_sentences(message)
+    if len(sentences) < 2:
+        return foreign
+    asking = set(own_terms(router, sentences[-1])[3])
+    return [t for t in foreign if t in asking]
 
 
 def _brings_unknown_words(router: FollowUpRouter, w: _Words) -> bool:
@@ -259,8 +273,10 @@ def _read_as_same_panelists(
         same, rest = _only_the_subject(router, subject, bare)
         if same:
             return Reading(REASON, rest, w.evidence, addressed, both)
+        # ... "why is that hard?" in everyday words asks about the answer when it points back (or would not
+        # stand on its own); "why would a company give its weights away?" brings a subject of its own
         everyday, rest = _only_the_subject(router, subject, bare, or_everyday=True)
-        if everyday:
+        if everyday and (w.cue or not w.stands):
             return Reading(REASON, rest, w.evidence, addressed, both, about_the_answer=True)
     if CONTINUE.search(message):
         same, rest = _only_the_subject(

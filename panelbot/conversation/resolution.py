@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import re
 import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from panelbot.conversation.cues import OTHER
+from panelbot.conversation.cues import NAME_LEAD, OTHER, PERSON_BACK, points_at_a_person
 from panelbot.conversation.kinds import (
     Reading,
     far_from_panel_in_meaning,
@@ -41,7 +40,6 @@ from panelbot.conversation.turns import (
 )
 from panelbot.records import replace
 from panelbot.retrieval.results import RouteResult
-from panelbot.text import LazyPattern
 
 if TYPE_CHECKING:
     from panelbot.conversation.router_view import FollowUpRouter
@@ -88,9 +86,6 @@ def small_talk_route(router: FollowUpRouter, message: str, social: str) -> Route
     )
 
 
-PERSON_BACK = LazyPattern(r"\b(?:she|he|her|him|his|hers|himself|herself)\b", re.IGNORECASE)
-
-
 def _new_after_framing(
     subject: Subject, reading: Reading, route: RouteResult, alone: RouteResult
 ) -> bool:
@@ -117,6 +112,29 @@ def _asked_afresh(
     if _new_after_framing(subject, reading, route, alone):
         return alone
     return _the_introduced_asked_anew(router, subject, reading, route, alone.question, target)
+
+
+def _new_question(
+    router: FollowUpRouter,
+    reading: Reading,
+    route: RouteResult,
+    alone: RouteResult,
+    shown: set[str],
+    target: str,
+) -> RouteResult | None:
+    """An elaboration that would stand on its own, put to no one (no name, no "he"/"she", no panelist
+    picked), that the conversation cannot answer -- declined, or only with quotes already shown -- while on its own it is answered with
+    something new ("what has to happen so a brand new model works on the day it's released?" after Olive on
+    RL data: its "it" is its own model, not her subject): a new question, answered as one. None otherwise."""
+    if reading.kind != ELABORATION or reading.addressed or target != "auto":
+        return None
+    if reading.evidence < router.settings.scope_floor:
+        return None  # "what about for training?": nothing to look up without the subject
+    if points_at_a_person(alone.question) or alone.abstained or not alone.quotes:
+        return None
+    if not route.abstained and not all(sq.quote.id in shown for sq in route.quotes):
+        return None
+    return alone if any(sq.quote.id not in shown for sq in alone.quotes) else None
 
 
 def _the_introduced_asked_anew(
@@ -212,11 +230,21 @@ def _more(f: FollowUp, reading: Reading) -> RouteResult:
     return route
 
 
+def _asks_why(message: str) -> bool:
+    return asks_why(message) or asks_why(NAME_LEAD.sub("", message))
+
+
 def _why(f: FollowUp, reading: Reading, history: Sequence[ConversationTurn]) -> RouteResult:
     """A reason; "why?" asked again does not give the reason just given as if new; "why is that hard?"
     when the answer states no cause shows the answer itself, in context."""
     answered = [t for t in history if t.speakers]
-    if answered and asks_why(str(answered[-1].question or "")):
+    last = " ".join(str(answered[-1].question or "").split()) if answered else ""
+    opener = " ".join(f.subject.question.split())
+    # "Olive, why does MiniMax give it away?" opened the subject: its answer gives the reason asked for (as
+    # an answer, not yet pointed to as the reason)
+    if _asks_why(opener):
+        f.answered_why = set(f.subject.opening_quotes)
+    if last and last != opener and _asks_why(last):
         f.given = {str(q) for q in answered[-1].quote_ids}
     route = reason(f, reading)
     if route.abstained and reading.about_the_answer and not f.given:
@@ -324,7 +352,9 @@ def resolve_message(
         # never says with the subject -- declined, never answered from context
         return Resolution(_declined_off_topic(router, message, alone), None, STANDALONE)
     route = _answered(FollowUp(router, subject, shown, message, target), reading, history)
-    fresh = _asked_afresh(router, subject, reading, route, alone, target)
+    fresh = _asked_afresh(router, subject, reading, route, alone, target) or _new_question(
+        router, reading, route, alone, shown, target
+    )
     if fresh is not None:
         return Resolution(fresh, None, STANDALONE)
     return Resolution(route, _context(router, subject, reading, route), reading.kind)

@@ -186,11 +186,21 @@ def moves_on(
         return False
     if set(quote_ids) & set(subject.quote_ids) or reading.evidence < router.settings.scope_floor:
         return False
-    if _host_questions(router, quote_ids) & _host_questions(
-        router, [*subject.opening_quotes, *subject.quote_ids]
-    ):
+    if _host_questions(router, quote_ids) & _host_questions(router, _leads(router, subject)):
         return False  # "and what about quantization?": more of the answer given on stage to the same question
     return any(names_a_subject(router, t) for t in reading.terms)
+
+
+def _leads(router: FollowUpRouter, subject: Subject) -> list[str]:
+    """Each panelist's first quote in the subject's opening answer and in its last one: what answered it (a
+    fourth quote that touched another host question in passing does not make that question the subject's)."""
+    out: dict[tuple[int, str], str] = {}
+    for n, ids in enumerate((subject.opening_quotes, subject.quote_ids)):
+        for qid in ids:
+            q = router.panel.quote(qid)
+            if q is not None:
+                out.setdefault((n, q.speaker), qid)
+    return list(out.values())
 
 
 def _host_questions(router: FollowUpRouter, quote_ids: list[str]) -> set[str]:
@@ -234,8 +244,9 @@ def _carried(
         subject.terms = merged(reading.terms, subject.terms, 1.0)
     if moves_on(router, subject, reading, quote_ids):
         # "what does he think about sparse attention?" after his answer on agentic workloads: new words that
-        # stand on their own, answered by none of the last answer's quotes -- the conversation is on them now
-        subject.terms = with_host_question(router, subject.terms, quote_ids)
+        # stand on their own, answered by none of the last answer's quotes -- the conversation is on them now,
+        # not on the old subject's words carried below them
+        subject.terms = with_host_question(router, reading.terms, quote_ids)
         subject.opening_quotes = list(quote_ids)
         subject.question, subject.turn = asked
         subject.label = subject_label(router, subject)

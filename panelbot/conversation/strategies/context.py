@@ -65,6 +65,9 @@ class FollowUp:
         self.k = router.settings.top_k
         self.floor = router.settings.min_quote_score
         self.given: set[str] = set()  # the quotes that answered a "why?" just before this one
+        # the answer to the subject's own question when it asked why ("why does MiniMax give it away?"):
+        # the reason it gives is for the subject
+        self.answered_why: set[str] = set()
 
     # ------------------------------------------------------------------------------------ wording
 

@@ -107,6 +107,20 @@ def others_who_would_answer(f: FollowUp) -> list[str]:
     return [] if route.abstained else list(route.speakers)
 
 
+def _others_with_more(
+    f: FollowUp, per: PerSpeaker, top: float, spoke: list[str], asked: list[str], parallel: set[str]
+) -> list[str]:
+    """Those not asked who spoke to the subject and have more on it not shown yet -- not the one who just
+    answered: "and Dan?" right after Dan's answer asks nothing new."""
+    return [
+        p
+        for p in spoke
+        if p not in asked
+        and p not in f.subject.speakers
+        and p in f.not_yet_shown(per, top, [p], parallel)[0]
+    ]
+
+
 def other_panelist(f: FollowUp, reading: Reading) -> RouteResult:
     """The same subject, answered by the panelist named (or the one(s) who did not answer last)."""
     speakers = panelists_asked(f, reading)
@@ -123,11 +137,7 @@ def other_panelist(f: FollowUp, reading: Reading) -> RouteResult:
     )
     if not answering:
         if said_all:
-            others = [
-                p
-                for p in spoke
-                if p not in speakers and p in f.not_yet_shown(per, top, [p], parallel)[0]
-            ]
+            others = _others_with_more(f, per, top, spoke, speakers, parallel)
             return f.decline(
                 f"{f.names(said_all)} had nothing more to say about {f.subject.label} than what's "
                 f"already been shown in this conversation{said}.{f.spoke_too(others)}",

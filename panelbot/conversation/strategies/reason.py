@@ -101,8 +101,8 @@ def _rank_of_reason(s: _Search, qid: str, tier: int, i: int, last: list[str]) ->
     n = causes(text)
     if not n:
         return None
-    if qid in last and s.off_subject(text):
-        return None  # what was just shown gives a reason for something else
+    if qid in last and qid not in s.f.answered_why and s.off_subject(text):
+        return None  # what was just shown gives a reason for something else (not the answer to a "why")
     if tier == RELATED and not any(
         s.relevance(said) > 0 for _, said in cause_sentences(text, s.relevance)
     ):
