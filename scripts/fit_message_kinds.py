@@ -45,6 +45,7 @@ DEV = [
     "eval/conversations_holdout3.yaml",
     "eval/conversations_social.yaml",
     "eval/conversations_newuser.yaml",
+    "eval/conversations_newuser2.yaml",
     "../shared/eval/conversations.yaml",
 ]
 # single questions, none a request for a discussion
