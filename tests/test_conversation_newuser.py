@@ -105,3 +105,11 @@ def test_the_other_one_is_still_declined_when_no_thread_leads_to_them(router):
         router, "How do you store a KV cache that keeps growing?", "and the other panelist?"
     )
     assert other.route.abstained and "didn't speak to" in other.route.reason
+
+
+def test_a_decline_does_not_offer_a_question_the_conversation_already_asked(router):
+    """A new user's trial: "who is Olive?", then "how old is she?" offered "Try: Who is Olive?"."""
+    first, second = talk(router, "who is Olive?", "how old is she?")
+    assert second.route.abstained and second.route.suggestions
+    assert "who is olive?" not in {s.casefold() for s in second.route.suggestions}
+    assert first.route.speakers == ["olive"]

@@ -70,7 +70,20 @@ def resolve(
             route.suggestions = _answerable_follow_ups(router, history, target) or route.suggestions
     elif res.kind != STANDALONE and route.abstained and not route.off_topic:
         route.suggestions = _answerable_follow_ups(router, history, target) or route.suggestions
+    if route.suggestions and history:
+        route.suggestions = _not_asked_yet(route.suggestions, history)
     return res
+
+
+def _not_asked_yet(suggestions: Sequence[str], history: Sequence[ConversationTurn]) -> list[str]:
+    """The suggestions less the questions this conversation already asked ("Who is Olive?" is not offered
+    after "who is Olive?" and "how old is she?")."""
+    asked = {_plain(str(t.question or "")) for t in history}
+    return [s for s in suggestions if _plain(s) not in asked]
+
+
+def _plain(question: str) -> str:
+    return " ".join(question.casefold().replace("?", " ").split())
 
 
 def _answerable_follow_ups(
