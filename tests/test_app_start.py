@@ -71,6 +71,16 @@ def test_stdout_a_pipe_is_refused_too(isolated_env, monkeypatch, app_runs) -> No
     assert app_runs == [] and "stdout is not one" in err.getvalue()
 
 
+def test_an_app_given_a_driver_of_its_own_starts_over_pipes(
+    isolated_env, monkeypatch, app_runs
+) -> None:
+    """``panelbot web`` runs each tab's app with textual-serve's web driver (``TEXTUAL_DRIVER``), over pipes:
+    that app starts (the headless-browser test caught the refusal)."""
+    monkeypatch.setenv("TEXTUAL_DRIVER", "textual.drivers.web_driver:WebDriver")
+    assert cli([]) == 0
+    assert len(app_runs) == 1
+
+
 @pytest.mark.parametrize("history", [False, True], ids=["no-history", "other-conversation"])
 def test_resume_of_no_conversation_is_a_usage_error(
     isolated_env, monkeypatch, app_runs, history: bool

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -27,7 +28,11 @@ def _is_terminal(stream: object) -> bool:
 
 def _refuse_without_a_terminal(out: object) -> None:
     """A usage error if stdin or stdout is not a terminal: the app would paint escape codes into the
-    pipe or file and wait for keys that never come (``panelbot --resume 1 < /dev/null > out.txt``)."""
+    pipe or file and wait for keys that never come (``panelbot --resume 1 < /dev/null > out.txt``) --
+    unless Textual is given a driver of its own (``TEXTUAL_DRIVER``: textual-serve's web driver, which
+    ``panelbot web`` runs each browser tab's app with, speaks over pipes)."""
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return
     for stream, name in ((sys.stdin, "stdin"), (out, "stdout")):
         if not _is_terminal(stream):
             raise UsageError(NO_TERMINAL.format(stream=name))
