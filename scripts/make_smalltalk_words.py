@@ -1,16 +1,16 @@
 """Write panelbot/data/smalltalk_words.txt: the words small talk's phrases are spelt with (run after changing
-panelbot/conversation/smalltalk.py's phrases; tests/test_smalltalk.py checks it is current).
+panelbot/retrieval/smalltalk.py's phrases; tests/test_smalltalk.py checks it is current).
 
     python scripts/make_smalltalk_words.py
 """
 
 from __future__ import annotations
 
-from panelbot.conversation.smalltalk import WORDS_FILE, spelling_words
 from panelbot.retrieval.lexicon import DATA_DIR
+from panelbot.retrieval.smalltalk import WORDS_FILE, spelling_words
 
 HEADER = (
-    "# The words small talk's phrases are spelt with (panelbot.conversation.smalltalk.spelling_words), one a\n"
+    "# The words small talk's phrases are spelt with (panelbot.retrieval.smalltalk.spelling_words), one a\n"
     "# line: written by scripts/make_smalltalk_words.py; tests/test_smalltalk.py checks it is current.\n"
 )
 

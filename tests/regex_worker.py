@@ -149,7 +149,7 @@ def _resolve(text: str) -> Any:
 
 
 def _small_talk(text: str) -> Any:
-    from panelbot.conversation.smalltalk import MAX_LENGTH, small_talk
+    from panelbot.retrieval.smalltalk import MAX_LENGTH, small_talk
 
     return small_talk(text[:MAX_LENGTH], ["Dan", "Olive", "dan", "olive"])
 
@@ -222,7 +222,7 @@ TARGETS: dict[str, Target] = {
     **_patterns("export", "panelbot.conversation.export", "_ONLY_REFS:sub _REF_ID:sub"),
     **_patterns(
         "smalltalk",
-        "panelbot.conversation.smalltalk",
+        "panelbot.retrieval.smalltalk",
         "_SYMBOLS:sub _EMOTICON:sub _WORDS:findall _REPEATS:sub",
     ),
     "smalltalk.small_talk": (_small_talk, SMALL_TALK_UNITS, 120),

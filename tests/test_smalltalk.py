@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from panelbot.answer.compose import decline_text
 from panelbot.conversation.resolve import resolve
-from panelbot.conversation.smalltalk import small_talk
 from panelbot.conversation.turns import SMALL_TALK, ConversationTurn
 from panelbot.retrieval.lexicon import specificity
+from panelbot.retrieval.smalltalk import small_talk
 
 NAMES = ("Dan", "Dan Fu", "dan", "Olive", "Olive Song", "olive")
 
@@ -326,8 +326,8 @@ def test_ask_all_small_talk(run_cli) -> None:
 
 def test_smalltalk_words_file_is_current() -> None:
     """If this fails, the phrases changed: run `python scripts/make_smalltalk_words.py`."""
-    from panelbot.conversation.smalltalk import WORDS_FILE, spelling_words
     from panelbot.retrieval.lexicon import _wordlist
+    from panelbot.retrieval.smalltalk import WORDS_FILE, spelling_words
 
     assert set(spelling_words()) == _wordlist(WORDS_FILE)
 
@@ -412,7 +412,7 @@ _WORDS_USED = st.sampled_from(
 )
 def test_the_first_look_never_turns_small_talk_away(parts: list[tuple[str, str]], end: str) -> None:
     """The cheap first look (no pattern compiled) only turns away what the full check turns away too."""
-    from panelbot.conversation import smalltalk as mod
+    from panelbot.retrieval import smalltalk as mod
 
     message = "".join(w + s for w, s in parts).strip() + end
     real = mod._surely_not
@@ -446,6 +446,6 @@ def test_the_first_look_never_turns_small_talk_away(parts: list[tuple[str, str]]
     ],
 )
 def test_after_greeting_is_what_a_greeted_message_asks(message, asked):
-    from panelbot.conversation.smalltalk import after_greeting
+    from panelbot.retrieval.smalltalk import after_greeting
 
     assert after_greeting(message) == asked

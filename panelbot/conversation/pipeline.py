@@ -639,7 +639,7 @@ class TalksSession:
         """'hi', 'thanks!' (not following up an answer): a friendly reply naming the talks and what they
         covered, instead of a decline. None for anything else."""
         from panelbot.answer.compose import talks_small_talk_text
-        from panelbot.conversation.smalltalk import panel_names, reason, small_talk
+        from panelbot.retrieval.smalltalk import panel_names, reason, small_talk
 
         panels = [r.panel for r in self.library.routers]
         kind = small_talk(question, panel_names(*panels))

@@ -48,9 +48,9 @@ OFF_TOPIC_FOLLOW_UP = "off-topic: the follow-up asks about something the panel d
 
 
 def small_talk_kind(router: FollowUpRouter, message: str) -> str:
-    """The kind of small talk a message is ("greeting", "thanks", ...; ``panelbot.conversation.smalltalk``)
+    """The kind of small talk a message is ("greeting", "thanks", ...; ``panelbot.retrieval.smalltalk``)
     or "": what the panel's people are called may be part of it ("hello Olive")."""
-    from panelbot.conversation.smalltalk import panel_names, small_talk
+    from panelbot.retrieval.smalltalk import panel_names, small_talk
 
     return small_talk(message, panel_names(router.panel))
 
@@ -70,7 +70,7 @@ def small_talk_route(router: FollowUpRouter, message: str, social: str) -> Route
             )
         else:
             offer = router.suggestions(question=message)
-    from panelbot.conversation.smalltalk import reason as small_talk_reason
+    from panelbot.retrieval.smalltalk import reason as small_talk_reason
 
     return RouteResult(
         message,
@@ -123,9 +123,10 @@ def _new_question(
     target: str,
 ) -> RouteResult | None:
     """An elaboration that would stand on its own, put to no one (no name, no "he"/"she", no panelist
-    picked), that the conversation cannot answer -- declined, or only with quotes already shown -- while on its own it is answered with
-    something new ("what has to happen so a brand new model works on the day it's released?" after Olive on
-    RL data: its "it" is its own model, not her subject): a new question, answered as one. None otherwise."""
+    picked), that the conversation cannot answer -- declined, or only with quotes already shown -- while on
+    its own it is answered with something new ("what has to happen so a brand new model works on the day
+    it's released?" after Olive on RL data: its "it" is its own model, not her subject): a new question,
+    answered as one. None otherwise."""
     if reading.kind != ELABORATION or reading.addressed or target != "auto":
         return None
     if reading.evidence < router.settings.scope_floor:

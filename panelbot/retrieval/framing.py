@@ -79,7 +79,6 @@ _ABOUT_THEM = (
 )
 
 SECOND_PERSON = LazyPattern(r"\b(?:you|your|yours|yourself|you're|you've)\b", re.IGNORECASE)
-THIRD_PERSON = LazyPattern(r"\b(?:she|he|her|him|his|hers|herself|himself)\b", re.IGNORECASE)
 
 
 def told_of(question: str, name: str, *, put_to: bool = True, about: bool = True) -> str:
@@ -298,11 +297,10 @@ class FramingReader:
         return self._signals(question, full=True)
 
     def _signals(self, question: str, *, full: bool) -> FramingSignals:
-        from panelbot.conversation.smalltalk import after_greeting
+        from panelbot.retrieval.smalltalk import after_greeting
 
-        question = after_greeting(
-            question
-        )  # "hi, who are these people?": the greeting only dilutes it
+        # "hi, who's hosting this?": the greeting only dilutes what it asks
+        question = after_greeting(question)
         fixes = self.router.corrections(question)  # "wat does olive thnik?" reads as "think"
         if fixes:
             question = " ".join(fixes.get(w, w) for w in words(question))
