@@ -185,9 +185,13 @@ def _note(f: FollowUp, pid: str, i: int, relevance: Callable[[str], float]) -> s
     whole passage is the reason."""
     q = f.router.index.quotes[i]
     if q.id in f.shown:
+        who = f.names([pid])
         if not reason_passage(q.text, relevance):
-            return f"the reason {f.names([pid])} gave is the passage already shown above [{q.id}], all of it"
-        return f"the reason {f.names([pid])} gave is in what was shown above [{q.id}]: the part that gives it"
+            return f"the reason {who} gave is the passage already shown above [{q.id}], all of it"
+        return (
+            f"the reason {who} gave is in what was shown above [{q.id}]; the sentences that give it "
+            "are quoted again here"
+        )
     excerpt = reason_excerpt(q.text, relevance)
     short = len(excerpt.split()) < EXCERPT_SHARE * len(q.text.split())
     said = f": \u201c{excerpt}\u201d" if short else ""
